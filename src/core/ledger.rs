@@ -1,0 +1,221 @@
+//! The fenced storage: an account ledger that remembers, per resource, the highest
+//! fencing token it has accepted and refuses writes from older lock generations.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+use super::clock::Millis;
+use super::lease::Fence;
+
+/// How the storage treats the token that comes with a write.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FencingPolicy {
+    /// Tokens are ignored: the lease alone is trusted (the bug being demonstrated).
+    Off,
+    /// `token > last_fence`: an equal token is stale.
+    #[default]
+    Strict,
+    /// `token >= last_fence`: the same lock generation may write again; retries are
+    /// deduplicated by the idempotency key, not by the fence.
+    SameEpoch,
+}
+
+impl FencingPolicy {
+    pub const ALL: [FencingPolicy; 3] = [FencingPolicy::Off, FencingPolicy::Strict, FencingPolicy::SameEpoch];
+
+    /// Stable identifier (URL hash, select values).
+    pub fn code(self) -> &'static str {
+        match self {
+            FencingPolicy::Off => "off",
+            FencingPolicy::Strict => "strict",
+            FencingPolicy::SameEpoch => "same_epoch",
+        }
+    }
+
+    /// Parses [`FencingPolicy::code`].
+    pub fn from_code(code: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|p| p.code() == code)
+    }
+
+    /// Human label for the UI.
+    pub fn label(self) -> &'static str {
+        match self {
+            FencingPolicy::Off => "off",
+            FencingPolicy::Strict => "strict (token > last)",
+            FencingPolicy::SameEpoch => "same-epoch (token ≥ last)",
+        }
+    }
+
+    /// The next policy in the toggle cycle off → strict → same-epoch → off.
+    pub fn next(self) -> Self {
+        match self {
+            FencingPolicy::Off => FencingPolicy::Strict,
+            FencingPolicy::Strict => FencingPolicy::SameEpoch,
+            FencingPolicy::SameEpoch => FencingPolicy::Off,
+        }
+    }
+
+    /// Whether tokens are checked at all.
+    pub fn checks_fence(self) -> bool {
+        self != FencingPolicy::Off
+    }
+}
+
+/// A debit as it arrives at the storage.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WriteRequest {
+    pub resource: String,
+    pub writer: String,
+    /// The token the writer got from the lock; `None` for a writer that never held one.
+    pub fence: Option<Fence>,
+    pub amount: i64,
+    /// "This intent runs once": dedupes a retry. It is not a fence.
+    pub idempotency_key: Option<String>,
+}
+
+/// Why the storage refused a write.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum WriteError {
+    /// The token is older than (or, under Strict, equal to) one already accepted.
+    StaleFence { token: Fence, last: Fence },
+    /// Fencing is on but the write carried no token.
+    MissingFence,
+    /// The idempotency key was already applied: the retry is a duplicate of a landed intent.
+    DuplicateIntent { key: String },
+}
+
+impl WriteError {
+    /// Stable machine-readable code shown in the UI and asserted in tests.
+    pub fn code(&self) -> &'static str {
+        match self {
+            WriteError::StaleFence { .. } => "stale_fence",
+            WriteError::MissingFence => "missing_fence",
+            WriteError::DuplicateIntent { .. } => "duplicate_intent",
+        }
+    }
+}
+
+impl fmt::Display for WriteError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.code())
+    }
+}
+
+/// One account's state.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Account {
+    pub balance: i64,
+    /// High-water mark of accepted tokens; only kept while fencing is on.
+    pub last_fence: Option<Fence>,
+    /// The token that came with the last accepted write, checked or not.
+    pub last_write_fence: Option<Fence>,
+}
+
+/// One attempted write, accepted or not: the append-only log.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WriteRecord {
+    pub at: Millis,
+    pub request: WriteRequest,
+    pub result: Result<(), WriteError>,
+    pub balance_after: i64,
+}
+
+impl WriteRecord {
+    pub fn accepted(&self) -> bool {
+        self.result.is_ok()
+    }
+}
+
+/// The storage.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Ledger {
+    policy: FencingPolicy,
+    accounts: BTreeMap<String, Account>,
+    log: Vec<WriteRecord>,
+    applied_intents: BTreeSet<(String, String)>,
+}
+
+impl Ledger {
+    pub fn new(policy: FencingPolicy) -> Self {
+        Self {
+            policy,
+            accounts: BTreeMap::new(),
+            log: Vec::new(),
+            applied_intents: BTreeSet::new(),
+        }
+    }
+
+    /// Opens (or resets) `resource` with a starting balance.
+    pub fn open(&mut self, resource: &str, balance: i64) {
+        self.accounts.insert(
+            resource.to_owned(),
+            Account {
+                balance,
+                ..Account::default()
+            },
+        );
+    }
+
+    pub fn policy(&self) -> FencingPolicy {
+        self.policy
+    }
+
+    /// The account, or an empty one for a resource never opened.
+    pub fn account(&self, resource: &str) -> Account {
+        self.accounts.get(resource).cloned().unwrap_or_default()
+    }
+
+    /// Every attempted write in arrival order.
+    pub fn log(&self) -> &[WriteRecord] {
+        &self.log
+    }
+
+    /// Applies a debit if the policy admits its token and its intent is new. Every
+    /// attempt is logged. Returns the new balance.
+    pub fn debit(&mut self, now: Millis, request: WriteRequest) -> Result<i64, WriteError> {
+        let account = self.accounts.entry(request.resource.clone()).or_default();
+        let result = admit(self.policy, account.last_fence, request.fence).and_then(|()| {
+            match &request.idempotency_key {
+                Some(key) if self.applied_intents.contains(&(request.resource.clone(), key.clone())) => {
+                    Err(WriteError::DuplicateIntent { key: key.clone() })
+                }
+                _ => Ok(()),
+            }
+        });
+        if result.is_ok() {
+            account.balance -= request.amount;
+            account.last_write_fence = request.fence;
+            if self.policy.checks_fence() {
+                account.last_fence = account.last_fence.max(request.fence);
+            }
+            if let Some(key) = &request.idempotency_key {
+                self.applied_intents.insert((request.resource.clone(), key.clone()));
+            }
+        }
+        let balance = account.balance;
+        self.log.push(WriteRecord {
+            at: now,
+            request,
+            result: result.clone(),
+            balance_after: balance,
+        });
+        result.map(|()| balance)
+    }
+}
+
+/// The fence check itself, separated so it reads like the rule on the slide.
+fn admit(policy: FencingPolicy, last: Option<Fence>, token: Option<Fence>) -> Result<(), WriteError> {
+    if !policy.checks_fence() {
+        return Ok(());
+    }
+    let token = token.ok_or(WriteError::MissingFence)?;
+    match last {
+        None => Ok(()),
+        Some(last) if policy == FencingPolicy::Strict && token > last => Ok(()),
+        Some(last) if policy == FencingPolicy::SameEpoch && token >= last => Ok(()),
+        Some(last) => Err(WriteError::StaleFence { token, last }),
+    }
+}

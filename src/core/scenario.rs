@@ -1,0 +1,212 @@
+//! A scenario is plain data: who does what, when they stall, how slow their packets
+//! are and how the storage checks tokens. The engine turns it into a trace.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+use super::clock::Millis;
+use super::ledger::FencingPolicy;
+
+/// Upper bounds that keep an edited or imported scenario small enough to simulate instantly.
+pub const MAX_ACTORS: usize = 16;
+pub const MAX_STEPS: usize = 64;
+pub const MAX_TIME: Millis = 600_000;
+
+/// A stop-the-world stall of one actor: it does nothing in `[start, start + duration)`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Pause {
+    pub start: Millis,
+    pub duration: Millis,
+}
+
+impl Pause {
+    pub fn end(&self) -> Millis {
+        self.start.saturating_add(self.duration)
+    }
+
+    pub fn contains(&self, t: Millis) -> bool {
+        self.start <= t && t < self.end()
+    }
+}
+
+/// One instruction of an actor's script.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Step {
+    /// Try to take the lease with the scenario TTL; while it is held, retry every `retry_every` ms.
+    Acquire { retry_every: Millis },
+    /// Local work (read, compute) that takes time but touches nothing shared.
+    Work { ms: Millis },
+    /// `is_held` check; an actor that finds it lost the lease gives up.
+    CheckHeld,
+    /// Send a debit with the actor's token (and optional idempotency key).
+    Debit { amount: i64, idempotency_key: Option<String> },
+    /// Extend the lease by the scenario TTL; on failure the actor self-cancels.
+    Extend,
+    /// Compare-and-delete release.
+    Release,
+}
+
+/// One client.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Actor {
+    pub name: String,
+    pub start_at: Millis,
+    #[serde(default)]
+    pub pauses: Vec<Pause>,
+    /// One-way delay of this actor's writes to the storage.
+    #[serde(default)]
+    pub network_delay: Millis,
+    pub script: Vec<Step>,
+}
+
+/// Everything needed to reproduce a run.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Scenario {
+    pub title: String,
+    pub resource: String,
+    pub initial_balance: i64,
+    pub first_fence: u64,
+    pub lease_ttl: Millis,
+    pub policy: FencingPolicy,
+    pub actors: Vec<Actor>,
+    /// The span the timeline shows; nothing is simulated past it.
+    pub horizon: Millis,
+}
+
+/// Why a scenario was refused before running.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ScenarioError {
+    NoActors,
+    TooManyActors(usize),
+    DuplicateActor(String),
+    EmptyName,
+    ScriptTooLong { actor: String },
+    OutOfRange { what: &'static str, value: u64, max: u64 },
+}
+
+impl fmt::Display for ScenarioError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ScenarioError::NoActors => write!(f, "a scenario needs at least one actor"),
+            ScenarioError::TooManyActors(n) => write!(f, "{n} actors is more than the {MAX_ACTORS} allowed"),
+            ScenarioError::DuplicateActor(a) => write!(f, "two actors are both named {a:?}"),
+            ScenarioError::EmptyName => write!(f, "an actor has an empty name"),
+            ScenarioError::ScriptTooLong { actor } => {
+                write!(f, "{actor}'s script is longer than {MAX_STEPS} steps")
+            }
+            ScenarioError::OutOfRange { what, value, max } => {
+                write!(f, "{what} = {value} is out of range (1..={max})")
+            }
+        }
+    }
+}
+
+impl std::error::Error for ScenarioError {}
+
+fn in_range(what: &'static str, value: u64, min: u64, max: u64) -> Result<(), ScenarioError> {
+    if (min..=max).contains(&value) {
+        Ok(())
+    } else {
+        Err(ScenarioError::OutOfRange { what, value, max })
+    }
+}
+
+impl Scenario {
+    /// The headline: A takes `acct:1` for 30 ms with token 33, stalls in a 50 ms GC pause,
+    /// its lease expires, B takes token 34 and debits 10, then A wakes and debits 10.
+    pub fn gc_pause() -> Self {
+        let writer = |name: &str, start_at: Millis, work: Millis| Actor {
+            name: name.to_owned(),
+            start_at,
+            pauses: Vec::new(),
+            network_delay: 0,
+            script: vec![
+                Step::Acquire { retry_every: 10 },
+                Step::Work { ms: work },
+                Step::Debit {
+                    amount: 10,
+                    idempotency_key: None,
+                },
+                Step::Work { ms: 5 },
+                Step::Release,
+            ],
+        };
+        let mut a = writer("A", 0, 10);
+        a.pauses.push(Pause { start: 5, duration: 50 });
+        let b = writer("B", 20, 5);
+        Scenario {
+            title: "GC pause".to_owned(),
+            resource: "acct:1".to_owned(),
+            initial_balance: 100,
+            first_fence: 33,
+            lease_ttl: 30,
+            policy: FencingPolicy::Strict,
+            actors: vec![a, b],
+            horizon: 100,
+        }
+    }
+
+    /// The same scenario under another fencing policy.
+    pub fn with_policy(mut self, policy: FencingPolicy) -> Self {
+        self.policy = policy;
+        self
+    }
+
+    /// Replaces actor `actor`'s first pause (adding one if it had none).
+    pub fn with_pause(mut self, actor: usize, pause: Pause) -> Self {
+        if let Some(a) = self.actors.get_mut(actor) {
+            match a.pauses.first_mut() {
+                Some(p) => *p = pause,
+                None => a.pauses.push(pause),
+            }
+        }
+        self
+    }
+
+    /// Index of the actor called `name`.
+    pub fn actor_index(&self, name: &str) -> Option<usize> {
+        self.actors.iter().position(|a| a.name == name)
+    }
+
+    /// Checks every bound, so bad input is refused with a message instead of simulated.
+    pub fn validate(&self) -> Result<(), ScenarioError> {
+        if self.actors.is_empty() {
+            return Err(ScenarioError::NoActors);
+        }
+        if self.actors.len() > MAX_ACTORS {
+            return Err(ScenarioError::TooManyActors(self.actors.len()));
+        }
+        in_range("horizon", self.horizon, 1, MAX_TIME)?;
+        in_range("lease_ttl", self.lease_ttl, 1, MAX_TIME)?;
+        in_range("first_fence", self.first_fence, 1, u64::MAX / 2)?;
+        in_range("initial_balance", self.initial_balance.unsigned_abs(), 0, 1_000_000_000)?;
+        for (i, a) in self.actors.iter().enumerate() {
+            if a.name.trim().is_empty() {
+                return Err(ScenarioError::EmptyName);
+            }
+            if self.actors[..i].iter().any(|b| b.name == a.name) {
+                return Err(ScenarioError::DuplicateActor(a.name.clone()));
+            }
+            if a.script.len() > MAX_STEPS || a.pauses.len() > MAX_STEPS {
+                return Err(ScenarioError::ScriptTooLong { actor: a.name.clone() });
+            }
+            in_range("start_at", a.start_at, 0, MAX_TIME)?;
+            in_range("network_delay", a.network_delay, 0, MAX_TIME)?;
+            for p in &a.pauses {
+                in_range("pause start", p.start, 0, MAX_TIME)?;
+                in_range("pause duration", p.duration, 0, MAX_TIME)?;
+            }
+            for s in &a.script {
+                match s {
+                    Step::Acquire { retry_every } => in_range("retry_every", *retry_every, 1, MAX_TIME)?,
+                    Step::Work { ms } => in_range("work", *ms, 0, MAX_TIME)?,
+                    Step::Debit { amount, .. } => in_range("amount", amount.unsigned_abs(), 0, 1_000_000_000)?,
+                    Step::CheckHeld | Step::Extend | Step::Release => {}
+                }
+            }
+        }
+        Ok(())
+    }
+}

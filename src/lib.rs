@@ -1,0 +1,8 @@
+//! fencing-lab: why a lease lock is not mutual exclusion, and why a fencing token checked
+//! by storage is. The [`core`] is pure Rust and runs natively; the UI only renders its trace.
+#![forbid(unsafe_code)]
+
+pub mod core;
+
+#[cfg(target_arch = "wasm32")]
+pub mod ui;
