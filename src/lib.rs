@@ -3,6 +3,7 @@
 #![forbid(unsafe_code)]
 
 pub mod core;
+pub mod lab;
 
 #[cfg(target_arch = "wasm32")]
 pub mod ui;

@@ -8,8 +8,8 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use super::clock::{Clock, Millis};
-use super::ledger::{FencingPolicy, Ledger, WriteError, WriteRecord, WriteRequest};
 use super::lease::{Acquire, Fence, Lease, LeaseLock};
+use super::ledger::{FencingPolicy, Ledger, WriteError, WriteRecord, WriteRequest};
 use super::scenario::{Scenario, Step};
 
 /// Where an event is drawn on the timeline.
@@ -24,19 +24,48 @@ pub enum Lane {
 /// What happened.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum EventKind {
-    Acquired { fence: Fence, expires_at: Millis },
-    AcquireRefused { holder: String, until: Millis },
-    LeaseExpired { owner: String, fence: Fence },
-    PauseStarted { until: Millis },
+    Acquired {
+        fence: Fence,
+        expires_at: Millis,
+    },
+    AcquireRefused {
+        holder: String,
+        until: Millis,
+    },
+    LeaseExpired {
+        owner: String,
+        fence: Fence,
+    },
+    PauseStarted {
+        until: Millis,
+    },
     PauseEnded,
-    Checked { held: bool },
+    Checked {
+        held: bool,
+    },
     GaveUp,
-    WriteSent { fence: Option<Fence>, amount: i64, arrives_at: Millis },
-    WriteApplied { fence: Option<Fence>, amount: i64, sent_at: Millis, result: Result<i64, WriteError> },
+    WriteSent {
+        fence: Option<Fence>,
+        amount: i64,
+        arrives_at: Millis,
+    },
+    /// `overtaken`: accepted although a newer lock generation had already written (the violation).
+    WriteApplied {
+        fence: Option<Fence>,
+        amount: i64,
+        sent_at: Millis,
+        result: Result<i64, WriteError>,
+        overtaken: bool,
+    },
     WriteSkipped,
-    Extended { fence: Fence, expires_at: Millis },
+    Extended {
+        fence: Fence,
+        expires_at: Millis,
+    },
     ExtendFailed,
-    Released { fence: Fence },
+    Released {
+        fence: Fence,
+    },
     ReleaseNoop,
 }
 
@@ -73,7 +102,9 @@ impl TraceEvent {
         match &self.kind {
             EventKind::AcquireRefused { .. } => "lock_held",
             EventKind::WriteApplied { result: Err(e), .. } => e.code(),
-            EventKind::Checked { held: false } | EventKind::ExtendFailed | EventKind::ReleaseNoop => "not_holder",
+            EventKind::Checked { held: false }
+            | EventKind::ExtendFailed
+            | EventKind::ReleaseNoop => "not_holder",
             EventKind::WriteSkipped | EventKind::GaveUp => "skipped",
             _ => "ok",
         }
@@ -101,8 +132,15 @@ impl TraceEvent {
             EventKind::PauseEnded => "wakes".to_owned(),
             EventKind::Checked { held } => format!("is_held = {held}"),
             EventKind::GaveUp => "gives up".to_owned(),
-            EventKind::WriteSent { fence, amount, .. } => format!("send −{amount} {}", token_label(*fence)),
-            EventKind::WriteApplied { fence, amount, result, .. } => match result {
+            EventKind::WriteSent { fence, amount, .. } => {
+                format!("send −{amount} {}", token_label(*fence))
+            }
+            EventKind::WriteApplied {
+                fence,
+                amount,
+                result,
+                ..
+            } => match result {
                 Ok(_) => format!("−{amount} {} ok", token_label(*fence)),
                 Err(e) => format!("−{amount} {} {}", token_label(*fence), e.code()),
             },
@@ -148,8 +186,6 @@ pub struct Summary {
     pub stale_writes_accepted: usize,
     /// Most actors that believed at once that they held the lease.
     pub max_believers: usize,
-    /// Most live leases on the resource at once, as the lock server sees them.
-    pub max_live_leases: usize,
     pub last_fence: Option<Fence>,
     pub last_write_fence: Option<Fence>,
 }
@@ -245,6 +281,76 @@ impl Trace {
         spans
     }
 
+    /// Intervals during which two or more actors believed they held the lease.
+    pub fn conflict_spans(&self) -> Vec<(Millis, Millis)> {
+        let mut spans = Vec::new();
+        let mut open: Option<Millis> = None;
+        for e in &self.events {
+            let conflict = e.snapshot.believers.len() > 1;
+            match (open, conflict) {
+                (None, true) => open = Some(e.at),
+                (Some(from), false) => {
+                    spans.push((from, e.at));
+                    open = None;
+                }
+                _ => {}
+            }
+        }
+        if let Some(from) = open {
+            spans.push((from, self.scenario.horizon));
+        }
+        spans
+    }
+
+    /// What the presenter can say out loud at `step`.
+    pub fn talking_point(&self, step: usize) -> &'static str {
+        let Some(e) = self.event_at(step) else {
+            return if step == 0 {
+                "Two clients, one account, one lease lock. Watch what the lock promises and what the storage checks."
+            } else {
+                ""
+            };
+        };
+        let fencing = self.scenario.policy.checks_fence();
+        match &e.kind {
+            EventKind::Acquired { fence, .. } if fence.0 > self.scenario.first_fence => {
+                "Each successful acquire mints a bigger token. The old holder still has its old one."
+            }
+            EventKind::Acquired { .. } => {
+                "A lease is a promise with a timer: nobody else should write until it runs out. Nothing enforces it at the storage."
+            }
+            EventKind::AcquireRefused { .. } => "SET NX works while the lease is live: nobody else gets it.",
+            EventKind::LeaseExpired { .. } => {
+                "The lock server cannot know the holder is frozen; it only knows the timer ran out."
+            }
+            EventKind::PauseStarted { .. } => {
+                "GC, a page fault, VM migration, a slow disk: the process cannot tell it was stopped."
+            }
+            EventKind::PauseEnded => "It wakes with no idea time passed, and still believes it holds the lock.",
+            EventKind::Checked { .. } => {
+                "Checking is_held first does not help: the pause can land right after the check (TOCTOU)."
+            }
+            EventKind::GaveUp => "Giving up on a failed check is right, but it only covers pauses before the check.",
+            EventKind::WriteSent { .. } => "A packet can sit in a queue long after the lease that sent it is gone.",
+            EventKind::WriteApplied { result: Err(WriteError::StaleFence { .. }), .. } => {
+                "Storage compares tokens and refuses the older generation. Safety comes from the check at the resource, not from the lock."
+            }
+            EventKind::WriteApplied { result: Err(_), .. } => {
+                "An idempotency key stops the same intent twice; it is not a fence."
+            }
+            EventKind::WriteApplied { overtaken: true, .. } => {
+                "Lost update: storage took a write from a lock generation that had already ended. The lease alone is not mutual exclusion."
+            }
+            EventKind::WriteApplied { .. } if fencing => "The write carries its token; storage keeps the highest token it has accepted.",
+            EventKind::WriteApplied { .. } => "Storage is not checking tokens: it trusts whoever shows up.",
+            EventKind::WriteSkipped => "No token, no write.",
+            EventKind::Extended { .. } => "Renew at about a third of the TTL, with jitter, and check ownership atomically.",
+            EventKind::ExtendFailed => "If renewal fails, stop working: self-cancel before the lease is gone.",
+            EventKind::Released { .. } => "Release is compare-and-delete (a Lua script): it only deletes your own lease.",
+            EventKind::ReleaseNoop => "With GET-then-DEL instead, this late release could have deleted someone else's lease.",
+        }
+    }
+
     /// For each actor, the intervals during which it believed it held the lease.
     pub fn belief_spans(&self, actor: usize) -> Vec<(Millis, Millis)> {
         let Some(name) = self.scenario.actors.get(actor).map(|a| a.name.as_str()) else {
@@ -281,11 +387,24 @@ enum Class {
 
 #[derive(Debug, Clone)]
 enum Pending {
-    Expiry { fence: Fence },
-    PauseStart { actor: usize, until: Millis },
-    PauseEnd { actor: usize },
-    Delivery { actor: usize, request: WriteRequest, sent_at: Millis },
-    Step { actor: usize },
+    Expiry {
+        fence: Fence,
+    },
+    PauseStart {
+        actor: usize,
+        until: Millis,
+    },
+    PauseEnd {
+        actor: usize,
+    },
+    Delivery {
+        actor: usize,
+        request: WriteRequest,
+        sent_at: Millis,
+    },
+    Step {
+        actor: usize,
+    },
 }
 
 #[derive(Debug, Clone, Default)]
@@ -309,7 +428,8 @@ struct Sim<'a> {
     max_accepted: Option<Fence>,
     stale_accepted: usize,
     max_believers: usize,
-    max_live: usize,
+    /// Leases whose expiry was already narrated: a lease expires once.
+    expired: Vec<Fence>,
 }
 
 /// Runs a scenario to its horizon. Pure: same scenario, same trace.
@@ -328,12 +448,19 @@ pub fn run(sc: &Scenario) -> Trace {
         max_accepted: None,
         stale_accepted: 0,
         max_believers: 0,
-        max_live: 0,
+        expired: Vec::new(),
     };
     let initial = sim.snapshot();
     for (i, a) in sc.actors.iter().enumerate() {
         for p in a.pauses.iter().filter(|p| p.duration > 0) {
-            sim.push(p.start, Class::PauseStart, Pending::PauseStart { actor: i, until: p.end() });
+            sim.push(
+                p.start,
+                Class::PauseStart,
+                Pending::PauseStart {
+                    actor: i,
+                    until: p.end(),
+                },
+            );
         }
         if a.script.is_empty() {
             sim.actors[i].done = true;
@@ -356,7 +483,6 @@ pub fn run(sc: &Scenario) -> Trace {
         rejected_writes: writes.iter().filter(|w| !w.accepted()).count(),
         stale_writes_accepted: sim.stale_accepted,
         max_believers: sim.max_believers,
-        max_live_leases: sim.max_live,
         last_fence: account.last_fence,
         last_write_fence: account.last_write_fence,
     };
@@ -415,7 +541,6 @@ impl Sim<'_> {
     fn emit(&mut self, actor: Option<usize>, lane: Lane, kind: EventKind, narration: String) {
         let snapshot = self.snapshot();
         self.max_believers = self.max_believers.max(snapshot.believers.len());
-        self.max_live = self.max_live.max(usize::from(snapshot.holder.is_some()));
         self.events.push(TraceEvent {
             at: self.now(),
             actor: actor.map(|a| self.name(a).to_owned()),
@@ -433,6 +558,10 @@ impl Sim<'_> {
                 if self.actors[actor].done {
                     return;
                 }
+                self.push(until, Class::PauseEnd, Pending::PauseEnd { actor });
+                if self.actors[actor].paused {
+                    return; // overlapping pauses read as one long stall
+                }
                 self.actors[actor].paused = true;
                 let name = self.name(actor).to_owned();
                 let belief = if self.actors[actor].believes {
@@ -444,23 +573,37 @@ impl Sim<'_> {
                     "{name} freezes in a {} ms stop-the-world pause (GC) until t={until}.{belief}",
                     until - self.now()
                 );
-                self.emit(Some(actor), Lane::Actor(actor), EventKind::PauseStarted { until }, text);
-                self.push(until, Class::PauseEnd, Pending::PauseEnd { actor });
+                self.emit(
+                    Some(actor),
+                    Lane::Actor(actor),
+                    EventKind::PauseStarted { until },
+                    text,
+                );
             }
             Pending::PauseEnd { actor } => {
-                if !self.actors[actor].paused {
+                let still_paused = self.sc.actors[actor]
+                    .pauses
+                    .iter()
+                    .any(|p| p.contains(self.now()));
+                if !self.actors[actor].paused || still_paused {
                     return;
                 }
                 self.actors[actor].paused = false;
                 let name = self.name(actor).to_owned();
-                let text = if self.actors[actor].believes && !self.lock.is_held(self.now(), &self.sc.resource, &name) {
+                let text = if self.actors[actor].believes
+                    && !self.lock.is_held(self.now(), &self.sc.resource, &name)
+                {
                     format!("{name} wakes up and carries on, unaware its lease is gone.")
                 } else {
                     format!("{name} wakes up and carries on.")
                 };
                 self.emit(Some(actor), Lane::Actor(actor), EventKind::PauseEnded, text);
             }
-            Pending::Delivery { actor, request, sent_at } => self.apply(actor, request, sent_at),
+            Pending::Delivery {
+                actor,
+                request,
+                sent_at,
+            } => self.apply(actor, request, sent_at),
             Pending::Step { actor } => self.step(actor),
         }
     }
@@ -470,19 +613,27 @@ impl Sim<'_> {
         let Some(lease) = self.lock.entry(&self.sc.resource) else {
             return;
         };
-        if lease.fence != fence || lease.expires_at != now {
-            return; // released or extended since
+        if lease.fence != fence || lease.expires_at != now || self.expired.contains(&fence) {
+            return; // released, extended or already expired
         }
+        self.expired.push(fence);
         let owner = lease.owner.clone();
         let idx = self.sc.actor_index(&owner);
         let unaware = idx.is_some_and(|i| self.actors[i].believes);
         let tail = match idx {
-            Some(i) if unaware && self.actors[i].paused => format!(" {owner} is paused and does not know."),
+            Some(i) if unaware && self.actors[i].paused => {
+                format!(" {owner} is paused and does not know.")
+            }
             _ if unaware => format!(" {owner} has not noticed."),
             _ => String::new(),
         };
         let text = format!("{owner}'s lease (token {fence}) expires; the lock is free.{tail}");
-        self.emit(None, Lane::Lease, EventKind::LeaseExpired { owner, fence }, text);
+        self.emit(
+            None,
+            Lane::Lease,
+            EventKind::LeaseExpired { owner, fence },
+            text,
+        );
     }
 
     fn step(&mut self, actor: usize) {
@@ -497,7 +648,8 @@ impl Sim<'_> {
         let res = &sc.resource;
         let mut next = Some(now);
         match step {
-            Step::Acquire { retry_every } => match self.lock.acquire(now, res, &name, sc.lease_ttl) {
+            Step::Acquire { retry_every } => match self.lock.acquire(now, res, &name, sc.lease_ttl)
+            {
                 Acquire::Acquired { fence, expires_at } => {
                     let st = &mut self.actors[actor];
                     st.fence = Some(fence);
@@ -507,13 +659,21 @@ impl Sim<'_> {
                         "{name} acquires {res} (SET NX PX {}) and gets fencing token {fence}; the lease runs until t={expires_at}.",
                         sc.lease_ttl
                     );
-                    self.emit(Some(actor), Lane::Actor(actor), EventKind::Acquired { fence, expires_at }, text);
+                    self.emit(
+                        Some(actor),
+                        Lane::Actor(actor),
+                        EventKind::Acquired { fence, expires_at },
+                        text,
+                    );
                 }
                 Acquire::Held { holder, expires_at } => {
                     let text = format!(
                         "{name} tries to acquire {res}: refused (lock_held) — {holder}'s lease runs until t={expires_at}. Retrying in {retry_every} ms."
                     );
-                    let kind = EventKind::AcquireRefused { holder, until: expires_at };
+                    let kind = EventKind::AcquireRefused {
+                        holder,
+                        until: expires_at,
+                    };
                     self.emit(Some(actor), Lane::Actor(actor), kind, text);
                     self.schedule_step(actor, now.saturating_add(retry_every));
                     return; // same step again later
@@ -527,7 +687,12 @@ impl Sim<'_> {
                 } else {
                     format!("{name} checks is_held: false. Its lease is gone.")
                 };
-                self.emit(Some(actor), Lane::Actor(actor), EventKind::Checked { held }, text);
+                self.emit(
+                    Some(actor),
+                    Lane::Actor(actor),
+                    EventKind::Checked { held },
+                    text,
+                );
                 if !held {
                     self.actors[actor].believes = false;
                     self.actors[actor].done = true;
@@ -536,10 +701,18 @@ impl Sim<'_> {
                     return;
                 }
             }
-            Step::Debit { amount, idempotency_key } => match self.actors[actor].fence {
+            Step::Debit {
+                amount,
+                idempotency_key,
+            } => match self.actors[actor].fence {
                 None => {
                     let text = format!("{name} never got the lock, so it skips its write.");
-                    self.emit(Some(actor), Lane::Actor(actor), EventKind::WriteSkipped, text);
+                    self.emit(
+                        Some(actor),
+                        Lane::Actor(actor),
+                        EventKind::WriteSkipped,
+                        text,
+                    );
                 }
                 Some(fence) => {
                     let request = WriteRequest {
@@ -557,9 +730,21 @@ impl Sim<'_> {
                             "{name} sends \"debit {amount}\" with token {fence}; the packet is delayed {} ms and arrives at t={arrives_at}.",
                             a.network_delay
                         );
-                        let kind = EventKind::WriteSent { fence: Some(fence), amount, arrives_at };
+                        let kind = EventKind::WriteSent {
+                            fence: Some(fence),
+                            amount,
+                            arrives_at,
+                        };
                         self.emit(Some(actor), Lane::Actor(actor), kind, text);
-                        self.push(arrives_at, Class::Delivery, Pending::Delivery { actor, request, sent_at: now });
+                        self.push(
+                            arrives_at,
+                            Class::Delivery,
+                            Pending::Delivery {
+                                actor,
+                                request,
+                                sent_at: now,
+                            },
+                        );
                     }
                 }
             },
@@ -567,14 +752,27 @@ impl Sim<'_> {
                 Ok(expires_at) => {
                     let fence = self.actors[actor].fence.unwrap_or(Fence(0));
                     self.push(expires_at, Class::Expiry, Pending::Expiry { fence });
-                    let text = format!("{name} extends its lease (token {fence}) until t={expires_at}.");
-                    self.emit(Some(actor), Lane::Actor(actor), EventKind::Extended { fence, expires_at }, text);
+                    let text =
+                        format!("{name} extends its lease (token {fence}) until t={expires_at}.");
+                    self.emit(
+                        Some(actor),
+                        Lane::Actor(actor),
+                        EventKind::Extended { fence, expires_at },
+                        text,
+                    );
                 }
                 Err(_) => {
                     self.actors[actor].believes = false;
                     self.actors[actor].done = true;
-                    let text = format!("{name} tries to extend: refused (not_holder). It self-cancels its job.");
-                    self.emit(Some(actor), Lane::Actor(actor), EventKind::ExtendFailed, text);
+                    let text = format!(
+                        "{name} tries to extend: refused (not_holder). It self-cancels its job."
+                    );
+                    self.emit(
+                        Some(actor),
+                        Lane::Actor(actor),
+                        EventKind::ExtendFailed,
+                        text,
+                    );
                     return;
                 }
             },
@@ -583,15 +781,28 @@ impl Sim<'_> {
                 match self.lock.release(now, res, &name) {
                     Ok(fence) => {
                         let text = format!("{name} releases {res} (compare-and-delete: token {fence} is still its own).");
-                        self.emit(Some(actor), Lane::Actor(actor), EventKind::Released { fence }, text);
+                        self.emit(
+                            Some(actor),
+                            Lane::Actor(actor),
+                            EventKind::Released { fence },
+                            text,
+                        );
                     }
                     Err(_) => {
-                        let whose = match self.lock.holder(now, res) {
-                            Some(l) => format!("the lease now belongs to {} (token {})", l.owner, l.fence),
-                            None => "its lease had already expired".to_owned(),
+                        let whose = match (self.lock.holder(now, res), self.actors[actor].fence) {
+                            (Some(l), _) => {
+                                format!("the lease now belongs to {} (token {})", l.owner, l.fence)
+                            }
+                            (None, Some(_)) => "its lease had already expired".to_owned(),
+                            (None, None) => "it never held the lease".to_owned(),
                         };
                         let text = format!("{name} tries to release: a no-op, {whose}. Compare-and-delete deletes nothing.");
-                        self.emit(Some(actor), Lane::Actor(actor), EventKind::ReleaseNoop, text);
+                        self.emit(
+                            Some(actor),
+                            Lane::Actor(actor),
+                            EventKind::ReleaseNoop,
+                            text,
+                        );
                     }
                 }
             }
@@ -614,13 +825,14 @@ impl Sim<'_> {
         let result = self.ledger.debit(now, request);
         let account = self.ledger.account(&self.sc.resource);
         let tok = fence.map_or_else(|| "none".to_owned(), |f| f.to_string());
+        let overtaken =
+            result.is_ok() && matches!((fence, self.max_accepted), (Some(f), Some(m)) if f < m);
+        if overtaken {
+            self.stale_accepted += 1;
+        }
         let text = match &result {
             Ok(balance) => {
-                let stale = matches!((fence, self.max_accepted), (Some(f), Some(m)) if f < m);
-                if stale {
-                    self.stale_accepted += 1;
-                }
-                let why = match (policy, stale) {
+                let why = match (policy, overtaken) {
                     (FencingPolicy::Off, true) => format!(
                         " Storage does not check tokens, so a write from an expired lease landed after token {}'s: lost update.",
                         self.max_accepted.map_or(0, |f| f.0)
@@ -646,7 +858,13 @@ impl Sim<'_> {
         if result.is_ok() {
             self.max_accepted = self.max_accepted.max(fence);
         }
-        let kind = EventKind::WriteApplied { fence, amount, sent_at, result };
+        let kind = EventKind::WriteApplied {
+            fence,
+            amount,
+            sent_at,
+            result,
+            overtaken,
+        };
         self.emit(Some(actor), Lane::Storage, kind, text);
     }
 }

@@ -142,7 +142,13 @@ impl LeaseLock {
     }
 
     /// Extends the lease to `now + ttl`, atomically checking ownership first.
-    pub fn extend(&mut self, now: Millis, key: &str, owner: &str, ttl: Millis) -> Result<Millis, LockError> {
+    pub fn extend(
+        &mut self,
+        now: Millis,
+        key: &str,
+        owner: &str,
+        ttl: Millis,
+    ) -> Result<Millis, LockError> {
         match self.leases.get_mut(key) {
             Some(lease) if lease.is_live(now) && lease.owner == owner => {
                 lease.expires_at = now.saturating_add(ttl);

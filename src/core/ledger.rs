@@ -24,7 +24,11 @@ pub enum FencingPolicy {
 }
 
 impl FencingPolicy {
-    pub const ALL: [FencingPolicy; 3] = [FencingPolicy::Off, FencingPolicy::Strict, FencingPolicy::SameEpoch];
+    pub const ALL: [FencingPolicy; 3] = [
+        FencingPolicy::Off,
+        FencingPolicy::Strict,
+        FencingPolicy::SameEpoch,
+    ];
 
     /// Stable identifier (URL hash, select values).
     pub fn code(self) -> &'static str {
@@ -179,7 +183,11 @@ impl Ledger {
         let account = self.accounts.entry(request.resource.clone()).or_default();
         let result = admit(self.policy, account.last_fence, request.fence).and_then(|()| {
             match &request.idempotency_key {
-                Some(key) if self.applied_intents.contains(&(request.resource.clone(), key.clone())) => {
+                Some(key)
+                    if self
+                        .applied_intents
+                        .contains(&(request.resource.clone(), key.clone())) =>
+                {
                     Err(WriteError::DuplicateIntent { key: key.clone() })
                 }
                 _ => Ok(()),
@@ -192,7 +200,8 @@ impl Ledger {
                 account.last_fence = account.last_fence.max(request.fence);
             }
             if let Some(key) = &request.idempotency_key {
-                self.applied_intents.insert((request.resource.clone(), key.clone()));
+                self.applied_intents
+                    .insert((request.resource.clone(), key.clone()));
             }
         }
         let balance = account.balance;
@@ -207,7 +216,11 @@ impl Ledger {
 }
 
 /// The fence check itself, separated so it reads like the rule on the slide.
-fn admit(policy: FencingPolicy, last: Option<Fence>, token: Option<Fence>) -> Result<(), WriteError> {
+fn admit(
+    policy: FencingPolicy,
+    last: Option<Fence>,
+    token: Option<Fence>,
+) -> Result<(), WriteError> {
     if !policy.checks_fence() {
         return Ok(());
     }

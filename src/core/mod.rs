@@ -6,12 +6,12 @@
 
 pub mod clock;
 pub mod engine;
-pub mod ledger;
 pub mod lease;
+pub mod ledger;
 pub mod scenario;
 
 pub use clock::{Clock, Millis};
 pub use engine::{run, EventKind, Lane, LeaseEnd, LeaseSpan, Snapshot, Summary, Trace, TraceEvent};
-pub use ledger::{Account, FencingPolicy, Ledger, WriteError, WriteRecord, WriteRequest};
 pub use lease::{Acquire, Fence, Lease, LeaseLock, LockError};
+pub use ledger::{Account, FencingPolicy, Ledger, WriteError, WriteRecord, WriteRequest};
 pub use scenario::{Actor, Pause, Scenario, ScenarioError, Step};

@@ -41,7 +41,10 @@ pub enum Step {
     /// `is_held` check; an actor that finds it lost the lease gives up.
     CheckHeld,
     /// Send a debit with the actor's token (and optional idempotency key).
-    Debit { amount: i64, idempotency_key: Option<String> },
+    Debit {
+        amount: i64,
+        idempotency_key: Option<String>,
+    },
     /// Extend the lease by the scenario TTL; on failure the actor self-cancels.
     Extend,
     /// Compare-and-delete release.
@@ -82,15 +85,23 @@ pub enum ScenarioError {
     TooManyActors(usize),
     DuplicateActor(String),
     EmptyName,
-    ScriptTooLong { actor: String },
-    OutOfRange { what: &'static str, value: u64, max: u64 },
+    ScriptTooLong {
+        actor: String,
+    },
+    OutOfRange {
+        what: &'static str,
+        value: u64,
+        max: u64,
+    },
 }
 
 impl fmt::Display for ScenarioError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             ScenarioError::NoActors => write!(f, "a scenario needs at least one actor"),
-            ScenarioError::TooManyActors(n) => write!(f, "{n} actors is more than the {MAX_ACTORS} allowed"),
+            ScenarioError::TooManyActors(n) => {
+                write!(f, "{n} actors is more than the {MAX_ACTORS} allowed")
+            }
             ScenarioError::DuplicateActor(a) => write!(f, "two actors are both named {a:?}"),
             ScenarioError::EmptyName => write!(f, "an actor has an empty name"),
             ScenarioError::ScriptTooLong { actor } => {
@@ -134,7 +145,10 @@ impl Scenario {
             ],
         };
         let mut a = writer("A", 0, 10);
-        a.pauses.push(Pause { start: 5, duration: 50 });
+        a.pauses.push(Pause {
+            start: 5,
+            duration: 50,
+        });
         let b = writer("B", 20, 5);
         Scenario {
             title: "GC pause".to_owned(),
@@ -181,7 +195,12 @@ impl Scenario {
         in_range("horizon", self.horizon, 1, MAX_TIME)?;
         in_range("lease_ttl", self.lease_ttl, 1, MAX_TIME)?;
         in_range("first_fence", self.first_fence, 1, u64::MAX / 2)?;
-        in_range("initial_balance", self.initial_balance.unsigned_abs(), 0, 1_000_000_000)?;
+        in_range(
+            "initial_balance",
+            self.initial_balance.unsigned_abs(),
+            0,
+            1_000_000_000,
+        )?;
         for (i, a) in self.actors.iter().enumerate() {
             if a.name.trim().is_empty() {
                 return Err(ScenarioError::EmptyName);
@@ -190,7 +209,9 @@ impl Scenario {
                 return Err(ScenarioError::DuplicateActor(a.name.clone()));
             }
             if a.script.len() > MAX_STEPS || a.pauses.len() > MAX_STEPS {
-                return Err(ScenarioError::ScriptTooLong { actor: a.name.clone() });
+                return Err(ScenarioError::ScriptTooLong {
+                    actor: a.name.clone(),
+                });
             }
             in_range("start_at", a.start_at, 0, MAX_TIME)?;
             in_range("network_delay", a.network_delay, 0, MAX_TIME)?;
@@ -200,9 +221,13 @@ impl Scenario {
             }
             for s in &a.script {
                 match s {
-                    Step::Acquire { retry_every } => in_range("retry_every", *retry_every, 1, MAX_TIME)?,
+                    Step::Acquire { retry_every } => {
+                        in_range("retry_every", *retry_every, 1, MAX_TIME)?
+                    }
                     Step::Work { ms } => in_range("work", *ms, 0, MAX_TIME)?,
-                    Step::Debit { amount, .. } => in_range("amount", amount.unsigned_abs(), 0, 1_000_000_000)?,
+                    Step::Debit { amount, .. } => {
+                        in_range("amount", amount.unsigned_abs(), 0, 1_000_000_000)?
+                    }
                     Step::CheckHeld | Step::Extend | Step::Release => {}
                 }
             }
