@@ -126,7 +126,7 @@ impl TraceEvent {
     pub fn label(&self) -> String {
         match &self.kind {
             EventKind::Acquired { fence, .. } => format!("acquire #{fence}"),
-            EventKind::AcquireRefused { .. } => "acquire: held".to_owned(),
+            EventKind::AcquireRefused { .. } => "lock_held".to_owned(),
             EventKind::LeaseExpired { fence, .. } => format!("#{fence} expires"),
             EventKind::PauseStarted { .. } => "pause".to_owned(),
             EventKind::PauseEnded => "wakes".to_owned(),
@@ -148,7 +148,7 @@ impl TraceEvent {
             EventKind::Extended { fence, .. } => format!("extend #{fence}"),
             EventKind::ExtendFailed => "extend failed".to_owned(),
             EventKind::Released { fence } => format!("release #{fence}"),
-            EventKind::ReleaseNoop => "release: no-op".to_owned(),
+            EventKind::ReleaseNoop => "release no-op".to_owned(),
         }
     }
 }

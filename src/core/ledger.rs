@@ -53,6 +53,15 @@ impl FencingPolicy {
         }
     }
 
+    /// One word, for tight spots.
+    pub fn short(self) -> &'static str {
+        match self {
+            FencingPolicy::Off => "off",
+            FencingPolicy::Strict => "strict",
+            FencingPolicy::SameEpoch => "same-epoch",
+        }
+    }
+
     /// The next policy in the toggle cycle off → strict → same-epoch → off.
     pub fn next(self) -> Self {
         match self {

@@ -133,19 +133,19 @@ pub fn Compare(lab: RwSignal<Lab>) -> impl IntoView {
                 outcome(&off),
                 on.summary.final_balance,
                 outcome(&on),
-                on.scenario.policy.label(),
+                on.scenario.policy.short(),
             )
         })
     });
     view! {
-        <section class="compare" aria-label="Fencing off versus on">
+        <section class="compare" aria-label="Outcome with and without a fence check">
             <div class="side off" data-testid="summary-off">
                 <span class="k">"fencing off →"</span>
                 <span class="v">{move || runs.get().0.to_string()}</span>
                 <span class="cap">{move || runs.get().1}</span>
             </div>
             <div class="side on" data-testid="summary-on">
-                <span class="k">{move || format!("fencing {} →", runs.get().4)}</span>
+                <span class="k">{move || format!("fencing on ({}) →", runs.get().4)}</span>
                 <span class="v">{move || runs.get().2.to_string()}</span>
                 <span class="cap">{move || runs.get().3}</span>
             </div>

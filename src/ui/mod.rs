@@ -195,14 +195,16 @@ fn App() -> impl IntoView {
                 />
                 <span class="clock" data-testid="clock">{clock}</span>
             </section>
-            <PauseEditor lab send/>
+            <div class="row2">
+                <PauseEditor lab send/>
+                <span class="keys">
+                    "Keys: ← → step · Space play · . forward · f fencing · drag a pause (its right edge resizes)"
+                </span>
+            </div>
             <div class="bottom">
                 <LedgerPanel lab/>
                 <Compare lab/>
             </div>
-            <footer class="keys">
-                "Keys: ← → step · Space play · . forward (clicker) · f fencing · drag A's pause, or its right edge to resize"
-            </footer>
         </div>
     }
 }
@@ -243,12 +245,17 @@ fn PauseEditor(lab: RwSignal<Lab>, send: Send) -> impl IntoView {
             <For each=move || pauses.get() key=|(i, _, _)| *i let:entry>
                 {
                     let (actor, name, _) = entry;
-                    let start = move || {
-                        pauses.with(|ps| ps.iter().find(|(i, _, _)| *i == actor).map_or(0, |(_, _, p)| p.start)).to_string()
+                    let field = move |tracked: bool, pick: fn(&Pause) -> u64| {
+                        let read = |ps: &Vec<(usize, String, Pause)>| {
+                            ps.iter().find(|(i, _, _)| *i == actor).map_or(0, |(_, _, p)| pick(p)).to_string()
+                        };
+                        if tracked { pauses.with(read) } else { pauses.with_untracked(read) }
                     };
-                    let duration = move || {
-                        pauses.with(|ps| ps.iter().find(|(i, _, _)| *i == actor).map_or(0, |(_, _, p)| p.duration)).to_string()
-                    };
+                    let start = move || field(true, |p| p.start);
+                    let duration = move || field(true, |p| p.duration);
+                    // After a refused edit the field shows the last good value again.
+                    let start_now = move || field(false, |p| p.start);
+                    let duration_now = move || field(false, |p| p.duration);
                     view! {
                         <span class="pause-edit">
                             <b>{name.clone()}</b>
@@ -258,7 +265,10 @@ fn PauseEditor(lab: RwSignal<Lab>, send: Send) -> impl IntoView {
                                 min="0"
                                 aria-label=format!("{name} pause start (ms)")
                                 prop:value=start
-                                on:change:target=move |e| set(actor, Some(&e.target().value()), None)
+                                on:change:target=move |e| {
+                                    set(actor, Some(&e.target().value()), None);
+                                    e.target().set_value(&start_now());
+                                }
                             />
                             " ms for "
                             <input
@@ -266,7 +276,10 @@ fn PauseEditor(lab: RwSignal<Lab>, send: Send) -> impl IntoView {
                                 min="1"
                                 aria-label=format!("{name} pause length (ms)")
                                 prop:value=duration
-                                on:change:target=move |e| set(actor, None, Some(&e.target().value()))
+                                on:change:target=move |e| {
+                                    set(actor, None, Some(&e.target().value()));
+                                    e.target().set_value(&duration_now());
+                                }
                             />
                             " ms"
                         </span>

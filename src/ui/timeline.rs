@@ -12,9 +12,9 @@ use crate::lab::{moved, resized, Lab, Msg, Scale};
 const VIEW_W: f64 = 1000.0;
 const LEFT: f64 = 78.0;
 const PLOT_W: f64 = 900.0;
-const TOP: f64 = 30.0;
-const LANE_H: f64 = 62.0;
-const AXIS_H: f64 = 30.0;
+const TOP: f64 = 24.0;
+const LANE_H: f64 = 50.0;
+const AXIS_H: f64 = 22.0;
 
 fn f(v: f64) -> String {
     format!("{v:.1}")
@@ -168,7 +168,7 @@ pub fn Timeline(lab: RwSignal<Lab>, send: Send) -> impl IntoView {
                 <For each=move || pausable.get() key=|(i, _)| *i let:entry>
                     {
                         let (actor, name) = entry;
-                        let y = lane_mid(actor) - 15.0;
+                        let y = lane_mid(actor) - 13.0;
                         let x = move || pause_of(actor).map_or(0.0, |(x, _, _)| x);
                         let w = move || pause_of(actor).map_or(0.0, |(x0, x1, _)| (x1 - x0).max(2.0));
                         let label = move || pause_of(actor).map_or(String::new(), |(_, _, p)| format!("GC pause {} ms", p.duration));
@@ -180,8 +180,8 @@ pub fn Timeline(lab: RwSignal<Lab>, send: Send) -> impl IntoView {
                                 on:pointercancel=end_drag
                             >
                                 <title>{format!("{name}'s pause: drag to move, drag the right edge to resize")}</title>
-                                <rect class="pause-body" x=move || f(x()) y=f(y) width=move || f(w()) height="30" rx="4"></rect>
-                                <text class="pause-label" x=move || f(x() + 6.0) y=f(y + 19.0)>{label}</text>
+                                <rect class="pause-body" x=move || f(x()) y=f(y) width=move || f(w()) height="26" rx="4"></rect>
+                                <text class="pause-label" x=move || f(x() + 6.0) y=f(y + 17.5)>{label}</text>
                             </g>
                             <rect
                                 class="pause-grip"
@@ -189,7 +189,7 @@ pub fn Timeline(lab: RwSignal<Lab>, send: Send) -> impl IntoView {
                                 x=move || f(x() + w() - 5.0)
                                 y=f(y)
                                 width="10"
-                                height="30"
+                                height="26"
                                 on:pointerdown=move |e| start_drag(e, actor, Grip::Resize)
                                 on:pointermove=move_drag
                                 on:pointerup=end_drag
@@ -249,7 +249,7 @@ fn background(t: &Trace) -> impl IntoView + use<> {
             let h = LANE_H * t.scenario.actors.len() as f64;
             view! {
                 <rect class="conflict" x=f(x0) y=f(TOP) width=f((x1 - x0).max(1.0)) height=f(h)></rect>
-                <text class="conflict-label" x=f(x0 + 4.0) y=f(TOP - 8.0)>"two clients believe they hold the lock"</text>
+                <text class="conflict-label" x=f(x0 + 4.0) y=f(TOP - 7.0)>"two clients believe they hold the lock"</text>
             }
         })
         .collect_view();
@@ -263,18 +263,17 @@ fn background(t: &Trace) -> impl IntoView + use<> {
             let end = match span.end {
                 LeaseEnd::Expired => "expired",
                 LeaseEnd::Released => "released",
-                LeaseEnd::Open => "",
+                LeaseEnd::Open => "open",
             };
             view! {
-                <rect class=format!("lease-band {}", colour(who)) x=f(x0) y=f(lease_y - 13.0) width=f((x1 - x0).max(1.0)) height="26" rx="3"></rect>
-                <text class="band-label" x=f(x0 + 6.0) y=f(lease_y + 5.0)>{format!("{} · token {}", span.owner, span.fence)}</text>
-                <text class=format!("band-end {end}") x=f(x1 - 4.0) y=f(lease_y - 17.0)>{end}</text>
+                <rect class=format!("lease-band {} {end}", colour(who)) x=f(x0) y=f(lease_y - 11.0) width=f((x1 - x0).max(1.0)) height="22" rx="3"></rect>
+                <text class="band-label" x=f(x0 + 8.0) y=f(lease_y + 5.0)>{format!("{} · token {}", span.owner, span.fence)}</text>
             }
         })
         .collect_view();
     let beliefs = (0..t.scenario.actors.len())
         .map(|i| {
-            let y = lane_mid(i) + 20.0;
+            let y = lane_mid(i) + 16.0;
             t.belief_spans(i)
                 .into_iter()
                 .map(|(from, to)| {
@@ -325,7 +324,9 @@ fn events(t: &Trace, step: usize) -> impl IntoView + use<> {
                 "past"
             };
             let x = s.x(e.at);
-            let y = lane_mid(lane_index(t, e.lane));
+            let expiry = matches!(e.kind, EventKind::LeaseExpired { .. });
+            // Expiries sit on the band's top edge so the next band's label stays readable.
+            let y = lane_mid(lane_index(t, e.lane)) - if expiry { 11.0 } else { 0.0 };
             let who = e.actor.as_deref().and_then(|a| t.scenario.actor_index(a)).unwrap_or(0);
             let (shape, verdict) = match &e.kind {
                 EventKind::WriteApplied { result: Ok(_), overtaken: true, .. } => ("write", "overtaken"),
@@ -350,13 +351,14 @@ fn events(t: &Trace, step: usize) -> impl IntoView + use<> {
                 _ if shape == "write" => "✓",
                 _ => "",
             };
-            let label_y = if shape == "write" { y + 30.0 } else { y - 14.0 };
+            let label_y = if shape == "write" { y + 27.0 } else { y - 12.0 };
+            let (ring, dot) = if expiry { ("9", "5") } else { ("13", "8") };
             view! {
                 <g class=format!("ev {state} {shape} {verdict} {}", colour(who)) data-step=(i + 1).to_string() data-result=e.result_code()>
                     <title>{e.narration.clone()}</title>
                     {link}
-                    <circle class="ring" cx=f(x) cy=f(y) r="14"></circle>
-                    <circle class="dot" cx=f(x) cy=f(y) r="8"></circle>
+                    <circle class="ring" cx=f(x) cy=f(y) r=ring></circle>
+                    <circle class="dot" cx=f(x) cy=f(y) r=dot></circle>
                     <text class="glyph" x=f(x) y=f(y + 4.5)>{glyph}</text>
                     <text class="ev-label" x=f(x) y=f(label_y)>{e.label()}</text>
                 </g>

@@ -1,0 +1,176 @@
+// The headline scenario in a real (headless Debian) Chromium against the built dist/.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { serveDist, launch, openApp, screenshot } from './harness.js';
+
+let server;
+let browser;
+const opened = [];
+
+before(async () => {
+  server = await serveDist();
+  browser = await launch();
+});
+
+after(async () => {
+  for (const { problems } of opened) {
+    assert.deepEqual(problems.foreign, [], 'no request leaves the page origin');
+    assert.deepEqual(problems.errors, [], 'no console or page errors');
+  }
+  await browser?.close();
+  await server?.close();
+});
+
+async function open(hash = '', options = {}) {
+  const app = await openApp(browser, server.origin, hash, options);
+  opened.push(app);
+  return app;
+}
+
+const text = (page, id) => page.getByTestId(id).innerText();
+
+async function stepToEnd(page) {
+  const forward = page.getByRole('button', { name: 'Step forward' });
+  for (let i = 0; i < 40; i++) {
+    const clock = await text(page, 'clock');
+    const [, at, len] = clock.match(/step (\d+) \/ (\d+)/);
+    if (at === len) return Number(len);
+    await forward.click();
+  }
+  throw new Error('never reached the end');
+}
+
+test('fencing on: A is rejected stale_fence, balance 90, last fence 34', async () => {
+  const { page, context } = await open();
+  assert.equal(await page.getByLabel('Fencing').inputValue(), 'strict');
+  assert.equal(await text(page, 'balance'), '100');
+  const steps = await stepToEnd(page);
+  assert.ok(steps >= 8, `headline has ${steps} steps`);
+  assert.equal(await text(page, 'balance'), '90');
+  assert.equal(await text(page, 'last-fence'), '34');
+  const rows = page.getByTestId('ledger').getByTestId('ledger-row');
+  assert.equal(await rows.count(), 2);
+  assert.match(await rows.nth(0).innerText(), /B\s+34\s+−10\s+accepted/);
+  assert.match(await rows.nth(1).innerText(), /A\s+33\s+−10\s+stale_fence/);
+  // The rejected write is visibly marked on the storage lane.
+  const rejected = page.locator('svg.timeline g.ev.write.rejected');
+  assert.equal(await rejected.count(), 1);
+  assert.equal(await rejected.getAttribute('data-result'), 'stale_fence');
+  assert.match(await text(page, 'summary-off'), /80/);
+  assert.match(await text(page, 'summary-on'), /90/);
+  await screenshot(page, 'fencing-on-end.png');
+  // Stepping back is indexing: one step back undoes nothing, it just shows the earlier state.
+  await page.getByRole('button', { name: 'Step back' }).click();
+  assert.equal(await page.getByTestId('ledger-row').count(), 2);
+  await page.getByRole('button', { name: 'Reset' }).click();
+  assert.equal(await text(page, 'balance'), '100');
+  assert.equal(await page.getByTestId('ledger-row').count(), 0);
+  await context.close();
+});
+
+test('fencing off: both debits land, balance 80, last write token 33', async () => {
+  const { page, context } = await open();
+  await page.getByLabel('Fencing').selectOption('off');
+  await stepToEnd(page);
+  assert.equal(await text(page, 'balance'), '80');
+  assert.equal(await text(page, 'last-fence'), '33');
+  const rows = page.getByTestId('ledger-row');
+  assert.equal(await rows.count(), 2);
+  assert.match(await rows.nth(1).innerText(), /A\s+33\s+−10\s+accepted/);
+  assert.equal(await page.locator('svg.timeline g.ev.write.overtaken').count(), 1);
+  assert.match(await text(page, 'narration'), /.+/);
+  await screenshot(page, 'fencing-off-end.png');
+  await context.close();
+});
+
+test("dragging A's pause to end before expiry gives a run with no conflict", async () => {
+  const { page, context } = await open();
+  const grip = page.getByTestId('pause-A-resize');
+  const box = await grip.boundingBox();
+  const svg = await page.locator('svg.timeline').boundingBox();
+  const pxPerMs = (svg.width * 0.9) / 100; // plot is 900 of 1000 user units, horizon 100 ms
+  // Shrink the 5..55 pause to about 5..20: it now ends before the 30 ms lease expires.
+  await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+  await page.mouse.down();
+  for (let i = 1; i <= 10; i++) {
+    await page.mouse.move(box.x + box.width / 2 - i * 3.5 * pxPerMs, box.y + box.height / 2);
+  }
+  await page.mouse.up();
+  const length = Number(await page.getByLabel('A pause length (ms)').inputValue());
+  assert.ok(length >= 10 && length <= 20, `pause length now ${length} ms`);
+  await stepToEnd(page);
+  assert.equal(await page.locator('svg.timeline g.ev.write.rejected').count(), 0);
+  assert.equal(await page.locator('svg.timeline rect.conflict').count(), 0);
+  const rows = page.getByTestId('ledger-row');
+  assert.equal(await rows.count(), 2);
+  for (let i = 0; i < 2; i++) assert.match(await rows.nth(i).innerText(), /accepted/);
+  assert.match(await text(page, 'summary-on'), /no conflict/);
+  assert.match(await text(page, 'summary-off'), /no conflict/);
+  await screenshot(page, 'short-pause.png');
+
+  // Moving the whole block (not resizing) shifts its start and keeps its length.
+  const body = page.getByTestId('pause-A').locator('rect.pause-body');
+  const b = await body.boundingBox();
+  await page.mouse.move(b.x + b.width / 2, b.y + b.height / 2);
+  await page.mouse.down();
+  await page.mouse.move(b.x + b.width / 2 + 20 * pxPerMs, b.y + b.height / 2, { steps: 8 });
+  await page.mouse.up();
+  const start = Number(await page.getByLabel('A pause start (ms)').inputValue());
+  assert.ok(start >= 22 && start <= 28, `pause start now ${start} ms`);
+  assert.equal(Number(await page.getByLabel('A pause length (ms)').inputValue()), length);
+  await context.close();
+});
+
+test('keyboard: arrows step, . steps (clicker), f toggles fencing, Space plays', async () => {
+  const { page, context } = await open();
+  await page.locator('body').click({ position: { x: 5, y: 700 } });
+  for (let i = 0; i < 3; i++) await page.keyboard.press('ArrowRight');
+  assert.match(await text(page, 'clock'), /^step 3 \//);
+  await page.keyboard.press('ArrowLeft');
+  assert.match(await text(page, 'clock'), /^step 2 \//);
+  await page.keyboard.press('.');
+  assert.match(await text(page, 'clock'), /^step 3 \//);
+  await page.keyboard.press('f');
+  assert.equal(await page.getByLabel('Fencing').inputValue(), 'same_epoch');
+  await page.keyboard.press('f');
+  assert.equal(await page.getByLabel('Fencing').inputValue(), 'off');
+  await page.keyboard.press('Home');
+  await page.getByLabel('Speed').selectOption('4');
+  await page.locator('body').click({ position: { x: 5, y: 700 } });
+  await page.keyboard.press(' ');
+  await page.getByRole('button', { name: 'Pause' }).waitFor();
+  await page.getByRole('button', { name: 'Play' }).waitFor({ timeout: 15000 });
+  const [, at, len] = (await text(page, 'clock')).match(/step (\d+) \/ (\d+)/);
+  assert.equal(at, len, 'play ran to the end and stopped');
+  assert.equal(await text(page, 'balance'), '80');
+  await context.close();
+});
+
+test('out-of-range input shows a message and keeps the last good state', async () => {
+  const { page, context } = await open();
+  await stepToEnd(page);
+  const length = page.getByLabel('A pause length (ms)');
+  await length.fill('500');
+  await length.press('Enter');
+  const error = page.getByTestId('error');
+  await error.waitFor();
+  assert.match(await error.innerText(), /must end by t=100 ms/);
+  assert.equal(await text(page, 'balance'), '90');
+  assert.equal(await length.inputValue(), '50', 'the input shows the last good value again');
+  await length.fill('-5');
+  await length.press('Enter');
+  assert.match(await error.innerText(), /whole, non-negative milliseconds/);
+  await page.getByRole('button', { name: 'Dismiss' }).click();
+  assert.equal(await page.getByTestId('error').count(), 0);
+  await context.close();
+});
+
+test('dark theme and reduced motion render the same story', async () => {
+  const { page, context } = await open('', { colorScheme: 'dark', reducedMotion: 'reduce' });
+  await stepToEnd(page);
+  assert.equal(await text(page, 'balance'), '90');
+  const bg = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+  assert.equal(bg, 'rgb(20, 22, 26)');
+  await screenshot(page, 'dark-end.png');
+  await context.close();
+});

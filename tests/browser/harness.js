@@ -1,0 +1,92 @@
+// Shared set-up for the browser tests: a static server for dist/ on loopback and
+// Debian's Chromium driven by playwright-core (never a downloaded browser).
+import { createServer } from 'node:http';
+import { readFile } from 'node:fs/promises';
+import { existsSync, mkdirSync } from 'node:fs';
+import { extname, join, normalize, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+const here = dirname(fileURLToPath(import.meta.url));
+export const DIST = process.env.FENCING_DIST ?? join(here, '..', '..', 'dist');
+export const ARTIFACTS = join(here, 'artifacts');
+
+const TYPES = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript',
+  '.wasm': 'application/wasm',
+  '.css': 'text/css',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+};
+
+/** Serves DIST on 127.0.0.1 at a free port. */
+export async function serveDist() {
+  if (!existsSync(join(DIST, 'index.html'))) {
+    throw new Error(`no build at ${DIST}: run trunk build --release first`);
+  }
+  const server = createServer(async (req, res) => {
+    const path = normalize(decodeURIComponent(new URL(req.url, 'http://x').pathname));
+    const file = join(DIST, path === '/' ? 'index.html' : path);
+    if (!file.startsWith(DIST)) {
+      res.writeHead(403).end();
+      return;
+    }
+    try {
+      const body = await readFile(file);
+      res.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream' });
+      res.end(body);
+    } catch {
+      res.writeHead(404).end('not found');
+    }
+  });
+  await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
+  const { port } = server.address();
+  return { origin: `http://127.0.0.1:${port}`, close: () => new Promise((ok) => server.close(ok)) };
+}
+
+/** Launches Debian's Chromium headless with the flags this machine needs. */
+export async function launch() {
+  // playwright gives every launch a fresh, empty profile directory of its own.
+  return chromium.launch({
+    executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
+    headless: true,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+}
+
+/**
+ * Opens the app at `hash` in a fresh 1280x720 page. Records console errors, page errors
+ * and every request that leaves the page's own origin.
+ */
+export async function openApp(browser, origin, hash = '', options = {}) {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 720 }, ...options });
+  const page = await context.newPage();
+  const problems = { errors: [], foreign: [] };
+  page.on('pageerror', (e) => problems.errors.push(String(e)));
+  page.on('console', (m) => {
+    if (m.type() === 'error') problems.errors.push(m.text());
+  });
+  page.on('request', (r) => {
+    const u = r.url();
+    if (!u.startsWith(origin) && !u.startsWith('data:') && !u.startsWith('blob:')) problems.foreign.push(u);
+  });
+  await page.goto(`${origin}/${hash}`);
+  await page.getByTestId('balance').waitFor();
+  return { page, context, problems };
+}
+
+export async function screenshot(page, name) {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  const path = join(ARTIFACTS, name);
+  await page.screenshot({ path });
+  return path;
+}
