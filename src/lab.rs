@@ -14,6 +14,8 @@ pub struct Lab {
     pub playing: bool,
     /// The last refused input, shown in the page; the state stays the last good one.
     pub error: Option<String>,
+    /// The run as it was when the user forked, to compare side by side with the edited one.
+    pub fork_of: Option<Trace>,
 }
 
 /// Everything the user can do.
@@ -35,6 +37,15 @@ pub enum Msg {
     },
     /// Replace the whole scenario (picker, import).
     Load(Scenario),
+    /// Restore a shared view: scenario and step.
+    Restore { scenario: Scenario, step: usize },
+    SetTtl(Millis),
+    SetDelay { actor: usize, delay: Millis },
+    /// Keep the current run as the original and edit a copy.
+    Fork,
+    Unfork,
+    /// Show a refused input (e.g. a field that did not parse).
+    Refuse(String),
     DismissError,
 }
 
@@ -51,6 +62,7 @@ impl Lab {
             step: 0,
             playing: false,
             error: None,
+            fork_of: None,
         }
     }
 
@@ -102,6 +114,28 @@ impl Lab {
                 }
                 Err(e) => self.error = Some(format!("That scenario was not loaded: {e}.")),
             },
+            Msg::Restore { scenario, step } => {
+                self.update(Msg::Load(scenario));
+                self.step = step.min(self.trace.len());
+            }
+            Msg::SetTtl(ttl) => {
+                let mut sc = self.scenario().clone();
+                sc.lease_ttl = ttl;
+                self.replace_checked(sc);
+            }
+            Msg::SetDelay { actor, delay } => {
+                let mut sc = self.scenario().clone();
+                match sc.actors.get_mut(actor) {
+                    Some(a) => {
+                        a.network_delay = delay;
+                        self.replace_checked(sc);
+                    }
+                    None => self.error = Some(format!("There is no actor number {actor}.")),
+                }
+            }
+            Msg::Fork => self.fork_of = Some(self.trace.clone()),
+            Msg::Unfork => self.fork_of = None,
+            Msg::Refuse(why) => self.error = Some(why),
             Msg::DismissError => self.error = None,
         }
     }
@@ -116,6 +150,14 @@ impl Lab {
             self.step.min(self.trace.len())
         };
         self.error = None;
+    }
+
+    /// Re-runs with an edited scenario only if it validates; otherwise says why and keeps the old one.
+    fn replace_checked(&mut self, scenario: Scenario) {
+        match scenario.validate() {
+            Ok(()) => self.replace(scenario),
+            Err(e) => self.error = Some(format!("Not applied: {e}.")),
+        }
     }
 
     fn check_pause(&self, actor: usize, pause: Pause) -> Result<(), String> {
@@ -244,6 +286,46 @@ mod tests {
             },
         });
         assert_eq!(lab.trace, before);
+    }
+
+    #[test]
+    fn fork_keeps_the_original_while_the_copy_changes() {
+        let mut lab = Lab::default();
+        lab.update(Msg::Seek(usize::MAX));
+        lab.update(Msg::Fork);
+        lab.update(Msg::SetPolicy(FencingPolicy::Off));
+        let original = lab.fork_of.as_ref().unwrap();
+        assert_eq!(original.summary.final_balance, 90);
+        assert_eq!(lab.trace.summary.final_balance, 80);
+        lab.update(Msg::Unfork);
+        assert!(lab.fork_of.is_none());
+    }
+
+    #[test]
+    fn ttl_and_delay_edits_are_validated() {
+        let mut lab = Lab::default();
+        lab.update(Msg::SetTtl(0));
+        assert!(lab.error.as_deref().unwrap().contains("lease_ttl"));
+        assert_eq!(lab.scenario().lease_ttl, 30);
+        lab.update(Msg::SetTtl(100));
+        assert!(lab.error.is_none());
+        assert_eq!(lab.trace.summary.final_balance, 80, "a 100 ms lease outlives the pause: B waits");
+        assert!(!lab.trace.summary.conflict());
+        lab.update(Msg::SetDelay { actor: 7, delay: 1 });
+        assert!(lab.error.is_some());
+        lab.update(Msg::SetDelay { actor: 0, delay: 5 });
+        assert_eq!(lab.scenario().actors[0].network_delay, 5);
+    }
+
+    #[test]
+    fn restore_clamps_the_step() {
+        let mut lab = Lab::default();
+        lab.update(Msg::Restore {
+            scenario: Scenario::gc_pause().with_policy(FencingPolicy::Off),
+            step: 9_999,
+        });
+        assert!(lab.at_end());
+        assert_eq!(lab.trace.summary.final_balance, 80);
     }
 
     #[test]

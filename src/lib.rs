@@ -4,6 +4,8 @@
 
 pub mod core;
 pub mod lab;
+pub mod share;
+pub mod timeline;
 
 #[cfg(target_arch = "wasm32")]
 pub mod ui;

@@ -985,6 +985,7 @@ fn open_and_extended_lease_spans() {
             ],
         }],
         horizon: 45,
+        ..Scenario::default()
     };
     let trace = run(&sc);
     assert!(trace.events.iter().any(|e| e.kind
@@ -1301,6 +1302,7 @@ fn solo(script: Vec<Step>, pauses: Vec<Pause>) -> Scenario {
             script,
         }],
         horizon: 100,
+        ..Scenario::default()
     }
 }
 

@@ -2,17 +2,25 @@
 //!
 //! Case count: every property below runs `CASES` = 10,000 random scenarios (one
 //! `proptest!` block, `ProptestConfig { cases: 10_000, .. }`), so each invariant is
-//! checked on 10,000 scenarios and the suite as a whole runs 7 × 10,000 = 70,000.
+//! checked on 10,000 scenarios and the suite as a whole runs 7 × 10,000 = 70,000, plus
+//! `DECK_CASES` = 5,000 perturbed deck scenarios checked against all invariants at once.
 //! The policy-specific properties force their policy; the others draw it at random.
+//!
+//! Scenarios also draw the deck's extra machinery: the release mode, a failover, a clock
+//! jump on the lock node, retries, barriers, side effects and renewing work. The single-lease
+//! invariants are asserted for every scenario without a failover; with one, the lost leases
+//! are modelled and `max_live_leases` must match the model.
 
+use fencing_lab::core::deck::DECK;
 use fencing_lab::core::{
-    run, Actor, EventKind, Fence, FencingPolicy, Lease, LeaseEnd, Pause, Scenario, Step, Trace,
-    WriteError,
+    run, Actor, ClockJump, EventKind, Fence, FencingPolicy, Lease, LeaseEnd, Pause, ReleaseMode,
+    Scenario, Step, Trace, WriteError, WriteRecord,
 };
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
 
 const CASES: u32 = 10_000;
+const DECK_CASES: u32 = 5_000;
 const NAMES: [&str; 5] = ["A", "B", "C", "D", "E"];
 const KEYS: [&str; 3] = ["k0", "k1", "k2"];
 
@@ -33,6 +41,10 @@ fn step() -> impl Strategy<Value = Step> {
         }),
         1 => Just(Step::Extend),
         2 => Just(Step::Release),
+        1 => Just(Step::Retry),
+        1 => Just(Step::Barrier),
+        1 => Just(Step::SideEffect { what: "charge card".to_owned() }),
+        1 => (0u64..=60).prop_map(|ms| Step::WorkRenewing { ms }),
     ]
 }
 
@@ -78,13 +90,32 @@ fn scenario() -> impl Strategy<Value = Scenario> {
         0i64..=1_000,
         policy(),
         250u64..=300,
+        prop::sample::select(vec![ReleaseMode::CompareAndDelete, ReleaseMode::GetThenDel]),
+        prop::option::weighted(0.2, 0u64..=250),
+        prop::collection::vec(
+            (0u64..=250, 1u64..=40).prop_map(|(at, by)| ClockJump { at, by }),
+            0..=1,
+        ),
+        any::<u64>(),
     )
         .prop_map(
-            |(mut actors, lease_ttl, first_fence, initial_balance, policy, horizon)| {
+            |(
+                mut actors,
+                lease_ttl,
+                first_fence,
+                initial_balance,
+                policy,
+                horizon,
+                release,
+                failover_at,
+                lock_clock_jumps,
+                seed,
+            )| {
                 for (a, name) in actors.iter_mut().zip(NAMES) {
                     a.name = name.to_owned();
                 }
                 Scenario {
+                    id: String::new(),
                     title: "random".to_owned(),
                     resource: "acct:1".to_owned(),
                     initial_balance,
@@ -93,9 +124,39 @@ fn scenario() -> impl Strategy<Value = Scenario> {
                     policy,
                     actors,
                     horizon,
+                    release,
+                    failover_at,
+                    lock_clock_jumps,
+                    seed,
                 }
             },
         )
+}
+
+/// A deck scenario under a random policy and seed, half the time with one actor's pause
+/// moved anywhere: reaches the paths random scripts rarely hit (the unsafe DEL, a lost
+/// lease, a barrier before a late publish) and their near misses.
+fn deck_variant() -> impl Strategy<Value = Scenario> {
+    (
+        0..DECK.len(),
+        policy(),
+        any::<u64>(),
+        prop::option::of((any::<prop::sample::Index>(), 0u64..=100, 0u64..=100)),
+    )
+        .prop_map(|(i, policy, seed, nudge)| {
+            let mut sc = (DECK[i].build)().with_policy(policy);
+            sc.seed = seed;
+            if let Some((who, start, duration)) = nudge {
+                let h = sc.horizon;
+                let pause = Pause {
+                    start: h * start / 200,
+                    duration: h * duration / 200,
+                };
+                let actor = who.index(sc.actors.len());
+                sc = sc.with_pause(actor, pause);
+            }
+            sc
+        })
 }
 
 fn scenario_with(policy: FencingPolicy) -> impl Strategy<Value = Scenario> {
@@ -105,6 +166,26 @@ fn scenario_with(policy: FencingPolicy) -> impl Strategy<Value = Scenario> {
 // ---------------------------------------------------------------------------------------
 // Checks
 // ---------------------------------------------------------------------------------------
+
+/// What reached the storage, in order: debits (from the write log) and epoch barriers
+/// (which raise the high-water mark but are not debits, so only the events record them).
+enum StorageOp<'a> {
+    Write(&'a WriteRecord),
+    Barrier(Fence, &'a Result<(), WriteError>),
+}
+
+fn storage_ops(trace: &Trace) -> Vec<StorageOp<'_>> {
+    let mut writes = trace.writes.iter();
+    trace
+        .events
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::WriteApplied { .. } => Some(StorageOp::Write(writes.next().unwrap())),
+            EventKind::BarrierSet { fence, result } => Some(StorageOp::Barrier(*fence, result)),
+            _ => None,
+        })
+        .collect()
+}
 
 fn accepted_tokens(trace: &Trace) -> Vec<Fence> {
     trace
@@ -129,7 +210,25 @@ fn check_strict(trace: &Trace) -> Result<(), TestCaseError> {
     }
     let mut high: Option<Fence> = None;
     let mut used: Vec<&str> = Vec::new();
-    for w in &trace.writes {
+    for op in storage_ops(trace) {
+        let w = match op {
+            StorageOp::Barrier(token, result) => {
+                match result {
+                    Ok(()) => {
+                        prop_assert!(high.is_none_or(|h| token > h));
+                        high = Some(token);
+                    }
+                    Err(WriteError::StaleFence { token: t, last }) => {
+                        prop_assert_eq!(*t, token);
+                        prop_assert_eq!(Some(*last), high);
+                        prop_assert!(token <= *last);
+                    }
+                    Err(e) => prop_assert!(false, "unexpected barrier rejection: {e:?}"),
+                }
+                continue;
+            }
+            StorageOp::Write(w) => w,
+        };
         let token = w.request.fence.unwrap();
         let key = w.request.idempotency_key.as_deref();
         match &w.result {
@@ -177,7 +276,24 @@ fn check_same_epoch(trace: &Trace) -> Result<(), TestCaseError> {
     }
     let mut high: Option<Fence> = None;
     let mut used: Vec<&str> = Vec::new();
-    for w in &trace.writes {
+    for op in storage_ops(trace) {
+        let w = match op {
+            StorageOp::Barrier(token, result) => {
+                match result {
+                    Ok(()) => {
+                        prop_assert!(high.is_none_or(|h| token >= h));
+                        high = high.max(Some(token));
+                    }
+                    Err(WriteError::StaleFence { last, .. }) => {
+                        prop_assert_eq!(Some(*last), high);
+                        prop_assert!(token < *last);
+                    }
+                    Err(e) => prop_assert!(false, "unexpected barrier rejection: {e:?}"),
+                }
+                continue;
+            }
+            StorageOp::Write(w) => w,
+        };
         let token = w.request.fence.unwrap();
         let key = w.request.idempotency_key.as_deref();
         match &w.result {
@@ -209,11 +325,15 @@ fn check_same_epoch(trace: &Trace) -> Result<(), TestCaseError> {
     Ok(())
 }
 
-/// At most one live lease at any instant, and every snapshot's holder agrees with a
-/// model rebuilt from the Acquired / Extended / Released events.
+/// The lock server holds at most one live lease at any instant, and every snapshot's holder
+/// agrees with a model rebuilt from the lease events (acquire, extend, release, unsafe DEL,
+/// clock jump, failover, expiry). Leases a failover lost are modelled too; without a
+/// failover at most one lease is ever live and lease bands never overlap.
 fn check_single_live_lease(trace: &Trace) -> Result<(), TestCaseError> {
     let sc = &trace.scenario;
     let mut model: Option<Lease> = None;
+    let mut lost: Vec<Lease> = Vec::new();
+    let mut max_live = 0;
     for e in &trace.events {
         match &e.kind {
             EventKind::Acquired { fence, expires_at } => {
@@ -244,11 +364,44 @@ fn check_single_live_lease(trace: &Trace) -> Result<(), TestCaseError> {
                 prop_assert_eq!(l.fence, *fence);
                 prop_assert_eq!(Some(&l.owner), e.actor.as_ref());
             }
-            EventKind::LeaseExpired { owner, fence } => {
-                let l = model.as_ref().expect("expiry without a lease");
+            EventKind::DeletedOthersLease { owner, fence } => {
+                prop_assert_eq!(sc.release, ReleaseMode::GetThenDel);
+                let l = model.take().expect("DEL without a lease");
+                prop_assert!(l.is_live(e.at), "deleted a dead lease at t={}", e.at);
                 prop_assert_eq!(&l.owner, owner);
                 prop_assert_eq!(l.fence, *fence);
-                prop_assert_eq!(l.expires_at, e.at);
+                prop_assert_ne!(Some(owner), e.actor.as_ref());
+            }
+            EventKind::LockClockJumped { by } => {
+                prop_assert!(sc
+                    .lock_clock_jumps
+                    .iter()
+                    .any(|j| j.at == e.at && j.by == *by));
+                if let Some(l) = model.as_mut().filter(|l| l.is_live(e.at)) {
+                    l.expires_at = l.expires_at.saturating_sub(*by).max(e.at);
+                }
+            }
+            EventKind::Failover { lost: gone } => {
+                prop_assert_eq!(sc.failover_at, Some(e.at));
+                let live: Vec<Lease> = model
+                    .take()
+                    .filter(|l| l.is_live(e.at))
+                    .into_iter()
+                    .collect();
+                prop_assert_eq!(gone, &live);
+                lost.extend(live);
+            }
+            EventKind::LeaseExpired { owner, fence } => {
+                if let Some(i) = lost.iter().position(|l| l.fence == *fence) {
+                    let l = lost.remove(i);
+                    prop_assert_eq!(&l.owner, owner);
+                    prop_assert_eq!(l.expires_at, e.at);
+                } else {
+                    let l = model.as_ref().expect("expiry without a lease");
+                    prop_assert_eq!(&l.owner, owner);
+                    prop_assert_eq!(l.fence, *fence);
+                    prop_assert_eq!(l.expires_at, e.at);
+                }
             }
             _ => {}
         }
@@ -260,10 +413,17 @@ fn check_single_live_lease(trace: &Trace) -> Result<(), TestCaseError> {
             e.at,
             e.narration
         );
+        let lost_live: Vec<Lease> = lost.iter().filter(|l| l.is_live(e.at)).cloned().collect();
+        prop_assert_eq!(&e.snapshot.lost_leases, &lost_live);
+        max_live = max_live.max(usize::from(expected.is_some()) + lost_live.len());
     }
     prop_assert!(trace.summary.max_believers <= sc.actors.len());
+    prop_assert_eq!(trace.summary.max_live_leases, max_live);
+    if sc.failover_at.is_none() {
+        prop_assert!(max_live <= 1, "two live leases without a failover");
+    }
 
-    // Lease bands, clipped to their actual end, never overlap.
+    // Lease bands, clipped to their actual end, never overlap (unless a failover lost one).
     let spans = trace.lease_spans();
     for s in &spans {
         prop_assert!(s.from <= s.to, "{s:?}");
@@ -284,18 +444,20 @@ fn check_single_live_lease(trace: &Trace) -> Result<(), TestCaseError> {
             LeaseEnd::Open => prop_assert!(s.to > sc.horizon, "{s:?}"),
         }
     }
-    for w in spans.windows(2) {
-        prop_assert!(
-            w[0].to <= w[1].from,
-            "overlapping leases {:?} and {:?}",
-            w[0],
-            w[1]
-        );
-        prop_assert!(
-            w[0].end != LeaseEnd::Open,
-            "an open lease is followed by {:?}",
-            w[1]
-        );
+    if sc.failover_at.is_none() {
+        for w in spans.windows(2) {
+            prop_assert!(
+                w[0].to <= w[1].from,
+                "overlapping leases {:?} and {:?}",
+                w[0],
+                w[1]
+            );
+            prop_assert!(
+                w[0].end != LeaseEnd::Open,
+                "an open lease is followed by {:?}",
+                w[1]
+            );
+        }
     }
     Ok(())
 }
@@ -367,14 +529,21 @@ fn check_summary(trace: &Trace) -> Result<(), TestCaseError> {
         s.rejected_writes,
         trace.writes.iter().filter(|w| !w.accepted()).count()
     );
+    // An acknowledged barrier is its generation's first write, even where storage ignores it.
     let mut high: Option<Fence> = None;
     let mut stale = 0;
-    for w in trace.writes.iter().filter(|w| w.accepted()) {
-        let f = w.request.fence.unwrap();
-        if high.is_some_and(|h| f < h) {
-            stale += 1;
+    for op in storage_ops(trace) {
+        match op {
+            StorageOp::Write(w) if w.accepted() => {
+                let f = w.request.fence.unwrap();
+                if high.is_some_and(|h| f < h) {
+                    stale += 1;
+                }
+                high = high.max(Some(f));
+            }
+            StorageOp::Barrier(f, Ok(())) => high = high.max(Some(f)),
+            _ => {}
         }
-        high = high.max(Some(f));
     }
     prop_assert_eq!(s.stale_writes_accepted, stale);
     prop_assert_eq!(s.storage_safe(), stale == 0);
@@ -479,6 +648,26 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig { cases: DECK_CASES, ..ProptestConfig::default() })]
+
+    #[test]
+    fn deck_variants_keep_every_invariant(sc in deck_variant()) {
+        prop_assert_eq!(sc.validate(), Ok(()));
+        let trace = run(&sc);
+        check_single_live_lease(&trace)?;
+        check_minted_tokens(&trace)?;
+        check_balance(&trace)?;
+        check_summary(&trace)?;
+        match sc.policy {
+            FencingPolicy::Strict => check_strict(&trace)?,
+            FencingPolicy::SameEpoch => check_same_epoch(&trace)?,
+            FencingPolicy::Off => {}
+        }
+        prop_assert_eq!(run(&sc), trace);
+    }
+}
+
 /// The generator is only as good as what it reaches: with a fixed seed, make sure a
 /// decent share of scenarios hit each interesting path (so the properties above are
 /// not vacuously true on scenarios where nobody ever contends).
@@ -490,7 +679,7 @@ fn generator_reaches_the_interesting_paths() {
     const N: usize = 2_000;
     let mut runner = TestRunner::deterministic();
     let strategy = scenario();
-    let mut hits = [0usize; 9];
+    let mut hits = [0usize; 14];
     for _ in 0..N {
         let sc = strategy.new_tree(&mut runner).unwrap().current();
         let checked = run(&sc.clone().with_policy(FencingPolicy::Strict));
@@ -514,6 +703,15 @@ fn generator_reaches_the_interesting_paths() {
             has(&checked, &|k| {
                 matches!(k, EventKind::GaveUp | EventKind::ExtendFailed)
             }),
+            checked.summary.two_holders(),
+            has(&checked, &|k| {
+                matches!(k, EventKind::LockClockJumped { .. })
+            }),
+            has(&checked, &|k| {
+                matches!(k, EventKind::BarrierSet { result: Ok(()), .. })
+            }),
+            checked.summary.unprotected_side_effects > 0,
+            has(&checked, &|k| matches!(k, EventKind::Retried { .. })),
         ];
         for (h, f) in hits.iter_mut().zip(flags) {
             *h += usize::from(f);
@@ -529,9 +727,51 @@ fn generator_reaches_the_interesting_paths() {
         "release",
         "release no-op",
         "give up / self-cancel",
+        "two live leases (failover)",
+        "lock clock jump",
+        "barrier",
+        "unprotected side effect",
+        "retry",
     ];
     for (name, h) in names.iter().zip(hits) {
         eprintln!("{name}: {h}/{N}");
         assert!(h * 50 >= N, "only {h}/{N} scenarios reach `{name}`");
+    }
+}
+
+/// The deck variants reach what the random scripts rarely do.
+#[test]
+fn deck_variants_reach_the_deck_paths() {
+    use proptest::strategy::ValueTree;
+    use proptest::test_runner::TestRunner;
+
+    const N: usize = 1_000;
+    let mut runner = TestRunner::deterministic();
+    let strategy = deck_variant();
+    let mut hits = [0usize; 5];
+    for _ in 0..N {
+        let t = run(&strategy.new_tree(&mut runner).unwrap().current());
+        let has = |f: &dyn Fn(&EventKind) -> bool| t.events.iter().any(|e| f(&e.kind));
+        let flags = [
+            has(&|k| matches!(k, EventKind::DeletedOthersLease { .. })),
+            t.summary.two_holders(),
+            has(&|k| matches!(k, EventKind::BarrierSet { .. })),
+            t.summary.unprotected_side_effects > 0,
+            has(&|k| *k == EventKind::ExtendFailed),
+        ];
+        for (h, f) in hits.iter_mut().zip(flags) {
+            *h += usize::from(f);
+        }
+    }
+    let names = [
+        "unsafe DEL of another's lease",
+        "two live leases",
+        "barrier",
+        "unprotected side effect",
+        "renewal self-cancel",
+    ];
+    for (name, h) in names.iter().zip(hits) {
+        eprintln!("{name}: {h}/{N}");
+        assert!(h * 100 >= N, "only {h}/{N} deck variants reach `{name}`");
     }
 }

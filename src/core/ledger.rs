@@ -53,6 +53,15 @@ impl FencingPolicy {
         }
     }
 
+    /// The option text in the Fencing control: name and rule, short enough for a projector.
+    pub fn option(self) -> &'static str {
+        match self {
+            FencingPolicy::Off => "off",
+            FencingPolicy::Strict => "strict (>)",
+            FencingPolicy::SameEpoch => "same-epoch (≥)",
+        }
+    }
+
     /// One word, for tight spots.
     pub fn short(self) -> &'static str {
         match self {
@@ -221,6 +230,20 @@ impl Ledger {
             balance_after: balance,
         });
         result.map(|()| balance)
+    }
+
+    /// An epoch barrier: the new holder's token is written before it starts work, raising
+    /// the high-water mark without touching the balance, so every older token is refused
+    /// from here on even if the new holder has not written yet. Admitted by the same rule as
+    /// a write; with fencing off it changes nothing (no mark is kept). Not a debit, so it is
+    /// not in the write log; the trace records it as its own event.
+    pub fn barrier(&mut self, resource: &str, fence: Fence) -> Result<(), WriteError> {
+        let account = self.accounts.entry(resource.to_owned()).or_default();
+        admit(self.policy, account.last_fence, Some(fence))?;
+        if self.policy.checks_fence() {
+            account.last_fence = account.last_fence.max(Some(fence));
+        }
+        Ok(())
     }
 }
 

@@ -5,13 +5,18 @@
 //! and in wasm alike.
 
 pub mod clock;
+pub mod deck;
 pub mod engine;
+pub mod explore;
 pub mod lease;
 pub mod ledger;
 pub mod scenario;
 
-pub use clock::{Clock, Millis};
+pub use clock::{Clock, Millis, SplitMix64};
+pub use deck::{DeckEntry, DECK};
 pub use engine::{run, EventKind, Lane, LeaseEnd, LeaseSpan, Snapshot, Summary, Trace, TraceEvent};
-pub use lease::{Acquire, Fence, Lease, LeaseLock, LockError};
+pub use lease::{
+    renewal_herd, renewal_interval, Acquire, Fence, HerdReport, Lease, LeaseLock, LockError,
+};
 pub use ledger::{Account, FencingPolicy, Ledger, WriteError, WriteRecord, WriteRequest};
-pub use scenario::{Actor, Pause, Scenario, ScenarioError, Step};
+pub use scenario::{Actor, ClockJump, Pause, ReleaseMode, Scenario, ScenarioError, Step};

@@ -12,6 +12,8 @@ use super::ledger::FencingPolicy;
 pub const MAX_ACTORS: usize = 16;
 pub const MAX_STEPS: usize = 64;
 pub const MAX_TIME: Millis = 600_000;
+/// Longest side-effect description and scenario id.
+pub const MAX_LABEL: usize = 80;
 
 /// A stop-the-world stall of one actor: it does nothing in `[start, start + duration)`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -47,8 +49,44 @@ pub enum Step {
     },
     /// Extend the lease by the scenario TTL; on failure the actor self-cancels.
     Extend,
-    /// Compare-and-delete release.
+    /// Release the lease the way [`Scenario::release`] says: compare-and-delete (the Lua
+    /// script) or the unsafe GET, then DEL one round trip later.
     Release,
+    /// Resend the actor's last debit unchanged (same token, same idempotency key): its reply
+    /// was lost, so the client cannot tell whether it landed.
+    Retry,
+    /// Local work for `ms` while a watchdog renews the lease every third of the TTL
+    /// (±25% jitter drawn from [`Scenario::seed`]); a refused renewal self-cancels the job.
+    WorkRenewing { ms: Millis },
+    /// Write the actor's token to storage as an epoch barrier before starting work: it raises
+    /// the high-water mark without changing the balance, so older tokens are refused from now on.
+    Barrier,
+    /// A call to a system that never sees the token (a payment API, an email): fencing cannot
+    /// stop it, so it runs whether or not the lease is still live.
+    SideEffect { what: String },
+}
+
+/// How [`Step::Release`] deletes the lock key.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ReleaseMode {
+    /// One atomic Lua script: delete only if the value is still mine.
+    #[default]
+    CompareAndDelete,
+    /// `GET`, compare in the client, then an unconditional `DEL` one round trip
+    /// ([`GET_DEL_GAP`]) later: a pause in between deletes whoever holds the key by then.
+    GetThenDel,
+}
+
+/// Time between the GET reply and the DEL of [`ReleaseMode::GetThenDel`].
+pub const GET_DEL_GAP: Millis = 1;
+
+/// A forward step of the lock node's clock (NTP step, operator fix): every TTL it is
+/// counting down loses `by` ms of real time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClockJump {
+    pub at: Millis,
+    pub by: Millis,
 }
 
 /// One client.
@@ -64,9 +102,13 @@ pub struct Actor {
     pub script: Vec<Step>,
 }
 
-/// Everything needed to reproduce a run.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// Everything needed to reproduce a run. `Default` is an empty (invalid) scenario, there
+/// for struct-update syntax: `Scenario { actors, ..Scenario::default() }`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Scenario {
+    /// The deck entry this scenario was built from (`"gc-pause"`, …); empty for a hand-made one.
+    #[serde(default)]
+    pub id: String,
     pub title: String,
     pub resource: String,
     pub initial_balance: i64,
@@ -76,6 +118,20 @@ pub struct Scenario {
     pub actors: Vec<Actor>,
     /// The span the timeline shows; nothing is simulated past it.
     pub horizon: Millis,
+    /// How `Step::Release` deletes the key.
+    #[serde(default)]
+    pub release: ReleaseMode,
+    /// When the lock server's primary crashes before replicating and a replica without the
+    /// lock keys is promoted. Fencing tokens come from a consensus store (an etcd revision,
+    /// a ZooKeeper zxid), so the token counter survives the failover.
+    #[serde(default)]
+    pub failover_at: Option<Millis>,
+    /// Forward jumps of the lock node's clock.
+    #[serde(default)]
+    pub lock_clock_jumps: Vec<ClockJump>,
+    /// Seed of the renewal jitter, so a jittered run replays exactly.
+    #[serde(default)]
+    pub seed: u64,
 }
 
 /// Why a scenario was refused before running.
@@ -86,6 +142,12 @@ pub enum ScenarioError {
     DuplicateActor(String),
     EmptyName,
     ScriptTooLong {
+        actor: String,
+    },
+    /// An id that is not a URL-safe slug (`a-z`, `0-9`, `-`).
+    BadId(String),
+    /// A side effect without a description, or with one longer than [`MAX_LABEL`].
+    BadLabel {
         actor: String,
     },
     OutOfRange {
@@ -107,6 +169,14 @@ impl fmt::Display for ScenarioError {
             ScenarioError::ScriptTooLong { actor } => {
                 write!(f, "{actor}'s script is longer than {MAX_STEPS} steps")
             }
+            ScenarioError::BadId(id) => write!(
+                f,
+                "{id:?} is not a URL-safe id (a-z, 0-9 and -, at most {MAX_LABEL} characters)"
+            ),
+            ScenarioError::BadLabel { actor } => write!(
+                f,
+                "{actor} has a side effect with an empty or over-long ({MAX_LABEL}+) description"
+            ),
             ScenarioError::OutOfRange { what, value, max } => {
                 write!(f, "{what} = {value} is out of range (1..={max})")
             }
@@ -151,6 +221,7 @@ impl Scenario {
         });
         let b = writer("B", 20, 5);
         Scenario {
+            id: "gc-pause".to_owned(),
             title: "GC pause".to_owned(),
             resource: "acct:1".to_owned(),
             initial_balance: 100,
@@ -159,6 +230,7 @@ impl Scenario {
             policy: FencingPolicy::Strict,
             actors: vec![a, b],
             horizon: 100,
+            ..Scenario::default()
         }
     }
 
@@ -201,6 +273,23 @@ impl Scenario {
             0,
             1_000_000_000,
         )?;
+        let slug = |c: char| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-';
+        if self.id.len() > MAX_LABEL || !self.id.chars().all(slug) {
+            return Err(ScenarioError::BadId(self.id.clone()));
+        }
+        if let Some(t) = self.failover_at {
+            in_range("failover_at", t, 0, MAX_TIME)?;
+        }
+        in_range(
+            "lock_clock_jumps",
+            self.lock_clock_jumps.len() as u64,
+            0,
+            MAX_STEPS as u64,
+        )?;
+        for j in &self.lock_clock_jumps {
+            in_range("clock jump at", j.at, 0, MAX_TIME)?;
+            in_range("clock jump by", j.by, 1, MAX_TIME)?;
+        }
         for (i, a) in self.actors.iter().enumerate() {
             if a.name.trim().is_empty() {
                 return Err(ScenarioError::EmptyName);
@@ -228,7 +317,19 @@ impl Scenario {
                     Step::Debit { amount, .. } => {
                         in_range("amount", amount.unsigned_abs(), 0, 1_000_000_000)?
                     }
-                    Step::CheckHeld | Step::Extend | Step::Release => {}
+                    Step::WorkRenewing { ms } => in_range("work", *ms, 0, MAX_TIME)?,
+                    Step::SideEffect { what } => {
+                        if what.trim().is_empty() || what.len() > MAX_LABEL {
+                            return Err(ScenarioError::BadLabel {
+                                actor: a.name.clone(),
+                            });
+                        }
+                    }
+                    Step::CheckHeld
+                    | Step::Extend
+                    | Step::Release
+                    | Step::Retry
+                    | Step::Barrier => {}
                 }
             }
         }

@@ -5,6 +5,7 @@ use leptos::prelude::*;
 
 use crate::core::{FencingPolicy, Trace};
 use crate::lab::Lab;
+use crate::timeline::esc;
 
 fn token(f: Option<crate::core::Fence>) -> String {
     f.map_or_else(|| "—".to_owned(), |f| f.to_string())
@@ -43,28 +44,26 @@ pub fn LedgerPanel(lab: RwSignal<Lab>) -> impl IntoView {
         }
     };
     let split = move || snap.with(|s| s.believers.len() > 1);
+    // The log is display-only, so it is written as markup: less wasm than a view per cell.
     let rows = move || {
         let s = step.get();
         trace.with(|t| {
-            t.writes_until(s)
-                .iter()
-                .map(|w| {
-                    let (class, verdict) = match &w.result {
-                        Ok(()) => ("accepted", "accepted".to_owned()),
-                        Err(e) => ("rejected", e.code().to_owned()),
-                    };
-                    view! {
-                        <tr data-testid="ledger-row" class=class>
-                            <td>{format!("t={}", w.at)}</td>
-                            <td>{w.request.writer.clone()}</td>
-                            <td class="num">{token(w.request.fence)}</td>
-                            <td class="num">{format!("−{}", w.request.amount)}</td>
-                            <td class="verdict">{verdict}</td>
-                            <td class="num">{w.balance_after.to_string()}</td>
-                        </tr>
-                    }
-                })
-                .collect_view()
+            let mut html = String::new();
+            for w in t.writes_until(s) {
+                let (class, verdict) = match &w.result {
+                    Ok(()) => ("accepted", "accepted"),
+                    Err(e) => ("rejected", e.code()),
+                };
+                html.push_str(&format!(
+                    r#"<tr data-testid="ledger-row" class="{class}"><td>t={}</td><td>{}</td><td class="num">{}</td><td class="num">−{}</td><td class="verdict">{verdict}</td><td class="num">{}</td></tr>"#,
+                    w.at,
+                    esc(&w.request.writer),
+                    token(w.request.fence),
+                    w.request.amount,
+                    w.balance_after
+                ));
+            }
+            html
         })
     };
     view! {
@@ -91,7 +90,7 @@ pub fn LedgerPanel(lab: RwSignal<Lab>) -> impl IntoView {
                 <thead>
                     <tr><th>"time"</th><th>"writer"</th><th>"token"</th><th>"amount"</th><th>"result"</th><th>"balance"</th></tr>
                 </thead>
-                <tbody>{rows}</tbody>
+                <tbody inner_html=rows></tbody>
             </table>
         </section>
     }
@@ -104,11 +103,17 @@ fn outcome(t: &Trace) -> String {
             .last_write_fence
             .map_or_else(String::new, |f| format!(" (last write token {f})"));
         format!("a write from an expired lease landed{tok}: lost update")
-    } else if s.rejected_writes > 0 {
-        let last = token(s.last_fence);
+    } else if let Some(w) = t.writes.iter().find(|w| !w.accepted()) {
+        let code = w.result.as_ref().err().map_or("", |e| e.code());
+        let more = match s.rejected_writes {
+            1 => String::new(),
+            n => format!(" (+{} more)", n - 1),
+        };
         format!(
-            "{} stale write(s) rejected, last fence {last}",
-            s.rejected_writes
+            "{}'s write with token {} rejected: {code}{more}; last fence {}",
+            w.request.writer,
+            token(w.request.fence),
+            token(s.last_fence)
         )
     } else if s.conflict() {
         "two clients overlapped, but no stale write reached storage".to_owned()

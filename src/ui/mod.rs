@@ -1,6 +1,9 @@
 //! The Leptos shell: turns input into [`Msg`]s and renders [`Lab`]. No lock or storage
 //! logic lives here; every number on screen comes from the core's trace.
 
+mod bench;
+mod explorer;
+mod export;
 mod ledger;
 mod timeline;
 
@@ -10,11 +13,13 @@ use leptos::ev;
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
-use crate::core::{FencingPolicy, Pause};
+use crate::core::{deck, FencingPolicy, Pause};
 use crate::lab::{key_to_msg, Lab, Msg};
+use crate::share;
 
 use ledger::{Compare, LedgerPanel};
-use timeline::Timeline;
+use explorer::ExplorerPanel;
+use timeline::{StaticTimeline, Timeline};
 
 /// Entry point called by `main` on wasm32.
 pub fn start() {
@@ -54,30 +59,126 @@ fn typing_into_a_field(e: &web_sys::KeyboardEvent) -> bool {
         .is_some_and(|el| matches!(el.tag_name().as_str(), "INPUT" | "SELECT" | "TEXTAREA"))
 }
 
+/// The page's own view state (not the story): presenter mode and the notes drawer.
+#[derive(Clone, Copy)]
+struct Chrome {
+    presenting: RwSignal<bool>,
+    notes: RwSignal<bool>,
+    explore: RwSignal<bool>,
+}
+
+fn toggle_fullscreen(on: bool) {
+    let Some(doc) = web_sys::window().and_then(|w| w.document()) else {
+        return;
+    };
+    if on {
+        if let Some(root) = doc.document_element() {
+            let _ = root.request_fullscreen();
+        }
+    } else if doc.fullscreen_element().is_some() {
+        doc.exit_fullscreen();
+    }
+}
+
+fn location_hash() -> String {
+    web_sys::window()
+        .and_then(|w| w.location().hash().ok())
+        .unwrap_or_default()
+}
+
+/// Loads a shared link, or the default scenario with a message saying what was wrong with it.
+fn restore(send: Send, hash: &str) {
+    match share::decode(hash) {
+        Ok(view) => send.msg(Msg::Restore {
+            scenario: view.scenario,
+            step: view.step,
+        }),
+        Err(e) => {
+            send.msg(Msg::Load(crate::core::Scenario::gc_pause()));
+            send.msg(Msg::Refuse(format!("This link could not be loaded: {e}. Showing the default scenario.")));
+        }
+    }
+}
+
 #[component]
 fn App() -> impl IntoView {
     let lab = RwSignal::new(Lab::default());
     let send = Send(lab);
+    let chrome = Chrome {
+        presenting: RwSignal::new(false),
+        notes: RwSignal::new(false),
+        explore: RwSignal::new(false),
+    };
     let trace = Memo::new(move |_| lab.with(|l| l.trace.clone()));
     let step = Memo::new(move |_| lab.with(|l| l.step));
     let playing = Memo::new(move |_| lab.with(|l| l.playing));
-    let speed = RwSignal::new(1.0_f64);
+    // Steps per 100 s of wall time ÷ 100: percent of normal speed, kept integral.
+    let speed = RwSignal::new(100_u64);
+
+    restore(send, &location_hash());
+    // The address bar always holds the current view, so copying it shares exactly this.
+    let hash = Memo::new(move |_| {
+        let s = step.get();
+        trace.with(|t| share::encode(&t.scenario, s))
+    });
+    // Written a moment after the last change: a drag makes hundreds of changes a second and
+    // browsers throttle the history API.
+    let pending = StoredValue::new(None::<TimeoutHandle>);
+    Effect::new(move |_| {
+        let h = hash.get();
+        if let Some(old) = pending.get_value() {
+            old.clear();
+        }
+        let write = move || {
+            if let Some(history) = web_sys::window().and_then(|w| w.history().ok()) {
+                let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&h));
+            }
+        };
+        pending.set_value(set_timeout_with_handle(write, Duration::from_millis(120)).ok());
+    });
+    let on_hash = window_event_listener(ev::hashchange, move |_| {
+        let h = location_hash();
+        if h != hash.get_untracked() {
+            restore(send, &h);
+        }
+    });
+    on_cleanup(move || on_hash.remove());
 
     let keys = window_event_listener(ev::keydown, move |e| {
         if e.ctrl_key() || e.meta_key() || e.alt_key() || typing_into_a_field(&e) {
             return;
         }
-        if let Some(m) = key_to_msg(&e.key()) {
-            e.prevent_default();
-            send.msg(m);
+        match e.key().as_str() {
+            "p" | "P" => {
+                let on = !chrome.presenting.get_untracked();
+                chrome.presenting.set(on);
+                toggle_fullscreen(on);
+            }
+            "n" | "N" => chrome.notes.update(|n| *n = !*n),
+            key => {
+                if let Some(m) = key_to_msg(key) {
+                    e.prevent_default();
+                    send.msg(m);
+                }
+            }
         }
     });
     on_cleanup(move || keys.remove());
+    // Leaving fullscreen (Esc) leaves presenter mode too.
+    let fullscreen = window_event_listener_untyped("fullscreenchange", move |_| {
+        let full = web_sys::window()
+            .and_then(|w| w.document())
+            .is_some_and(|d| d.fullscreen_element().is_some());
+        if !full {
+            chrome.presenting.set(false);
+        }
+    });
+    on_cleanup(move || fullscreen.remove());
 
     // Play: one tick per interval; the interval is cleared whenever playing or speed changes.
     Effect::new(move |_| {
         if playing.get() {
-            let every = Duration::from_millis((900.0 / speed.get()) as u64);
+            let every = Duration::from_millis(90_000 / speed.get().max(1));
             if let Ok(handle) = set_interval_with_handle(move || send.msg(Msg::Tick), every) {
                 on_cleanup(move || handle.clear());
             }
@@ -98,39 +199,23 @@ fn App() -> impl IntoView {
         })
     };
     let talking_point = move || trace.with(|t| t.talking_point(step.get()).to_owned());
-    let policy = Memo::new(move |_| trace.with(|t| t.scenario.policy));
+    let entry = Memo::new(move |_| trace.with(|t| deck::find(&t.scenario.id).map(|e| e.id)));
+    let question = move || entry.get().and_then(deck::find).map(|e| e.question).unwrap_or_default();
+    let forked = Memo::new(move |_| lab.with(|l| l.fork_of.is_some()));
+    let export = move |png: bool| {
+        let name = entry.get_untracked().unwrap_or("scenario");
+        if let Err(e) = export::save_timeline(name, png) {
+            send.msg(Msg::Refuse(e));
+        }
+    };
     let clock = move || {
         let s = step.get();
         trace.with(|t| format!("step {s} / {} · t = {} ms", t.len(), t.snapshot_at(s).at))
     };
 
     view! {
-        <div class="app">
-            <header class="bar">
-                <h1>
-                    "fencing-lab" <span class="sub">" — a lease is not a lock; a fencing token is"</span>
-                </h1>
-                <div class="bar-right">
-                    <label for="fencing" class="fencing-label">"Fencing"</label>
-                    <select
-                        id="fencing"
-                        class="fencing"
-                        class:off=move || policy.get() == FencingPolicy::Off
-                        on:change:target=move |e| {
-                            if let Some(p) = FencingPolicy::from_code(&e.target().value()) {
-                                send.msg(Msg::SetPolicy(p));
-                            }
-                        }
-                        prop:value=move || policy.get().code()
-                    >
-                        {FencingPolicy::ALL
-                            .into_iter()
-                            .map(|p| view! { <option value=p.code()>{p.label()}</option> })
-                            .collect_view()}
-                    </select>
-                    <ThemeToggle/>
-                </div>
-            </header>
+        <div class="app" class:presenting=move || chrome.presenting.get()>
+            <Header lab send/>
             {move || {
                 lab.with(|l| l.error.clone())
                     .map(|e| {
@@ -143,12 +228,14 @@ fn App() -> impl IntoView {
                     })
             }}
             <section class="story" aria-live="polite">
+                <p class="question" data-testid="question">{question}</p>
                 <p class="narration" data-testid="narration">{narration}</p>
                 <p class="say">
                     <span class="say-k">"Say: "</span>
                     <span data-testid="talking-point">{talking_point}</span>
                 </p>
             </section>
+            <Notes entry chrome/>
             <Timeline lab send/>
             <section class="controls" aria-label="Playback">
                 <button on:click=move |_| send.msg(Msg::Reset)>"Reset"</button>
@@ -170,14 +257,14 @@ fn App() -> impl IntoView {
                 <label class="inline">
                     "Speed "
                     <select on:change:target=move |e| {
-                        if let Ok(v) = e.target().value().parse::<f64>() {
+                        if let Ok(v) = e.target().value().parse::<u64>() {
                             speed.set(v);
                         }
                     }>
-                        <option value="0.5">"0.5×"</option>
-                        <option value="1" selected>"1×"</option>
-                        <option value="2">"2×"</option>
-                        <option value="4">"4×"</option>
+                        <option value="50">"0.5×"</option>
+                        <option value="100" selected>"1×"</option>
+                        <option value="200">"2×"</option>
+                        <option value="400">"4×"</option>
                     </select>
                 </label>
                 <input
@@ -197,15 +284,147 @@ fn App() -> impl IntoView {
             </section>
             <div class="row2">
                 <PauseEditor lab send/>
-                <span class="keys">
-                    "Keys: ← → step · Space play · . forward · f fencing · drag a pause (its right edge resizes)"
+                <span class="row2-right">
+                    <button
+                        class="ghost"
+                        on:click=move |_| send.msg(if forked.get_untracked() { Msg::Unfork } else { Msg::Fork })
+                        title="Keep this run, then change a parameter and compare"
+                    >
+                        {move || if forked.get() { "Close fork" } else { "Fork" }}
+                    </button>
+                    <button
+                        class="ghost"
+                        aria-pressed=move || chrome.explore.get().to_string()
+                        on:click=move |_| chrome.explore.update(|x| *x = !*x)
+                    >
+                        "Explore"
+                    </button>
+                    <button class="ghost" title="Export the timeline as SVG" on:click=move |_| export(false)>"SVG"</button>
+                    <button class="ghost" title="Export the timeline as PNG" on:click=move |_| export(true)>"PNG"</button>
+                <button class="ghost" aria-pressed=move || chrome.notes.get().to_string() on:click=move |_| chrome.notes.update(|n| *n = !*n)>
+                        "Notes"
+                    </button>
+                    <button
+                        class="ghost"
+                        aria-pressed=move || chrome.presenting.get().to_string()
+                        on:click=move |_| {
+                            let on = !chrome.presenting.get_untracked();
+                            chrome.presenting.set(on);
+                            toggle_fullscreen(on);
+                        }
+                    >
+                        "Present"
+                    </button>
+                    <ThemeToggle/>
                 </span>
             </div>
+            {move || forked.get().then(|| view! { <ForkPanel lab/> })}
+            {move || chrome.explore.get().then(|| view! { <ExplorerPanel lab send/> })}
             <div class="bottom">
                 <LedgerPanel lab/>
                 <Compare lab/>
             </div>
+            <footer class="keys">
+                "Keys: ← → step · Space play · . forward (clicker) · f fencing · p presenter · n notes · drag a pause (its right edge resizes)"
+            </footer>
         </div>
+    }
+}
+
+#[component]
+fn Header(lab: RwSignal<Lab>, send: Send) -> impl IntoView {
+    let policy = Memo::new(move |_| lab.with(|l| l.scenario().policy));
+    let current = Memo::new(move |_| lab.with(|l| l.scenario().id.clone()));
+    view! {
+        <header class="bar">
+            <h1>
+                "fencing-lab" <span class="sub">" — a lease is not a lock"</span>
+            </h1>
+            <div class="bar-right">
+                <label for="scenario" class="fencing-label">"Scenario"</label>
+                <select
+                    id="scenario"
+                    on:change:target=move |e| {
+                        if let Some(entry) = deck::find(&e.target().value()) {
+                            send.msg(Msg::Load((entry.build)()));
+                        }
+                    }
+                    prop:value=move || current.get()
+                >
+                    {deck::DECK
+                        .iter()
+                        .enumerate()
+                        .map(|(i, e)| view! { <option value=e.id>{format!("{}. {}", i + 1, e.title)}</option> })
+                        .collect_view()}
+                </select>
+                <label for="fencing" class="fencing-label">"Fencing"</label>
+                <select
+                    id="fencing"
+                    class="fencing"
+                    class:off=move || policy.get() == FencingPolicy::Off
+                    on:change:target=move |e| {
+                        if let Some(p) = FencingPolicy::from_code(&e.target().value()) {
+                            send.msg(Msg::SetPolicy(p));
+                        }
+                    }
+                    prop:value=move || policy.get().code()
+                >
+                    {FencingPolicy::ALL
+                        .into_iter()
+                        .map(|p| view! { <option value=p.code() title=p.label()>{p.option()}</option> })
+                        .collect_view()}
+                </select>
+            </div>
+        </header>
+    }
+}
+
+/// Speaker notes for the current deck entry, shown on demand (`n`).
+#[component]
+fn Notes(entry: Memo<Option<&'static str>>, chrome: Chrome) -> impl IntoView {
+    move || {
+        let notes = entry.get().and_then(deck::find).map(|e| e.notes).unwrap_or_default();
+        let items: String = notes.iter().map(|n| format!("<li>{}</li>", crate::timeline::esc(n))).collect();
+        chrome.notes.get().then(|| {
+            view! {
+                <aside class="notes" data-testid="notes" aria-label="Speaker notes">
+                    <ul inner_html=items></ul>
+                </aside>
+            }
+        })
+    }
+}
+
+/// The original run (kept at fork time) beside the edited one.
+#[component]
+fn ForkPanel(lab: RwSignal<Lab>) -> impl IntoView {
+    let original = Memo::new(move |_| lab.with(|l| l.fork_of.clone()).unwrap_or_else(|| lab.with(|l| l.trace.clone())));
+    let step = Memo::new(move |_| lab.with(|l| l.step));
+    let line = |t: &crate::core::Trace| {
+        let s = &t.summary;
+        format!(
+            "{} · fencing {} · TTL {} ms → balance {}, {} accepted, {} rejected, {} stale accepted",
+            t.scenario.title,
+            t.scenario.policy.short(),
+            t.scenario.lease_ttl,
+            s.final_balance,
+            s.accepted_writes,
+            s.rejected_writes,
+            s.stale_writes_accepted
+        )
+    };
+    view! {
+        <section class="fork" data-testid="fork" aria-label="Original and fork">
+            <p class="fork-line">
+                <b>"Original: "</b>
+                <span data-testid="fork-original">{move || original.with(line)}</span>
+            </p>
+            <p class="fork-line">
+                <b>"Fork: "</b>
+                <span data-testid="fork-current">{move || lab.with(|l| line(&l.trace))}</span>
+            </p>
+            <StaticTimeline trace=original step/>
+        </section>
     }
 }
 
@@ -219,6 +438,22 @@ fn PauseEditor(lab: RwSignal<Lab>, send: Send) -> impl IntoView {
                 .iter()
                 .enumerate()
                 .filter_map(|(i, a)| a.pauses.first().map(|p| (i, a.name.clone(), *p)))
+                .collect::<Vec<_>>()
+        })
+    });
+    let ttl = Memo::new(move |_| lab.with(|l| l.scenario().lease_ttl));
+    // Delay fields for clients whose packets the scenario delays (or the user already has).
+    let delays = Memo::new(move |_| {
+        lab.with(|l| {
+            let sc = l.scenario();
+            let base = deck::find(&sc.id).map(|e| (e.build)());
+            sc.actors
+                .iter()
+                .enumerate()
+                .filter(|(i, a)| {
+                    a.network_delay > 0 || base.as_ref().and_then(|b| b.actors.get(*i)).is_some_and(|b| b.network_delay > 0)
+                })
+                .map(|(i, a)| (i, a.name.clone(), a.network_delay))
                 .collect::<Vec<_>>()
         })
     });
@@ -241,7 +476,50 @@ fn PauseEditor(lab: RwSignal<Lab>, send: Send) -> impl IntoView {
         }
     };
     view! {
-        <section class="pauses" aria-label="Pauses">
+        <section class="pauses" aria-label="Parameters">
+            <span class="pause-edit">
+                "Lease TTL "
+                <input
+                    type="number"
+                    min="1"
+                    aria-label="Lease TTL (ms)"
+                    prop:value=move || ttl.get().to_string()
+                    on:change:target=move |e| {
+                        match e.target().value().trim().parse::<u64>() {
+                            Ok(v) => send.msg(Msg::SetTtl(v)),
+                            Err(_) => send.msg(Msg::Refuse("The lease TTL needs whole milliseconds.".to_owned())),
+                        }
+                        e.target().set_value(&ttl.get_untracked().to_string());
+                    }
+                />
+                " ms"
+            </span>
+            <For each=move || delays.get() key=|(i, _, _)| *i let:entry>
+                {
+                    let (actor, name, _) = entry;
+                    let now = move || delays.with_untracked(|d| d.iter().find(|(i, _, _)| *i == actor).map_or(0, |(_, _, v)| *v));
+                    view! {
+                        <span class="pause-edit">
+                            <b>{name.clone()}</b>
+                            "'s packets take "
+                            <input
+                                type="number"
+                                min="0"
+                                aria-label=format!("{name} network delay (ms)")
+                                prop:value=move || delays.with(|d| d.iter().find(|(i, _, _)| *i == actor).map_or(0, |(_, _, v)| *v)).to_string()
+                                on:change:target=move |e| {
+                                    match e.target().value().trim().parse::<u64>() {
+                                        Ok(delay) => send.msg(Msg::SetDelay { actor, delay }),
+                                        Err(_) => send.msg(Msg::Refuse("A network delay needs whole milliseconds.".to_owned())),
+                                    }
+                                    e.target().set_value(&now().to_string());
+                                }
+                            />
+                            " ms"
+                        </span>
+                    }
+                }
+            </For>
             <For each=move || pauses.get() key=|(i, _, _)| *i let:entry>
                 {
                     let (actor, name, _) = entry;
@@ -309,5 +587,9 @@ fn ThemeToggle() -> impl IntoView {
         };
         let _ = root.set_attribute("data-theme", if dark_now { "light" } else { "dark" });
     };
-    view! { <button class="ghost" on:click=flip>"Theme"</button> }
+    view! {
+        <button class="ghost" aria-label="Theme" title="Light / dark" on:click=flip>
+            "◐"
+        </button>
+    }
 }

@@ -1,44 +1,10 @@
 // The headline scenario in a real (headless Debian) Chromium against the built dist/.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { serveDist, launch, openApp, screenshot } from './harness.js';
+import { screenshot } from './harness.js';
+import { session, text, stepToEnd } from './session.js';
 
-let server;
-let browser;
-const opened = [];
-
-before(async () => {
-  server = await serveDist();
-  browser = await launch();
-});
-
-after(async () => {
-  for (const { problems } of opened) {
-    assert.deepEqual(problems.foreign, [], 'no request leaves the page origin');
-    assert.deepEqual(problems.errors, [], 'no console or page errors');
-  }
-  await browser?.close();
-  await server?.close();
-});
-
-async function open(hash = '', options = {}) {
-  const app = await openApp(browser, server.origin, hash, options);
-  opened.push(app);
-  return app;
-}
-
-const text = (page, id) => page.getByTestId(id).innerText();
-
-async function stepToEnd(page) {
-  const forward = page.getByRole('button', { name: 'Step forward' });
-  for (let i = 0; i < 40; i++) {
-    const clock = await text(page, 'clock');
-    const [, at, len] = clock.match(/step (\d+) \/ (\d+)/);
-    if (at === len) return Number(len);
-    await forward.click();
-  }
-  throw new Error('never reached the end');
-}
+const open = session();
 
 test('fencing on: A is rejected stale_fence, balance 90, last fence 34', async () => {
   const { page, context } = await open();
@@ -135,7 +101,7 @@ test('keyboard: arrows step, . steps (clicker), f toggles fencing, Space plays',
   await page.keyboard.press('f');
   assert.equal(await page.getByLabel('Fencing').inputValue(), 'off');
   await page.keyboard.press('Home');
-  await page.getByLabel('Speed').selectOption('4');
+  await page.getByLabel('Speed').selectOption('400');
   await page.locator('body').click({ position: { x: 5, y: 700 } });
   await page.keyboard.press(' ');
   await page.getByRole('button', { name: 'Pause' }).waitFor();

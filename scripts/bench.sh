@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# Reruns every performance figure of fencing-lab and prints them, with ratios taken within
+# this one run. Nothing here is a test and nothing asserts a time.
+#   bash scripts/bench.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh > /dev/null
+source scripts/env.sh
+root=$(pwd)
+
+gz() { gzip -9c "$1" | wc -c; }
+# Sums raw and gzip bytes of the wasm, js and css that a page load transfers from a dist/.
+bundle() {
+  local dir=$1 raw=0 gzb=0 f
+  for f in "$dir"/*.wasm "$dir"/*.js "$dir"/*.css; do
+    [ -e "$f" ] || continue
+    raw=$((raw + $(stat -c %s "$f")))
+    gzb=$((gzb + $(gz "$f")))
+    printf '  %-44s raw %8d  gzip %7d\n' "$(basename "$f")" "$(stat -c %s "$f")" "$(gz "$f")" >&2
+  done
+  echo "$raw $gzb"
+}
+
+echo "== bundle: fencing-lab release build" >&2
+trunk build --release --offline > /dev/null 2>&1
+read -r app_raw app_gz < <(bundle dist)
+
+# A plain Leptos counter, built the same way (same lock file, profile, trunk, wasm-opt).
+counter=target/bench-counter
+mkdir -p "$counter/src"
+cp Cargo.lock "$counter/Cargo.lock"
+wb=$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/version = |"/, ""); print; exit }' Cargo.lock)
+cat > "$counter/Cargo.toml" <<TOML
+[package]
+name = "bench-counter"
+version = "0.0.0"
+edition = "2021"
+publish = false
+
+[dependencies]
+leptos = { version = "0.8", features = ["csr"] }
+wasm-bindgen = "=$wb"
+
+[profile.release]
+opt-level = "z"
+lto = true
+codegen-units = 1
+panic = "abort"
+
+[workspace]
+TOML
+cat > "$counter/src/main.rs" <<'RS'
+use leptos::prelude::*;
+
+fn main() {
+    leptos::mount::mount_to_body(|| {
+        let (count, set_count) = signal(0);
+        view! { <button on:click=move |_| set_count.update(|n| *n += 1)>"Count: " {count}</button> }
+    });
+}
+RS
+sed -e 's|<link data-trunk rel="css"[^>]*>||' -e 's|data-bin="fencing-lab"|data-bin="bench-counter"|' index.html > "$counter/index.html"
+echo "== bundle: plain Leptos counter, same build" >&2
+(cd "$counter" && CARGO_TARGET_DIR="$root/target/bench-counter-target" trunk build --release --offline > /dev/null 2>&1)
+read -r counter_raw counter_gz < <(bundle "$counter/dist")
+
+echo "== browser: drag and explorer in headless Chromium" >&2
+browser=$(cd tests/browser && node bench.mjs)
+
+echo "== native: explorer and core scale (release)" >&2
+native=$(cargo bench --locked --bench explore 2>/dev/null | grep -E '^[a-z]' || true)
+scale=$(cargo bench --locked --bench scale 2>/dev/null | grep -E '^[a-z]' || true)
+
+echo
+echo "bundle.app.raw_bytes $app_raw"
+echo "bundle.app.gzip_bytes $app_gz"
+echo "bundle.counter.raw_bytes $counter_raw"
+echo "bundle.counter.gzip_bytes $counter_gz"
+awk -v a="$app_gz" -v c="$counter_gz" 'BEGIN { printf "bundle.gzip_ratio_app_over_counter %.2f\n", a / c }'
+awk -v a="$app_gz" 'BEGIN { printf "bundle.gzip_budget_used %.0f%% of 150 KB\n", 100 * a / 153600 }'
+echo "$browser"
+echo "$native"
+echo "$scale"
+wasm_ms=$(echo "$browser" | awk '$1 == "explore.wasm.median_ms" { print $2 }')
+native_ms=$(echo "$native" | sed -n 's/.*median_ms=\([0-9.]*\).*/\1/p' | head -1)
+if [ -n "$wasm_ms" ] && [ -n "$native_ms" ]; then
+  awk -v w="$wasm_ms" -v n="$native_ms" 'BEGIN { printf "explore.ratio_wasm_over_native %.2f\n", w / n }'
+fi

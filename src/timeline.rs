@@ -1,0 +1,371 @@
+//! The timeline drawing as SVG markup, computed from a trace: lanes, axis, lease bands,
+//! belief bars, conflict windows and one marker per event.
+//!
+//! Pure and native (so it is unit-tested without a browser). The Leptos shell sets it as
+//! the inner HTML of one `<g>`, which keeps the wasm small and a re-render to a single DOM
+//! write; only the draggable pause blocks are live elements.
+
+use std::fmt::Write;
+
+use crate::core::{EventKind, Lane, LeaseEnd, Millis, Trace};
+use crate::lab::Scale;
+
+pub const VIEW_W: i64 = 1000;
+pub const LEFT: i64 = 78;
+pub const PLOT_W: i64 = 900;
+pub const TOP: i64 = 24;
+pub const LANE_H: i64 = 50;
+pub const AXIS_H: i64 = 22;
+
+/// Geometry of one trace's timeline, in SVG user units.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Geometry {
+    pub scale: Scale,
+    pub actors: usize,
+}
+
+impl Geometry {
+    pub fn of(t: &Trace) -> Self {
+        Self {
+            scale: Scale {
+                left: LEFT as f64,
+                width: PLOT_W as f64,
+                horizon: t.scenario.horizon,
+            },
+            actors: t.scenario.actors.len(),
+        }
+    }
+
+    pub fn lanes(&self) -> usize {
+        self.actors + 2
+    }
+
+    pub fn lane_index(&self, lane: Lane) -> usize {
+        match lane {
+            Lane::Actor(i) => i,
+            Lane::Lease => self.actors,
+            Lane::Storage => self.actors + 1,
+        }
+    }
+
+    pub fn lane_mid(&self, i: usize) -> f64 {
+        (TOP + LANE_H * i as i64) as f64 + LANE_H as f64 / 2.0
+    }
+
+    pub fn bottom(&self) -> f64 {
+        (TOP + LANE_H * self.lanes() as i64) as f64
+    }
+
+    pub fn height(&self) -> f64 {
+        self.bottom() + AXIS_H as f64
+    }
+
+    pub fn x(&self, t: Millis) -> f64 {
+        self.scale.x(t)
+    }
+
+    pub fn view_box(&self) -> String {
+        format!("0 0 {VIEW_W} {}", n(self.height()))
+    }
+}
+
+/// A coordinate with one decimal, without pulling float formatting into the wasm.
+pub fn n(v: f64) -> String {
+    let tenths = (v * 10.0).round() as i64;
+    let sign = if tenths < 0 { "-" } else { "" };
+    let t = tenths.unsigned_abs();
+    format!("{sign}{}.{}", t / 10, t % 10)
+}
+
+/// Escapes text for SVG/HTML content and attribute values.
+pub fn esc(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Colour slot per actor (CSS classes `c0`..`c4`).
+pub fn colour(i: usize) -> usize {
+    i % 5
+}
+
+fn tick_step(horizon: Millis) -> Millis {
+    let raw = (horizon / 10).max(1);
+    [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10_000, 60_000]
+        .into_iter()
+        .find(|s| *s >= raw)
+        .unwrap_or(raw)
+}
+
+fn tick_label(ms: Millis, step: Millis) -> String {
+    if step >= 1000 && ms % 1000 == 0 {
+        format!("{} s", ms / 1000)
+    } else {
+        ms.to_string()
+    }
+}
+
+/// Everything but the live pause blocks, for the trace at `step`.
+pub fn render(t: &Trace, step: usize, with_pauses: bool) -> String {
+    let mut out = render_grid(t);
+    out.push_str(&render_story(t, step, with_pauses));
+    out
+}
+
+/// Lanes and the time axis: they change only with the actors and the horizon, so a drag
+/// never rewrites them.
+pub fn render_grid(t: &Trace) -> String {
+    let mut out = String::with_capacity(4 * 1024);
+    grid(&mut out, t, &Geometry::of(t));
+    out
+}
+
+/// What happened: bands, beliefs, conflicts, markers and the cursor.
+pub fn render_story(t: &Trace, step: usize, with_pauses: bool) -> String {
+    let g = Geometry::of(t);
+    let mut out = String::with_capacity(8 * 1024);
+    spans(&mut out, t, &g);
+    if with_pauses {
+        pauses(&mut out, t, &g);
+    }
+    events(&mut out, t, &g, step);
+    let x = g.x(t.snapshot_at(step).at);
+    let _ = write!(
+        out,
+        r#"<g class="cursor"><line x1="{x}" x2="{x}" y1="{}" y2="{}"></line></g>"#,
+        TOP - 4,
+        n(g.bottom()),
+        x = n(x)
+    );
+    out
+}
+
+fn grid(out: &mut String, t: &Trace, g: &Geometry) {
+    let mut names: Vec<(&str, &str)> = t.scenario.actors.iter().map(|a| (a.name.as_str(), "actor")).collect();
+    names.push(("lease", "infra"));
+    names.push(("storage", "infra"));
+    for (i, (name, kind)) in names.into_iter().enumerate() {
+        let y = TOP + LANE_H * i as i64;
+        let _ = write!(
+            out,
+            r#"<rect class="lane lane{}" x="0" y="{y}" width="{VIEW_W}" height="{LANE_H}"></rect><text class="lane-name {kind}" x="12" y="{}">{}</text>"#,
+            i % 2,
+            y + LANE_H / 2 + 6,
+            esc(name)
+        );
+    }
+    let step = tick_step(t.scenario.horizon);
+    for k in 0..=t.scenario.horizon / step {
+        let ms = k * step;
+        let x = n(g.x(ms));
+        let _ = write!(
+            out,
+            r#"<line class="tick" x1="{x}" x2="{x}" y1="{TOP}" y2="{}"></line><text class="tick-label" x="{x}" y="{}">{}</text>"#,
+            n(g.bottom() + 4.0),
+            n(g.bottom() + 20.0),
+            tick_label(ms, step)
+        );
+    }
+}
+
+fn spans(out: &mut String, t: &Trace, g: &Geometry) {
+    let lease_y = g.lane_mid(g.lane_index(Lane::Lease));
+    for span in t.lease_spans() {
+        let (x0, x1) = (g.x(span.from), g.x(span.to));
+        let who = t.scenario.actor_index(&span.owner).unwrap_or(0);
+        let end = match span.end {
+            LeaseEnd::Expired => "expired",
+            LeaseEnd::Released => "released",
+            LeaseEnd::Open => "open",
+        };
+        let _ = write!(
+            out,
+            r#"<rect class="lease-band c{} {end}" x="{}" y="{}" width="{}" height="22" rx="3"></rect><text class="band-label" x="{}" y="{}">{} · token {}</text>"#,
+            colour(who),
+            n(x0),
+            n(lease_y - 11.0),
+            n((x1 - x0).max(1.0)),
+            n(x0 + 8.0),
+            n(lease_y + 5.0),
+            esc(&span.owner),
+            span.fence
+        );
+    }
+    for i in 0..t.scenario.actors.len() {
+        let y = g.lane_mid(i) + 16.0;
+        for (from, to) in t.belief_spans(i) {
+            let (x0, x1) = (g.x(from), g.x(to));
+            let _ = write!(
+                out,
+                r#"<rect class="belief c{}" x="{}" y="{}" width="{}" height="5" rx="2"></rect>"#,
+                colour(i),
+                n(x0),
+                n(y),
+                n((x1 - x0).max(1.0))
+            );
+        }
+    }
+    let h = (LANE_H * t.scenario.actors.len() as i64) as f64;
+    for (from, to) in t.conflict_spans() {
+        let (x0, x1) = (g.x(from), g.x(to));
+        let _ = write!(
+            out,
+            r#"<rect class="conflict" x="{}" y="{TOP}" width="{}" height="{}"></rect><text class="conflict-label" x="{}" y="{}">two clients believe they hold the lock</text>"#,
+            n(x0),
+            n((x1 - x0).max(1.0)),
+            n(h),
+            n(x0 + 4.0),
+            TOP - 7
+        );
+    }
+}
+
+fn pauses(out: &mut String, t: &Trace, g: &Geometry) {
+    for (i, a) in t.scenario.actors.iter().enumerate() {
+        for p in &a.pauses {
+            let (x0, x1) = (g.x(p.start), g.x(p.end()));
+            let y = g.lane_mid(i) - 13.0;
+            let _ = write!(
+                out,
+                r#"<g class="pause"><rect class="pause-body" x="{}" y="{}" width="{}" height="26" rx="4"></rect><text class="pause-label" x="{}" y="{}">pause {} ms</text></g>"#,
+                n(x0),
+                n(y),
+                n((x1 - x0).max(2.0)),
+                n(x0 + 6.0),
+                n(y + 17.5),
+                p.duration
+            );
+        }
+    }
+}
+
+/// Marker kind and verdict, which pick the CSS classes.
+fn classes(kind: &EventKind) -> (&'static str, &'static str) {
+    match kind {
+        EventKind::WriteApplied {
+            result: Ok(_),
+            overtaken: true,
+            ..
+        } => ("write", "overtaken"),
+        EventKind::WriteApplied { result: Ok(_), .. } => ("write", "ok"),
+        EventKind::WriteApplied { result: Err(_), .. } => ("write", "rejected"),
+        EventKind::AcquireRefused { .. } | EventKind::ReleaseNoop | EventKind::ExtendFailed => ("op", "refused"),
+        EventKind::LeaseExpired { .. } => ("expiry", "ok"),
+        EventKind::SideEffect { .. } => ("op", "unprotected"),
+        EventKind::DeletedOthersLease { .. } | EventKind::Failover { .. } | EventKind::LockClockJumped { .. } => {
+            ("op", "danger")
+        }
+        EventKind::BarrierSet { result: Ok(()), .. } => ("write", "barrier"),
+        EventKind::BarrierSet { result: Err(_), .. } => ("write", "rejected"),
+        _ => ("op", "ok"),
+    }
+}
+
+/// One marker per event; events after `step` are dimmed, the current one ringed.
+fn events(out: &mut String, t: &Trace, g: &Geometry, step: usize) {
+    let storage_y = g.lane_mid(g.lane_index(Lane::Storage));
+    for (i, e) in t.events.iter().enumerate() {
+        if matches!(e.kind, EventKind::PauseStarted { .. } | EventKind::PauseEnded) {
+            continue; // the pause block itself shows these
+        }
+        let state = match (i + 1).cmp(&step) {
+            std::cmp::Ordering::Equal => "current",
+            std::cmp::Ordering::Greater => "future",
+            std::cmp::Ordering::Less => "past",
+        };
+        let x = g.x(e.at);
+        let expiry = matches!(e.kind, EventKind::LeaseExpired { .. });
+        // Expiries sit on the band's top edge so the next band's label stays readable.
+        let y = g.lane_mid(g.lane_index(e.lane)) - if expiry { 11.0 } else { 0.0 };
+        let who = e.actor.as_deref().and_then(|a| t.scenario.actor_index(a)).unwrap_or(0);
+        let (shape, verdict) = classes(&e.kind);
+        let _ = write!(
+            out,
+            r#"<g class="ev {state} {shape} {verdict} c{}" data-step="{}" data-result="{}"><title>{}</title>"#,
+            colour(who),
+            i + 1,
+            e.result_code(),
+            esc(&e.narration)
+        );
+        if let EventKind::WriteApplied { sent_at, .. } = &e.kind {
+            let _ = write!(
+                out,
+                r#"<line class="link {verdict}" x1="{}" y1="{}" x2="{}" y2="{}"></line>"#,
+                n(g.x(*sent_at)),
+                n(g.lane_mid(who)),
+                n(x),
+                n(storage_y - 10.0)
+            );
+        }
+        let glyph = match verdict {
+            "rejected" => "✗",
+            "overtaken" | "danger" => "!",
+            "unprotected" => "$",
+            "barrier" => "⊢",
+            _ if shape == "write" => "✓",
+            _ => "",
+        };
+        let label_y = if shape == "write" { y + 27.0 } else { y - 12.0 };
+        let (ring, dot) = if expiry { (9, 5) } else { (13, 8) };
+        let _ = write!(
+            out,
+            r#"<circle class="ring" cx="{x}" cy="{y}" r="{ring}"></circle><circle class="dot" cx="{x}" cy="{y}" r="{dot}"></circle><text class="glyph" x="{x}" y="{}">{glyph}</text><text class="ev-label" x="{x}" y="{}">{}</text></g>"#,
+            n(y + 4.5),
+            n(label_y),
+            esc(&e.label()),
+            x = n(x),
+            y = n(y)
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::{run, FencingPolicy, Scenario};
+
+    #[test]
+    fn numbers_without_float_formatting() {
+        assert_eq!(n(520.0), "520.0");
+        assert_eq!(n(12.345), "12.3");
+        assert_eq!(n(-3.06), "-3.1");
+        assert_eq!(n(0.04), "0.0");
+    }
+
+    #[test]
+    fn text_is_escaped() {
+        assert_eq!(esc(r#"<a href="x">&'"#), "&lt;a href=&quot;x&quot;&gt;&amp;&#39;");
+    }
+
+    #[test]
+    fn headline_marks_the_rejected_write() {
+        let t = run(&Scenario::gc_pause());
+        let svg = render(&t, t.len(), false);
+        assert_eq!(svg.matches(r#"class="ev "#).count(), t.events.len() - 2, "no markers for pause start/end");
+        assert_eq!(svg.matches("write rejected").count(), 1);
+        assert!(svg.contains(r#"data-result="stale_fence""#));
+        assert!(svg.contains("A · token 33") && svg.contains("B · token 34"));
+        assert_eq!(svg.matches(r#"class="conflict""#).count(), 1);
+        let off = run(&Scenario::gc_pause().with_policy(FencingPolicy::Off));
+        assert_eq!(render(&off, off.len(), false).matches("write overtaken").count(), 1);
+    }
+
+    #[test]
+    fn steps_dim_the_future() {
+        let t = run(&Scenario::gc_pause());
+        let svg = render(&t, 0, true);
+        assert_eq!(svg.matches(r#"class="ev current"#).count(), 0);
+        assert!(svg.contains(r#"class="pause""#));
+        let svg = render(&t, 1, false);
+        assert_eq!(svg.matches(r#"class="ev current"#).count(), 1);
+    }
+}

@@ -1,0 +1,134 @@
+// Around the deck: shareable URL, fork, export, presenter mode and notes, the explorer.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { screenshot } from './harness.js';
+import { session, text, position, stepToEnd } from './session.js';
+
+const open = session();
+
+test('the URL hash restores scenario, parameters, policy and step exactly', async () => {
+  const { page, context } = await open('#s=gc-pause&fence=off&ttl=30&pause.A=5,50&step=4');
+  assert.equal(await page.getByLabel('Fencing').inputValue(), 'off');
+  assert.deepEqual((await position(page))[0], 4);
+  assert.equal(await page.getByLabel('A pause start (ms)').inputValue(), '5');
+  // Every change is written back, so the address bar can be copied at any moment.
+  await page.getByRole('button', { name: 'Step forward' }).click();
+  assert.equal(await page.evaluate(() => location.hash), '#s=gc-pause&fence=off&ttl=30&pause.A=5,50&step=5');
+  await stepToEnd(page);
+  const hash = await page.evaluate(() => location.hash);
+  const again = await open(hash);
+  assert.equal(await text(again.page, 'balance'), '80');
+  assert.deepEqual(await position(again.page), await position(page));
+  await again.context.close();
+  await context.close();
+});
+
+test('a malformed or hostile hash gives a clear message and the default scenario', async () => {
+  for (const [hash, why] of [
+    ['#s=nope&step=3', /no scenario called/],
+    ['#s=gc-pause&ttl=0', /not valid/],
+    ['#s=gc-pause&pause.A=90,50', /must end by/],
+    ['#%3Cimg%20src=x%20onerror=alert(1)%3E', /unexpected character/],
+  ]) {
+    const { page, context } = await open(hash);
+    const error = page.getByTestId('error');
+    await error.waitFor();
+    assert.match(await error.innerText(), why, hash);
+    assert.match(await error.innerText(), /Showing the default scenario/);
+    assert.equal(await page.getByLabel('Scenario').inputValue(), 'gc-pause');
+    assert.equal(await text(page, 'balance'), '100');
+    assert.equal(await page.locator('img').count(), 0);
+    await context.close();
+  }
+});
+
+test('fork: change a parameter and compare original and forked runs side by side', async () => {
+  const { page, context } = await open();
+  await stepToEnd(page);
+  await page.getByRole('button', { name: 'Fork' }).click();
+  await page.getByLabel('Fencing').selectOption('off');
+  const fork = page.getByTestId('fork');
+  assert.match(await fork.getByTestId('fork-original').innerText(), /fencing strict .* balance 90/);
+  assert.match(await fork.getByTestId('fork-current').innerText(), /fencing off .* balance 80/);
+  assert.equal(await fork.locator('svg.timeline.original g.ev.write.rejected').count(), 1);
+  assert.equal(await page.locator('svg.timeline.main g.ev.write.overtaken').count(), 1);
+  await screenshot(page, 'fork.png');
+  await page.getByRole('button', { name: 'Close fork' }).click();
+  assert.equal(await page.getByTestId('fork').count(), 0);
+  await context.close();
+});
+
+test('export the timeline as SVG and PNG', async () => {
+  const { page, context } = await open('#s=gc-pause&fence=strict&ttl=30&pause.A=5,50&step=99');
+  const [svgDownload] = await Promise.all([
+    page.waitForEvent('download'),
+    page.getByRole('button', { name: 'SVG', exact: true }).click(),
+  ]);
+  assert.equal(svgDownload.suggestedFilename(), 'fencing-lab-gc-pause.svg');
+  const svg = await readFile(await svgDownload.path(), 'utf8');
+  assert.match(svg, /^<svg[^>]+xmlns="http:\/\/www.w3.org\/2000\/svg"/);
+  assert.match(svg, /stale_fence/);
+  assert.match(svg, /fill: rgb\(/, 'colours are inlined, not CSS variables');
+  const [pngDownload] = await Promise.all([
+    page.waitForEvent('download'),
+    page.getByRole('button', { name: 'PNG', exact: true }).click(),
+  ]);
+  assert.equal(pngDownload.suggestedFilename(), 'fencing-lab-gc-pause.png');
+  const png = await readFile(await pngDownload.path());
+  assert.deepEqual([...png.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+  assert.ok(png.length > 10_000, `png is ${png.length} bytes`);
+  await context.close();
+});
+
+test('presenter mode: large type, speaker notes on demand, clicker keys', async () => {
+  const { page, context } = await open();
+  const before = await page.getByTestId('narration').evaluate((el) => parseFloat(getComputedStyle(el).fontSize));
+  await page.locator('body').click({ position: { x: 5, y: 5 } });
+  await page.keyboard.press('p');
+  const after = await page.getByTestId('narration').evaluate((el) => parseFloat(getComputedStyle(el).fontSize));
+  assert.ok(after > before, `narration grows from ${before}px to ${after}px`);
+  assert.equal(await page.getByTestId('notes').count(), 0);
+  await page.keyboard.press('n');
+  const notes = page.getByTestId('notes');
+  assert.match(await notes.innerText(), /stale_fence/);
+  await page.keyboard.press('PageDown');
+  await page.keyboard.press('.');
+  assert.equal((await position(page))[0], 2);
+  await page.keyboard.press('PageUp');
+  assert.equal((await position(page))[0], 1);
+  await screenshot(page, 'presenter.png');
+  await page.keyboard.press('n');
+  assert.equal(await page.getByTestId('notes').count(), 0);
+  await context.close();
+});
+
+test('explorer: fencing off shows violations, strict none; a counterexample loads', async () => {
+  const { page, context } = await open();
+  await page.getByRole('button', { name: 'Explore' }).click();
+  const status = page.getByTestId('explore-status');
+  await page.waitForFunction(
+    () => {
+      const m = (document.querySelector('[data-testid=explore-status]')?.textContent ?? '').match(/(\d+) \/ (\d+)/);
+      return m && m[1] === m[2];
+    },
+    null,
+    { timeout: 60_000 },
+  );
+  assert.match(await status.innerText(), /^15153 \/ 15153 schedules/);
+  const stale = async (policy) => Number(await page.getByTestId(`explore-${policy}`).getByTestId('stale').innerText());
+  const two = async (policy) => Number(await page.getByTestId(`explore-${policy}`).getByTestId('two').innerText());
+  assert.ok((await stale('off')) > 0, 'fencing off lets stale writes through');
+  assert.equal(await stale('strict'), 0);
+  assert.equal(await stale('same_epoch'), 0);
+  assert.ok((await two('strict')) > 0, 'strict still has two believers');
+  assert.match(await text(page, 'explore-footnote'), /protects the storage, not the belief/);
+  await screenshot(page, 'explorer.png');
+  await page.getByTestId('load-off-0').click();
+  assert.equal(await page.getByLabel('Fencing').inputValue(), 'off');
+  const [at, len] = await position(page);
+  assert.equal(at, len, 'a loaded counterexample opens at its end');
+  assert.equal(await page.locator('svg.timeline.main g.ev.write.overtaken').count(), 1);
+  assert.match(await page.evaluate(() => location.hash), /fence=off/);
+  await context.close();
+});

@@ -1,0 +1,47 @@
+// One server and one browser per test file; every page opened through it is checked at the
+// end for console errors and for requests that leave the page's own origin.
+import { before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { serveDist, launch, openApp } from './harness.js';
+
+export function session() {
+  let server;
+  let browser;
+  const opened = [];
+  before(async () => {
+    server = await serveDist();
+    browser = await launch();
+  });
+  after(async () => {
+    for (const { problems } of opened) {
+      assert.deepEqual(problems.foreign, [], 'no request leaves the page origin');
+      assert.deepEqual(problems.errors, [], 'no console or page errors');
+    }
+    await browser?.close();
+    await server?.close();
+  });
+  return async (hash = '', options = {}) => {
+    const app = await openApp(browser, server.origin, hash, options);
+    opened.push(app);
+    return app;
+  };
+}
+
+export const text = (page, id) => page.getByTestId(id).innerText();
+
+/** The current step and the number of steps, read off the clock line. */
+export async function position(page) {
+  const [, at, len] = (await text(page, 'clock')).match(/step (\d+) \/ (\d+)/);
+  return [Number(at), Number(len)];
+}
+
+/** Clicks Step forward until the last step; returns the number of steps. */
+export async function stepToEnd(page) {
+  const forward = page.getByRole('button', { name: 'Step forward' });
+  for (let i = 0; i < 80; i++) {
+    const [at, len] = await position(page);
+    if (at === len) return len;
+    await forward.click();
+  }
+  throw new Error('never reached the end');
+}

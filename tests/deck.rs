@@ -1,0 +1,919 @@
+//! The scenario deck: every entry runs on the real engine and shows what its notes say,
+//! under each fencing policy.
+
+use std::time::Instant;
+
+use fencing_lab::core::deck::{self, DECK};
+use fencing_lab::core::{
+    renewal_herd, run, EventKind, Fence, FencingPolicy, Lane, LeaseEnd, ReleaseMode, Scenario,
+    Step, Trace, TraceEvent, WriteError,
+};
+
+const OFF: FencingPolicy = FencingPolicy::Off;
+const STRICT: FencingPolicy = FencingPolicy::Strict;
+const SAME: FencingPolicy = FencingPolicy::SameEpoch;
+
+fn build(id: &str) -> Scenario {
+    let entry = deck::find(id).unwrap_or_else(|| panic!("no deck entry {id:?}"));
+    (entry.build)()
+}
+
+fn run_as(id: &str, policy: FencingPolicy) -> Trace {
+    run(&build(id).with_policy(policy))
+}
+
+/// (at, owner, token) of every successful acquire.
+fn acquired(t: &Trace) -> Vec<(u64, String, u64)> {
+    t.events
+        .iter()
+        .filter_map(|e| match e.kind {
+            EventKind::Acquired { fence, .. } => Some((e.at, e.actor.clone().unwrap(), fence.0)),
+            _ => None,
+        })
+        .collect()
+}
+
+/// (at, writer, token, code) of every write that reached storage, in arrival order.
+fn writes(t: &Trace) -> Vec<(u64, String, u64, &'static str)> {
+    t.writes
+        .iter()
+        .map(|w| {
+            (
+                w.at,
+                w.request.writer.clone(),
+                w.request.fence.unwrap().0,
+                w.result.as_ref().err().map_or("ok", WriteError::code),
+            )
+        })
+        .collect()
+}
+
+fn w(at: u64, writer: &str, token: u64, code: &'static str) -> (u64, String, u64, &'static str) {
+    (at, writer.to_owned(), token, code)
+}
+
+fn a(at: u64, owner: &str, token: u64) -> (u64, String, u64) {
+    (at, owner.to_owned(), token)
+}
+
+fn events(t: &Trace, pred: impl Fn(&EventKind) -> bool) -> Vec<&TraceEvent> {
+    t.events.iter().filter(|e| pred(&e.kind)).collect()
+}
+
+fn by<'a>(t: &'a Trace, actor: &str, pred: impl Fn(&EventKind) -> bool) -> Vec<&'a TraceEvent> {
+    t.events
+        .iter()
+        .filter(|e| e.actor.as_deref() == Some(actor) && pred(&e.kind))
+        .collect()
+}
+
+// ---------------------------------------------------------------------------------------
+// The deck itself.
+// ---------------------------------------------------------------------------------------
+
+#[test]
+fn deck_lists_the_nine_scenarios_in_order() {
+    let ids: Vec<_> = DECK.iter().map(|e| e.id).collect();
+    assert_eq!(
+        ids,
+        [
+            "gc-pause",
+            "toctou",
+            "same-token-retry",
+            "unsafe-release",
+            "delayed-packet",
+            "redis-failover",
+            "renewal",
+            "handoff-barrier",
+            "clock-jump",
+        ]
+    );
+}
+
+#[test]
+fn every_entry_is_well_formed_valid_and_deterministic() {
+    for (i, e) in DECK.iter().enumerate() {
+        assert!(
+            !e.id.is_empty()
+                && e.id
+                    .chars()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-'),
+            "{:?} is not a URL-safe slug",
+            e.id
+        );
+        assert!(
+            DECK[..i].iter().all(|o| o.id != e.id),
+            "duplicate id {}",
+            e.id
+        );
+        assert!(!e.title.trim().is_empty(), "{}", e.id);
+        assert!(e.question.trim().ends_with('?'), "{}: {}", e.id, e.question);
+        assert!((3..=5).contains(&e.notes.len()), "{}: {:?}", e.id, e.notes);
+        assert!(e.notes.iter().all(|n| !n.trim().is_empty()), "{}", e.id);
+        assert!(std::ptr::eq(deck::find(e.id).unwrap(), e));
+
+        let sc = (e.build)();
+        assert_eq!(sc.id, e.id, "the scenario knows its deck entry");
+        assert_eq!(sc.validate(), Ok(()), "{}", e.id);
+        assert_eq!((e.build)(), sc, "{}: the builder is pure", e.id);
+        for p in FencingPolicy::ALL {
+            let sc = sc.clone().with_policy(p);
+            assert_eq!(sc.validate(), Ok(()));
+            let t = run(&sc);
+            assert_eq!(t, run(&sc), "{} under {p:?} is deterministic", e.id);
+            assert!(!t.is_empty());
+            assert_eq!(t.scenario.id, e.id);
+            // Through JSON and back: same scenario, same trace.
+            let back: Scenario =
+                serde_json::from_str(&serde_json::to_string(&sc).unwrap()).unwrap();
+            assert_eq!(back, sc);
+            assert_eq!(run(&back), t);
+            for (step, ev) in t.events.iter().enumerate() {
+                assert!(!ev.narration.is_empty() && !ev.label().is_empty());
+                assert!(!t.talking_point(step + 1).is_empty());
+            }
+            if e.id != "gc-pause" {
+                assert_eq!(
+                    t.talking_point(0),
+                    e.question,
+                    "step 0 asks the entry's question"
+                );
+            }
+        }
+    }
+    assert!(deck::find("nope").is_none());
+    assert!(deck::find("").is_none());
+}
+
+#[test]
+fn without_a_failover_at_most_one_lease_is_ever_live() {
+    for e in DECK {
+        for p in FencingPolicy::ALL {
+            let t = run(&(e.build)().with_policy(p));
+            if t.scenario.failover_at.is_none() {
+                assert!(t.summary.max_live_leases <= 1, "{} {p:?}", e.id);
+                assert!(!t.summary.two_holders());
+                assert!(t.events.iter().all(|e| e.snapshot.lost_leases.is_empty()));
+                let spans = t.lease_spans();
+                for pair in spans.windows(2) {
+                    assert!(pair[0].to <= pair[1].from, "{}: {spans:?}", e.id);
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn narration_counts_in_seconds_only_for_long_scenarios() {
+    let t = run_as("handoff-barrier", SAME);
+    assert!(t.events.iter().all(|e| e.narration.starts_with("t=")));
+    assert!(t
+        .events
+        .iter()
+        .any(|e| e.narration.starts_with("t=16.0 s — ")));
+    assert!(t
+        .events
+        .iter()
+        .any(|e| e.narration.contains("15.0 s stop-the-world pause")));
+    assert_eq!(t.time_label(15_000), "15.0 s");
+    let t = run_as("gc-pause", STRICT);
+    assert!(t
+        .events
+        .iter()
+        .all(|e| e.narration.starts_with(&format!("t={} ms — ", e.at))));
+    assert_eq!(t.time_label(55), "55 ms");
+}
+
+#[test]
+fn old_json_without_the_new_fields_still_parses() {
+    let json = r#"{
+        "title": "t", "resource": "r", "initial_balance": 5, "first_fence": 1,
+        "lease_ttl": 10, "policy": "strict", "horizon": 50,
+        "actors": [{"name": "A", "start_at": 0, "script": [{"acquire": {"retry_every": 1}}, "release"]}]
+    }"#;
+    let sc: Scenario = serde_json::from_str(json).unwrap();
+    assert_eq!(sc.id, "");
+    assert_eq!(sc.release, ReleaseMode::CompareAndDelete);
+    assert_eq!(sc.failover_at, None);
+    assert!(sc.lock_clock_jumps.is_empty());
+    assert_eq!(sc.seed, 0);
+    assert_eq!(sc.validate(), Ok(()));
+    // New steps and fields have stable JSON names.
+    let sc = build("handoff-barrier");
+    let json = serde_json::to_string(&build("unsafe-release")).unwrap();
+    assert!(json.contains("\"release\":\"get_then_del\""), "{json}");
+    let json = serde_json::to_string(&sc).unwrap();
+    assert!(
+        json.contains("\"barrier\"") && json.contains("\"side_effect\""),
+        "{json}"
+    );
+    // A trace serialised before `lost_leases` / `max_live_leases` existed still loads.
+    let trace = run(&Scenario::gc_pause());
+    let mut v: serde_json::Value = serde_json::to_value(&trace).unwrap();
+    v["summary"]
+        .as_object_mut()
+        .unwrap()
+        .remove("max_live_leases");
+    v["initial"].as_object_mut().unwrap().remove("lost_leases");
+    let back: Trace = serde_json::from_value(v).unwrap();
+    assert_eq!(back.summary.max_live_leases, 0);
+}
+
+// ---------------------------------------------------------------------------------------
+// 1. gc-pause: the headline, unchanged.
+// ---------------------------------------------------------------------------------------
+
+#[test]
+fn gc_pause_is_the_headline() {
+    let off = run_as("gc-pause", OFF);
+    assert_eq!(acquired(&off), [a(0, "A", 33), a(30, "B", 34)]);
+    assert_eq!(writes(&off), [w(35, "B", 34, "ok"), w(55, "A", 33, "ok")]);
+    assert_eq!(off.summary.final_balance, 80);
+    let strict = run_as("gc-pause", STRICT);
+    assert_eq!(
+        writes(&strict),
+        [w(35, "B", 34, "ok"), w(55, "A", 33, "stale_fence")]
+    );
+    assert_eq!(strict.summary.final_balance, 90);
+    assert_eq!(build("gc-pause"), Scenario::gc_pause());
+}
+
+// ---------------------------------------------------------------------------------------
+// 2. toctou
+// ---------------------------------------------------------------------------------------
+
+#[test]
+fn toctou_check_passes_then_the_pause_lands() {
+    for (policy, a_code, balance) in [
+        (OFF, "ok", 80),
+        (STRICT, "stale_fence", 90),
+        (SAME, "stale_fence", 90),
+    ] {
+        let t = run_as("toctou", policy);
+        let checks = by(&t, "A", |k| matches!(k, EventKind::Checked { .. }));
+        assert_eq!(checks.len(), 1);
+        assert_eq!(
+            (checks[0].at, &checks[0].kind),
+            (4, &EventKind::Checked { held: true })
+        );
+        let pause = by(&t, "A", |k| matches!(k, EventKind::PauseStarted { .. }))[0];
+        assert!(pause.at > checks[0].at, "the pause lands after the check");
+        assert_eq!(acquired(&t), [a(0, "A", 33), a(30, "B", 34)]);
+        assert_eq!(writes(&t), [w(35, "B", 34, "ok"), w(55, "A", 33, a_code)]);
+        assert_eq!(t.summary.final_balance, balance, "{policy:?}");
+        assert_eq!(t.summary.max_believers, 2);
+        assert!(by(&t, "A", |k| *k == EventKind::GaveUp).is_empty());
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// 3. same-token-retry
+// ---------------------------------------------------------------------------------------
+
+#[test]
+fn same_token_retry_dedupes_the_intent_but_the_key_is_not_a_fence() {
+    let cases = [
+        (OFF, "duplicate_intent", "ok", 70),
+        (STRICT, "stale_fence", "stale_fence", 80),
+        (SAME, "duplicate_intent", "stale_fence", 80),
+    ];
+    for (policy, retry_code, late_code, balance) in cases {
+        let t = run_as("same-token-retry", policy);
+        assert_eq!(
+            writes(&t),
+            [
+                w(0, "A", 33, "ok"),
+                w(5, "A", 33, retry_code),
+                w(35, "B", 34, "ok"),
+                w(60, "A", 33, late_code),
+            ],
+            "{policy:?}"
+        );
+        // The retry is the same request: same token, same key.
+        let retry = by(&t, "A", |k| matches!(k, EventKind::Retried { .. }));
+        assert_eq!(retry.len(), 1);
+        assert_eq!(
+            retry[0].kind,
+            EventKind::Retried {
+                fence: Some(Fence(33)),
+                amount: 10
+            }
+        );
+        assert_eq!(t.writes[0].request, t.writes[1].request);
+        assert_eq!(
+            t.writes[1].request.idempotency_key.as_deref(),
+            Some("pay-1")
+        );
+        // pay-1 is debited exactly once under every policy.
+        let pay1 = t
+            .writes
+            .iter()
+            .filter(|w| w.accepted() && w.request.idempotency_key.as_deref() == Some("pay-1"))
+            .count();
+        assert_eq!(pay1, 1, "{policy:?}");
+        assert_eq!(t.summary.final_balance, balance, "{policy:?}");
+    }
+    // Strict refuses the equal token itself, before looking at the key.
+    let t = run_as("same-token-retry", STRICT);
+    assert_eq!(
+        t.writes[1].result,
+        Err(WriteError::StaleFence {
+            token: Fence(33),
+            last: Fence(33)
+        })
+    );
+    // Same-epoch admits the equal token; the key is what stops it.
+    let t = run_as("same-token-retry", SAME);
+    assert_eq!(
+        t.writes[1].result,
+        Err(WriteError::DuplicateIntent {
+            key: "pay-1".to_owned()
+        })
+    );
+    // Off: the fresh key pay-3 sails through after token 34 wrote — a lost update.
+    let t = run_as("same-token-retry", OFF);
+    assert_eq!(t.summary.stale_writes_accepted, 1);
+    assert_eq!(
+        t.writes[3].request.idempotency_key.as_deref(),
+        Some("pay-3")
+    );
+}
+
+// ---------------------------------------------------------------------------------------
+// 4. unsafe-release
+// ---------------------------------------------------------------------------------------
+
+#[test]
+fn get_then_del_deletes_the_successors_lease() {
+    for (policy, b_code, balance) in [
+        (OFF, "ok", 70),
+        (STRICT, "stale_fence", 80),
+        (SAME, "stale_fence", 80),
+    ] {
+        let t = run_as("unsafe-release", policy);
+        assert_eq!(t.scenario.release, ReleaseMode::GetThenDel);
+        // A's GET sees its own value while its lease is live; the DEL comes after the pause.
+        let get = by(&t, "A", |k| matches!(k, EventKind::LockValueRead { .. }))[0];
+        assert_eq!(get.at, 5);
+        assert_eq!(
+            get.kind,
+            EventKind::LockValueRead {
+                owner: Some("A".to_owned()),
+                fence: Some(Fence(33))
+            }
+        );
+        let del = by(&t, "A", |k| {
+            matches!(k, EventKind::DeletedOthersLease { .. })
+        });
+        assert_eq!(del.len(), 1);
+        assert_eq!(del[0].at, 56);
+        assert_eq!(
+            del[0].kind,
+            EventKind::DeletedOthersLease {
+                owner: "B".to_owned(),
+                fence: Fence(34)
+            }
+        );
+        assert_eq!(del[0].result_code(), "deleted_other_lease");
+        assert!(del[0].snapshot.holder.is_none(), "the lock is free");
+        assert_eq!(
+            acquired(&t),
+            [a(0, "A", 33), a(30, "B", 34), a(56, "C", 35)]
+        );
+        // B (still working inside its 30..60 lease) and C both believe they hold it.
+        let c_acq = by(&t, "C", |k| matches!(k, EventKind::Acquired { .. }))[0];
+        assert_eq!(c_acq.snapshot.believers, ["B", "C"]);
+        assert!(c_acq.at < 60, "B's own lease had not run out");
+        assert_eq!(
+            writes(&t),
+            [
+                w(5, "A", 33, "ok"),
+                w(57, "C", 35, "ok"),
+                w(58, "B", 34, b_code)
+            ],
+            "{policy:?}"
+        );
+        assert_eq!(t.summary.final_balance, balance);
+        assert_eq!(t.summary.max_live_leases, 1, "deleted leases are not live");
+        let b_span = t
+            .lease_spans()
+            .into_iter()
+            .find(|s| s.owner == "B")
+            .unwrap();
+        assert_eq!((b_span.to, b_span.end), (56, LeaseEnd::Released));
+    }
+}
+
+#[test]
+fn compare_and_delete_keeps_the_successors_lease() {
+    for policy in FencingPolicy::ALL {
+        let mut sc = build("unsafe-release").with_policy(policy);
+        sc.release = ReleaseMode::CompareAndDelete;
+        sc.validate().unwrap();
+        let t = run(&sc);
+        assert!(events(&t, |k| matches!(k, EventKind::DeletedOthersLease { .. })).is_empty());
+        assert!(events(&t, |k| matches!(k, EventKind::LockValueRead { .. })).is_empty());
+        // A's release is one atomic step at t=5 while its lease is live; A is finished
+        // before its pause would begin, so the pause harms nothing.
+        let rel = by(&t, "A", |k| matches!(k, EventKind::Released { .. }))[0];
+        assert_eq!((rel.at, rel.fence()), (5, Some(Fence(33))));
+        assert!(by(&t, "A", |k| matches!(k, EventKind::PauseStarted { .. })).is_empty());
+        assert_eq!(t.scenario.actors[0].pauses[0].start, 6);
+        // C has to wait while B holds the lease, and only gets it after B released.
+        let refused = by(&t, "C", |k| matches!(k, EventKind::AcquireRefused { .. }));
+        assert!(!refused.is_empty());
+        assert!(refused.iter().all(|e| matches!(
+            &e.kind,
+            EventKind::AcquireRefused { holder, .. } if holder == "B"
+        )));
+        let b_rel = by(&t, "B", |k| matches!(k, EventKind::Released { .. }))[0];
+        let (c_at, _, c_token) = acquired(&t).pop().unwrap();
+        assert!(c_at > b_rel.at);
+        assert_eq!(c_token, 35);
+        assert_eq!(t.summary.max_believers, 1, "{policy:?}");
+        assert!(t.writes.iter().all(|w| w.accepted()));
+        assert_eq!(t.summary.final_balance, 70);
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// 5. delayed-packet
+// ---------------------------------------------------------------------------------------
+
+#[test]
+fn delayed_packet_lands_after_the_successor_without_any_pause() {
+    for (policy, a_code, balance) in [
+        (OFF, "ok", 80),
+        (STRICT, "stale_fence", 90),
+        (SAME, "stale_fence", 90),
+    ] {
+        let t = run_as("delayed-packet", policy);
+        assert!(events(&t, |k| matches!(k, EventKind::PauseStarted { .. })).is_empty());
+        let sent = by(&t, "A", |k| matches!(k, EventKind::WriteSent { .. }))[0];
+        assert_eq!(sent.at, 5);
+        assert_eq!(
+            sent.snapshot
+                .holder
+                .as_ref()
+                .map(|l| (l.owner.as_str(), l.fence)),
+            Some(("A", Fence(33))),
+            "sent while A's lease is live"
+        );
+        assert_eq!(
+            by(&t, "A", |k| matches!(k, EventKind::Released { .. }))[0].at,
+            5
+        );
+        assert_eq!(acquired(&t), [a(0, "A", 33), a(20, "B", 34)]);
+        assert_eq!(writes(&t), [w(25, "B", 34, "ok"), w(45, "A", 33, a_code)]);
+        let applied = by(&t, "A", |k| matches!(k, EventKind::WriteApplied { .. }))[0];
+        assert!(matches!(
+            applied.kind,
+            EventKind::WriteApplied { sent_at: 5, .. }
+        ));
+        assert_eq!(t.summary.final_balance, balance);
+        assert_eq!(t.summary.max_believers, 1, "nobody ever believed at once");
+        assert_eq!(t.summary.stale_writes_accepted, usize::from(policy == OFF));
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// 6. redis-failover
+// ---------------------------------------------------------------------------------------
+
+#[test]
+fn failover_makes_two_holders_and_tokens_keep_increasing() {
+    for (policy, a_code, balance) in [
+        (OFF, "ok", 80),
+        (STRICT, "stale_fence", 90),
+        (SAME, "stale_fence", 90),
+    ] {
+        let t = run_as("redis-failover", policy);
+        let fo = events(&t, |k| matches!(k, EventKind::Failover { .. }));
+        assert_eq!(fo.len(), 1);
+        assert_eq!(
+            (fo[0].at, fo[0].lane, fo[0].result_code()),
+            (5, Lane::Lease, "failover")
+        );
+        match &fo[0].kind {
+            EventKind::Failover { lost } => {
+                assert_eq!(lost.len(), 1);
+                assert_eq!((lost[0].owner.as_str(), lost[0].fence), ("A", Fence(33)));
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(fo[0].snapshot.holder.is_none());
+        assert_eq!(acquired(&t), [a(0, "A", 33), a(8, "B", 34)]);
+        // Two holders per the lock service itself: the new primary's B and the lost A.
+        let b_acq = by(&t, "B", |k| matches!(k, EventKind::Acquired { .. }))[0];
+        assert_eq!(b_acq.snapshot.holder.as_ref().unwrap().owner, "B");
+        assert_eq!(b_acq.snapshot.lost_leases.len(), 1);
+        assert_eq!(b_acq.snapshot.lost_leases[0].fence, Fence(33));
+        assert_eq!(t.summary.max_live_leases, 2);
+        assert!(t.summary.two_holders());
+        assert_eq!(writes(&t), [w(10, "B", 34, "ok"), w(12, "A", 33, a_code)]);
+        assert_eq!(t.summary.final_balance, balance, "{policy:?}");
+        // The lost lease runs out at its own TTL.
+        let exp = events(&t, |k| {
+            matches!(
+                k,
+                EventKind::LeaseExpired {
+                    fence: Fence(33),
+                    ..
+                }
+            )
+        });
+        assert_eq!(exp.len(), 1);
+        assert_eq!(exp[0].at, 30);
+        assert!(exp[0].snapshot.lost_leases.is_empty());
+    }
+    // Without the failover, B waits for A as it should.
+    let mut sc = build("redis-failover");
+    sc.failover_at = None;
+    let t = run(&sc);
+    assert_eq!(t.summary.max_live_leases, 1);
+    assert_eq!(acquired(&t)[1].1, "B");
+    assert!(acquired(&t)[1].0 >= 17, "B only gets it after A is done");
+    assert_eq!(t.summary.final_balance, 80, "both legitimate debits land");
+}
+
+// ---------------------------------------------------------------------------------------
+// 7. renewal
+// ---------------------------------------------------------------------------------------
+
+#[test]
+fn renewal_fails_after_the_pause_and_the_job_self_cancels() {
+    for policy in FencingPolicy::ALL {
+        let t = run_as("renewal", policy);
+        let renewals = by(&t, "A", |k| matches!(k, EventKind::Extended { .. }));
+        assert!(renewals.len() >= 2, "{renewals:#?}");
+        // A third of the 30 ms TTL, ±25%: every 8..=12 ms from the acquire.
+        let mut last = 0;
+        for r in &renewals {
+            assert!(
+                (8..=12).contains(&(r.at - last)),
+                "renewed at {} after {last}",
+                r.at
+            );
+            assert!(
+                matches!(r.kind, EventKind::Extended { fence: Fence(33), expires_at } if expires_at == r.at + 30)
+            );
+            last = r.at;
+        }
+        let failed = by(&t, "A", |k| *k == EventKind::ExtendFailed);
+        assert_eq!(failed.len(), 1);
+        assert_eq!(failed[0].at, 85, "the overdue renewal runs when A wakes");
+        assert_eq!(failed[0].result_code(), "not_holder");
+        assert!(!failed[0].snapshot.believers.contains(&"A".to_owned()));
+        assert!(
+            by(&t, "A", |k| matches!(
+                k,
+                EventKind::WriteApplied { .. } | EventKind::WriteSent { .. }
+            ))
+            .is_empty(),
+            "a self-cancelled job does not write"
+        );
+        let (b_at, b, b_token) = acquired(&t).pop().unwrap();
+        assert_eq!((b.as_str(), b_token), ("B", 34));
+        assert!(
+            b_at > last + 29,
+            "B only gets in after A's last renewal ran out"
+        );
+        assert_eq!(writes(&t), [w(b_at + 5, "B", 34, "ok")]);
+        assert_eq!(t.summary.final_balance, 90, "{policy:?}");
+    }
+}
+
+#[test]
+fn renewal_is_seeded_and_keeps_a_job_alive_without_a_pause() {
+    let base = build("renewal");
+    let times = |sc: &Scenario| -> Vec<u64> {
+        run(sc)
+            .events
+            .iter()
+            .filter(|e| matches!(e.kind, EventKind::Extended { .. }))
+            .map(|e| e.at)
+            .collect()
+    };
+    assert_eq!(times(&base), times(&base.clone()));
+    let seeds: Vec<_> = (0..8)
+        .map(|seed| {
+            times(&Scenario {
+                seed,
+                ..base.clone()
+            })
+        })
+        .collect();
+    assert!(
+        seeds.windows(2).any(|p| p[0] != p[1]),
+        "jitter depends on the seed"
+    );
+
+    let mut calm = base;
+    calm.actors[0].pauses.clear();
+    let t = run(&calm);
+    assert!(events(&t, |k| *k == EventKind::ExtendFailed).is_empty());
+    assert!(by(&t, "A", |k| matches!(k, EventKind::Extended { .. })).len() >= 5);
+    assert!(t.writes.iter().all(|w| w.accepted()));
+    assert_eq!(t.writes[0].request.writer, "A");
+    assert_eq!(
+        t.writes[0].at, 60,
+        "A worked through twice its TTL and then wrote"
+    );
+    assert_eq!(t.summary.max_believers, 1);
+    assert_eq!(t.summary.final_balance, 80);
+}
+
+// ---------------------------------------------------------------------------------------
+// 8. handoff-barrier
+// ---------------------------------------------------------------------------------------
+
+#[test]
+fn handoff_barrier_rejects_the_late_publish_but_not_the_side_effect() {
+    let cases = [
+        (OFF, "ok", "ok", -100),
+        (STRICT, "stale_fence", "stale_fence", 100),
+        (SAME, "stale_fence", "ok", 0),
+    ];
+    for (policy, a_code, b_code, balance) in cases {
+        let t = run_as("handoff-barrier", policy);
+        assert_eq!(t.scenario.lease_ttl, 10_000);
+        assert_eq!(acquired(&t), [a(0, "A", 41), a(10_000, "B", 42)]);
+        let pause = by(&t, "A", |k| matches!(k, EventKind::PauseStarted { .. }))[0];
+        assert_eq!(pause.kind, EventKind::PauseStarted { until: 16_000 });
+        assert_eq!(pause.at, 1_000);
+        // The barrier comes before anything else B does, and changes no balance.
+        let barrier = by(&t, "B", |k| matches!(k, EventKind::BarrierSet { .. }));
+        assert_eq!(barrier.len(), 1);
+        let barrier = barrier[0];
+        assert_eq!((barrier.at, barrier.lane), (10_000, Lane::Storage));
+        assert_eq!(
+            barrier.kind,
+            EventKind::BarrierSet {
+                fence: Fence(42),
+                result: Ok(())
+            }
+        );
+        assert_eq!(barrier.snapshot.balance, 100);
+        let expected_mark = policy.checks_fence().then_some(Fence(42));
+        assert_eq!(barrier.snapshot.last_fence, expected_mark);
+        assert!(t.writes.iter().all(|w| w.at > barrier.at));
+        // A's late publish arrives *before* B's, and is refused only because of the barrier.
+        assert_eq!(
+            writes(&t),
+            [w(16_000, "A", 41, a_code), w(18_000, "B", 42, b_code)],
+            "{policy:?}"
+        );
+        assert_eq!(t.summary.final_balance, balance, "{policy:?}");
+        // The card is charged by both workers under every policy: fencing cannot stop it.
+        let effects = events(&t, |k| matches!(k, EventKind::SideEffect { .. }));
+        assert_eq!(effects.len(), 2);
+        let a_effect = effects
+            .iter()
+            .find(|e| e.actor.as_deref() == Some("A"))
+            .unwrap();
+        assert_eq!(a_effect.at, 16_000);
+        assert!(matches!(
+            a_effect.kind,
+            EventKind::SideEffect {
+                lease_live: false,
+                ..
+            }
+        ));
+        assert_eq!(a_effect.result_code(), "unfenced");
+        assert!(
+            a_effect.narration.contains("does not protect"),
+            "{}",
+            a_effect.narration
+        );
+        assert!(effects.iter().any(|e| e.actor.as_deref() == Some("B")
+            && matches!(
+                e.kind,
+                EventKind::SideEffect {
+                    lease_live: true,
+                    ..
+                }
+            )));
+        assert_eq!(t.summary.unprotected_side_effects, 1);
+    }
+}
+
+#[test]
+fn without_the_barrier_the_late_publish_lands_first() {
+    let mut sc = build("handoff-barrier").with_policy(STRICT);
+    sc.actors[1].script.retain(|s| *s != Step::Barrier);
+    let t = run(&sc);
+    assert_eq!(
+        writes(&t),
+        [w(16_000, "A", 41, "ok"), w(18_000, "B", 42, "ok")],
+        "order-based fencing cannot tell: 41 arrived before anything newer"
+    );
+    assert_eq!(t.summary.final_balance, -100);
+    // Off with the barrier: storage ignored it, but it still counts as generation 42's write,
+    // so A's 41 after it is a stale write.
+    let off = run_as("handoff-barrier", OFF);
+    assert_eq!(off.summary.stale_writes_accepted, 1);
+    assert!(!off.summary.storage_safe());
+}
+
+// ---------------------------------------------------------------------------------------
+// 9. clock-jump
+// ---------------------------------------------------------------------------------------
+
+#[test]
+fn clock_jump_expires_the_lease_early_and_fencing_still_holds() {
+    for (policy, a_code, balance) in [
+        (OFF, "ok", 80),
+        (STRICT, "stale_fence", 90),
+        (SAME, "stale_fence", 90),
+    ] {
+        let t = run_as("clock-jump", policy);
+        let jump = events(&t, |k| matches!(k, EventKind::LockClockJumped { .. }));
+        assert_eq!(jump.len(), 1);
+        assert_eq!(
+            (jump[0].at, &jump[0].kind),
+            (10, &EventKind::LockClockJumped { by: 25 })
+        );
+        assert_eq!(jump[0].result_code(), "clock_jump");
+        let exp = events(&t, |k| matches!(k, EventKind::LeaseExpired { .. }));
+        assert_eq!(exp.len(), 1);
+        assert_eq!(
+            (exp[0].at, exp[0].fence()),
+            (10, Some(Fence(33))),
+            "20 ms before the t=30 A was promised"
+        );
+        assert!(events(&t, |k| matches!(k, EventKind::PauseStarted { .. })).is_empty());
+        assert_eq!(acquired(&t), [a(0, "A", 33), a(15, "B", 34)]);
+        let b_acq = by(&t, "B", |k| matches!(k, EventKind::Acquired { .. }))[0];
+        assert_eq!(b_acq.snapshot.believers, ["A", "B"]);
+        assert_eq!(writes(&t), [w(17, "B", 34, "ok"), w(20, "A", 33, a_code)]);
+        assert_eq!(t.summary.final_balance, balance, "{policy:?}");
+        assert_eq!(t.summary.max_live_leases, 1, "the server only ever had one");
+        let span = &t.lease_spans()[0];
+        assert_eq!(
+            (span.fence, span.to, span.end),
+            (Fence(33), 10, LeaseEnd::Expired)
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// The renewal herd.
+// ---------------------------------------------------------------------------------------
+
+#[test]
+fn jitter_flattens_the_renewal_herd() {
+    let fixed = renewal_herd(1_000, 30_000, false, 7, 120_000);
+    let jittered = renewal_herd(1_000, 30_000, true, 7, 120_000);
+    for r in [&fixed, &jittered] {
+        assert_eq!(r.failed_renewals, 0, "nobody pauses, nobody loses a lease");
+        assert_eq!(
+            r.per_bucket.iter().map(|&n| u64::from(n)).sum::<u64>(),
+            r.renewals
+        );
+        assert!(r.per_bucket.len() as u64 * r.bucket_ms > r.horizon);
+    }
+    // Fixed schedule: all 1,000 renew in the same millisecond, every 10 s.
+    assert_eq!(fixed.peak_per_ms, 1_000);
+    assert_eq!(fixed.peak_at, 10_000);
+    assert_eq!(fixed.renewals, 1_000 * 12);
+    // Jittered: same order of total work, spread out.
+    assert!(
+        jittered.peak_per_ms < fixed.peak_per_ms / 10,
+        "{}",
+        jittered.peak_per_ms
+    );
+    assert!(jittered.peak_per_bucket() < fixed.peak_per_bucket());
+    assert!(jittered.renewals.abs_diff(fixed.renewals) < fixed.renewals / 10);
+    // Deterministic per seed.
+    assert_eq!(renewal_herd(1_000, 30_000, true, 7, 120_000), jittered);
+    assert_ne!(renewal_herd(1_000, 30_000, true, 8, 120_000), jittered);
+}
+
+#[test]
+fn herd_inputs_are_clamped() {
+    use fencing_lab::core::lease::{MAX_HERD, MAX_HERD_RENEWALS};
+    let r = renewal_herd(usize::MAX, 0, true, 1, u64::MAX);
+    assert_eq!(r.holders, MAX_HERD);
+    assert_eq!(r.ttl, 3);
+    assert!(r.renewals <= MAX_HERD_RENEWALS, "{}", r.renewals);
+    assert!(r.horizon >= 1);
+    let r = renewal_herd(10, 30_000, false, 1, u64::MAX);
+    assert_eq!(r.horizon, fencing_lab::core::scenario::MAX_TIME);
+    let empty = renewal_herd(0, 30, false, 0, 100);
+    assert_eq!((empty.renewals, empty.peak_per_ms), (0, 0));
+}
+
+/// Timings for the report: `cargo test --release --test deck -- --ignored --nocapture`.
+#[test]
+#[ignore]
+fn herd_timings() {
+    for holders in [100, 1_000, 10_000] {
+        for jitter in [false, true] {
+            let started = Instant::now();
+            let r = renewal_herd(holders, 30_000, jitter, 7, 120_000);
+            let took = started.elapsed();
+            println!(
+                "{holders:>6} holders jitter={jitter:<5} renewals={:>7} peak/ms={:>6} in {:?}",
+                r.renewals, r.peak_per_ms, took
+            );
+            if !cfg!(debug_assertions) && holders == 10_000 {
+                assert!(took.as_millis() < 100, "{took:?}");
+            }
+        }
+    }
+}
+
+/// Regression (found by the property tests): a failover at the very instant a lease expires
+/// used to drop the lease from the server before its expiry ran, so it never expired and its
+/// band stayed open. An expiry now comes before a failover at the same instant.
+#[test]
+fn failover_at_the_instant_a_lease_expires() {
+    let mut sc = Scenario::gc_pause();
+    sc.actors.truncate(1);
+    sc.actors[0].pauses.clear();
+    sc.actors[0].script = vec![Step::Acquire { retry_every: 10 }];
+    sc.failover_at = Some(30);
+    let t = run(&sc);
+    let kinds: Vec<_> = t.events.iter().map(|e| (e.at, e.result_code())).collect();
+    assert_eq!(kinds, [(0, "ok"), (30, "ok"), (30, "failover")]);
+    assert!(matches!(t.events[1].kind, EventKind::LeaseExpired { .. }));
+    assert_eq!(t.events[2].kind, EventKind::Failover { lost: vec![] });
+    assert_eq!(t.lease_spans()[0].end, LeaseEnd::Expired);
+    assert_eq!(t.summary.max_live_leases, 1);
+}
+
+#[test]
+fn validation_bounds_the_new_fields() {
+    use fencing_lab::core::scenario::{MAX_LABEL, MAX_STEPS, MAX_TIME};
+    use fencing_lab::core::{ClockJump, ScenarioError};
+    let out_of_range = |sc: &Scenario, what: &str| matches!(sc.validate(), Err(ScenarioError::OutOfRange { what: w, .. }) if w == what);
+
+    let mut sc = build("redis-failover");
+    sc.failover_at = Some(MAX_TIME + 1);
+    assert!(out_of_range(&sc, "failover_at"));
+    sc.failover_at = Some(MAX_TIME);
+    assert_eq!(sc.validate(), Ok(()));
+
+    let mut sc = build("clock-jump");
+    sc.lock_clock_jumps[0].by = 0;
+    assert!(out_of_range(&sc, "clock jump by"));
+    sc.lock_clock_jumps[0] = ClockJump {
+        at: MAX_TIME + 1,
+        by: 1,
+    };
+    assert!(out_of_range(&sc, "clock jump at"));
+    sc.lock_clock_jumps = vec![ClockJump { at: 1, by: 1 }; MAX_STEPS + 1];
+    assert!(out_of_range(&sc, "lock_clock_jumps"));
+
+    for bad in [
+        "GC-pause",
+        "gc pause",
+        "gc/pause",
+        &"x".repeat(MAX_LABEL + 1),
+    ] {
+        let mut sc = Scenario::gc_pause();
+        sc.id = bad.to_owned();
+        assert_eq!(sc.validate(), Err(ScenarioError::BadId(bad.to_owned())));
+        assert!(sc.validate().unwrap_err().to_string().contains("URL-safe"));
+    }
+    let mut sc = Scenario::gc_pause();
+    sc.id = String::new();
+    assert_eq!(sc.validate(), Ok(()), "a hand-made scenario has no id");
+
+    for what in [String::new(), "  ".to_owned(), "x".repeat(MAX_LABEL + 1)] {
+        let mut sc = build("handoff-barrier");
+        sc.actors[0].script[2] = Step::SideEffect { what };
+        assert_eq!(
+            sc.validate(),
+            Err(ScenarioError::BadLabel {
+                actor: "A".to_owned()
+            })
+        );
+    }
+
+    let mut sc = build("renewal");
+    sc.actors[0].script[1] = Step::WorkRenewing { ms: MAX_TIME + 1 };
+    assert!(out_of_range(&sc, "work"));
+}
+
+/// Steps that need state they do not have are narrated no-ops, not panics.
+#[test]
+fn new_steps_without_a_lease_or_a_prior_write_are_skipped() {
+    let mut sc = Scenario::gc_pause();
+    sc.actors.truncate(1);
+    sc.actors[0].pauses.clear();
+    sc.actors[0].script = vec![
+        Step::Retry,
+        Step::Barrier,
+        Step::SideEffect {
+            what: "send an email".to_owned(),
+        },
+        Step::WorkRenewing { ms: 20 },
+    ];
+    let t = run(&sc);
+    let codes: Vec<_> = t.events.iter().map(|e| e.result_code()).collect();
+    assert_eq!(codes, ["skipped", "skipped", "unfenced", "not_holder"]);
+    assert!(t.writes.is_empty());
+    assert_eq!(t.summary.unprotected_side_effects, 1);
+    assert_eq!(t.summary.final_balance, 100);
+}
