@@ -38,9 +38,15 @@ pub enum Msg {
     /// Replace the whole scenario (picker, import).
     Load(Scenario),
     /// Restore a shared view: scenario and step.
-    Restore { scenario: Scenario, step: usize },
+    Restore {
+        scenario: Scenario,
+        step: usize,
+    },
     SetTtl(Millis),
-    SetDelay { actor: usize, delay: Millis },
+    SetDelay {
+        actor: usize,
+        delay: Millis,
+    },
     /// Keep the current run as the original and edit a copy.
     Fork,
     Unfork,
@@ -309,7 +315,10 @@ mod tests {
         assert_eq!(lab.scenario().lease_ttl, 30);
         lab.update(Msg::SetTtl(100));
         assert!(lab.error.is_none());
-        assert_eq!(lab.trace.summary.final_balance, 80, "a 100 ms lease outlives the pause: B waits");
+        assert_eq!(
+            lab.trace.summary.final_balance, 80,
+            "a 100 ms lease outlives the pause: B waits"
+        );
         assert!(!lab.trace.summary.conflict());
         lab.update(Msg::SetDelay { actor: 7, delay: 1 });
         assert!(lab.error.is_some());

@@ -36,13 +36,21 @@ pub struct View {
 
 /// The hash (with its leading `#`) for a scenario built from the deck, at `step`.
 pub fn encode(sc: &Scenario, step: usize) -> String {
-    let mut out = format!("#s={}&fence={}&ttl={}", sc.id, sc.policy.code(), sc.lease_ttl);
+    let mut out = format!(
+        "#s={}&fence={}&ttl={}",
+        sc.id,
+        sc.policy.code(),
+        sc.lease_ttl
+    );
     let base = deck::find(&sc.id).map(|e| (e.build)());
     for (i, a) in sc.actors.iter().enumerate() {
         if let Some(p) = a.pauses.first() {
             out.push_str(&format!("&pause.{}={},{}", a.name, p.start, p.duration));
         }
-        let default_delay = base.as_ref().and_then(|b| b.actors.get(i)).map_or(0, |b| b.network_delay);
+        let default_delay = base
+            .as_ref()
+            .and_then(|b| b.actors.get(i))
+            .map_or(0, |b| b.network_delay);
         if a.network_delay != default_delay {
             out.push_str(&format!("&delay.{}={}", a.name, a.network_delay));
         }
@@ -53,7 +61,9 @@ pub fn encode(sc: &Scenario, step: usize) -> String {
 
 fn number(key: &str, value: &str) -> Result<Millis, ShareError> {
     if value.is_empty() || value.len() > 12 || !value.bytes().all(|b| b.is_ascii_digit()) {
-        return err(format!("“{key}” needs a whole number of milliseconds, not “{value}”"));
+        return err(format!(
+            "“{key}” needs a whole number of milliseconds, not “{value}”"
+        ));
     }
     value
         .parse::<Millis>()
@@ -70,7 +80,10 @@ pub fn decode(hash: &str) -> Result<View, ShareError> {
         });
     }
     if hash.len() > MAX_HASH_LEN {
-        return err(format!("the link is {} characters long; at most {MAX_HASH_LEN} are read", hash.len()));
+        return err(format!(
+            "the link is {} characters long; at most {MAX_HASH_LEN} are read",
+            hash.len()
+        ));
     }
     if let Some(c) = hash
         .chars()
@@ -100,8 +113,11 @@ pub fn decode(hash: &str) -> Result<View, ShareError> {
         match k {
             "s" => {}
             "fence" => {
-                sc.policy = FencingPolicy::from_code(v)
-                    .ok_or_else(|| ShareError(format!("fencing must be off, strict or same_epoch, not “{v}”")))?;
+                sc.policy = FencingPolicy::from_code(v).ok_or_else(|| {
+                    ShareError(format!(
+                        "fencing must be off, strict or same_epoch, not “{v}”"
+                    ))
+                })?;
             }
             "ttl" => sc.lease_ttl = number(k, v)?,
             "step" => step = usize::try_from(number(k, v)?).unwrap_or(usize::MAX),
@@ -146,7 +162,13 @@ mod tests {
         let sc = Scenario::gc_pause().with_policy(FencingPolicy::Off);
         let hash = encode(&sc, 7);
         assert_eq!(hash, "#s=gc-pause&fence=off&ttl=30&pause.A=5,50&step=7");
-        assert_eq!(decode(&hash), Ok(View { scenario: sc, step: 7 }));
+        assert_eq!(
+            decode(&hash),
+            Ok(View {
+                scenario: sc,
+                step: 7
+            })
+        );
     }
 
     #[test]

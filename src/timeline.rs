@@ -100,10 +100,12 @@ pub fn colour(i: usize) -> usize {
 
 fn tick_step(horizon: Millis) -> Millis {
     let raw = (horizon / 10).max(1);
-    [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10_000, 60_000]
-        .into_iter()
-        .find(|s| *s >= raw)
-        .unwrap_or(raw)
+    [
+        1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10_000, 60_000,
+    ]
+    .into_iter()
+    .find(|s| *s >= raw)
+    .unwrap_or(raw)
 }
 
 fn tick_label(ms: Millis, step: Millis) -> String {
@@ -150,7 +152,12 @@ pub fn render_story(t: &Trace, step: usize, with_pauses: bool) -> String {
 }
 
 fn grid(out: &mut String, t: &Trace, g: &Geometry) {
-    let mut names: Vec<(&str, &str)> = t.scenario.actors.iter().map(|a| (a.name.as_str(), "actor")).collect();
+    let mut names: Vec<(&str, &str)> = t
+        .scenario
+        .actors
+        .iter()
+        .map(|a| (a.name.as_str(), "actor"))
+        .collect();
     names.push(("lease", "infra"));
     names.push(("storage", "infra"));
     for (i, (name, kind)) in names.into_iter().enumerate() {
@@ -215,17 +222,26 @@ fn spans(out: &mut String, t: &Trace, g: &Geometry) {
         }
     }
     let h = (LANE_H * t.scenario.actors.len() as i64) as f64;
+    let mut label_free_from = f64::MIN;
     for (from, to) in t.conflict_spans() {
         let (x0, x1) = (g.x(from), g.x(to));
         let _ = write!(
             out,
-            r#"<rect class="conflict" x="{}" y="{TOP}" width="{}" height="{}"></rect><text class="conflict-label" x="{}" y="{}">two clients believe they hold the lock</text>"#,
+            r#"<rect class="conflict" x="{}" y="{TOP}" width="{}" height="{}"></rect>"#,
             n(x0),
             n((x1 - x0).max(1.0)),
-            n(h),
-            n(x0 + 4.0),
-            TOP - 7
+            n(h)
         );
+        if x0 >= label_free_from {
+            let text = "two clients believe they hold the lock";
+            let _ = write!(
+                out,
+                r#"<text class="conflict-label" x="{}" y="{}">{text}</text>"#,
+                n(x0 + 4.0),
+                TOP - 7
+            );
+            label_free_from = x0 + 4.0 + Labels::width(text) * 0.95;
+        }
     }
 }
 
@@ -236,15 +252,43 @@ fn pauses(out: &mut String, t: &Trace, g: &Geometry) {
             let y = g.lane_mid(i) - 13.0;
             let _ = write!(
                 out,
-                r#"<g class="pause"><rect class="pause-body" x="{}" y="{}" width="{}" height="26" rx="4"></rect><text class="pause-label" x="{}" y="{}">pause {} ms</text></g>"#,
+                r#"<g class="pause"><rect class="pause-body" x="{}" y="{}" width="{}" height="26" rx="4"></rect><text class="pause-label" x="{}" y="{}">pause {}</text></g>"#,
                 n(x0),
                 n(y),
                 n((x1 - x0).max(2.0)),
                 n(x0 + 6.0),
                 n(y + 17.5),
-                p.duration
+                t.time_label(p.duration)
             );
         }
+    }
+}
+
+/// Places marker labels in a few rows per lane so that they never overlap; a label with no
+/// free row is left off (the marker keeps its tooltip and the narration says it all).
+#[derive(Default)]
+struct Labels {
+    /// (lane, row) → occupied x intervals.
+    taken: Vec<((usize, usize), f64, f64)>,
+}
+
+impl Labels {
+    /// Roughly the width of `text` at the marker label size, in user units.
+    fn width(text: &str) -> f64 {
+        text.chars().count() as f64 * 7.4 + 6.0
+    }
+
+    fn place(&mut self, lane: usize, rows: usize, x: f64, text: &str) -> Option<usize> {
+        let half = Self::width(text) / 2.0;
+        let (a, b) = (x - half, x + half);
+        let row = (0..rows).find(|r| {
+            !self
+                .taken
+                .iter()
+                .any(|(key, l, h)| *key == (lane, *r) && a < *h && *l < b)
+        })?;
+        self.taken.push(((lane, row), a, b));
+        Some(row)
     }
 }
 
@@ -258,12 +302,14 @@ fn classes(kind: &EventKind) -> (&'static str, &'static str) {
         } => ("write", "overtaken"),
         EventKind::WriteApplied { result: Ok(_), .. } => ("write", "ok"),
         EventKind::WriteApplied { result: Err(_), .. } => ("write", "rejected"),
-        EventKind::AcquireRefused { .. } | EventKind::ReleaseNoop | EventKind::ExtendFailed => ("op", "refused"),
+        EventKind::AcquireRefused { .. } | EventKind::ReleaseNoop | EventKind::ExtendFailed => {
+            ("op", "refused")
+        }
         EventKind::LeaseExpired { .. } => ("expiry", "ok"),
         EventKind::SideEffect { .. } => ("op", "unprotected"),
-        EventKind::DeletedOthersLease { .. } | EventKind::Failover { .. } | EventKind::LockClockJumped { .. } => {
-            ("op", "danger")
-        }
+        EventKind::DeletedOthersLease { .. }
+        | EventKind::Failover { .. }
+        | EventKind::LockClockJumped { .. } => ("op", "danger"),
         EventKind::BarrierSet { result: Ok(()), .. } => ("write", "barrier"),
         EventKind::BarrierSet { result: Err(_), .. } => ("write", "rejected"),
         _ => ("op", "ok"),
@@ -273,8 +319,12 @@ fn classes(kind: &EventKind) -> (&'static str, &'static str) {
 /// One marker per event; events after `step` are dimmed, the current one ringed.
 fn events(out: &mut String, t: &Trace, g: &Geometry, step: usize) {
     let storage_y = g.lane_mid(g.lane_index(Lane::Storage));
+    let mut labels = Labels::default();
     for (i, e) in t.events.iter().enumerate() {
-        if matches!(e.kind, EventKind::PauseStarted { .. } | EventKind::PauseEnded) {
+        if matches!(
+            e.kind,
+            EventKind::PauseStarted { .. } | EventKind::PauseEnded
+        ) {
             continue; // the pause block itself shows these
         }
         let state = match (i + 1).cmp(&step) {
@@ -286,7 +336,11 @@ fn events(out: &mut String, t: &Trace, g: &Geometry, step: usize) {
         let expiry = matches!(e.kind, EventKind::LeaseExpired { .. });
         // Expiries sit on the band's top edge so the next band's label stays readable.
         let y = g.lane_mid(g.lane_index(e.lane)) - if expiry { 11.0 } else { 0.0 };
-        let who = e.actor.as_deref().and_then(|a| t.scenario.actor_index(a)).unwrap_or(0);
+        let who = e
+            .actor
+            .as_deref()
+            .and_then(|a| t.scenario.actor_index(a))
+            .unwrap_or(0);
         let (shape, verdict) = classes(&e.kind);
         let _ = write!(
             out,
@@ -314,18 +368,89 @@ fn events(out: &mut String, t: &Trace, g: &Geometry, step: usize) {
             _ if shape == "write" => "✓",
             _ => "",
         };
-        let label_y = if shape == "write" { y + 27.0 } else { y - 12.0 };
         let (ring, dot) = if expiry { (9, 5) } else { (13, 8) };
         let _ = write!(
             out,
-            r#"<circle class="ring" cx="{x}" cy="{y}" r="{ring}"></circle><circle class="dot" cx="{x}" cy="{y}" r="{dot}"></circle><text class="glyph" x="{x}" y="{}">{glyph}</text><text class="ev-label" x="{x}" y="{}">{}</text></g>"#,
+            r#"<circle class="ring" cx="{x}" cy="{y}" r="{ring}"></circle><circle class="dot" cx="{x}" cy="{y}" r="{dot}"></circle><text class="glyph" x="{x}" y="{}">{glyph}</text>"#,
             n(y + 4.5),
-            n(label_y),
-            esc(&e.label()),
             x = n(x),
             y = n(y)
         );
+        // Writes label below their marker first, everything else above; then the other side.
+        let label = e.label();
+        let lane = g.lane_index(e.lane);
+        let offsets: &[f64] = match (shape, expiry) {
+            ("write", _) => &[27.0, -14.0],
+            (_, true) => &[-6.0],
+            _ => &[-12.0, 24.0],
+        };
+        if let Some(row) = labels.place(lane, offsets.len(), x, &label) {
+            let _ = write!(
+                out,
+                r#"<text class="ev-label" x="{}" y="{}">{}</text>"#,
+                n(x),
+                n(y + offsets[row]),
+                esc(&label)
+            );
+        }
+        out.push_str("</g>");
     }
+}
+
+/// The thundering herd as two bar charts (fixed schedule above, jittered below): renewals
+/// the lock server takes per bucket, on one shared scale.
+pub fn render_herd(fixed: &crate::core::HerdReport, jittered: &crate::core::HerdReport) -> String {
+    const W: f64 = 1000.0;
+    const LEFT: f64 = 150.0;
+    const ROW: f64 = 64.0;
+    let peak = fixed
+        .peak_per_bucket()
+        .max(jittered.peak_per_bucket())
+        .max(1) as f64;
+    let mut out = String::with_capacity(16 * 1024);
+    for (row, (report, label, class)) in [
+        (fixed, "fixed schedule", "fixed"),
+        (jittered, "±25% jitter", "jittered"),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let base = 10.0 + ROW * (row as f64 + 1.0);
+        let buckets = report.per_bucket.len().max(1) as f64;
+        let bar_w = (W - LEFT - 10.0) / buckets;
+        let _ = write!(
+            out,
+            r#"<text class="herd-label" x="8" y="{}">{label}</text><text class="herd-peak" x="8" y="{}">peak {} / {} ms</text>"#,
+            n(base - 26.0),
+            n(base - 8.0),
+            report.peak_per_bucket(),
+            report.bucket_ms
+        );
+        for (i, count) in report
+            .per_bucket
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| **c > 0)
+        {
+            let h = (ROW - 12.0) * f64::from(*count) / peak;
+            let _ = write!(
+                out,
+                r#"<rect class="herd-bar {class}" x="{}" y="{}" width="{}" height="{}"></rect>"#,
+                n(LEFT + bar_w * i as f64),
+                n(base - h),
+                n(bar_w.max(0.6)),
+                n(h.max(0.6))
+            );
+        }
+        let _ = write!(
+            out,
+            r#"<line class="tick" x1="{LEFT}" x2="{}" y1="{}" y2="{}"></line>"#,
+            n(W - 10.0),
+            n(base),
+            n(base)
+        );
+    }
+    out
 }
 
 #[cfg(test)]
@@ -343,20 +468,57 @@ mod tests {
 
     #[test]
     fn text_is_escaped() {
-        assert_eq!(esc(r#"<a href="x">&'"#), "&lt;a href=&quot;x&quot;&gt;&amp;&#39;");
+        assert_eq!(
+            esc(r#"<a href="x">&'"#),
+            "&lt;a href=&quot;x&quot;&gt;&amp;&#39;"
+        );
     }
 
     #[test]
     fn headline_marks_the_rejected_write() {
         let t = run(&Scenario::gc_pause());
         let svg = render(&t, t.len(), false);
-        assert_eq!(svg.matches(r#"class="ev "#).count(), t.events.len() - 2, "no markers for pause start/end");
+        assert_eq!(
+            svg.matches(r#"class="ev "#).count(),
+            t.events.len() - 2,
+            "no markers for pause start/end"
+        );
         assert_eq!(svg.matches("write rejected").count(), 1);
         assert!(svg.contains(r#"data-result="stale_fence""#));
         assert!(svg.contains("A · token 33") && svg.contains("B · token 34"));
         assert_eq!(svg.matches(r#"class="conflict""#).count(), 1);
         let off = run(&Scenario::gc_pause().with_policy(FencingPolicy::Off));
-        assert_eq!(render(&off, off.len(), false).matches("write overtaken").count(), 1);
+        assert_eq!(
+            render(&off, off.len(), false)
+                .matches("write overtaken")
+                .count(),
+            1
+        );
+    }
+
+    #[test]
+    fn herd_chart_draws_both_schedules() {
+        let fixed = crate::core::renewal_herd(200, 30, false, 7, 120);
+        let jittered = crate::core::renewal_herd(200, 30, true, 7, 120);
+        let svg = render_herd(&fixed, &jittered);
+        assert!(svg.contains("herd-bar fixed") && svg.contains("herd-bar jittered"));
+        assert!(fixed.peak_per_bucket() > jittered.peak_per_bucket());
+        assert!(svg.contains(&format!("peak {} /", fixed.peak_per_bucket())));
+    }
+
+    #[test]
+    fn labels_never_overlap_in_a_lane() {
+        let t = run(&Scenario::unsafe_release());
+        let svg = render(&t, t.len(), false);
+        assert!(
+            svg.matches(r#"class="ev-label""#).count() < t.events.len(),
+            "crowded labels are left off"
+        );
+        let mut l = Labels::default();
+        assert_eq!(l.place(0, 2, 100.0, "lock_held"), Some(0));
+        assert_eq!(l.place(0, 2, 110.0, "lock_held"), Some(1));
+        assert_eq!(l.place(0, 2, 105.0, "lock_held"), None);
+        assert_eq!(l.place(1, 2, 105.0, "lock_held"), Some(0));
     }
 
     #[test]

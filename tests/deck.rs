@@ -1,8 +1,6 @@
 //! The scenario deck: every entry runs on the real engine and shows what its notes say,
 //! under each fencing policy.
 
-use std::time::Instant;
-
 use fencing_lab::core::deck::{self, DECK};
 use fencing_lab::core::{
     renewal_herd, run, EventKind, Fence, FencingPolicy, Lane, LeaseEnd, ReleaseMode, Scenario,
@@ -801,26 +799,6 @@ fn herd_inputs_are_clamped() {
     assert_eq!(r.horizon, fencing_lab::core::scenario::MAX_TIME);
     let empty = renewal_herd(0, 30, false, 0, 100);
     assert_eq!((empty.renewals, empty.peak_per_ms), (0, 0));
-}
-
-/// Timings for the report: `cargo test --release --test deck -- --ignored --nocapture`.
-#[test]
-#[ignore]
-fn herd_timings() {
-    for holders in [100, 1_000, 10_000] {
-        for jitter in [false, true] {
-            let started = Instant::now();
-            let r = renewal_herd(holders, 30_000, jitter, 7, 120_000);
-            let took = started.elapsed();
-            println!(
-                "{holders:>6} holders jitter={jitter:<5} renewals={:>7} peak/ms={:>6} in {:?}",
-                r.renewals, r.peak_per_ms, took
-            );
-            if !cfg!(debug_assertions) && holders == 10_000 {
-                assert!(took.as_millis() < 100, "{took:?}");
-            }
-        }
-    }
 }
 
 /// Regression (found by the property tests): a failover at the very instant a lease expires

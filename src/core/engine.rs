@@ -226,7 +226,9 @@ impl TraceEvent {
 /// "50 ms", or "15.0 s" when the scenario counts in seconds.
 fn duration_text(secs: bool, ms: Millis) -> String {
     if secs {
-        format!("{:.1} s", ms as f64 / 1000.0)
+        // Integer arithmetic: rounds to tenths like `{:.1}` without float formatting in the wasm.
+        let tenths = (ms + 50) / 100;
+        format!("{}.{} s", tenths / 10, tenths % 10)
     } else {
         format!("{ms} ms")
     }

@@ -10,8 +10,11 @@ use crate::core::Scenario;
 /// three policies; returns `[schedules, stale_writes_off, stale_writes_strict]`.
 #[wasm_bindgen]
 pub fn bench_explore_headline(grid: u32) -> Result<Vec<f64>, JsValue> {
-    let stats = explore(&Scenario::gc_pause(), ExploreSpec::all_policies(0, u64::from(grid)))
-        .map_err(|e| JsValue::from_str(&e))?;
+    let stats = explore(
+        &Scenario::gc_pause(),
+        ExploreSpec::all_policies(0, u64::from(grid)),
+    )
+    .map_err(|e| JsValue::from_str(&e))?;
     let schedules: usize = stats.iter().map(|s| s.explored).sum();
     let stale = |i: usize| stats.get(i).map_or(0, |s| s.stale_writes) as f64;
     Ok(vec![schedules as f64, stale(0), stale(1)])

@@ -14,7 +14,9 @@ use crate::lab::{Lab, Msg};
 const CHUNK_MS: f64 = 12.0;
 
 fn now_ms() -> f64 {
-    web_sys::window().and_then(|w| w.performance()).map_or(0.0, |p| p.now())
+    web_sys::window()
+        .and_then(|w| w.performance())
+        .map_or(0.0, |p| p.now())
 }
 
 /// The actor worth exploring: the first with a pause, else the first whose packets are delayed.
@@ -58,7 +60,11 @@ pub fn ExplorerPanel(lab: RwSignal<Lab>, send: Send) -> impl IntoView {
     let failed = RwSignal::new(None::<String>);
 
     // One chunk, then yield to the browser with a zero-delay timeout.
-    fn pump(runner: StoredValue<Option<Explorer>, LocalStorage>, progress: RwSignal<Option<Progress>>, started: f64) {
+    fn pump(
+        runner: StoredValue<Option<Explorer>, LocalStorage>,
+        progress: RwSignal<Option<Progress>>,
+        started: f64,
+    ) {
         let finished = runner.try_update_value(|r| {
             let Some(r) = r.as_mut() else { return true };
             let t0 = now_ms();

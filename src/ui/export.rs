@@ -71,6 +71,15 @@ extern "C" {
 /// Saves the main timeline; the error text is for the page's message banner.
 pub fn save_timeline(name: &str, png: bool) -> Result<(), String> {
     let ext = if png { "png" } else { "svg" };
-    export_timeline("svg.timeline.main", &format!("fencing-lab-{name}.{ext}"), png)
-        .map_err(|e| format!("Export failed: {}", e.as_string().unwrap_or_else(|| format!("{e:?}"))))
+    export_timeline(
+        "svg.timeline.main",
+        &format!("fencing-lab-{name}.{ext}"),
+        png,
+    )
+    .map_err(|e| {
+        format!(
+            "Export failed: {}",
+            e.as_string().unwrap_or_else(|| format!("{e:?}"))
+        )
+    })
 }

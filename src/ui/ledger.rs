@@ -55,8 +55,8 @@ pub fn LedgerPanel(lab: RwSignal<Lab>) -> impl IntoView {
                     Err(e) => ("rejected", e.code()),
                 };
                 html.push_str(&format!(
-                    r#"<tr data-testid="ledger-row" class="{class}"><td>t={}</td><td>{}</td><td class="num">{}</td><td class="num">−{}</td><td class="verdict">{verdict}</td><td class="num">{}</td></tr>"#,
-                    w.at,
+                    r#"<tr data-testid="ledger-row" class="{class}"><td>{}</td><td>{}</td><td class="num">{}</td><td class="num">−{}</td><td class="verdict">{verdict}</td><td class="num">{}</td></tr>"#,
+                    t.time_label(w.at),
                     esc(&w.request.writer),
                     token(w.request.fence),
                     w.request.amount,

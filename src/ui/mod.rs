@@ -17,8 +17,8 @@ use crate::core::{deck, FencingPolicy, Pause};
 use crate::lab::{key_to_msg, Lab, Msg};
 use crate::share;
 
-use ledger::{Compare, LedgerPanel};
 use explorer::ExplorerPanel;
+use ledger::{Compare, LedgerPanel};
 use timeline::{StaticTimeline, Timeline};
 
 /// Entry point called by `main` on wasm32.
@@ -95,7 +95,9 @@ fn restore(send: Send, hash: &str) {
         }),
         Err(e) => {
             send.msg(Msg::Load(crate::core::Scenario::gc_pause()));
-            send.msg(Msg::Refuse(format!("This link could not be loaded: {e}. Showing the default scenario.")));
+            send.msg(Msg::Refuse(format!(
+                "This link could not be loaded: {e}. Showing the default scenario."
+            )));
         }
     }
 }
@@ -200,7 +202,13 @@ fn App() -> impl IntoView {
     };
     let talking_point = move || trace.with(|t| t.talking_point(step.get()).to_owned());
     let entry = Memo::new(move |_| trace.with(|t| deck::find(&t.scenario.id).map(|e| e.id)));
-    let question = move || entry.get().and_then(deck::find).map(|e| e.question).unwrap_or_default();
+    let question = move || {
+        entry
+            .get()
+            .and_then(deck::find)
+            .map(|e| e.question)
+            .unwrap_or_default()
+    };
     let forked = Memo::new(move |_| lab.with(|l| l.fork_of.is_some()));
     let export = move |png: bool| {
         let name = entry.get_untracked().unwrap_or("scenario");
@@ -210,7 +218,13 @@ fn App() -> impl IntoView {
     };
     let clock = move || {
         let s = step.get();
-        trace.with(|t| format!("step {s} / {} · t = {} ms", t.len(), t.snapshot_at(s).at))
+        trace.with(|t| {
+            format!(
+                "step {s} / {} · t = {}",
+                t.len(),
+                t.time_label(t.snapshot_at(s).at)
+            )
+        })
     };
 
     view! {
@@ -320,6 +334,7 @@ fn App() -> impl IntoView {
             </div>
             {move || forked.get().then(|| view! { <ForkPanel lab/> })}
             {move || chrome.explore.get().then(|| view! { <ExplorerPanel lab send/> })}
+            {move || (entry.get() == Some("renewal")).then(|| view! { <HerdPanel lab/> })}
             <div class="bottom">
                 <LedgerPanel lab/>
                 <Compare lab/>
@@ -383,8 +398,15 @@ fn Header(lab: RwSignal<Lab>, send: Send) -> impl IntoView {
 #[component]
 fn Notes(entry: Memo<Option<&'static str>>, chrome: Chrome) -> impl IntoView {
     move || {
-        let notes = entry.get().and_then(deck::find).map(|e| e.notes).unwrap_or_default();
-        let items: String = notes.iter().map(|n| format!("<li>{}</li>", crate::timeline::esc(n))).collect();
+        let notes = entry
+            .get()
+            .and_then(deck::find)
+            .map(|e| e.notes)
+            .unwrap_or_default();
+        let items: String = notes
+            .iter()
+            .map(|n| format!("<li>{}</li>", crate::timeline::esc(n)))
+            .collect();
         chrome.notes.get().then(|| {
             view! {
                 <aside class="notes" data-testid="notes" aria-label="Speaker notes">
@@ -395,10 +417,42 @@ fn Notes(entry: Memo<Option<&'static str>>, chrome: Chrome) -> impl IntoView {
     }
 }
 
+/// For the renewal scenario: many holders renewing on one fixed schedule hit the lock server
+/// in bursts; jitter spreads them. Both are real runs of the core's herd simulation.
+#[component]
+fn HerdPanel(lab: RwSignal<Lab>) -> impl IntoView {
+    const HOLDERS: usize = 1_000;
+    let chart = Memo::new(move |_| {
+        lab.with(|l| {
+            let sc = l.scenario();
+            let horizon = sc.lease_ttl.saturating_mul(4);
+            let fixed = crate::core::renewal_herd(HOLDERS, sc.lease_ttl, false, sc.seed, horizon);
+            let jittered = crate::core::renewal_herd(HOLDERS, sc.lease_ttl, true, sc.seed, horizon);
+            let caption = format!(
+                "{HOLDERS} holders renewing every third of a {} ms TTL: the fixed schedule peaks at {} renewals per {} ms, jitter at {}.",
+                sc.lease_ttl,
+                fixed.peak_per_bucket(),
+                fixed.bucket_ms,
+                jittered.peak_per_bucket()
+            );
+            (crate::timeline::render_herd(&fixed, &jittered), caption)
+        })
+    });
+    view! {
+        <section class="herd" data-testid="herd" aria-label="Thundering herd">
+            <p class="fork-line"><b>"Thundering herd: "</b><span data-testid="herd-caption">{move || chart.get().1}</span></p>
+            <svg class="herd-chart" viewBox="0 0 1000 150" role="img" aria-label="Renewals per bucket, fixed versus jittered" inner_html=move || chart.get().0></svg>
+        </section>
+    }
+}
+
 /// The original run (kept at fork time) beside the edited one.
 #[component]
 fn ForkPanel(lab: RwSignal<Lab>) -> impl IntoView {
-    let original = Memo::new(move |_| lab.with(|l| l.fork_of.clone()).unwrap_or_else(|| lab.with(|l| l.trace.clone())));
+    let original = Memo::new(move |_| {
+        lab.with(|l| l.fork_of.clone())
+            .unwrap_or_else(|| lab.with(|l| l.trace.clone()))
+    });
     let step = Memo::new(move |_| lab.with(|l| l.step));
     let line = |t: &crate::core::Trace| {
         let s = &t.summary;
@@ -451,7 +505,11 @@ fn PauseEditor(lab: RwSignal<Lab>, send: Send) -> impl IntoView {
                 .iter()
                 .enumerate()
                 .filter(|(i, a)| {
-                    a.network_delay > 0 || base.as_ref().and_then(|b| b.actors.get(*i)).is_some_and(|b| b.network_delay > 0)
+                    a.network_delay > 0
+                        || base
+                            .as_ref()
+                            .and_then(|b| b.actors.get(*i))
+                            .is_some_and(|b| b.network_delay > 0)
                 })
                 .map(|(i, a)| (i, a.name.clone(), a.network_delay))
                 .collect::<Vec<_>>()

@@ -69,7 +69,10 @@ pub fn Timeline(lab: RwSignal<Lab>, send: Send) -> impl IntoView {
                 l.scenario().actors[d.actor].pauses.first().copied(),
             )
         });
-        let delta = geometry.get_untracked().scale.ms(to_units(e.client_x()) - d.x0);
+        let delta = geometry
+            .get_untracked()
+            .scale
+            .ms(to_units(e.client_x()) - d.x0);
         let pause = match d.grip {
             Grip::Move => moved(d.pause0, delta, horizon),
             Grip::Resize => resized(d.pause0, delta, horizon),
@@ -128,7 +131,7 @@ pub fn Timeline(lab: RwSignal<Lab>, send: Send) -> impl IntoView {
                         let y = geometry.get_untracked().lane_mid(actor) - 13.0;
                         let x = move || pause_of(actor).map_or(0.0, |(x, _, _)| x);
                         let w = move || pause_of(actor).map_or(0.0, |(x0, x1, _)| (x1 - x0).max(2.0));
-                        let label = move || pause_of(actor).map_or(String::new(), |(_, _, p)| format!("GC pause {} ms", p.duration));
+                        let label = move || pause_of(actor).map_or(String::new(), |(_, _, p)| format!("GC pause {}", trace.with_untracked(|t| t.time_label(p.duration))));
                         view! {
                             <g class="pause" data-testid=format!("pause-{name}")
                                 on:pointerdown=move |e| start_drag(e, actor, Grip::Move)

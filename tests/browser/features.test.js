@@ -14,8 +14,10 @@ test('the URL hash restores scenario, parameters, policy and step exactly', asyn
   assert.equal(await page.getByLabel('A pause start (ms)').inputValue(), '5');
   // Every change is written back, so the address bar can be copied at any moment.
   await page.getByRole('button', { name: 'Step forward' }).click();
-  assert.equal(await page.evaluate(() => location.hash), '#s=gc-pause&fence=off&ttl=30&pause.A=5,50&step=5');
+  // Written shortly after the last change (drags would otherwise flood the history API).
+  await page.waitForFunction(() => location.hash === '#s=gc-pause&fence=off&ttl=30&pause.A=5,50&step=5');
   await stepToEnd(page);
+  await page.waitForFunction(() => /step=10$/.test(location.hash));
   const hash = await page.evaluate(() => location.hash);
   const again = await open(hash);
   assert.equal(await text(again.page, 'balance'), '80');
@@ -129,6 +131,6 @@ test('explorer: fencing off shows violations, strict none; a counterexample load
   const [at, len] = await position(page);
   assert.equal(at, len, 'a loaded counterexample opens at its end');
   assert.equal(await page.locator('svg.timeline.main g.ev.write.overtaken').count(), 1);
-  assert.match(await page.evaluate(() => location.hash), /fence=off/);
+  await page.waitForFunction(() => /fence=off/.test(location.hash));
   await context.close();
 });

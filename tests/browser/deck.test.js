@@ -1,0 +1,56 @@
+// One browser test per deck scenario: open its shareable URL at the last step and check the
+// outcome the page shows (balance, the decisive marker) against what the core promises.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { screenshot } from './harness.js';
+import { session, text, position } from './session.js';
+
+const open = session();
+
+// [id, { policy: expected balance }, data-result codes that must appear on the timeline]
+const DECK = [
+  ['gc-pause', { off: '80', strict: '90' }, { strict: ['stale_fence'] }],
+  ['toctou', { off: '80', strict: '90' }, { strict: ['stale_fence'] }],
+  ['same-token-retry', { off: '70', strict: '80', same_epoch: '80' }, { strict: ['stale_fence'], same_epoch: ['duplicate_intent'] }],
+  ['unsafe-release', { off: '70', strict: '80' }, { off: ['deleted_other_lease'], strict: ['deleted_other_lease', 'stale_fence'] }],
+  ['delayed-packet', { off: '80', strict: '90' }, { strict: ['stale_fence'] }],
+  ['redis-failover', { off: '80', strict: '90' }, { strict: ['failover', 'stale_fence'] }],
+  ['renewal', { off: '90', strict: '90' }, { strict: ['not_holder'] }],
+  ['handoff-barrier', { off: '-100', strict: '100', same_epoch: '0' }, { same_epoch: ['stale_fence', 'unfenced'] }],
+  ['clock-jump', { off: '80', strict: '90' }, { strict: ['clock_jump', 'stale_fence'] }],
+];
+
+for (const [id, balances, markers] of DECK) {
+  test(`deck: ${id}`, async () => {
+    for (const [policy, balance] of Object.entries(balances)) {
+      const { page, context } = await open(`#s=${id}&fence=${policy}&step=99999`);
+      assert.equal(await page.getByLabel('Scenario').inputValue(), id);
+      assert.equal(await page.getByLabel('Fencing').inputValue(), policy);
+      const [at, len] = await position(page);
+      assert.equal(at, len, `${id} opens at its last step`);
+      assert.equal(await text(page, 'balance'), balance, `${id} under ${policy}`);
+      assert.ok((await text(page, 'question')).length > 10, 'the interview question is shown');
+      assert.ok((await text(page, 'narration')).length > 10);
+      for (const code of markers[policy] ?? []) {
+        const n = await page.locator(`svg.timeline.main g.ev[data-result="${code}"]`).count();
+        assert.ok(n > 0, `${id}/${policy}: a ${code} marker is on the timeline`);
+      }
+      if (id === 'renewal') {
+        assert.match(await text(page, 'herd-caption'), /1000 holders/);
+        assert.ok((await page.locator('.herd-chart rect.herd-bar.fixed').count()) > 0);
+      }
+      if (policy === 'strict' || policy === Object.keys(balances).at(-1)) await screenshot(page, `deck-${id}-${policy}.png`);
+      await context.close();
+    }
+  });
+}
+
+test('the scenario picker loads each entry at step 0', async () => {
+  const { page, context } = await open();
+  for (const [id] of DECK) {
+    await page.getByLabel('Scenario').selectOption(id);
+    assert.deepEqual((await position(page))[0], 0);
+    await page.waitForFunction((want) => location.hash.startsWith(`#s=${want}&`), id);
+  }
+  await context.close();
+});
