@@ -12,11 +12,10 @@ gz() { gzip -9c "$1" | wc -c; }
 # Sums raw and gzip bytes of the wasm, js and css that a page load transfers from a dist/.
 bundle() {
   local dir=$1 raw=0 gzb=0 f
-  for f in "$dir"/*.wasm "$dir"/*.js "$dir"/*.css; do
-    [ -e "$f" ] || continue
+  for f in $(find "$dir" -name '*.wasm' -o -name '*.js' -o -name '*.css' | sort); do
     raw=$((raw + $(stat -c %s "$f")))
     gzb=$((gzb + $(gz "$f")))
-    printf '  %-44s raw %8d  gzip %7d\n' "$(basename "$f")" "$(stat -c %s "$f")" "$(gz "$f")" >&2
+    printf '  %-60s raw %8d  gzip %7d\n' "${f#"$dir"/}" "$(stat -c %s "$f")" "$(gz "$f")" >&2
   done
   echo "$raw $gzb"
 }
