@@ -19,3 +19,10 @@ pub fn bench_explore_headline(grid: u32) -> Result<Vec<f64>, JsValue> {
     let stale = |i: usize| stats.get(i).map_or(0, |s| s.stale_writes) as f64;
     Ok(vec![schedules as f64, stale(0), stale(1)])
 }
+
+/// Panics on purpose, so the browser test can check that a crash shows the red banner
+/// instead of a blank page.
+#[wasm_bindgen]
+pub fn panic_for_test() {
+    panic!("deliberate test panic");
+}

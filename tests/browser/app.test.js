@@ -140,3 +140,22 @@ test('dark theme and reduced motion render the same story', async () => {
   await screenshot(page, 'dark-end.png');
   await context.close();
 });
+
+test('a panic shows a visible banner, not a blank page', async () => {
+  const { page, context, problems } = await open();
+  const thrown = await page.evaluate(() => {
+    try {
+      window.wasmBindings.panic_for_test();
+      return null;
+    } catch (e) {
+      return String(e);
+    }
+  });
+  assert.ok(thrown, 'the panic surfaces as an exception');
+  const banner = page.locator('#fatal');
+  await banner.waitFor();
+  assert.match(await banner.innerText(), /hit a bug and stopped: .*deliberate test panic/);
+  // This page is expected to have logged the panic; keep it out of the no-errors check.
+  problems.errors.length = 0;
+  await context.close();
+});
