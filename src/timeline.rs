@@ -14,7 +14,10 @@ pub const VIEW_W: i64 = 1000;
 pub const LEFT: i64 = 78;
 pub const PLOT_W: i64 = 900;
 pub const TOP: i64 = 24;
+/// Lane height; scenarios with three or more clients get slimmer lanes so the whole page
+/// still fits a 1280×720 projector.
 pub const LANE_H: i64 = 50;
+pub const SLIM_LANE_H: i64 = 42;
 pub const AXIS_H: i64 = 22;
 
 /// Geometry of one trace's timeline, in SVG user units.
@@ -40,6 +43,14 @@ impl Geometry {
         self.actors + 2
     }
 
+    pub fn lane_h(&self) -> i64 {
+        if self.actors >= 3 {
+            SLIM_LANE_H
+        } else {
+            LANE_H
+        }
+    }
+
     pub fn lane_index(&self, lane: Lane) -> usize {
         match lane {
             Lane::Actor(i) => i,
@@ -49,11 +60,11 @@ impl Geometry {
     }
 
     pub fn lane_mid(&self, i: usize) -> f64 {
-        (TOP + LANE_H * i as i64) as f64 + LANE_H as f64 / 2.0
+        (TOP + self.lane_h() * i as i64) as f64 + self.lane_h() as f64 / 2.0
     }
 
     pub fn bottom(&self) -> f64 {
-        (TOP + LANE_H * self.lanes() as i64) as f64
+        (TOP + self.lane_h() * self.lanes() as i64) as f64
     }
 
     pub fn height(&self) -> f64 {
@@ -161,12 +172,13 @@ fn grid(out: &mut String, t: &Trace, g: &Geometry) {
     names.push(("lease", "infra"));
     names.push(("storage", "infra"));
     for (i, (name, kind)) in names.into_iter().enumerate() {
-        let y = TOP + LANE_H * i as i64;
+        let lane_h = g.lane_h();
+        let y = TOP + lane_h * i as i64;
         let _ = write!(
             out,
-            r#"<rect class="lane lane{}" x="0" y="{y}" width="{VIEW_W}" height="{LANE_H}"></rect><text class="lane-name {kind}" x="12" y="{}">{}</text>"#,
+            r#"<rect class="lane lane{}" x="0" y="{y}" width="{VIEW_W}" height="{lane_h}"></rect><text class="lane-name {kind}" x="12" y="{}">{}</text>"#,
             i % 2,
-            y + LANE_H / 2 + 6,
+            y + lane_h / 2 + 6,
             esc(name)
         );
     }
@@ -221,7 +233,7 @@ fn spans(out: &mut String, t: &Trace, g: &Geometry) {
             );
         }
     }
-    let h = (LANE_H * t.scenario.actors.len() as i64) as f64;
+    let h = (g.lane_h() * t.scenario.actors.len() as i64) as f64;
     let mut label_free_from = f64::MIN;
     for (from, to) in t.conflict_spans() {
         let (x0, x1) = (g.x(from), g.x(to));
