@@ -182,19 +182,25 @@ fn account_scenario(id: &str, title: &str, actors: Vec<Actor>, horizon: Millis) 
     }
 }
 
-/// B as in the headline: polls from t=20, debits 10 five ms after it gets the lock.
-fn headline_b() -> Actor {
+/// The plain writer of most entries: take the lock (polling every 10 ms), work `work` ms,
+/// debit 10, hold `hold` ms more, release.
+fn writer(name: &str, start_at: Millis, work: Millis, hold: Millis) -> Actor {
     actor(
-        "B",
-        20,
+        name,
+        start_at,
         vec![
             Step::Acquire { retry_every: 10 },
-            Step::Work { ms: 5 },
+            Step::Work { ms: work },
             debit(10, None),
-            Step::Work { ms: 5 },
+            Step::Work { ms: hold },
             Step::Release,
         ],
     )
+}
+
+/// B as in the headline: polls from t=20, debits 10 five ms after it gets the lock.
+fn headline_b() -> Actor {
+    writer("B", 20, 5, 5)
 }
 
 impl Scenario {
@@ -333,28 +339,8 @@ impl Scenario {
     /// having replicated it; B acquires at t=8 and gets 34 from the consensus-backed
     /// counter, debits at t=10; A debits with 33 at t=12. Two live leases from t=8 to t=30.
     pub fn redis_failover() -> Self {
-        let a = actor(
-            "A",
-            0,
-            vec![
-                Step::Acquire { retry_every: 10 },
-                Step::Work { ms: 12 },
-                debit(10, None),
-                Step::Work { ms: 5 },
-                Step::Release,
-            ],
-        );
-        let b = actor(
-            "B",
-            8,
-            vec![
-                Step::Acquire { retry_every: 10 },
-                Step::Work { ms: 2 },
-                debit(10, None),
-                Step::Work { ms: 15 },
-                Step::Release,
-            ],
-        );
+        let a = writer("A", 0, 12, 5);
+        let b = writer("B", 8, 2, 15);
         Scenario {
             failover_at: Some(5),
             ..account_scenario("redis-failover", "Redis failover", vec![a, b], 60)
@@ -438,28 +424,8 @@ impl Scenario {
     /// t=30) expires at once; B takes 34 at t=15 and debits at t=17; A, never paused,
     /// debits with 33 at t=20.
     pub fn clock_jump() -> Self {
-        let a = actor(
-            "A",
-            0,
-            vec![
-                Step::Acquire { retry_every: 10 },
-                Step::Work { ms: 20 },
-                debit(10, None),
-                Step::Work { ms: 5 },
-                Step::Release,
-            ],
-        );
-        let b = actor(
-            "B",
-            15,
-            vec![
-                Step::Acquire { retry_every: 10 },
-                Step::Work { ms: 2 },
-                debit(10, None),
-                Step::Work { ms: 5 },
-                Step::Release,
-            ],
-        );
+        let a = writer("A", 0, 20, 5);
+        let b = writer("B", 15, 2, 5);
         Scenario {
             lock_clock_jumps: vec![ClockJump { at: 10, by: 25 }],
             ..account_scenario("clock-jump", "Clock jump on the lock node", vec![a, b], 60)
