@@ -6,9 +6,12 @@ use std::time::Duration;
 use leptos::prelude::*;
 
 use super::Send;
-use crate::core::explore::{ExploreSpec, Explorer, PolicyStats, Schedule};
+use crate::core::explore::{ExploreSpec, Explorer, PolicyStats};
 use crate::core::{FencingPolicy, Scenario};
 use crate::lab::{Lab, Msg};
+use crate::panels;
+use crate::timeline::esc;
+use wasm_bindgen::JsCast;
 
 /// Milliseconds of work per chunk before yielding, so a frame is never blocked for long.
 const CHUNK_MS: f64 = 12.0;
@@ -124,90 +127,47 @@ pub fn ExplorerPanel(lab: RwSignal<Lab>, send: Send) -> impl IntoView {
     });
     on_cleanup(move || runner.set_value(None));
 
-    let load = move |s: Schedule| {
-        if let Some(b) = base.get_value() {
+    // One click handler for every counterexample button (`data-load="<row>:<example>"`).
+    let on_click = move |e: leptos::ev::MouseEvent| {
+        let target = e.target().and_then(|t| t.dyn_into::<web_sys::Element>().ok());
+        let Some(spec) = target.and_then(|el| el.closest("[data-load]").ok().flatten()).and_then(|b| b.get_attribute("data-load")) else {
+            return;
+        };
+        let Some((row, i)) = spec.split_once(':').and_then(|(r, i)| Some((r.parse::<usize>().ok()?, i.parse::<usize>().ok()?))) else {
+            return;
+        };
+        let schedule = progress.with_untracked(|p| p.as_ref().and_then(|p| p.stats.get(row)).and_then(|st| st.examples.get(i)).map(|ex| ex.schedule));
+        if let (Some(s), Some(b)) = (schedule, base.get_value()) {
             send.msg(Msg::Load(s.apply(&b)));
             send.msg(Msg::Seek(usize::MAX));
         }
     };
-    let rows = move || {
-        progress.get().map(|p| {
-            p.stats
-                .into_iter()
-                .map(|st| {
-                    // Stale writes first: they are the counterexample worth loading.
-                    let mut picked: Vec<_> = st.examples.iter().filter(|e| e.verdict.stale_write).take(3).collect();
-                    if picked.is_empty() {
-                        picked = st.examples.iter().take(3).collect();
-                    }
-                    let examples = picked
-                        .into_iter()
-                        .enumerate()
-                        .map(|(i, ex)| {
-                            let s = ex.schedule;
-                            let what = match s.pause {
-                                Some(p) => format!("pause {}–{}", p.start, p.end()),
-                                None => "no pause".to_owned(),
-                            };
-                            let delay = s.network_delay.map(|d| format!(", delay {d}")).unwrap_or_default();
-                            let kind = if ex.verdict.stale_write { "stale" } else { "2 believers" };
-                            view! {
-                                <button class="ghost small" data-testid=format!("load-{}-{i}", st.policy.code()) on:click=move |_| load(s)>
-                                    {format!("{kind}: {what}{delay}")}
-                                </button>
-                            }
-                        })
-                        .collect_view();
-                    let stale_class = if st.stale_writes > 0 { "bad" } else { "good" };
-                    view! {
-                        <tr data-testid=format!("explore-{}", st.policy.code())>
-                            <td><b>{st.policy.option()}</b></td>
-                            <td class="num">{st.explored.to_string()}</td>
-                            <td class=format!("num {stale_class}") data-testid="stale">{st.stale_writes.to_string()}</td>
-                            <td class="num" data-testid="two">{st.two_believers.to_string()}</td>
-                            <td>{examples}</td>
-                        </tr>
-                    }
-                })
-                .collect_view()
-        })
-    };
-    let footnote = move || {
-        progress.get().and_then(|p| {
-            let strict = p.stats.iter().find(|s| s.policy == FencingPolicy::Strict)?;
-            (p.done == p.total).then(|| {
-                if strict.stale_writes == 0 && strict.two_believers > 0 {
-                    format!(
-                        "Strict fencing accepted no stale write in any schedule, yet in {} of them two clients still believed they held the lease: the token protects the storage, not the belief.",
-                        strict.two_believers
-                    )
-                } else if strict.stale_writes == 0 {
-                    "Strict fencing accepted no stale write in any schedule.".to_owned()
-                } else {
-                    format!("Strict fencing let {} schedules through — look at them.", strict.stale_writes)
-                }
-            })
-        })
+    let html = move || {
+        let mut out = format!(r#"<p class="fork-line"><b>Schedule explorer: </b>{}</p>"#, esc(&heading.get()));
+        if let Some(e) = failed.get() {
+            out.push_str(&format!(r#"<p class="warn">{}</p>"#, esc(&e)));
+        }
+        let p = progress.get();
+        let (done, total) = p.as_ref().map_or((0, 1), |p| (p.done, p.total));
+        out.push_str(&format!(r#"<progress data-testid="explore-progress" max="{total}" value="{done}"></progress>"#));
+        if let Some(p) = &p {
+            out.push_str(&format!(
+                r#"<span class="clock" data-testid="explore-status">{} / {} schedules · {} ms</span>"#,
+                p.done,
+                p.total,
+                p.ms.round() as u64
+            ));
+        }
+        out.push_str(r#"<table class="log"><thead><tr><th>fencing</th><th>explored</th><th>stale write accepted</th><th>two believe they hold it</th><th>counterexamples</th></tr></thead><tbody>"#);
+        if let Some(p) = &p {
+            out.push_str(&panels::explorer_rows(&p.stats));
+        }
+        out.push_str("</tbody></table>");
+        let footnote = p.as_ref().filter(|p| p.done == p.total).map(|p| panels::explorer_footnote(&p.stats)).unwrap_or_default();
+        out.push_str(&format!(r#"<p class="fork-line" data-testid="explore-footnote">{}</p>"#, esc(&footnote)));
+        out
     };
     view! {
-        <section class="explorer" data-testid="explorer" aria-label="Schedule explorer">
-            <p class="fork-line"><b>"Schedule explorer: "</b>{move || heading.get()}</p>
-            {move || failed.get().map(|e| view! { <p class="warn">{e}</p> })}
-            <progress
-                data-testid="explore-progress"
-                max=move || progress.get().map_or(1, |p| p.total).to_string()
-                value=move || progress.get().map_or(0, |p| p.done).to_string()
-            ></progress>
-            <span class="clock" data-testid="explore-status">
-                {move || progress.get().map(|p| format!("{} / {} schedules · {} ms", p.done, p.total, p.ms.round() as u64))}
-            </span>
-            <table class="log">
-                <thead>
-                    <tr><th>"fencing"</th><th>"explored"</th><th>"stale write accepted"</th><th>"two believe they hold it"</th><th>"counterexamples"</th></tr>
-                </thead>
-                <tbody>{rows}</tbody>
-            </table>
-            <p class="fork-line" data-testid="explore-footnote">{footnote}</p>
-        </section>
+        <section class="explorer" data-testid="explorer" aria-label="Schedule explorer" on:click=on_click inner_html=html></section>
     }
 }

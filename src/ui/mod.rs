@@ -19,7 +19,7 @@ use crate::share;
 
 use explorer::ExplorerPanel;
 use ledger::{Compare, LedgerPanel};
-use timeline::{StaticTimeline, Timeline};
+use timeline::Timeline;
 
 /// Entry point called by `main` on wasm32.
 pub fn start() {
@@ -187,27 +187,10 @@ fn App() -> impl IntoView {
         }
     });
 
-    let narration = move || {
-        let s = step.get();
-        trace.with(|t| match t.event_at(s) {
-            Some(e) => e.narration.clone(),
-            None => format!(
-                "Balance {} on {}. {} clients share a {} ms lease lock. Press → (or Step forward) to begin.",
-                t.scenario.initial_balance,
-                t.scenario.resource,
-                t.scenario.actors.len(),
-                t.scenario.lease_ttl
-            ),
-        })
-    };
-    let talking_point = move || trace.with(|t| t.talking_point(step.get()).to_owned());
     let entry = Memo::new(move |_| trace.with(|t| deck::find(&t.scenario.id).map(|e| e.id)));
-    let question = move || {
-        entry
-            .get()
-            .and_then(deck::find)
-            .map(|e| e.question)
-            .unwrap_or_default()
+    let story = move || {
+        let question = entry.get().and_then(deck::find).map(|e| e.question).unwrap_or_default();
+        trace.with(|t| crate::panels::story(t, step.get(), question))
     };
     let forked = Memo::new(move |_| lab.with(|l| l.fork_of.is_some()));
     let export = move |png: bool| {
@@ -241,14 +224,7 @@ fn App() -> impl IntoView {
                         }
                     })
             }}
-            <section class="story" aria-live="polite">
-                <p class="question" data-testid="question">{question}</p>
-                <p class="narration" data-testid="narration">{narration}</p>
-                <p class="say">
-                    <span class="say-k">"Say: "</span>
-                    <span data-testid="talking-point">{talking_point}</span>
-                </p>
-            </section>
+            <section class="story" aria-live="polite" inner_html=story></section>
             <Notes entry chrome/>
             <Timeline lab send/>
             <section class="controls" aria-label="Playback">
@@ -449,181 +425,56 @@ fn HerdPanel(lab: RwSignal<Lab>) -> impl IntoView {
 /// The original run (kept at fork time) beside the edited one.
 #[component]
 fn ForkPanel(lab: RwSignal<Lab>) -> impl IntoView {
-    let original = Memo::new(move |_| {
-        lab.with(|l| l.fork_of.clone())
-            .unwrap_or_else(|| lab.with(|l| l.trace.clone()))
-    });
-    let step = Memo::new(move |_| lab.with(|l| l.step));
-    let line = |t: &crate::core::Trace| {
-        let s = &t.summary;
-        format!(
-            "{} · fencing {} · TTL {} ms → balance {}, {} accepted, {} rejected, {} stale accepted",
-            t.scenario.title,
-            t.scenario.policy.short(),
-            t.scenario.lease_ttl,
-            s.final_balance,
-            s.accepted_writes,
-            s.rejected_writes,
-            s.stale_writes_accepted
-        )
-    };
-    view! {
-        <section class="fork" data-testid="fork" aria-label="Original and fork">
-            <p class="fork-line">
-                <b>"Original: "</b>
-                <span data-testid="fork-original">{move || original.with(line)}</span>
-            </p>
-            <p class="fork-line">
-                <b>"Fork: "</b>
-                <span data-testid="fork-current">{move || lab.with(|l| line(&l.trace))}</span>
-            </p>
-            <StaticTimeline trace=original step/>
-        </section>
-    }
-}
-
-/// Precise, keyboard-friendly editing of each pause (the drag does the same thing).
-#[component]
-fn PauseEditor(lab: RwSignal<Lab>, send: Send) -> impl IntoView {
-    let pauses = Memo::new(move |_| {
+    let html = Memo::new(move |_| {
         lab.with(|l| {
-            l.scenario()
-                .actors
-                .iter()
-                .enumerate()
-                .filter_map(|(i, a)| a.pauses.first().map(|p| (i, a.name.clone(), *p)))
-                .collect::<Vec<_>>()
+            let original = l.fork_of.as_ref().unwrap_or(&l.trace);
+            crate::panels::fork(original, &l.trace, l.step)
         })
     });
-    let ttl = Memo::new(move |_| lab.with(|l| l.scenario().lease_ttl));
-    // Delay fields for clients whose packets the scenario delays (or the user already has).
-    let delays = Memo::new(move |_| {
+    view! { <section class="fork" data-testid="fork" aria-label="Original and fork" inner_html=move || html.get()></section> }
+}
+
+/// Precise, keyboard-friendly editing of TTL, delays and pauses (the drag does the same).
+/// The fields are markup from [`crate::panels::params`]; one change handler reads which.
+#[component]
+fn PauseEditor(lab: RwSignal<Lab>, send: Send) -> impl IntoView {
+    let html = Memo::new(move |_| {
         lab.with(|l| {
             let sc = l.scenario();
             let base = deck::find(&sc.id).map(|e| (e.build)());
-            sc.actors
-                .iter()
-                .enumerate()
-                .filter(|(i, a)| {
-                    a.network_delay > 0
-                        || base
-                            .as_ref()
-                            .and_then(|b| b.actors.get(*i))
-                            .is_some_and(|b| b.network_delay > 0)
-                })
-                .map(|(i, a)| (i, a.name.clone(), a.network_delay))
-                .collect::<Vec<_>>()
+            crate::panels::params(sc, base.as_ref())
         })
     });
-    let set = move |actor: usize, start: Option<&str>, duration: Option<&str>| {
-        let Some(cur) =
-            pauses.with_untracked(|ps| ps.iter().find(|(i, _, _)| *i == actor).map(|(_, _, p)| *p))
-        else {
+    let on_change = move |e: ev::Event| {
+        let Some(input) = e.target().and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok()) else {
             return;
         };
-        let parse =
-            |s: Option<&str>, dflt: u64| s.map(|s| s.trim().parse::<u64>()).unwrap_or(Ok(dflt));
-        match (parse(start, cur.start), parse(duration, cur.duration)) {
-            (Ok(start), Ok(duration)) => send.msg(Msg::SetPause {
-                actor,
-                pause: Pause { start, duration },
-            }),
-            _ => lab.update(|l| {
-                l.error = Some("A pause needs whole, non-negative milliseconds.".to_owned())
-            }),
+        let param = input.get_attribute("data-param").unwrap_or_default();
+        let actor = input.get_attribute("data-actor").and_then(|a| a.parse::<usize>().ok());
+        let current = |l: &Lab| crate::panels::param_value(l.scenario(), &param, actor);
+        let pause = actor.and_then(|a| lab.with_untracked(|l| l.scenario().actors.get(a).and_then(|x| x.pauses.first().copied())));
+        let msg = match (param.as_str(), input.value().trim().parse::<u64>()) {
+            ("ttl", Ok(v)) => Msg::SetTtl(v),
+            ("ttl", Err(_)) => Msg::Refuse("The lease TTL needs whole milliseconds.".to_owned()),
+            ("delay", Ok(delay)) => Msg::SetDelay { actor: actor.unwrap_or(usize::MAX), delay },
+            ("delay", Err(_)) => Msg::Refuse("A network delay needs whole milliseconds.".to_owned()),
+            ("pause-start" | "pause-length", Ok(v)) => match (actor, pause) {
+                (Some(actor), Some(p)) => {
+                    let pause = if param == "pause-start" { Pause { start: v, ..p } } else { Pause { duration: v, ..p } };
+                    Msg::SetPause { actor, pause }
+                }
+                _ => return,
+            },
+            ("pause-start" | "pause-length", Err(_)) => Msg::Refuse("A pause needs whole, non-negative milliseconds.".to_owned()),
+            _ => return,
+        };
+        send.msg(msg);
+        // A refused edit leaves the scenario (and so the markup) unchanged: show the last good value.
+        if let Some(v) = lab.with_untracked(current) {
+            input.set_value(&v.to_string());
         }
     };
-    view! {
-        <section class="pauses" aria-label="Parameters">
-            <span class="pause-edit">
-                "Lease TTL "
-                <input
-                    type="number"
-                    min="1"
-                    aria-label="Lease TTL (ms)"
-                    prop:value=move || ttl.get().to_string()
-                    on:change:target=move |e| {
-                        match e.target().value().trim().parse::<u64>() {
-                            Ok(v) => send.msg(Msg::SetTtl(v)),
-                            Err(_) => send.msg(Msg::Refuse("The lease TTL needs whole milliseconds.".to_owned())),
-                        }
-                        e.target().set_value(&ttl.get_untracked().to_string());
-                    }
-                />
-                " ms"
-            </span>
-            <For each=move || delays.get() key=|(i, _, _)| *i let:entry>
-                {
-                    let (actor, name, _) = entry;
-                    let now = move || delays.with_untracked(|d| d.iter().find(|(i, _, _)| *i == actor).map_or(0, |(_, _, v)| *v));
-                    view! {
-                        <span class="pause-edit">
-                            <b>{name.clone()}</b>
-                            "'s packets take "
-                            <input
-                                type="number"
-                                min="0"
-                                aria-label=format!("{name} network delay (ms)")
-                                prop:value=move || delays.with(|d| d.iter().find(|(i, _, _)| *i == actor).map_or(0, |(_, _, v)| *v)).to_string()
-                                on:change:target=move |e| {
-                                    match e.target().value().trim().parse::<u64>() {
-                                        Ok(delay) => send.msg(Msg::SetDelay { actor, delay }),
-                                        Err(_) => send.msg(Msg::Refuse("A network delay needs whole milliseconds.".to_owned())),
-                                    }
-                                    e.target().set_value(&now().to_string());
-                                }
-                            />
-                            " ms"
-                        </span>
-                    }
-                }
-            </For>
-            <For each=move || pauses.get() key=|(i, _, _)| *i let:entry>
-                {
-                    let (actor, name, _) = entry;
-                    let field = move |tracked: bool, pick: fn(&Pause) -> u64| {
-                        let read = |ps: &Vec<(usize, String, Pause)>| {
-                            ps.iter().find(|(i, _, _)| *i == actor).map_or(0, |(_, _, p)| pick(p)).to_string()
-                        };
-                        if tracked { pauses.with(read) } else { pauses.with_untracked(read) }
-                    };
-                    let start = move || field(true, |p| p.start);
-                    let duration = move || field(true, |p| p.duration);
-                    // After a refused edit the field shows the last good value again.
-                    let start_now = move || field(false, |p| p.start);
-                    let duration_now = move || field(false, |p| p.duration);
-                    view! {
-                        <span class="pause-edit">
-                            <b>{name.clone()}</b>
-                            " pauses at "
-                            <input
-                                type="number"
-                                min="0"
-                                aria-label=format!("{name} pause start (ms)")
-                                prop:value=start
-                                on:change:target=move |e| {
-                                    set(actor, Some(&e.target().value()), None);
-                                    e.target().set_value(&start_now());
-                                }
-                            />
-                            " ms for "
-                            <input
-                                type="number"
-                                min="1"
-                                aria-label=format!("{name} pause length (ms)")
-                                prop:value=duration
-                                on:change:target=move |e| {
-                                    set(actor, None, Some(&e.target().value()));
-                                    e.target().set_value(&duration_now());
-                                }
-                            />
-                            " ms"
-                        </span>
-                    }
-                }
-            </For>
-        </section>
-    }
+    view! { <section class="pauses" aria-label="Parameters" on:change=on_change inner_html=move || html.get()></section> }
 }
 
 /// Light/dark switch; the default follows the system setting.

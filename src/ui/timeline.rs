@@ -6,9 +6,9 @@ use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
 use super::Send;
-use crate::core::{Pause, Trace};
+use crate::core::Pause;
 use crate::lab::{moved, resized, Lab, Msg};
-use crate::timeline::{n as f, render, render_grid, render_story, Geometry, VIEW_W};
+use crate::timeline::{n as f, render_grid, render_story, Geometry, VIEW_W};
 
 #[derive(Clone, Copy, PartialEq)]
 enum Grip {
@@ -162,19 +162,5 @@ pub fn Timeline(lab: RwSignal<Lab>, send: Send) -> impl IntoView {
                 </For>
             </svg>
         </figure>
-    }
-}
-
-/// A read-only timeline, for the original run beside a fork.
-#[component]
-pub fn StaticTimeline(trace: Memo<Trace>, step: Memo<usize>) -> impl IntoView {
-    view! {
-        <svg
-            class="timeline original"
-            role="img"
-            aria-label="Original timeline"
-            viewBox=move || trace.with(|t| Geometry::of(t).view_box())
-            inner_html=move || trace.with(|t| render(t, step.get(), true))
-        ></svg>
     }
 }
