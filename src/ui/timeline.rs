@@ -125,7 +125,9 @@ pub fn Timeline(lab: RwSignal<Lab>, send: Send) -> impl IntoView {
             >
                 <g class="grid" inner_html=move || grid.get()></g>
                 <g class="drawing" inner_html=move || trace.with(|t| render_story(t, step.get(), false))></g>
-                <For each=move || pausable.get() key=|(i, _)| *i let:entry>
+                // Rebuilt only when the set of pausable actors changes, never during a drag,
+                // so each block (and its pointer capture) survives every re-render.
+                {move || pausable.get().into_iter().map(|entry| {
                     {
                         let (actor, name) = entry;
                         let y = geometry.get_untracked().lane_mid(actor) - 13.0;
@@ -159,7 +161,7 @@ pub fn Timeline(lab: RwSignal<Lab>, send: Send) -> impl IntoView {
                             </rect>
                         }
                     }
-                </For>
+}).collect_view()}
             </svg>
         </figure>
     }
