@@ -30,7 +30,10 @@ pub fn story(t: &Trace, step: usize, question: &str) -> String {
     let question = if question.is_empty() {
         String::new()
     } else {
-        format!(r#"<p class="question" data-testid="question">{}</p>"#, esc(question))
+        format!(
+            r#"<p class="question" data-testid="question">{}</p>"#,
+            esc(question)
+        )
     };
     format!(
         r#"{question}<p class="narration" data-testid="narration">{}</p><p class="say"><span class="say-k">Say: </span><span data-testid="talking-point">{}</span></p>"#,
@@ -44,9 +47,15 @@ pub fn ledger(t: &Trace, step: usize) -> String {
     let s = t.snapshot_at(step);
     let fencing = t.scenario.policy.checks_fence();
     let (fence, caption) = if fencing {
-        (token(s.last_fence), "last fence: highest token storage accepted")
+        (
+            token(s.last_fence),
+            "last fence: highest token storage accepted",
+        )
     } else {
-        (token(s.last_write_fence), "token of the last write — storage is not checking")
+        (
+            token(s.last_write_fence),
+            "token of the last write — storage is not checking",
+        )
     };
     let holder = match &s.holder {
         Some(l) => format!(
@@ -61,7 +70,11 @@ pub fn ledger(t: &Trace, step: usize) -> String {
         0 => "nobody".to_owned(),
         _ => esc(&s.believers.join(" and ")),
     };
-    let warn = if s.believers.len() > 1 { r#" class="warn""# } else { "" };
+    let warn = if s.believers.len() > 1 {
+        r#" class="warn""#
+    } else {
+        ""
+    };
     let mut out = format!(
         r#"<div class="metrics"><div class="metric"><span class="k">Balance</span><span class="v" data-testid="balance">{}</span></div><div class="metric"><span class="k">Last fence</span><span class="v" data-testid="last-fence">{fence}</span><span class="cap">{caption}</span></div><div class="metric small"><span class="k">Lock server says</span><span data-testid="holder">{holder}</span><span class="k">Believe they hold it</span><span data-testid="believers"{warn}>{believers}</span></div></div><table class="log" data-testid="ledger"><caption>Write log (append-only; every attempt)</caption><thead><tr><th>time</th><th>writer</th><th>token</th><th>amount</th><th>result</th><th>balance</th></tr></thead><tbody>"#,
         s.balance
@@ -178,8 +191,15 @@ pub fn explorer_rows(stats: &[PolicyStats]) -> String {
                 Some(p) => format!("pause {}–{}", p.start, p.end()),
                 None => "no pause".to_owned(),
             };
-            let delay = s.network_delay.map(|d| format!(", delay {d}")).unwrap_or_default();
-            let kind = if ex.verdict.stale_write { "stale" } else { "2 believers" };
+            let delay = s
+                .network_delay
+                .map(|d| format!(", delay {d}"))
+                .unwrap_or_default();
+            let kind = if ex.verdict.stale_write {
+                "stale"
+            } else {
+                "2 believers"
+            };
             let _ = write!(
                 out,
                 r#"<button class="ghost small" data-testid="load-{code}-{i}" data-load="{row}:{}">{kind}: {what}{delay}</button>"#,
@@ -193,7 +213,12 @@ pub fn explorer_rows(stats: &[PolicyStats]) -> String {
 
 /// Stale writes first: they are the counterexamples worth loading.
 fn picked(st: &PolicyStats) -> Vec<&crate::core::explore::Example> {
-    let stale: Vec<_> = st.examples.iter().filter(|e| e.verdict.stale_write).take(3).collect();
+    let stale: Vec<_> = st
+        .examples
+        .iter()
+        .filter(|e| e.verdict.stale_write)
+        .take(3)
+        .collect();
     if stale.is_empty() {
         st.examples.iter().take(3).collect()
     } else {
@@ -202,7 +227,10 @@ fn picked(st: &PolicyStats) -> Vec<&crate::core::explore::Example> {
 }
 
 fn index_of(st: &PolicyStats, ex: &crate::core::explore::Example) -> usize {
-    st.examples.iter().position(|e| std::ptr::eq(e, ex)).unwrap_or(0)
+    st.examples
+        .iter()
+        .position(|e| std::ptr::eq(e, ex))
+        .unwrap_or(0)
 }
 
 /// What the explorer's counts mean, once it has finished.
@@ -218,7 +246,10 @@ pub fn explorer_footnote(stats: &[PolicyStats]) -> String {
     } else if strict.stale_writes == 0 {
         "Strict fencing accepted no stale write in any schedule.".to_owned()
     } else {
-        format!("Strict fencing let {} schedules through — look at them.", strict.stale_writes)
+        format!(
+            "Strict fencing let {} schedules through — look at them.",
+            strict.stale_writes
+        )
     }
 }
 
@@ -227,7 +258,9 @@ pub fn explorer_footnote(stats: &[PolicyStats]) -> String {
 /// clients get a delay field.
 pub fn params(sc: &crate::core::Scenario, base: Option<&crate::core::Scenario>) -> String {
     let field = |label: String, param: &str, actor: Option<usize>, min: u8, value: u64| {
-        let actor = actor.map(|a| format!(r#" data-actor="{a}""#)).unwrap_or_default();
+        let actor = actor
+            .map(|a| format!(r#" data-actor="{a}""#))
+            .unwrap_or_default();
         format!(
             r#"<input type="number" min="{min}" aria-label="{}" data-param="{param}"{actor} value="{value}">"#,
             esc(&label)
@@ -238,13 +271,21 @@ pub fn params(sc: &crate::core::Scenario, base: Option<&crate::core::Scenario>) 
         field("Lease TTL (ms)".to_owned(), "ttl", None, 1, sc.lease_ttl)
     );
     for (i, a) in sc.actors.iter().enumerate() {
-        let delayed_by_default = base.and_then(|b| b.actors.get(i)).is_some_and(|b| b.network_delay > 0);
+        let delayed_by_default = base
+            .and_then(|b| b.actors.get(i))
+            .is_some_and(|b| b.network_delay > 0);
         if a.network_delay > 0 || delayed_by_default {
             let _ = write!(
                 out,
                 r#"<span class="pause-edit"><b>{}</b>'s packets take {} ms</span>"#,
                 esc(&a.name),
-                field(format!("{} network delay (ms)", a.name), "delay", Some(i), 0, a.network_delay)
+                field(
+                    format!("{} network delay (ms)", a.name),
+                    "delay",
+                    Some(i),
+                    0,
+                    a.network_delay
+                )
             );
         }
     }
@@ -254,8 +295,20 @@ pub fn params(sc: &crate::core::Scenario, base: Option<&crate::core::Scenario>) 
                 out,
                 r#"<span class="pause-edit"><b>{}</b> pauses at {} ms for {} ms</span>"#,
                 esc(&a.name),
-                field(format!("{} pause start (ms)", a.name), "pause-start", Some(i), 0, p.start),
-                field(format!("{} pause length (ms)", a.name), "pause-length", Some(i), 1, p.duration)
+                field(
+                    format!("{} pause start (ms)", a.name),
+                    "pause-start",
+                    Some(i),
+                    0,
+                    p.start
+                ),
+                field(
+                    format!("{} pause length (ms)", a.name),
+                    "pause-length",
+                    Some(i),
+                    1,
+                    p.duration
+                )
             );
         }
     }
@@ -298,7 +351,10 @@ mod tests {
         assert!(html.contains(r#"aria-label="Lease TTL (ms)" data-param="ttl" value="30""#));
         assert!(html.contains(r#"data-param="pause-start" data-actor="0" value="5""#));
         assert!(html.contains(r#"data-param="pause-length" data-actor="0" value="50""#));
-        assert!(!html.contains("network delay"), "no delay field where nothing is delayed");
+        assert!(
+            !html.contains("network delay"),
+            "no delay field where nothing is delayed"
+        );
         assert_eq!(param_value(&sc, "pause-length", Some(0)), Some(50));
         assert_eq!(param_value(&sc, "delay", Some(9)), None);
         let delayed = Scenario::delayed_packet();
@@ -309,7 +365,10 @@ mod tests {
     fn compare_reads_80_and_90() {
         let sc = Scenario::gc_pause();
         let html = compare(&run(&sc.clone().with_policy(FencingPolicy::Off)), &run(&sc));
-        assert!(html.contains(r#"<span class="v">80</span>"#) && html.contains(r#"<span class="v">90</span>"#));
+        assert!(
+            html.contains(r#"<span class="v">80</span>"#)
+                && html.contains(r#"<span class="v">90</span>"#)
+        );
         assert!(html.contains("lost update") && html.contains("stale_fence"));
     }
 

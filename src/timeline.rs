@@ -456,7 +456,8 @@ pub fn render_herd(fixed: &crate::core::HerdReport, jittered: &crate::core::Herd
         }
         let _ = write!(
             out,
-            r#"<line class="tick" x1="{LEFT}" x2="{}" y1="{}" y2="{}"></line>"#,
+            r#"<line class="tick" x1="{}" x2="{}" y1="{}" y2="{}"></line>"#,
+            n(LEFT),
             n(W - 10.0),
             n(base),
             n(base)

@@ -129,27 +129,45 @@ pub fn ExplorerPanel(lab: RwSignal<Lab>, send: Send) -> impl IntoView {
 
     // One click handler for every counterexample button (`data-load="<row>:<example>"`).
     let on_click = move |e: leptos::ev::MouseEvent| {
-        let target = e.target().and_then(|t| t.dyn_into::<web_sys::Element>().ok());
-        let Some(spec) = target.and_then(|el| el.closest("[data-load]").ok().flatten()).and_then(|b| b.get_attribute("data-load")) else {
+        let target = e
+            .target()
+            .and_then(|t| t.dyn_into::<web_sys::Element>().ok());
+        let Some(spec) = target
+            .and_then(|el| el.closest("[data-load]").ok().flatten())
+            .and_then(|b| b.get_attribute("data-load"))
+        else {
             return;
         };
-        let Some((row, i)) = spec.split_once(':').and_then(|(r, i)| Some((r.parse::<usize>().ok()?, i.parse::<usize>().ok()?))) else {
+        let Some((row, i)) = spec
+            .split_once(':')
+            .and_then(|(r, i)| Some((r.parse::<usize>().ok()?, i.parse::<usize>().ok()?)))
+        else {
             return;
         };
-        let schedule = progress.with_untracked(|p| p.as_ref().and_then(|p| p.stats.get(row)).and_then(|st| st.examples.get(i)).map(|ex| ex.schedule));
+        let schedule = progress.with_untracked(|p| {
+            p.as_ref()
+                .and_then(|p| p.stats.get(row))
+                .and_then(|st| st.examples.get(i))
+                .map(|ex| ex.schedule)
+        });
         if let (Some(s), Some(b)) = (schedule, base.get_value()) {
             send.msg(Msg::Load(s.apply(&b)));
             send.msg(Msg::Seek(usize::MAX));
         }
     };
     let html = move || {
-        let mut out = format!(r#"<p class="fork-line"><b>Schedule explorer: </b>{}</p>"#, esc(&heading.get()));
+        let mut out = format!(
+            r#"<p class="fork-line"><b>Schedule explorer: </b>{}</p>"#,
+            esc(&heading.get())
+        );
         if let Some(e) = failed.get() {
             out.push_str(&format!(r#"<p class="warn">{}</p>"#, esc(&e)));
         }
         let p = progress.get();
         let (done, total) = p.as_ref().map_or((0, 1), |p| (p.done, p.total));
-        out.push_str(&format!(r#"<progress data-testid="explore-progress" max="{total}" value="{done}"></progress>"#));
+        out.push_str(&format!(
+            r#"<progress data-testid="explore-progress" max="{total}" value="{done}"></progress>"#
+        ));
         if let Some(p) = &p {
             out.push_str(&format!(
                 r#"<span class="clock" data-testid="explore-status">{} / {} schedules · {} ms</span>"#,
@@ -163,8 +181,15 @@ pub fn ExplorerPanel(lab: RwSignal<Lab>, send: Send) -> impl IntoView {
             out.push_str(&panels::explorer_rows(&p.stats));
         }
         out.push_str("</tbody></table>");
-        let footnote = p.as_ref().filter(|p| p.done == p.total).map(|p| panels::explorer_footnote(&p.stats)).unwrap_or_default();
-        out.push_str(&format!(r#"<p class="fork-line" data-testid="explore-footnote">{}</p>"#, esc(&footnote)));
+        let footnote = p
+            .as_ref()
+            .filter(|p| p.done == p.total)
+            .map(|p| panels::explorer_footnote(&p.stats))
+            .unwrap_or_default();
+        out.push_str(&format!(
+            r#"<p class="fork-line" data-testid="explore-footnote">{}</p>"#,
+            esc(&footnote)
+        ));
         out
     };
     view! {

@@ -19,6 +19,15 @@ function save(blob, name) {
 }
 
 export function export_timeline(selector, filename, png) {
+  try {
+    draw(selector, filename, png);
+    return '';
+  } catch (e) {
+    return String(e && e.message ? e.message : e);
+  }
+}
+
+function draw(selector, filename, png) {
   const svg = document.querySelector(selector);
   if (!svg) throw new Error('there is no timeline on the page to export');
   const clone = svg.cloneNode(true);
@@ -64,22 +73,19 @@ export function export_timeline(selector, filename, png) {
 }
 "#)]
 extern "C" {
-    #[wasm_bindgen(catch)]
-    fn export_timeline(selector: &str, filename: &str, png: bool) -> Result<(), JsValue>;
+    /// Returns an empty string on success, else the browser's reason.
+    fn export_timeline(selector: &str, filename: &str, png: bool) -> String;
 }
 
 /// Saves the main timeline; the error text is for the page's message banner.
 pub fn save_timeline(name: &str, png: bool) -> Result<(), String> {
     let ext = if png { "png" } else { "svg" };
-    export_timeline(
+    match export_timeline(
         "svg.timeline.main",
         &format!("fencing-lab-{name}.{ext}"),
         png,
-    )
-    .map_err(|e| {
-        format!(
-            "Export failed: {}",
-            e.as_string().unwrap_or_else(|| format!("{e:?}"))
-        )
-    })
+    ) {
+        e if e.is_empty() => Ok(()),
+        e => Err(format!("Export failed: {e}")),
+    }
 }

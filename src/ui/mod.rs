@@ -189,7 +189,11 @@ fn App() -> impl IntoView {
 
     let entry = Memo::new(move |_| trace.with(|t| deck::find(&t.scenario.id).map(|e| e.id)));
     let story = move || {
-        let question = entry.get().and_then(deck::find).map(|e| e.question).unwrap_or_default();
+        let question = entry
+            .get()
+            .and_then(deck::find)
+            .map(|e| e.question)
+            .unwrap_or_default();
         trace.with(|t| crate::panels::story(t, step.get(), question))
     };
     let forked = Memo::new(move |_| lab.with(|l| l.fork_of.is_some()));
@@ -197,6 +201,38 @@ fn App() -> impl IntoView {
         let name = entry.get_untracked().unwrap_or("scenario");
         if let Err(e) = export::save_timeline(name, png) {
             send.msg(Msg::Refuse(e));
+        }
+    };
+    // Every button of the page's chrome is static markup with a `data-act`; one handler
+    // on the app dispatches them (a closure per button would cost wasm for nothing).
+    let on_click = move |e: ev::MouseEvent| {
+        let act = e
+            .target()
+            .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+            .and_then(|el| el.closest("[data-act]").ok().flatten())
+            .and_then(|b| b.get_attribute("data-act"));
+        match act.as_deref() {
+            Some("reset") => send.msg(Msg::Reset),
+            Some("back") => send.msg(Msg::Back),
+            Some("play") => send.msg(Msg::TogglePlay),
+            Some("forward") => send.msg(Msg::Forward),
+            Some("fork") => send.msg(if forked.get_untracked() {
+                Msg::Unfork
+            } else {
+                Msg::Fork
+            }),
+            Some("explore") => chrome.explore.update(|x| *x = !*x),
+            Some("svg") => export(false),
+            Some("png") => export(true),
+            Some("notes") => chrome.notes.update(|n| *n = !*n),
+            Some("present") => {
+                let on = !chrome.presenting.get_untracked();
+                chrome.presenting.set(on);
+                toggle_fullscreen(on);
+            }
+            Some("theme") => flip_theme(),
+            Some("dismiss") => send.msg(Msg::DismissError),
+            _ => {}
         }
     };
     let clock = move || {
@@ -211,7 +247,7 @@ fn App() -> impl IntoView {
     };
 
     view! {
-        <div class="app" class:presenting=move || chrome.presenting.get()>
+        <div class="app" class:presenting=move || chrome.presenting.get() on:click=on_click>
             <Header lab send/>
             {move || {
                 lab.with(|l| l.error.clone())
@@ -219,7 +255,7 @@ fn App() -> impl IntoView {
                         view! {
                             <div class="error" role="alert" data-testid="error">
                                 <span>{e}</span>
-                                <button on:click=move |_| send.msg(Msg::DismissError)>"Dismiss"</button>
+                                <button data-act="dismiss">"Dismiss"</button>
                             </div>
                         }
                     })
@@ -228,19 +264,15 @@ fn App() -> impl IntoView {
             <Notes entry chrome/>
             <Timeline lab send/>
             <section class="controls" aria-label="Playback">
-                <button on:click=move |_| send.msg(Msg::Reset)>"Reset"</button>
-                <button on:click=move |_| send.msg(Msg::Back) aria-keyshortcuts="ArrowLeft">
+                <button data-act="reset">"Reset"</button>
+                <button data-act="back" aria-keyshortcuts="ArrowLeft">
                     <span aria-hidden="true">"◀ "</span>
                     "Step back"
                 </button>
-                <button
-                    class="primary"
-                    on:click=move |_| send.msg(Msg::TogglePlay)
-                    aria-keyshortcuts="Space"
-                >
+                <button class="primary" data-act="play" aria-keyshortcuts="Space">
                     {move || if playing.get() { "Pause" } else { "Play" }}
                 </button>
-                <button on:click=move |_| send.msg(Msg::Forward) aria-keyshortcuts="ArrowRight">
+                <button data-act="forward" aria-keyshortcuts="ArrowRight">
                     "Step forward"
                     <span aria-hidden="true">" ▶"</span>
                 </button>
@@ -275,37 +307,23 @@ fn App() -> impl IntoView {
             <div class="row2">
                 <PauseEditor lab send/>
                 <span class="row2-right">
-                    <button
-                        class="ghost"
-                        on:click=move |_| send.msg(if forked.get_untracked() { Msg::Unfork } else { Msg::Fork })
-                        title="Keep this run, then change a parameter and compare"
-                    >
+                    <button class="ghost" data-act="fork" title="Keep this run, then change a parameter and compare">
                         {move || if forked.get() { "Close fork" } else { "Fork" }}
                     </button>
-                    <button
-                        class="ghost"
-                        aria-pressed=move || chrome.explore.get().to_string()
-                        on:click=move |_| chrome.explore.update(|x| *x = !*x)
-                    >
+                    <button class="ghost" data-act="explore" aria-pressed=move || chrome.explore.get().to_string()>
                         "Explore"
                     </button>
-                    <button class="ghost" title="Export the timeline as SVG" on:click=move |_| export(false)>"SVG"</button>
-                    <button class="ghost" title="Export the timeline as PNG" on:click=move |_| export(true)>"PNG"</button>
-                <button class="ghost" aria-pressed=move || chrome.notes.get().to_string() on:click=move |_| chrome.notes.update(|n| *n = !*n)>
+                    <button class="ghost" data-act="svg" title="Export the timeline as SVG">"SVG"</button>
+                    <button class="ghost" data-act="png" title="Export the timeline as PNG">"PNG"</button>
+                <button class="ghost" data-act="notes" aria-pressed=move || chrome.notes.get().to_string()>
                         "Notes"
                     </button>
-                    <button
-                        class="ghost"
-                        aria-pressed=move || chrome.presenting.get().to_string()
-                        on:click=move |_| {
-                            let on = !chrome.presenting.get_untracked();
-                            chrome.presenting.set(on);
-                            toggle_fullscreen(on);
-                        }
-                    >
+                    <button class="ghost" data-act="present" aria-pressed=move || chrome.presenting.get().to_string()>
                         "Present"
                     </button>
-                    <ThemeToggle/>
+                    <button class="ghost" data-act="theme" aria-label="Theme" title="Light / dark">
+                        "◐"
+                    </button>
                 </span>
             </div>
             {move || forked.get().then(|| view! { <ForkPanel lab/> })}
@@ -326,6 +344,30 @@ fn App() -> impl IntoView {
 fn Header(lab: RwSignal<Lab>, send: Send) -> impl IntoView {
     let policy = Memo::new(move |_| lab.with(|l| l.scenario().policy));
     let current = Memo::new(move |_| lab.with(|l| l.scenario().id.clone()));
+    // The options never change: plain markup, set before the value.
+    let scenario_options: String = deck::DECK
+        .iter()
+        .enumerate()
+        .map(|(i, e)| {
+            format!(
+                r#"<option value="{}">{}. {}</option>"#,
+                e.id,
+                i + 1,
+                crate::timeline::esc(e.title)
+            )
+        })
+        .collect();
+    let policy_options: String = FencingPolicy::ALL
+        .into_iter()
+        .map(|p| {
+            format!(
+                r#"<option value="{}" title="{}">{}</option>"#,
+                p.code(),
+                p.label(),
+                p.option()
+            )
+        })
+        .collect();
     view! {
         <header class="bar">
             <h1>
@@ -340,14 +382,9 @@ fn Header(lab: RwSignal<Lab>, send: Send) -> impl IntoView {
                             send.msg(Msg::Load((entry.build)()));
                         }
                     }
+                    inner_html=scenario_options
                     prop:value=move || current.get()
-                >
-                    {deck::DECK
-                        .iter()
-                        .enumerate()
-                        .map(|(i, e)| view! { <option value=e.id>{format!("{}. {}", i + 1, e.title)}</option> })
-                        .collect_view()}
-                </select>
+                ></select>
                 <label for="fencing" class="fencing-label">"Fencing"</label>
                 <select
                     id="fencing"
@@ -358,13 +395,9 @@ fn Header(lab: RwSignal<Lab>, send: Send) -> impl IntoView {
                             send.msg(Msg::SetPolicy(p));
                         }
                     }
+                    inner_html=policy_options
                     prop:value=move || policy.get().code()
-                >
-                    {FencingPolicy::ALL
-                        .into_iter()
-                        .map(|p| view! { <option value=p.code() title=p.label()>{p.option()}</option> })
-                        .collect_view()}
-                </select>
+                ></select>
             </div>
         </header>
     }
@@ -446,26 +479,49 @@ fn PauseEditor(lab: RwSignal<Lab>, send: Send) -> impl IntoView {
         })
     });
     let on_change = move |e: ev::Event| {
-        let Some(input) = e.target().and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok()) else {
+        let Some(input) = e
+            .target()
+            .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
+        else {
             return;
         };
         let param = input.get_attribute("data-param").unwrap_or_default();
-        let actor = input.get_attribute("data-actor").and_then(|a| a.parse::<usize>().ok());
+        let actor = input
+            .get_attribute("data-actor")
+            .and_then(|a| a.parse::<usize>().ok());
         let current = |l: &Lab| crate::panels::param_value(l.scenario(), &param, actor);
-        let pause = actor.and_then(|a| lab.with_untracked(|l| l.scenario().actors.get(a).and_then(|x| x.pauses.first().copied())));
+        let pause = actor.and_then(|a| {
+            lab.with_untracked(|l| {
+                l.scenario()
+                    .actors
+                    .get(a)
+                    .and_then(|x| x.pauses.first().copied())
+            })
+        });
         let msg = match (param.as_str(), input.value().trim().parse::<u64>()) {
             ("ttl", Ok(v)) => Msg::SetTtl(v),
             ("ttl", Err(_)) => Msg::Refuse("The lease TTL needs whole milliseconds.".to_owned()),
-            ("delay", Ok(delay)) => Msg::SetDelay { actor: actor.unwrap_or(usize::MAX), delay },
-            ("delay", Err(_)) => Msg::Refuse("A network delay needs whole milliseconds.".to_owned()),
+            ("delay", Ok(delay)) => Msg::SetDelay {
+                actor: actor.unwrap_or(usize::MAX),
+                delay,
+            },
+            ("delay", Err(_)) => {
+                Msg::Refuse("A network delay needs whole milliseconds.".to_owned())
+            }
             ("pause-start" | "pause-length", Ok(v)) => match (actor, pause) {
                 (Some(actor), Some(p)) => {
-                    let pause = if param == "pause-start" { Pause { start: v, ..p } } else { Pause { duration: v, ..p } };
+                    let pause = if param == "pause-start" {
+                        Pause { start: v, ..p }
+                    } else {
+                        Pause { duration: v, ..p }
+                    };
                     Msg::SetPause { actor, pause }
                 }
                 _ => return,
             },
-            ("pause-start" | "pause-length", Err(_)) => Msg::Refuse("A pause needs whole, non-negative milliseconds.".to_owned()),
+            ("pause-start" | "pause-length", Err(_)) => {
+                Msg::Refuse("A pause needs whole, non-negative milliseconds.".to_owned())
+            }
             _ => return,
         };
         send.msg(msg);
@@ -478,27 +534,19 @@ fn PauseEditor(lab: RwSignal<Lab>, send: Send) -> impl IntoView {
 }
 
 /// Light/dark switch; the default follows the system setting.
-#[component]
-fn ThemeToggle() -> impl IntoView {
-    let flip = move |_| {
-        let Some(root) = web_sys::window()
-            .and_then(|w| w.document())
-            .and_then(|d| d.document_element())
-        else {
-            return;
-        };
-        let dark_now = match root.get_attribute("data-theme").as_deref() {
-            Some("dark") => true,
-            Some(_) => false,
-            None => web_sys::window()
-                .and_then(|w| w.match_media("(prefers-color-scheme: dark)").ok().flatten())
-                .is_some_and(|m| m.matches()),
-        };
-        let _ = root.set_attribute("data-theme", if dark_now { "light" } else { "dark" });
+fn flip_theme() {
+    let Some(root) = web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.document_element())
+    else {
+        return;
     };
-    view! {
-        <button class="ghost" aria-label="Theme" title="Light / dark" on:click=flip>
-            "◐"
-        </button>
-    }
+    let dark_now = match root.get_attribute("data-theme").as_deref() {
+        Some("dark") => true,
+        Some(_) => false,
+        None => web_sys::window()
+            .and_then(|w| w.match_media("(prefers-color-scheme: dark)").ok().flatten())
+            .is_some_and(|m| m.matches()),
+    };
+    let _ = root.set_attribute("data-theme", if dark_now { "light" } else { "dark" });
 }

@@ -112,57 +112,57 @@ pub fn Timeline(lab: RwSignal<Lab>, send: Send) -> impl IntoView {
     };
 
     view! {
-        <figure class="timeline-wrap">
-            <svg
-                node_ref=svg_ref
-                class="timeline main"
-                role="group"
-                aria-label="Timeline"
-                viewBox=move || geometry.get().view_box()
-                on:pointermove=move_drag
-                on:pointerup=end_drag
-                on:pointercancel=end_drag
-            >
-                <g class="grid" inner_html=move || grid.get()></g>
-                <g class="drawing" inner_html=move || trace.with(|t| render_story(t, step.get(), false))></g>
-                // Rebuilt only when the set of pausable actors changes, never during a drag,
-                // so each block (and its pointer capture) survives every re-render.
-                {move || pausable.get().into_iter().map(|entry| {
-                    {
-                        let (actor, name) = entry;
-                        let y = geometry.get_untracked().lane_mid(actor) - 13.0;
-                        let x = move || pause_of(actor).map_or(0.0, |(x, _, _)| x);
-                        let w = move || pause_of(actor).map_or(0.0, |(x0, x1, _)| (x1 - x0).max(2.0));
-                        let label = move || pause_of(actor).map_or(String::new(), |(_, _, p)| format!("GC pause {}", trace.with_untracked(|t| t.time_label(p.duration))));
-                        view! {
-                            <g class="pause" data-testid=format!("pause-{name}")
-                                on:pointerdown=move |e| start_drag(e, actor, Grip::Move)
-                                on:pointermove=move_drag
-                                on:pointerup=end_drag
-                                on:pointercancel=end_drag
-                            >
-                                <title>{format!("{name}'s pause: drag to move, drag the right edge to resize")}</title>
-                                <rect class="pause-body" x=move || f(x()) y=f(y) width=move || f(w()) height="26" rx="4"></rect>
-                                <text class="pause-label" x=move || f(x() + 6.0) y=f(y + 17.5)>{label}</text>
-                            </g>
-                            <rect
-                                class="pause-grip"
-                                data-testid=format!("pause-{name}-resize")
-                                x=move || f(x() + w() - 5.0)
-                                y=f(y)
-                                width="10"
-                                height="26"
-                                on:pointerdown=move |e| start_drag(e, actor, Grip::Resize)
-                                on:pointermove=move_drag
-                                on:pointerup=end_drag
-                                on:pointercancel=end_drag
-                            >
-                                <title>{format!("Resize {name}'s pause")}</title>
-                            </rect>
+            <figure class="timeline-wrap">
+                <svg
+                    node_ref=svg_ref
+                    class="timeline main"
+                    role="group"
+                    aria-label="Timeline"
+                    viewBox=move || geometry.get().view_box()
+                    on:pointermove=move_drag
+                    on:pointerup=end_drag
+                    on:pointercancel=end_drag
+                >
+                    <g class="grid" inner_html=move || grid.get()></g>
+                    <g class="drawing" inner_html=move || trace.with(|t| render_story(t, step.get(), false))></g>
+                    // Rebuilt only when the set of pausable actors changes, never during a drag,
+                    // so each block (and its pointer capture) survives every re-render.
+                    {move || pausable.get().into_iter().map(|entry| {
+                        {
+                            let (actor, name) = entry;
+                            let y = geometry.get_untracked().lane_mid(actor) - 13.0;
+                            let x = move || pause_of(actor).map_or(0.0, |(x, _, _)| x);
+                            let w = move || pause_of(actor).map_or(0.0, |(x0, x1, _)| (x1 - x0).max(2.0));
+                            let label = move || pause_of(actor).map_or(String::new(), |(_, _, p)| format!("GC pause {}", trace.with_untracked(|t| t.time_label(p.duration))));
+                            view! {
+                                <g class="pause" data-testid=format!("pause-{name}")
+                                    on:pointerdown=move |e| start_drag(e, actor, Grip::Move)
+                                    on:pointermove=move_drag
+                                    on:pointerup=end_drag
+                                    on:pointercancel=end_drag
+                                >
+                                    <title>{format!("{name}'s pause: drag to move, drag the right edge to resize")}</title>
+                                    <rect class="pause-body" x=move || f(x()) y=f(y) width=move || f(w()) height="26" rx="4"></rect>
+                                    <text class="pause-label" x=move || f(x() + 6.0) y=f(y + 17.5)>{label}</text>
+                                </g>
+                                <rect
+                                    class="pause-grip"
+                                    data-testid=format!("pause-{name}-resize")
+                                    x=move || f(x() + w() - 5.0)
+                                    y=f(y)
+                                    width="10"
+                                    height="26"
+                                    on:pointerdown=move |e| start_drag(e, actor, Grip::Resize)
+                                    on:pointermove=move_drag
+                                    on:pointerup=end_drag
+                                    on:pointercancel=end_drag
+                                >
+                                    <title>{format!("Resize {name}'s pause")}</title>
+                                </rect>
+                            }
                         }
-                    }
-}).collect_view()}
-            </svg>
-        </figure>
-    }
+    }).collect_view()}
+                </svg>
+            </figure>
+        }
 }
