@@ -188,14 +188,14 @@ fn App() -> impl IntoView {
     });
 
     let entry = Memo::new(move |_| trace.with(|t| deck::find(&t.scenario.id).map(|e| e.id)));
-    let story = move || {
+    let story = Memo::new(move |_| {
         let question = entry
             .get()
             .and_then(deck::find)
             .map(|e| e.question)
             .unwrap_or_default();
         trace.with(|t| crate::panels::story(t, step.get(), question))
-    };
+    });
     let forked = Memo::new(move |_| lab.with(|l| l.fork_of.is_some()));
     let export = move |png: bool| {
         let name = entry.get_untracked().unwrap_or("scenario");
@@ -260,7 +260,7 @@ fn App() -> impl IntoView {
                         }
                     })
             }}
-            <section class="story" aria-live="polite" inner_html=story></section>
+            <section class="story" aria-live="polite" inner_html=move || story.get()></section>
             <Notes entry chrome/>
             <Timeline lab send/>
             <section class="controls" aria-label="Playback">

@@ -33,6 +33,8 @@ pub fn Timeline(lab: RwSignal<Lab>, send: Send) -> impl IntoView {
     let drag = StoredValue::new(None::<Drag>);
     let geometry = Memo::new(move |_| trace.with(Geometry::of));
     let grid = Memo::new(move |_| trace.with(render_grid));
+    // A memo, so a pointer move that changes nothing writes nothing to the DOM.
+    let drawing = Memo::new(move |_| trace.with(|t| render_story(t, step.get(), false)));
 
     // Client x (CSS px) → SVG user units, through the element's current on-screen size.
     let to_units = move |client_x: i32| -> f64 {
@@ -124,7 +126,7 @@ pub fn Timeline(lab: RwSignal<Lab>, send: Send) -> impl IntoView {
                     on:pointercancel=end_drag
                 >
                     <g class="grid" inner_html=move || grid.get()></g>
-                    <g class="drawing" inner_html=move || trace.with(|t| render_story(t, step.get(), false))></g>
+                    <g class="drawing" inner_html=move || drawing.get()></g>
                     // Rebuilt only when the set of pausable actors changes, never during a drag,
                     // so each block (and its pointer capture) survives every re-render.
                     {move || pausable.get().into_iter().map(|entry| {

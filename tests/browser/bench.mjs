@@ -69,6 +69,30 @@ try {
   console.log(`drag.long_tasks_over_50ms ${drag.long_tasks}`);
   console.log(`drag.longest_task_ms ${drag.longest_task.toFixed(1)}`);
 
+  // 1b. What the browser's own frame costs here: the same timing around a one-character
+  //     text change (no recompute, no SVG), so the drag figure can be read against it.
+  const baseline = await page.evaluate(async () => {
+    const el = document.querySelector('[data-testid=clock]');
+    const settle = () => new Promise((res) => {
+      const ch = new MessageChannel();
+      ch.port1.onmessage = () => res();
+      ch.port2.postMessage(0);
+    });
+    const frame = () => new Promise((res) => requestAnimationFrame(() => res()));
+    const times = [];
+    for (let i = 0; i < 300; i++) {
+      await frame();
+      const t0 = performance.now();
+      el.textContent = `step ${i}`;
+      await settle();
+      times.push(performance.now() - t0);
+    }
+    times.sort((a, b) => a - b);
+    return { p50: times[150], p95: times[285] };
+  });
+  console.log(`frame.text_change_p50_ms ${baseline.p50.toFixed(3)}`);
+  console.log(`frame.text_change_p95_ms ${baseline.p95.toFixed(3)}`);
+
   // 2. The explorer over the headline on a 1 ms grid, synchronously in wasm (median of 5).
   const explore = await page.evaluate(() => {
     const runs = [];
