@@ -935,6 +935,19 @@ impl Sim<'_> {
         st.renew_due = None;
     }
 
+    /// Extends `actor`'s lease by the TTL (ownership checked atomically by the lock) and
+    /// queues the new expiry; `None` when the actor no longer holds it.
+    fn renew(&mut self, actor: usize, now: Millis) -> Option<(Fence, Millis)> {
+        let sc = self.sc;
+        let expires_at = self
+            .lock
+            .extend(now, &sc.resource, &sc.actors[actor].name, sc.lease_ttl)
+            .ok()?;
+        let fence = self.actors[actor].fence.unwrap_or(Fence(0));
+        self.push(expires_at, Class::Expiry, Pending::Expiry { fence });
+        Some((fence, expires_at))
+    }
+
     fn step(&mut self, actor: usize) {
         let sc = self.sc;
         let a = &sc.actors[actor];
@@ -1034,17 +1047,15 @@ impl Sim<'_> {
                     self.send(actor, request);
                 }
             },
-            Step::Extend => match self.lock.extend(now, res, &name, sc.lease_ttl) {
-                Ok(expires_at) => {
-                    let fence = self.actors[actor].fence.unwrap_or(Fence(0));
-                    self.push(expires_at, Class::Expiry, Pending::Expiry { fence });
+            Step::Extend => match self.renew(actor, now) {
+                Some((fence, expires_at)) => {
                     let text = format!(
                         "{name} extends its lease (token {fence}) until t={}.",
                         self.at(expires_at)
                     );
                     self.say(actor, EventKind::Extended { fence, expires_at }, text);
                 }
-                Err(_) => {
+                None => {
                     self.cancel(actor);
                     let text = format!(
                         "{name} tries to extend: refused (not_holder). It self-cancels its job."
@@ -1062,10 +1073,8 @@ impl Sim<'_> {
                     return;
                 };
                 if st.renew_due.is_some_and(|d| d <= now) {
-                    match self.lock.extend(now, res, &name, sc.lease_ttl) {
-                        Ok(expires_at) => {
-                            let fence = self.actors[actor].fence.unwrap_or(Fence(0));
-                            self.push(expires_at, Class::Expiry, Pending::Expiry { fence });
+                    match self.renew(actor, now) {
+                        Some((fence, expires_at)) => {
                             self.schedule_renewal(actor, until);
                             let next = match self.actors[actor].renew_due {
                                 Some(d) => format!(
@@ -1080,7 +1089,7 @@ impl Sim<'_> {
                             );
                             self.say(actor, EventKind::Extended { fence, expires_at }, text);
                         }
-                        Err(_) => {
+                        None => {
                             self.cancel(actor);
                             let text = format!(
                                 "{name}'s watchdog tries to renew: refused (not_holder) — the lease ran out before it could renew. The job self-cancels and does not write."
