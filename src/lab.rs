@@ -181,15 +181,6 @@ impl Lab {
         }
         Ok(())
     }
-
-    /// Same scenario under another policy: the side-by-side "off → 80 / on → 90".
-    pub fn compare(&self, policy: FencingPolicy) -> Trace {
-        if policy == self.scenario().policy {
-            self.trace.clone()
-        } else {
-            run(&self.scenario().clone().with_policy(policy))
-        }
-    }
 }
 
 /// Keyboard map: ← → step, Space play, `.` forward (presenter clickers send it), `f` fencing.

@@ -185,7 +185,7 @@ pub fn explorer_rows(stats: &[PolicyStats]) -> String {
             st.stale_writes,
             st.two_believers
         );
-        for (i, ex) in picked(st).into_iter().enumerate() {
+        for (i, (index, ex)) in picked(st).into_iter().enumerate() {
             let s = ex.schedule;
             let what = match s.pause {
                 Some(p) => format!("pause {}–{}", p.start, p.end()),
@@ -202,8 +202,7 @@ pub fn explorer_rows(stats: &[PolicyStats]) -> String {
             };
             let _ = write!(
                 out,
-                r#"<button class="ghost small" data-testid="load-{code}-{i}" data-load="{row}:{}">{kind}: {what}{delay}</button>"#,
-                index_of(st, ex)
+                r#"<button class="ghost small" data-testid="load-{code}-{i}" data-load="{row}:{index}">{kind}: {what}{delay}</button>"#
             );
         }
         out.push_str("</td></tr>");
@@ -211,26 +210,21 @@ pub fn explorer_rows(stats: &[PolicyStats]) -> String {
     out
 }
 
-/// Stale writes first: they are the counterexamples worth loading.
-fn picked(st: &PolicyStats) -> Vec<&crate::core::explore::Example> {
+/// Stale writes first: they are the counterexamples worth loading. Each comes with its
+/// index in `st.examples`, which the load button carries.
+fn picked(st: &PolicyStats) -> Vec<(usize, &crate::core::explore::Example)> {
     let stale: Vec<_> = st
         .examples
         .iter()
-        .filter(|e| e.verdict.stale_write)
+        .enumerate()
+        .filter(|(_, e)| e.verdict.stale_write)
         .take(3)
         .collect();
     if stale.is_empty() {
-        st.examples.iter().take(3).collect()
+        st.examples.iter().enumerate().take(3).collect()
     } else {
         stale
     }
-}
-
-fn index_of(st: &PolicyStats, ex: &crate::core::explore::Example) -> usize {
-    st.examples
-        .iter()
-        .position(|e| std::ptr::eq(e, ex))
-        .unwrap_or(0)
 }
 
 /// What the explorer's counts mean, once it has finished.

@@ -8,7 +8,7 @@ use leptos::prelude::*;
 use super::Send;
 use crate::core::explore::{ExploreSpec, Explorer, PolicyStats};
 use crate::core::{FencingPolicy, Scenario};
-use crate::lab::{Lab, Msg};
+use crate::lab::Msg;
 use crate::panels;
 use crate::timeline::esc;
 use wasm_bindgen::JsCast;
@@ -55,7 +55,7 @@ struct Progress {
 }
 
 #[component]
-pub fn ExplorerPanel(lab: RwSignal<Lab>, send: Send) -> impl IntoView {
+pub fn ExplorerPanel(scenario: Memo<Scenario>, send: Send) -> impl IntoView {
     let runner = StoredValue::new_local(None::<Explorer>);
     let base = StoredValue::new_local(None::<Scenario>);
     let progress = RwSignal::new(None::<Progress>);
@@ -88,7 +88,7 @@ pub fn ExplorerPanel(lab: RwSignal<Lab>, send: Send) -> impl IntoView {
     }
 
     let start = move || {
-        let sc = lab.with_untracked(|l| l.scenario().clone());
+        let sc = scenario.get_untracked();
         match plan(&sc) {
             Ok(explorer) => {
                 let who = &sc.actors[explorer.spec().actor].name;
@@ -113,13 +113,11 @@ pub fn ExplorerPanel(lab: RwSignal<Lab>, send: Send) -> impl IntoView {
     // A new scenario gets a fresh exploration. The key ignores what the explorer itself
     // varies (the subject's pause, the policy), so loading a counterexample keeps the table.
     let key = Memo::new(move |_| {
-        lab.with(|l| {
-            let mut sc = l.scenario().clone();
-            sc.policy = FencingPolicy::Strict;
-            let who = subject(&sc);
-            sc.actors[who].pauses.clear();
-            sc
-        })
+        let mut sc = scenario.get();
+        sc.policy = FencingPolicy::Strict;
+        let who = subject(&sc);
+        sc.actors[who].pauses.clear();
+        sc
     });
     Effect::new(move |_| {
         key.track();

@@ -4,7 +4,7 @@
 
 use leptos::prelude::*;
 
-use crate::core::FencingPolicy;
+use crate::core::{run, FencingPolicy, Scenario};
 use crate::lab::Lab;
 use crate::panels;
 
@@ -14,13 +14,14 @@ pub fn LedgerPanel(lab: RwSignal<Lab>) -> impl IntoView {
     view! { <section class="ledger-panel" aria-label="Storage" inner_html=move || html.get()></section> }
 }
 
-/// Both policies side by side, each a real run of the same scenario.
+/// Both policies side by side, each a real run of the same scenario (rerun only when the
+/// scenario changes, not on every step).
 #[component]
-pub fn Compare(lab: RwSignal<Lab>) -> impl IntoView {
+pub fn Compare(scenario: Memo<Scenario>) -> impl IntoView {
     let html = Memo::new(move |_| {
-        lab.with(|l| {
-            let off = l.compare(FencingPolicy::Off);
-            let on = l.compare(panels::on_policy(l.scenario().policy));
+        scenario.with(|sc| {
+            let off = run(&sc.clone().with_policy(FencingPolicy::Off));
+            let on = run(&sc.clone().with_policy(panels::on_policy(sc.policy)));
             panels::compare(&off, &on)
         })
     });

@@ -13,7 +13,7 @@ use leptos::ev;
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
-use crate::core::{deck, FencingPolicy, Pause};
+use crate::core::{deck, FencingPolicy, Pause, Scenario};
 use crate::lab::{key_to_msg, Lab, Msg};
 use crate::share;
 
@@ -113,6 +113,9 @@ fn App() -> impl IntoView {
     };
     let trace = Memo::new(move |_| lab.with(|l| l.trace.clone()));
     let step = Memo::new(move |_| lab.with(|l| l.step));
+    // What depends on the scenario alone (herd, comparison, parameter fields, explorer)
+    // reads this, so stepping through a run does not recompute it.
+    let scenario = Memo::new(move |_| lab.with(|l| l.scenario().clone()));
     let playing = Memo::new(move |_| lab.with(|l| l.playing));
     // Steps per 100 s of wall time ÷ 100: percent of normal speed, kept integral.
     let speed = RwSignal::new(100_u64);
@@ -305,7 +308,7 @@ fn App() -> impl IntoView {
                 <span class="clock" data-testid="clock">{clock}</span>
             </section>
             <div class="row2">
-                <PauseEditor lab send/>
+                <PauseEditor scenario send/>
                 <span class="row2-right">
                     <button class="ghost" data-act="fork" title="Keep this run, then change a parameter and compare">
                         {move || if forked.get() { "Close fork" } else { "Fork" }}
@@ -327,11 +330,11 @@ fn App() -> impl IntoView {
                 </span>
             </div>
             {move || forked.get().then(|| view! { <ForkPanel lab/> })}
-            {move || chrome.explore.get().then(|| view! { <ExplorerPanel lab send/> })}
-            {move || (entry.get() == Some("renewal")).then(|| view! { <HerdPanel lab/> })}
+            {move || chrome.explore.get().then(|| view! { <ExplorerPanel scenario send/> })}
+            {move || (entry.get() == Some("renewal")).then(|| view! { <HerdPanel scenario/> })}
             <div class="bottom">
                 <LedgerPanel lab/>
-                <Compare lab/>
+                <Compare scenario/>
             </div>
             <footer class="keys">
                 "Keys: ← → step · Space play · . forward (clicker) · f fencing · p presenter · n notes · drag a pause (its right edge resizes)"
@@ -429,11 +432,10 @@ fn Notes(entry: Memo<Option<&'static str>>, chrome: Chrome) -> impl IntoView {
 /// For the renewal scenario: many holders renewing on one fixed schedule hit the lock server
 /// in bursts; jitter spreads them. Both are real runs of the core's herd simulation.
 #[component]
-fn HerdPanel(lab: RwSignal<Lab>) -> impl IntoView {
+fn HerdPanel(scenario: Memo<Scenario>) -> impl IntoView {
     const HOLDERS: usize = 1_000;
     let chart = Memo::new(move |_| {
-        lab.with(|l| {
-            let sc = l.scenario();
+        scenario.with(|sc| {
             let horizon = sc.lease_ttl.saturating_mul(4);
             let fixed = crate::core::renewal_herd(HOLDERS, sc.lease_ttl, false, sc.seed, horizon);
             let jittered = crate::core::renewal_herd(HOLDERS, sc.lease_ttl, true, sc.seed, horizon);
@@ -470,10 +472,9 @@ fn ForkPanel(lab: RwSignal<Lab>) -> impl IntoView {
 /// Precise, keyboard-friendly editing of TTL, delays and pauses (the drag does the same).
 /// The fields are markup from [`crate::panels::params`]; one change handler reads which.
 #[component]
-fn PauseEditor(lab: RwSignal<Lab>, send: Send) -> impl IntoView {
+fn PauseEditor(scenario: Memo<Scenario>, send: Send) -> impl IntoView {
     let html = Memo::new(move |_| {
-        lab.with(|l| {
-            let sc = l.scenario();
+        scenario.with(|sc| {
             let base = deck::find(&sc.id).map(|e| (e.build)());
             crate::panels::params(sc, base.as_ref())
         })
@@ -489,14 +490,9 @@ fn PauseEditor(lab: RwSignal<Lab>, send: Send) -> impl IntoView {
         let actor = input
             .get_attribute("data-actor")
             .and_then(|a| a.parse::<usize>().ok());
-        let current = |l: &Lab| crate::panels::param_value(l.scenario(), &param, actor);
+        let current = |sc: &Scenario| crate::panels::param_value(sc, &param, actor);
         let pause = actor.and_then(|a| {
-            lab.with_untracked(|l| {
-                l.scenario()
-                    .actors
-                    .get(a)
-                    .and_then(|x| x.pauses.first().copied())
-            })
+            scenario.with_untracked(|sc| sc.actors.get(a).and_then(|x| x.pauses.first().copied()))
         });
         let msg = match (param.as_str(), input.value().trim().parse::<u64>()) {
             ("ttl", Ok(v)) => Msg::SetTtl(v),
@@ -526,7 +522,7 @@ fn PauseEditor(lab: RwSignal<Lab>, send: Send) -> impl IntoView {
         };
         send.msg(msg);
         // A refused edit leaves the scenario (and so the markup) unchanged: show the last good value.
-        if let Some(v) = lab.with_untracked(current) {
+        if let Some(v) = scenario.with_untracked(current) {
             input.set_value(&v.to_string());
         }
     };
