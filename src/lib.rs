@@ -4,6 +4,7 @@
 
 pub mod core;
 pub mod lab;
+pub mod markup;
 pub mod panels;
 pub mod share;
 pub mod timeline;
