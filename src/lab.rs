@@ -3,19 +3,22 @@
 //! Pure and native like the core (the crux pattern): the Leptos shell turns clicks,
 //! drags and keys into [`Msg`]s and renders [`Lab`]; it never decides anything itself.
 
+use std::sync::Arc;
+
 use crate::core::{run, FencingPolicy, Millis, Pause, Scenario, Trace};
 
 /// Everything the screen shows, derived from one scenario.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Lab {
-    pub trace: Trace,
+    /// Shared, so the shell's memos pass it on without copying every event.
+    pub trace: Arc<Trace>,
     /// 0 = before the first event, `trace.len()` = after the last.
     pub step: usize,
     pub playing: bool,
     /// The last refused input, shown in the page; the state stays the last good one.
     pub error: Option<String>,
     /// The run as it was when the user forked, to compare side by side with the edited one.
-    pub fork_of: Option<Trace>,
+    pub fork_of: Option<Arc<Trace>>,
 }
 
 /// Everything the user can do.
@@ -64,7 +67,7 @@ impl Default for Lab {
 impl Lab {
     pub fn new(scenario: Scenario) -> Self {
         Self {
-            trace: run(&scenario),
+            trace: Arc::new(run(&scenario)),
             step: 0,
             playing: false,
             error: None,
@@ -149,7 +152,7 @@ impl Lab {
     /// Re-runs with an edited scenario, keeping the viewer at the end if they were there.
     fn replace(&mut self, scenario: Scenario) {
         let was_at_end = self.at_end() && self.step > 0;
-        self.trace = run(&scenario);
+        self.trace = Arc::new(run(&scenario));
         self.step = if was_at_end {
             self.trace.len()
         } else {

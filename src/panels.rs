@@ -1,9 +1,9 @@
 //! The display-only panels as HTML markup, computed from traces: the story line, the
 //! storage panel, the off-versus-on comparison, the fork and the explorer's table.
 //!
-//! Pure and native like [`crate::timeline`], so they are unit-tested without a browser; the
-//! Leptos shell sets each as inner HTML (one DOM write per change, and far less wasm than a
-//! view per element). Interactive controls stay Leptos views.
+//! Pure and native like [`crate::timeline`], so they are unit-tested without a browser. The
+//! Leptos shell writes only what changed between two renderings ([`crate::markup::diff`]),
+//! which costs far less wasm than a view per element. Interactive controls stay Leptos views.
 
 use std::fmt::Write;
 

@@ -1,9 +1,10 @@
 //! The timeline drawing as SVG markup, computed from a trace: lanes, axis, lease bands,
 //! belief bars, conflict windows and one marker per event.
 //!
-//! Pure and native (so it is unit-tested without a browser). The Leptos shell sets it as
-//! the inner HTML of one `<g>`, which keeps the wasm small and a re-render to a single DOM
-//! write; only the draggable pause blocks are live elements.
+//! Pure and native (so it is unit-tested without a browser). The Leptos shell keeps one
+//! `<g>` equal to it by applying [`crate::markup::diff`]'s edits, so a drag moves a few
+//! attributes instead of rebuilding the drawing; only the draggable pause blocks are live
+//! elements.
 
 use std::fmt::Write;
 
@@ -148,7 +149,7 @@ pub fn render_story(t: &Trace, step: usize, with_pauses: bool) -> String {
     let mut out = String::with_capacity(8 * 1024);
     spans(&mut out, t, &g);
     if with_pauses {
-        pauses(&mut out, t, &g);
+        pauses(&mut out, t, &g, false);
     }
     events(&mut out, t, &g, step);
     let x = g.x(t.snapshot_at(step).at);
@@ -257,21 +258,49 @@ fn spans(out: &mut String, t: &Trace, g: &Geometry) {
     }
 }
 
-fn pauses(out: &mut String, t: &Trace, g: &Geometry) {
+/// The pause blocks on the live timeline: each actor's first pause carries what the shell
+/// needs to drag it (`data-actor`, `data-grip`), a tooltip, and a resize handle on its
+/// right edge. Edits keep these nodes in place, so a drag's pointer capture survives.
+pub fn render_pauses(t: &Trace) -> String {
+    let mut out = String::with_capacity(512);
+    pauses(&mut out, t, &Geometry::of(t), true);
+    out
+}
+
+fn pauses(out: &mut String, t: &Trace, g: &Geometry, live: bool) {
     for (i, a) in t.scenario.actors.iter().enumerate() {
-        for p in &a.pauses {
+        for (k, p) in a.pauses.iter().enumerate() {
             let (x0, x1) = (g.x(p.start), g.x(p.end()));
-            let y = g.lane_mid(i) - 13.0;
+            let (y, w) = (g.lane_mid(i) - 13.0, (x1 - x0).max(2.0));
+            let name = esc(&a.name);
+            let drag = live && k == 0;
+            if drag {
+                let _ = write!(
+                    out,
+                    r#"<g class="pause" data-testid="pause-{name}" data-actor="{i}" data-grip="move"><title>{name}&#39;s pause: drag to move, drag the right edge to resize</title>"#
+                );
+            } else {
+                out.push_str(r#"<g class="pause">"#);
+            }
             let _ = write!(
                 out,
-                r#"<g class="pause"><rect class="pause-body" x="{}" y="{}" width="{}" height="26" rx="4"></rect><text class="pause-label" x="{}" y="{}">pause {}</text></g>"#,
+                r#"<rect class="pause-body" x="{}" y="{}" width="{}" height="26" rx="4"></rect><text class="pause-label" x="{}" y="{}">{}pause {}</text></g>"#,
                 n(x0),
                 n(y),
-                n((x1 - x0).max(2.0)),
+                n(w),
                 n(x0 + 6.0),
                 n(y + 17.5),
+                if live { "GC " } else { "" },
                 t.time_label(p.duration)
             );
+            if drag {
+                let _ = write!(
+                    out,
+                    r#"<rect class="pause-grip" data-testid="pause-{name}-resize" data-actor="{i}" data-grip="resize" x="{}" y="{}" width="10" height="26"><title>Resize {name}&#39;s pause</title></rect>"#,
+                    n(x0 + w - 5.0),
+                    n(y)
+                );
+            }
         }
     }
 }
@@ -532,6 +561,19 @@ mod tests {
         assert_eq!(l.place(0, 2, 110.0, "lock_held"), Some(1));
         assert_eq!(l.place(0, 2, 105.0, "lock_held"), None);
         assert_eq!(l.place(1, 2, 105.0, "lock_held"), Some(0));
+    }
+
+    #[test]
+    fn live_pauses_carry_their_drag_handles() {
+        let t = run(&Scenario::gc_pause());
+        let svg = render_pauses(&t);
+        assert!(svg.contains(r#"data-testid="pause-A" data-actor="0" data-grip="move""#));
+        assert!(svg.contains(r#"data-testid="pause-A-resize" data-actor="0" data-grip="resize""#));
+        assert!(svg.contains(">GC pause 50 ms</text>"));
+        assert!(
+            !render(&t, 0, true).contains("data-grip"),
+            "the fork's copy is not draggable"
+        );
     }
 
     #[test]

@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use leptos::prelude::*;
 
+use super::markup::markup;
 use super::Send;
 use crate::core::explore::{ExploreSpec, Explorer, PolicyStats};
 use crate::core::{FencingPolicy, Scenario};
@@ -153,7 +154,7 @@ pub fn ExplorerPanel(scenario: Memo<Scenario>, send: Send) -> impl IntoView {
             send.msg(Msg::Seek(usize::MAX));
         }
     };
-    let html = move || {
+    let html = Memo::new(move |_| {
         let mut out = format!(
             r#"<p class="fork-line"><b>Schedule explorer: </b>{}</p>"#,
             esc(&heading.get())
@@ -189,8 +190,8 @@ pub fn ExplorerPanel(scenario: Memo<Scenario>, send: Send) -> impl IntoView {
             esc(&footnote)
         ));
         out
-    };
+    });
     view! {
-        <section class="explorer" data-testid="explorer" aria-label="Schedule explorer" on:click=on_click inner_html=html></section>
+        <section class="explorer" data-testid="explorer" aria-label="Schedule explorer" on:click=on_click use:markup=html></section>
     }
 }

@@ -5,6 +5,7 @@ mod bench;
 mod explorer;
 mod export;
 mod ledger;
+mod markup;
 mod timeline;
 
 use std::time::Duration;
@@ -19,6 +20,7 @@ use crate::share;
 
 use explorer::ExplorerPanel;
 use ledger::{Compare, LedgerPanel};
+use markup::markup;
 use timeline::Timeline;
 
 /// Entry point called by `main` on wasm32.
@@ -41,6 +43,14 @@ fn install_panic_banner() {
             let _ = el.remove_attribute("hidden");
         }
     }));
+}
+
+/// The lab's current trace; a new run counts as a change, the same run (a step) does not.
+pub(crate) fn trace_of(lab: RwSignal<Lab>) -> Memo<std::sync::Arc<crate::core::Trace>> {
+    Memo::new_with_compare(
+        move |_| lab.with(|l| l.trace.clone()),
+        |old, new| !matches!((old, new), (Some(a), Some(b)) if std::sync::Arc::ptr_eq(a, b)),
+    )
 }
 
 /// Sends a message to the lab; `Copy`, so every handler can hold one.
@@ -86,6 +96,37 @@ fn location_hash() -> String {
         .unwrap_or_default()
 }
 
+/// How long the URL waits after the last change before it is written.
+const QUIET_MS: f64 = 120.0;
+
+fn now_ms() -> f64 {
+    web_sys::window()
+        .and_then(|w| w.performance())
+        .map_or(0.0, |p| p.now())
+}
+
+fn write_hash_later(
+    hash: Memo<String>,
+    last_change: StoredValue<f64>,
+    armed: StoredValue<bool>,
+    wait: f64,
+) {
+    set_timeout(
+        move || {
+            let quiet = now_ms() - last_change.get_value();
+            if quiet < QUIET_MS {
+                return write_hash_later(hash, last_change, armed, QUIET_MS - quiet);
+            }
+            armed.set_value(false);
+            let h = hash.get_untracked();
+            if let Some(history) = web_sys::window().and_then(|w| w.history().ok()) {
+                let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&h));
+            }
+        },
+        Duration::from_millis(wait.ceil().max(1.0) as u64),
+    );
+}
+
 /// Loads a shared link, or the default scenario with a message saying what was wrong with it.
 fn restore(send: Send, hash: &str) {
     match share::decode(hash) {
@@ -111,7 +152,7 @@ fn App() -> impl IntoView {
         notes: RwSignal::new(false),
         explore: RwSignal::new(false),
     };
-    let trace = Memo::new(move |_| lab.with(|l| l.trace.clone()));
+    let trace = crate::ui::trace_of(lab);
     let step = Memo::new(move |_| lab.with(|l| l.step));
     // What depends on the scenario alone (herd, comparison, parameter fields, explorer)
     // reads this, so stepping through a run does not recompute it.
@@ -126,20 +167,18 @@ fn App() -> impl IntoView {
         let s = step.get();
         trace.with(|t| share::encode(&t.scenario, s))
     });
-    // Written a moment after the last change: a drag makes hundreds of changes a second and
-    // browsers throttle the history API.
-    let pending = StoredValue::new(None::<TimeoutHandle>);
+    // Written 120 ms after the last change: a drag makes a change every frame and browsers
+    // throttle the history API. One timer at a time, re-armed for what is left of the
+    // 120 ms when it fires early, so a drag does not set and clear a timer per move.
+    let last_change = StoredValue::new(0.0_f64);
+    let armed = StoredValue::new(false);
     Effect::new(move |_| {
-        let h = hash.get();
-        if let Some(old) = pending.get_value() {
-            old.clear();
+        hash.track();
+        last_change.set_value(now_ms());
+        if !armed.get_value() {
+            armed.set_value(true);
+            write_hash_later(hash, last_change, armed, QUIET_MS);
         }
-        let write = move || {
-            if let Some(history) = web_sys::window().and_then(|w| w.history().ok()) {
-                let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&h));
-            }
-        };
-        pending.set_value(set_timeout_with_handle(write, Duration::from_millis(120)).ok());
     });
     let on_hash = window_event_listener(ev::hashchange, move |_| {
         let h = location_hash();
@@ -263,7 +302,7 @@ fn App() -> impl IntoView {
                         }
                     })
             }}
-            <section class="story" aria-live="polite" inner_html=move || story.get()></section>
+            <section class="story" aria-live="polite" use:markup=story></section>
             <Notes entry chrome/>
             <Timeline lab send/>
             <section class="controls" aria-label="Playback">
@@ -334,7 +373,7 @@ fn App() -> impl IntoView {
             {move || (entry.get() == Some("renewal")).then(|| view! { <HerdPanel scenario/> })}
             <div class="bottom">
                 <LedgerPanel lab/>
-                <Compare scenario/>
+                <Compare trace/>
             </div>
             <footer class="keys">
                 "Keys: ← → step · Space play · . forward (clicker) · f fencing · p presenter · n notes · drag a pause (its right edge resizes)"
@@ -449,10 +488,11 @@ fn HerdPanel(scenario: Memo<Scenario>) -> impl IntoView {
             (crate::timeline::render_herd(&fixed, &jittered), caption)
         })
     });
+    let bars = Memo::new(move |_| chart.with(|c| c.0.clone()));
     view! {
         <section class="herd" data-testid="herd" aria-label="Thundering herd">
             <p class="fork-line"><b>"Thundering herd: "</b><span data-testid="herd-caption">{move || chart.get().1}</span></p>
-            <svg class="herd-chart" viewBox="0 0 1000 150" role="img" aria-label="Renewals per bucket, fixed versus jittered" inner_html=move || chart.get().0></svg>
+            <svg class="herd-chart" viewBox="0 0 1000 150" role="img" aria-label="Renewals per bucket, fixed versus jittered" use:markup=bars></svg>
         </section>
     }
 }
@@ -466,18 +506,18 @@ fn ForkPanel(lab: RwSignal<Lab>) -> impl IntoView {
             crate::panels::fork(original, &l.trace, l.step)
         })
     });
-    view! { <section class="fork" data-testid="fork" aria-label="Original and fork" inner_html=move || html.get()></section> }
+    view! { <section class="fork" data-testid="fork" aria-label="Original and fork" use:markup=html></section> }
 }
 
 /// Precise, keyboard-friendly editing of TTL, delays and pauses (the drag does the same).
 /// The fields are markup from [`crate::panels::params`]; one change handler reads which.
 #[component]
 fn PauseEditor(scenario: Memo<Scenario>, send: Send) -> impl IntoView {
+    // The deck's own version of the scenario, to mark edited values: built once per pick.
+    let id = Memo::new(move |_| scenario.with(|sc| sc.id.clone()));
+    let base = Memo::new(move |_| id.with(|id| deck::find(id).map(|e| (e.build)())));
     let html = Memo::new(move |_| {
-        scenario.with(|sc| {
-            let base = deck::find(&sc.id).map(|e| (e.build)());
-            crate::panels::params(sc, base.as_ref())
-        })
+        scenario.with(|sc| base.with(|b| crate::panels::params(sc, b.as_ref())))
     });
     let on_change = move |e: ev::Event| {
         let Some(input) = e
@@ -526,7 +566,7 @@ fn PauseEditor(scenario: Memo<Scenario>, send: Send) -> impl IntoView {
             input.set_value(&v.to_string());
         }
     };
-    view! { <section class="pauses" aria-label="Parameters" on:change=on_change inner_html=move || html.get()></section> }
+    view! { <section class="pauses" aria-label="Parameters" on:change=on_change use:markup=html></section> }
 }
 
 /// Light/dark switch; the default follows the system setting.

@@ -87,6 +87,50 @@ test("dragging A's pause to end before expiry gives a run with no conflict", asy
   await context.close();
 });
 
+test('a drag edits the page in place, and ends exactly as a fresh load of its link', async () => {
+  const { page, context } = await open('#s=gc-pause&fence=strict&step=99');
+  // Tag every node of the timeline drawing; a panel written whole would lose the tags.
+  const tagged = await page.evaluate(() => {
+    const nodes = document.querySelectorAll('svg.timeline g.drawing *');
+    nodes.forEach((n) => { n.__kept = true; });
+    return nodes.length;
+  });
+  const body = page.getByTestId('pause-A').locator('rect.pause-body');
+  const b = await body.boundingBox();
+  const svg = await page.locator('svg.timeline').boundingBox();
+  const pxPerMs = (svg.width * 0.9) / 100;
+  // Right across the point where A's write lands before the lease expires, then back a little.
+  await page.mouse.move(b.x + b.width / 2, b.y + b.height / 2);
+  await page.mouse.down();
+  await page.mouse.move(b.x + b.width / 2 + 30 * pxPerMs, b.y + b.height / 2, { steps: 30 });
+  await page.mouse.move(b.x + b.width / 2 + 18 * pxPerMs, b.y + b.height / 2, { steps: 6 });
+  await page.mouse.up();
+  const start = Number(await page.getByLabel('A pause start (ms)').inputValue());
+  assert.ok(start >= 20 && start <= 26, `pause start now ${start} ms`);
+  const kept = await page.evaluate(() =>
+    [...document.querySelectorAll('svg.timeline g.drawing *')].filter((n) => n.__kept).length);
+  assert.ok(kept > tagged / 2, `${kept} of ${tagged} timeline nodes were edited in place, not rebuilt`);
+
+  // Each panel, with attributes sorted, plus what every field shows.
+  const snapshot = (p) => p.evaluate(() => {
+    const canon = (n) => n.nodeType === 3
+      ? n.nodeValue
+      : `<${n.nodeName}${[...n.attributes].map((a) => ` ${a.name}=${a.value}`).sort().join('')}>${[...n.childNodes].map(canon).join('')}</>`;
+    const panels = ['svg.timeline g.drawing', 'section.story', 'section.ledger-panel', 'section.compare', 'section.pauses']
+      .map((sel) => canon(document.querySelector(sel)));
+    const fields = [...document.querySelectorAll('section.pauses input')].map((i) => `${i.dataset.param}=${i.value}`);
+    return { panels, fields, balance: document.querySelector('[data-testid=balance]').textContent };
+  });
+  await page.waitForFunction((s) => location.hash.includes(`pause.A=${s},`), start);
+  const dragged = await snapshot(page);
+  assert.ok(dragged.fields.includes(`pause-start=${start}`), dragged.fields.join(' '));
+  const link = await page.evaluate(() => location.hash);
+  const fresh = await open(link);
+  assert.deepEqual(await snapshot(fresh.page), dragged);
+  await fresh.context.close();
+  await context.close();
+});
+
 test('keyboard: arrows step, . steps (clicker), f toggles fencing, Space plays', async () => {
   const { page, context } = await open();
   await page.locator('body').click({ position: { x: 5, y: 700 } });
