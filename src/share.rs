@@ -89,7 +89,13 @@ pub fn decode(hash: &str) -> Result<View, ShareError> {
         .chars()
         .find(|c| !(c.is_ascii_alphanumeric() || "-_.,=&".contains(*c)))
     {
-        return err(format!("the link contains an unexpected character {c:?}"));
+        // A character that would not show (a control or a space) is named by code point.
+        let shown = if c.is_whitespace() || c.is_control() {
+            format!("U+{:04X}", u32::from(c))
+        } else {
+            format!("“{c}”")
+        };
+        return err(format!("the link contains an unexpected character {shown}"));
     }
     let mut pairs = Vec::new();
     for part in hash.split('&').filter(|p| !p.is_empty()) {

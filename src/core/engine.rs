@@ -1033,7 +1033,7 @@ impl Sim<'_> {
                 Some(request) => {
                     let key = request.idempotency_key.as_deref().map_or_else(
                         || "no idempotency key".to_owned(),
-                        |k| format!("idempotency key {k:?}"),
+                        |k| format!("idempotency key “{k}”"),
                     );
                     let text = format!(
                         "{name} never got the reply to its debit (it was lost on the way back), so it retries: same token {}, same {key}.",
@@ -1354,7 +1354,7 @@ impl Sim<'_> {
                 account.balance
             ),
             Err(WriteError::DuplicateIntent { key }) => format!(
-                "{name}'s debit with idempotency key {key:?} is rejected: duplicate_intent — that intent already ran. Balance stays {}.",
+                "{name}'s debit with idempotency key “{key}” is rejected: duplicate_intent — that intent already ran. Balance stays {}.",
                 account.balance
             ),
             Err(WriteError::MissingFence) => format!(

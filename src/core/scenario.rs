@@ -164,14 +164,14 @@ impl fmt::Display for ScenarioError {
             ScenarioError::TooManyActors(n) => {
                 write!(f, "{n} actors is more than the {MAX_ACTORS} allowed")
             }
-            ScenarioError::DuplicateActor(a) => write!(f, "two actors are both named {a:?}"),
+            ScenarioError::DuplicateActor(a) => write!(f, "two actors are both named “{a}”"),
             ScenarioError::EmptyName => write!(f, "an actor has an empty name"),
             ScenarioError::ScriptTooLong { actor } => {
                 write!(f, "{actor}'s script is longer than {MAX_STEPS} steps")
             }
             ScenarioError::BadId(id) => write!(
                 f,
-                "{id:?} is not a URL-safe id (a-z, 0-9 and -, at most {MAX_LABEL} characters)"
+                "“{id}” is not a URL-safe id (a-z, 0-9 and -, at most {MAX_LABEL} characters)"
             ),
             ScenarioError::BadLabel { actor } => write!(
                 f,
