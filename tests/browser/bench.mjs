@@ -29,13 +29,25 @@ try {
     // A task: after every microtask already queued, and after any rendering that is due.
     window.benchTask = () => new Promise((res) => { wake = res; port.port2.postMessage(0); });
     window.benchFrame = () => new Promise((res) => requestAnimationFrame(() => res()));
-    window.benchSettle = () => {
+    // Times one change to the page: until every microtask it caused has run and the style
+    // and layout it needs are done, and until the next frame is painted.
+    window.benchTime = async (change) => {
+      const t0 = performance.now();
+      change();
+      const t1 = performance.now();
+      await window.benchTask();
       document.querySelector('svg.timeline').getBoundingClientRect();
-      return document.body.offsetHeight;
+      void document.body.offsetHeight;
+      const t2 = performance.now();
+      await window.benchFrame();
+      const t3 = performance.now();
+      await window.benchTask();
+      const t4 = performance.now();
+      return { handler: t1 - t0, rerender: t2 - t0, toFrame: t2 - t0 + t4 - t3 };
     };
   });
   const sweep = () => dragPage.evaluate(async () => {
-    const { benchTask: task, benchFrame: frame, benchSettle: settle } = window;
+    const { benchTask: task, benchFrame: frame, benchTime: time } = window;
     const svg = document.querySelector('svg.timeline');
     const block = document.querySelector('[data-testid=pause-A] rect.pause-body');
     const label = document.querySelector('[data-testid=pause-A] .pause-label');
@@ -65,24 +77,15 @@ try {
     let last = block.getAttribute('x') + label.textContent;
     while (performance.now() - start < 5000) {
       const x = at(phase + (performance.now() - start) / 5000);
-      const t0 = performance.now();
-      fire('pointermove', x);
-      const t1 = performance.now();
-      await task();
-      settle();
-      const t2 = performance.now();
-      await frame();
-      const t3 = performance.now();
-      await task();
-      const t4 = performance.now();
+      const m = await time(() => fire('pointermove', x));
       const view = block.getAttribute('x') + label.textContent;
       out.views.push(view);
-      out.every.push(t2 - t0);
-      out.everyFrame.push(t2 - t0 + t4 - t3);
-      out.handler.push(t1 - t0);
+      out.every.push(m.rerender);
+      out.everyFrame.push(m.toFrame);
+      out.handler.push(m.handler);
       if (view !== last) {
-        out.changed.push(t2 - t0);
-        out.changedFrame.push(t2 - t0 + t4 - t3);
+        out.changed.push(m.rerender);
+        out.changedFrame.push(m.toFrame);
       }
       last = view;
     }
@@ -94,22 +97,15 @@ try {
     return out;
   });
   const floor = () => dragPage.evaluate(async () => {
-    const { benchTask: task, benchFrame: frame, benchSettle: settle } = window;
+    const { benchTask: task, benchFrame: frame, benchTime: time } = window;
     const block = document.querySelector('[data-testid=pause-A] rect.pause-body');
     const out = { every: [], everyFrame: [] };
     const x = block.getAttribute('x');
     for (let i = 0; i < 300; i++) {
       await frame(); await task();
-      const t0 = performance.now();
-      block.setAttribute('x', String(100 + (i % 40)));
-      settle();
-      const t2 = performance.now();
-      await frame();
-      const t3 = performance.now();
-      await task();
-      const t4 = performance.now();
-      out.every.push(t2 - t0);
-      out.everyFrame.push(t2 - t0 + t4 - t3);
+      const m = await time(() => block.setAttribute('x', String(100 + (i % 40))));
+      out.every.push(m.rerender);
+      out.everyFrame.push(m.toFrame);
     }
     block.setAttribute('x', x);
     return out;
