@@ -6,7 +6,7 @@ use std::time::Duration;
 use leptos::prelude::*;
 
 use super::markup::markup;
-use super::Send;
+use super::{now_ms, Send};
 use crate::core::explore::{ExploreSpec, Explorer, PolicyStats};
 use crate::core::{FencingPolicy, Scenario};
 use crate::lab::Msg;
@@ -16,12 +16,6 @@ use wasm_bindgen::JsCast;
 
 /// Milliseconds of work per chunk before yielding, so a frame is never blocked for long.
 const CHUNK_MS: f64 = 12.0;
-
-fn now_ms() -> f64 {
-    web_sys::window()
-        .and_then(|w| w.performance())
-        .map_or(0.0, |p| p.now())
-}
 
 /// The actor worth exploring: the first with a pause, else the first whose packets are delayed.
 fn subject(sc: &Scenario) -> usize {

@@ -45,14 +45,6 @@ fn install_panic_banner() {
     }));
 }
 
-/// The lab's current trace; a new run counts as a change, the same run (a step) does not.
-pub(crate) fn trace_of(lab: RwSignal<Lab>) -> Memo<std::sync::Arc<crate::core::Trace>> {
-    Memo::new_with_compare(
-        move |_| lab.with(|l| l.trace.clone()),
-        |old, new| !matches!((old, new), (Some(a), Some(b)) if std::sync::Arc::ptr_eq(a, b)),
-    )
-}
-
 /// Sends a message to the lab; `Copy`, so every handler can hold one.
 #[derive(Clone, Copy)]
 pub(crate) struct Send(RwSignal<Lab>);
@@ -99,7 +91,8 @@ fn location_hash() -> String {
 /// How long the URL waits after the last change before it is written.
 const QUIET_MS: f64 = 120.0;
 
-fn now_ms() -> f64 {
+/// The page's clock, in milliseconds (the shell's only source of time).
+pub(crate) fn now_ms() -> f64 {
     web_sys::window()
         .and_then(|w| w.performance())
         .map_or(0.0, |p| p.now())
@@ -152,7 +145,11 @@ fn App() -> impl IntoView {
         notes: RwSignal::new(false),
         explore: RwSignal::new(false),
     };
-    let trace = crate::ui::trace_of(lab);
+    // A new run counts as a change; the same run (a step) does not.
+    let trace = Memo::new_with_compare(
+        move |_| lab.with(|l| l.trace.clone()),
+        |old, new| !matches!((old, new), (Some(a), Some(b)) if std::sync::Arc::ptr_eq(a, b)),
+    );
     let step = Memo::new(move |_| lab.with(|l| l.step));
     // What depends on the scenario alone (herd, comparison, parameter fields, explorer)
     // reads this, so stepping through a run does not recompute it.
@@ -304,7 +301,7 @@ fn App() -> impl IntoView {
             }}
             <section class="story" aria-live="polite" use:markup=story></section>
             <Notes entry chrome/>
-            <Timeline lab send/>
+            <Timeline trace step send/>
             <section class="controls" aria-label="Playback">
                 <button data-act="reset">"Reset"</button>
                 <button data-act="back" aria-keyshortcuts="ArrowLeft">

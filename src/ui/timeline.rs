@@ -1,14 +1,16 @@
 //! The timeline: one lane per client, then the lease and the storage. Everything drawn
 //! is read off the trace; the pause blocks turn drags into `SetPause` messages.
 
+use std::sync::Arc;
+
 use leptos::ev;
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
 use super::markup::markup;
 use super::Send;
-use crate::core::Pause;
-use crate::lab::{moved, resized, Lab, Msg};
+use crate::core::{Pause, Trace};
+use crate::lab::{moved, resized, Msg};
 use crate::timeline::{render_grid, render_pauses, render_story, Geometry, VIEW_W};
 
 #[derive(Clone, Copy)]
@@ -38,9 +40,7 @@ impl Drag {
 }
 
 #[component]
-pub fn Timeline(lab: RwSignal<Lab>, send: Send) -> impl IntoView {
-    let trace = crate::ui::trace_of(lab);
-    let step = Memo::new(move |_| lab.with(|l| l.step));
+pub fn Timeline(trace: Memo<Arc<Trace>>, step: Memo<usize>, send: Send) -> impl IntoView {
     let svg_ref = NodeRef::<leptos::svg::Svg>::new();
     let drag = StoredValue::new(None::<Drag>);
     let geometry = Memo::new(move |_| trace.with(|t| Geometry::of(t)));
@@ -79,8 +79,8 @@ pub fn Timeline(lab: RwSignal<Lab>, send: Send) -> impl IntoView {
         };
         e.prevent_default();
         let _ = el.set_pointer_capture(e.pointer_id());
-        let pause0 = lab.with_untracked(|l| {
-            l.scenario()
+        let pause0 = trace.with_untracked(|t| {
+            t.scenario
                 .actors
                 .get(actor)
                 .and_then(|a| a.pauses.first().copied())
@@ -103,10 +103,10 @@ pub fn Timeline(lab: RwSignal<Lab>, send: Send) -> impl IntoView {
     };
     let move_drag = move |e: ev::PointerEvent| {
         let Some(d) = drag.get_value() else { return };
-        let (horizon, current) = lab.with_untracked(|l| {
+        let (horizon, current) = trace.with_untracked(|t| {
             (
-                l.scenario().horizon,
-                l.scenario().actors[d.actor].pauses.first().copied(),
+                t.scenario.horizon,
+                t.scenario.actors[d.actor].pauses.first().copied(),
             )
         });
         let delta = geometry
