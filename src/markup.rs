@@ -127,23 +127,20 @@ fn element(piece: &str) -> Option<(&str, &str)> {
 
 /// The attributes of a start tag, in order, values unescaped.
 pub fn attributes(tag: &str) -> Vec<(&str, String)> {
-    raw_attributes(tag)
-        .into_iter()
-        .map(|(n, v)| (n, unescape(v)))
-        .collect()
+    raw_attributes(tag).map(|(n, v)| (n, unescape(v))).collect()
 }
 
-/// The attributes of a start tag, in order, values as written.
-fn raw_attributes(tag: &str) -> Vec<(&str, &str)> {
+/// The attributes of a start tag, in order, values as written. An iterator, so pairing
+/// children by class ([`key`]) allocates nothing on a drag's every move.
+fn raw_attributes(tag: &str) -> impl Iterator<Item = (&str, &str)> {
     let bytes = tag.as_bytes();
-    let mut out = Vec::new();
     let mut i = 1 + tag_name(bytes).len();
-    loop {
+    std::iter::from_fn(move || {
         while i < bytes.len() && bytes[i].is_ascii_whitespace() {
             i += 1;
         }
         if i >= bytes.len() || bytes[i] == b'>' || bytes[i] == b'/' {
-            return out;
+            return None;
         }
         let name_start = i;
         while i < bytes.len() && !ends_name(bytes[i]) {
@@ -152,12 +149,13 @@ fn raw_attributes(tag: &str) -> Vec<(&str, &str)> {
         let name = &tag[name_start..i];
         if bytes.get(i) == Some(&b'=') && bytes.get(i + 1) == Some(&b'"') {
             let close = next(bytes, i + 2, b'"');
-            out.push((name, &tag[i + 2..close]));
+            let value = &tag[i + 2..close];
             i = close + 1;
+            Some((name, value))
         } else {
-            out.push((name, ""));
+            Some((name, ""))
         }
-    }
+    })
 }
 
 /// Undoes [`crate::timeline::esc`].
@@ -256,7 +254,6 @@ fn key(piece: &str) -> (&[u8], &str) {
         None => (b"#text", ""),
         Some((start, _)) => {
             let class = raw_attributes(start)
-                .into_iter()
                 .find(|(n, _)| *n == "class")
                 .and_then(|(_, v)| v.split_ascii_whitespace().next())
                 .unwrap_or_default();
@@ -364,6 +361,7 @@ fn attribute_edits(old: &str, new: &str, path: &[u32], out: &mut Vec<Edit>) {
     }
 }
 
+#[cfg(test)]
 /// A parsed node, for checking edits natively: what the browser would hold.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Node {
@@ -375,6 +373,7 @@ pub enum Node {
     Text(String),
 }
 
+#[cfg(test)]
 /// Parses markup this crate writes into nodes.
 pub fn parse(html: &str) -> Vec<Node> {
     pieces(html)
@@ -393,6 +392,7 @@ pub fn parse(html: &str) -> Vec<Node> {
         .collect()
 }
 
+#[cfg(test)]
 /// Applies edits to parsed nodes as the shell applies them to the page; `None` where the
 /// shell's checks would refuse one (and write the panel whole).
 pub fn apply(mut nodes: Vec<Node>, edits: &[Edit]) -> Option<Vec<Node>> {
@@ -439,6 +439,7 @@ pub fn apply(mut nodes: Vec<Node>, edits: &[Edit]) -> Option<Vec<Node>> {
     Some(nodes)
 }
 
+#[cfg(test)]
 fn children_at<'a>(nodes: &'a mut Vec<Node>, path: &[u32]) -> Option<&'a mut Vec<Node>> {
     match path.split_first() {
         None => Some(nodes),
