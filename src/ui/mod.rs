@@ -280,7 +280,7 @@ fn App() -> impl IntoView {
             format!(
                 "step {s} / {} · t = {}",
                 t.len(),
-                t.time_label(t.snapshot_at(s).at)
+                crate::core::story::time_label(&t.scenario, t.snapshot_at(s).at)
             )
         })
     };
@@ -446,11 +446,11 @@ fn Header(lab: RwSignal<Lab>, send: Send) -> impl IntoView {
 #[component]
 fn Notes(entry: Memo<Option<&'static str>>, chrome: Chrome) -> impl IntoView {
     move || {
-        let notes = entry
-            .get()
-            .and_then(deck::find)
-            .map(|e| e.notes)
-            .unwrap_or_default();
+        // Only while shown: the notes are written from the entry's three runs.
+        let notes = match (chrome.notes.get(), entry.get().and_then(deck::find)) {
+            (true, Some(e)) => (e.notes)(&deck::runs(e)),
+            _ => Vec::new(),
+        };
         let items: String = notes
             .iter()
             .map(|n| format!("<li>{}</li>", crate::timeline::esc(n)))
