@@ -390,24 +390,69 @@ mod tests {
             html.contains(r#"<span class="v">80</span>"#)
                 && html.contains(r#"<span class="v">90</span>"#)
         );
-        assert!(html.contains("lost update") && html.contains("stale_fence"));
+        // Off, the harm is a double charge (both debits are atomic: no update is lost).
+        assert!(html.contains("double charge") && html.contains("ran twice"), "{html}");
+        assert!(!html.contains("lost update"), "{html}");
+        assert!(html.contains("stale_fence") && html.contains("fencing on (strict)"), "{html}");
     }
 
     #[test]
     fn story_escapes_and_narrates() {
         let t = run(&Scenario::gc_pause());
         assert!(story(&t, 0, "Q <b>?").contains("Q &lt;b&gt;?"));
-        assert!(story(&t, 1, "").contains("fencing token 33"));
-        assert!(!story(&t, 1, "").contains("question"));
+        let s1 = story(&t, 1, "");
+        assert!(s1.contains("gives token 33"), "{s1}");
+        assert!(s1.contains(&esc(&story::narration(&t, 1))));
+        assert!(s1.contains(&esc(&story::say(&t, 1))));
+        assert!(!s1.contains("question"));
     }
 
     #[test]
-    fn explorer_rows_offer_stale_counterexamples_first() {
+    fn explorer_rows_offer_harmful_counterexamples_first() {
         let stats = explore(&Scenario::gc_pause(), ExploreSpec::all_policies(0, 5)).unwrap();
         let html = explorer_rows(&stats);
         assert!(html.contains(r#"data-testid="load-off-0" data-load="0:"#));
-        assert!(html.contains(">stale: pause"));
-        assert!(explorer_footnote(&stats).contains("not the belief"));
+        assert!(html.contains(">ran twice: pause"), "{html}");
+        let (off, strict) = (&stats[0], &stats[1]);
+        assert_eq!(
+            (off.policy, strict.policy),
+            (FencingPolicy::Off, FencingPolicy::Strict)
+        );
+        // Off measures out-of-order writes; a fencing policy refuses them by rule.
+        assert!(off.out_of_order > 0);
+        assert!(html.contains(&format!(
+            r#"<td class="num bad" data-testid="order">{}</td>"#,
+            off.out_of_order
+        )));
+        assert_eq!(html.matches("— by rule").count(), 2);
+        // Strict still lets late writes through: the cell is counted and marked bad.
+        assert!(strict.late_writes > 0);
+        assert!(html.contains(&format!(
+            r#"<td class="num bad" data-testid="late">{}</td>"#,
+            strict.late_writes
+        )));
+        // Strict's buttons load its harmful schedules first.
+        assert!(html.contains(r#"data-testid="load-strict-0" data-load="1:"#));
+        let strict_row = html.split(r#"data-testid="explore-strict""#).nth(1).unwrap();
+        let strict_row = strict_row.split("</tr>").next().unwrap();
+        assert!(strict_row.contains(">ran twice: pause"), "{strict_row}");
+        let note = explorer_footnote(&stats);
+        assert!(
+            note.contains(&format!(
+                "still accepted a write from a superseded lease in {} schedules",
+                strict.late_writes
+            )) && note.contains("handoff barrier"),
+            "{note}"
+        );
+        assert!(note.contains("does not stop the belief"), "{note}");
+        // With no late write under strict, the footnote says so.
+        let mut clean = stats.clone();
+        clean[1].late_writes = 0;
+        clean[1].two_believers = 0;
+        assert_eq!(
+            explorer_footnote(&clean),
+            "Strict fencing accepted no write from a superseded lease in any schedule."
+        );
         let fork_html = fork(&run(&Scenario::gc_pause()), &run(&Scenario::gc_pause()), 3);
         assert!(fork_html.contains(r#"class="timeline original""#));
     }

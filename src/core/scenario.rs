@@ -102,6 +102,36 @@ pub enum TokenSource {
     Counterfactual,
 }
 
+impl TokenSource {
+    /// The sources a presenter can pick between (Redlock's counterfactual comes with Redlock).
+    pub const CHOICES: [TokenSource; 2] = [TokenSource::SameRedis, TokenSource::LockService];
+
+    /// Stable identifier (URL hash, select values).
+    pub fn code(self) -> &'static str {
+        match self {
+            TokenSource::SameRedis => "same_redis",
+            TokenSource::LockService => "lock_service",
+            TokenSource::Counterfactual => "counterfactual",
+        }
+    }
+
+    /// Parses [`TokenSource::code`].
+    pub fn from_code(code: &str) -> Option<Self> {
+        [Self::SameRedis, Self::LockService, Self::Counterfactual]
+            .into_iter()
+            .find(|t| t.code() == code)
+    }
+
+    /// The option text in the Tokens control.
+    pub fn option(self) -> &'static str {
+        match self {
+            TokenSource::SameRedis => "INCR on the same Redis",
+            TokenSource::LockService => "etcd / ZooKeeper",
+            TokenSource::Counterfactual => "none (Redlock)",
+        }
+    }
+}
+
 /// Redlock instead of one Redis: `nodes` independent nodes, a client holds the lock while a
 /// majority holds its key. `reach[i]` lists the nodes actor `i` can reach (all when missing
 /// or empty). `lock_clock_jumps` step the clock of node `jumping_node` only.

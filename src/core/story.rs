@@ -456,6 +456,14 @@ fn sentence(t: &Trace, i: usize) -> String {
             fence,
             expires_at,
             watchdog: None,
+        } if sc.token_source == TokenSource::LockService => format!(
+            "{name} keeps its lease alive (token {fence}) until t={}: the lock service checks the lease is still its own.",
+            at(*expires_at)
+        ),
+        EventKind::Extended {
+            fence,
+            expires_at,
+            watchdog: None,
         } => format!(
             "{name} extends its lease (token {fence}) until t={}, with the ownership check and the PEXPIRE in one script.",
             at(*expires_at)
@@ -495,6 +503,12 @@ fn sentence(t: &Trace, i: usize) -> String {
         EventKind::Released {
             fence,
             via: ReleaseMode::CompareAndDelete,
+        } if sc.token_source == TokenSource::LockService => format!(
+            "{name} releases {res}: it deletes its lock key in a transaction that checks the key is still its own (token {fence}), and revokes its lease."
+        ),
+        EventKind::Released {
+            fence,
+            via: ReleaseMode::CompareAndDelete,
         } => {
             let whereat = if sc.redlock.is_some() {
                 " on each node it reaches"
@@ -521,6 +535,9 @@ fn sentence(t: &Trace, i: usize) -> String {
                 NoopReason::NeverHeld => "it never held the lease".to_owned(),
             };
             match via {
+                ReleaseMode::CompareAndDelete if sc.token_source == TokenSource::LockService => {
+                    format!("{name} tries to release: a no-op, {why}. The checked delete removes nothing.")
+                }
                 ReleaseMode::CompareAndDelete => format!(
                     "{name} tries to release: a no-op, {why}. Compare-and-delete deletes nothing."
                 ),
@@ -693,6 +710,9 @@ pub fn say(t: &Trace, step: usize) -> String {
         EventKind::AcquireRefused { .. } if sc.redlock.is_some() => {
             "Without a majority there is no lock: Redlock deletes the keys it did get and tries again."
         }
+        EventKind::AcquireRefused { .. } if sc.token_source == TokenSource::LockService => {
+            "While the lock key exists, the create-if-absent transaction fails for everyone else."
+        }
         EventKind::AcquireRefused { .. } => "While a lease is live, NX refuses everyone else.",
         EventKind::LeaseExpired { cause, owner_knew, .. } => match (cause, owner_knew) {
             (ExpiryCause::Ttl, Awareness::Paused) => {
@@ -768,11 +788,21 @@ pub fn say(t: &Trace, step: usize) -> String {
             )
         }
         EventKind::ExtendFailed { .. } => "If a renewal fails, stop the job at once.",
+        EventKind::Released { via: ReleaseMode::CompareAndDelete, .. }
+            if sc.token_source == TokenSource::LockService =>
+        {
+            "The delete checks the key is still this client's, so a late release cannot remove a successor's lock."
+        }
         EventKind::Released { via: ReleaseMode::CompareAndDelete, .. } => {
             "Compare-and-delete in one script deletes only your own lease."
         }
         EventKind::Released { via: ReleaseMode::GetThenDel, .. } => {
             "GET then DEL worked this time only because nothing changed between the two commands."
+        }
+        EventKind::ReleaseNoop { via: ReleaseMode::CompareAndDelete, .. }
+            if sc.token_source == TokenSource::LockService =>
+        {
+            "The checked delete saw the key is not this client's any more and removed nothing."
         }
         EventKind::ReleaseNoop { via: ReleaseMode::CompareAndDelete, reason: NoopReason::OtherHolder { .. } } => {
             "Compare-and-delete saw someone else's value and deleted nothing; GET then DEL would have deleted their lease."

@@ -137,3 +137,22 @@ test('explorer: every policy counts superseded writes; out-of-order only off; a 
   await page.waitForFunction(() => /fence=off/.test(location.hash));
   await context.close();
 });
+
+test('redis-failover: tokens from etcd / ZooKeeper survive the failover; the hash keeps the choice', async () => {
+  const { page, context } = await open('#s=redis-failover&fence=same_epoch&step=99999');
+  // INCR on the same Redis: the promoted replica hands out 33 again, same-epoch admits both.
+  assert.equal(await text(page, 'balance'), '80');
+  assert.match(await text(page, 'summary-on'), /double charge: job ran twice/);
+  await page.getByLabel('Tokens from').selectOption('lock_service');
+  await page.waitForFunction(() => /tokens=lock_service/.test(location.hash));
+  await stepToEnd(page);
+  // A linearizable store loses nothing in a leader change: B waits, finds the job done.
+  assert.equal(await text(page, 'balance'), '90');
+  assert.match(await text(page, 'summary-off'), /no conflict/);
+  const hash = await page.evaluate(() => location.hash);
+  const again = await open(hash);
+  assert.equal(await again.page.getByLabel('Tokens from').inputValue(), 'lock_service');
+  assert.equal(await text(again.page, 'balance'), '90');
+  await again.context.close();
+  await context.close();
+});
