@@ -286,7 +286,7 @@ fn App() -> impl IntoView {
     };
 
     view! {
-        <div class="app" class:presenting=move || chrome.presenting.get() on:click=on_click>
+        <main class="app" class:presenting=move || chrome.presenting.get() on:click=on_click>
             <Header lab send/>
             {move || {
                 lab.with(|l| l.error.clone())
@@ -376,7 +376,7 @@ fn App() -> impl IntoView {
             <footer class="keys">
                 "Keys: ← → step · Space play · . forward (clicker) · f fencing · p presenter · n notes · drag a pause (its right edge resizes)"
             </footer>
-        </div>
+        </main>
     }
 }
 
