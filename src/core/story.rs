@@ -68,7 +68,9 @@ fn token_source_short(sc: &Scenario) -> &'static str {
     match sc.token_source {
         TokenSource::SameRedis => "INCR in the acquire script on the same Redis",
         TokenSource::LockService => "the lock service (an etcd revision, a ZooKeeper znode)",
-        TokenSource::Counterfactual => "nowhere: Redlock mints none (the numbers are counterfactual)",
+        TokenSource::Counterfactual => {
+            "nowhere: Redlock mints none (the numbers are counterfactual)"
+        }
     }
 }
 
