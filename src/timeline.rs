@@ -148,11 +148,12 @@ pub fn render_grid(t: &Trace) -> String {
 pub fn render_story(t: &Trace, step: usize, with_pauses: bool) -> String {
     let g = Geometry::of(t);
     let mut out = String::with_capacity(8 * 1024);
-    spans(&mut out, t, &g);
+    let mut labels = obstacles(t, &g);
+    spans(&mut out, t, &g, &mut labels);
     if with_pauses {
         pauses(&mut out, t, &g, false);
     }
-    events(&mut out, t, &g, step);
+    events(&mut out, t, &g, step, &mut labels);
     let x = g.x(t.snapshot_at(step).at);
     let _ = write!(
         out,
@@ -198,7 +199,7 @@ fn grid(out: &mut String, t: &Trace, g: &Geometry) {
     }
 }
 
-fn spans(out: &mut String, t: &Trace, g: &Geometry) {
+fn spans(out: &mut String, t: &Trace, g: &Geometry, labels: &mut Labels) {
     let lease_y = g.lane_mid(g.lane_index(Lane::Lease));
     for span in t.lease_spans() {
         let (x0, x1) = (g.x(span.from), g.x(span.to));
@@ -208,17 +209,25 @@ fn spans(out: &mut String, t: &Trace, g: &Geometry) {
             LeaseEnd::Released => "released",
             LeaseEnd::Open => "open",
         };
+        // The label starts just inside the band, and steps right past any marker on it.
+        let text = format!("{} · token {}", span.owner, span.fence);
+        let w = text.chars().count() as f64 * 7.8;
+        let band_box = |lx: f64| (lx, lease_y - 8.0, lx + w, lease_y + 8.0);
+        let mut lx = x0 + 8.0;
+        while !labels.free(band_box(lx), None) && lx + 4.0 < x1 {
+            lx += 4.0;
+        }
+        labels.block(band_box(lx), None);
         let _ = write!(
             out,
-            r#"<rect class="lease-band c{} {end}" x="{}" y="{}" width="{}" height="22" rx="3"></rect><text class="band-label" x="{}" y="{}">{} · token {}</text>"#,
+            r#"<rect class="lease-band c{} {end}" x="{}" y="{}" width="{}" height="22" rx="3"></rect><text class="band-label" x="{}" y="{}">{}</text>"#,
             colour(who),
             n(x0),
             n(lease_y - 11.0),
             n((x1 - x0).max(1.0)),
-            n(x0 + 8.0),
+            n(lx),
             n(lease_y + 5.0),
-            esc(&span.owner),
-            span.fence
+            esc(&text)
         );
     }
     for i in 0..t.scenario.actors.len() {
@@ -331,12 +340,17 @@ fn pauses(out: &mut String, t: &Trace, g: &Geometry, live: bool) {
 const HIT_H: f64 = 42.0;
 const HIT_W: f64 = 34.0;
 
-/// Places marker labels in a few rows per lane so that they never overlap; a label with no
-/// free row is left off (the marker keeps its tooltip and the narration says it all).
+/// A box in user units: left, top, right, bottom.
+type Rect = (f64, f64, f64, f64);
+
+/// Keeps every label and marker on the timeline apart. Obstacles (markers, band labels) are
+/// registered first; a marker label then takes the first of its candidate positions that
+/// touches nothing (its own marker aside), or is left off (the marker keeps its tooltip and
+/// the narration says it all).
 #[derive(Default)]
 struct Labels {
-    /// (lane, row) → occupied x intervals.
-    taken: Vec<((usize, usize), f64, f64)>,
+    /// Each box with the event it belongs to, if any.
+    taken: Vec<(Rect, Option<usize>)>,
 }
 
 impl Labels {
@@ -345,18 +359,62 @@ impl Labels {
         text.chars().count() as f64 * 7.4 + 6.0
     }
 
-    fn place(&mut self, lane: usize, rows: usize, x: f64, text: &str) -> Option<usize> {
-        let half = Self::width(text) / 2.0;
-        let (a, b) = (x - half, x + half);
-        let row = (0..rows).find(|r| {
-            !self
-                .taken
-                .iter()
-                .any(|(key, l, h)| *key == (lane, *r) && a < *h && *l < b)
-        })?;
-        self.taken.push(((lane, row), a, b));
-        Some(row)
+    /// The box of a marker label centred on `x` with its baseline at `y`, with a margin
+    /// for the font's real ascent, descent and width (measured in Chromium).
+    fn label_box(x: f64, y: f64, text: &str) -> Rect {
+        let half = Self::width(text) / 2.0 + 4.0;
+        (x - half, y - 13.0, x + half, y + 4.0)
     }
+
+    fn block(&mut self, r: Rect, owner: Option<usize>) {
+        self.taken.push((r, owner));
+    }
+
+    fn free(&self, r: Rect, owner: Option<usize>) -> bool {
+        !self.taken.iter().any(|(t, o)| {
+            (owner.is_none() || *o != owner) && r.0 < t.2 && t.0 < r.2 && r.1 < t.3 && t.1 < r.3
+        })
+    }
+
+    /// The first baseline in `ys` where a label of `text` centred on `x` is free; taken.
+    fn place(&mut self, owner: usize, x: f64, ys: &[f64], text: &str) -> Option<f64> {
+        let y = ys
+            .iter()
+            .copied()
+            .find(|&y| self.free(Self::label_box(x, y, text), Some(owner)))?;
+        self.block(Self::label_box(x, y, text), Some(owner));
+        Some(y)
+    }
+}
+
+/// Where each drawn marker sits: (event index, x, y, radius). Pause starts and ends are
+/// shown by the pause block instead.
+fn markers(t: &Trace, g: &Geometry) -> Vec<(usize, f64, f64, f64)> {
+    t.events
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| {
+            !matches!(
+                e.kind,
+                EventKind::PauseStarted { .. } | EventKind::PauseEnded { .. }
+            )
+        })
+        .map(|(i, e)| {
+            let expiry = matches!(e.kind, EventKind::LeaseExpired { .. });
+            // Expiries sit on the band's top edge so the next band's label stays readable.
+            let y = g.lane_mid(g.lane_index(e.lane)) - if expiry { 11.0 } else { 0.0 };
+            (i, g.x(e.at), y, if expiry { 5.0 } else { 8.0 })
+        })
+        .collect()
+}
+
+/// Every marker as an obstacle for labels.
+fn obstacles(t: &Trace, g: &Geometry) -> Labels {
+    let mut labels = Labels::default();
+    for (i, x, y, r) in markers(t, g) {
+        labels.block((x - r, y - r, x + r, y + r), Some(i));
+    }
+    labels
 }
 
 /// Marker kind and verdict, which pick the CSS classes. `late`: an accepted write from a
@@ -382,25 +440,16 @@ fn classes(kind: &EventKind, late: bool) -> (&'static str, &'static str) {
 }
 
 /// One marker per event; events after `step` are dimmed, the current one ringed.
-fn events(out: &mut String, t: &Trace, g: &Geometry, step: usize) {
+fn events(out: &mut String, t: &Trace, g: &Geometry, step: usize, labels: &mut Labels) {
     let storage_y = g.lane_mid(g.lane_index(Lane::Storage));
-    let mut labels = Labels::default();
-    for (i, e) in t.events.iter().enumerate() {
-        if matches!(
-            e.kind,
-            EventKind::PauseStarted { .. } | EventKind::PauseEnded { .. }
-        ) {
-            continue; // the pause block itself shows these
-        }
+    for (i, x, y, _) in markers(t, g) {
+        let e = &t.events[i];
         let state = match (i + 1).cmp(&step) {
             std::cmp::Ordering::Equal => "current",
             std::cmp::Ordering::Greater => "future",
             std::cmp::Ordering::Less => "past",
         };
-        let x = g.x(e.at);
         let expiry = matches!(e.kind, EventKind::LeaseExpired { .. });
-        // Expiries sit on the band's top edge so the next band's label stays readable.
-        let y = g.lane_mid(g.lane_index(e.lane)) - if expiry { 11.0 } else { 0.0 };
         let who = e
             .actor
             .as_deref()
@@ -443,22 +492,18 @@ fn events(out: &mut String, t: &Trace, g: &Geometry, step: usize) {
         );
         // Writes label below their marker first, everything else above; then the other side.
         let label = story::label(e);
-        let lane = g.lane_index(e.lane);
-        // A job-status read shares its instant with the acquire before it: its label goes
-        // above or not at all, so it never spills into the next lane.
-        let read = matches!(e.kind, EventKind::JobChecked { .. });
         let offsets: &[f64] = match (shape, expiry) {
             ("write", _) => &[27.0, -14.0],
-            (_, true) => &[-6.0],
-            _ if read => &[-12.0],
+            (_, true) => &[-6.0, 22.0],
             _ => &[-12.0, 24.0],
         };
-        if let Some(row) = labels.place(lane, offsets.len(), x, &label) {
+        let ys: Vec<f64> = offsets.iter().map(|o| y + o).collect();
+        if let Some(ly) = labels.place(i, x, &ys, &label) {
             let _ = write!(
                 out,
                 r#"<text class="ev-label" x="{}" y="{}">{}</text>"#,
                 n(x),
-                n(y + offsets[row]),
+                n(ly),
                 esc(&label)
             );
         }

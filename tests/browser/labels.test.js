@@ -1,0 +1,51 @@
+// Timeline labels: in every deck scenario, at every step, at 1024x768 and 1280x720, no
+// label overlaps another label or a marker other than its own.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { screenshot } from './harness.js';
+import { session, position } from './session.js';
+
+const open = session();
+
+/** Overlaps among the timeline's labels and markers, as drawn by the browser. */
+const overlaps = (page) => page.evaluate(() => {
+  const svg = document.querySelector('svg.timeline.main');
+  const box = (el) => el.getBoundingClientRect();
+  const labels = [...svg.querySelectorAll('text.ev-label, text.band-label, text.conflict-label')]
+    .map((el) => ({ text: el.textContent, b: box(el), owner: el.closest('g.ev') }));
+  const dots = [...svg.querySelectorAll('g.ev circle.dot')].map((el) => ({ b: box(el), owner: el.closest('g.ev') }));
+  const hit = (a, b) => a.left < b.right - 0.5 && b.left < a.right - 0.5 && a.top < b.bottom - 0.5 && b.top < a.bottom - 0.5;
+  const found = [];
+  labels.forEach((l, i) => {
+    labels.slice(i + 1).forEach((m) => { if (hit(l.b, m.b)) found.push(`"${l.text}" on "${m.text}"`); });
+    dots.forEach((d) => { if (d.owner !== l.owner && hit(l.b, d.b)) found.push(`"${l.text}" on a marker`); });
+  });
+  return { found, labels: labels.length };
+});
+
+for (const [width, height] of [[1024, 768], [1280, 720]]) {
+  test(`labels ${width}x${height}: none overlaps another label or marker, at any step`, async () => {
+    const { page, context } = await open('', { viewport: { width, height } });
+    const ids = await page.getByLabel('Scenario').locator('option').evaluateAll((os) => os.map((o) => o.value));
+    await context.close();
+    const problems = [];
+    let checked = 0;
+    for (const id of ids) {
+      const app = await open(`#s=${id}&step=99999`, { viewport: { width, height } });
+      const [, len] = await position(app.page);
+      await app.page.locator('body').click({ position: { x: 2, y: height - 2 } });
+      for (let step = len; step >= 0; step--) {
+        const { found, labels } = await overlaps(app.page);
+        assert.ok(labels >= 3, `${id} step ${step}: the timeline has its labels (${labels})`);
+        problems.push(...found.map((f) => `${id} step ${step}: ${f}`));
+        checked++;
+        if (step > 0) await app.page.keyboard.press('ArrowLeft');
+      }
+      assert.equal((await position(app.page))[0], 0, `${id}: stepped back to the start`);
+      if (id === 'unsafe-release') await screenshot(app.page, `labels-${width}.png`);
+      await app.context.close();
+    }
+    assert.ok(checked > 100, `checked ${checked} steps`);
+    assert.deepEqual(problems, []);
+  });
+}
