@@ -620,7 +620,7 @@ mod tests {
     }
 
     #[test]
-    fn labels_never_overlap_in_a_lane() {
+    fn labels_never_overlap_a_label_or_another_marker() {
         let t = run(&Scenario::unsafe_release());
         let svg = render(&t, t.len(), false);
         assert!(
@@ -628,10 +628,25 @@ mod tests {
             "crowded labels are left off"
         );
         let mut l = Labels::default();
-        assert_eq!(l.place(0, 2, 100.0, "lock_held"), Some(0));
-        assert_eq!(l.place(0, 2, 110.0, "lock_held"), Some(1));
-        assert_eq!(l.place(0, 2, 105.0, "lock_held"), None);
-        assert_eq!(l.place(1, 2, 105.0, "lock_held"), Some(0));
+        let rows = [50.0, 80.0];
+        assert_eq!(l.place(0, 100.0, &rows, "lock_held"), Some(50.0));
+        assert_eq!(l.place(1, 110.0, &rows, "lock_held"), Some(80.0));
+        assert_eq!(
+            l.place(2, 105.0, &rows, "lock_held"),
+            None,
+            "both rows taken"
+        );
+        assert_eq!(
+            l.place(3, 400.0, &rows, "lock_held"),
+            Some(50.0),
+            "far enough away"
+        );
+        // A marker is an obstacle for every label but its own.
+        l.block((592.0, 42.0, 608.0, 58.0), Some(9));
+        assert_eq!(l.place(4, 600.0, &rows, "acquire #34"), Some(80.0));
+        let mut own = Labels::default();
+        own.block((592.0, 42.0, 608.0, 58.0), Some(9));
+        assert_eq!(own.place(9, 600.0, &rows, "acquire #34"), Some(50.0));
     }
 
     #[test]
