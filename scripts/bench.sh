@@ -80,6 +80,8 @@ echo "bundle.counter.raw_bytes $counter_raw"
 echo "bundle.counter.gzip_bytes $counter_gz"
 awk -v a="$app_gz" -v c="$counter_gz" 'BEGIN { printf "bundle.gzip_ratio_app_over_counter %.2f\n", a / c }'
 awk -v a="$app_gz" 'BEGIN { printf "bundle.gzip_budget_used %.1f%% of 150,000 bytes\n", 100 * a / 150000 }'
+echo "bundle.single_file.raw_bytes $(stat -c %s dist/fencing-lab.html)"
+echo "bundle.single_file.gzip_bytes $(gz dist/fencing-lab.html)"
 echo "$browser"
 echo "$drag_native"
 echo "$native"
