@@ -1,0 +1,628 @@
+//! `fencing-lab replay [SCENARIO…]`: runs each deck scenario's schedule against real
+//! servers (redis-server, PostgreSQL, etcd, libfaketime) and compares what happened with
+//! what the core predicted. Native only.
+//!
+//! Coupling to the core, kept small on purpose: `Scenario`/`Actor`/`Step` data (read in
+//! [`run::act`] and [`plan`]), `core::run` → `Trace.writes` (`writer`, `fence`, `result`) and
+//! `Trace.summary.final_balance / last_fence`, `renewal_interval` and `SplitMix64` for the
+//! watchdog's jitter. Nothing reads narration or talking points.
+
+mod etcd;
+mod pg;
+mod redis;
+mod run;
+mod servers;
+
+use std::path::Path;
+use std::sync::atomic::{AtomicU16, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use fencing_lab::core::scenario::GET_DEL_GAP;
+use fencing_lab::core::{
+    self, FencingPolicy, Millis, ReleaseMode, Scenario, SplitMix64, Step, DECK,
+};
+use serde_json::json;
+
+use pg::Psql;
+use redis::Redis;
+use run::{Env, LockBackend, Observed, TokenSource};
+use servers::{Cleanup, EtcdServer, PgServer, RedisServer};
+
+/// Real ms per time slot of a Redis-locked run: the smallest gap between two decisive
+/// events of a scenario becomes this long (override: `REPLAY_SLOT_MS`).
+const SLOT_MS: f64 = 30.0;
+/// Suffix of the runs whose lease and lock come from etcd instead of Redis.
+const ETCD_SUFFIX: &str = "@etcd";
+/// Deck scenarios replayed a second time with etcd granting the lease and the lock.
+const ON_ETCD: &[&str] = &["gc-pause"];
+
+/// One run to make.
+struct Case {
+    label: String,
+    sc: Scenario,
+    lock: LockBackend,
+    tokens: TokenSource,
+}
+
+/// Where the scenario's token comes from. The one place to map a scenario's token source
+/// (today: tokens come from a consensus store exactly when the scenario fails over).
+fn token_source(sc: &Scenario) -> TokenSource {
+    if sc.failover_at.is_some() {
+        TokenSource::EtcdRevision
+    } else {
+        TokenSource::RedisIncr
+    }
+}
+
+/// Why a case has no faithful real equivalent here, if it has none.
+fn not_reproducible(c: &Case) -> Option<String> {
+    let sc = &c.sc;
+    let steps = || sc.actors.iter().flat_map(|a| &a.script);
+    if !sc.lock_clock_jumps.is_empty() && !Path::new(servers::FAKETIME_LIB).exists() {
+        return Some("clock jump needs libfaketime (Debian faketime), not installed".to_owned());
+    }
+    if c.lock == LockBackend::Etcd {
+        if steps().any(|s| matches!(s, Step::Extend | Step::WorkRenewing { .. })) {
+            return Some(
+                "etcd renews by a keep-alive stream; the harness does not drive it".to_owned(),
+            );
+        }
+        if sc.release == ReleaseMode::GetThenDel && steps().any(|s| *s == Step::Release) {
+            return Some("GET-then-DEL is a Redis-client pattern".to_owned());
+        }
+        if sc.failover_at.is_some() || !sc.lock_clock_jumps.is_empty() {
+            return Some(
+                "a single-node etcd neither fails over nor runs under faketime here".to_owned(),
+            );
+        }
+        if (sc.lease_ttl as f64 * etcd_scale(sc)) % 1000.0 != 0.0 {
+            return Some("etcd lease TTLs are whole seconds".to_owned());
+        }
+    }
+    if sc.lock_clock_jumps.len() > 1 && sc.failover_at.is_some() {
+        return Some("a clock step and a failover in one run".to_owned());
+    }
+    None
+}
+
+fn gcd(a: u64, b: u64) -> u64 {
+    if b == 0 {
+        a
+    } else {
+        gcd(b, a % b)
+    }
+}
+
+/// The scenario's time grain: the gcd of every time in it (1 ms if a watchdog jitters).
+fn granularity(sc: &Scenario) -> Millis {
+    let mut g = gcd(sc.lease_ttl, sc.failover_at.unwrap_or(0));
+    for j in &sc.lock_clock_jumps {
+        g = gcd(gcd(g, j.at), j.by);
+    }
+    for a in &sc.actors {
+        g = gcd(gcd(g, a.start_at), a.network_delay);
+        for p in &a.pauses {
+            g = gcd(gcd(g, p.start), p.duration);
+        }
+        for s in &a.script {
+            g = match s {
+                Step::Acquire { retry_every } => gcd(g, *retry_every),
+                Step::Work { ms } => gcd(g, *ms),
+                Step::WorkRenewing { .. } => 1,
+                Step::Release if sc.release == ReleaseMode::GetThenDel => gcd(g, GET_DEL_GAP),
+                _ => g,
+            };
+        }
+    }
+    g.max(1)
+}
+
+/// etcd: whole-second TTLs and a lease sweep every 500 ms, so a scenario ms must be long
+/// enough that a 30 ms TTL is 3 s: scale = 1000·⌈TTL/10⌉/TTL real ms per scenario ms.
+fn etcd_scale(sc: &Scenario) -> f64 {
+    let ttl = sc.lease_ttl.max(1) as f64;
+    1000.0 * (ttl / 10.0).ceil() / ttl
+}
+
+fn slot_ms() -> f64 {
+    std::env::var("REPLAY_SLOT_MS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .filter(|s: &f64| *s >= 5.0)
+        .unwrap_or(SLOT_MS)
+}
+
+/// (real ms per scenario ms, real ms per slot).
+fn timing(c: &Case) -> (f64, f64) {
+    let g = granularity(&c.sc) as f64;
+    match c.lock {
+        LockBackend::Redis => (slot_ms() / g, slot_ms()),
+        LockBackend::Etcd => {
+            let s = etcd_scale(&c.sc);
+            (s, s * g)
+        }
+    }
+}
+
+fn cases(ids: &[String]) -> Result<Vec<Case>, String> {
+    let mut out = Vec::new();
+    let want = |id: &str| ids.is_empty() || ids.iter().any(|i| i == id);
+    for e in DECK {
+        for (label, lock) in [
+            (e.id.to_owned(), LockBackend::Redis),
+            (format!("{}{ETCD_SUFFIX}", e.id), LockBackend::Etcd),
+        ] {
+            if !want(&label) || (lock == LockBackend::Etcd && !ON_ETCD.contains(&e.id)) {
+                continue;
+            }
+            for policy in FencingPolicy::ALL {
+                let sc = (e.build)().with_policy(policy);
+                let tokens = match lock {
+                    LockBackend::Etcd => TokenSource::EtcdRevision,
+                    LockBackend::Redis => token_source(&sc),
+                };
+                out.push(Case {
+                    label: label.clone(),
+                    sc,
+                    lock,
+                    tokens,
+                });
+            }
+        }
+    }
+    for id in ids {
+        if !out.iter().any(|c| &c.label == id) {
+            let known: Vec<String> = DECK
+                .iter()
+                .map(|e| e.id.to_owned())
+                .chain(ON_ETCD.iter().map(|i| format!("{i}{ETCD_SUFFIX}")))
+                .collect();
+            return Err(format!(
+                "unknown scenario {id:?}; known: {}",
+                known.join(", ")
+            ));
+        }
+    }
+    Ok(out)
+}
+
+/// One storage attempt: who, with which token, what the storage answered.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Attempt {
+    writer: String,
+    token: Option<u64>,
+    code: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Outcome {
+    balance: i64,
+    last_fence: Option<u64>,
+    writes: Vec<Attempt>,
+}
+
+fn predict(sc: &Scenario) -> Outcome {
+    let trace = core::run(sc);
+    Outcome {
+        balance: trace.summary.final_balance,
+        last_fence: trace.summary.last_fence.map(|f| f.0),
+        writes: trace
+            .writes
+            .iter()
+            .map(|w| Attempt {
+                writer: w.request.writer.clone(),
+                token: w.request.fence.map(|f| f.0),
+                code: match &w.result {
+                    Ok(()) => "ok".to_owned(),
+                    Err(e) => e.code().to_owned(),
+                },
+            })
+            .collect(),
+    }
+}
+
+fn show(o: &Outcome) -> String {
+    let writes: Vec<String> = o
+        .writes
+        .iter()
+        .map(|w| {
+            let tok = w.token.map_or_else(|| "-".to_owned(), |t| format!("#{t}"));
+            format!("{}{tok} {}", w.writer, w.code)
+        })
+        .collect();
+    let fence = o
+        .last_fence
+        .map_or_else(|| "none".to_owned(), |f| f.to_string());
+    format!("{} / {} / {}", o.balance, fence, writes.join(", "))
+}
+
+/// What a finished run produced.
+struct Report {
+    observed: Outcome,
+    /// Raw tokens → reported tokens, when tokens are compared by rank (etcd revisions).
+    ranked: Option<Vec<(u64, u64)>>,
+    notes: Vec<String>,
+    max_late_ms: f64,
+    wall: Duration,
+}
+
+struct Servers {
+    dir: std::path::PathBuf,
+    pg: PgServer,
+    etcd: Option<EtcdServer>,
+}
+
+fn run_case(c: &Case, n: usize, srv: &Servers) -> Result<Report, String> {
+    let t0 = Instant::now();
+    let sc = &c.sc;
+    let (scale, slot) = timing(c);
+    let schema = format!("run{n}");
+    let mut admin = Psql::connect(&srv.pg.addr, None)?;
+    admin.query(&pg::schema_sql(&schema, &sc.resource, sc.initial_balance))?;
+
+    // The lock server(s).
+    let faketime = (!sc.lock_clock_jumps.is_empty()).then(|| srv.dir.join(format!("faketime-{n}")));
+    if let Some(f) = &faketime {
+        std::fs::write(f, "+0\n").map_err(|e| e.to_string())?;
+    }
+    let mut notes = Vec::new();
+    let (primary, replica) = match c.lock {
+        LockBackend::Etcd => (None, None),
+        LockBackend::Redis => {
+            let p = RedisServer::start(&srv.dir, &format!("redis-{n}"), faketime.as_deref())?;
+            let mut r = Redis::connect(p.port)?;
+            if c.tokens == TokenSource::RedisIncr {
+                let first = sc.first_fence.saturating_sub(1).to_string();
+                r.cmd(&["SET", &run::fence_key(&sc.resource), &first])?;
+            }
+            let replica = match sc.failover_at {
+                None => None,
+                Some(_) => Some(start_cut_replica(&srv.dir, n, &p, &mut notes)?),
+            };
+            (Some(p), replica)
+        }
+    };
+    let port = Arc::new(AtomicU16::new(primary.as_ref().map_or(0, |p| p.port)));
+    let shared: run::Shared = Arc::new(Mutex::new(Observed::default()));
+    let rng = Mutex::new(SplitMix64::new(sc.seed));
+    // The clients connect first; time starts a little later, for all of them at once.
+    let env = Env {
+        scale,
+        slot,
+        lock: c.lock,
+        tokens: c.tokens,
+        redis_port: port.clone(),
+        etcd: srv.etcd.as_ref().map(|e| e.client),
+        pg: srv.pg.addr.clone(),
+        schema: schema.clone(),
+        faketime: faketime.clone(),
+        start: Instant::now() + Duration::from_millis(300),
+    };
+    let results: Vec<Result<(), String>> = std::thread::scope(|s| {
+        let mut hs = Vec::new();
+        for i in 0..sc.actors.len() {
+            let (env, shared, rng) = (&env, shared.clone(), &rng);
+            hs.push(s.spawn(move || run::run_actor(env, sc, i, shared, rng)));
+        }
+        let world = s.spawn(|| world(&env, sc, primary.as_ref(), replica.as_ref(), &shared));
+        let mut out: Vec<Result<(), String>> = hs
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| Err("actor thread panicked".to_owned()))
+            })
+            .collect();
+        out.push(
+            world
+                .join()
+                .unwrap_or_else(|_| Err("world thread panicked".to_owned())),
+        );
+        out
+    });
+    for r in results {
+        r?;
+    }
+    drop(primary);
+    drop(replica);
+
+    // What the storage recorded.
+    let acct = admin.one(&format!(
+        "SELECT balance || '|' || fence FROM {schema}.accounts WHERE id = {};",
+        pg::lit(&sc.resource)
+    ))?;
+    let (balance, fence) = acct.split_once('|').ok_or("accounts row")?;
+    let rows = admin.query(&format!(
+        "SELECT writer || '|' || coalesce(token::text, '') || '|' || result FROM {schema}.write_log WHERE kind = 'debit' ORDER BY seq;"
+    ))?;
+    let obs = shared.lock().unwrap_or_else(|e| e.into_inner());
+    notes.extend(obs.notes.iter().cloned());
+    let ranked = (c.tokens == TokenSource::EtcdRevision).then(|| {
+        let mut t = obs.tokens.clone();
+        t.sort_unstable();
+        t.dedup();
+        t.into_iter()
+            .enumerate()
+            .map(|(i, raw)| (raw, sc.first_fence + i as u64))
+            .collect::<Vec<_>>()
+    });
+    let map = |raw: u64| match &ranked {
+        Some(m) => m.iter().find(|(r, _)| *r == raw).map_or(raw, |(_, v)| *v),
+        None => raw,
+    };
+    let writes = rows
+        .iter()
+        .map(|r| {
+            let mut f = r.splitn(3, '|');
+            let writer = f.next().unwrap_or_default().to_owned();
+            let token = f.next().and_then(|t| t.parse().ok()).map(map);
+            let code = f.next().unwrap_or_default().to_owned();
+            Attempt {
+                writer,
+                token,
+                code,
+            }
+        })
+        .collect();
+    let fence: u64 = fence.parse().map_err(|_| "fence")?;
+    Ok(Report {
+        observed: Outcome {
+            balance: balance.parse().map_err(|_| "balance")?,
+            last_fence: (fence > 0).then(|| map(fence)),
+            writes,
+        },
+        ranked,
+        notes,
+        max_late_ms: obs.max_late_ms,
+        wall: t0.elapsed(),
+    })
+}
+
+/// A replica that has synced, then is cut off: it is pointed at a port where nothing
+/// listens (a partition), so it keeps its data but receives nothing more from the primary.
+fn start_cut_replica(
+    dir: &Path,
+    n: usize,
+    primary: &RedisServer,
+    notes: &mut Vec<String>,
+) -> Result<RedisServer, String> {
+    let r = RedisServer::start(dir, &format!("redis-{n}-replica"), None)?;
+    let mut rc = Redis::connect(r.port)?;
+    rc.cmd(&["REPLICAOF", "127.0.0.1", &primary.port.to_string()])?;
+    Redis::connect(primary.port)?.cmd(&["SET", "replay:synced", "yes"])?;
+    let t0 = Instant::now();
+    while rc.cmd(&["GET", "replay:synced"])?.text().as_deref() != Some("yes") {
+        if t0.elapsed() > Duration::from_secs(10) {
+            return Err("replica never synced".to_owned());
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let dead = servers::free_port()?;
+    rc.cmd(&["REPLICAOF", "127.0.0.1", &dead.to_string()])?;
+    notes.push(format!(
+        "replica :{} synced from primary :{}, then replication was cut (REPLICAOF a dead port) before any client ran",
+        r.port, primary.port
+    ));
+    Ok(r)
+}
+
+/// The faults that are the world's, not an actor's: the failover and the clock step.
+fn world(
+    env: &Env,
+    sc: &Scenario,
+    primary: Option<&RedisServer>,
+    replica: Option<&RedisServer>,
+    shared: &run::Shared,
+) -> Result<(), String> {
+    let note = |s: String| {
+        shared
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .notes
+            .push(s)
+    };
+    let mut events: Vec<(Millis, u8)> = sc.lock_clock_jumps.iter().map(|j| (j.at, 0)).collect();
+    if let Some(t) = sc.failover_at {
+        events.push((t, 1));
+    }
+    events.sort_unstable();
+    let mut jumped: Millis = 0;
+    for (t, kind) in events {
+        if t > sc.horizon {
+            break;
+        }
+        if kind == 0 {
+            let by = sc
+                .lock_clock_jumps
+                .iter()
+                .filter(|j| j.at == t)
+                .map(|j| j.by)
+                .sum::<Millis>();
+            env.sleep_until(t, -0.4);
+            let (Some(p), Some(file)) = (primary, env.faketime.clone()) else {
+                continue;
+            };
+            let mut r = Redis::connect(p.port)?;
+            let before = r.cmd(&["PTTL", &sc.resource])?.int();
+            jumped += by;
+            let secs = jumped as f64 * env.scale / 1000.0;
+            let tmp = file.with_extension("tmp");
+            std::fs::write(&tmp, format!("+{secs:.6}\n")).map_err(|e| e.to_string())?;
+            std::fs::rename(&tmp, &file).map_err(|e| e.to_string())?;
+            let after = r.cmd(&["PTTL", &sc.resource])?.int();
+            note(format!(
+                "t={t}: lock node's clock stepped +{:.0} real ms (libfaketime); PTTL {} went {:?} → {:?} ms",
+                by as f64 * env.scale,
+                sc.resource,
+                before,
+                after
+            ));
+        } else {
+            env.sleep_until(t, -0.3);
+            let (Some(p), Some(r)) = (primary, replica) else {
+                continue;
+            };
+            let mut rc = Redis::connect(r.port)?;
+            let seen = rc.cmd(&["GET", &sc.resource])?.text();
+            let on_primary = Redis::connect(p.port)?.cmd(&["GET", &sc.resource])?.text();
+            p.crash();
+            rc.cmd(&["REPLICAOF", "NO", "ONE"])?;
+            env.redis_port.store(r.port, Ordering::SeqCst);
+            note(format!(
+                "t={t}: primary killed (it held {} = {:?}); the replica, which had {:?}, promoted by REPLICAOF NO ONE",
+                sc.resource, on_primary, seen
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn policy_name(p: FencingPolicy) -> &'static str {
+    p.short()
+}
+
+/// Entry point of `fencing-lab replay [SCENARIO…]`; returns the exit code.
+pub fn main(args: &[String]) -> i32 {
+    let t0 = Instant::now();
+    let cases = match cases(args) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("replay: {e}");
+            return 2;
+        }
+    };
+    let _cleanup = Cleanup::install();
+    let result = replay(&cases);
+    let code = match result {
+        Ok(0) => 0,
+        Ok(_) => 1,
+        Err(e) => {
+            eprintln!("replay: error: {e}");
+            println!("replay: 0 runs, 1 mismatches");
+            1
+        }
+    };
+    eprintln!("replay: wall time {:.1} s", t0.elapsed().as_secs_f64());
+    code
+}
+
+fn replay(cases: &[Case]) -> Result<usize, String> {
+    let dir = servers::temp_root()?;
+    println!(
+        "servers (all on 127.0.0.1 / a Unix socket, in {}):",
+        dir.display()
+    );
+    println!("  {}", servers::version("redis-server", "--version"));
+    println!(
+        "  {}",
+        servers::version("/usr/lib/postgresql/15/bin/postgres", "--version")
+    );
+    let need_etcd = cases
+        .iter()
+        .any(|c| c.lock == LockBackend::Etcd || c.tokens == TokenSource::EtcdRevision);
+    if need_etcd {
+        println!("  {}", servers::version("etcd", "--version"));
+    }
+    if cases.iter().any(|c| !c.sc.lock_clock_jumps.is_empty()) {
+        println!(
+            "  libfaketime: {}",
+            servers::version("faketime", "--version")
+        );
+    }
+    let srv = Servers {
+        pg: PgServer::start(&dir)?,
+        etcd: if need_etcd {
+            Some(EtcdServer::start(&dir)?)
+        } else {
+            None
+        },
+        dir,
+    };
+    println!();
+    println!("| scenario | policy | real ms per scenario ms | predicted: balance / last fence / writes | observed | |");
+    println!("|---|---|---|---|---|---|");
+    let mut runs = 0;
+    let mut mismatches = Vec::new();
+    let mut skipped = Vec::new();
+    let mut record = Vec::new();
+    for (n, c) in cases.iter().enumerate() {
+        let policy = policy_name(c.sc.policy);
+        if let Some(why) = not_reproducible(c) {
+            println!(
+                "| {} | {policy} | – | {} | not reproduced | {why} |",
+                c.label,
+                show(&predict(&c.sc))
+            );
+            skipped.push(format!("{} {policy}: {why}", c.label));
+            continue;
+        }
+        let predicted = predict(&c.sc);
+        let (scale, _) = timing(c);
+        runs += 1;
+        match run_case(c, n, &srv) {
+            Ok(rep) => {
+                let ok = rep.observed == predicted;
+                println!(
+                    "| {} | {policy} | {scale:.2} | {} | {} | {} |",
+                    c.label,
+                    show(&predicted),
+                    show(&rep.observed),
+                    if ok { "✓" } else { "MISMATCH" }
+                );
+                if !ok {
+                    mismatches.push(format!(
+                        "{} {policy}:\n    predicted {}\n    observed  {}",
+                        c.label,
+                        show(&predicted),
+                        show(&rep.observed)
+                    ));
+                }
+                record.push(json!({
+                    "scenario": c.label, "policy": c.sc.policy.code(), "scale": scale,
+                    "predicted": show(&predicted), "observed": show(&rep.observed), "match": ok,
+                    "ranked_tokens": rep.ranked, "notes": rep.notes,
+                    "max_late_ms": rep.max_late_ms, "wall_s": rep.wall.as_secs_f64(),
+                }));
+                for note in &rep.notes {
+                    eprintln!("  {} {policy}: {note}", c.label);
+                }
+                if let Some(r) = &rep.ranked {
+                    eprintln!(
+                        "  {} {policy}: etcd revisions compared by rank (raw → shown): {r:?}",
+                        c.label
+                    );
+                }
+                eprintln!(
+                    "  {} {policy}: worst lateness {:.1} ms, {:.1} s",
+                    c.label,
+                    rep.max_late_ms,
+                    rep.wall.as_secs_f64()
+                );
+            }
+            Err(e) => {
+                println!(
+                    "| {} | {policy} | {scale:.2} | {} | error | MISMATCH |",
+                    c.label,
+                    show(&predicted)
+                );
+                mismatches.push(format!("{} {policy}: error: {e}", c.label));
+            }
+        }
+    }
+    let out = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/replay");
+    if std::fs::create_dir_all(&out).is_ok() {
+        let _ = std::fs::write(
+            out.join("observed.json"),
+            serde_json::to_string_pretty(&record).unwrap_or_default(),
+        );
+    }
+    println!();
+    for s in &skipped {
+        println!("not reproduced: {s}");
+    }
+    for m in &mismatches {
+        println!("mismatch: {m}");
+    }
+    println!("replay: {runs} runs, {} mismatches", mismatches.len());
+    Ok(mismatches.len())
+}

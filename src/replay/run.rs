@@ -1,0 +1,544 @@
+//! One replay run: the scenario's actors as real threads with real time against real
+//! servers. [`act`] is the one place a [`Step`] becomes real actions.
+//!
+//! Time: scenario time `t` (ms) happens at `t · scale` real ms after the run's start. Events
+//! the core orders at one instant keep that order inside the instant's slot (`slot` real ms,
+//! centred on `t · scale`): a lease expires at −½ slot (its PX is set so), a clock step at
+//! −0.4, a failover at −0.3, a delayed packet lands at −0.2, and an actor's step at
+//! +0.45 · (when it was scheduled / t), i.e. first-scheduled first, as the core's queue does.
+
+use std::sync::atomic::{AtomicU16, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use fencing_lab::core::scenario::GET_DEL_GAP;
+use fencing_lab::core::{
+    renewal_interval, Actor, FencingPolicy, Millis, ReleaseMode, Scenario, SplitMix64, Step,
+};
+
+use super::etcd::{Etcd, LockTxn};
+use super::pg::{lit, opt_lit, PgAddr, Psql};
+use super::redis::{Redis, Reply};
+
+/// Who grants the lease.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LockBackend {
+    /// `SET key owner NX PX ttl` on a redis-server (the port can change at a failover).
+    Redis,
+    /// An etcd lease plus a create-if-absent transaction; the revision is the token.
+    Etcd,
+}
+
+/// Who mints the fencing token.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TokenSource {
+    /// `INCR fence:<key>` inside the acquire script, on the same Redis as the lease.
+    RedisIncr,
+    /// A put to etcd after the lease is granted: its revision (consensus-backed) is the token.
+    EtcdRevision,
+}
+
+/// Where the run's timing and servers are.
+pub struct Env {
+    pub scale: f64,
+    pub slot: f64,
+    pub lock: LockBackend,
+    pub tokens: TokenSource,
+    /// Port of the Redis that is the lock server right now.
+    pub redis_port: Arc<AtomicU16>,
+    pub etcd: Option<Etcd>,
+    pub pg: PgAddr,
+    pub schema: String,
+    /// The file libfaketime reads the lock node's clock offset from (clock-jump runs).
+    pub faketime: Option<std::path::PathBuf>,
+    /// Scenario time 0; a little in the future when the run is set up.
+    pub start: Instant,
+}
+
+impl Env {
+    /// Real ms since the start at which scenario time `t` happens, shifted by `frac` slots.
+    pub fn real_ms(&self, t: Millis, frac: f64) -> f64 {
+        t as f64 * self.scale + frac * self.slot
+    }
+
+    pub fn elapsed_ms(&self) -> f64 {
+        signed_ms(self.start)
+    }
+
+    /// Sleeps until scenario time `t` (+ `frac` slots); returns how late it woke (real ms).
+    pub fn sleep_until(&self, t: Millis, frac: f64) -> f64 {
+        let target = self.real_ms(t, frac);
+        let now = self.elapsed_ms();
+        if target > now {
+            thread::sleep(Duration::from_secs_f64((target - now) / 1000.0));
+        }
+        (self.elapsed_ms() - target).max(0.0)
+    }
+
+    /// The PX (real ms) that makes a lease granted now expire at scenario time `until`,
+    /// half a slot early, so it has expired before anyone acts at `until` (as in the core).
+    fn px_until(&self, until: Millis) -> u64 {
+        (self.real_ms(until, -0.5) - self.elapsed_ms()).max(1.0) as u64
+    }
+}
+
+/// Real ms since `start`, negative before it.
+pub fn signed_ms(start: Instant) -> f64 {
+    let now = Instant::now();
+    match now.checked_duration_since(start) {
+        Some(d) => d.as_secs_f64() * 1000.0,
+        None => -(start - now).as_secs_f64() * 1000.0,
+    }
+}
+
+/// What one run observed besides the storage's own tables.
+#[derive(Debug, Default)]
+pub struct Observed {
+    /// Tokens granted, in grant order.
+    pub tokens: Vec<u64>,
+    /// Lines of evidence: failover, clock step, lease expiry seen on etcd, …
+    pub notes: Vec<String>,
+    /// Worst lateness of any action against its target time (real ms).
+    pub max_late_ms: f64,
+}
+
+pub type Shared = Arc<Mutex<Observed>>;
+
+const ACQUIRE_INCR: &str = "if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return redis.call('INCR', KEYS[2]) end return false";
+const RELEASE_CAD: &str =
+    "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0";
+const EXTEND_OWNED: &str = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end return 0";
+
+/// Key of the token counter next to the lock key.
+pub fn fence_key(resource: &str) -> String {
+    format!("fence:{resource}")
+}
+
+/// One client's connections: to the lock server, to etcd, to the storage.
+struct Client<'a> {
+    env: &'a Env,
+    sc: &'a Scenario,
+    name: String,
+    redis: Option<(u16, Redis)>,
+    pg: Psql,
+    /// The etcd lease of the lock we hold (etcd backend).
+    lease: Option<i64>,
+    shared: Shared,
+}
+
+impl Client<'_> {
+    fn redis(&mut self) -> Result<&mut Redis, String> {
+        let port = self.env.redis_port.load(Ordering::SeqCst);
+        if self.redis.as_ref().is_none_or(|(p, _)| *p != port) {
+            self.redis = Some((port, Redis::connect(port)?));
+        }
+        Ok(&mut self.redis.as_mut().ok_or("no redis")?.1)
+    }
+
+    fn etcd(&self) -> Result<Etcd, String> {
+        self.env.etcd.ok_or_else(|| "no etcd".to_owned())
+    }
+
+    fn eval(&mut self, script: &str, keys: &[&str], args: &[&str]) -> Result<Reply, String> {
+        let n = keys.len().to_string();
+        let mut cmd = vec!["EVAL", script, &n];
+        cmd.extend_from_slice(keys);
+        cmd.extend_from_slice(args);
+        match self.redis()?.cmd(&cmd)? {
+            Reply::Error(e) => Err(format!("redis: {e}")),
+            r => Ok(r),
+        }
+    }
+
+    /// Takes the lease (until scenario time `now + ttl`) and a token; `None` if it is held.
+    fn acquire(&mut self, now: Millis) -> Result<Option<u64>, String> {
+        let sc = self.sc;
+        let res = sc.resource.clone();
+        let name = self.name.clone();
+        let token = match (self.env.lock, self.env.tokens) {
+            (LockBackend::Redis, TokenSource::RedisIncr) => {
+                let px = self.env.px_until(now + sc.lease_ttl).to_string();
+                let r = self.eval(ACQUIRE_INCR, &[&res, &fence_key(&res)], &[&name, &px])?;
+                r.int().map(|t| t as u64)
+            }
+            (LockBackend::Redis, TokenSource::EtcdRevision) => {
+                let px = self.env.px_until(now + sc.lease_ttl).to_string();
+                let r = self.redis()?.cmd(&["SET", &res, &name, "NX", "PX", &px])?;
+                if r.is_nil() {
+                    None
+                } else {
+                    Some(self.etcd()?.put_revision(&fence_key(&res), &name)?)
+                }
+            }
+            (LockBackend::Etcd, _) => {
+                let etcd = self.etcd()?;
+                let ttl_s = (sc.lease_ttl as f64 * self.env.scale / 1000.0).round() as u64;
+                let lease = etcd.grant(ttl_s)?;
+                match etcd.lock(&res, &name, lease)? {
+                    LockTxn::Acquired { revision } => {
+                        self.lease = Some(lease);
+                        Some(revision)
+                    }
+                    LockTxn::Held => {
+                        etcd.revoke(lease)?;
+                        None
+                    }
+                }
+            }
+        };
+        if let Some(t) = token {
+            self.shared
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .tokens
+                .push(t);
+        }
+        Ok(token)
+    }
+
+    fn value(&mut self) -> Result<Option<String>, String> {
+        let res = self.sc.resource.clone();
+        match self.env.lock {
+            LockBackend::Redis => Ok(self.redis()?.cmd(&["GET", &res])?.text()),
+            LockBackend::Etcd => self.etcd()?.get(&res),
+        }
+    }
+
+    fn is_held(&mut self) -> Result<bool, String> {
+        Ok(self.value()?.as_deref() == Some(self.name.as_str()))
+    }
+
+    /// The ownership-checked extend script, to scenario time `now + ttl`.
+    fn extend(&mut self, now: Millis) -> Result<bool, String> {
+        let res = self.sc.resource.clone();
+        let name = self.name.clone();
+        let px = self.env.px_until(now + self.sc.lease_ttl).to_string();
+        Ok(self.eval(EXTEND_OWNED, &[&res], &[&name, &px])?.int() == Some(1))
+    }
+
+    /// The compare-and-delete release; true if it deleted our own lease.
+    fn release_cad(&mut self) -> Result<bool, String> {
+        let res = self.sc.resource.clone();
+        let name = self.name.clone();
+        match self.env.lock {
+            LockBackend::Redis => Ok(self.eval(RELEASE_CAD, &[&res], &[&name])?.int() == Some(1)),
+            LockBackend::Etcd => {
+                let etcd = self.etcd()?;
+                let deleted = etcd.unlock(&res, &name)?;
+                if let Some(l) = self.lease.take() {
+                    etcd.revoke(l)?;
+                }
+                Ok(deleted)
+            }
+        }
+    }
+
+    /// The unconditional DEL of GET-then-DEL, as `GETDEL` so the log can say whose lease
+    /// it deleted (same effect as `DEL`: no ownership check).
+    fn del(&mut self) -> Result<Option<String>, String> {
+        let res = self.sc.resource.clone();
+        Ok(self.redis()?.cmd(&["GETDEL", &res])?.text())
+    }
+
+    fn note(&self, s: String) {
+        self.shared
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .notes
+            .push(s);
+    }
+
+    fn late(&self, ms: f64) {
+        let mut o = self.shared.lock().unwrap_or_else(|e| e.into_inner());
+        o.max_late_ms = o.max_late_ms.max(ms);
+    }
+}
+
+/// A debit as the client sends it.
+#[derive(Debug, Clone)]
+struct Write {
+    token: Option<u64>,
+    amount: i64,
+    key: Option<String>,
+}
+
+fn debit_sql(sc: &Scenario, writer: &str, w: &Write) -> String {
+    format!(
+        "SELECT debit({}, {}, {}, {}, {}, {});",
+        lit(policy_code(sc.policy)),
+        lit(&sc.resource),
+        lit(writer),
+        w.token.map_or_else(|| "NULL".to_owned(), |t| t.to_string()),
+        w.amount,
+        opt_lit(w.key.as_deref())
+    )
+}
+
+pub fn policy_code(p: FencingPolicy) -> &'static str {
+    p.code()
+}
+
+/// The actor's own state, as the engine keeps it.
+#[derive(Default)]
+struct State {
+    pc: usize,
+    token: Option<u64>,
+    last_write: Option<Write>,
+    del_pending: bool,
+    work_until: Option<Millis>,
+    renew_due: Option<Millis>,
+}
+
+/// What a step leaves to do next.
+enum Next {
+    /// The next step at this scenario time.
+    At(Millis),
+    /// The same step again at this time (a refused acquire, the DEL half, a renewal).
+    Again(Millis),
+    /// The actor stops (gave up, self-cancelled).
+    Stop,
+}
+
+/// The step's start, pushed past any pause it falls into: a paused thread does not act.
+fn past_pauses(actor: &Actor, t: Millis) -> Millis {
+    let mut at = t;
+    while let Some(p) = actor.pauses.iter().find(|p| p.contains(at)) {
+        at = p.end();
+    }
+    at
+}
+
+/// Runs one actor's script on this thread.
+pub fn run_actor(
+    env: &Env,
+    sc: &Scenario,
+    idx: usize,
+    shared: Shared,
+    rng: &Mutex<SplitMix64>,
+) -> Result<(), String> {
+    let actor = &sc.actors[idx];
+    let pg = Psql::connect(&env.pg, Some(&env.schema))?;
+    let mut c = Client {
+        env,
+        sc,
+        name: actor.name.clone(),
+        redis: None,
+        pg,
+        lease: None,
+        shared,
+    };
+    let mut st = State::default();
+    let mut t = actor.start_at;
+    let mut scheduled_at: Millis = 0;
+    let mut packets = Vec::new();
+    while let Some(step) = actor.script.get(st.pc) {
+        t = past_pauses(actor, t);
+        if t > sc.horizon {
+            break;
+        }
+        let frac = if t == 0 {
+            0.0
+        } else {
+            0.45 * scheduled_at as f64 / t as f64
+        };
+        let late = env.sleep_until(t, frac);
+        c.late(late);
+        let next = act(&mut c, &mut st, step, t, rng, &mut packets)?;
+        scheduled_at = t;
+        match next {
+            Next::At(n) => {
+                st.pc += 1;
+                t = n;
+            }
+            Next::Again(n) => t = n,
+            Next::Stop => break,
+        }
+    }
+    for p in packets {
+        p.join()
+            .map_err(|_| "packet thread panicked".to_owned())??;
+    }
+    Ok(())
+}
+
+type Packet = thread::JoinHandle<Result<(), String>>;
+
+/// Sends a debit: now, or after the actor's network delay on a thread of its own (the
+/// packet in flight), so the sender carries on meanwhile as in the core.
+fn send(c: &mut Client, w: Write, now: Millis, packets: &mut Vec<Packet>) -> Result<(), String> {
+    let delay = c.sc.actors[c.sc.actor_index(&c.name).unwrap_or(0)].network_delay;
+    let sql = debit_sql(c.sc, &c.name, &w);
+    if delay == 0 {
+        c.pg.query(&sql)?;
+        return Ok(());
+    }
+    let arrives = now + delay;
+    if arrives > c.sc.horizon {
+        return Ok(());
+    }
+    let addr = c.env.pg.clone();
+    let schema = c.env.schema.clone();
+    let target = c.env.real_ms(arrives, -0.2);
+    let start = c.env.start;
+    let shared = c.shared.clone();
+    packets.push(thread::spawn(move || {
+        let mut pg = Psql::connect(&addr, Some(&schema))?;
+        let now = signed_ms(start);
+        if target > now {
+            thread::sleep(Duration::from_secs_f64((target - now) / 1000.0));
+        }
+        let late = (signed_ms(start) - target).max(0.0);
+        {
+            let mut o = shared.lock().unwrap_or_else(|e| e.into_inner());
+            o.max_late_ms = o.max_late_ms.max(late);
+        }
+        pg.query(&sql).map(|_| ())
+    }));
+    Ok(())
+}
+
+/// THE interpretation of a scenario step as real actions, mirroring the engine's `step`.
+fn act(
+    c: &mut Client,
+    st: &mut State,
+    step: &Step,
+    now: Millis,
+    rng: &Mutex<SplitMix64>,
+    packets: &mut Vec<Packet>,
+) -> Result<Next, String> {
+    let sc = c.sc;
+    Ok(match step {
+        Step::Acquire { retry_every } => match c.acquire(now)? {
+            Some(token) => {
+                st.token = Some(token);
+                Next::At(now)
+            }
+            None => Next::Again(now + retry_every),
+        },
+        Step::Work { ms } => Next::At(now + ms),
+        Step::CheckHeld => {
+            if c.is_held()? {
+                Next::At(now)
+            } else {
+                Next::Stop
+            }
+        }
+        Step::Debit {
+            amount,
+            idempotency_key,
+        } => {
+            if st.token.is_some() {
+                let w = Write {
+                    token: st.token,
+                    amount: *amount,
+                    key: idempotency_key.clone(),
+                };
+                st.last_write = Some(w.clone());
+                send(c, w, now, packets)?;
+            }
+            Next::At(now)
+        }
+        Step::Retry => {
+            if let Some(w) = st.last_write.clone() {
+                send(c, w, now, packets)?;
+            }
+            Next::At(now)
+        }
+        Step::Extend => {
+            if c.extend(now)? {
+                Next::At(now)
+            } else {
+                Next::Stop
+            }
+        }
+        Step::WorkRenewing { ms } => {
+            let schedule = |st: &mut State, until: Millis| {
+                let mut r = rng.lock().unwrap_or_else(|e| e.into_inner());
+                let due = now + renewal_interval(sc.lease_ttl, Some(&mut r));
+                if due < until {
+                    st.renew_due = Some(due);
+                    Next::Again(due)
+                } else {
+                    st.renew_due = None;
+                    Next::Again(until.max(now))
+                }
+            };
+            match st.work_until {
+                None => {
+                    let until = now + ms;
+                    st.work_until = Some(until);
+                    schedule(st, until)
+                }
+                Some(until) if st.renew_due.is_some_and(|d| d <= now) => {
+                    if c.extend(now)? {
+                        schedule(st, until)
+                    } else {
+                        c.note(format!(
+                            "{} at t={now}: the watchdog's extend script answered 0 (not the holder); the job self-cancels",
+                            c.name
+                        ));
+                        Next::Stop
+                    }
+                }
+                Some(_) => {
+                    st.work_until = None;
+                    st.renew_due = None;
+                    Next::At(now)
+                }
+            }
+        }
+        Step::Barrier => match st.token {
+            None => Next::At(now),
+            Some(tok) => {
+                let sql = format!(
+                    "SELECT barrier({}, {}, {}, {tok});",
+                    lit(policy_code(sc.policy)),
+                    lit(&sc.resource),
+                    lit(&c.name)
+                );
+                if c.pg.one(&sql)? == "ok" {
+                    Next::At(now)
+                } else {
+                    Next::Stop
+                }
+            }
+        },
+        Step::SideEffect { what } => {
+            // The outside system is a table that never sees a token: nothing can refuse it.
+            let held = c.is_held()?;
+            c.pg.query(&format!(
+                "INSERT INTO side_effects (actor, what, lease_live) VALUES ({}, {}, {held});",
+                lit(&c.name),
+                lit(what)
+            ))?;
+            Next::At(now)
+        }
+        Step::Release => match sc.release {
+            ReleaseMode::CompareAndDelete => {
+                c.release_cad()?;
+                Next::At(now)
+            }
+            ReleaseMode::GetThenDel if !st.del_pending => {
+                if c.is_held()? {
+                    st.del_pending = true;
+                    Next::Again(now + GET_DEL_GAP)
+                } else {
+                    Next::At(now)
+                }
+            }
+            ReleaseMode::GetThenDel => {
+                st.del_pending = false;
+                if let Some(v) = c.del()? {
+                    if v != c.name {
+                        c.note(format!(
+                            "{} at t={now}: its unconditional DEL deleted {v}'s live lease",
+                            c.name
+                        ));
+                    }
+                }
+                Next::At(now)
+            }
+        },
+    })
+}
