@@ -19,6 +19,11 @@ use super::redis::Redis;
 const PG_BIN: &str = "/usr/lib/postgresql/15/bin";
 /// libfaketime, multithreaded flavour (Redis runs background threads).
 pub const FAKETIME_LIB: &str = "/usr/lib/x86_64-linux-gnu/faketime/libfaketimeMT.so.1";
+/// glibc's own malloc as a preloadable library. Debian's redis-server allocates with
+/// jemalloc, which calls `clock_gettime` while libfaketime is still initialising and
+/// deadlocks it (libfaketime#130, unresolved upstream); preloading glibc's malloc first
+/// keeps jemalloc from ever initialising. Expiry logic is untouched: it is Redis's own.
+pub const GLIBC_MALLOC_LIB: &str = "/lib/x86_64-linux-gnu/libc_malloc_debug.so.0";
 
 enum Stop {
     Kill(Child),
@@ -164,9 +169,9 @@ pub fn version(program: &str, arg: &str) -> String {
         .map(|o| {
             String::from_utf8_lossy(&o.stdout)
                 .lines()
-                .next()
+                .map(str::trim)
+                .find(|l| !l.is_empty())
                 .unwrap_or_default()
-                .trim()
                 .to_owned()
         })
         .unwrap_or_else(|e| format!("{program}: {e}"))
@@ -190,12 +195,18 @@ impl RedisServer {
         cmd.args(["--bind", "127.0.0.1", "--port", &port.to_string()])
             .args(["--dir", &d.to_string_lossy()])
             .args(["--save", "", "--appendonly", "no", "--daemonize", "no"])
+            .args(["--repl-diskless-sync-delay", "0"])
             .args(["--logfile", &d.join("redis.log").to_string_lossy()])
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::inherit());
         if let Some(f) = faketime_file {
-            cmd.env("LD_PRELOAD", FAKETIME_LIB)
+            let preload = if Path::new(GLIBC_MALLOC_LIB).exists() {
+                format!("{GLIBC_MALLOC_LIB} {FAKETIME_LIB}")
+            } else {
+                FAKETIME_LIB.to_owned()
+            };
+            cmd.env("LD_PRELOAD", preload)
                 .env("FAKETIME_TIMESTAMP_FILE", f)
                 .env("FAKETIME_NO_CACHE", "1");
         }
