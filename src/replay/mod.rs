@@ -626,3 +626,36 @@ fn replay(cases: &[Case]) -> Result<usize, String> {
     println!("replay: {runs} runs, {} mismatches", mismatches.len());
     Ok(mismatches.len())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_deck_scenario_gets_a_plan_and_a_scale() {
+        let all = cases(&[]).expect("cases");
+        assert_eq!(
+            all.len(),
+            (DECK.len() + ON_ETCD.len()) * FencingPolicy::ALL.len()
+        );
+        for c in &all {
+            let (scale, slot) = timing(c);
+            assert!(scale > 0.0 && slot >= 5.0, "{}", c.label);
+            // The whole horizon stays within a few seconds of real time.
+            assert!(c.sc.horizon as f64 * scale <= 12_000.0, "{}", c.label);
+        }
+        assert_eq!(granularity(&Scenario::gc_pause()), 5);
+        let handoff = all
+            .iter()
+            .find(|c| c.label == "handoff-barrier")
+            .expect("handoff");
+        assert_eq!(granularity(&handoff.sc), 1_000);
+    }
+
+    #[test]
+    fn the_failover_scenario_takes_its_tokens_from_etcd() {
+        let sc = (core::deck::find("redis-failover").expect("deck").build)();
+        assert_eq!(token_source(&sc), TokenSource::EtcdRevision);
+        assert_eq!(token_source(&Scenario::gc_pause()), TokenSource::RedisIncr);
+    }
+}

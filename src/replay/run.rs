@@ -188,6 +188,11 @@ impl Client<'_> {
             }
         };
         if let Some(t) = token {
+            if self.env.tokens == TokenSource::EtcdRevision {
+                self.note(format!(
+                    "{name} acquired at t={now}; etcd revision {t} is its token"
+                ));
+            }
             self.shared
                 .lock()
                 .unwrap_or_else(|e| e.into_inner())
