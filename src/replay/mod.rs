@@ -15,7 +15,7 @@ mod servers;
 
 use std::path::Path;
 use std::sync::atomic::{AtomicU16, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Barrier, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use fencing_lab::core::scenario::GET_DEL_GAP;
@@ -31,7 +31,7 @@ use servers::{Cleanup, EtcdServer, PgServer, RedisServer};
 
 /// Real ms per time slot of a Redis-locked run: the smallest gap between two decisive
 /// events of a scenario becomes this long (override: `REPLAY_SLOT_MS`).
-const SLOT_MS: f64 = 30.0;
+const SLOT_MS: f64 = 40.0;
 /// Suffix of the runs whose lease and lock come from etcd instead of Redis.
 const ETCD_SUFFIX: &str = "@etcd";
 /// Deck scenarios replayed a second time with etcd granting the lease and the lock.
@@ -297,7 +297,8 @@ fn run_case(c: &Case, n: usize, srv: &Servers) -> Result<Report, String> {
         pg: srv.pg.addr.clone(),
         schema: schema.clone(),
         faketime: faketime.clone(),
-        start: Instant::now() + Duration::from_millis(300),
+        start: OnceLock::new(),
+        barrier: Barrier::new(sc.actors.len() + 1),
     };
     let results: Vec<Result<(), String>> = std::thread::scope(|s| {
         let mut hs = Vec::new();
@@ -414,6 +415,7 @@ fn world(
     replica: Option<&RedisServer>,
     shared: &run::Shared,
 ) -> Result<(), String> {
+    env.ready();
     let note = |s: String| {
         shared
             .lock()
@@ -557,9 +559,28 @@ fn replay(cases: &[Case]) -> Result<usize, String> {
             continue;
         }
         let predicted = predict(&c.sc);
-        let (scale, _) = timing(c);
+        let (scale, slot) = timing(c);
         runs += 1;
-        match run_case(c, n, &srv) {
+        let mut result = run_case(c, 2 * n, &srv);
+        // A disagreement from a run whose threads woke a quarter slot late may be the
+        // scheduler's, not the servers': such a run (only such) is made once more, and says so.
+        if let Ok(rep) = &result {
+            if rep.observed != predicted && rep.max_late_ms > 0.25 * slot {
+                eprintln!(
+                    "  {} {policy}: disagreed with {:.1} ms of scheduler lateness (slot {slot:.0} ms); running it again",
+                    c.label, rep.max_late_ms
+                );
+                let first = show(&rep.observed);
+                result = run_case(c, 2 * n + 1, &srv).map(|mut r| {
+                    r.notes.push(format!(
+                        "rerun: the first attempt observed {first} with {:.1} ms lateness",
+                        rep.max_late_ms
+                    ));
+                    r
+                });
+            }
+        }
+        match result {
             Ok(rep) => {
                 let ok = rep.observed == predicted;
                 println!(

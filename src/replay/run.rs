@@ -8,7 +8,7 @@
 //! +0.45 · (when it was scheduled / t), i.e. first-scheduled first, as the core's queue does.
 
 use std::sync::atomic::{AtomicU16, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Barrier, Mutex, OnceLock};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -52,8 +52,10 @@ pub struct Env {
     pub schema: String,
     /// The file libfaketime reads the lock node's clock offset from (clock-jump runs).
     pub faketime: Option<std::path::PathBuf>,
-    /// Scenario time 0; a little in the future when the run is set up.
-    pub start: Instant,
+    /// Scenario time 0, set once every thread has connected (see [`Env::ready`]).
+    pub start: OnceLock<Instant>,
+    /// Every actor thread and the world thread meet here before time starts.
+    pub barrier: Barrier,
 }
 
 impl Env {
@@ -63,7 +65,20 @@ impl Env {
     }
 
     pub fn elapsed_ms(&self) -> f64 {
-        signed_ms(self.start)
+        signed_ms(self.start())
+    }
+
+    pub fn start(&self) -> Instant {
+        self.start.get().copied().unwrap_or_else(Instant::now)
+    }
+
+    /// Waits until every thread has its connections open; then time starts 50 ms later
+    /// for all of them at once, so no connection set-up eats into the schedule.
+    pub fn ready(&self) {
+        if self.barrier.wait().is_leader() {
+            let _ = self.start.set(Instant::now() + Duration::from_millis(50));
+        }
+        self.barrier.wait();
     }
 
     /// Sleeps until scenario time `t` (+ `frac` slots); returns how late it woke (real ms).
@@ -323,13 +338,14 @@ pub fn run_actor(
     rng: &Mutex<SplitMix64>,
 ) -> Result<(), String> {
     let actor = &sc.actors[idx];
-    let pg = Psql::connect(&env.pg, Some(&env.schema))?;
+    let pg = Psql::connect(&env.pg, Some(&env.schema));
+    env.ready();
     let mut c = Client {
         env,
         sc,
         name: actor.name.clone(),
         redis: None,
-        pg,
+        pg: pg?,
         lease: None,
         shared,
     };
@@ -385,7 +401,7 @@ fn send(c: &mut Client, w: Write, now: Millis, packets: &mut Vec<Packet>) -> Res
     let addr = c.env.pg.clone();
     let schema = c.env.schema.clone();
     let target = c.env.real_ms(arrives, -0.2);
-    let start = c.env.start;
+    let start = c.env.start();
     let shared = c.shared.clone();
     packets.push(thread::spawn(move || {
         let mut pg = Psql::connect(&addr, Some(&schema))?;
