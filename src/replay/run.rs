@@ -354,7 +354,9 @@ pub fn run_actor(
     let mut scheduled_at: Millis = 0;
     let mut packets = Vec::new();
     while let Some(step) = actor.script.get(st.pc) {
-        t = past_pauses(actor, t);
+        let woke = past_pauses(actor, t);
+        let paused = woke != t;
+        t = woke;
         if t > sc.horizon {
             break;
         }
@@ -365,6 +367,14 @@ pub fn run_actor(
         };
         let late = env.sleep_until(t, frac);
         c.late(late);
+        if paused && env.lock == LockBackend::Etcd && st.token.is_some() {
+            // Evidence that etcd's lease is a lease too: did the key outlive the pause?
+            let v = c.value()?;
+            c.note(format!(
+                "{} woke at t={t} after its pause; the etcd lock key now holds {v:?}",
+                c.name
+            ));
+        }
         let next = act(&mut c, &mut st, step, t, rng, &mut packets)?;
         scheduled_at = t;
         match next {
