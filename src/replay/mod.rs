@@ -80,8 +80,8 @@ fn not_reproducible(c: &Case) -> Option<String> {
             return Some("etcd lease TTLs are whole seconds".to_owned());
         }
     }
-    if sc.lock_clock_jumps.len() > 1 && sc.failover_at.is_some() {
-        return Some("a clock step and a failover in one run".to_owned());
+    if !sc.lock_clock_jumps.is_empty() && sc.failover_at.is_some() {
+        return Some("a clock step and a failover in one run: the promoted replica does not run under libfaketime".to_owned());
     }
     None
 }
@@ -220,6 +220,42 @@ fn predict(sc: &Scenario) -> Outcome {
             })
             .collect(),
     }
+}
+
+/// Each way `observed` differs from `predicted`, one line each.
+fn differences(predicted: &Outcome, observed: &Outcome) -> Vec<String> {
+    let mut d = Vec::new();
+    if predicted.balance != observed.balance {
+        d.push(format!(
+            "    balance: predicted {}, observed {}",
+            predicted.balance, observed.balance
+        ));
+    }
+    if predicted.last_fence != observed.last_fence {
+        d.push(format!(
+            "    last fence: predicted {:?}, observed {:?}",
+            predicted.last_fence, observed.last_fence
+        ));
+    }
+    let n = predicted.writes.len().max(observed.writes.len());
+    for i in 0..n {
+        let (p, o) = (predicted.writes.get(i), observed.writes.get(i));
+        if p != o {
+            let one = |w: Option<&Attempt>| {
+                w.map_or_else(
+                    || "nothing".to_owned(),
+                    |w| format!("{} token {:?} → {}", w.writer, w.token, w.code),
+                )
+            };
+            d.push(format!(
+                "    storage attempt {}: predicted {}, observed {}",
+                i + 1,
+                one(p),
+                one(o)
+            ));
+        }
+    }
+    d
 }
 
 fn show(o: &Outcome) -> String {
@@ -592,10 +628,11 @@ fn replay(cases: &[Case]) -> Result<usize, String> {
                 );
                 if !ok {
                     mismatches.push(format!(
-                        "{} {policy}:\n    predicted {}\n    observed  {}",
+                        "{} {policy}:\n    predicted {}\n    observed  {}\n{}",
                         c.label,
                         show(&predicted),
-                        show(&rep.observed)
+                        show(&rep.observed),
+                        differences(&predicted, &rep.observed).join("\n")
                     ));
                 }
                 record.push(json!({
