@@ -31,7 +31,7 @@ use servers::{Cleanup, EtcdServer, PgServer, RedisServer};
 
 /// Real ms per time slot of a Redis-locked run: the smallest gap between two decisive
 /// events of a scenario becomes this long (override: `REPLAY_SLOT_MS`).
-const SLOT_MS: f64 = 40.0;
+const SLOT_MS: f64 = 60.0;
 /// Suffix of the runs whose lease and lock come from etcd instead of Redis.
 const ETCD_SUFFIX: &str = "@etcd";
 /// Deck scenarios replayed a second time with etcd granting the lease and the lock.
@@ -476,7 +476,7 @@ fn world(
                 .filter(|j| j.at == t)
                 .map(|j| j.by)
                 .sum::<Millis>();
-            env.sleep_until(t, -0.4);
+            env.sleep_until(t, run::AT_CLOCK_STEP);
             let (Some(p), Some(file)) = (primary, env.faketime.clone()) else {
                 continue;
             };
@@ -496,7 +496,7 @@ fn world(
                 after
             ));
         } else {
-            env.sleep_until(t, -0.3);
+            env.sleep_until(t, run::AT_FAILOVER);
             let (Some(p), Some(r)) = (primary, replica) else {
                 continue;
             };

@@ -3,9 +3,10 @@
 //!
 //! Time: scenario time `t` (ms) happens at `t · scale` real ms after the run's start. Events
 //! the core orders at one instant keep that order inside the instant's slot (`slot` real ms,
-//! centred on `t · scale`): a lease expires at −½ slot (its PX is set so), a clock step at
-//! −0.4, a failover at −0.3, a delayed packet lands at −0.2, and an actor's step at
-//! +0.45 · (when it was scheduled / t), i.e. first-scheduled first, as the core's queue does.
+//! centred on `t · scale`, one slot per scenario grain): a lease expires at −½ slot (its PX is
+//! set so), a clock step at −0.42, a failover at −0.36, a delayed packet lands at −0.3, and an
+//! actor's step at −0.2 + 0.45 · (when it was scheduled / t), i.e. first-scheduled first, as
+//! the core's queue does. The last step of a slot is still ¼ slot before the next expiry.
 
 use std::sync::atomic::{AtomicU16, Ordering};
 use std::sync::{Arc, Barrier, Mutex, OnceLock};
@@ -20,6 +21,14 @@ use fencing_lab::core::{
 use super::etcd::{Etcd, LockTxn};
 use super::pg::{lit, opt_lit, PgAddr, Psql};
 use super::redis::{Redis, Reply};
+
+/// Where in its slot each kind of event happens, in slots from the slot's centre.
+pub const AT_EXPIRY: f64 = -0.5;
+pub const AT_CLOCK_STEP: f64 = -0.42;
+pub const AT_FAILOVER: f64 = -0.36;
+pub const AT_DELIVERY: f64 = -0.3;
+const STEPS_FROM: f64 = -0.2;
+const STEPS_SPAN: f64 = 0.45;
 
 /// Who grants the lease.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -72,11 +81,14 @@ impl Env {
         self.start.get().copied().unwrap_or_else(Instant::now)
     }
 
-    /// Waits until every thread has its connections open; then time starts 50 ms later
+    /// Waits until every thread has its connections open; then time starts a little later
     /// for all of them at once, so no connection set-up eats into the schedule.
     pub fn ready(&self) {
         if self.barrier.wait().is_leader() {
-            let _ = self.start.set(Instant::now() + Duration::from_millis(50));
+            let lead = 50.0 + self.slot / 2.0; // t=0's steps run up to half a slot early
+            let _ = self
+                .start
+                .set(Instant::now() + Duration::from_secs_f64(lead / 1000.0));
         }
         self.barrier.wait();
     }
@@ -94,7 +106,7 @@ impl Env {
     /// The PX (real ms) that makes a lease granted now expire at scenario time `until`,
     /// half a slot early, so it has expired before anyone acts at `until` (as in the core).
     fn px_until(&self, until: Millis) -> u64 {
-        (self.real_ms(until, -0.5) - self.elapsed_ms()).max(1.0) as u64
+        (self.real_ms(until, AT_EXPIRY) - self.elapsed_ms()).max(1.0) as u64
     }
 }
 
@@ -361,9 +373,9 @@ pub fn run_actor(
             break;
         }
         let frac = if t == 0 {
-            0.0
+            STEPS_FROM
         } else {
-            0.45 * scheduled_at as f64 / t as f64
+            STEPS_FROM + STEPS_SPAN * scheduled_at as f64 / t as f64
         };
         let late = env.sleep_until(t, frac);
         c.late(late);
@@ -410,7 +422,7 @@ fn send(c: &mut Client, w: Write, now: Millis, packets: &mut Vec<Packet>) -> Res
     }
     let addr = c.env.pg.clone();
     let schema = c.env.schema.clone();
-    let target = c.env.real_ms(arrives, -0.2);
+    let target = c.env.real_ms(arrives, AT_DELIVERY);
     let start = c.env.start();
     let shared = c.shared.clone();
     packets.push(thread::spawn(move || {
