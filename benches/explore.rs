@@ -41,10 +41,12 @@ fn bench_explore(label: &str, base: &Scenario, grid: u64) -> Vec<PolicyStats> {
     );
     for s in &stats {
         println!(
-            "  policy={} explored={} stale_writes={} two_believers={} examples={}",
+            "  policy={} explored={} late_writes={} ran_twice={} out_of_order={} two_believers={} examples={}",
             s.policy.code(),
             s.explored,
-            s.stale_writes,
+            s.late_writes,
+            s.double_runs,
+            s.out_of_order,
             s.two_believers,
             s.examples.len()
         );

@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use crate::core::{run, FencingPolicy, Millis, Pause, Scenario, Trace};
+use crate::core::{run, FencingPolicy, Millis, Pause, Scenario, TokenSource, Trace};
 
 /// Everything the screen shows, derived from one scenario.
 #[derive(Debug, Clone, PartialEq)]
@@ -46,6 +46,8 @@ pub enum Msg {
         step: usize,
     },
     SetTtl(Millis),
+    /// Where tokens come from (not for Redlock, which mints none).
+    SetTokenSource(TokenSource),
     SetDelay {
         actor: usize,
         delay: Millis,
@@ -126,6 +128,16 @@ impl Lab {
             Msg::Restore { scenario, step } => {
                 self.update(Msg::Load(scenario));
                 self.step = step.min(self.trace.len());
+            }
+            Msg::SetTokenSource(source) => {
+                let mut sc = self.scenario().clone();
+                if sc.redlock.is_some() {
+                    self.error =
+                        Some("Redlock mints no token: its token source cannot change.".to_owned());
+                } else {
+                    sc.token_source = source;
+                    self.replace(sc);
+                }
             }
             Msg::SetTtl(ttl) => {
                 let mut sc = self.scenario().clone();
@@ -310,10 +322,14 @@ mod tests {
         lab.update(Msg::SetTtl(100));
         assert!(lab.error.is_none());
         assert_eq!(
-            lab.trace.summary.final_balance, 80,
-            "a 100 ms lease outlives the pause: B waits"
+            lab.trace.summary.final_balance, 90,
+            "a 100 ms lease outlives the pause: B waits, then finds the job done"
         );
         assert!(!lab.trace.summary.conflict());
+        assert_eq!(lab.trace.summary.duplicate_runs, 0);
+        assert_eq!(lab.trace.summary.accepted_writes, 1);
+        assert!(lab.trace.events.iter().any(|e| e.actor.as_deref() == Some("B")
+            && e.kind == crate::core::EventKind::JobChecked { done: true }));
         lab.update(Msg::SetDelay { actor: 7, delay: 1 });
         assert!(lab.error.is_some());
         lab.update(Msg::SetDelay { actor: 0, delay: 5 });

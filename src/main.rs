@@ -13,17 +13,42 @@ fn main() {
 
 #[cfg(not(target_arch = "wasm32"))]
 fn main() {
+    use fencing_lab::core::{deck, run, story, FencingPolicy, Scenario};
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.first().map(String::as_str) == Some("replay") {
         std::process::exit(replay::main(&args[1..]));
     }
-    use fencing_lab::core::{run, FencingPolicy, Scenario};
-    for policy in [FencingPolicy::Off, FencingPolicy::Strict] {
-        let trace = run(&Scenario::gc_pause().with_policy(policy));
+    if args.first().map(String::as_str) == Some("deck") {
+        // The README's deck table, regenerated from the runs.
+        print!("{}", deck::table());
+        return;
+    }
+    // `story ID [POLICY]`: one deck entry's words, step by step; default: the headline.
+    let scenario = match args.first().map(String::as_str) {
+        Some("story") => match args.get(1).and_then(|id| deck::find(id)) {
+            Some(e) => (e.build)(),
+            None => {
+                eprintln!("usage: fencing-lab story <deck id> [off|strict|same_epoch]");
+                std::process::exit(2);
+            }
+        },
+        _ => Scenario::gc_pause(),
+    };
+    let policies = match args.get(2).and_then(|p| FencingPolicy::from_code(p)) {
+        Some(p) => vec![p],
+        None => vec![FencingPolicy::Off, FencingPolicy::Strict],
+    };
+    for policy in policies {
+        let trace = run(&scenario.clone().with_policy(policy));
         println!("== fencing {} ==", policy.label());
-        for e in &trace.events {
-            println!("{}", e.narration);
+        for step in 0..=trace.len() {
+            println!("{}", story::narration(&trace, step));
+            println!("    Say: {}", story::say(&trace, step));
         }
-        println!("final balance {}\n", trace.summary.final_balance);
+        println!(
+            "final {}: {}\n",
+            story::final_value(&trace),
+            story::outcome(&trace)
+        );
     }
 }

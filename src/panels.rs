@@ -8,6 +8,7 @@
 use std::fmt::Write;
 
 use crate::core::explore::PolicyStats;
+use crate::core::story;
 use crate::core::{Fence, FencingPolicy, Trace};
 use crate::timeline::{esc, render, Geometry};
 
@@ -17,16 +18,6 @@ fn token(f: Option<Fence>) -> String {
 
 /// The question being answered, the current narration and what to say out loud.
 pub fn story(t: &Trace, step: usize, question: &str) -> String {
-    let narration = match t.event_at(step) {
-        Some(e) => e.narration.clone(),
-        None => format!(
-            "Balance {} on {}. {} clients share a {} lease lock. Press → (or Step forward) to begin.",
-            t.scenario.initial_balance,
-            t.scenario.resource,
-            t.scenario.actors.len(),
-            t.time_label(t.scenario.lease_ttl)
-        ),
-    };
     let question = if question.is_empty() {
         String::new()
     } else {
@@ -37,8 +28,8 @@ pub fn story(t: &Trace, step: usize, question: &str) -> String {
     };
     format!(
         r#"{question}<p class="narration" data-testid="narration">{}</p><p class="say"><span class="say-k">Say: </span><span data-testid="talking-point">{}</span></p>"#,
-        esc(&narration),
-        esc(t.talking_point(step))
+        esc(&story::narration(t, step)),
+        esc(&story::say(t, step))
     )
 }
 
@@ -62,7 +53,7 @@ pub fn ledger(t: &Trace, step: usize) -> String {
             "{} (token {}, until {})",
             esc(&l.owner),
             l.fence,
-            t.time_label(l.expires_at)
+            crate::core::story::time_label(&t.scenario, l.expires_at)
         ),
         None => "nobody".to_owned(),
     };
@@ -75,54 +66,54 @@ pub fn ledger(t: &Trace, step: usize) -> String {
     } else {
         ""
     };
+    // A job that publishes has a result row, not a balance.
+    let publishes = t.scenario.publishes();
+    let (figure, change, after) = if publishes {
+        ("Result row", "write", "row")
+    } else {
+        ("Balance", "amount", "balance")
+    };
     let mut out = format!(
-        r#"<div class="metrics"><div class="metric"><span class="k">Balance</span><span class="v" data-testid="balance">{}</span></div><div class="metric"><span class="k">Last fence</span><span class="v" data-testid="last-fence">{fence}</span><span class="cap">{caption}</span></div><div class="metric small"><span class="k">Lock server says</span><span data-testid="holder">{holder}</span><span class="k">Believe they hold it</span><span data-testid="believers"{warn}>{believers}</span></div></div><table class="log" data-testid="ledger"><caption>Write log (append-only; every attempt)</caption><thead><tr><th>time</th><th>writer</th><th>token</th><th>amount</th><th>result</th><th>balance</th></tr></thead><tbody>"#,
-        s.balance
+        r#"<div class="metrics"><div class="metric"><span class="k">{figure}</span><span class="v{}" data-testid="balance">{}</span></div><div class="metric"><span class="k">Last fence</span><span class="v" data-testid="last-fence">{fence}</span><span class="cap">{caption}</span></div><div class="metric small"><span class="k">Lock server says</span><span data-testid="holder">{holder}</span><span class="k">Believe they hold it</span><span data-testid="believers"{warn}>{believers}</span></div></div><table class="log" data-testid="ledger"><caption>Write log (append-only; every attempt)</caption><thead><tr><th>time</th><th>writer</th><th>token</th><th>{change}</th><th>result</th><th>{after}</th></tr></thead><tbody>"#,
+        if publishes { " words" } else { "" },
+        esc(&story::value(t, step))
     );
-    for w in t.writes_until(step) {
+    let writes = t.writes_until(step);
+    for (k, w) in writes.iter().enumerate() {
         let (class, verdict) = match &w.result {
             Ok(()) => ("accepted", "accepted"),
             Err(e) => ("rejected", e.code()),
         };
         let _ = write!(
             out,
-            r#"<tr data-testid="ledger-row" class="{class}"><td>{}</td><td>{}</td><td class="num">{}</td><td class="num">−{}</td><td class="verdict">{verdict}</td><td class="num">{}</td></tr>"#,
-            t.time_label(w.at),
+            r#"<tr data-testid="ledger-row" class="{class}"><td>{}</td><td>{}</td><td class="num">{}</td><td class="num">{}</td><td class="verdict">{verdict}</td><td class="num">{}</td></tr>"#,
+            story::time_label(&t.scenario, w.at),
             esc(&w.request.writer),
             token(w.request.fence),
-            w.request.amount,
-            w.balance_after
+            match &w.request.publish {
+                Some(r) => esc(r),
+                None => format!("−{}", w.request.amount),
+            },
+            if publishes {
+                // The row after this attempt: the value of the last accepted publish so far.
+                esc(row_after(&writes[..=k]))
+            } else {
+                w.balance_after.to_string()
+            }
         );
     }
     out.push_str("</tbody></table>");
     out
 }
 
-/// One sentence for what a whole run amounts to.
-pub fn outcome(t: &Trace) -> String {
-    let s = &t.summary;
-    if s.stale_writes_accepted > 0 {
-        let tok = s
-            .last_write_fence
-            .map_or_else(String::new, |f| format!(" (last write token {f})"));
-        format!("a write from an expired lease landed{tok}: lost update")
-    } else if let Some(w) = t.writes.iter().find(|w| !w.accepted()) {
-        let code = w.result.as_ref().err().map_or("", |e| e.code());
-        let more = match s.rejected_writes {
-            1 => String::new(),
-            n => format!(" (+{} more)", n - 1),
-        };
-        format!(
-            "{}'s write with token {} rejected: {code}{more}; last fence {}",
-            w.request.writer,
-            token(w.request.fence),
-            token(s.last_fence)
-        )
-    } else if s.conflict() {
-        "two clients overlapped, but no stale write reached storage".to_owned()
-    } else {
-        "no conflict: the leases never overlapped".to_owned()
-    }
+/// The result row after the attempts `so_far`: the last accepted publish among them.
+fn row_after(so_far: &[crate::core::WriteRecord]) -> &str {
+    so_far
+        .iter()
+        .rev()
+        .find(|x| x.accepted())
+        .and_then(|x| x.request.publish.as_deref())
+        .unwrap_or("—")
 }
 
 /// The policy to show as "fencing on" beside `current`.
@@ -135,27 +126,41 @@ pub fn on_policy(current: FencingPolicy) -> FencingPolicy {
 
 /// "fencing off → 80" beside "fencing on → 90", from two real runs.
 pub fn compare(off: &Trace, on: &Trace) -> String {
+    let words = if off.scenario.publishes() {
+        " words"
+    } else {
+        ""
+    };
     format!(
-        r#"<div class="side off" data-testid="summary-off"><span class="k">fencing off →</span><span class="v">{}</span><span class="cap">{}</span></div><div class="side on" data-testid="summary-on"><span class="k">fencing on ({}) →</span><span class="v">{}</span><span class="cap">{}</span></div>"#,
-        off.summary.final_balance,
-        esc(&outcome(off)),
-        on.scenario.policy.short(),
-        on.summary.final_balance,
-        esc(&outcome(on))
+        r#"<div class="side off" data-testid="summary-off"><span class="k">fencing off →</span><span class="v{words}">{}</span><span class="cap">{}</span></div><div class="side on" data-testid="summary-on"><span class="k">fencing on ({}) →</span><span class="v{words}">{}</span><span class="cap">{}</span></div>"#,
+        esc(&story::final_value(off)),
+        esc(&story::outcome(off)),
+        if story::counterfactual(on) {
+            format!("{}, counterfactual", on.scenario.policy.short())
+        } else {
+            on.scenario.policy.short().to_owned()
+        },
+        esc(&story::final_value(on)),
+        esc(&story::outcome(on))
     )
 }
 
 fn fork_line(t: &Trace) -> String {
     let s = &t.summary;
     esc(&format!(
-        "{} · fencing {} · TTL {} → balance {}, {} accepted, {} rejected, {} stale accepted",
+        "{} · fencing {} · TTL {} → {} {}, {} accepted, {} rejected, {} late accepted",
         t.scenario.title,
         t.scenario.policy.short(),
-        t.time_label(t.scenario.lease_ttl),
-        s.final_balance,
+        story::time_label(&t.scenario, t.scenario.lease_ttl),
+        if t.scenario.publishes() {
+            "result"
+        } else {
+            "balance"
+        },
+        story::final_value(t),
         s.accepted_writes,
         s.rejected_writes,
-        s.stale_writes_accepted
+        s.late_writes_accepted
     ))
 }
 
@@ -172,17 +177,31 @@ pub fn fork(original: &Trace, current: &Trace, step: usize) -> String {
 
 /// The explorer's counts per policy, with up to three loadable counterexamples each
 /// (buttons carry `data-load="<row>:<example>"` for the panel's one click handler).
+///
+/// Out-of-order writes are a finding only with fencing off: a fencing policy refuses a lower
+/// token by its own rule, so its cell says so instead of showing a 0 as if it were measured.
 pub fn explorer_rows(stats: &[PolicyStats]) -> String {
     let mut out = String::new();
+    let cell = |n: usize, id: &str| {
+        format!(
+            r#"<td class="num {}" data-testid="{id}">{n}</td>"#,
+            if n > 0 { "bad" } else { "good" }
+        )
+    };
     for (row, st) in stats.iter().enumerate() {
         let code = st.policy.code();
+        let order = if st.policy.checks_fence() {
+            r#"<td class="num na" data-testid="order" title="refused by the fencing rule">— by rule</td>"#.to_owned()
+        } else {
+            cell(st.out_of_order, "order")
+        };
         let _ = write!(
             out,
-            r#"<tr data-testid="explore-{code}"><td><b>{}</b></td><td class="num">{}</td><td class="num {}" data-testid="stale">{}</td><td class="num" data-testid="two">{}</td><td>"#,
+            r#"<tr data-testid="explore-{code}"><td><b>{}</b></td><td class="num">{}</td>{}{}{order}<td class="num" data-testid="two">{}</td><td>"#,
             esc(st.policy.option()),
             st.explored,
-            if st.stale_writes > 0 { "bad" } else { "good" },
-            st.stale_writes,
+            cell(st.late_writes, "late"),
+            cell(st.double_runs, "twice"),
             st.two_believers
         );
         for (i, (index, ex)) in picked(st).into_iter().enumerate() {
@@ -195,8 +214,13 @@ pub fn explorer_rows(stats: &[PolicyStats]) -> String {
                 .network_delay
                 .map(|d| format!(", delay {d}"))
                 .unwrap_or_default();
-            let kind = if ex.verdict.stale_write {
-                "stale"
+            let v = ex.verdict;
+            let kind = if v.double_run {
+                "ran twice"
+            } else if v.late_write {
+                "late write"
+            } else if v.out_of_order {
+                "out of order"
             } else {
                 "2 believers"
             };
@@ -210,20 +234,20 @@ pub fn explorer_rows(stats: &[PolicyStats]) -> String {
     out
 }
 
-/// Stale writes first: they are the counterexamples worth loading. Each comes with its
+/// Harmful schedules first: they are the counterexamples worth loading. Each comes with its
 /// index in `st.examples`, which the load button carries.
 fn picked(st: &PolicyStats) -> Vec<(usize, &crate::core::explore::Example)> {
-    let stale: Vec<_> = st
+    let harmful: Vec<_> = st
         .examples
         .iter()
         .enumerate()
-        .filter(|(_, e)| e.verdict.stale_write)
+        .filter(|(_, e)| e.verdict.is_harmful())
         .take(3)
         .collect();
-    if stale.is_empty() {
+    if harmful.is_empty() {
         st.examples.iter().enumerate().take(3).collect()
     } else {
-        stale
+        harmful
     }
 }
 
@@ -232,19 +256,22 @@ pub fn explorer_footnote(stats: &[PolicyStats]) -> String {
     let Some(strict) = stats.iter().find(|s| s.policy == FencingPolicy::Strict) else {
         return String::new();
     };
-    if strict.stale_writes == 0 && strict.two_believers > 0 {
-        format!(
-            "Strict fencing accepted no stale write in any schedule, yet in {} of them two clients still believed they held the lease: the token protects the storage, not the belief.",
-            strict.two_believers
-        )
-    } else if strict.stale_writes == 0 {
-        "Strict fencing accepted no stale write in any schedule.".to_owned()
+    let mut out = if strict.late_writes == 0 {
+        "Strict fencing accepted no write from a superseded lease in any schedule.".to_owned()
     } else {
         format!(
-            "Strict fencing let {} schedules through — look at them.",
-            strict.stale_writes
+            "Strict fencing still accepted a write from a superseded lease in {} schedules (the job ran twice in {}): each time the late write reached storage before the newer token did. Fencing by highest token revokes an old holder only once storage has seen the new one; a handoff barrier closes that gap.",
+            strict.late_writes, strict.double_runs
         )
+    };
+    if strict.two_believers > 0 {
+        let _ = write!(
+            out,
+            " In {} schedules two clients believed at once that they held the lease: the token limits the harm at the storage, it does not stop the belief.",
+            strict.two_believers
+        );
     }
+    out
 }
 
 /// The parameter fields a presenter may edit. Inputs carry `data-param` (and `data-actor`)
@@ -363,24 +390,69 @@ mod tests {
             html.contains(r#"<span class="v">80</span>"#)
                 && html.contains(r#"<span class="v">90</span>"#)
         );
-        assert!(html.contains("lost update") && html.contains("stale_fence"));
+        // Off, the harm is a double charge (both debits are atomic: no update is lost).
+        assert!(html.contains("double charge") && html.contains("ran twice"), "{html}");
+        assert!(!html.contains("lost update"), "{html}");
+        assert!(html.contains("stale_fence") && html.contains("fencing on (strict)"), "{html}");
     }
 
     #[test]
     fn story_escapes_and_narrates() {
         let t = run(&Scenario::gc_pause());
         assert!(story(&t, 0, "Q <b>?").contains("Q &lt;b&gt;?"));
-        assert!(story(&t, 1, "").contains("fencing token 33"));
-        assert!(!story(&t, 1, "").contains("question"));
+        let s1 = story(&t, 1, "");
+        assert!(s1.contains("gives token 33"), "{s1}");
+        assert!(s1.contains(&esc(&story::narration(&t, 1))));
+        assert!(s1.contains(&esc(&story::say(&t, 1))));
+        assert!(!s1.contains("question"));
     }
 
     #[test]
-    fn explorer_rows_offer_stale_counterexamples_first() {
+    fn explorer_rows_offer_harmful_counterexamples_first() {
         let stats = explore(&Scenario::gc_pause(), ExploreSpec::all_policies(0, 5)).unwrap();
         let html = explorer_rows(&stats);
         assert!(html.contains(r#"data-testid="load-off-0" data-load="0:"#));
-        assert!(html.contains(">stale: pause"));
-        assert!(explorer_footnote(&stats).contains("not the belief"));
+        assert!(html.contains(">ran twice: pause"), "{html}");
+        let (off, strict) = (&stats[0], &stats[1]);
+        assert_eq!(
+            (off.policy, strict.policy),
+            (FencingPolicy::Off, FencingPolicy::Strict)
+        );
+        // Off measures out-of-order writes; a fencing policy refuses them by rule.
+        assert!(off.out_of_order > 0);
+        assert!(html.contains(&format!(
+            r#"<td class="num bad" data-testid="order">{}</td>"#,
+            off.out_of_order
+        )));
+        assert_eq!(html.matches("— by rule").count(), 2);
+        // Strict still lets late writes through: the cell is counted and marked bad.
+        assert!(strict.late_writes > 0);
+        assert!(html.contains(&format!(
+            r#"<td class="num bad" data-testid="late">{}</td>"#,
+            strict.late_writes
+        )));
+        // Strict's buttons load its harmful schedules first.
+        assert!(html.contains(r#"data-testid="load-strict-0" data-load="1:"#));
+        let strict_row = html.split(r#"data-testid="explore-strict""#).nth(1).unwrap();
+        let strict_row = strict_row.split("</tr>").next().unwrap();
+        assert!(strict_row.contains(">ran twice: pause"), "{strict_row}");
+        let note = explorer_footnote(&stats);
+        assert!(
+            note.contains(&format!(
+                "still accepted a write from a superseded lease in {} schedules",
+                strict.late_writes
+            )) && note.contains("handoff barrier"),
+            "{note}"
+        );
+        assert!(note.contains("does not stop the belief"), "{note}");
+        // With no late write under strict, the footnote says so.
+        let mut clean = stats.clone();
+        clean[1].late_writes = 0;
+        clean[1].two_believers = 0;
+        assert_eq!(
+            explorer_footnote(&clean),
+            "Strict fencing accepted no write from a superseded lease in any schedule."
+        );
         let fork_html = fork(&run(&Scenario::gc_pause()), &run(&Scenario::gc_pause()), 3);
         assert!(fork_html.contains(r#"class="timeline original""#));
     }

@@ -8,7 +8,7 @@
 use std::fmt;
 
 use crate::core::deck;
-use crate::core::{FencingPolicy, Millis, Pause, Scenario};
+use crate::core::{FencingPolicy, Millis, Pause, Scenario, TokenSource};
 
 /// Longest hash accepted; a real one is well under 200 characters.
 pub const MAX_HASH_LEN: usize = 2_000;
@@ -43,6 +43,12 @@ pub fn encode(sc: &Scenario, step: usize) -> String {
         sc.lease_ttl
     );
     let base = deck::find(&sc.id).map(|e| (e.build)());
+    if base
+        .as_ref()
+        .is_some_and(|b| b.token_source != sc.token_source)
+    {
+        out.push_str(&format!("&tokens={}", sc.token_source.code()));
+    }
     for (i, a) in sc.actors.iter().enumerate() {
         if let Some(p) = a.pauses.first() {
             out.push_str(&format!("&pause.{}={},{}", a.name, p.start, p.duration));
@@ -126,6 +132,19 @@ pub fn decode(hash: &str) -> Result<View, ShareError> {
                 })?;
             }
             "ttl" => sc.lease_ttl = number(k, v)?,
+            "tokens" => {
+                let source = TokenSource::from_code(v)
+                    .filter(|t| TokenSource::CHOICES.contains(t))
+                    .ok_or_else(|| {
+                        ShareError(format!(
+                            "tokens must be same_redis or lock_service, not “{v}”"
+                        ))
+                    })?;
+                if sc.redlock.is_some() {
+                    return err("Redlock mints no token: tokens= does not apply to it");
+                }
+                sc.token_source = source;
+            }
             "step" => step = usize::try_from(number(k, v)?).unwrap_or(usize::MAX),
             _ => {
                 let (what, actor) = k

@@ -8,7 +8,8 @@
 
 use std::fmt::Write;
 
-use crate::core::{EventKind, Lane, LeaseEnd, Millis, Trace};
+use crate::core::story;
+use crate::core::{EventKind, Lane, LeaseEnd, Millis, PauseCause, Trace};
 use crate::lab::Scale;
 
 pub const VIEW_W: i64 = 1000;
@@ -284,14 +285,18 @@ fn pauses(out: &mut String, t: &Trace, g: &Geometry, live: bool) {
             }
             let _ = write!(
                 out,
-                r#"<rect class="pause-body" x="{}" y="{}" width="{}" height="26" rx="4"></rect><text class="pause-label" x="{}" y="{}">{}pause {}</text></g>"#,
+                r#"<rect class="pause-body" x="{}" y="{}" width="{}" height="26" rx="4"></rect><text class="pause-label" x="{}" y="{}">{} {}</text></g>"#,
                 n(x0),
                 n(y),
                 n(w),
                 n(x0 + 6.0),
                 n(y + 17.5),
-                if live { "GC " } else { "" },
-                t.time_label(p.duration)
+                match (live, a.pause_cause) {
+                    (false, _) => "pause",
+                    (true, PauseCause::Gc) => "GC pause",
+                    (true, PauseCause::Stall) => "stall",
+                },
+                crate::core::story::time_label(&t.scenario, p.duration)
             );
             if drag {
                 let _ = write!(
@@ -333,19 +338,17 @@ impl Labels {
     }
 }
 
-/// Marker kind and verdict, which pick the CSS classes.
-fn classes(kind: &EventKind) -> (&'static str, &'static str) {
+/// Marker kind and verdict, which pick the CSS classes. `late`: an accepted write from a
+/// superseded lease, or one out of token order.
+fn classes(kind: &EventKind, late: bool) -> (&'static str, &'static str) {
     match kind {
-        EventKind::WriteApplied {
-            result: Ok(_),
-            overtaken: true,
-            ..
-        } => ("write", "overtaken"),
+        EventKind::WriteApplied { result: Ok(_), .. } if late => ("write", "late"),
         EventKind::WriteApplied { result: Ok(_), .. } => ("write", "ok"),
         EventKind::WriteApplied { result: Err(_), .. } => ("write", "rejected"),
-        EventKind::AcquireRefused { .. } | EventKind::ReleaseNoop | EventKind::ExtendFailed => {
-            ("op", "refused")
-        }
+        EventKind::AcquireRefused { .. }
+        | EventKind::ReleaseNoop { .. }
+        | EventKind::ExtendFailed { .. }
+        | EventKind::WriteTimedOut { .. } => ("op", "refused"),
         EventKind::LeaseExpired { .. } => ("expiry", "ok"),
         EventKind::SideEffect { .. } => ("op", "unprotected"),
         EventKind::DeletedOthersLease { .. }
@@ -364,7 +367,7 @@ fn events(out: &mut String, t: &Trace, g: &Geometry, step: usize) {
     for (i, e) in t.events.iter().enumerate() {
         if matches!(
             e.kind,
-            EventKind::PauseStarted { .. } | EventKind::PauseEnded
+            EventKind::PauseStarted { .. } | EventKind::PauseEnded { .. }
         ) {
             continue; // the pause block itself shows these
         }
@@ -382,14 +385,14 @@ fn events(out: &mut String, t: &Trace, g: &Geometry, step: usize) {
             .as_deref()
             .and_then(|a| t.scenario.actor_index(a))
             .unwrap_or(0);
-        let (shape, verdict) = classes(&e.kind);
+        let (shape, verdict) = classes(&e.kind, e.is_late_write() || e.is_out_of_order());
         let _ = write!(
             out,
             r#"<g class="ev {state} {shape} {verdict} c{}" data-step="{}" data-result="{}"><title>{}</title>"#,
             colour(who),
             i + 1,
             e.result_code(),
-            esc(&e.narration)
+            esc(&story::narration(t, i + 1))
         );
         if let EventKind::WriteApplied { sent_at, .. } = &e.kind {
             let _ = write!(
@@ -403,7 +406,7 @@ fn events(out: &mut String, t: &Trace, g: &Geometry, step: usize) {
         }
         let glyph = match verdict {
             "rejected" => "✗",
-            "overtaken" | "danger" => "!",
+            "late" | "danger" => "!",
             "unprotected" => "$",
             "barrier" => "⊢",
             _ if shape == "write" => "✓",
@@ -418,11 +421,15 @@ fn events(out: &mut String, t: &Trace, g: &Geometry, step: usize) {
             y = n(y)
         );
         // Writes label below their marker first, everything else above; then the other side.
-        let label = e.label();
+        let label = story::label(e);
         let lane = g.lane_index(e.lane);
+        // A job-status read shares its instant with the acquire before it: its label goes
+        // above or not at all, so it never spills into the next lane.
+        let read = matches!(e.kind, EventKind::JobChecked { .. });
         let offsets: &[f64] = match (shape, expiry) {
             ("write", _) => &[27.0, -14.0],
             (_, true) => &[-6.0],
+            _ if read => &[-12.0],
             _ => &[-12.0, 24.0],
         };
         if let Some(row) = labels.place(lane, offsets.len(), x, &label) {
@@ -531,9 +538,7 @@ mod tests {
         assert_eq!(svg.matches(r#"class="conflict""#).count(), 1);
         let off = run(&Scenario::gc_pause().with_policy(FencingPolicy::Off));
         assert_eq!(
-            render(&off, off.len(), false)
-                .matches("write overtaken")
-                .count(),
+            render(&off, off.len(), false).matches("write late").count(),
             1
         );
     }

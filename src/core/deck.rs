@@ -6,8 +6,13 @@
 //! which entry it came from.
 
 use super::clock::Millis;
+use super::engine::run;
 use super::ledger::FencingPolicy;
-use super::scenario::{Actor, ClockJump, Pause, ReleaseMode, Scenario, Step};
+use super::scenario::{
+    Actor, ClockJump, Pause, PauseCause, RedlockSetup, ReleaseMode, Scenario, Step, TokenSource,
+};
+use super::story;
+use super::trace::{EventKind, Trace};
 
 /// One scenario of the deck, with what to say while it plays.
 #[derive(Debug, Clone, Copy)]
@@ -17,10 +22,42 @@ pub struct DeckEntry {
     pub title: &'static str,
     /// The interviewer follow-up this entry answers.
     pub question: &'static str,
-    /// What to say out loud, 3–5 points.
-    pub notes: &'static [&'static str],
+    /// What to say out loud, 3–5 points, written from the entry's three runs (off, strict,
+    /// same-epoch, as [`runs`] returns them) so every figure in them is computed.
+    pub notes: fn(&Runs) -> Vec<String>,
     /// Builds the scenario (with its default fencing policy).
     pub build: fn() -> Scenario,
+}
+
+/// A deck entry run under off, strict and same-epoch.
+pub struct Runs(pub [Trace; 3]);
+
+impl Runs {
+    pub fn off(&self) -> &Trace {
+        &self.0[0]
+    }
+    pub fn strict(&self) -> &Trace {
+        &self.0[1]
+    }
+    pub fn same_epoch(&self) -> &Trace {
+        &self.0[2]
+    }
+    /// Final balances off / strict / same-epoch.
+    fn balances(&self) -> [i64; 3] {
+        [0, 1, 2].map(|i| self.0[i].summary.final_balance)
+    }
+    /// The `n`th token granted in the strict run (0-based), as text.
+    fn token(&self, n: usize) -> String {
+        self.strict()
+            .events
+            .iter()
+            .filter_map(|e| match e.kind {
+                EventKind::Acquired { fence, .. } => Some(fence.to_string()),
+                _ => None,
+            })
+            .nth(n)
+            .unwrap_or_default()
+    }
 }
 
 /// Every deck entry, in presentation order.
@@ -29,112 +66,150 @@ pub static DECK: &[DeckEntry] = &[
         id: "gc-pause",
         title: "GC pause",
         question: "Your lock has a TTL. What happens if the holder stalls longer than the TTL?",
-        notes: &[
-            "A takes the lease with token 33 and freezes in a GC pause longer than the TTL.",
-            "The lease expires; B takes token 34 and debits. Both believe they hold the lock.",
-            "Fencing off: A's late debit lands too, balance 80 — a lost update.",
-            "Fencing on: storage has seen 34, so A's 33 is stale_fence, balance 90.",
-            "The lease is an optimisation; the token checked at the resource is the safety.",
-        ],
+        notes: |r| {
+            let [off, strict, _] = r.balances();
+            let (a, b) = (r.token(0), r.token(1));
+            vec![
+                format!("A takes the lease with token {a} and freezes in a GC pause longer than the TTL."),
+                format!("The lease expires; B takes token {b}, finds the job not done, and charges. Both believe they hold the lock."),
+                format!("Fencing off: A's late debit lands too, balance {off} — a double charge: the job ran twice. Each debit is atomic; nothing was lost."),
+                format!("Fencing on: storage has seen {b}, so A's {a} is stale_fence, balance {strict}."),
+                "Drag the pause to end at t=31: A's write reaches storage before B's, strict accepts it, and the job runs twice anyway. The token is checked only against what storage has seen.".to_owned(),
+            ]
+        },
         build: Scenario::gc_pause,
     },
     DeckEntry {
         id: "toctou",
         title: "Check is_held first",
         question: "Why not just check that you still hold the lock right before writing?",
-        notes: &[
-            "A checks is_held and gets true, then the pause lands between the check and the write.",
-            "Check-then-act is a TOCTOU race: true now says nothing about a moment later.",
-            "No check placed on the client can close the gap; the pause can always land after it.",
-            "Fencing off: 80. Strict: A's 33 is stale_fence, 90. The check has to be at the storage.",
-        ],
+        notes: |r| {
+            let [off, strict, _] = r.balances();
+            let a = r.token(0);
+            vec![
+                "A checks is_held and gets true, then the pause lands between the check and the write.".to_owned(),
+                "Check-then-act is a TOCTOU race: true now says nothing about a moment later.".to_owned(),
+                "No check placed on the client can close the gap; the pause can always land after it.".to_owned(),
+                format!("Fencing off: {off}, the job ran twice. Strict: A's {a} is stale_fence, {strict}. The check has to be at the storage."),
+            ]
+        },
         build: Scenario::toctou,
     },
     DeckEntry {
         id: "same-token-retry",
         title: "Retry with the same token",
         question: "What if the reply is lost and the client retries? Is the token enough?",
-        notes: &[
-            "A's debit pay-1 lands, the reply is lost, A retries: same token 33, same key pay-1.",
-            "Strict refuses the retry as stale_fence (33 is not > 33); same-epoch admits the token but the key stops it as duplicate_intent. Debited once either way.",
-            "The key dedupes even with fencing off — it is the intent's identity, not a fence.",
-            "Then A stalls, B writes with 34, and A sends a new intent (fresh key pay-3) with 33: off, it lands (70); with fencing, stale_fence (80).",
-            "Tokens order lock generations; keys dedupe intents. You need both.",
-        ],
+        notes: |r| {
+            let [off, strict, same] = r.balances();
+            let (a, b) = (r.token(0), r.token(1));
+            vec![
+                format!("A's debit pay-1 lands, the reply is lost, A retries: same token {a}, same key pay-1."),
+                format!("Strict refuses the retry as stale_fence ({a} is not > {a}), and A cannot tell whether pay-1 landed: the refusal is ambiguous. Same-epoch admits the token; the key returns the original result, so A learns it landed."),
+                "The key dedupes even with fencing off: it is the intent's identity, not a fence.".to_owned(),
+                format!("Then A stalls, B writes with {b}, and A sends a new intent pay-3 with {a}: off, it lands ({off}); strict {strict}, same-epoch {same}: stale_fence."),
+                "Tokens order lock generations; keys dedupe intents. You need both.".to_owned(),
+            ]
+        },
         build: Scenario::same_token_retry,
     },
     DeckEntry {
         id: "unsafe-release",
         title: "Release by GET then DEL",
         question: "How do you release the lock? Is GET, compare, then DEL fine?",
-        notes: &[
-            "A GETs the key, sees its own value, then pauses before the DEL; its lease expires and B takes 34.",
-            "A wakes and DELs unconditionally: it deletes B's lease, so C takes 35 while B still works. Two believers, B and C.",
-            "Fencing on: C wrote with 35 first, so B's late 34 is stale_fence (80); off, it lands (70).",
-            "Flip release to compare-and-delete (one Lua script): A's release is atomic, B's lease is never touched, and C waits its turn (70, no conflict).",
-        ],
+        notes: |r| {
+            let [off, strict, _] = r.balances();
+            let (b, c) = (r.token(1), r.token(2));
+            vec![
+                format!("A GETs the key, sees its own value, then pauses before the DEL; its lease expires and B takes {b}."),
+                format!("A wakes and DELs unconditionally: it deletes B's lease, so C takes {c} while B still works. Two believers, B and C."),
+                format!("Fencing on: C wrote with {c} first, so B's late {b} is stale_fence ({strict}); off, it lands out of token order ({off})."),
+                "With compare-and-delete (one Lua script), A's late release would see B's value and delete nothing, and C would wait its turn.".to_owned(),
+            ]
+        },
         build: Scenario::unsafe_release,
     },
     DeckEntry {
         id: "delayed-packet",
-        title: "Delayed packet",
+        title: "Delayed request",
         question: "No pauses then: is the lease safe if the client never stalls?",
-        notes: &[
-            "A sends its debit while its lease is live and even releases cleanly; the packet sits in a queue for 40 ms.",
-            "B takes the lock with 34 and debits; A's packet arrives afterwards.",
-            "Nobody ever believed they held the lock at the same time, yet a finished lease's write lands last: off, 80.",
-            "Strict: storage has seen 34, A's 33 is stale_fence, 90. Only the resource sees the real order.",
-        ],
+        notes: |r| {
+            let [off, strict, _] = r.balances();
+            let (a, b) = (r.token(0), r.token(1));
+            vec![
+                "A sends its debit while its lease is live; the request sits in the network for 40 ms.".to_owned(),
+                "A's client times out after 10 ms, treats the debit as failed and releases cleanly. A timed-out request may still execute.".to_owned(),
+                format!("B takes the lock with {b}, finds the job not done and charges; A's request arrives afterwards. Nobody paused, and nobody believed they held the lock at the same time."),
+                format!("Off: the job ran twice ({off}). Strict: storage has seen {b}, A's {a} is stale_fence ({strict}). Only the resource sees the real order."),
+            ]
+        },
         build: Scenario::delayed_packet,
     },
     DeckEntry {
         id: "redis-failover",
         title: "Redis failover",
         question: "What if the Redis primary fails over? Use Redis replication for HA?",
-        notes: &[
-            "The primary acknowledges A's SET, then crashes before replicating it; the promoted replica has no key.",
-            "B acquires the same key: the lock service itself now has two live leases, not just two believers.",
-            "Fencing tokens come from a consensus store (etcd revision, ZooKeeper zxid), so B gets 34, not 33 again.",
-            "Fencing on: A's 33 is stale_fence after B's 34 (90); off, 80. A token from INCR on the same Redis could roll back too.",
-        ],
+        notes: |r| {
+            let [off, strict, same] = r.balances();
+            let (a, b) = (r.token(0), r.token(1));
+            vec![
+                "The primary acknowledges A's SET, then crashes before replicating it; the promoted replica has no key.".to_owned(),
+                "B acquires the same key: the lock service itself now has two live leases, not just two believers.".to_owned(),
+                format!("The token came from INCR on the same Redis, so the counter rolled back too: A has {a} and B gets {b}. Storage cannot tell them apart."),
+                format!("Off: {off}. Strict refuses the second equal token ({strict}) — by luck of arrival order. Same-epoch admits both: {same}, the job ran twice."),
+                "Tokens must come from a store that survives failover with the grant: etcd's revision, a ZooKeeper sequential znode.".to_owned(),
+            ]
+        },
         build: Scenario::redis_failover,
     },
     DeckEntry {
         id: "renewal",
         title: "Renewal and self-cancel",
         question: "Long jobs outlive the TTL. How do you renew, and what if renewal fails?",
-        notes: &[
-            "A's watchdog renews at a third of the TTL with ±25% jitter, checking ownership atomically.",
-            "A pause stops the watchdog too; the lease runs out and B takes 34 and debits.",
-            "A wakes, its overdue renewal is refused (not_holder), and the job self-cancels without writing: 90 under every policy.",
-            "Self-cancel only covers pauses before the check; a pause between a good renewal and the write still needs the fence.",
-            "Jitter matters at scale: 10,000 holders renewing on a fixed schedule hit the lock server in the same millisecond.",
-        ],
+        notes: |r| {
+            let [off, strict, _] = r.balances();
+            let b = r.token(1);
+            vec![
+                "A's watchdog renews at about a third of the TTL with ±25% jitter, checking ownership atomically.".to_owned(),
+                format!("The pause lands after the last good renewal; the lease runs out and B takes {b} and charges."),
+                format!("A wakes with its work done and a renewal overdue: worker and watchdog race, and the worker writes first. Off: {off}, the job ran twice; strict: {strict}."),
+                "Self-cancel on a failed renewal stops the rest of a job; it cannot stop a write that is already on its way. That needs the fence.".to_owned(),
+                "Jitter matters at scale: holders renewing on a fixed schedule hit the lock server in the same millisecond.".to_owned(),
+            ]
+        },
         build: Scenario::renewal,
     },
     DeckEntry {
         id: "handoff-barrier",
         title: "Job handoff with a barrier",
-        question: "A scheduler reassigns a stuck job. How do you stop the old worker's late result?",
-        notes: &[
-            "A runs the job with token 41 and a 10 s lease, then stalls for 15 s; the scheduler hands the job to B with 42.",
-            "Before B starts, the scheduler writes a barrier with 42 to the result row: last fence 42, result unchanged.",
-            "A wakes and publishes with 41 — rejected stale_fence, even though B has not published yet.",
-            "A's card charge runs anyway: the payment API never sees a token. Fencing protects only what checks it.",
-            "A barrier needs same-epoch (≥): under strict (>) it spends 42's one write and B's own publish is refused too.",
-        ],
+        question:
+            "A scheduler reassigns a stuck job. How do you stop the old worker's late result?",
+        notes: |r| {
+            let (a, b) = (r.token(0), r.token(1));
+            vec![
+                format!("A runs job 7 with token {a} and a 10 s lease, then stalls for 15 s; the scheduler hands the job to B with {b}."),
+                format!("Before B starts, the scheduler establishes epoch {b} in the job's result row, with an atomic update that cannot lower it; B then publishes with a conditional write requiring epoch {b}."),
+                format!("A wakes and publishes its result with {a}: rejected stale_fence under strict and same-epoch, even though B has not published yet. Off, A's result lands and B's overwrites it: a duplicate publish."),
+                format!("The card is charged {} times in every column: the payment API never sees a token. Fencing protects only what checks it.", r.strict().summary.side_effects),
+                format!("Strict (>) spends the barrier: B's own write with {b} is refused too. Same-epoch (≥) lets the barrier's owner write."),
+            ]
+        },
         build: Scenario::handoff_barrier,
     },
     DeckEntry {
         id: "clock-jump",
-        title: "Clock jump on the lock node",
-        question: "Redlock uses several nodes and no fencing. Is that safe?",
-        notes: &[
-            "Redlock's TTLs assume bounded clock drift. Here the lock node's clock jumps 25 ms forward.",
-            "A's key expires at t=10 in real time although A's own clock says its lease runs until t=30.",
-            "B acquires and writes; A, neither paused nor slow, writes inside what it thinks is its lease.",
-            "Off: 80. Strict: A's 33 is stale_fence, 90. Redlock mints no token, so this check is not even available.",
-        ],
+        title: "Redlock and a clock jump",
+        question: "Redlock uses five nodes and a majority. Is that safe without fencing?",
+        notes: |r| {
+            let [off, strict, _] = r.balances();
+            let a = r.token(0);
+            vec![
+                "Five Redis nodes; A reaches nodes 1–3 and locks a majority. B reaches only nodes 3–5 and backs off with 2 of 5.".to_owned(),
+                "Node 3's clock jumps 25 ms forward: A's key there expires, though A's own clock says its lock runs until t=30.".to_owned(),
+                "B now gets nodes 3–5, a majority. Node 3 counted in both majorities: A and B both believe they hold the lock, and neither paused.".to_owned(),
+                format!("Off: {off}, the job ran twice. Redlock mints no token, so that is what really happens."),
+                format!("The strict column is counterfactual: with a token from a separate linearizable counter, A's {a} would be stale_fence ({strict}). Kleppmann's point: Redlock cannot give you that token."),
+            ]
+        },
         build: Scenario::clock_jump,
     },
 ];
@@ -144,14 +219,45 @@ pub fn find(id: &str) -> Option<&'static DeckEntry> {
     DECK.iter().find(|e| e.id == id)
 }
 
+/// One deck entry run under every policy, in [`FencingPolicy::ALL`] order.
+pub fn runs(entry: &DeckEntry) -> Runs {
+    Runs(FencingPolicy::ALL.map(|p| run(&(entry.build)().with_policy(p))))
+}
+
+/// The README's deck table, generated from the runs: balance and outcome per policy.
+pub fn table() -> String {
+    let mut out = String::from(
+        "| # | id | question | off | strict | same-epoch |\n| --- | --- | --- | --- | --- | --- |\n",
+    );
+    for (i, entry) in DECK.iter().enumerate() {
+        let cells = runs(entry).0.map(|t| {
+            let cf = if story::counterfactual(&t) {
+                "(counterfactual: Redlock mints no token) "
+            } else {
+                ""
+            };
+            format!("{cf}**{}**: {}", story::final_value(&t), story::outcome(&t))
+        });
+        out += &format!(
+            "| {} | `{}` | {} | {} | {} | {} |\n",
+            i + 1,
+            entry.id,
+            entry.question,
+            cells[0],
+            cells[1],
+            cells[2]
+        );
+    }
+    out
+}
+
 /// An actor without pauses or network delay.
 fn actor(name: &str, start_at: Millis, script: Vec<Step>) -> Actor {
     Actor {
         name: name.to_owned(),
         start_at,
-        pauses: Vec::new(),
-        network_delay: 0,
         script,
+        ..Actor::default()
     }
 }
 
@@ -182,14 +288,27 @@ fn account_scenario(id: &str, title: &str, actors: Vec<Actor>, horizon: Millis) 
     }
 }
 
-/// The plain writer of most entries: take the lock (polling every 10 ms), work `work` ms,
-/// debit 10, hold `hold` ms more, release.
+/// [`account_scenario`] where every client runs the same job, "charge order 1": whoever
+/// holds the lock reads the job's status and charges only if it is not done yet.
+fn job_scenario(id: &str, title: &str, actors: Vec<Actor>, horizon: Millis) -> Scenario {
+    Scenario {
+        job: Some(HEADLINE_JOB.to_owned()),
+        ..account_scenario(id, title, actors, horizon)
+    }
+}
+
+/// The one job of the account scenarios.
+pub const HEADLINE_JOB: &str = "charge order 1";
+
+/// The plain worker of most entries: take the lock (polling every 10 ms), read the job's
+/// status, work `work` ms, debit 10, hold `hold` ms more, release.
 fn writer(name: &str, start_at: Millis, work: Millis, hold: Millis) -> Actor {
     actor(
         name,
         start_at,
         vec![
             Step::Acquire { retry_every: 10 },
+            Step::CheckDone,
             Step::Work { ms: work },
             debit(10, None),
             Step::Work { ms: hold },
@@ -212,6 +331,7 @@ impl Scenario {
             0,
             vec![
                 Step::Acquire { retry_every: 10 },
+                Step::CheckDone,
                 Step::Work { ms: 4 },
                 Step::CheckHeld,
                 Step::Work { ms: 1 },
@@ -221,7 +341,7 @@ impl Scenario {
             ],
         );
         a.pauses.push(pause(5, 50));
-        account_scenario(
+        job_scenario(
             "toctou",
             "Check is_held, then write",
             vec![a, headline_b()],
@@ -313,21 +433,25 @@ impl Scenario {
         }
     }
 
-    /// A sends its debit at t=5 with a 40 ms network delay and releases at once; B takes
-    /// 34 at t=20 and debits at t=25; A's packet arrives at t=45. Nobody pauses.
+    /// A sends its debit at t=5; the request takes 40 ms, but A's client gives up after a
+    /// 10 ms timeout, treats the debit as failed and releases at t=15. B takes 34 at t=20,
+    /// finds the job not done and debits at t=25; A's request reaches storage at t=45.
+    /// Nobody pauses.
     pub fn delayed_packet() -> Self {
         let mut a = actor(
             "A",
             0,
             vec![
                 Step::Acquire { retry_every: 10 },
+                Step::CheckDone,
                 Step::Work { ms: 5 },
                 debit(10, None),
                 Step::Release,
             ],
         );
         a.network_delay = 40;
-        account_scenario(
+        a.request_timeout = Some(10);
+        job_scenario(
             "delayed-packet",
             "Delayed packet",
             vec![a, headline_b()],
@@ -336,14 +460,16 @@ impl Scenario {
     }
 
     /// The primary acknowledges A's lock (33, until t=30) and fails over at t=5 without
-    /// having replicated it; B acquires at t=8 and gets 34 from the consensus-backed
-    /// counter, debits at t=10; A debits with 33 at t=12. Two live leases from t=8 to t=30.
+    /// having replicated it, nor the INCR of its token; B acquires at t=8 and gets 33 again
+    /// from the rolled-back counter, debits at t=10; A debits with 33 at t=12. Two live
+    /// leases from t=8 to t=30. With `token_source: LockService` nothing is lost.
     pub fn redis_failover() -> Self {
         let a = writer("A", 0, 12, 5);
         let b = writer("B", 8, 2, 15);
         Scenario {
             failover_at: Some(5),
-            ..account_scenario("redis-failover", "Redis failover", vec![a, b], 60)
+            token_source: TokenSource::SameRedis,
+            ..job_scenario("redis-failover", "Redis failover", vec![a, b], 60)
         }
     }
 
@@ -356,6 +482,7 @@ impl Scenario {
             0,
             vec![
                 Step::Acquire { retry_every: 10 },
+                Step::CheckDone,
                 Step::WorkRenewing { ms: 60 },
                 debit(10, None),
                 Step::Release,
@@ -364,7 +491,7 @@ impl Scenario {
         a.pauses.push(pause(35, 50));
         Scenario {
             seed: 42,
-            ..account_scenario(
+            ..job_scenario(
                 "renewal",
                 "Renewal and self-cancel",
                 vec![a, headline_b()],
@@ -373,11 +500,12 @@ impl Scenario {
         }
     }
 
-    /// A job scheduler in seconds: worker A runs invoice 7's payment job with token 41 and a
-    /// 10 s lease, stalls from 1 s to 16 s; B gets the job with 42 at 10 s and the scheduler
-    /// writes barrier 42 first. A wakes, charges the card (no token) and publishes with 41;
-    /// B charges and publishes with 42 at 18 s. Fencing is same-epoch so that B's own
-    /// publish passes the barrier it raised.
+    /// A job scheduler in seconds (the seed's worked example): worker A runs job 7 with token
+    /// 41 and a 10 s lease, stalls from 1 s to 16 s; B gets the job with 42 at 10 s and the
+    /// scheduler first establishes epoch 42 in the job's result row. A wakes, charges the card
+    /// (no token) and publishes its result with 41; B charges and publishes with 42 at 18 s,
+    /// a conditional write on the result row. Fencing is same-epoch so that B's own publish
+    /// passes the epoch the scheduler set for it.
     pub fn handoff_barrier() -> Self {
         let charge = || Step::SideEffect {
             what: "charge the customer's card $100 (payment API)".to_owned(),
@@ -387,48 +515,65 @@ impl Scenario {
             0,
             vec![
                 Step::Acquire { retry_every: 1_000 },
+                Step::CheckDone,
                 Step::Work { ms: 1_000 },
                 charge(),
-                debit(100, None),
+                Step::Publish {
+                    result: "result by A".to_owned(),
+                },
                 Step::Release,
             ],
         );
         a.pauses.push(pause(1_000, 15_000));
+        a.pause_cause = PauseCause::Stall;
         let b = actor(
             "B",
             10_000,
             vec![
                 Step::Acquire { retry_every: 1_000 },
                 Step::Barrier,
+                Step::CheckDone,
                 Step::Work { ms: 8_000 },
                 charge(),
-                debit(100, None),
+                Step::Publish {
+                    result: "result by B".to_owned(),
+                },
                 Step::Release,
             ],
         );
         Scenario {
             id: "handoff-barrier".to_owned(),
             title: "Job handoff with a barrier".to_owned(),
-            resource: "invoice:7".to_owned(),
-            initial_balance: 100,
+            resource: "job:7".to_owned(),
+            initial_balance: 0,
             first_fence: 41,
             lease_ttl: 10_000,
             policy: FencingPolicy::SameEpoch,
             actors: vec![a, b],
             horizon: 25_000,
+            job: Some("job 7".to_owned()),
             ..Scenario::default()
         }
     }
 
-    /// The lock node's clock jumps 25 ms forward at t=10, so A's lease (33, granted until
-    /// t=30) expires at once; B takes 34 at t=15 and debits at t=17; A, never paused,
-    /// debits with 33 at t=20.
+    /// Kleppmann's Redlock counterexample on five nodes: A reaches nodes 1–3 (4 and 5 are cut
+    /// off from it) and locks a majority at t=0 until t=30. B reaches only nodes 3–5; its
+    /// first try at t=5 gets 2 of 5 and backs off. At t=10 node 3's clock jumps 25 ms forward
+    /// and A's key there expires, so at t=15 B locks nodes 3–5, a majority, and charges at
+    /// t=17; A, never paused, charges at t=20. Redlock mints no token: the tokens are
+    /// counterfactual.
     pub fn clock_jump() -> Self {
         let a = writer("A", 0, 20, 5);
-        let b = writer("B", 15, 2, 5);
+        let b = writer("B", 5, 2, 5);
         Scenario {
             lock_clock_jumps: vec![ClockJump { at: 10, by: 25 }],
-            ..account_scenario("clock-jump", "Clock jump on the lock node", vec![a, b], 60)
+            redlock: Some(RedlockSetup {
+                nodes: 5,
+                reach: vec![vec![0, 1, 2], vec![2, 3, 4]],
+                jumping_node: 2,
+            }),
+            token_source: TokenSource::Counterfactual,
+            ..job_scenario("clock-jump", "Redlock and a clock jump", vec![a, b], 60)
         }
     }
 }

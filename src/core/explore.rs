@@ -2,13 +2,16 @@
 //! actor's pause on a time grid (and, when the scenario sends packets, every delivery
 //! delay), under each fencing policy, and count the schedules that go wrong.
 //!
-//! Two verdicts per schedule, straight from the engine's [`Summary`]:
+//! Four verdicts per schedule, straight from the audit's [`Summary`]:
 //!
-//! - `stale_write`: storage accepted a write from a lock generation older than one it had
-//!   already accepted (`stale_writes_accepted > 0`). This is the safety violation that
-//!   fencing exists to prevent.
+//! - `late_write`: storage accepted a write whose token a newer grant had already
+//!   superseded. Fencing by highest-seen token still lets these through when the late write
+//!   reaches storage before the newer token does, so every policy can count some.
+//! - `double_run`: the job's debits landed from two lock generations: it ran twice.
+//! - `out_of_order`: storage accepted a lower token after a higher one. A fencing policy
+//!   refuses this by its own rule, so it is informative only with fencing off.
 //! - `two_believers`: two clients believed at once that they held the lease
-//!   (`max_believers > 1`). No storage check can prevent this; fencing only makes it harmless.
+//!   (`max_believers > 1`). No storage check can prevent this; fencing only limits the harm.
 //!
 //! The explorer is a resumable state machine ([`Explorer::step`] runs at most `budget`
 //! schedules and returns), so the UI can spread a large exploration over animation frames
@@ -24,9 +27,10 @@
 use serde::{Deserialize, Serialize};
 
 use super::clock::Millis;
-use super::engine::{run, Summary};
+use super::engine::run;
 use super::ledger::FencingPolicy;
 use super::scenario::{Pause, Scenario};
+use super::trace::Summary;
 
 /// Most schedules one exploration may run (all policies together).
 pub const MAX_SCHEDULES: usize = 200_000;
@@ -94,8 +98,12 @@ impl Schedule {
 /// How one schedule went.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Verdict {
-    /// Storage accepted a write from an older lock generation than one already accepted.
-    pub stale_write: bool,
+    /// Storage accepted a write whose token was already superseded by a newer grant.
+    pub late_write: bool,
+    /// The job ran twice: its debits landed from two lock generations.
+    pub double_run: bool,
+    /// Storage accepted a lower token after a higher one.
+    pub out_of_order: bool,
     /// Two clients believed at once that they held the lease.
     pub two_believers: bool,
 }
@@ -103,14 +111,21 @@ pub struct Verdict {
 impl Verdict {
     pub fn of(summary: &Summary) -> Self {
         Self {
-            stale_write: summary.stale_writes_accepted > 0,
+            late_write: summary.late_writes_accepted > 0,
+            double_run: summary.duplicate_runs > 0,
+            out_of_order: summary.out_of_order_writes > 0,
             two_believers: summary.max_believers > 1,
         }
     }
 
-    /// Neither violation.
+    /// Harm at the storage: a late write accepted, the job run twice, or tokens out of order.
+    pub fn is_harmful(&self) -> bool {
+        self.late_write || self.double_run || self.out_of_order
+    }
+
+    /// No violation at all.
     pub fn is_clean(&self) -> bool {
-        !self.stale_write && !self.two_believers
+        !self.is_harmful() && !self.two_believers
     }
 }
 
@@ -132,14 +147,20 @@ pub struct PolicyStats {
     pub policy: FencingPolicy,
     /// Schedules run so far under this policy.
     pub explored: usize,
-    /// Schedules in which storage accepted a stale write.
-    pub stale_writes: usize,
+    /// Schedules in which storage accepted a write from a superseded lease.
+    pub late_writes: usize,
+    /// Schedules in which the job ran twice.
+    pub double_runs: usize,
+    /// Schedules in which storage accepted a lower token after a higher one.
+    pub out_of_order: usize,
     /// Schedules in which two clients believed they held the lease.
     pub two_believers: usize,
-    /// In enumeration order: the first [`EXAMPLES_PER_KIND`] schedules with a stale write and
-    /// the first [`EXAMPLES_PER_KIND`] with two believers (one schedule can be both, and is
-    /// then listed once).
+    /// In enumeration order: the first [`EXAMPLES_PER_KIND`] harmful schedules and the
+    /// first [`EXAMPLES_PER_KIND`] with two believers (one schedule can be both, and is then
+    /// listed once).
     pub examples: Vec<Example>,
+    /// Schedules with any harm at the storage (late write, double run or out of order).
+    pub harmful: usize,
 }
 
 impl PolicyStats {
@@ -147,8 +168,11 @@ impl PolicyStats {
         Self {
             policy,
             explored: 0,
-            stale_writes: 0,
+            late_writes: 0,
+            double_runs: 0,
+            out_of_order: 0,
             two_believers: 0,
+            harmful: 0,
             examples: Vec::new(),
         }
     }
@@ -156,12 +180,15 @@ impl PolicyStats {
     fn record(&mut self, schedule: Schedule, verdict: Verdict) {
         self.explored += 1;
         // Examples are kept before the counters move, so "the first N" reads off the counters.
-        let keep = (verdict.stale_write && self.stale_writes < EXAMPLES_PER_KIND)
+        let keep = (verdict.is_harmful() && self.harmful < EXAMPLES_PER_KIND)
             || (verdict.two_believers && self.two_believers < EXAMPLES_PER_KIND);
         if keep {
             self.examples.push(Example { schedule, verdict });
         }
-        self.stale_writes += usize::from(verdict.stale_write);
+        self.harmful += usize::from(verdict.is_harmful());
+        self.late_writes += usize::from(verdict.late_write);
+        self.double_runs += usize::from(verdict.double_run);
+        self.out_of_order += usize::from(verdict.out_of_order);
         self.two_believers += usize::from(verdict.two_believers);
     }
 }

@@ -1,7 +1,7 @@
 //! The fenced storage: an account ledger that remembers, per resource, the highest
 //! fencing token it has accepted and refuses writes from older lock generations.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::fmt;
 
 use serde::{Deserialize, Serialize};
@@ -96,6 +96,9 @@ pub struct WriteRequest {
     pub amount: i64,
     /// "This intent runs once": dedupes a retry. It is not a fence.
     pub idempotency_key: Option<String>,
+    /// A publish: the value written to the row's result (and `amount` is 0).
+    #[serde(default)]
+    pub publish: Option<String>,
 }
 
 /// Why the storage refused a write.
@@ -105,8 +108,10 @@ pub enum WriteError {
     StaleFence { token: Fence, last: Fence },
     /// Fencing is on but the write carried no token.
     MissingFence,
-    /// The idempotency key was already applied: the retry is a duplicate of a landed intent.
-    DuplicateIntent { key: String },
+    /// The idempotency key was already applied: the retry is a duplicate of a landed intent,
+    /// so nothing is applied and storage answers with the original result (the balance that
+    /// the first attempt left), from which the client learns that its write landed.
+    DuplicateIntent { key: String, original_balance: i64 },
 }
 
 impl WriteError {
@@ -134,6 +139,9 @@ pub struct Account {
     pub last_fence: Option<Fence>,
     /// The token that came with the last accepted write, checked or not.
     pub last_write_fence: Option<Fence>,
+    /// The value of the last accepted publish (a job's result row).
+    #[serde(default)]
+    pub result: Option<String>,
 }
 
 /// One attempted write, accepted or not: the append-only log.
@@ -157,7 +165,8 @@ pub struct Ledger {
     policy: FencingPolicy,
     accounts: BTreeMap<String, Account>,
     log: Vec<WriteRecord>,
-    applied_intents: BTreeSet<(String, String)>,
+    /// Applied idempotency keys, with the balance their write left (the stored result).
+    applied_intents: BTreeMap<(String, String), i64>,
 }
 
 impl Ledger {
@@ -166,7 +175,7 @@ impl Ledger {
             policy,
             accounts: BTreeMap::new(),
             log: Vec::new(),
-            applied_intents: BTreeSet::new(),
+            applied_intents: BTreeMap::new(),
         }
     }
 
@@ -190,36 +199,48 @@ impl Ledger {
         self.accounts.get(resource).cloned().unwrap_or_default()
     }
 
+    /// Whether any write to `resource` has been accepted: what a job's status read sees.
+    pub fn any_accepted(&self, resource: &str) -> bool {
+        self.log
+            .iter()
+            .any(|w| w.accepted() && w.request.resource == resource)
+    }
+
     /// Every attempted write in arrival order.
     pub fn log(&self) -> &[WriteRecord] {
         &self.log
     }
 
-    /// Applies a debit if the policy admits its token and its intent is new. Every
-    /// attempt is logged. Returns the new balance.
+    /// Applies a write (a debit, or a publish of a result) if the policy admits its token and
+    /// its intent is new. Every attempt is logged. Returns the new balance.
     pub fn debit(&mut self, now: Millis, request: WriteRequest) -> Result<i64, WriteError> {
         let account = self.accounts.entry(request.resource.clone()).or_default();
         let result = admit(self.policy, account.last_fence, request.fence).and_then(|()| {
-            match &request.idempotency_key {
-                Some(key)
-                    if self
-                        .applied_intents
-                        .contains(&(request.resource.clone(), key.clone())) =>
-                {
-                    Err(WriteError::DuplicateIntent { key: key.clone() })
-                }
-                _ => Ok(()),
+            let original = request.idempotency_key.as_ref().and_then(|key| {
+                self.applied_intents
+                    .get(&(request.resource.clone(), key.clone()))
+                    .map(|&b| (key, b))
+            });
+            match original {
+                Some((key, original_balance)) => Err(WriteError::DuplicateIntent {
+                    key: key.clone(),
+                    original_balance,
+                }),
+                None => Ok(()),
             }
         });
         if result.is_ok() {
             account.balance -= request.amount;
+            if let Some(r) = &request.publish {
+                account.result = Some(r.clone());
+            }
             account.last_write_fence = request.fence;
             if self.policy.checks_fence() {
                 account.last_fence = account.last_fence.max(request.fence);
             }
             if let Some(key) = &request.idempotency_key {
                 self.applied_intents
-                    .insert((request.resource.clone(), key.clone()));
+                    .insert((request.resource.clone(), key.clone()), account.balance);
             }
         }
         let balance = account.balance;

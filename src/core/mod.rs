@@ -3,20 +3,34 @@
 //! Nothing here reads the system clock, touches the DOM or keeps globals: time is
 //! passed in explicitly, so the same scenario always produces the same trace, natively
 //! and in wasm alike.
+//!
+//! The modules form a line, each using only those before it:
+//! clock ← lease ← ledger ← scenario ← trace ← audit ← engine ← story ← deck ← explore, herd.
 
-pub mod clock;
+mod audit;
+mod clock;
 pub mod deck;
-pub mod engine;
+mod engine;
 pub mod explore;
-pub mod lease;
-pub mod ledger;
-pub mod scenario;
+mod herd;
+mod lease;
+mod ledger;
+mod redlock;
+mod scenario;
+pub mod story;
+mod trace;
 
 pub use clock::{Clock, Millis, SplitMix64};
 pub use deck::{DeckEntry, DECK};
-pub use engine::{run, EventKind, Lane, LeaseEnd, LeaseSpan, Snapshot, Summary, Trace, TraceEvent};
-pub use lease::{
-    renewal_herd, renewal_interval, Acquire, Fence, HerdReport, Lease, LeaseLock, LockError,
-};
+pub use engine::run;
+pub use herd::{renewal_herd, HerdReport, HERD_BUCKETS, MAX_HERD, MAX_HERD_RENEWALS};
+pub use lease::{renewal_interval, Acquire, Fence, Lease, LeaseLock, LockError};
 pub use ledger::{Account, FencingPolicy, Ledger, WriteError, WriteRecord, WriteRequest};
-pub use scenario::{Actor, ClockJump, Pause, ReleaseMode, Scenario, ScenarioError, Step};
+pub use scenario::{
+    Actor, ClockJump, Pause, PauseCause, RedlockSetup, ReleaseMode, Scenario, ScenarioError, Step,
+    TokenSource, GET_DEL_GAP, MAX_ACTORS, MAX_LABEL, MAX_NODES, MAX_STEPS, MAX_TIME,
+};
+pub use trace::{
+    Awareness, EventKind, ExpiryCause, Grant, Lane, LeaseEnd, LeaseSpan, NoopReason, Shortened,
+    SkipReason, Snapshot, Summary, Trace, TraceEvent,
+};

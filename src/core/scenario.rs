@@ -64,7 +64,88 @@ pub enum Step {
     /// A call to a system that never sees the token (a payment API, an email): fencing cannot
     /// stop it, so it runs whether or not the lease is still live.
     SideEffect { what: String },
+    /// Write the job's result to its result row, carrying the actor's token: a conditional
+    /// write (`UPDATE … SET result = $r, epoch = $tok WHERE job = $id AND epoch < $tok`, or
+    /// `<=` under same-epoch). Unlike a debit it sets a value; the balance is untouched.
+    Publish { result: String },
+    /// Read the job's status in storage (a plain read, no token): if one of its debits has
+    /// already landed, the job is done, so skip ahead to the next `Release`. This is what
+    /// makes a second holder a re-run rather than a second job.
+    CheckDone,
 }
+
+/// What stops an actor in a [`Pause`]: only the words differ, the stall is the same.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PauseCause {
+    /// A stop-the-world garbage-collection pause.
+    #[default]
+    Gc,
+    /// The job hangs (a slow call, a page fault, a SIGSTOP, a VM migration).
+    Stall,
+}
+
+/// Where fencing tokens come from.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TokenSource {
+    /// One Lua script on the lock's own Redis: `SET key val NX PX ttl` and, if it answered OK,
+    /// `INCR` a fence counter. Token and lease are granted together, but the counter is only
+    /// as durable as that Redis: an asynchronous failover can roll it back.
+    #[default]
+    SameRedis,
+    /// Lease and token from one linearizable store: the lock key's revision in etcd, the
+    /// sequential znode's number in ZooKeeper. A leader change keeps both.
+    LockService,
+    /// None at all: Redlock mints no token. The tokens in the trace are what a separate
+    /// linearizable counter would have handed out, shown only to ask what a fence would do.
+    Counterfactual,
+}
+
+impl TokenSource {
+    /// The sources a presenter can pick between (Redlock's counterfactual comes with Redlock).
+    pub const CHOICES: [TokenSource; 2] = [TokenSource::SameRedis, TokenSource::LockService];
+
+    /// Stable identifier (URL hash, select values).
+    pub fn code(self) -> &'static str {
+        match self {
+            TokenSource::SameRedis => "same_redis",
+            TokenSource::LockService => "lock_service",
+            TokenSource::Counterfactual => "counterfactual",
+        }
+    }
+
+    /// Parses [`TokenSource::code`].
+    pub fn from_code(code: &str) -> Option<Self> {
+        [Self::SameRedis, Self::LockService, Self::Counterfactual]
+            .into_iter()
+            .find(|t| t.code() == code)
+    }
+
+    /// The option text in the Tokens control.
+    pub fn option(self) -> &'static str {
+        match self {
+            TokenSource::SameRedis => "INCR on the same Redis",
+            TokenSource::LockService => "etcd / ZooKeeper",
+            TokenSource::Counterfactual => "none (Redlock)",
+        }
+    }
+}
+
+/// Redlock instead of one Redis: `nodes` independent nodes, a client holds the lock while a
+/// majority holds its key. `reach[i]` lists the nodes actor `i` can reach (all when missing
+/// or empty). `lock_clock_jumps` step the clock of node `jumping_node` only.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RedlockSetup {
+    pub nodes: usize,
+    #[serde(default)]
+    pub reach: Vec<Vec<usize>>,
+    #[serde(default)]
+    pub jumping_node: usize,
+}
+
+/// Most Redlock nodes.
+pub const MAX_NODES: usize = 9;
 
 /// How [`Step::Release`] deletes the lock key.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -90,7 +171,7 @@ pub struct ClockJump {
 }
 
 /// One client.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Actor {
     pub name: String,
     pub start_at: Millis,
@@ -100,6 +181,13 @@ pub struct Actor {
     #[serde(default)]
     pub network_delay: Millis,
     pub script: Vec<Step>,
+    /// What the pauses are, for the words.
+    #[serde(default)]
+    pub pause_cause: PauseCause,
+    /// How long the client waits for a write's reply before giving up on it; the request
+    /// itself may still be delivered and executed later. `None`: it waits for the reply.
+    #[serde(default)]
+    pub request_timeout: Option<Millis>,
 }
 
 /// Everything needed to reproduce a run. `Default` is an empty (invalid) scenario, there
@@ -121,17 +209,28 @@ pub struct Scenario {
     /// How `Step::Release` deletes the key.
     #[serde(default)]
     pub release: ReleaseMode,
-    /// When the lock server's primary crashes before replicating and a replica without the
-    /// lock keys is promoted. Fencing tokens come from a consensus store (an etcd revision,
-    /// a ZooKeeper zxid), so the token counter survives the failover.
+    /// When the lock server's primary crashes. With [`TokenSource::SameRedis`] the primary
+    /// had not replicated the newest lock keys (nor the INCRs of their tokens) and a replica
+    /// without them is promoted; with [`TokenSource::LockService`] the new leader has the log.
     #[serde(default)]
     pub failover_at: Option<Millis>,
+    /// Where tokens come from.
+    #[serde(default)]
+    pub token_source: TokenSource,
+    /// Redlock over several nodes instead of one Redis.
+    #[serde(default)]
+    pub redlock: Option<RedlockSetup>,
     /// Forward jumps of the lock node's clock.
     #[serde(default)]
     pub lock_clock_jumps: Vec<ClockJump>,
-    /// Seed of the renewal jitter, so a jittered run replays exactly.
+    /// Seed of the renewal jitter (and of which resuming thread runs first), so a run
+    /// replays exactly.
     #[serde(default)]
     pub seed: u64,
+    /// The one job every actor's debits carry out, if they all run the same job (`Step::CheckDone`
+    /// reads whether it is done). Two of its debits landing means the job ran twice.
+    #[serde(default)]
+    pub job: Option<String>,
 }
 
 /// Why a scenario was refused before running.
@@ -146,13 +245,16 @@ pub enum ScenarioError {
     },
     /// An id that is not a URL-safe slug (`a-z`, `0-9`, `-`).
     BadId(String),
-    /// A side effect without a description, or with one longer than [`MAX_LABEL`].
+    /// A side effect or published result without a description, or with one longer than [`MAX_LABEL`].
     BadLabel {
         actor: String,
     },
+    /// A job label that is empty or longer than [`MAX_LABEL`].
+    BadJob,
     OutOfRange {
         what: &'static str,
         value: u64,
+        min: u64,
         max: u64,
     },
 }
@@ -177,8 +279,19 @@ impl fmt::Display for ScenarioError {
                 f,
                 "{actor} has a side effect with an empty or over-long ({MAX_LABEL}+) description"
             ),
-            ScenarioError::OutOfRange { what, value, max } => {
-                write!(f, "{what} = {value} is out of range (1..={max})")
+            ScenarioError::BadJob => {
+                write!(
+                    f,
+                    "the job needs a description of 1 to {MAX_LABEL} characters"
+                )
+            }
+            ScenarioError::OutOfRange {
+                what,
+                value,
+                min,
+                max,
+            } => {
+                write!(f, "{what} = {value} is out of range ({min}..={max})")
             }
         }
     }
@@ -190,21 +303,32 @@ fn in_range(what: &'static str, value: u64, min: u64, max: u64) -> Result<(), Sc
     if (min..=max).contains(&value) {
         Ok(())
     } else {
-        Err(ScenarioError::OutOfRange { what, value, max })
+        Err(ScenarioError::OutOfRange {
+            what,
+            value,
+            min,
+            max,
+        })
     }
 }
 
 impl Scenario {
+    /// Whether the job's writes publish a result (a row's value) rather than debit a balance.
+    pub fn publishes(&self) -> bool {
+        self.actors
+            .iter()
+            .any(|a| a.script.iter().any(|s| matches!(s, Step::Publish { .. })))
+    }
+
     /// The headline: A takes `acct:1` for 30 ms with token 33, stalls in a 50 ms GC pause,
     /// its lease expires, B takes token 34 and debits 10, then A wakes and debits 10.
     pub fn gc_pause() -> Self {
         let writer = |name: &str, start_at: Millis, work: Millis| Actor {
             name: name.to_owned(),
             start_at,
-            pauses: Vec::new(),
-            network_delay: 0,
             script: vec![
                 Step::Acquire { retry_every: 10 },
+                Step::CheckDone,
                 Step::Work { ms: work },
                 Step::Debit {
                     amount: 10,
@@ -213,6 +337,7 @@ impl Scenario {
                 Step::Work { ms: 5 },
                 Step::Release,
             ],
+            ..Actor::default()
         };
         let mut a = writer("A", 0, 10);
         a.pauses.push(Pause {
@@ -230,6 +355,7 @@ impl Scenario {
             policy: FencingPolicy::Strict,
             actors: vec![a, b],
             horizon: 100,
+            job: Some("charge order 1".to_owned()),
             ..Scenario::default()
         }
     }
@@ -277,6 +403,23 @@ impl Scenario {
         if self.id.len() > MAX_LABEL || !self.id.chars().all(slug) {
             return Err(ScenarioError::BadId(self.id.clone()));
         }
+        if let Some(job) = &self.job {
+            if job.trim().is_empty() || job.len() > MAX_LABEL {
+                return Err(ScenarioError::BadJob);
+            }
+        }
+        if let Some(r) = &self.redlock {
+            in_range("redlock nodes", r.nodes as u64, 1, MAX_NODES as u64)?;
+            in_range(
+                "redlock reach lists",
+                r.reach.len() as u64,
+                0,
+                self.actors.len() as u64,
+            )?;
+            for n in r.reach.iter().flatten().chain([&r.jumping_node]) {
+                in_range("redlock node", *n as u64, 0, r.nodes as u64 - 1)?;
+            }
+        }
         if let Some(t) = self.failover_at {
             in_range("failover_at", t, 0, MAX_TIME)?;
         }
@@ -304,6 +447,9 @@ impl Scenario {
             }
             in_range("start_at", a.start_at, 0, MAX_TIME)?;
             in_range("network_delay", a.network_delay, 0, MAX_TIME)?;
+            if let Some(t) = a.request_timeout {
+                in_range("request_timeout", t, 1, MAX_TIME)?;
+            }
             for p in &a.pauses {
                 in_range("pause start", p.start, 0, MAX_TIME)?;
                 in_range("pause duration", p.duration, 0, MAX_TIME)?;
@@ -318,7 +464,7 @@ impl Scenario {
                         in_range("amount", amount.unsigned_abs(), 0, 1_000_000_000)?
                     }
                     Step::WorkRenewing { ms } => in_range("work", *ms, 0, MAX_TIME)?,
-                    Step::SideEffect { what } => {
+                    Step::SideEffect { what } | Step::Publish { result: what } => {
                         if what.trim().is_empty() || what.len() > MAX_LABEL {
                             return Err(ScenarioError::BadLabel {
                                 actor: a.name.clone(),
@@ -326,6 +472,7 @@ impl Scenario {
                         }
                     }
                     Step::CheckHeld
+                    | Step::CheckDone
                     | Step::Extend
                     | Step::Release
                     | Step::Retry

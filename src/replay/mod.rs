@@ -18,9 +18,8 @@ use std::sync::atomic::{AtomicU16, Ordering};
 use std::sync::{Arc, Barrier, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
-use fencing_lab::core::scenario::GET_DEL_GAP;
 use fencing_lab::core::{
-    self, FencingPolicy, Millis, ReleaseMode, Scenario, SplitMix64, Step, DECK,
+    self, FencingPolicy, Millis, ReleaseMode, Scenario, SplitMix64, Step, DECK, GET_DEL_GAP,
 };
 use serde_json::json;
 
@@ -59,6 +58,18 @@ fn token_source(sc: &Scenario) -> TokenSource {
 fn not_reproducible(c: &Case) -> Option<String> {
     let sc = &c.sc;
     let steps = || sc.actors.iter().flat_map(|a| &a.script);
+    // The core merged from main has these; the harness does not model them yet.
+    if steps().any(|s| matches!(s, Step::CheckDone | Step::Publish { .. })) {
+        return Some(
+            "the new core's job-status read / result publish is not modelled yet".to_owned(),
+        );
+    }
+    if sc.redlock.is_some() {
+        return Some("Redlock is not modelled yet".to_owned());
+    }
+    if sc.actors.iter().any(|a| a.request_timeout.is_some()) {
+        return Some("client request timeouts are not modelled yet".to_owned());
+    }
     if !sc.lock_clock_jumps.is_empty() && !Path::new(servers::FAKETIME_LIB).exists() {
         return Some("clock jump needs libfaketime (Debian faketime), not installed".to_owned());
     }

@@ -7,7 +7,7 @@ use crate::core::explore::{explore, ExploreSpec};
 use crate::core::Scenario;
 
 /// Explores every placement of A's pause in the headline on a `grid` ms grid under all
-/// three policies; returns `[schedules, stale_writes_off, stale_writes_strict]`.
+/// three policies; returns `[schedules, late_writes_off, late_writes_strict]`.
 #[wasm_bindgen]
 pub fn bench_explore_headline(grid: u32) -> Result<Vec<f64>, JsValue> {
     let stats = explore(
@@ -16,8 +16,8 @@ pub fn bench_explore_headline(grid: u32) -> Result<Vec<f64>, JsValue> {
     )
     .map_err(|e| JsValue::from_str(&e))?;
     let schedules: usize = stats.iter().map(|s| s.explored).sum();
-    let stale = |i: usize| stats.get(i).map_or(0, |s| s.stale_writes) as f64;
-    Ok(vec![schedules as f64, stale(0), stale(1)])
+    let late = |i: usize| stats.get(i).map_or(0, |s| s.late_writes) as f64;
+    Ok(vec![schedules as f64, late(0), late(1)])
 }
 
 /// Panics on purpose, so the browser test can check that a crash shows the red banner

@@ -169,7 +169,7 @@ pub fn ExplorerPanel(scenario: Memo<Scenario>, send: Send) -> impl IntoView {
                 p.ms.round() as u64
             ));
         }
-        out.push_str(r#"<table class="log"><thead><tr><th>fencing</th><th>explored</th><th>stale write accepted</th><th>two believe they hold it</th><th>counterexamples</th></tr></thead><tbody>"#);
+        out.push_str(r#"<table class="log"><thead><tr><th>fencing</th><th>explored</th><th title="accepted although a newer token had already been granted">late write accepted</th><th>job ran twice</th><th>out of token order</th><th>two believe they hold it</th><th>counterexamples</th></tr></thead><tbody>"#);
         if let Some(p) = &p {
             out.push_str(&panels::explorer_rows(&p.stats));
         }

@@ -280,7 +280,7 @@ fn App() -> impl IntoView {
             format!(
                 "step {s} / {} · t = {}",
                 t.len(),
-                t.time_label(t.snapshot_at(s).at)
+                crate::core::story::time_label(&t.scenario, t.snapshot_at(s).at)
             )
         })
     };
@@ -345,6 +345,7 @@ fn App() -> impl IntoView {
             </section>
             <div class="row2">
                 <PauseEditor scenario send/>
+                <TokenPicker scenario send/>
                 <span class="row2-right">
                     <button class="ghost" data-act="fork" title="Keep this run, then change a parameter and compare">
                         {move || if forked.get() { "Close fork" } else { "Fork" }}
@@ -446,11 +447,11 @@ fn Header(lab: RwSignal<Lab>, send: Send) -> impl IntoView {
 #[component]
 fn Notes(entry: Memo<Option<&'static str>>, chrome: Chrome) -> impl IntoView {
     move || {
-        let notes = entry
-            .get()
-            .and_then(deck::find)
-            .map(|e| e.notes)
-            .unwrap_or_default();
+        // Only while shown: the notes are written from the entry's three runs.
+        let notes = match (chrome.notes.get(), entry.get().and_then(deck::find)) {
+            (true, Some(e)) => (e.notes)(&deck::runs(e)),
+            _ => Vec::new(),
+        };
         let items: String = notes
             .iter()
             .map(|n| format!("<li>{}</li>", crate::timeline::esc(n)))
@@ -564,6 +565,36 @@ fn PauseEditor(scenario: Memo<Scenario>, send: Send) -> impl IntoView {
         }
     };
     view! { <section class="pauses" aria-label="Parameters" on:change=on_change use:markup=html></section> }
+}
+
+/// Where the tokens come from: the what-if behind redis-failover. Redlock mints none, so
+/// its scenarios show no picker.
+#[component]
+fn TokenPicker(scenario: Memo<Scenario>, send: Send) -> impl IntoView {
+    let source = Memo::new(move |_| scenario.with(|sc| (sc.token_source, sc.redlock.is_some())));
+    let options: String = crate::core::TokenSource::CHOICES
+        .into_iter()
+        .map(|t| format!(r#"<option value="{}">{}</option>"#, t.code(), t.option()))
+        .collect();
+    move || {
+        (!source.get().1).then(|| {
+            view! {
+                <span class="pause-edit tokens">
+                    <label for="tokens">"Tokens from"</label>
+                    <select
+                        id="tokens"
+                        on:change:target=move |e| {
+                            if let Some(t) = crate::core::TokenSource::from_code(&e.target().value()) {
+                                send.msg(Msg::SetTokenSource(t));
+                            }
+                        }
+                        inner_html=options.clone()
+                        prop:value=move || source.get().0.code()
+                    ></select>
+                </span>
+            }
+        })
+    }
 }
 
 /// Light/dark switch; the default follows the system setting.

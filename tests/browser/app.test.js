@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { screenshot } from './harness.js';
-import { session, text, stepToEnd } from './session.js';
+import { session, text, stepToEnd, position } from './session.js';
 
 const open = session();
 
@@ -43,7 +43,7 @@ test('fencing off: both debits land, balance 80, last write token 33', async () 
   const rows = page.getByTestId('ledger-row');
   assert.equal(await rows.count(), 2);
   assert.match(await rows.nth(1).innerText(), /A\s+33\s+−10\s+accepted/);
-  assert.equal(await page.locator('svg.timeline g.ev.write.overtaken').count(), 1);
+  assert.equal(await page.locator('svg.timeline g.ev.write.late').count(), 1);
   assert.match(await text(page, 'narration'), /.+/);
   await screenshot(page, 'fencing-off-end.png');
   await context.close();
@@ -67,9 +67,12 @@ test("dragging A's pause to end before expiry gives a run with no conflict", asy
   await stepToEnd(page);
   assert.equal(await page.locator('svg.timeline g.ev.write.rejected').count(), 0);
   assert.equal(await page.locator('svg.timeline rect.conflict').count(), 0);
+  // A charged before its lease ran out; B reads the job's status, finds it done and skips.
   const rows = page.getByTestId('ledger-row');
-  assert.equal(await rows.count(), 2);
-  for (let i = 0; i < 2; i++) assert.match(await rows.nth(i).innerText(), /accepted/);
+  assert.equal(await rows.count(), 1);
+  assert.match(await rows.nth(0).innerText(), /A\s+33\s+−10\s+accepted/);
+  assert.equal(await text(page, 'balance'), '90');
+  assert.equal(await page.locator('svg.timeline.main g.ev').filter({ hasText: 'done (a debit has landed), so it skips' }).count(), 1);
   assert.match(await text(page, 'summary-on'), /no conflict/);
   assert.match(await text(page, 'summary-off'), /no conflict/);
   await screenshot(page, 'short-pause.png');
@@ -201,5 +204,26 @@ test('a panic shows a visible banner, not a blank page', async () => {
   assert.match(await banner.innerText(), /hit a bug and stopped: .*deliberate test panic/);
   // This page is expected to have logged the panic; keep it out of the no-errors check.
   problems.errors.length = 0;
+  await context.close();
+});
+
+test('pause 5..31: strict fencing accepts A\'s superseded write, and the page says why', async () => {
+  const { page, context } = await open('#s=gc-pause&fence=strict&ttl=30&pause.A=5,26&step=99999');
+  // A wakes at 31, just after B got 34 at 30 but before B writes at 35: storage has not seen 34.
+  assert.equal(await text(page, 'balance'), '80');
+  const rows = page.getByTestId('ledger-row');
+  assert.match(await rows.nth(0).innerText(), /A\s+33\s+−10\s+accepted/);
+  assert.match(await rows.nth(1).innerText(), /B\s+34\s+−10\s+accepted/);
+  assert.match(await text(page, 'summary-on'), /double charge: job ran twice — A's 33 landed from a superseded lease/);
+  assert.equal(await page.locator('svg.timeline.main g.ev.write.late').count(), 1);
+  // Step back to A's write: the narration and the Say line explain the gap fencing leaves.
+  const step = Number(await page.locator('svg.timeline.main g.ev.write.late').getAttribute('data-step'));
+  const [, len] = await position(page);
+  await page.locator('body').click({ position: { x: 5, y: 700 } });
+  for (let i = step; i < len; i++) await page.keyboard.press('ArrowLeft');
+  assert.equal((await position(page))[0], step);
+  assert.match(await text(page, 'narration'), /B has already been granted token 34, but storage has not seen it yet, so 33 passes the check/);
+  assert.match(await text(page, 'talking-point'), /only once storage has seen 34.*handoff barrier/);
+  await screenshot(page, 'late-write-strict.png');
   await context.close();
 });

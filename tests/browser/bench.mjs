@@ -152,11 +152,11 @@ try {
       runs.push(performance.now() - t0);
     }
     runs.sort((a, b) => a - b);
-    return { schedules: result[0], stale_off: result[1], stale_strict: result[2], median: runs[2] };
+    return { schedules: result[0], late_off: result[1], late_strict: result[2], median: runs[2] };
   });
   console.log(`explore.wasm.schedules ${explore.schedules}`);
-  console.log(`explore.wasm.stale_off ${explore.stale_off}`);
-  console.log(`explore.wasm.stale_strict ${explore.stale_strict}`);
+  console.log(`explore.wasm.late_off ${explore.late_off}`);
+  console.log(`explore.wasm.late_strict ${explore.late_strict}`);
   console.log(`explore.wasm.median_ms ${explore.median.toFixed(1)}`);
   await context.close();
 } finally {

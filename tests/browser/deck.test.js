@@ -13,10 +13,10 @@ const DECK = [
   ['toctou', { off: '80', strict: '90' }, { strict: ['stale_fence'] }],
   ['same-token-retry', { off: '70', strict: '80', same_epoch: '80' }, { strict: ['stale_fence'], same_epoch: ['duplicate_intent'] }],
   ['unsafe-release', { off: '70', strict: '80' }, { off: ['deleted_other_lease'], strict: ['deleted_other_lease', 'stale_fence'] }],
-  ['delayed-packet', { off: '80', strict: '90' }, { strict: ['stale_fence'] }],
-  ['redis-failover', { off: '80', strict: '90' }, { strict: ['failover', 'stale_fence'] }],
-  ['renewal', { off: '90', strict: '90' }, { strict: ['not_holder'] }],
-  ['handoff-barrier', { off: '-100', strict: '100', same_epoch: '0' }, { same_epoch: ['stale_fence', 'unfenced'] }],
+  ['delayed-packet', { off: '80', strict: '90' }, { off: ['timeout'], strict: ['timeout', 'stale_fence'] }],
+  ['redis-failover', { off: '80', strict: '90', same_epoch: '80' }, { strict: ['failover', 'stale_fence'], same_epoch: ['failover'] }],
+  ['renewal', { off: '80', strict: '90' }, { strict: ['stale_fence'] }],
+  ['handoff-barrier', { off: 'result by B', strict: '—', same_epoch: 'result by B' }, { off: ['unfenced'], strict: ['stale_fence', 'unfenced'], same_epoch: ['stale_fence', 'unfenced'] }],
   ['clock-jump', { off: '80', strict: '90' }, { strict: ['clock_jump', 'stale_fence'] }],
 ];
 

@@ -20,13 +20,21 @@ const TYPES = {
   '.png': 'image/png',
 };
 
-/** Serves DIST on 127.0.0.1 at a free port. */
-export async function serveDist() {
+/**
+ * Serves DIST on 127.0.0.1 at a free port, under `prefix` (e.g. '/tools/fencing-lab', as a
+ * static host would serve a sub-path); anything outside the prefix is a 404.
+ */
+export async function serveDist(prefix = '') {
   if (!existsSync(join(DIST, 'index.html'))) {
     throw new Error(`no build at ${DIST}: run trunk build --release first`);
   }
   const server = createServer(async (req, res) => {
-    const path = normalize(decodeURIComponent(new URL(req.url, 'http://x').pathname));
+    const full = normalize(decodeURIComponent(new URL(req.url, 'http://x').pathname));
+    if (!full.startsWith(`${prefix}/`)) {
+      res.writeHead(404).end('outside the served path');
+      return;
+    }
+    const path = full.slice(prefix.length);
     const file = join(DIST, path === '/' ? 'index.html' : path);
     if (!file.startsWith(DIST)) {
       res.writeHead(403).end();
@@ -42,7 +50,7 @@ export async function serveDist() {
   });
   await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
   const { port } = server.address();
-  return { origin: `http://127.0.0.1:${port}`, close: () => new Promise((ok) => server.close(ok)) };
+  return { origin: `http://127.0.0.1:${port}${prefix}`, close: () => new Promise((ok) => server.close(ok)) };
 }
 
 /** Launches Debian's Chromium headless with the flags this machine needs. */
@@ -79,7 +87,8 @@ export async function openApp(browser, origin, hash = '', options = {}) {
     const u = r.url();
     if (!u.startsWith(origin) && !u.startsWith('data:') && !u.startsWith('blob:')) problems.foreign.push(u);
   });
-  await page.goto(`${origin}/${hash}`);
+  // `origin` is a served folder, or one file (the single-file build opened from disk).
+  await page.goto(origin.endsWith('.html') ? `${origin}${hash}` : `${origin}/${hash}`);
   await page.getByTestId('balance').waitFor();
   return { page, context, problems };
 }

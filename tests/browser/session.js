@@ -2,14 +2,21 @@
 // end for console errors and for requests that leave the page's own origin.
 import { before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { pathToFileURL } from 'node:url';
 import { serveDist, launch, openApp } from './harness.js';
 
-export function session() {
+/**
+ * `where`: `{ prefix }` serves dist/ under a sub-path; `{ file }` opens that file from disk
+ * (file://) with no server at all.
+ */
+export function session(where = {}) {
   let server;
   let browser;
   const opened = [];
   before(async () => {
-    server = await serveDist();
+    server = where.file
+      ? { origin: pathToFileURL(where.file).href, close: async () => {} }
+      : await serveDist(where.prefix ?? '');
     browser = await launch();
   });
   after(async () => {

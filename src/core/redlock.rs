@@ -1,0 +1,214 @@
+//! Redlock: one lock over several independent Redis nodes. A client holds it while a
+//! majority of the nodes hold its key; each node counts its TTL down on its own clock.
+//! Redlock mints no fencing token: the tokens here are counterfactual, what a separate
+//! linearizable counter would hand out, so the page can show what a fence would have done.
+
+use super::clock::Millis;
+use super::lease::{Acquire, Fence, Lease, LeaseLock, LockError};
+
+/// The nodes and the counterfactual token counter.
+#[derive(Debug, Clone)]
+pub struct Redlock {
+    nodes: Vec<LeaseLock>,
+    next_fence: u64,
+    /// Every grant, in order: who got which token.
+    grants: Vec<(String, Fence)>,
+}
+
+impl Redlock {
+    pub fn new(nodes: usize, first_fence: u64) -> Self {
+        Self {
+            nodes: (0..nodes.max(1)).map(|_| LeaseLock::new(1)).collect(),
+            next_fence: first_fence,
+            grants: Vec::new(),
+        }
+    }
+
+    /// Nodes that must hold a client's key for it to hold the lock.
+    pub fn majority(&self) -> usize {
+        self.nodes.len() / 2 + 1
+    }
+
+    /// `SET key owner NX PX ttl` on every node in `reach`; with a majority of OKs the lock is
+    /// granted, otherwise the keys it did get are deleted again. Returns the answer and the
+    /// nodes that said OK.
+    pub fn acquire(
+        &mut self,
+        now: Millis,
+        key: &str,
+        owner: &str,
+        ttl: Millis,
+        reach: &[usize],
+    ) -> (Acquire, Vec<usize>) {
+        let ok: Vec<usize> = reach
+            .iter()
+            .copied()
+            .filter(|&n| {
+                self.nodes
+                    .get_mut(n)
+                    .is_some_and(|node| node.acquire(now, key, owner, ttl).fence().is_some())
+            })
+            .collect();
+        if ok.len() >= self.majority() {
+            let fence = Fence(self.next_fence);
+            self.next_fence += 1;
+            self.grants.push((owner.to_owned(), fence));
+            let expires_at = self.expiry(key, owner).unwrap_or(now);
+            return (Acquire::Acquired { fence, expires_at }, ok);
+        }
+        for &n in &ok {
+            let _ = self.nodes[n].release(now, key, owner);
+        }
+        let (holder, expires_at) = match self.holder(now, key) {
+            Some(l) => (l.owner, l.expires_at),
+            None => ("no majority".to_owned(), now),
+        };
+        (Acquire::Held { holder, expires_at }, ok)
+    }
+
+    /// When `owner`'s hold on a majority ends: the majority-th latest expiry among the
+    /// nodes that hold its key. `None` when it never held a majority of keys.
+    fn expiry(&self, key: &str, owner: &str) -> Option<Millis> {
+        let mut ends: Vec<Millis> = self
+            .nodes
+            .iter()
+            .filter_map(|n| n.entry(key).filter(|l| l.owner == owner))
+            .map(|l| l.expires_at)
+            .collect();
+        ends.sort_unstable_by(|a, b| b.cmp(a));
+        ends.get(self.majority() - 1).copied()
+    }
+
+    fn lease_of(&self, owner: &str, fence: Fence, key: &str) -> Option<Lease> {
+        self.expiry(key, owner).map(|expires_at| Lease {
+            owner: owner.to_owned(),
+            fence,
+            expires_at,
+        })
+    }
+
+    /// Every client holding a majority of live keys right now, in grant order.
+    pub fn holders(&self, now: Millis, key: &str) -> Vec<Lease> {
+        let mut out: Vec<Lease> = Vec::new();
+        for (owner, fence) in self.grants.iter().rev() {
+            if out.iter().any(|l| l.owner == *owner) {
+                continue; // only the newest grant of each owner
+            }
+            if let Some(l) = self.lease_of(owner, *fence, key).filter(|l| l.is_live(now)) {
+                out.push(l);
+            }
+        }
+        out.reverse();
+        out
+    }
+
+    /// The newest client holding a majority.
+    pub fn holder(&self, now: Millis, key: &str) -> Option<Lease> {
+        self.holders(now, key).pop()
+    }
+
+    pub fn is_held(&self, now: Millis, key: &str, owner: &str) -> bool {
+        self.holders(now, key).iter().any(|l| l.owner == owner)
+    }
+
+    /// The grant with this token and when its majority ends (or ended).
+    pub fn lease(&self, key: &str, fence: Fence) -> Option<Lease> {
+        let (owner, _) = self.grants.iter().find(|(_, f)| *f == fence)?;
+        self.lease_of(owner, fence, key)
+    }
+
+    /// Compare-and-delete on every reachable node; a no-op unless the caller held the lock.
+    pub fn release(
+        &mut self,
+        now: Millis,
+        key: &str,
+        owner: &str,
+        reach: &[usize],
+    ) -> Result<Fence, LockError> {
+        let lease = self
+            .holders(now, key)
+            .into_iter()
+            .find(|l| l.owner == owner)
+            .ok_or(LockError::NotHolder)?;
+        for &n in reach {
+            if let Some(node) = self.nodes.get_mut(n) {
+                let _ = node.release(now, key, owner);
+            }
+        }
+        Ok(lease.fence)
+    }
+
+    /// Extends on every reachable node; held only while a majority took the extension.
+    pub fn extend(
+        &mut self,
+        now: Millis,
+        key: &str,
+        owner: &str,
+        ttl: Millis,
+        reach: &[usize],
+    ) -> Result<Millis, LockError> {
+        let ok = reach
+            .iter()
+            .filter(|&&n| {
+                self.nodes
+                    .get_mut(n)
+                    .is_some_and(|node| node.extend(now, key, owner, ttl).is_ok())
+            })
+            .count();
+        if ok >= self.majority() {
+            self.expiry(key, owner).ok_or(LockError::NotHolder)
+        } else {
+            Err(LockError::NotHolder)
+        }
+    }
+
+    /// Unconditional `DEL` on every reachable node.
+    pub fn delete(&mut self, key: &str, reach: &[usize]) {
+        for &n in reach {
+            if let Some(node) = self.nodes.get_mut(n) {
+                node.delete(key);
+            }
+        }
+    }
+
+    /// Node `node`'s clock steps forward by `by`: the keys it holds lose that much time.
+    pub fn clock_jump(&mut self, now: Millis, by: Millis, node: usize) {
+        if let Some(n) = self.nodes.get_mut(node) {
+            n.clock_jump(now, by);
+        }
+    }
+
+    /// The token the next grant would carry.
+    pub fn next_fence(&self) -> Fence {
+        Fence(self.next_fence)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Kleppmann's Redlock counterexample: A locks nodes 0, 1, 2 (3 and 4 unreachable),
+    /// node 2's clock jumps and its key expires, B locks nodes 2, 3, 4: both got a majority.
+    #[test]
+    fn a_clock_jump_on_a_shared_node_lets_two_clients_in() {
+        let mut r = Redlock::new(5, 33);
+        let (a, ok) = r.acquire(0, "k", "A", 30, &[0, 1, 2]);
+        assert_eq!((a.fence(), ok), (Some(Fence(33)), vec![0, 1, 2]));
+        let (refused, ok) = r.acquire(5, "k", "B", 30, &[2, 3, 4]);
+        assert_eq!(
+            (refused.fence(), ok),
+            (None, vec![3, 4]),
+            "2 of 5 is no majority"
+        );
+        r.clock_jump(10, 25, 2);
+        assert!(
+            !r.is_held(10, "k", "A"),
+            "A's keys on 0 and 1 are no majority"
+        );
+        let (b, ok) = r.acquire(15, "k", "B", 30, &[2, 3, 4]);
+        assert_eq!((b.fence(), ok), (Some(Fence(34)), vec![2, 3, 4]));
+        assert_eq!(r.holder(15, "k").map(|l| l.owner), Some("B".to_owned()));
+        assert_eq!(r.lease("k", Fence(33)).map(|l| l.expires_at), Some(10));
+    }
+}

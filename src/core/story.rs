@@ -1,0 +1,1017 @@
+//! The words: what the page says at each step (the narration sentence and the "Say:" line),
+//! the marker labels and the one-line outcome of a run. Everything here is written from the
+//! facts in the trace and the scenario, so a sentence can only name what its step recorded.
+
+use super::clock::Millis;
+use super::lease::Fence;
+use super::ledger::{FencingPolicy, WriteError};
+use super::scenario::{PauseCause, ReleaseMode, Scenario, TokenSource};
+use super::trace::{Awareness, EventKind, ExpiryCause, NoopReason, SkipReason, Trace, TraceEvent};
+
+/// From this horizon on, times are written in seconds ("t=15.0 s") instead of ms.
+pub const SECONDS_FROM: Millis = 10_000;
+
+fn secs(sc: &Scenario) -> bool {
+    sc.horizon >= SECONDS_FROM
+}
+
+/// "50 ms", or "15.0 s" when the scenario counts in seconds.
+pub fn duration(sc: &Scenario, ms: Millis) -> String {
+    if secs(sc) {
+        // Integer arithmetic: rounds to tenths without float formatting in the wasm.
+        let tenths = (ms + 50) / 100;
+        format!("{}.{} s", tenths / 10, tenths % 10)
+    } else {
+        format!("{ms} ms")
+    }
+}
+
+/// A time inside a sentence: "30", or "15.0 s" (so "until t=30" / "until t=15.0 s").
+pub fn instant(sc: &Scenario, t: Millis) -> String {
+    if secs(sc) {
+        duration(sc, t)
+    } else {
+        t.to_string()
+    }
+}
+
+/// A time as a label: "55 ms", or "15.0 s" for long scenarios.
+pub fn time_label(sc: &Scenario, t: Millis) -> String {
+    duration(sc, t)
+}
+
+fn token(fence: Option<Fence>) -> String {
+    fence.map_or_else(|| "none".to_owned(), |f| f.to_string())
+}
+
+fn hash(fence: Option<Fence>) -> String {
+    fence.map_or_else(|| "(no token)".to_owned(), |f| format!("#{f}"))
+}
+
+/// Where this scenario's tokens come from, as a phrase.
+pub fn token_source(sc: &Scenario) -> &'static str {
+    match sc.token_source {
+        TokenSource::SameRedis => {
+            "a counter on the same Redis, INCRed in the acquire script (only as durable as that Redis)"
+        }
+        TokenSource::LockService => {
+            "the lock service itself (the lock key's revision in etcd, a sequential znode in ZooKeeper)"
+        }
+        TokenSource::Counterfactual => {
+            "nowhere: Redlock mints no token, so the numbers shown are what a separate counter would hand out (counterfactual)"
+        }
+    }
+}
+
+/// "nodes 1, 2 and 3" (nodes are numbered from 1 on the page).
+fn node_list(nodes: &[usize]) -> String {
+    let names: Vec<String> = nodes.iter().map(|n| (n + 1).to_string()).collect();
+    match names.as_slice() {
+        [] => "no node".to_owned(),
+        [one] => format!("node {one}"),
+        [init @ .., last] => format!("nodes {} and {last}", init.join(", ")),
+    }
+}
+
+/// Short label for a timeline marker.
+pub fn label(e: &TraceEvent) -> String {
+    match &e.kind {
+        EventKind::Acquired { fence, .. } => format!("acquire #{fence}"),
+        EventKind::AcquireRefused { .. } => "lock_held".to_owned(),
+        EventKind::LeaseExpired { fence, .. } => format!("#{fence} expires"),
+        EventKind::PauseStarted { cause, .. } => match cause {
+            PauseCause::Gc => "GC pause".to_owned(),
+            PauseCause::Stall => "stall".to_owned(),
+        },
+        EventKind::PauseEnded { .. } => "wakes".to_owned(),
+        EventKind::Checked { held } => format!("is_held = {held}"),
+        EventKind::GaveUp => "gives up".to_owned(),
+        EventKind::JobChecked { done: true } => "job done: skip".to_owned(),
+        EventKind::JobChecked { done: false } => "job not done".to_owned(),
+        EventKind::WriteSent { fence, amount, .. } => format!("send −{amount} {}", hash(*fence)),
+        EventKind::WriteTimedOut { .. } => "timeout".to_owned(),
+        EventKind::WriteApplied {
+            fence,
+            amount,
+            result,
+            publish,
+            ..
+        } => {
+            let what = match publish {
+                Some(_) => "publish".to_owned(),
+                None => format!("−{amount}"),
+            };
+            match result {
+                Ok(_) => format!("{what} {} ok", hash(*fence)),
+                Err(e) => format!("{what} {} {}", hash(*fence), e.code()),
+            }
+        }
+        EventKind::WriteSkipped { .. } => "no token: skip".to_owned(),
+        EventKind::Extended { fence, .. } => format!("extend #{fence}"),
+        EventKind::ExtendFailed { .. } => "extend failed".to_owned(),
+        EventKind::Released { fence, .. } => format!("release #{fence}"),
+        EventKind::ReleaseNoop { .. } => "release no-op".to_owned(),
+        EventKind::LockValueRead { fence, .. } => match fence {
+            Some(f) => format!("GET → #{f}"),
+            None => "GET → nil".to_owned(),
+        },
+        EventKind::DeletedOthersLease { owner, fence } => format!("DEL {owner}'s #{fence}"),
+        EventKind::Retried { fence, amount, .. } => format!("retry −{amount} {}", hash(*fence)),
+        EventKind::LockClockJumped { by, .. } => format!("clock +{by} ms"),
+        EventKind::Failover { lost, .. } => match lost.first() {
+            Some(l) => format!("failover: #{} lost", l.fence),
+            None => "failover".to_owned(),
+        },
+        EventKind::BarrierSet { fence, result } => match result {
+            Ok(()) => format!("barrier #{fence}"),
+            Err(e) => format!("barrier #{fence} {}", e.code()),
+        },
+        EventKind::SideEffect { .. } => "side effect (unfenced)".to_owned(),
+        EventKind::ResumeRace { worker_first: true } => "worker first".to_owned(),
+        EventKind::ResumeRace {
+            worker_first: false,
+        } => "watchdog first".to_owned(),
+    }
+}
+
+/// The narration sentence for `step`, stamped with its time.
+pub fn narration(t: &Trace, step: usize) -> String {
+    let sc = &t.scenario;
+    let Some(e) = t.event_at(step) else {
+        let storage = if sc.publishes() {
+            format!("{}'s result row is empty", sc.resource)
+        } else {
+            format!("Balance {} on {}", sc.initial_balance, sc.resource)
+        };
+        let lock = match &sc.redlock {
+            Some(r) => format!(
+                "{} Redlock lease over {} Redis nodes",
+                duration(sc, sc.lease_ttl),
+                r.nodes
+            ),
+            None => format!("{} lease lock", duration(sc, sc.lease_ttl)),
+        };
+        return format!(
+            "{storage}. {} clients share a {lock}; tokens come from {}. Press → (or Step forward) to begin.",
+            sc.actors.len(),
+            token_source(sc)
+        );
+    };
+    let stamp = if secs(sc) {
+        format!("t={}", instant(sc, e.at))
+    } else {
+        format!("t={} ms", e.at)
+    };
+    format!("{stamp} — {}", sentence(t, step - 1))
+}
+
+/// What the job's second landed write is called: a double charge, or a duplicate publish.
+fn twice_name(sc: &Scenario) -> &'static str {
+    if sc.publishes() {
+        "duplicate publish"
+    } else {
+        "double charge"
+    }
+}
+
+/// The storage's headline figure after `step`: the balance, or the result row of a job that
+/// publishes ("—" while empty).
+pub fn value(t: &Trace, step: usize) -> String {
+    let s = t.snapshot_at(step);
+    if t.scenario.publishes() {
+        s.result.clone().unwrap_or_else(|| "—".to_owned())
+    } else {
+        s.balance.to_string()
+    }
+}
+
+/// [`value`] at the end of the run.
+pub fn final_value(t: &Trace) -> String {
+    value(t, t.len())
+}
+
+/// The earlier events of the same trace, newest first.
+fn before(t: &Trace, i: usize) -> impl Iterator<Item = &TraceEvent> {
+    t.events[..i].iter().rev()
+}
+
+/// Accepted writes before event `i`.
+fn accepted_before(t: &Trace, i: usize) -> impl Iterator<Item = &TraceEvent> {
+    before(t, i).filter(|e| matches!(e.kind, EventKind::WriteApplied { result: Ok(_), .. }))
+}
+
+fn sentence(t: &Trace, i: usize) -> String {
+    let sc = &t.scenario;
+    let e = &t.events[i];
+    let name = e.actor.clone().unwrap_or_default();
+    let res = &sc.resource;
+    let at = |t: Millis| instant(sc, t);
+    let dur = |ms: Millis| duration(sc, ms);
+    match &e.kind {
+        EventKind::Acquired {
+            fence,
+            expires_at,
+            nodes,
+        } if sc.redlock.is_some() => {
+            let total = sc.redlock.as_ref().map_or(0, |r| r.nodes);
+            format!(
+                "{name} runs Redlock on {res}: SET NX PX {} answers OK on {} — {} of {total}, a majority. The lock runs until t={} by those nodes' clocks. Redlock mints no token; {fence} is what a separate counter would hand out (counterfactual).",
+                sc.lease_ttl,
+                node_list(nodes),
+                nodes.len(),
+                at(*expires_at)
+            )
+        }
+        EventKind::AcquireRefused { retry_in, nodes, .. } if sc.redlock.is_some() => {
+            let total = sc.redlock.as_ref().map_or(0, |r| r.nodes);
+            format!(
+                "{name} runs Redlock on {res}: OK from {} only ({} of {total}), no majority, so it deletes those keys again (lock_held). Retrying in {}.",
+                node_list(nodes),
+                nodes.len(),
+                dur(*retry_in)
+            )
+        }
+        EventKind::Acquired {
+            fence, expires_at, ..
+        } => match sc.token_source {
+            TokenSource::Counterfactual | TokenSource::SameRedis => format!(
+                "{name} runs the acquire script on {res}: SET NX PX {} answers OK, and INCR on the fence counter in the same script gives token {fence}. The lease runs until t={}.",
+                sc.lease_ttl,
+                at(*expires_at)
+            ),
+            TokenSource::LockService => format!(
+                "{name} acquires {res} from the lock service (a lease plus a create-if-absent transaction) and gets token {fence}, the revision of its lock key. The lease runs until t={}.",
+                at(*expires_at)
+            ),
+        },
+        EventKind::AcquireRefused {
+            holder,
+            until,
+            retry_in,
+            ..
+        } => {
+            let answer = match sc.token_source {
+                TokenSource::SameRedis | TokenSource::Counterfactual => {
+                    "SET NX answers nil (lock_held)"
+                }
+                TokenSource::LockService => "the lock key exists (lock_held)",
+            };
+            format!(
+                "{name} tries to acquire {res}: {answer} — {holder}'s lease runs until t={}. Retrying in {}.",
+                at(*until),
+                dur(*retry_in)
+            )
+        }
+        EventKind::LeaseExpired {
+            owner,
+            fence,
+            cause,
+            owner_knew,
+        } => {
+            let knew = match owner_knew {
+                Awareness::Paused => format!(" {owner} is paused and cannot know."),
+                Awareness::Unaware => format!(" {owner} has not noticed."),
+                Awareness::Knows => String::new(),
+            };
+            match cause {
+                ExpiryCause::Ttl => format!(
+                    "{owner}'s lease (token {fence}) expires: its TTL ran out on the lock server, so the lock is free.{knew}"
+                ),
+                ExpiryCause::ClockJump if sc.redlock.is_some() => format!(
+                    "{owner}'s Redlock lease (token {fence}) ends early: its key on node {} expired by the jumped clock, so {owner} no longer holds a majority of nodes.{knew}",
+                    sc.redlock.as_ref().map_or(0, |r| r.jumping_node) + 1
+                ),
+                ExpiryCause::ClockJump => format!(
+                    "{owner}'s lease (token {fence}) expires early, by the lock node's jumped clock, so the lock is free.{knew}"
+                ),
+                ExpiryCause::LostInFailover => {
+                    let other = e.snapshot.holder.as_ref().filter(|l| l.owner != *owner);
+                    let overlap = match other {
+                        Some(l) => format!(
+                            " Until now, {owner}'s lost lease and {}'s lease (token {}) were both live.",
+                            l.owner, l.fence
+                        ),
+                        None => String::new(),
+                    };
+                    format!(
+                        "{owner}'s lease (token {fence}) runs out by its TTL. The promoted replica never had it, so only {owner} still counted it.{overlap}"
+                    )
+                }
+            }
+        }
+        EventKind::PauseStarted { until, cause } => {
+            let what = match cause {
+                PauseCause::Gc => format!(
+                    "{name} freezes in a {} stop-the-world GC pause until t={}.",
+                    dur(until - e.at),
+                    at(*until)
+                ),
+                PauseCause::Stall => format!(
+                    "{name}'s job stalls for {} (it hangs and does nothing) until t={}.",
+                    dur(until - e.at),
+                    at(*until)
+                ),
+            };
+            if e.snapshot.believers.contains(&name) {
+                format!("{what} {name} still believes it holds {res}.")
+            } else {
+                what
+            }
+        }
+        EventKind::PauseEnded { lease_gone: true } => {
+            format!("{name} wakes up and carries on, unaware its lease is gone.")
+        }
+        EventKind::PauseEnded { lease_gone: false } => format!("{name} wakes up and carries on."),
+        EventKind::Checked { held: true } => format!(
+            "{name} checks is_held: true. It is about to write — but true now says nothing about a moment later."
+        ),
+        EventKind::Checked { held: false } => {
+            format!("{name} checks is_held: false. Its lease is gone.")
+        }
+        EventKind::GaveUp => format!("{name} gives up without writing."),
+        EventKind::JobChecked { done } => {
+            let job = sc.job.as_deref().unwrap_or("the job");
+            if *done {
+                format!("{name} reads the job's status in storage: done (a debit has landed), so it skips {job} and releases.")
+            } else {
+                format!("{name} reads the job's status in storage: not done yet, so it starts {job}.")
+            }
+        }
+        EventKind::WriteSent {
+            fence,
+            amount,
+            arrives_at,
+        } => format!(
+            "{name} sends \"debit {amount}\" with token {}; the request takes {} and reaches storage at t={}.",
+            token(*fence),
+            dur(arrives_at - e.at),
+            at(*arrives_at)
+        ),
+        EventKind::WriteTimedOut {
+            sent_at,
+            arrives_at,
+            ..
+        } => format!(
+            "{name} gets no reply {} after sending and gives up on its request: the client timed out, treats the debit as failed, and moves on. The request is still in flight and reaches storage at t={}.",
+            dur(e.at - sent_at),
+            at(*arrives_at)
+        ),
+        EventKind::WriteApplied {
+            fence,
+            amount,
+            result,
+            superseded_by,
+            highest_accepted,
+            publish,
+            ..
+        } => {
+            let tok = token(*fence);
+            let balance = e.snapshot.balance;
+            let publish = publish.clone();
+            let (what, stays) = match &publish {
+                Some(r) => (
+                    format!("result “{r}”"),
+                    match &e.snapshot.result {
+                        Some(v) => format!("The result row stays “{v}”."),
+                        None => "The result row stays empty.".to_owned(),
+                    },
+                ),
+                None => (
+                    format!("debit of {amount}"),
+                    format!("Balance stays {balance}."),
+                ),
+            };
+            let rule = match sc.policy {
+                FencingPolicy::Off => "an unconditional UPDATE".to_owned(),
+                FencingPolicy::Strict => format!("the conditional UPDATE (row epoch < {tok})"),
+                FencingPolicy::SameEpoch => format!("the conditional UPDATE (row epoch ≤ {tok})"),
+            };
+            match result {
+                Ok(balance) => {
+                    let mut s = match &publish {
+                        Some(_) => format!(
+                            "{name}'s {what} with token {tok} is written by {rule}: the result row now holds it."
+                        ),
+                        None => format!(
+                            "{name}'s {what} with token {tok} is accepted. Balance {balance}."
+                        ),
+                    };
+                    let fencing = sc.policy.checks_fence();
+                    if let (Some(g), Some(f)) = (superseded_by, fence) {
+                        let (n, o) = (g.fence, &g.owner);
+                        if g.fence == *f {
+                            s += &format!(" {o} was granted the same token {n} after {name}: this write comes from a superseded lease, and storage cannot tell.");
+                        } else if fencing && e.snapshot.last_fence <= Some(*f) {
+                            s += &format!(" {o} has already been granted token {n}, but storage has not seen it yet, so {f} passes the check: a write from a superseded lease.");
+                        } else {
+                            s += &format!(" {o} had already been granted token {n}: this write comes from a superseded lease.");
+                        }
+                    }
+                    if let (Some(f), Some(h)) = (fence, highest_accepted) {
+                        if f < h {
+                            s += &format!(" Storage had already accepted token {h}: this one landed out of token order.");
+                        }
+                    }
+                    if fencing {
+                        s += &format!(" Last fence is now {}.", token(e.snapshot.last_fence));
+                    } else {
+                        s += " Storage is not checking tokens.";
+                    }
+                    if sc.job.is_some() && accepted_before(t, i).next().is_some() {
+                        s += &format!(" The job has now run twice: a {}.", twice_name(sc));
+                    }
+                    s
+                }
+                Err(WriteError::StaleFence { token, last }) if token == last => format!(
+                    "{name}'s {what} with token {token} is rejected: stale_fence — the strict rule (token > last) refuses a token equal to the last fence, {last}. {stays}"
+                ),
+                Err(WriteError::StaleFence { token, last })
+                    if sc.token_source == TokenSource::Counterfactual =>
+                {
+                    format!(
+                        "Counterfactually, {name}'s {what} with token {token} would be rejected: stale_fence (storage has already seen {last}). {stays} With Redlock there is no token to check, so in reality it lands."
+                    )
+                }
+                Err(WriteError::StaleFence { token, last }) => format!(
+                    "{name}'s {what} with token {token} is rejected: stale_fence (storage has already seen {last}). {stays}"
+                ),
+                Err(WriteError::DuplicateIntent {
+                    key,
+                    original_balance,
+                }) => format!(
+                    "{name}'s debit with idempotency key “{key}” is not applied again: that intent already ran, so storage answers with its original result (balance {original_balance}) and {name} learns the first debit landed. Balance stays {balance}."
+                ),
+                Err(WriteError::MissingFence) => format!(
+                    "{name}'s {what} carries no token: rejected (missing_fence). {stays}"
+                ),
+            }
+        }
+        EventKind::WriteSkipped {
+            reason: SkipReason::NoToken,
+        } => format!("{name} never got the lock, so it has no token and skips its write."),
+        EventKind::WriteSkipped {
+            reason: SkipReason::NothingToRetry,
+        } => format!("{name} has sent no debit yet, so there is nothing to retry."),
+        EventKind::Extended {
+            fence,
+            expires_at,
+            watchdog: None,
+        } if sc.token_source == TokenSource::LockService => format!(
+            "{name} keeps its lease alive (token {fence}) until t={}: the lock service checks the lease is still its own.",
+            at(*expires_at)
+        ),
+        EventKind::Extended {
+            fence,
+            expires_at,
+            watchdog: None,
+        } => format!(
+            "{name} extends its lease (token {fence}) until t={}, with the ownership check and the PEXPIRE in one script.",
+            at(*expires_at)
+        ),
+        EventKind::Extended {
+            fence,
+            expires_at,
+            watchdog: Some(next),
+        } => {
+            let next = match next {
+                Some(d) => format!(
+                    "next renewal at t={} (a third of the TTL, ±25% jitter)",
+                    at(*d)
+                ),
+                None => "the work ends before the next renewal is due".to_owned(),
+            };
+            format!(
+                "{name}'s watchdog renews its lease (token {fence}) until t={}; {next}.",
+                at(*expires_at)
+            )
+        }
+        EventKind::ExtendFailed {
+            watchdog,
+            lease_ended_at,
+        } => {
+            let who = if *watchdog {
+                format!("{name}'s watchdog tries to renew")
+            } else {
+                format!("{name} tries to extend")
+            };
+            let when = match lease_ended_at {
+                Some(t) => format!(" — its lease had already ended at t={}", at(*t)),
+                None => String::new(),
+            };
+            format!("{who}: refused (not_holder){when}. The job self-cancels and does not write.")
+        }
+        EventKind::Released {
+            fence,
+            via: ReleaseMode::CompareAndDelete,
+        } if sc.token_source == TokenSource::LockService => format!(
+            "{name} releases {res}: it deletes its lock key in a transaction that checks the key is still its own (token {fence}), and revokes its lease."
+        ),
+        EventKind::Released {
+            fence,
+            via: ReleaseMode::CompareAndDelete,
+        } => {
+            let whereat = if sc.redlock.is_some() {
+                " on each node it reaches"
+            } else {
+                ""
+            };
+            format!(
+                "{name} releases {res} with compare-and-delete (one Lua script){whereat}: the value is still its own (token {fence}), so the key is deleted."
+            )
+        }
+        EventKind::Released {
+            fence,
+            via: ReleaseMode::GetThenDel,
+        } => format!(
+            "{name} DELs {res}: the key still held its own lease (token {fence}), so this time nothing went wrong."
+        ),
+        EventKind::ReleaseNoop { via, reason } => {
+            let why = match reason {
+                NoopReason::OtherHolder { owner, fence } => {
+                    format!("the lease now belongs to {owner} (token {fence})")
+                }
+                NoopReason::Expired => "its lease had already expired".to_owned(),
+                NoopReason::Lost => "the failed primary lost its lease".to_owned(),
+                NoopReason::NeverHeld => "it never held the lease".to_owned(),
+            };
+            match via {
+                ReleaseMode::CompareAndDelete if sc.token_source == TokenSource::LockService => {
+                    format!("{name} tries to release: a no-op, {why}. The checked delete removes nothing.")
+                }
+                ReleaseMode::CompareAndDelete => format!(
+                    "{name} tries to release: a no-op, {why}. Compare-and-delete deletes nothing."
+                ),
+                ReleaseMode::GetThenDel => {
+                    format!("{name} DELs {res}: nothing live to delete, {why}.")
+                }
+            }
+        }
+        EventKind::LockValueRead { owner, fence } => match (owner, fence) {
+            (Some(o), Some(f)) if *o == name => format!(
+                "{name} releases the unsafe way: GET {res} returns its own value (token {f}), so it will DEL next — two commands, with a gap between them."
+            ),
+            (Some(o), f) => format!(
+                "{name} GETs {res}: the value is {o}'s (token {}), not its own, so it does not DEL.",
+                token(*f)
+            ),
+            (None, _) => {
+                format!("{name} GETs {res}: nil — its lease is already gone, so it does not DEL.")
+            }
+        },
+        EventKind::DeletedOthersLease { owner, fence } => format!(
+            "{name} DELs {res} without checking again: it deletes {owner}'s live lease (token {fence}). The lock is free while {owner} is still working."
+        ),
+        EventKind::Retried {
+            fence,
+            idempotency_key,
+            ..
+        } => {
+            let key = idempotency_key.as_deref().map_or_else(
+                || "no idempotency key".to_owned(),
+                |k| format!("idempotency key “{k}”"),
+            );
+            format!(
+                "{name} never got the reply to its debit (it was lost on the way back), so it retries: same token {}, same {key}.",
+                token(*fence)
+            )
+        }
+        EventKind::LockClockJumped { by, shortened } if sc.redlock.is_some() => {
+            let node = sc.redlock.as_ref().map_or(0, |r| r.jumping_node) + 1;
+            match shortened {
+                Some(s) => format!(
+                    "Node {node}'s clock jumps forward {} (an NTP step). {}'s key there expires at once, so {} holds a majority only until t={} instead of t={}; as far as {} knows, its lock runs until t={}.",
+                    dur(*by),
+                    s.owner,
+                    s.owner,
+                    at(s.ends_at),
+                    at(s.granted_until),
+                    s.owner,
+                    at(s.granted_until)
+                ),
+                None => format!(
+                    "Node {node}'s clock jumps forward {}; it shortens no lock that anyone holds.",
+                    dur(*by)
+                ),
+            }
+        }
+        EventKind::LockClockJumped { by, shortened } => match shortened {
+            Some(s) => format!(
+                "The lock node's clock jumps forward {} (an NTP step). {}'s lease (token {}) now ends at t={} instead of t={}; as far as {} knows, it still runs until t={}.",
+                dur(*by),
+                s.owner,
+                s.fence,
+                at(s.ends_at),
+                at(s.granted_until),
+                s.owner,
+                at(s.granted_until)
+            ),
+            None => format!(
+                "The lock node's clock jumps forward {}; no lease is live, so nothing changes.",
+                dur(*by)
+            ),
+        },
+        EventKind::Failover {
+            lost,
+            next_fence,
+            rolled_back,
+        } => match (sc.token_source, lost.first()) {
+            (TokenSource::SameRedis, Some(l)) => {
+                let counter = if *rolled_back {
+                    format!(" The fence counter lived on the same Redis and lost its INCR too, so the next token handed out is {next_fence} again.")
+                } else {
+                    format!(" The next token will be {next_fence}.")
+                };
+                format!(
+                    "The Redis primary crashes before replicating {owner}'s SET, and a replica without the {res} key is promoted. {owner} was told OK and still holds token {fence} until t={until}, yet the lock service will grant {res} again.{counter}",
+                    owner = l.owner,
+                    fence = l.fence,
+                    until = at(l.expires_at),
+                )
+            }
+            (TokenSource::SameRedis, None) => {
+                "The Redis primary crashes and a replica is promoted. No lease was live, so nothing is lost.".to_owned()
+            }
+            (TokenSource::LockService | TokenSource::Counterfactual, _) => format!(
+                "The lock service's leader crashes and another member takes over. It has the committed log, so every lease and the token counter survive; the next token will be {next_fence}."
+            ),
+        },
+        EventKind::BarrierSet { fence, result } => {
+            let last = token(e.snapshot.last_fence);
+            match result {
+                Ok(()) if sc.policy.checks_fence() => format!(
+                    "Before {name} starts, the scheduler establishes epoch {fence} in {res}'s row, an atomic update that cannot lower the epoch: last fence is now {last}, nothing else changes. Anything older is refused from here on."
+                ),
+                Ok(()) => format!(
+                    "Before {name} starts, the scheduler writes epoch {fence} to {res}'s row, but storage is not checking tokens: the barrier changes nothing."
+                ),
+                Err(e) => format!(
+                    "The scheduler's barrier with token {fence} is rejected: {} (storage has already seen {last}). {name} must not start.",
+                    e.code()
+                ),
+            }
+        }
+        EventKind::SideEffect { what, lease_live } => {
+            let again = before(t, i).any(|p| matches!(&p.kind, EventKind::SideEffect { what: w, .. } if w == what));
+            let mut s = if *lease_live {
+                format!("{name} calls an outside system: {what}. No token goes with it; this time {name}'s lease is still live.")
+            } else {
+                format!("{name} calls an outside system: {what}. Its lease is gone, but the call carries no token, so nothing refuses it.")
+            };
+            if again {
+                s += " It is the second such call: whatever the fencing policy, this happened twice.";
+            }
+            s
+        }
+        EventKind::ResumeRace { worker_first } => {
+            let first = if *worker_first {
+                "the worker runs first and goes on with the job"
+            } else {
+                "the watchdog runs first and tries to renew"
+            };
+            format!(
+                "{name} wakes with its work finished and a renewal overdue. Its worker and watchdog threads race; this time {first}."
+            )
+        }
+    }
+}
+
+/// What to say out loud at `step`.
+pub fn say(t: &Trace, step: usize) -> String {
+    let sc = &t.scenario;
+    let Some(e) = t.event_at(step) else {
+        return format!(
+            "{} clients, one {}, one lease lock. Watch what the lock promises and what the storage checks.",
+            sc.actors.len(),
+            sc.resource
+        );
+    };
+    let i = step - 1;
+    let name = e.actor.clone().unwrap_or_default();
+    let fencing = sc.policy.checks_fence();
+    let s: &str = match &e.kind {
+        EventKind::Acquired { fence, .. } => {
+            let earlier = before(t, i).find_map(|p| match &p.kind {
+                EventKind::Acquired { fence: f, .. } => Some((p.actor.clone().unwrap_or_default(), *f)),
+                _ => None,
+            });
+            return match earlier {
+                Some((who, _)) if sc.token_source == TokenSource::Counterfactual => format!(
+                    "A majority said OK to {name} while {who} still believes it holds the lock, and Redlock gave neither a token: nothing downstream can tell their writes apart."
+                ),
+                None => "A lease is a promise with a timer: nobody else should write until it runs out. Nothing at the storage enforces it.".to_owned(),
+                Some((who, f)) if f >= *fence => format!(
+                    "Token {fence} again: {who} was given {f} before the failover, and the rolled-back counter hands it out once more. Two holders now carry tokens storage cannot order."
+                ),
+                Some((who, f)) => format!(
+                    "Each grant gets a bigger token: {name} has {fence}, and {who} still has its old {f}."
+                ),
+            };
+        }
+        EventKind::AcquireRefused { .. } if sc.redlock.is_some() => {
+            "Without a majority there is no lock: Redlock deletes the keys it did get and tries again."
+        }
+        EventKind::AcquireRefused { .. } if sc.token_source == TokenSource::LockService => {
+            "While the lock key exists, the create-if-absent transaction fails for everyone else."
+        }
+        EventKind::AcquireRefused { .. } => "While a lease is live, NX refuses everyone else.",
+        EventKind::LeaseExpired { cause, owner_knew, .. } => match (cause, owner_knew) {
+            (ExpiryCause::Ttl, Awareness::Paused) => {
+                "The lock server cannot see that the holder is frozen; it only knows the TTL ran out."
+            }
+            (ExpiryCause::Ttl, Awareness::Unaware) => {
+                "The TTL ran out while the holder is still running and still believes it holds the lock."
+            }
+            (ExpiryCause::Ttl, Awareness::Knows) => "The lease ran out; its holder no longer relied on it.",
+            (ExpiryCause::ClockJump, _) if sc.redlock.is_some() => {
+                "The jumped node counts in both majorities: once its key expires early, a second client can gather a majority while the first still believes."
+            }
+            (ExpiryCause::ClockJump, _) => {
+                "Lease expiry trusts the lock node's clock: a forward step ended this lease early, and the holder cannot tell."
+            }
+            (ExpiryCause::LostInFailover, _) => {
+                "This lease ended by its TTL, but the failover had already let a second client in."
+            }
+        },
+        EventKind::PauseStarted { cause: PauseCause::Gc, .. } => {
+            "A stop-the-world pause: the process cannot tell it was stopped, or for how long."
+        }
+        EventKind::PauseStarted { cause: PauseCause::Stall, .. } => {
+            "A stalled job cannot tell how long it was stuck, and its lease keeps counting down."
+        }
+        EventKind::PauseEnded { lease_gone: true } => {
+            "It wakes with no idea time passed, and still believes it holds the lock."
+        }
+        EventKind::PauseEnded { lease_gone: false } if e.snapshot.believers.contains(&name) => {
+            "Its lease is still live, so this pause did no harm."
+        }
+        EventKind::PauseEnded { .. } => "It holds no lease now, so nothing depends on this pause.",
+        EventKind::Checked { held: true } => {
+            "Checking is_held first does not help: a pause can land right after the check (TOCTOU)."
+        }
+        EventKind::Checked { held: false } => {
+            "Giving up on a failed check is right, but it only covers pauses before the check."
+        }
+        EventKind::GaveUp => {
+            let barrier = before(t, i).next().is_some_and(|p| {
+                matches!(p.kind, EventKind::BarrierSet { result: Err(_), .. })
+            });
+            if barrier {
+                "A refused barrier means a newer epoch already started: do not start."
+            } else {
+                "Giving up on a failed check is right, but it only covers pauses before the check."
+            }
+        }
+        EventKind::JobChecked { done: false } => {
+            "Read the status, then act: the lock is meant to make that safe by letting one holder in at a time."
+        }
+        EventKind::JobChecked { done: true } => {
+            "The job already ran, so this holder does nothing: with one holder at a time, the job runs once."
+        }
+        EventKind::WriteSent { .. } => {
+            "A request can sit in a queue long after the lease that sent it is gone."
+        }
+        EventKind::WriteTimedOut { .. } => {
+            "A timeout means \"I don't know\", not \"it failed\": a timed-out request may still execute."
+        }
+        EventKind::WriteApplied { .. } => return say_write(t, i),
+        EventKind::WriteSkipped { .. } => "No token, no write.",
+        EventKind::Extended { watchdog: Some(_), .. } => {
+            "Renew at about a third of the TTL, with ±25% jitter, and check ownership in the same atomic step."
+        }
+        EventKind::Extended { .. } => {
+            "Extend with the ownership check in the same script; GET then PEXPIRE could extend someone else's lease."
+        }
+        EventKind::ExtendFailed { lease_ended_at: Some(t), .. } => {
+            return format!(
+                "Self-cancelling is right, but it came after the lease had already ended at t={}: it stops what is left of the job, not what ran in between. Only the fence covers that.",
+                instant(sc, *t)
+            )
+        }
+        EventKind::ExtendFailed { .. } => "If a renewal fails, stop the job at once.",
+        EventKind::Released { via: ReleaseMode::CompareAndDelete, .. }
+            if sc.token_source == TokenSource::LockService =>
+        {
+            "The delete checks the key is still this client's, so a late release cannot remove a successor's lock."
+        }
+        EventKind::Released { via: ReleaseMode::CompareAndDelete, .. } => {
+            "Compare-and-delete in one script deletes only your own lease."
+        }
+        EventKind::Released { via: ReleaseMode::GetThenDel, .. } => {
+            "GET then DEL worked this time only because nothing changed between the two commands."
+        }
+        EventKind::ReleaseNoop { via: ReleaseMode::CompareAndDelete, .. }
+            if sc.token_source == TokenSource::LockService =>
+        {
+            "The checked delete saw the key is not this client's any more and removed nothing."
+        }
+        EventKind::ReleaseNoop { via: ReleaseMode::CompareAndDelete, reason: NoopReason::OtherHolder { .. } } => {
+            "Compare-and-delete saw someone else's value and deleted nothing; GET then DEL would have deleted their lease."
+        }
+        EventKind::ReleaseNoop { via: ReleaseMode::CompareAndDelete, .. } => {
+            "Nothing to delete: the lease was already gone. Compare-and-delete is safe either way."
+        }
+        EventKind::ReleaseNoop { via: ReleaseMode::GetThenDel, .. } => {
+            "This time the key was empty; had someone acquired it in the gap, the DEL would have deleted their lease."
+        }
+        EventKind::LockValueRead { owner: Some(o), .. } if *o == name => {
+            "GET then DEL is two commands: the key can change hands between them."
+        }
+        EventKind::LockValueRead { .. } => "The GET saw the key is no longer its own, so no DEL follows.",
+        EventKind::DeletedOthersLease { .. } => {
+            "The unconditional DEL deleted someone else's lease. Compare-and-delete in one Lua script cannot."
+        }
+        EventKind::Retried { .. } => {
+            "A lost reply makes a retry look like a new request: same token, same idempotency key."
+        }
+        EventKind::LockClockJumped { shortened: Some(_), .. } if sc.redlock.is_some() => {
+            "Redlock's safety assumes every node's clock runs at about the right rate. One node's NTP step breaks that, and no client can tell."
+        }
+        EventKind::LockClockJumped { shortened: Some(_), .. } => {
+            "Lease expiry trusts the lock node's clock. A clock step shortens the lease, and the holder cannot tell."
+        }
+        EventKind::LockClockJumped { .. } => "No lease was live, so this jump changes nothing.",
+        EventKind::Failover { lost, .. } if lost.is_empty() => match sc.token_source {
+            TokenSource::LockService | TokenSource::Counterfactual => {
+                "A consensus store commits a grant on a majority before it says OK, so a leader change loses nothing."
+            }
+            TokenSource::SameRedis => "No lease was live, so this failover loses nothing.",
+        },
+        EventKind::Failover { rolled_back: true, .. } => {
+            "Asynchronous replication: the primary said OK, then forgot the lock and its token counter. The lock service itself will grant the lock twice."
+        }
+        EventKind::Failover { .. } => {
+            "Asynchronous replication: the primary said OK, then forgot. The lock service itself will grant the lock twice."
+        }
+        EventKind::BarrierSet { result: Ok(()), .. } if fencing => {
+            "Establish the new epoch at the resource before starting: the old token is refused even before the new holder writes."
+        }
+        EventKind::BarrierSet { result: Ok(()), .. } => "A barrier only helps if the storage checks tokens.",
+        EventKind::BarrierSet { .. } => "A refused barrier means a newer epoch already started: do not start.",
+        EventKind::SideEffect { what, lease_live } => {
+            let again = before(t, i).any(|p| matches!(&p.kind, EventKind::SideEffect { what: w, .. } if w == what));
+            match (again, lease_live) {
+                (true, _) => "Charged twice, under every fencing policy: the payment API never sees a token. Only the provider's own idempotency key could stop the repeat.",
+                (false, false) => "Fencing only protects what checks the token. This call did not, so the stale worker made it anyway.",
+                (false, true) => "A call outside the storage carries no token; only the provider's idempotency key could stop a repeat.",
+            }
+        }
+        EventKind::ResumeRace { .. } => {
+            "After a pause, which thread runs first is a race: a self-cancel that has to win it is not a safety mechanism."
+        }
+    };
+    s.to_owned()
+}
+
+/// The "Say:" line for a write reaching storage.
+fn say_write(t: &Trace, i: usize) -> String {
+    let sc = &t.scenario;
+    let e = &t.events[i];
+    let name = e.actor.clone().unwrap_or_default();
+    let EventKind::WriteApplied {
+        fence,
+        result,
+        superseded_by,
+        highest_accepted,
+        ..
+    } = &e.kind
+    else {
+        return String::new();
+    };
+    let fencing = sc.policy.checks_fence();
+    let late = superseded_by.is_some();
+    let out_of_order = matches!((fence, highest_accepted), (Some(f), Some(h)) if f < h);
+    let twice = sc.job.is_some() && result.is_ok() && accepted_before(t, i).next().is_some();
+    match result {
+        Err(WriteError::StaleFence { token, last }) if token == last => {
+            let earlier = accepted_before(t, i).find(|p| p.fence() == Some(*token));
+            match earlier.and_then(|p| p.actor.clone()) {
+                Some(w) if w == name => "Strict refuses an equal token, so this retry's stale_fence is ambiguous: the client cannot tell whether its first debit landed. Same-epoch (≥) would admit it and leave the dedupe to the idempotency key.".to_owned(),
+                Some(w) => format!(
+                    "{w} and {name} carry the same token {token}: storage cannot tell the two holders apart and refused whichever came second."
+                ),
+                None => "Strict refuses a token equal to the last fence; same-epoch (≥) would admit it.".to_owned(),
+            }
+        }
+        Err(WriteError::StaleFence { .. }) => "Storage compares tokens and refuses the older generation. Safety comes from the check at the resource, not from the lock.".to_owned(),
+        Err(WriteError::DuplicateIntent { .. }) => "The idempotency key stops the same intent twice and returns its original result; it is not a fence.".to_owned(),
+        Err(WriteError::MissingFence) => "With fencing on, a write without a token is refused.".to_owned(),
+        Ok(_) if late && fencing => match superseded_by {
+            Some(g) if Some(g.fence) == *fence => format!(
+                "{name} and {} hold the same token {}: no fencing rule can order them. Tokens must come from a counter that never goes back.",
+                g.owner, g.fence
+            ),
+            Some(g) => format!(
+                "A highest-token check revokes {name} only once storage has seen {}; {name}'s write got there first. Establishing the new epoch before the new holder starts (a handoff barrier) closes this gap.",
+                g.fence
+            ),
+            None => String::new(),
+        },
+        Ok(_) if twice && late && sc.publishes() => "Duplicate publish: the job ran twice, and the result row now holds the superseded worker's result. The lease alone is not mutual exclusion.".to_owned(),
+        Ok(_) if twice && late => "Double charge: the job ran twice. Each debit is atomic, so no update was lost; a second lock generation charged again. The lease alone is not mutual exclusion.".to_owned(),
+        Ok(_) if out_of_order => "Storage took a lower token after a higher one: nothing at the resource noticed the older generation.".to_owned(),
+        Ok(_) if late => "Storage took a write from a superseded lease. The lease alone is not mutual exclusion.".to_owned(),
+        Ok(_) if twice => {
+            let first = accepted_before(t, i).last().and_then(|p| p.actor.clone()).unwrap_or_default();
+            format!(
+                "The job has now run twice although this token passed the check: {first}'s earlier write came from a superseded lease that storage could not yet refuse."
+            )
+        }
+        Ok(_) if fencing => "The write carries its token; storage keeps the highest token it has accepted.".to_owned(),
+        Ok(_) => "Storage is not checking tokens: it trusts whoever shows up.".to_owned(),
+    }
+}
+
+/// What a whole run amounts to, in one short line (the comparison panel's caption).
+pub fn outcome(t: &Trace) -> String {
+    let s = &t.summary;
+    let order = t.events.iter().find_map(|e| match &e.kind {
+        EventKind::WriteApplied {
+            highest_accepted, ..
+        } if e.is_out_of_order() => Some(format!(", after {}", token(*highest_accepted))),
+        _ => None,
+    });
+    let late = t.events.iter().find(|e| e.is_late_write()).map(|e| {
+        format!(
+            "{}'s {} landed from a superseded lease{}",
+            e.actor.clone().unwrap_or_default(),
+            token(e.fence()),
+            order.clone().unwrap_or_default()
+        )
+    });
+    let mut parts: Vec<String> = Vec::new();
+    match (s.duplicate_runs, late) {
+        (0, Some(l)) => parts.push(l),
+        (0, None) => parts.extend(order.map(|o| format!("a write landed out of token order{o}"))),
+        (n, l) => {
+            let times = if n == 1 {
+                "twice".to_owned()
+            } else {
+                format!("{} times", n + 1)
+            };
+            let name = twice_name(&t.scenario);
+            parts.push(match l {
+                Some(l) => format!("{name}: job ran {times} — {l}"),
+                None => format!("{name}: job ran {times}"),
+            });
+        }
+    }
+    if s.side_effects > 1 {
+        parts.push(
+            format!("the unfenced call ran {} times", s.side_effects).replace(" 2 times", " twice"),
+        );
+    }
+    let is_dedupe = |w: &&super::ledger::WriteRecord| {
+        matches!(w.result, Err(WriteError::DuplicateIntent { .. }))
+    };
+    let deduped = t.writes.iter().filter(is_dedupe).count();
+    let refusals: Vec<_> = t
+        .writes
+        .iter()
+        .filter(|w| !w.accepted() && !is_dedupe(w))
+        .collect();
+    let refused = refusals.first().map(|w| {
+        let code = w.result.as_ref().err().map_or("", |e| e.code());
+        let more = match refusals.len() {
+            1 => String::new(),
+            n => format!(" (+{} more)", n - 1),
+        };
+        let dedupe = match deduped {
+            0 => String::new(),
+            1 => "; a retry answered from its idempotency key".to_owned(),
+            n => format!("; {n} retries answered from their idempotency keys"),
+        };
+        format!(
+            "{}'s {} refused: {code}{more}{dedupe}; last fence {}",
+            w.request.writer,
+            token(w.request.fence),
+            token(s.last_fence)
+        )
+    });
+    if parts.is_empty() || s.duplicate_runs == 0 && s.late_writes_accepted == 0 {
+        if let Some(r) = refused {
+            parts.insert(0, r);
+        }
+    }
+    if !parts.is_empty() {
+        return parts.join("; ");
+    }
+    if s.conflict() {
+        "two clients believed they held the lease; no superseded write landed".to_owned()
+    } else {
+        "no conflict: one holder at a time".to_owned()
+    }
+}
+
+/// Whether a fencing policy's column is a counterfactual here (Redlock mints no token).
+pub fn counterfactual(t: &Trace) -> bool {
+    t.scenario.token_source == TokenSource::Counterfactual && t.scenario.policy.checks_fence()
+}
+
+/// The policy's rule as a phrase, for captions.
+pub fn rule(policy: FencingPolicy) -> &'static str {
+    match policy {
+        FencingPolicy::Off => "storage ignores tokens",
+        FencingPolicy::Strict => "storage accepts token > last",
+        FencingPolicy::SameEpoch => "storage accepts token ≥ last",
+    }
+}

@@ -1,0 +1,493 @@
+//! What a run produced: facts only. Each event says what happened and in what state the
+//! world was left; the words for it are written elsewhere ([`super::story`]), and the
+//! verdicts are read off the facts by [`super::audit`].
+
+use serde::{Deserialize, Serialize};
+
+use super::clock::Millis;
+use super::lease::{Fence, Lease};
+use super::ledger::{WriteError, WriteRecord};
+use super::scenario::{PauseCause, ReleaseMode, Scenario};
+
+/// Where an event is drawn on the timeline.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Lane {
+    /// The actor with this index in `Scenario::actors`.
+    Actor(usize),
+    Lease,
+    Storage,
+}
+
+/// What the owner of a lease knew when the lock server let it go.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Awareness {
+    /// Frozen in a pause: it cannot know.
+    Paused,
+    /// Running, and still believes it holds the lease.
+    Unaware,
+    /// It had already stopped believing (released, gave up, or never knew of it).
+    Knows,
+}
+
+/// Why a lease ended without a release.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ExpiryCause {
+    /// Its TTL ran out on the lock server's clock.
+    Ttl,
+    /// A forward step of the lock node's clock ended it early.
+    ClockJump,
+    /// A lease that a failed primary lost: only its holder still counted it, until its TTL.
+    LostInFailover,
+}
+
+/// Why a release deleted nothing.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum NoopReason {
+    /// The key now holds someone else's lease.
+    OtherHolder { owner: String, fence: Fence },
+    /// The caller's lease had already expired.
+    Expired,
+    /// The failed primary lost the caller's lease.
+    Lost,
+    /// The caller never held the lease.
+    NeverHeld,
+}
+
+/// Why a write was not sent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum SkipReason {
+    /// The actor never got a token.
+    NoToken,
+    /// A retry with nothing sent before.
+    NothingToRetry,
+}
+
+/// The lease a clock step cut short.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Shortened {
+    pub owner: String,
+    pub fence: Fence,
+    /// When the lease was granted to end, which the holder's own clock still believes.
+    pub granted_until: Millis,
+    /// When it ends now on the lock node.
+    pub ends_at: Millis,
+}
+
+/// One grant of the lease.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Grant {
+    pub owner: String,
+    pub fence: Fence,
+}
+
+/// What happened.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum EventKind {
+    Acquired {
+        fence: Fence,
+        expires_at: Millis,
+        /// Redlock: the nodes that answered OK (empty for a single lock server).
+        #[serde(default)]
+        nodes: Vec<usize>,
+    },
+    AcquireRefused {
+        holder: String,
+        until: Millis,
+        retry_in: Millis,
+        /// Redlock: the nodes that answered OK, too few for a majority (their keys are deleted again).
+        #[serde(default)]
+        nodes: Vec<usize>,
+    },
+    LeaseExpired {
+        owner: String,
+        fence: Fence,
+        cause: ExpiryCause,
+        owner_knew: Awareness,
+    },
+    PauseStarted {
+        until: Millis,
+        cause: PauseCause,
+    },
+    PauseEnded {
+        /// The actor still believes it holds a lease the lock server no longer has.
+        lease_gone: bool,
+    },
+    Checked {
+        held: bool,
+    },
+    GaveUp,
+    WriteSent {
+        fence: Option<Fence>,
+        amount: i64,
+        arrives_at: Millis,
+    },
+    /// The client stopped waiting for the reply; the request is still in flight.
+    WriteTimedOut {
+        fence: Option<Fence>,
+        sent_at: Millis,
+        arrives_at: Millis,
+    },
+    WriteApplied {
+        fence: Option<Fence>,
+        amount: i64,
+        sent_at: Millis,
+        result: Result<i64, WriteError>,
+        /// The newest grant, if the lock made one after the writer's own: the writer's lease
+        /// had been superseded by the time its write reached storage. Compared by grant, not
+        /// by token value, so it also catches a rolled-back counter handing a token out twice.
+        superseded_by: Option<Grant>,
+        /// The highest token storage had accepted before this write, checked or not.
+        highest_accepted: Option<Fence>,
+        /// For a publish, the result it writes (then `amount` is 0).
+        #[serde(default)]
+        publish: Option<String>,
+    },
+    WriteSkipped {
+        reason: SkipReason,
+    },
+    Extended {
+        fence: Fence,
+        expires_at: Millis,
+        /// `Some` when a watchdog renewed during work: its next renewal, if before the work ends.
+        watchdog: Option<Option<Millis>>,
+    },
+    ExtendFailed {
+        watchdog: bool,
+        /// When the lease had ended, if it ended before this attempt.
+        lease_ended_at: Option<Millis>,
+    },
+    Released {
+        fence: Fence,
+        via: ReleaseMode,
+    },
+    ReleaseNoop {
+        via: ReleaseMode,
+        reason: NoopReason,
+    },
+    /// The GET half of a GET-then-DEL release: what the key held (`None`: nothing live).
+    LockValueRead {
+        owner: Option<String>,
+        fence: Option<Fence>,
+    },
+    /// The unconditional DEL of a GET-then-DEL release removed another actor's live lease.
+    DeletedOthersLease {
+        owner: String,
+        fence: Fence,
+    },
+    /// The last debit is resent unchanged because its reply was lost.
+    Retried {
+        fence: Option<Fence>,
+        amount: i64,
+        idempotency_key: Option<String>,
+    },
+    /// The lock node's clock stepped forward by `by`.
+    LockClockJumped {
+        by: Millis,
+        shortened: Option<Shortened>,
+    },
+    /// The primary crashed and a replica without the lock keys took over; `lost` are the
+    /// leases it had granted that were still live.
+    Failover {
+        lost: Vec<Lease>,
+        /// The token the promoted replica will grant next.
+        next_fence: Fence,
+        /// The token counter went back with the lost keys (it lived on the same Redis).
+        rolled_back: bool,
+    },
+    /// An epoch barrier written to storage (see `Ledger::barrier`).
+    BarrierSet {
+        fence: Fence,
+        result: Result<(), WriteError>,
+    },
+    /// A call to a system that never sees the token: fencing cannot stop it.
+    /// `lease_live`: whether the caller still held a live lease at that moment.
+    SideEffect {
+        what: String,
+        lease_live: bool,
+    },
+    /// The job's status, read from storage under the lease: `done` when one of its
+    /// debits has already landed (the actor then skips to its release).
+    JobChecked {
+        done: bool,
+    },
+    /// A paused worker woke with both its work finished and a renewal overdue: its two
+    /// threads race, and `worker_first` says which ran first (drawn from the scenario seed).
+    ResumeRace {
+        worker_first: bool,
+    },
+}
+
+/// The state of the world right after an event.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Snapshot {
+    pub at: Millis,
+    /// The live lease, as the lock server sees it.
+    pub holder: Option<Lease>,
+    pub balance: i64,
+    /// Storage high-water mark (only kept while fencing is on).
+    pub last_fence: Option<Fence>,
+    /// Token of the last accepted write, checked or not.
+    pub last_write_fence: Option<Fence>,
+    /// The result row's value, for a job that publishes.
+    #[serde(default)]
+    pub result: Option<String>,
+    /// Actors that believe they hold the lease; more than one is the whole problem.
+    pub believers: Vec<String>,
+    /// Leases a failed primary granted and lost that are still within their TTL: their
+    /// holders were told "OK", though the current primary has never heard of them.
+    #[serde(default)]
+    pub lost_leases: Vec<Lease>,
+    /// Redlock: further clients that hold a majority of keys at once (the lock granted twice).
+    #[serde(default)]
+    pub other_holders: Vec<Lease>,
+}
+
+/// One entry of the trace.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TraceEvent {
+    pub at: Millis,
+    /// Who acted; `None` for the lock server's own events.
+    pub actor: Option<String>,
+    pub lane: Lane,
+    pub kind: EventKind,
+    pub snapshot: Snapshot,
+}
+
+impl TraceEvent {
+    /// Stable result code: `ok`, `lock_held`, `stale_fence`, `not_holder`, …
+    pub fn result_code(&self) -> &'static str {
+        match &self.kind {
+            EventKind::AcquireRefused { .. } => "lock_held",
+            EventKind::WriteApplied { result: Err(e), .. } => e.code(),
+            EventKind::Checked { held: false }
+            | EventKind::ExtendFailed { .. }
+            | EventKind::ReleaseNoop { .. } => "not_holder",
+            EventKind::WriteSkipped { .. } | EventKind::GaveUp => "skipped",
+            EventKind::WriteTimedOut { .. } => "timeout",
+            EventKind::BarrierSet { result: Err(e), .. } => e.code(),
+            EventKind::DeletedOthersLease { .. } => "deleted_other_lease",
+            EventKind::SideEffect { .. } => "unfenced",
+            EventKind::Failover { .. } => "failover",
+            EventKind::LockClockJumped { .. } => "clock_jump",
+            _ => "ok",
+        }
+    }
+
+    /// The token involved, if any.
+    pub fn fence(&self) -> Option<Fence> {
+        match &self.kind {
+            EventKind::Acquired { fence, .. }
+            | EventKind::LeaseExpired { fence, .. }
+            | EventKind::Extended { fence, .. }
+            | EventKind::Released { fence, .. }
+            | EventKind::DeletedOthersLease { fence, .. }
+            | EventKind::BarrierSet { fence, .. } => Some(*fence),
+            EventKind::WriteSent { fence, .. }
+            | EventKind::WriteTimedOut { fence, .. }
+            | EventKind::WriteApplied { fence, .. }
+            | EventKind::Retried { fence, .. }
+            | EventKind::LockValueRead { fence, .. } => *fence,
+            _ => None,
+        }
+    }
+
+    /// An accepted write whose lease a newer grant had already superseded: a late write.
+    pub fn is_late_write(&self) -> bool {
+        matches!(
+            &self.kind,
+            EventKind::WriteApplied {
+                result: Ok(_),
+                superseded_by: Some(_),
+                ..
+            }
+        )
+    }
+
+    /// An accepted write with a lower token than one storage had already accepted.
+    pub fn is_out_of_order(&self) -> bool {
+        matches!(
+            &self.kind,
+            EventKind::WriteApplied { fence: Some(f), result: Ok(_), highest_accepted: Some(h), .. } if f < h
+        )
+    }
+}
+
+/// How a lease span ended on the lease lane.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum LeaseEnd {
+    Expired,
+    Released,
+    /// Still live at the end of the horizon.
+    Open,
+}
+
+/// A lease as a band on the lease lane.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LeaseSpan {
+    pub owner: String,
+    pub fence: Fence,
+    pub from: Millis,
+    pub to: Millis,
+    pub end: LeaseEnd,
+}
+
+/// What a run amounts to: the verdicts [`super::audit`] reads off the events.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Summary {
+    pub final_balance: i64,
+    pub accepted_writes: usize,
+    pub rejected_writes: usize,
+    /// Accepted writes whose token was already superseded: a newer token had been granted
+    /// before the write reached storage (its lease had expired, been lost or released).
+    /// Fencing by highest-seen token can still let these through, before storage has seen
+    /// the newer token.
+    pub late_writes_accepted: usize,
+    /// Accepted writes with a lower token than one storage had already accepted. A fencing
+    /// policy refuses these by its rule, so this is informative only with fencing off.
+    pub out_of_order_writes: usize,
+    /// Writes of one job landed from two lock generations: the job ran twice.
+    #[serde(default)]
+    pub duplicate_runs: usize,
+    /// Most actors that believed at once that they held the lease.
+    pub max_believers: usize,
+    pub last_fence: Option<Fence>,
+    pub last_write_fence: Option<Fence>,
+    /// Most leases live at once: granted and neither expired, released nor deleted, counting
+    /// those a failed primary lost. Above 1 only after a failover: two holders according to
+    /// the lock service itself, not just two believers.
+    #[serde(default)]
+    pub max_live_leases: usize,
+    /// Side effects (calls that carry no token) made by an actor without a live lease.
+    #[serde(default)]
+    pub unprotected_side_effects: usize,
+    /// Side effects made in all, protected or not.
+    #[serde(default)]
+    pub side_effects: usize,
+}
+
+impl Summary {
+    /// The lock service itself granted the same lock to two clients at once.
+    pub fn two_holders(&self) -> bool {
+        self.max_live_leases > 1
+    }
+
+    /// Two clients believed they held the lock at the same time.
+    pub fn conflict(&self) -> bool {
+        self.max_believers > 1
+    }
+}
+
+/// A complete run.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Trace {
+    pub scenario: Scenario,
+    /// The state before the first event (step 0).
+    pub initial: Snapshot,
+    pub events: Vec<TraceEvent>,
+    /// The storage's append-only write log, in arrival order.
+    pub writes: Vec<WriteRecord>,
+    pub summary: Summary,
+}
+
+impl Trace {
+    /// Number of steps: 0 is the initial state, `len()` is after the last event.
+    pub fn len(&self) -> usize {
+        self.events.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.events.is_empty()
+    }
+
+    /// The state after `step` events (clamped).
+    pub fn snapshot_at(&self, step: usize) -> &Snapshot {
+        match step.min(self.len()) {
+            0 => &self.initial,
+            n => &self.events[n - 1].snapshot,
+        }
+    }
+
+    /// The event that produced step `step`, if any.
+    pub fn event_at(&self, step: usize) -> Option<&TraceEvent> {
+        step.checked_sub(1).and_then(|i| self.events.get(i))
+    }
+
+    /// The write log as it stands after `step` events.
+    pub fn writes_until(&self, step: usize) -> &[WriteRecord] {
+        let at = step.min(self.len());
+        let n = self.events[..at]
+            .iter()
+            .filter(|e| matches!(e.kind, EventKind::WriteApplied { .. }))
+            .count();
+        &self.writes[..n]
+    }
+
+    /// Lease bands for the lease lane, derived from the events.
+    pub fn lease_spans(&self) -> Vec<LeaseSpan> {
+        let mut spans: Vec<LeaseSpan> = Vec::new();
+        for e in &self.events {
+            let mut end = |fence: &Fence, kind: LeaseEnd| {
+                if let Some(s) = spans.iter_mut().find(|s| s.fence == *fence) {
+                    s.to = e.at;
+                    s.end = kind;
+                }
+            };
+            match &e.kind {
+                EventKind::Acquired {
+                    fence, expires_at, ..
+                } => spans.push(LeaseSpan {
+                    owner: e.actor.clone().unwrap_or_default(),
+                    fence: *fence,
+                    from: e.at,
+                    to: *expires_at,
+                    end: LeaseEnd::Open,
+                }),
+                EventKind::Extended {
+                    fence, expires_at, ..
+                } => {
+                    if let Some(s) = spans.iter_mut().find(|s| s.fence == *fence) {
+                        s.to = *expires_at;
+                    }
+                }
+                EventKind::Released { fence, .. } => end(fence, LeaseEnd::Released),
+                // A clock jump can end a lease before the `expires_at` it was granted with.
+                EventKind::LeaseExpired { fence, .. } => end(fence, LeaseEnd::Expired),
+                EventKind::DeletedOthersLease { fence, .. } => end(fence, LeaseEnd::Released),
+                _ => {}
+            }
+        }
+        spans
+    }
+
+    /// Intervals during which two or more actors believed they held the lease.
+    pub fn conflict_spans(&self) -> Vec<(Millis, Millis)> {
+        self.spans_where(|s| s.believers.len() > 1)
+    }
+
+    /// For each actor, the intervals during which it believed it held the lease.
+    pub fn belief_spans(&self, actor: usize) -> Vec<(Millis, Millis)> {
+        let Some(name) = self.scenario.actors.get(actor).map(|a| a.name.as_str()) else {
+            return Vec::new();
+        };
+        self.spans_where(|s| s.believers.iter().any(|b| b == name))
+    }
+
+    fn spans_where(&self, holds: impl Fn(&Snapshot) -> bool) -> Vec<(Millis, Millis)> {
+        let mut spans = Vec::new();
+        let mut open: Option<Millis> = None;
+        for e in &self.events {
+            match (open, holds(&e.snapshot)) {
+                (None, true) => open = Some(e.at),
+                (Some(from), false) => {
+                    spans.push((from, e.at));
+                    open = None;
+                }
+                _ => {}
+            }
+        }
+        if let Some(from) = open {
+            spans.push((from, self.scenario.horizon));
+        }
+        spans
+    }
+}
