@@ -7,9 +7,11 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-#[derive(Debug, Clone, Copy)]
+/// A client of one etcd member or a cluster: requests go to the first member that answers
+/// (a killed member refuses the connection, so the client moves on to the next one).
+#[derive(Debug, Clone)]
 pub struct Etcd {
-    pub port: u16,
+    pub ports: Vec<u16>,
 }
 
 /// The outcome of the lock transaction.
@@ -21,41 +23,47 @@ pub enum LockTxn {
     Held,
 }
 
+/// Errors a member gives while the cluster elects a new leader: worth retrying.
+fn transient(e: &str) -> bool {
+    [
+        "leader",
+        "timed out",
+        "unavailable",
+        "no HTTP body",
+        "reset",
+        "refused",
+    ]
+    .iter()
+    .any(|s| e.contains(s))
+}
+
 impl Etcd {
     pub fn post(&self, path: &str, body: &Value) -> Result<Value, String> {
-        let body = body.to_string();
-        let mut s =
-            TcpStream::connect(("127.0.0.1", self.port)).map_err(|e| format!("etcd: {e}"))?;
-        s.set_nodelay(true).ok();
-        s.set_read_timeout(Some(Duration::from_secs(10))).ok();
-        let req = format!(
-            "POST {path} HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-            self.port,
-            body.len()
-        );
-        s.write_all(req.as_bytes()).map_err(|e| e.to_string())?;
-        let mut raw = Vec::new();
-        s.read_to_end(&mut raw).map_err(|e| e.to_string())?;
-        let text = String::from_utf8_lossy(&raw);
-        let (head, rest) = text
-            .split_once("\r\n\r\n")
-            .ok_or_else(|| format!("etcd {path}: no HTTP body"))?;
-        let status = head.lines().next().unwrap_or_default().to_owned();
-        let chunked = head.lines().any(|l| {
-            l.to_ascii_lowercase()
-                .starts_with("transfer-encoding: chunked")
-        });
-        let body = if chunked {
-            dechunk(rest)
-        } else {
-            rest.to_owned()
-        };
-        let v: Value =
-            serde_json::from_str(&body).map_err(|e| format!("etcd {path}: {e}: {body}"))?;
-        if !status.contains(" 200 ") {
-            return Err(format!("etcd {path}: {status}: {body}"));
+        let t0 = std::time::Instant::now();
+        loop {
+            let mut last = String::from("etcd: no members");
+            for &port in &self.ports {
+                match post_to(port, path, body) {
+                    Ok(v) => return Ok(v),
+                    Err(e) if transient(&e) => last = e,
+                    Err(e) => return Err(e),
+                }
+            }
+            if t0.elapsed() > Duration::from_secs(5) {
+                return Err(last);
+            }
+            std::thread::sleep(Duration::from_millis(10));
         }
-        Ok(v)
+    }
+
+    /// One member's status: (its member id, the leader it knows).
+    pub fn status(port: u16) -> Result<(u64, u64), String> {
+        let v = post_to(port, "/v3/maintenance/status", &json!({}))?;
+        let id = |v: &Value| v.as_u64().or_else(|| v.as_str()?.parse().ok());
+        Ok((
+            id(&v["header"]["member_id"]).ok_or("status: member_id")?,
+            id(&v["leader"]).ok_or("status: leader")?,
+        ))
     }
 
     /// A lease of `ttl_s` seconds (etcd leases count in whole seconds).
@@ -122,6 +130,41 @@ impl Etcd {
             .map(|r| r as u64)
             .ok_or_else(|| format!("put: {v}"))
     }
+}
+
+/// One HTTP/1.1 POST to one member.
+fn post_to(port: u16, path: &str, body: &Value) -> Result<Value, String> {
+    let body = body.to_string();
+    let mut s = TcpStream::connect(("127.0.0.1", port)).map_err(|e| format!("etcd: {e}"))?;
+    s.set_nodelay(true).ok();
+    s.set_read_timeout(Some(Duration::from_secs(3))).ok();
+    let req = format!(
+        "POST {path} HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        port,
+        body.len()
+    );
+    s.write_all(req.as_bytes()).map_err(|e| e.to_string())?;
+    let mut raw = Vec::new();
+    s.read_to_end(&mut raw).map_err(|e| e.to_string())?;
+    let text = String::from_utf8_lossy(&raw);
+    let (head, rest) = text
+        .split_once("\r\n\r\n")
+        .ok_or_else(|| format!("etcd {path}: no HTTP body"))?;
+    let status = head.lines().next().unwrap_or_default().to_owned();
+    let chunked = head.lines().any(|l| {
+        l.to_ascii_lowercase()
+            .starts_with("transfer-encoding: chunked")
+    });
+    let body = if chunked {
+        dechunk(rest)
+    } else {
+        rest.to_owned()
+    };
+    let v: Value = serde_json::from_str(&body).map_err(|e| format!("etcd {path}: {e}: {body}"))?;
+    if !status.contains(" 200 ") {
+        return Err(format!("etcd {path}: {status}: {body}"));
+    }
+    Ok(v)
 }
 
 /// int64 fields come back as JSON strings.

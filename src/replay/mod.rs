@@ -4,8 +4,9 @@
 //!
 //! Coupling to the core, kept small on purpose: `Scenario`/`Actor`/`Step` data (read in
 //! [`run::act`] and [`plan`]), `core::run` → `Trace.writes` (`writer`, `fence`, `result`) and
-//! `Trace.summary.final_balance / last_fence`, `renewal_interval` and `SplitMix64` for the
-//! watchdog's jitter. Nothing reads narration or talking points.
+//! `Trace.summary.final_balance / last_fence / side_effects`, the final snapshot's `result`,
+//! `Scenario::token_source` / `redlock` for which servers grant the lock, `renewal_interval`
+//! and `SplitMix64` for the watchdog's jitter and the resume race. Nothing reads `story`.
 
 mod etcd;
 mod pg;
@@ -19,38 +20,41 @@ use std::sync::{Arc, Barrier, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use fencing_lab::core::{
-    self, FencingPolicy, Millis, ReleaseMode, Scenario, SplitMix64, Step, DECK, GET_DEL_GAP,
+    self, FencingPolicy, Millis, ReleaseMode, Scenario, SplitMix64, Step, TokenSource, DECK,
+    GET_DEL_GAP,
 };
 use serde_json::json;
 
 use pg::Psql;
 use redis::Redis;
-use run::{Env, LockBackend, Observed, TokenSource};
+use run::{Env, LockBackend, Observed};
 use servers::{Cleanup, EtcdServer, PgServer, RedisServer};
 
 /// Real ms per time slot of a Redis-locked run: the smallest gap between two decisive
 /// events of a scenario becomes this long (override: `REPLAY_SLOT_MS`).
 const SLOT_MS: f64 = 60.0;
-/// Suffix of the runs whose lease and lock come from etcd instead of Redis.
+/// Suffix of the runs whose lease, lock and token come from etcd instead of Redis.
 const ETCD_SUFFIX: &str = "@etcd";
-/// Deck scenarios replayed a second time with etcd granting the lease and the lock.
-const ON_ETCD: &[&str] = &["gc-pause"];
+/// Deck scenarios replayed a second time with `TokenSource::LockService` (etcd). For
+/// redis-failover that is the page's what-if: a 3-member etcd cluster loses its leader.
+const ON_ETCD: &[&str] = &["gc-pause", "redis-failover"];
+/// Members of the etcd cluster of a run that fails over.
+const ETCD_CLUSTER: usize = 3;
 
 /// One run to make.
 struct Case {
     label: String,
     sc: Scenario,
     lock: LockBackend,
-    tokens: TokenSource,
 }
 
-/// Where the scenario's token comes from. The one place to map a scenario's token source
-/// (today: tokens come from a consensus store exactly when the scenario fails over).
-fn token_source(sc: &Scenario) -> TokenSource {
-    if sc.failover_at.is_some() {
-        TokenSource::EtcdRevision
-    } else {
-        TokenSource::RedisIncr
+/// Which real servers grant the lock and mint the token: the one place that maps the
+/// scenario's `token_source` (and `redlock`) onto servers.
+fn backend(sc: &Scenario) -> LockBackend {
+    match (&sc.redlock, sc.token_source) {
+        (Some(_), _) => LockBackend::Redlock,
+        (None, TokenSource::LockService) => LockBackend::Etcd,
+        (None, TokenSource::SameRedis | TokenSource::Counterfactual) => LockBackend::Redis,
     }
 }
 
@@ -58,41 +62,52 @@ fn token_source(sc: &Scenario) -> TokenSource {
 fn not_reproducible(c: &Case) -> Option<String> {
     let sc = &c.sc;
     let steps = || sc.actors.iter().flat_map(|a| &a.script);
-    // The core merged from main has these; the harness does not model them yet.
-    if steps().any(|s| matches!(s, Step::CheckDone | Step::Publish { .. })) {
-        return Some(
-            "the new core's job-status read / result publish is not modelled yet".to_owned(),
-        );
-    }
-    if sc.redlock.is_some() {
-        return Some("Redlock is not modelled yet".to_owned());
-    }
-    if sc.actors.iter().any(|a| a.request_timeout.is_some()) {
-        return Some("client request timeouts are not modelled yet".to_owned());
-    }
     if !sc.lock_clock_jumps.is_empty() && !Path::new(servers::FAKETIME_LIB).exists() {
         return Some("clock jump needs libfaketime (Debian faketime), not installed".to_owned());
     }
-    if c.lock == LockBackend::Etcd {
-        if steps().any(|s| matches!(s, Step::Extend | Step::WorkRenewing { .. })) {
-            return Some(
-                "etcd renews by a keep-alive stream; the harness does not drive it".to_owned(),
-            );
-        }
-        if sc.release == ReleaseMode::GetThenDel && steps().any(|s| *s == Step::Release) {
-            return Some("GET-then-DEL is a Redis-client pattern".to_owned());
-        }
-        if sc.failover_at.is_some() || !sc.lock_clock_jumps.is_empty() {
-            return Some(
-                "a single-node etcd neither fails over nor runs under faketime here".to_owned(),
-            );
-        }
-        if (sc.lease_ttl as f64 * etcd_scale(sc)) % 1000.0 != 0.0 {
-            return Some("etcd lease TTLs are whole seconds".to_owned());
-        }
+    if sc.redlock.is_none() && sc.token_source == TokenSource::Counterfactual {
+        return Some(
+            "counterfactual tokens without Redlock: the core's single lock still mints them"
+                .to_owned(),
+        );
     }
-    if !sc.lock_clock_jumps.is_empty() && sc.failover_at.is_some() {
-        return Some("a clock step and a failover in one run: the promoted replica does not run under libfaketime".to_owned());
+    let publishes = steps().any(|s| matches!(s, Step::Publish { .. }));
+    let debits = steps().any(|s| matches!(s, Step::Debit { .. }));
+    if publishes && debits {
+        return Some("debits and publishes share one high-water mark in the core; the harness keeps the balance's fence and the result row's epoch apart".to_owned());
+    }
+    match c.lock {
+        LockBackend::Etcd => {
+            if steps().any(|s| matches!(s, Step::Extend | Step::WorkRenewing { .. })) {
+                return Some(
+                    "etcd renews by a keep-alive stream; the harness does not drive it".to_owned(),
+                );
+            }
+            if sc.release == ReleaseMode::GetThenDel && steps().any(|s| *s == Step::Release) {
+                return Some("GET-then-DEL is a Redis-client pattern".to_owned());
+            }
+            if !sc.lock_clock_jumps.is_empty() {
+                return Some("etcd does not run under faketime here".to_owned());
+            }
+            if (sc.lease_ttl as f64 * etcd_scale(sc)) % 1000.0 != 0.0 {
+                return Some("etcd lease TTLs are whole seconds".to_owned());
+            }
+        }
+        LockBackend::Redlock => {
+            if sc.failover_at.is_some() {
+                return Some(
+                    "a failover under Redlock: the core fails no Redlock node over".to_owned(),
+                );
+            }
+            if sc.release == ReleaseMode::GetThenDel && steps().any(|s| *s == Step::Release) {
+                return Some("GET-then-DEL over Redlock nodes is not modelled".to_owned());
+            }
+        }
+        LockBackend::Redis => {
+            if !sc.lock_clock_jumps.is_empty() && sc.failover_at.is_some() {
+                return Some("a clock step and a failover in one run: the promoted replica does not run under libfaketime".to_owned());
+            }
+        }
     }
     None
 }
@@ -113,6 +128,7 @@ fn granularity(sc: &Scenario) -> Millis {
     }
     for a in &sc.actors {
         g = gcd(gcd(g, a.start_at), a.network_delay);
+        g = gcd(g, a.request_timeout.unwrap_or(0));
         for p in &a.pauses {
             g = gcd(gcd(g, p.start), p.duration);
         }
@@ -148,7 +164,7 @@ fn slot_ms() -> f64 {
 fn timing(c: &Case) -> (f64, f64) {
     let g = granularity(&c.sc) as f64;
     match c.lock {
-        LockBackend::Redis => (slot_ms() / g, slot_ms()),
+        LockBackend::Redis | LockBackend::Redlock => (slot_ms() / g, slot_ms()),
         LockBackend::Etcd => {
             let s = etcd_scale(&c.sc);
             (s, s * g)
@@ -160,24 +176,22 @@ fn cases(ids: &[String]) -> Result<Vec<Case>, String> {
     let mut out = Vec::new();
     let want = |id: &str| ids.is_empty() || ids.iter().any(|i| i == id);
     for e in DECK {
-        for (label, lock) in [
-            (e.id.to_owned(), LockBackend::Redis),
-            (format!("{}{ETCD_SUFFIX}", e.id), LockBackend::Etcd),
+        for (label, etcd) in [
+            (e.id.to_owned(), false),
+            (format!("{}{ETCD_SUFFIX}", e.id), true),
         ] {
-            if !want(&label) || (lock == LockBackend::Etcd && !ON_ETCD.contains(&e.id)) {
+            if !want(&label) || (etcd && !ON_ETCD.contains(&e.id)) {
                 continue;
             }
             for policy in FencingPolicy::ALL {
-                let sc = (e.build)().with_policy(policy);
-                let tokens = match lock {
-                    LockBackend::Etcd => TokenSource::EtcdRevision,
-                    LockBackend::Redis => token_source(&sc),
-                };
+                let mut sc = (e.build)().with_policy(policy);
+                if etcd {
+                    sc.token_source = TokenSource::LockService;
+                }
                 out.push(Case {
                     label: label.clone(),
+                    lock: backend(&sc),
                     sc,
-                    lock,
-                    tokens,
                 });
             }
         }
@@ -210,6 +224,10 @@ struct Attempt {
 struct Outcome {
     balance: i64,
     last_fence: Option<u64>,
+    /// The job's result row (scenarios that publish).
+    result: Option<String>,
+    /// Calls to the outside system that never sees a token (the card charge).
+    side_effects: usize,
     writes: Vec<Attempt>,
 }
 
@@ -218,6 +236,8 @@ fn predict(sc: &Scenario) -> Outcome {
     Outcome {
         balance: trace.summary.final_balance,
         last_fence: trace.summary.last_fence.map(|f| f.0),
+        result: trace.snapshot_at(trace.len()).result.clone(),
+        side_effects: trace.summary.side_effects,
         writes: trace
             .writes
             .iter()
@@ -240,6 +260,18 @@ fn differences(predicted: &Outcome, observed: &Outcome) -> Vec<String> {
         d.push(format!(
             "    balance: predicted {}, observed {}",
             predicted.balance, observed.balance
+        ));
+    }
+    if predicted.result != observed.result {
+        d.push(format!(
+            "    result row: predicted {:?}, observed {:?}",
+            predicted.result, observed.result
+        ));
+    }
+    if predicted.side_effects != observed.side_effects {
+        d.push(format!(
+            "    side effects: predicted {}, observed {}",
+            predicted.side_effects, observed.side_effects
         ));
     }
     if predicted.last_fence != observed.last_fence {
@@ -281,7 +313,15 @@ fn show(o: &Outcome) -> String {
     let fence = o
         .last_fence
         .map_or_else(|| "none".to_owned(), |f| f.to_string());
-    format!("{} / {} / {}", o.balance, fence, writes.join(", "))
+    let value = match &o.result {
+        Some(r) => format!("{} “{r}”", o.balance),
+        None => o.balance.to_string(),
+    };
+    let effects = match o.side_effects {
+        0 => String::new(),
+        n => format!(" / {n} side effects"),
+    };
+    format!("{value} / {fence} / {}{effects}", writes.join(", "))
 }
 
 /// What a finished run produced.
@@ -306,7 +346,12 @@ fn run_case(c: &Case, n: usize, srv: &Servers) -> Result<Report, String> {
     let (scale, slot) = timing(c);
     let schema = format!("run{n}");
     let mut admin = Psql::connect(&srv.pg.addr, None)?;
-    admin.query(&pg::schema_sql(&schema, &sc.resource, sc.initial_balance))?;
+    admin.query(&pg::schema_sql(
+        &schema,
+        &sc.resource,
+        sc.initial_balance,
+        sc.first_fence,
+    ))?;
 
     // The lock server(s).
     let faketime = (!sc.lock_clock_jumps.is_empty()).then(|| srv.dir.join(format!("faketime-{n}")));
@@ -314,22 +359,58 @@ fn run_case(c: &Case, n: usize, srv: &Servers) -> Result<Report, String> {
         std::fs::write(f, "+0\n").map_err(|e| e.to_string())?;
     }
     let mut notes = Vec::new();
-    let (primary, replica) = match c.lock {
-        LockBackend::Etcd => (None, None),
+    let mut primary = None;
+    let mut replica = None;
+    let mut nodes = Vec::new();
+    let mut cluster = None;
+    match c.lock {
+        LockBackend::Etcd => {
+            if sc.failover_at.is_some() {
+                let e = EtcdServer::start(&srv.dir, &format!("etcd-{n}"), ETCD_CLUSTER)?;
+                notes.push(format!(
+                    "a {ETCD_CLUSTER}-member etcd cluster on ports {:?}",
+                    e.client.ports
+                ));
+                cluster = Some(e);
+            }
+        }
         LockBackend::Redis => {
             let p = RedisServer::start(&srv.dir, &format!("redis-{n}"), faketime.as_deref())?;
-            let mut r = Redis::connect(p.port)?;
-            if c.tokens == TokenSource::RedisIncr {
-                let first = sc.first_fence.saturating_sub(1).to_string();
-                r.cmd(&["SET", &run::fence_key(&sc.resource), &first])?;
+            // The fence counter's base value, set on the primary before the replica syncs,
+            // so the replica has it too (and only it).
+            let first = sc.first_fence.saturating_sub(1).to_string();
+            Redis::connect(p.port)?.cmd(&["SET", &run::fence_key(&sc.resource), &first])?;
+            if sc.failover_at.is_some() {
+                replica = Some(start_cut_replica(&srv.dir, n, &p, &mut notes)?);
             }
-            let replica = match sc.failover_at {
-                None => None,
-                Some(_) => Some(start_cut_replica(&srv.dir, n, &p, &mut notes)?),
-            };
-            (Some(p), replica)
+            primary = Some(p);
         }
-    };
+        LockBackend::Redlock => {
+            let r = sc.redlock.as_ref().ok_or("redlock")?;
+            for i in 0..r.nodes {
+                let ft = if i == r.jumping_node {
+                    faketime.as_deref()
+                } else {
+                    None
+                };
+                nodes.push(RedisServer::start(
+                    &srv.dir,
+                    &format!("redis-{n}-node{i}"),
+                    ft,
+                )?);
+            }
+            notes.push(format!(
+                "Redlock over {} redis-servers on ports {:?}{}",
+                r.nodes,
+                nodes.iter().map(|s| s.port).collect::<Vec<_>>(),
+                if faketime.is_some() {
+                    format!(", node {} under libfaketime", r.jumping_node)
+                } else {
+                    String::new()
+                }
+            ));
+        }
+    }
     let port = Arc::new(AtomicU16::new(primary.as_ref().map_or(0, |p| p.port)));
     let shared: run::Shared = Arc::new(Mutex::new(Observed::default()));
     let rng = Mutex::new(SplitMix64::new(sc.seed));
@@ -338,14 +419,31 @@ fn run_case(c: &Case, n: usize, srv: &Servers) -> Result<Report, String> {
         scale,
         slot,
         lock: c.lock,
-        tokens: c.tokens,
         redis_port: port.clone(),
-        etcd: srv.etcd.as_ref().map(|e| e.client),
+        nodes: nodes.iter().map(|s| s.port).collect(),
+        etcd: match &cluster {
+            Some(e) => Some(e.client.clone()),
+            None => srv.etcd.as_ref().map(|e| e.client.clone()),
+        },
         pg: srv.pg.addr.clone(),
         schema: schema.clone(),
         faketime: faketime.clone(),
         start: OnceLock::new(),
         barrier: Barrier::new(sc.actors.len() + 1),
+    };
+    let jumping = match c.lock {
+        LockBackend::Redlock => sc
+            .redlock
+            .as_ref()
+            .and_then(|r| nodes.get(r.jumping_node))
+            .map(|s| s.port),
+        _ => primary.as_ref().map(|p| p.port),
+    };
+    let faults = Faults {
+        jumping,
+        primary: primary.as_ref(),
+        replica: replica.as_ref(),
+        cluster: cluster.as_ref(),
     };
     let results: Vec<Result<(), String>> = std::thread::scope(|s| {
         let mut hs = Vec::new();
@@ -353,7 +451,7 @@ fn run_case(c: &Case, n: usize, srv: &Servers) -> Result<Report, String> {
             let (env, shared, rng) = (&env, shared.clone(), &rng);
             hs.push(s.spawn(move || run::run_actor(env, sc, i, shared, rng)));
         }
-        let world = s.spawn(|| world(&env, sc, primary.as_ref(), replica.as_ref(), &shared));
+        let world = s.spawn(|| world(&env, sc, &faults, &shared));
         let mut out: Vec<Result<(), String>> = hs
             .into_iter()
             .map(|h| {
@@ -373,19 +471,24 @@ fn run_case(c: &Case, n: usize, srv: &Servers) -> Result<Report, String> {
     }
     drop(primary);
     drop(replica);
+    drop(nodes);
+    drop(cluster);
 
     // What the storage recorded.
     let acct = admin.one(&format!(
-        "SELECT balance || '|' || fence FROM {schema}.accounts WHERE id = {};",
+        "SELECT a.balance || '|' || a.fence || '|' || r.epoch || '|' || (SELECT count(*) FROM {schema}.side_effects) || '|' || coalesce(r.result, '') || '|' || CASE WHEN r.result IS NULL THEN 'null' ELSE 'set' END FROM {schema}.accounts a JOIN {schema}.job_results r ON r.job = a.id WHERE a.id = {};",
         pg::lit(&sc.resource)
     ))?;
-    let (balance, fence) = acct.split_once('|').ok_or("accounts row")?;
+    let f: Vec<&str> = acct.split('|').collect();
+    let [balance, fence, epoch, effects, result, result_set] = f[..] else {
+        return Err(format!("accounts row: {acct}"));
+    };
     let rows = admin.query(&format!(
-        "SELECT writer || '|' || coalesce(token::text, '') || '|' || result FROM {schema}.write_log WHERE kind = 'debit' ORDER BY seq;"
+        "SELECT writer || '|' || coalesce(token::text, '') || '|' || result FROM {schema}.write_log WHERE kind IN ('debit', 'publish') ORDER BY seq;"
     ))?;
     let obs = shared.lock().unwrap_or_else(|e| e.into_inner());
     notes.extend(obs.notes.iter().cloned());
-    let ranked = (c.tokens == TokenSource::EtcdRevision).then(|| {
+    let ranked = (c.lock == LockBackend::Etcd).then(|| {
         let mut t = obs.tokens.clone();
         t.sort_unstable();
         t.dedup();
@@ -412,11 +515,15 @@ fn run_case(c: &Case, n: usize, srv: &Servers) -> Result<Report, String> {
             }
         })
         .collect();
-    let fence: u64 = fence.parse().map_err(|_| "fence")?;
+    // The high-water mark: the result row's epoch where the job publishes, else the fence.
+    let mark = if sc.publishes() { epoch } else { fence };
+    let mark: u64 = mark.parse().map_err(|_| "fence")?;
     Ok(Report {
         observed: Outcome {
             balance: balance.parse().map_err(|_| "balance")?,
-            last_fence: (fence > 0).then(|| map(fence)),
+            last_fence: (mark > 0).then(|| map(mark)),
+            result: (result_set == "set").then(|| result.to_owned()),
+            side_effects: effects.parse().map_err(|_| "side effects")?,
             writes,
         },
         ranked,
@@ -454,14 +561,17 @@ fn start_cut_replica(
     Ok(r)
 }
 
+/// The servers the world's faults act on.
+struct Faults<'a> {
+    /// The redis-server whose clock steps (the lock node, or Redlock's jumping node).
+    jumping: Option<u16>,
+    primary: Option<&'a RedisServer>,
+    replica: Option<&'a RedisServer>,
+    cluster: Option<&'a EtcdServer>,
+}
+
 /// The faults that are the world's, not an actor's: the failover and the clock step.
-fn world(
-    env: &Env,
-    sc: &Scenario,
-    primary: Option<&RedisServer>,
-    replica: Option<&RedisServer>,
-    shared: &run::Shared,
-) -> Result<(), String> {
+fn world(env: &Env, sc: &Scenario, f: &Faults, shared: &run::Shared) -> Result<(), String> {
     env.ready();
     let note = |s: String| {
         shared
@@ -475,6 +585,7 @@ fn world(
         events.push((t, 1));
     }
     events.sort_unstable();
+    events.dedup();
     let mut jumped: Millis = 0;
     for (t, kind) in events {
         if t > sc.horizon {
@@ -488,10 +599,10 @@ fn world(
                 .map(|j| j.by)
                 .sum::<Millis>();
             env.sleep_until(t, run::AT_CLOCK_STEP);
-            let (Some(p), Some(file)) = (primary, env.faketime.clone()) else {
+            let (Some(port), Some(file)) = (f.jumping, env.faketime.clone()) else {
                 continue;
             };
-            let mut r = Redis::connect(p.port)?;
+            let mut r = Redis::connect(port)?;
             let before = r.cmd(&["PTTL", &sc.resource])?.int();
             jumped += by;
             let secs = jumped as f64 * env.scale / 1000.0;
@@ -500,26 +611,44 @@ fn world(
             std::fs::rename(&tmp, &file).map_err(|e| e.to_string())?;
             let after = r.cmd(&["PTTL", &sc.resource])?.int();
             note(format!(
-                "t={t}: lock node's clock stepped +{:.0} real ms (libfaketime); PTTL {} went {:?} → {:?} ms",
+                "t={t}: the clock of the redis-server on :{port} stepped +{:.0} real ms (libfaketime); PTTL {} went {:?} → {:?} ms",
                 by as f64 * env.scale,
                 sc.resource,
                 before,
                 after
             ));
+        } else if let Some(cluster) = f.cluster {
+            env.sleep_until(t, run::AT_FAILOVER);
+            let killed = cluster.kill_leader()?;
+            note(format!(
+                "t={t}: killed the etcd leader (client port :{killed}); the other members elect a new one"
+            ));
         } else {
             env.sleep_until(t, run::AT_FAILOVER);
-            let (Some(p), Some(r)) = (primary, replica) else {
+            let (Some(p), Some(r)) = (f.primary, f.replica) else {
                 continue;
             };
             let mut rc = Redis::connect(r.port)?;
+            let fence = run::fence_key(&sc.resource);
             let seen = rc.cmd(&["GET", &sc.resource])?.text();
-            let on_primary = Redis::connect(p.port)?.cmd(&["GET", &sc.resource])?.text();
+            let seen_fence = rc.cmd(&["GET", &fence])?.text();
+            let mut pc = Redis::connect(p.port)?;
+            let on_primary = pc.cmd(&["GET", &sc.resource])?.text();
+            let primary_fence = pc.cmd(&["GET", &fence])?.text();
             p.crash();
             rc.cmd(&["REPLICAOF", "NO", "ONE"])?;
             env.redis_port.store(r.port, Ordering::SeqCst);
             note(format!(
-                "t={t}: primary killed (it held {} = {:?}); the replica, which had {:?}, promoted by REPLICAOF NO ONE",
-                sc.resource, on_primary, seen
+                "t={t}: primary killed (it held {} = {:?}, {fence} = {:?}); the replica, which had {:?} and {fence} = {:?}, promoted by REPLICAOF NO ONE",
+                sc.resource, on_primary, primary_fence, seen, seen_fence
+            ));
+        }
+    }
+    if let Some(cluster) = f.cluster {
+        if sc.failover_at.is_some() {
+            note(format!(
+                "at the end, the surviving etcd members (port, leader id): {:?}",
+                cluster.leaders()
             ));
         }
     }
@@ -566,9 +695,7 @@ fn replay(cases: &[Case]) -> Result<usize, String> {
         "  {}",
         servers::version("/usr/lib/postgresql/15/bin/postgres", "--version")
     );
-    let need_etcd = cases
-        .iter()
-        .any(|c| c.lock == LockBackend::Etcd || c.tokens == TokenSource::EtcdRevision);
+    let need_etcd = cases.iter().any(|c| c.lock == LockBackend::Etcd);
     if need_etcd {
         println!("  {}", servers::version("etcd", "--version"));
     }
@@ -581,7 +708,7 @@ fn replay(cases: &[Case]) -> Result<usize, String> {
     let srv = Servers {
         pg: PgServer::start(&dir)?,
         etcd: if need_etcd {
-            Some(EtcdServer::start(&dir)?)
+            Some(EtcdServer::start(&dir, "etcd", 1)?)
         } else {
             None
         },
@@ -722,9 +849,17 @@ mod tests {
     }
 
     #[test]
-    fn the_failover_scenario_takes_its_tokens_from_etcd() {
-        let sc = (core::deck::find("redis-failover").expect("deck").build)();
-        assert_eq!(token_source(&sc), TokenSource::EtcdRevision);
-        assert_eq!(token_source(&Scenario::gc_pause()), TokenSource::RedisIncr);
+    fn tokens_come_from_the_servers_the_scenario_names() {
+        let find = |id: &str| (core::deck::find(id).expect("deck").build)();
+        assert_eq!(backend(&find("redis-failover")), LockBackend::Redis);
+        assert_eq!(backend(&find("clock-jump")), LockBackend::Redlock);
+        assert_eq!(backend(&Scenario::gc_pause()), LockBackend::Redis);
+        let all = cases(&[]).expect("cases");
+        let what_if = all
+            .iter()
+            .find(|c| c.label == "redis-failover@etcd")
+            .expect("what-if");
+        assert_eq!(what_if.lock, LockBackend::Etcd);
+        assert_eq!(what_if.sc.token_source, TokenSource::LockService);
     }
 }

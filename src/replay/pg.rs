@@ -94,14 +94,19 @@ pub fn opt_lit(s: Option<&str>) -> String {
     s.map_or_else(|| "NULL".to_owned(), lit)
 }
 
-/// The schema of one run: the account row with its fence high-water mark, the applied
-/// intents under a unique constraint, an append-only write log, and the debit itself as
+/// The schema of one run: the account row with its fence high-water mark, the job's result
+/// row with its epoch, the applied intents under a unique constraint, an append-only write
+/// log, a token sequence (Redlock's counterfactual counter), and the writes themselves as
 /// one function per call so check, update and log are one transaction.
 ///
 /// The debit is exactly the statement of the policy:
 /// strict `… WHERE id = $id AND fence < $tok`, same-epoch `… AND fence <= $tok`, off the
 /// plain `UPDATE`. The fence check comes before the intent check, as in the core's ledger.
-pub fn schema_sql(schema: &str, resource: &str, balance: i64) -> String {
+/// The publish is the same rule on the result row: `UPDATE job_results SET result = $r,
+/// epoch = $tok WHERE job = $id AND epoch < $tok` (strict), `<=` (same-epoch), or plain (off).
+/// The barrier raises the high-water mark (the result row's epoch when `on_results`, else the
+/// account's fence) by the same rule, so it can never lower it; off, it changes nothing.
+pub fn schema_sql(schema: &str, resource: &str, balance: i64, first_token: u64) -> String {
     format!(
         r#"
 CREATE SCHEMA {schema};
@@ -111,7 +116,7 @@ CREATE TABLE intents (account text NOT NULL, key text NOT NULL, CONSTRAINT inten
 CREATE TABLE write_log (
   seq bigserial PRIMARY KEY, at timestamptz NOT NULL DEFAULT clock_timestamp(),
   kind text NOT NULL, account text NOT NULL, writer text NOT NULL, token bigint, amount bigint,
-  idempotency_key text, result text NOT NULL, balance_after bigint NOT NULL);
+  idempotency_key text, published text, result text NOT NULL, balance_after bigint NOT NULL);
 CREATE FUNCTION write_log_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN RAISE EXCEPTION 'write_log is append-only'; END $$;
 CREATE TRIGGER write_log_append_only BEFORE UPDATE OR DELETE ON write_log
@@ -119,6 +124,9 @@ CREATE TRIGGER write_log_append_only BEFORE UPDATE OR DELETE ON write_log
 CREATE TABLE side_effects (seq bigserial PRIMARY KEY, at timestamptz NOT NULL DEFAULT clock_timestamp(),
   actor text NOT NULL, what text NOT NULL, lease_live boolean NOT NULL);
 INSERT INTO accounts (id, balance) VALUES ({res}, {balance});
+CREATE TABLE job_results (job text PRIMARY KEY, result text, epoch bigint NOT NULL DEFAULT 0);
+INSERT INTO job_results (job) VALUES ({res});
+CREATE SEQUENCE tokens START {first_token};
 
 CREATE FUNCTION debit(policy text, p_id text, p_writer text, p_tok bigint, p_amt bigint, p_key text)
 RETURNS text LANGUAGE plpgsql AS $$
@@ -150,15 +158,40 @@ BEGIN
   RETURN code || '|' || bal;
 END $$;
 
-CREATE FUNCTION barrier(policy text, p_id text, p_writer text, p_tok bigint)
+CREATE FUNCTION publish(policy text, p_id text, p_writer text, p_tok bigint, p_result text)
 RETURNS text LANGUAGE plpgsql AS $$
 DECLARE code text := 'ok'; bal bigint;
 BEGIN
-  IF policy = 'strict' THEN
-    UPDATE accounts SET fence = p_tok WHERE id = p_id AND fence < p_tok;
+  IF policy <> 'off' AND p_tok IS NULL THEN
+    code := 'missing_fence';
+  ELSE
+    IF policy = 'strict' THEN
+      UPDATE job_results SET result = p_result, epoch = p_tok WHERE job = p_id AND epoch < p_tok;
+    ELSIF policy = 'same_epoch' THEN
+      UPDATE job_results SET result = p_result, epoch = p_tok WHERE job = p_id AND epoch <= p_tok;
+    ELSE
+      UPDATE job_results SET result = p_result WHERE job = p_id;
+    END IF;
     IF NOT FOUND THEN code := 'stale_fence'; END IF;
-  ELSIF policy = 'same_epoch' THEN
-    UPDATE accounts SET fence = p_tok WHERE id = p_id AND fence <= p_tok;
+  END IF;
+  SELECT balance INTO bal FROM accounts WHERE id = p_id;
+  INSERT INTO write_log (kind, account, writer, token, amount, published, result, balance_after)
+    VALUES ('publish', p_id, p_writer, p_tok, 0, p_result, code, bal);
+  RETURN code;
+END $$;
+
+CREATE FUNCTION barrier(policy text, p_id text, p_writer text, p_tok bigint, on_results boolean)
+RETURNS text LANGUAGE plpgsql AS $$
+DECLARE code text := 'ok'; bal bigint;
+BEGIN
+  IF policy IN ('strict', 'same_epoch') THEN
+    IF on_results THEN
+      UPDATE job_results SET epoch = p_tok
+        WHERE job = p_id AND (epoch < p_tok OR (policy = 'same_epoch' AND epoch = p_tok));
+    ELSE
+      UPDATE accounts SET fence = p_tok
+        WHERE id = p_id AND (fence < p_tok OR (policy = 'same_epoch' AND fence = p_tok));
+    END IF;
     IF NOT FOUND THEN code := 'stale_fence'; END IF;
   END IF;
   SELECT balance INTO bal FROM accounts WHERE id = p_id;

@@ -9,6 +9,7 @@
 //! the core's queue does. The last step of a slot is still ¼ slot before the next expiry.
 
 use std::sync::atomic::{AtomicU16, Ordering};
+use std::sync::mpsc;
 use std::sync::{Arc, Barrier, Mutex, OnceLock};
 use std::thread;
 use std::time::{Duration, Instant};
@@ -30,22 +31,18 @@ pub const AT_DELIVERY: f64 = -0.3;
 const STEPS_FROM: f64 = -0.2;
 const STEPS_SPAN: f64 = 0.45;
 
-/// Who grants the lease.
+/// Who grants the lease, and so where the token comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum LockBackend {
-    /// `SET key owner NX PX ttl` on a redis-server (the port can change at a failover).
+    /// `SET key owner NX PX ttl` and `INCR fence:<key>` in one Lua script on one
+    /// redis-server (`TokenSource::SameRedis`; the port can change at a failover).
     Redis,
-    /// An etcd lease plus a create-if-absent transaction; the revision is the token.
+    /// An etcd lease plus a create-if-absent transaction; the revision is the token
+    /// (`TokenSource::LockService`).
     Etcd,
-}
-
-/// Who mints the fencing token.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TokenSource {
-    /// `INCR fence:<key>` inside the acquire script, on the same Redis as the lease.
-    RedisIncr,
-    /// A put to etcd after the lease is granted: its revision (consensus-backed) is the token.
-    EtcdRevision,
+    /// Redlock over several redis-servers; the token is a separate counter's (a PostgreSQL
+    /// sequence), Redlock itself mints none (`TokenSource::Counterfactual`).
+    Redlock,
 }
 
 /// Where the run's timing and servers are.
@@ -53,9 +50,10 @@ pub struct Env {
     pub scale: f64,
     pub slot: f64,
     pub lock: LockBackend,
-    pub tokens: TokenSource,
     /// Port of the Redis that is the lock server right now.
     pub redis_port: Arc<AtomicU16>,
+    /// The Redlock nodes' ports, by node number.
+    pub nodes: Vec<u16>,
     pub etcd: Option<Etcd>,
     pub pg: PgAddr,
     pub schema: String,
@@ -142,12 +140,16 @@ pub fn fence_key(resource: &str) -> String {
     format!("fence:{resource}")
 }
 
-/// One client's connections: to the lock server, to etcd, to the storage.
+/// One client's connections: to the lock server (or the Redlock nodes it reaches), to etcd,
+/// to the storage.
 struct Client<'a> {
     env: &'a Env,
     sc: &'a Scenario,
+    idx: usize,
     name: String,
     redis: Option<(u16, Redis)>,
+    /// Redlock: a connection to each node this client reaches, by node number.
+    nodes: Vec<(usize, Redis)>,
     pg: Psql,
     /// The etcd lease of the lock we hold (etcd backend).
     lease: Option<i64>,
@@ -164,18 +166,17 @@ impl Client<'_> {
     }
 
     fn etcd(&self) -> Result<Etcd, String> {
-        self.env.etcd.ok_or_else(|| "no etcd".to_owned())
+        self.env.etcd.clone().ok_or_else(|| "no etcd".to_owned())
     }
 
     fn eval(&mut self, script: &str, keys: &[&str], args: &[&str]) -> Result<Reply, String> {
-        let n = keys.len().to_string();
-        let mut cmd = vec!["EVAL", script, &n];
-        cmd.extend_from_slice(keys);
-        cmd.extend_from_slice(args);
-        match self.redis()?.cmd(&cmd)? {
-            Reply::Error(e) => Err(format!("redis: {e}")),
-            r => Ok(r),
-        }
+        let r = eval_on(self.redis()?, script, keys, args)?;
+        Ok(r)
+    }
+
+    /// Redlock: nodes needed for the lock.
+    fn majority(&self) -> usize {
+        self.env.nodes.len() / 2 + 1
     }
 
     /// Takes the lease (until scenario time `now + ttl`) and a token; `None` if it is held.
@@ -183,28 +184,65 @@ impl Client<'_> {
         let sc = self.sc;
         let res = sc.resource.clone();
         let name = self.name.clone();
-        let token = match (self.env.lock, self.env.tokens) {
-            (LockBackend::Redis, TokenSource::RedisIncr) => {
+        let token = match self.env.lock {
+            LockBackend::Redis => {
                 let px = self.env.px_until(now + sc.lease_ttl).to_string();
                 let r = self.eval(ACQUIRE_INCR, &[&res, &fence_key(&res)], &[&name, &px])?;
-                r.int().map(|t| t as u64)
+                let token = r.int().map(|t| t as u64);
+                if let (Some(t), Some(_)) = (token, sc.failover_at) {
+                    let port = self.env.redis_port.load(Ordering::SeqCst);
+                    self.note(format!(
+                        "{name} acquired at t={now} on :{port}; the acquire script's INCR gave token {t}"
+                    ));
+                }
+                token
             }
-            (LockBackend::Redis, TokenSource::EtcdRevision) => {
+            LockBackend::Redlock => {
+                // SET NX PX on every node it reaches; a majority of OKs is the lock, otherwise
+                // it deletes (compare-and-delete) the keys it did get.
                 let px = self.env.px_until(now + sc.lease_ttl).to_string();
-                let r = self.redis()?.cmd(&["SET", &res, &name, "NX", "PX", &px])?;
-                if r.is_nil() {
-                    None
+                let mut ok = Vec::new();
+                for (n, r) in &mut self.nodes {
+                    if !r.cmd(&["SET", &res, &name, "NX", "PX", &px])?.is_nil() {
+                        ok.push(*n);
+                    }
+                }
+                if ok.len() >= self.majority() {
+                    let t: u64 = self
+                        .pg
+                        .one("SELECT nextval('tokens');")?
+                        .parse()
+                        .map_err(|_| "token sequence")?;
+                    self.note(format!(
+                        "{name} at t={now}: Redlock SET NX PX answered OK on nodes {ok:?}, {} of {}: locked; the separate counter gives {t}",
+                        ok.len(),
+                        self.env.nodes.len()
+                    ));
+                    Some(t)
                 } else {
-                    Some(self.etcd()?.put_revision(&fence_key(&res), &name)?)
+                    for (n, r) in &mut self.nodes {
+                        if ok.contains(n) {
+                            eval_on(r, RELEASE_CAD, &[&res], &[&name])?;
+                        }
+                    }
+                    self.note(format!(
+                        "{name} at t={now}: Redlock SET NX PX answered OK on nodes {ok:?} only, {} of {}: no majority, deleted them again",
+                        ok.len(),
+                        self.env.nodes.len()
+                    ));
+                    None
                 }
             }
-            (LockBackend::Etcd, _) => {
+            LockBackend::Etcd => {
                 let etcd = self.etcd()?;
                 let ttl_s = (sc.lease_ttl as f64 * self.env.scale / 1000.0).round() as u64;
                 let lease = etcd.grant(ttl_s)?;
                 match etcd.lock(&res, &name, lease)? {
                     LockTxn::Acquired { revision } => {
                         self.lease = Some(lease);
+                        self.note(format!(
+                            "{name} acquired at t={now}; etcd revision {revision} is its token"
+                        ));
                         Some(revision)
                     }
                     LockTxn::Held => {
@@ -215,11 +253,6 @@ impl Client<'_> {
             }
         };
         if let Some(t) = token {
-            if self.env.tokens == TokenSource::EtcdRevision {
-                self.note(format!(
-                    "{name} acquired at t={now}; etcd revision {t} is its token"
-                ));
-            }
             self.shared
                 .lock()
                 .unwrap_or_else(|e| e.into_inner())
@@ -234,10 +267,20 @@ impl Client<'_> {
         match self.env.lock {
             LockBackend::Redis => Ok(self.redis()?.cmd(&["GET", &res])?.text()),
             LockBackend::Etcd => self.etcd()?.get(&res),
+            LockBackend::Redlock => Err("GET on Redlock: not one value".to_owned()),
         }
     }
 
     fn is_held(&mut self) -> Result<bool, String> {
+        if self.env.lock == LockBackend::Redlock {
+            // Held while a majority of the nodes it reaches hold its value.
+            let (res, name) = (self.sc.resource.clone(), self.name.clone());
+            let mut mine = 0;
+            for (_, r) in &mut self.nodes {
+                mine += usize::from(r.cmd(&["GET", &res])?.text().as_deref() == Some(&name));
+            }
+            return Ok(mine >= self.majority());
+        }
         Ok(self.value()?.as_deref() == Some(self.name.as_str()))
     }
 
@@ -246,6 +289,14 @@ impl Client<'_> {
         let res = self.sc.resource.clone();
         let name = self.name.clone();
         let px = self.env.px_until(now + self.sc.lease_ttl).to_string();
+        if self.env.lock == LockBackend::Redlock {
+            let mut ok = 0;
+            for (_, r) in &mut self.nodes {
+                ok +=
+                    usize::from(eval_on(r, EXTEND_OWNED, &[&res], &[&name, &px])?.int() == Some(1));
+            }
+            return Ok(ok >= self.majority());
+        }
         Ok(self.eval(EXTEND_OWNED, &[&res], &[&name, &px])?.int() == Some(1))
     }
 
@@ -255,6 +306,13 @@ impl Client<'_> {
         let name = self.name.clone();
         match self.env.lock {
             LockBackend::Redis => Ok(self.eval(RELEASE_CAD, &[&res], &[&name])?.int() == Some(1)),
+            LockBackend::Redlock => {
+                let mut deleted = false;
+                for (_, r) in &mut self.nodes {
+                    deleted |= eval_on(r, RELEASE_CAD, &[&res], &[&name])?.int() == Some(1);
+                }
+                Ok(deleted)
+            }
             LockBackend::Etcd => {
                 let etcd = self.etcd()?;
                 let deleted = etcd.unlock(&res, &name)?;
@@ -287,24 +345,45 @@ impl Client<'_> {
     }
 }
 
-/// A debit as the client sends it.
+fn eval_on(r: &mut Redis, script: &str, keys: &[&str], args: &[&str]) -> Result<Reply, String> {
+    let n = keys.len().to_string();
+    let mut cmd = vec!["EVAL", script, &n];
+    cmd.extend_from_slice(keys);
+    cmd.extend_from_slice(args);
+    match r.cmd(&cmd)? {
+        Reply::Error(e) => Err(format!("redis: {e}")),
+        r => Ok(r),
+    }
+}
+
+/// A write as the client sends it: a debit, or (with `publish`) the job's result.
 #[derive(Debug, Clone)]
 struct Write {
     token: Option<u64>,
     amount: i64,
     key: Option<String>,
+    publish: Option<String>,
 }
 
-fn debit_sql(sc: &Scenario, writer: &str, w: &Write) -> String {
-    format!(
-        "SELECT debit({}, {}, {}, {}, {}, {});",
-        lit(policy_code(sc.policy)),
-        lit(&sc.resource),
-        lit(writer),
-        w.token.map_or_else(|| "NULL".to_owned(), |t| t.to_string()),
-        w.amount,
-        opt_lit(w.key.as_deref())
-    )
+fn write_sql(sc: &Scenario, writer: &str, w: &Write) -> String {
+    let token = w.token.map_or_else(|| "NULL".to_owned(), |t| t.to_string());
+    match &w.publish {
+        Some(result) => format!(
+            "SELECT publish({}, {}, {}, {token}, {});",
+            lit(policy_code(sc.policy)),
+            lit(&sc.resource),
+            lit(writer),
+            lit(result)
+        ),
+        None => format!(
+            "SELECT debit({}, {}, {}, {token}, {}, {});",
+            lit(policy_code(sc.policy)),
+            lit(&sc.resource),
+            lit(writer),
+            w.amount,
+            opt_lit(w.key.as_deref())
+        ),
+    }
 }
 
 pub fn policy_code(p: FencingPolicy) -> &'static str {
@@ -328,6 +407,8 @@ enum Next {
     At(Millis),
     /// The same step again at this time (a refused acquire, the DEL half, a renewal).
     Again(Millis),
+    /// Step number `pc` at this time (a job found done skips to its release).
+    Goto(usize, Millis),
     /// The actor stops (gave up, self-cancelled).
     Stop,
 }
@@ -351,12 +432,29 @@ pub fn run_actor(
 ) -> Result<(), String> {
     let actor = &sc.actors[idx];
     let pg = Psql::connect(&env.pg, Some(&env.schema));
+    let mut nodes = Vec::new();
+    if env.lock == LockBackend::Redlock {
+        let reach = sc
+            .redlock
+            .as_ref()
+            .and_then(|r| r.reach.get(idx))
+            .filter(|r| !r.is_empty())
+            .cloned()
+            .unwrap_or_else(|| (0..env.nodes.len()).collect());
+        for n in reach {
+            // A client simply never talks to a node it cannot reach.
+            let port = *env.nodes.get(n).ok_or("redlock node out of range")?;
+            nodes.push((n, Redis::connect(port)?));
+        }
+    }
     env.ready();
     let mut c = Client {
         env,
         sc,
+        idx,
         name: actor.name.clone(),
         redis: None,
+        nodes,
         pg: pg?,
         lease: None,
         shared,
@@ -395,6 +493,10 @@ pub fn run_actor(
                 t = n;
             }
             Next::Again(n) => t = n,
+            Next::Goto(pc, n) => {
+                st.pc = pc;
+                t = n;
+            }
             Next::Stop => break,
         }
     }
@@ -407,24 +509,30 @@ pub fn run_actor(
 
 type Packet = thread::JoinHandle<Result<(), String>>;
 
-/// Sends a debit: now, or after the actor's network delay on a thread of its own (the
-/// packet in flight), so the sender carries on meanwhile as in the core.
-fn send(c: &mut Client, w: Write, now: Millis, packets: &mut Vec<Packet>) -> Result<(), String> {
-    let delay = c.sc.actors[c.sc.actor_index(&c.name).unwrap_or(0)].network_delay;
-    let sql = debit_sql(c.sc, &c.name, &w);
+/// Sends a write: now, or after the actor's network delay on a thread of its own (the
+/// packet in flight). As in the core, the client then waits for the reply, unless its
+/// request timeout is shorter than the delay: then it waits that long, gives up and carries
+/// on with its script while the request is still delivered and executed later.
+fn send(c: &mut Client, w: Write, now: Millis, packets: &mut Vec<Packet>) -> Result<Next, String> {
+    let actor = &c.sc.actors[c.idx];
+    let delay = actor.network_delay;
+    let sql = write_sql(c.sc, &c.name, &w);
     if delay == 0 {
         c.pg.query(&sql)?;
-        return Ok(());
+        return Ok(Next::At(now));
     }
     let arrives = now + delay;
+    let timeout = actor.request_timeout.filter(|t| *t < delay);
     if arrives > c.sc.horizon {
-        return Ok(());
+        // Never delivered within the horizon.
+        return Ok(timeout.map_or(Next::Stop, |t| Next::At(now + t)));
     }
     let addr = c.env.pg.clone();
     let schema = c.env.schema.clone();
     let target = c.env.real_ms(arrives, AT_DELIVERY);
     let start = c.env.start();
     let shared = c.shared.clone();
+    let (tx, rx) = mpsc::channel();
     packets.push(thread::spawn(move || {
         let mut pg = Psql::connect(&addr, Some(&schema))?;
         let now = signed_ms(start);
@@ -436,9 +544,33 @@ fn send(c: &mut Client, w: Write, now: Millis, packets: &mut Vec<Packet>) -> Res
             let mut o = shared.lock().unwrap_or_else(|e| e.into_inner());
             o.max_late_ms = o.max_late_ms.max(late);
         }
-        pg.query(&sql).map(|_| ())
+        let reply = pg.query(&sql)?;
+        let _ = tx.send(reply); // the client may have stopped waiting
+        Ok(())
     }));
-    Ok(())
+    match timeout {
+        None => {
+            rx.recv()
+                .map_err(|_| "the delayed write's thread failed".to_owned())?;
+            Ok(Next::At(arrives))
+        }
+        Some(t) => {
+            let deadline = c.env.real_ms(now + t, STEPS_FROM);
+            let wait = (deadline - c.env.elapsed_ms()).max(0.0);
+            match rx.recv_timeout(Duration::from_secs_f64(wait / 1000.0)) {
+                Err(mpsc::RecvTimeoutError::Timeout) => c.note(format!(
+                    "{} at t={}: no reply {t} ms after sending, the client gave up on its write (still in flight until t={arrives})",
+                    c.name,
+                    now + t
+                )),
+                _ => c.note(format!(
+                    "{}: the reply came before its {t} ms timeout",
+                    c.name
+                )),
+            }
+            Ok(Next::At(now + t))
+        }
+    }
 }
 
 /// THE interpretation of a scenario step as real actions, mirroring the engine's `step`.
@@ -460,10 +592,6 @@ fn act(
             None => Next::Again(now + retry_every),
         },
         Step::Work { ms } => Next::At(now + ms),
-        // Listed as not reproduced (see `not_reproducible`) until the harness models them.
-        Step::CheckDone | Step::Publish { .. } => {
-            return Err(format!("{step:?} is not modelled by the replay yet"))
-        }
         Step::CheckHeld => {
             if c.is_held()? {
                 Next::At(now)
@@ -471,27 +599,59 @@ fn act(
                 Next::Stop
             }
         }
+        Step::CheckDone => {
+            // The job's status is a plain read of the storage: has any write landed?
+            let done = c.pg.one(&format!(
+                "SELECT EXISTS (SELECT 1 FROM write_log WHERE account = {} AND kind IN ('debit', 'publish') AND result = 'ok');",
+                lit(&sc.resource)
+            ))? == "t";
+            if !done {
+                Next::At(now)
+            } else {
+                c.note(format!(
+                    "{} at t={now}: read the job's status, found it done, skips to its release",
+                    c.name
+                ));
+                let script = &sc.actors[c.idx].script;
+                match script[st.pc..].iter().position(|s| *s == Step::Release) {
+                    Some(i) => Next::Goto(st.pc + i, now),
+                    None => Next::Stop,
+                }
+            }
+        }
         Step::Debit {
             amount,
             idempotency_key,
-        } => {
-            if st.token.is_some() {
+        } => match st.token {
+            None => Next::At(now),
+            Some(_) => {
                 let w = Write {
                     token: st.token,
                     amount: *amount,
                     key: idempotency_key.clone(),
+                    publish: None,
                 };
                 st.last_write = Some(w.clone());
-                send(c, w, now, packets)?;
+                send(c, w, now, packets)?
             }
-            Next::At(now)
-        }
-        Step::Retry => {
-            if let Some(w) = st.last_write.clone() {
-                send(c, w, now, packets)?;
+        },
+        Step::Publish { result } => match st.token {
+            None => Next::At(now),
+            Some(_) => {
+                let w = Write {
+                    token: st.token,
+                    amount: 0,
+                    key: None,
+                    publish: Some(result.clone()),
+                };
+                st.last_write = Some(w.clone());
+                send(c, w, now, packets)?
             }
-            Next::At(now)
-        }
+        },
+        Step::Retry => match st.last_write.clone() {
+            Some(w) => send(c, w, now, packets)?,
+            None => Next::At(now),
+        },
         Step::Extend => {
             if c.extend(now)? {
                 Next::At(now)
@@ -517,8 +677,25 @@ fn act(
                     st.work_until = Some(until);
                     schedule(st, until)
                 }
-                Some(until) if st.renew_due.is_some_and(|d| d <= now) => {
-                    if c.extend(now)? {
+                Some(until) => {
+                    let mut renew = st.renew_due.is_some_and(|d| d <= now);
+                    if renew && until <= now {
+                        // Woken with the work done and a renewal overdue: worker and watchdog
+                        // race. The coin is the core's: the same seeded stream, in order.
+                        let coin = rng.lock().unwrap_or_else(|e| e.into_inner()).next_u64();
+                        let worker_first = coin % 2 == 0;
+                        c.note(format!(
+                            "{} at t={now}: woke with its work done and a renewal overdue; the seeded race puts the {} first",
+                            c.name,
+                            if worker_first { "worker" } else { "watchdog" }
+                        ));
+                        renew = !worker_first;
+                    }
+                    if !renew {
+                        st.work_until = None;
+                        st.renew_due = None;
+                        Next::At(now)
+                    } else if c.extend(now)? {
                         schedule(st, until)
                     } else {
                         c.note(format!(
@@ -528,21 +705,17 @@ fn act(
                         Next::Stop
                     }
                 }
-                Some(_) => {
-                    st.work_until = None;
-                    st.renew_due = None;
-                    Next::At(now)
-                }
             }
         }
         Step::Barrier => match st.token {
             None => Next::At(now),
             Some(tok) => {
                 let sql = format!(
-                    "SELECT barrier({}, {}, {}, {tok});",
+                    "SELECT barrier({}, {}, {}, {tok}, {});",
                     lit(policy_code(sc.policy)),
                     lit(&sc.resource),
-                    lit(&c.name)
+                    lit(&c.name),
+                    sc.publishes()
                 );
                 if c.pg.one(&sql)? == "ok" {
                     Next::At(now)

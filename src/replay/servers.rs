@@ -291,38 +291,90 @@ impl PgServer {
     }
 }
 
-/// A single-node etcd on loopback.
+/// etcd on loopback: one member, or a cluster of several (to fail its leader over).
 pub struct EtcdServer {
     pub client: Etcd,
+    /// (client port, registry id) of each member.
+    members: Vec<(u16, u64)>,
 }
 
 impl EtcdServer {
-    pub fn start(dir: &Path) -> Result<Self, String> {
-        let port = free_port()?;
-        let peer = free_port()?;
-        let client = format!("http://127.0.0.1:{port}");
-        let peer_url = format!("http://127.0.0.1:{peer}");
-        let d = dir.join("etcd");
-        let log = std::fs::File::create(dir.join("etcd.log")).map_err(|e| e.to_string())?;
-        let child = Command::new("etcd")
-            .args(["--name", "replay", "--data-dir", &d.to_string_lossy()])
-            .args(["--listen-client-urls", &client])
-            .args(["--advertise-client-urls", &client])
-            .args(["--listen-peer-urls", &peer_url])
-            .args(["--initial-advertise-peer-urls", &peer_url])
-            .args(["--initial-cluster", &format!("replay={peer_url}")])
-            // A fast single-node raft: election 100 ms, so the minimum lease TTL is 1 s.
-            .args(["--heartbeat-interval", "10", "--election-timeout", "100"])
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(log)
-            .spawn()
-            .map_err(|e| format!("etcd: {e}"))?;
-        register(Stop::Kill(child));
-        let client = Etcd { port };
+    /// Starts `n` members named `{name}-0`… that form one cluster, and waits for a leader.
+    pub fn start(dir: &Path, name: &str, n: usize) -> Result<Self, String> {
+        let ports: Vec<(u16, u16)> = (0..n)
+            .map(|_| Ok((free_port()?, free_port()?)))
+            .collect::<Result<_, String>>()?;
+        let cluster: Vec<String> = ports
+            .iter()
+            .enumerate()
+            .map(|(i, (_, peer))| format!("{name}-{i}=http://127.0.0.1:{peer}"))
+            .collect();
+        let mut members = Vec::new();
+        for (i, (port, peer)) in ports.iter().enumerate() {
+            let client = format!("http://127.0.0.1:{port}");
+            let peer_url = format!("http://127.0.0.1:{peer}");
+            let member = format!("{name}-{i}");
+            let d = dir.join(&member);
+            let log = std::fs::File::create(dir.join(format!("{member}.log")))
+                .map_err(|e| e.to_string())?;
+            let child = Command::new("etcd")
+                .args(["--name", &member, "--data-dir", &d.to_string_lossy()])
+                .args(["--listen-client-urls", &client])
+                .args(["--advertise-client-urls", &client])
+                .args(["--listen-peer-urls", &peer_url])
+                .args(["--initial-advertise-peer-urls", &peer_url])
+                .args(["--initial-cluster", &cluster.join(",")])
+                .args(["--initial-cluster-token", name])
+                .args(["--initial-cluster-state", "new"])
+                // A fast raft: heartbeat 10 ms, election 100 ms, so the minimum lease TTL
+                // is 1 s and a new leader is elected within a few hundred ms.
+                .args(["--heartbeat-interval", "10", "--election-timeout", "100"])
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .stderr(log)
+                .spawn()
+                .map_err(|e| format!("etcd: {e}"))?;
+            members.push((*port, register(Stop::Kill(child))));
+        }
+        let client = Etcd {
+            ports: ports.iter().map(|(p, _)| *p).collect(),
+        };
         wait_for("etcd", Duration::from_secs(20), || {
             client.put_revision("replay/ping", "1").is_ok()
+                && ports
+                    .iter()
+                    .all(|(p, _)| Etcd::status(*p).is_ok_and(|(_, leader)| leader != 0))
         })?;
-        Ok(Self { client })
+        Ok(Self { client, members })
+    }
+
+    /// Kills the member that is the leader now (a crash); returns its client port.
+    pub fn kill_leader(&self) -> Result<u16, String> {
+        for &(port, id) in &self.members {
+            let Ok((me, leader)) = Etcd::status(port) else {
+                continue;
+            };
+            if me == leader {
+                stop(id);
+                return Ok(port);
+            }
+        }
+        Err("no etcd member says it is the leader".to_owned())
+    }
+
+    /// Client ports of the members still answering, and the leader they agree on.
+    pub fn leaders(&self) -> Vec<(u16, u64)> {
+        self.members
+            .iter()
+            .filter_map(|&(p, _)| Etcd::status(p).ok().map(|(_, l)| (p, l)))
+            .collect()
+    }
+}
+
+impl Drop for EtcdServer {
+    fn drop(&mut self) {
+        for &(_, id) in &self.members {
+            stop(id);
+        }
     }
 }
