@@ -38,7 +38,7 @@ fi
 
 # playwright-core (no browser download: it drives /usr/bin/chromium) and binaryen's
 # wasm-opt (Debian's wasm-opt 108 corrupts wasm-bindgen's externref table).
-if ! (cd tests/browser && npm ls --depth=0 playwright-core binaryen terser >/dev/null 2>&1); then
+if ! (cd tests/browser && npm ls --depth=0 playwright-core binaryen terser @axe-core/playwright >/dev/null 2>&1); then
   say "npm ci in tests/browser"
   (cd tests/browser && npm ci --no-audit --no-fund)
 fi

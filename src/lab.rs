@@ -328,8 +328,12 @@ mod tests {
         assert!(!lab.trace.summary.conflict());
         assert_eq!(lab.trace.summary.duplicate_runs, 0);
         assert_eq!(lab.trace.summary.accepted_writes, 1);
-        assert!(lab.trace.events.iter().any(|e| e.actor.as_deref() == Some("B")
-            && e.kind == crate::core::EventKind::JobChecked { done: true }));
+        assert!(lab
+            .trace
+            .events
+            .iter()
+            .any(|e| e.actor.as_deref() == Some("B")
+                && e.kind == crate::core::EventKind::JobChecked { done: true }));
         lab.update(Msg::SetDelay { actor: 7, delay: 1 });
         assert!(lab.error.is_some());
         lab.update(Msg::SetDelay { actor: 0, delay: 5 });

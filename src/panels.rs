@@ -391,9 +391,15 @@ mod tests {
                 && html.contains(r#"<span class="v">90</span>"#)
         );
         // Off, the harm is a double charge (both debits are atomic: no update is lost).
-        assert!(html.contains("double charge") && html.contains("ran twice"), "{html}");
+        assert!(
+            html.contains("double charge") && html.contains("ran twice"),
+            "{html}"
+        );
         assert!(!html.contains("lost update"), "{html}");
-        assert!(html.contains("stale_fence") && html.contains("fencing on (strict)"), "{html}");
+        assert!(
+            html.contains("stale_fence") && html.contains("fencing on (strict)"),
+            "{html}"
+        );
     }
 
     #[test]
@@ -433,7 +439,10 @@ mod tests {
         )));
         // Strict's buttons load its harmful schedules first.
         assert!(html.contains(r#"data-testid="load-strict-0" data-load="1:"#));
-        let strict_row = html.split(r#"data-testid="explore-strict""#).nth(1).unwrap();
+        let strict_row = html
+            .split(r#"data-testid="explore-strict""#)
+            .nth(1)
+            .unwrap();
         let strict_row = strict_row.split("</tr>").next().unwrap();
         assert!(strict_row.contains(">ran twice: pause"), "{strict_row}");
         let note = explorer_footnote(&stats);

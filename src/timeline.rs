@@ -582,6 +582,16 @@ mod tests {
     }
 
     #[test]
+    fn a_stalled_job_is_not_drawn_as_a_gc_pause() {
+        let t = run(&(crate::core::deck::find("handoff-barrier").unwrap().build)());
+        assert_eq!(t.scenario.actors[0].pause_cause, PauseCause::Stall);
+        let svg = render_pauses(&t);
+        assert!(svg.contains(">stall 15.0 s</text>"), "{svg}");
+        assert!(!svg.contains("GC"), "{svg}");
+        assert!(!render(&t, t.len(), true).contains("GC pause"));
+    }
+
+    #[test]
     fn steps_dim_the_future() {
         let t = run(&Scenario::gc_pause());
         let svg = render(&t, 0, true);

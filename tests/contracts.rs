@@ -1,11 +1,12 @@
 //! The six contracts of fencing-lab, checked against the lock/ledger primitives
 //! directly and against the scenario engine running the headline `gc_pause`.
 
-use fencing_lab::core::scenario::{MAX_ACTORS, MAX_STEPS, MAX_TIME};
+use fencing_lab::core::story;
 use fencing_lab::core::{
-    run, Acquire, Actor, Clock, EventKind, Fence, FencingPolicy, Lane, LeaseEnd, LeaseLock,
-    LeaseSpan, Ledger, LockError, Pause, Scenario, ScenarioError, Step, Trace, TraceEvent,
-    WriteError, WriteRequest,
+    run, Acquire, Actor, Awareness, Clock, EventKind, ExpiryCause, Fence, FencingPolicy, Grant,
+    Lane, LeaseEnd, LeaseLock, LeaseSpan, Ledger, LockError, NoopReason, Pause, ReleaseMode,
+    Scenario, ScenarioError, Step, Trace, TraceEvent, WriteError, WriteRequest, MAX_ACTORS,
+    MAX_STEPS, MAX_TIME,
 };
 
 const KEY: &str = "acct:1";
@@ -13,6 +14,7 @@ const TTL: u64 = 30;
 
 fn debit(writer: &str, fence: Option<u64>, amount: i64, key: Option<&str>) -> WriteRequest {
     WriteRequest {
+        publish: None,
         resource: KEY.to_owned(),
         writer: writer.to_owned(),
         fence: fence.map(Fence),
@@ -25,6 +27,16 @@ fn ledger(policy: FencingPolicy) -> Ledger {
     let mut l = Ledger::new(policy);
     l.open(KEY, 100);
     l
+}
+
+/// The narration shown at the step that `e` (an event of `trace`) produced.
+fn narration_of(trace: &Trace, e: &TraceEvent) -> String {
+    let i = trace
+        .events
+        .iter()
+        .position(|x| std::ptr::eq(x, e))
+        .expect("an event of this trace");
+    story::narration(trace, i + 1)
 }
 
 /// The storage-lane event recording `writer`'s write(s).
@@ -99,11 +111,14 @@ fn c1_engine_b_is_refused_while_a_holds() {
         e.kind,
         EventKind::AcquireRefused {
             holder: "A".to_owned(),
-            until: 30
+            until: 30,
+            retry_in: 10,
+            nodes: vec![]
         }
     );
     assert_eq!(e.result_code(), "lock_held");
-    assert!(e.narration.contains("lock_held"), "{}", e.narration);
+    let n = narration_of(&trace, e);
+    assert!(n.contains("lock_held"), "{n}");
     assert_eq!(
         e.snapshot.holder.as_ref().map(|l| l.owner.as_str()),
         Some("A")
@@ -151,9 +166,9 @@ fn c2_engine_a_expires_at_30_and_b_acquires_34() {
         .events
         .iter()
         .filter_map(|e| match e.kind {
-            EventKind::Acquired { fence, expires_at } => {
-                Some((e.at, e.actor.clone().unwrap(), fence, expires_at))
-            }
+            EventKind::Acquired {
+                fence, expires_at, ..
+            } => Some((e.at, e.actor.clone().unwrap(), fence, expires_at)),
             _ => None,
         })
         .collect();
@@ -176,13 +191,16 @@ fn c2_engine_a_expires_at_30_and_b_acquires_34() {
         expiry.kind,
         EventKind::LeaseExpired {
             owner: "A".to_owned(),
-            fence: Fence(33)
+            fence: Fence(33),
+            cause: ExpiryCause::Ttl,
+            owner_knew: Awareness::Paused
         }
     );
     assert!(expiry.snapshot.holder.is_none());
     // A is paused and still believes it holds the lock: that is the whole problem.
     assert_eq!(expiry.snapshot.believers, vec!["A".to_owned()]);
-    assert!(expiry.narration.contains("paused"), "{}", expiry.narration);
+    let n = narration_of(&trace, expiry);
+    assert!(n.contains("paused"), "{n}");
 }
 
 // ---------------------------------------------------------------------------------------
@@ -206,7 +224,7 @@ fn c3_fencing_off_both_debits_land() {
 }
 
 #[test]
-fn c3_engine_fencing_off_lost_update() {
+fn c3_engine_fencing_off_double_charge() {
     let trace = run(&Scenario::gc_pause().with_policy(FencingPolicy::Off));
     let s = &trace.summary;
     assert_eq!(s.final_balance, 80);
@@ -214,8 +232,9 @@ fn c3_engine_fencing_off_lost_update() {
     assert_eq!(s.rejected_writes, 0);
     assert_eq!(s.last_write_fence, Some(Fence(33)));
     assert_eq!(s.last_fence, None);
-    assert_eq!(s.stale_writes_accepted, 1);
-    assert!(!s.storage_safe());
+    assert_eq!(s.late_writes_accepted, 1);
+    assert_eq!(s.out_of_order_writes, 1);
+    assert_eq!(s.duplicate_runs, 1, "the one job ran twice");
     assert!(s.conflict(), "A and B both believed they held the lease");
     assert_eq!(s.max_believers, 2);
     let order: Vec<_> = trace
@@ -240,7 +259,33 @@ fn c3_engine_fencing_off_lost_update() {
     let a = applied_by(&trace, "A");
     assert_eq!(a.len(), 1);
     assert_eq!(a[0].result_code(), "ok");
-    assert!(a[0].narration.contains("lost update"), "{}", a[0].narration);
+    // A's write is both late (B's grant superseded it) and out of token order (34 landed first).
+    assert!(a[0].is_late_write() && a[0].is_out_of_order(), "{:?}", a[0]);
+    match &a[0].kind {
+        EventKind::WriteApplied {
+            superseded_by,
+            highest_accepted,
+            sent_at,
+            ..
+        } => {
+            assert_eq!(
+                superseded_by,
+                &Some(Grant {
+                    owner: "B".to_owned(),
+                    fence: Fence(34)
+                })
+            );
+            assert_eq!(*highest_accepted, Some(Fence(34)));
+            assert_eq!(*sent_at, 55);
+        }
+        other => panic!("unexpected {other:?}"),
+    }
+    // The harm is a double charge: both debits are atomic, so no update is lost.
+    let n = narration_of(&trace, a[0]);
+    assert!(n.contains("twice") && n.contains("double charge"), "{n}");
+    assert!(!n.contains("lost update"), "{n}");
+    let b = applied_by(&trace, "B");
+    assert!(!b[0].is_late_write() && !b[0].is_out_of_order());
 }
 
 // ---------------------------------------------------------------------------------------
@@ -294,8 +339,9 @@ fn c4_engine_strict_rejects_a() {
     assert_eq!(s.rejected_writes, 1);
     assert_eq!(s.last_fence, Some(Fence(34)));
     assert_eq!(s.last_write_fence, Some(Fence(34)));
-    assert_eq!(s.stale_writes_accepted, 0);
-    assert!(s.storage_safe());
+    assert_eq!(s.late_writes_accepted, 0);
+    assert_eq!(s.out_of_order_writes, 0);
+    assert_eq!(s.duplicate_runs, 0, "the job ran once");
     // The lease still failed to give mutual exclusion; only the storage saved us.
     assert!(s.conflict());
 
@@ -319,10 +365,14 @@ fn c4_engine_strict_rejects_a() {
         }
         other => panic!("unexpected {other:?}"),
     }
-    assert!(e.narration.contains("stale_fence"), "{}", e.narration);
-    assert!(e.narration.contains("33"), "{}", e.narration);
+    let n = narration_of(&trace, e);
+    assert!(n.contains("stale_fence"), "{n}");
+    assert!(n.contains("33"), "{n}");
+    assert!(!n.contains("equal"), "33 < 34 is not an equal token: {n}");
     assert_eq!(e.snapshot.balance, 90);
-    assert_eq!(e.label(), "−10 #33 stale_fence");
+    assert_eq!(story::label(e), "−10 #33 stale_fence");
+    // The rejected write was from a superseded lease, but a refused write is not late.
+    assert!(!e.is_late_write());
 
     let rec = trace
         .writes
@@ -337,7 +387,8 @@ fn c4_engine_strict_rejects_a() {
 fn c4_same_epoch_also_rejects_a_in_the_headline() {
     let trace = run(&Scenario::gc_pause().with_policy(FencingPolicy::SameEpoch));
     assert_eq!(trace.summary.final_balance, 90);
-    assert_eq!(trace.summary.stale_writes_accepted, 0);
+    assert_eq!(trace.summary.late_writes_accepted, 0);
+    assert_eq!(trace.summary.duplicate_runs, 0);
     assert_eq!(applied_by(&trace, "A")[0].result_code(), "stale_fence");
 }
 
@@ -374,7 +425,8 @@ fn c5_same_epoch_accepts_equal_token_and_dedupes_by_key() {
     assert_eq!(
         err,
         WriteError::DuplicateIntent {
-            key: "pay-1".to_owned()
+            key: "pay-1".to_owned(),
+            original_balance: 90
         }
     );
     assert_eq!(err.code(), "duplicate_intent");
@@ -422,10 +474,17 @@ fn c5_same_epoch_retry_with_key_debits_once_in_the_engine() {
     assert_eq!(trace.summary.accepted_writes, 1);
     assert_eq!(trace.summary.rejected_writes, 1);
     let dup = applied_by(&trace, "A")[1];
+    assert!(matches!(
+        &dup.kind,
+        EventKind::WriteApplied {
+            result: Err(WriteError::DuplicateIntent { key, original_balance: 90 }),
+            ..
+        } if key == "pay-1"
+    ));
+    let n = narration_of(&trace, dup);
     assert!(
-        dup.narration.contains("duplicate_intent"),
-        "{}",
-        dup.narration
+        n.contains("not applied again") && n.contains("pay-1") && n.contains("balance 90"),
+        "{n}"
     );
 
     // The same script under Strict: the retry carries an equal token and is refused as stale
@@ -452,13 +511,13 @@ fn c5_idempotency_key_is_not_a_fence() {
         .unwrap_err();
     assert_eq!(err.code(), "stale_fence");
     assert_eq!(l.account(KEY).balance, 90);
-    // ...and the stale write did not burn its key: a legit writer can still use it.
+    // ...and the refused write did not burn its key: a legit writer can still use it.
     assert_eq!(
         l.debit(60, debit("C", Some(35), 10, Some("a-intent"))),
         Ok(80)
     );
 
-    // Conversely, with fencing off the key alone lets the stale write through.
+    // Conversely, with fencing off the key alone lets the late write through.
     let mut off = ledger(FencingPolicy::Off);
     assert_eq!(
         off.debit(35, debit("B", Some(34), 10, Some("b-intent"))),
@@ -485,7 +544,8 @@ fn c5_engine_unique_keys_do_not_save_the_headline() {
     }
     let off = run(&sc.clone().with_policy(FencingPolicy::Off));
     assert_eq!(off.summary.final_balance, 80);
-    assert_eq!(off.summary.stale_writes_accepted, 1);
+    assert_eq!(off.summary.late_writes_accepted, 1);
+    assert_eq!(off.summary.duplicate_runs, 1);
     let strict = run(&sc.with_policy(FencingPolicy::Strict));
     assert_eq!(strict.summary.final_balance, 90);
     assert_eq!(applied_by(&strict, "A")[0].result_code(), "stale_fence");
@@ -574,14 +634,17 @@ fn c6_engine_check_held_then_write() {
 
     let off = run(&sc.with_policy(FencingPolicy::Off));
     assert_eq!(off.summary.final_balance, 80);
-    assert_eq!(off.summary.stale_writes_accepted, 1);
+    assert_eq!(off.summary.late_writes_accepted, 1);
+    assert_eq!(off.summary.out_of_order_writes, 1);
 }
 
 #[test]
 fn c6_check_after_expiry_gives_up() {
     // A check *after* the pause does notice; the actor then gives up without writing.
     let mut sc = Scenario::gc_pause();
-    sc.actors[0].script.insert(2, Step::CheckHeld);
+    // [Acquire, CheckDone, Work, CheckHeld, Debit, ...]: the check comes after the work.
+    assert_eq!(sc.actors[0].script[1], Step::CheckDone);
+    sc.actors[0].script.insert(3, Step::CheckHeld);
     let trace = run(&sc.with_policy(FencingPolicy::Off));
     let check = trace
         .events
@@ -686,34 +749,46 @@ fn engine_late_release_is_a_noop() {
     // A releases right after its (late) write at t=55, while B's lease (30..60) is live;
     // B dawdles past its own TTL before releasing.
     let mut sc = Scenario::gc_pause();
-    sc.actors[0].script[3] = Step::Work { ms: 0 };
-    sc.actors[1].script[3] = Step::Work { ms: 40 };
+    assert_eq!(sc.actors[0].script[4], Step::Work { ms: 5 });
+    sc.actors[0].script[4] = Step::Work { ms: 0 };
+    sc.actors[1].script[4] = Step::Work { ms: 40 };
     let trace = run(&sc);
     let noops: Vec<_> = trace
         .events
         .iter()
-        .filter(|e| e.kind == EventKind::ReleaseNoop)
+        .filter(|e| matches!(e.kind, EventKind::ReleaseNoop { .. }))
         .collect();
     assert_eq!(noops.len(), 2, "{noops:#?}");
     let noop = noops[0];
     assert_eq!(noop.actor.as_deref(), Some("A"));
     assert_eq!(noop.at, 55);
     assert_eq!(noop.result_code(), "not_holder");
-    assert!(
-        noop.narration.contains("belongs to B"),
-        "{}",
-        noop.narration
+    assert_eq!(
+        noop.kind,
+        EventKind::ReleaseNoop {
+            via: ReleaseMode::CompareAndDelete,
+            reason: NoopReason::OtherHolder {
+                owner: "B".to_owned(),
+                fence: Fence(34)
+            }
+        }
     );
+    let n = narration_of(&trace, noop);
+    assert!(n.contains("belongs to B"), "{n}");
     let h = noop.snapshot.holder.as_ref().expect("B still holds");
     assert_eq!((h.owner.as_str(), h.fence), ("B", Fence(34)));
     // B's own release at t=75 comes after its lease expired at t=60.
     let late = noops[1];
     assert_eq!((late.actor.as_deref(), late.at), (Some("B"), 75));
-    assert!(
-        late.narration.contains("already expired"),
-        "{}",
-        late.narration
-    );
+    assert!(matches!(
+        late.kind,
+        EventKind::ReleaseNoop {
+            reason: NoopReason::Expired,
+            ..
+        }
+    ));
+    let n = narration_of(&trace, late);
+    assert!(n.contains("already expired"), "{n}");
     assert!(late.snapshot.holder.is_none());
     assert_eq!(
         trace
@@ -804,14 +879,27 @@ fn short_pause_gives_no_conflict() {
         let s = &trace.summary;
         assert!(!s.conflict(), "{policy:?}: {s:?}");
         assert_eq!(s.max_believers, 1, "{policy:?}");
-        assert_eq!(s.stale_writes_accepted, 0, "{policy:?}");
+        assert_eq!(s.late_writes_accepted, 0, "{policy:?}");
+        assert_eq!(s.out_of_order_writes, 0, "{policy:?}");
         assert_eq!(s.rejected_writes, 0, "{policy:?}");
-        assert_eq!(s.accepted_writes, 2, "{policy:?}");
+        // One job: A charges it, B then reads that it is done and skips. Charged once.
+        assert_eq!(s.accepted_writes, 1, "{policy:?}");
+        assert_eq!(s.duplicate_runs, 0, "{policy:?}");
+        assert_eq!(s.final_balance, 90, "{policy:?}: the job ran once");
+        let checks: Vec<_> = trace
+            .events
+            .iter()
+            .filter_map(|e| match e.kind {
+                EventKind::JobChecked { done } => Some((e.actor.clone().unwrap(), done)),
+                _ => None,
+            })
+            .collect();
         assert_eq!(
-            s.final_balance, 80,
-            "{policy:?}: both legitimate debits land"
+            checks,
+            vec![("A".to_owned(), false), ("B".to_owned(), true)],
+            "{policy:?}"
         );
-        assert!(s.storage_safe());
+        assert!(applied_by(&trace, "B").is_empty(), "{policy:?}");
         assert!(trace.writes.iter().all(|w| w.accepted()));
         // A released its lease itself: nothing expired under anybody.
         let spans = trace.lease_spans();
@@ -898,11 +986,8 @@ fn trace_stepping() {
         let e = trace.event_at(step).unwrap();
         assert_eq!(trace.snapshot_at(step), &e.snapshot);
         assert_eq!(e.snapshot.at, e.at);
-        assert!(
-            e.narration.starts_with(&format!("t={} ms", e.at)),
-            "{}",
-            e.narration
-        );
+        let n = story::narration(&trace, step);
+        assert!(n.starts_with(&format!("t={} ms — ", e.at)), "{n}");
         if step > 1 {
             assert!(trace.event_at(step - 1).unwrap().at <= e.at);
         }
@@ -976,13 +1061,12 @@ fn open_and_extended_lease_spans() {
         actors: vec![Actor {
             name: "A".to_owned(),
             start_at: 0,
-            pauses: vec![],
-            network_delay: 0,
             script: vec![
                 Step::Acquire { retry_every: 5 },
                 Step::Work { ms: 20 },
                 Step::Extend,
             ],
+            ..Actor::default()
         }],
         horizon: 45,
         ..Scenario::default()
@@ -991,7 +1075,8 @@ fn open_and_extended_lease_spans() {
     assert!(trace.events.iter().any(|e| e.kind
         == EventKind::Extended {
             fence: Fence(1),
-            expires_at: 50
+            expires_at: 50,
+            watchdog: None
         }));
     assert_eq!(
         trace.lease_spans(),
@@ -1041,9 +1126,18 @@ fn extend_failure_self_cancels() {
     let failed = trace
         .events
         .iter()
-        .find(|e| e.kind == EventKind::ExtendFailed)
+        .find(|e| matches!(e.kind, EventKind::ExtendFailed { .. }))
         .expect("extend fails");
     assert_eq!(failed.at, 55);
+    assert_eq!(
+        failed.kind,
+        EventKind::ExtendFailed {
+            watchdog: false,
+            lease_ended_at: Some(30)
+        }
+    );
+    let n = narration_of(&trace, failed);
+    assert!(n.contains("already ended at t=30"), "{n}");
     assert_eq!(failed.result_code(), "not_holder");
     assert!(!failed.snapshot.believers.contains(&"A".to_owned()));
     assert!(
@@ -1188,7 +1282,7 @@ fn validate_rejects_out_of_range_values() {
     ));
 
     let mut sc = base();
-    sc.actors[0].script[2] = Step::Debit {
+    sc.actors[0].script[3] = Step::Debit {
         amount: -2_000_000_000,
         idempotency_key: None,
     };
@@ -1217,7 +1311,7 @@ fn validate_rejects_out_of_range_values() {
     let mut sc = base();
     sc.lease_ttl = MAX_TIME;
     sc.horizon = MAX_TIME;
-    sc.actors[0].script[1] = Step::Work { ms: 0 };
+    sc.actors[0].script[2] = Step::Work { ms: 0 };
     assert_eq!(sc.validate(), Ok(()));
 }
 
@@ -1296,10 +1390,9 @@ fn solo(script: Vec<Step>, pauses: Vec<Pause>) -> Scenario {
         policy: FencingPolicy::Strict,
         actors: vec![Actor {
             name: "A".to_owned(),
-            start_at: 0,
             pauses,
-            network_delay: 0,
             script,
+            ..Actor::default()
         }],
         horizon: 100,
         ..Scenario::default()
@@ -1356,8 +1449,170 @@ fn bug_overlapping_pauses_wake_at_the_real_end() {
     let wakes: Vec<_> = trace
         .events
         .iter()
-        .filter(|e| e.kind == EventKind::PauseEnded)
+        .filter(|e| matches!(e.kind, EventKind::PauseEnded { .. }))
         .map(|e| e.at)
         .collect();
     assert_eq!(wakes, vec![50]);
+}
+
+// ---------------------------------------------------------------------------------------
+// Verdicts of the headline (issue #9): late, out of order, duplicate.
+// ---------------------------------------------------------------------------------------
+
+#[test]
+fn verdicts_headline_off_default() {
+    let t = run(&Scenario::gc_pause().with_policy(FencingPolicy::Off));
+    let s = &t.summary;
+    assert_eq!(s.late_writes_accepted, 1);
+    assert_eq!(s.out_of_order_writes, 1);
+    assert_eq!(s.duplicate_runs, 1);
+    assert_eq!(s.final_balance, 80);
+    assert_eq!(s.last_write_fence, Some(Fence(33)));
+    let last = t.writes.last().unwrap();
+    assert_eq!(
+        (last.request.writer.as_str(), last.request.fence),
+        ("A", Some(Fence(33)))
+    );
+}
+
+#[test]
+fn verdicts_headline_strict_default() {
+    let t = run(&Scenario::gc_pause().with_policy(FencingPolicy::Strict));
+    let s = &t.summary;
+    assert_eq!(s.final_balance, 90);
+    assert_eq!(s.last_fence, Some(Fence(34)));
+    assert_eq!(s.last_write_fence, Some(Fence(34)));
+    assert_eq!(
+        (
+            s.late_writes_accepted,
+            s.out_of_order_writes,
+            s.duplicate_runs
+        ),
+        (0, 0, 0)
+    );
+    let a = applied_by(&t, "A");
+    assert_eq!(a.len(), 1);
+    assert_eq!(a[0].result_code(), "stale_fence");
+    assert_eq!(a[0].fence(), Some(Fence(33)));
+}
+
+/// A's pause ends at t=31, right after B was granted 34 (t=30) but before B's debit (t=35):
+/// A's 33 reaches storage first, and a highest-token check has nothing to refuse it with.
+#[test]
+fn verdicts_headline_strict_late_write_before_the_new_token() {
+    let sc = Scenario::gc_pause()
+        .with_policy(FencingPolicy::Strict)
+        .with_pause(
+            0,
+            Pause {
+                start: 5,
+                duration: 26,
+            },
+        );
+    let t = run(&sc);
+    let s = &t.summary;
+    assert_eq!(s.late_writes_accepted, 1, "{s:?}");
+    assert_eq!(s.duplicate_runs, 1, "{s:?}");
+    assert_eq!(s.out_of_order_writes, 0, "{s:?}");
+    assert_eq!(s.final_balance, 80);
+    assert_eq!(s.rejected_writes, 0);
+    let order: Vec<_> = t
+        .writes
+        .iter()
+        .map(|w| (w.request.writer.as_str(), w.request.fence, w.accepted()))
+        .collect();
+    assert_eq!(
+        order,
+        vec![("A", Some(Fence(33)), true), ("B", Some(Fence(34)), true)]
+    );
+    let i = t
+        .events
+        .iter()
+        .position(|e| e.is_late_write())
+        .expect("A's late write");
+    let e = &t.events[i];
+    assert_eq!(e.actor.as_deref(), Some("A"));
+    assert_eq!(e.fence(), Some(Fence(33)));
+    match &e.kind {
+        EventKind::WriteApplied {
+            superseded_by,
+            highest_accepted,
+            result,
+            ..
+        } => {
+            assert_eq!(result, &Ok(90));
+            assert_eq!(
+                superseded_by,
+                &Some(Grant {
+                    owner: "B".to_owned(),
+                    fence: Fence(34)
+                })
+            );
+            assert_eq!(*highest_accepted, None, "storage had seen no token yet");
+        }
+        other => panic!("unexpected {other:?}"),
+    }
+    let n = story::narration(&t, i + 1);
+    assert!(n.contains("has not seen it yet"), "{n}");
+    let say = story::say(&t, i + 1);
+    assert!(
+        say.contains("only once storage has seen 34") && say.contains("handoff barrier"),
+        "{say}"
+    );
+    // B's later write with 34 is the second charge of the one job.
+    let j = t
+        .events
+        .iter()
+        .rposition(|e| matches!(e.kind, EventKind::WriteApplied { result: Ok(_), .. }))
+        .unwrap();
+    assert!(j > i);
+    assert_eq!(t.events[j].actor.as_deref(), Some("B"));
+    assert!(story::narration(&t, j + 1).contains("twice"));
+}
+
+#[test]
+fn out_of_range_error_shows_the_real_minimum() {
+    let mut sc = Scenario::gc_pause();
+    sc.actors[0].network_delay = MAX_TIME + 1;
+    let err = sc.validate().unwrap_err();
+    assert_eq!(
+        err,
+        ScenarioError::OutOfRange {
+            what: "network_delay",
+            value: MAX_TIME + 1,
+            min: 0,
+            max: MAX_TIME
+        }
+    );
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "network_delay = {} is out of range (0..={MAX_TIME})",
+            MAX_TIME + 1
+        )
+    );
+    assert!(err.to_string().contains("(0..=600000)"), "{err}");
+
+    // A minimum of 1 is shown as 1.
+    let mut sc = Scenario::gc_pause();
+    sc.lease_ttl = 0;
+    assert!(sc
+        .validate()
+        .unwrap_err()
+        .to_string()
+        .contains("(1..=600000)"));
+
+    // A request timeout must be at least 1 ms.
+    let mut sc = Scenario::gc_pause();
+    sc.actors[0].request_timeout = Some(0);
+    let msg = sc.validate().unwrap_err().to_string();
+    assert!(
+        msg.contains("request_timeout = 0") && msg.contains("(1..="),
+        "{msg}"
+    );
+
+    // An empty job label is refused.
+    let mut sc = Scenario::gc_pause();
+    sc.job = Some("  ".to_owned());
+    assert_eq!(sc.validate(), Err(ScenarioError::BadJob));
 }

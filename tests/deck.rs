@@ -2,9 +2,11 @@
 //! under each fencing policy.
 
 use fencing_lab::core::deck::{self, DECK};
+use fencing_lab::core::story;
 use fencing_lab::core::{
-    renewal_herd, run, EventKind, Fence, FencingPolicy, Lane, LeaseEnd, ReleaseMode, Scenario,
-    Step, Trace, TraceEvent, WriteError,
+    renewal_herd, run, Awareness, EventKind, ExpiryCause, Fence, FencingPolicy, Grant, Lane,
+    LeaseEnd, PauseCause, ReleaseMode, Scenario, Shortened, Snapshot, Step, TokenSource, Trace,
+    TraceEvent, WriteError,
 };
 
 const OFF: FencingPolicy = FencingPolicy::Off;
@@ -58,6 +60,16 @@ fn events(t: &Trace, pred: impl Fn(&EventKind) -> bool) -> Vec<&TraceEvent> {
     t.events.iter().filter(|e| pred(&e.kind)).collect()
 }
 
+/// The narration at the step `e` (an event of `t`) produced.
+fn narration_of(t: &Trace, e: &TraceEvent) -> String {
+    let i = t
+        .events
+        .iter()
+        .position(|x| std::ptr::eq(x, e))
+        .expect("an event of this trace");
+    story::narration(t, i + 1)
+}
+
 fn by<'a>(t: &'a Trace, actor: &str, pred: impl Fn(&EventKind) -> bool) -> Vec<&'a TraceEvent> {
     t.events
         .iter()
@@ -106,9 +118,18 @@ fn every_entry_is_well_formed_valid_and_deterministic() {
         );
         assert!(!e.title.trim().is_empty(), "{}", e.id);
         assert!(e.question.trim().ends_with('?'), "{}: {}", e.id, e.question);
-        assert!((3..=5).contains(&e.notes.len()), "{}: {:?}", e.id, e.notes);
-        assert!(e.notes.iter().all(|n| !n.trim().is_empty()), "{}", e.id);
+        let runs = deck::runs(e);
+        let notes = (e.notes)(&runs);
+        assert!((3..=5).contains(&notes.len()), "{}: {notes:?}", e.id);
+        assert!(notes.iter().all(|n| !n.trim().is_empty()), "{}", e.id);
+        assert_eq!(notes, (e.notes)(&deck::runs(e)), "{}: notes are pure", e.id);
         assert!(std::ptr::eq(deck::find(e.id).unwrap(), e));
+        for (p, t) in FencingPolicy::ALL.iter().zip(&runs.0) {
+            assert_eq!(t.scenario.policy, *p, "{}: runs are in ALL order", e.id);
+        }
+        assert_eq!(runs.off().scenario.policy, FencingPolicy::Off);
+        assert_eq!(runs.strict().scenario.policy, FencingPolicy::Strict);
+        assert_eq!(runs.same_epoch().scenario.policy, FencingPolicy::SameEpoch);
 
         let sc = (e.build)();
         assert_eq!(sc.id, e.id, "the scenario knows its deck entry");
@@ -127,16 +148,20 @@ fn every_entry_is_well_formed_valid_and_deterministic() {
             assert_eq!(back, sc);
             assert_eq!(run(&back), t);
             for (step, ev) in t.events.iter().enumerate() {
-                assert!(!ev.narration.is_empty() && !ev.label().is_empty());
-                assert!(!t.talking_point(step + 1).is_empty());
+                assert!(!story::narration(&t, step + 1).is_empty() && !story::label(ev).is_empty());
+                assert!(!story::say(&t, step + 1).is_empty());
             }
-            if e.id != "gc-pause" {
-                assert_eq!(
-                    t.talking_point(0),
-                    e.question,
-                    "step 0 asks the entry's question"
-                );
-            }
+            // Step 0 introduces the scenario (the question is shown beside it by the panel).
+            let intro = story::say(&t, 0);
+            assert!(
+                intro.contains(&t.scenario.resource)
+                    && intro.starts_with(&format!("{} clients", t.scenario.actors.len())),
+                "{}: {intro}",
+                e.id
+            );
+            let html = fencing_lab::panels::story(&t, 0, e.question);
+            assert!(html.contains("data-testid=\"question\""), "{html}");
+            assert!(!story::outcome(&t).is_empty());
         }
     }
     assert!(deck::find("nope").is_none());
@@ -164,22 +189,24 @@ fn without_a_failover_at_most_one_lease_is_ever_live() {
 #[test]
 fn narration_counts_in_seconds_only_for_long_scenarios() {
     let t = run_as("handoff-barrier", SAME);
-    assert!(t.events.iter().all(|e| e.narration.starts_with("t=")));
-    assert!(t
-        .events
+    let all: Vec<String> = (1..=t.len()).map(|s| story::narration(&t, s)).collect();
+    assert!(all
         .iter()
-        .any(|e| e.narration.starts_with("t=16.0 s — ")));
-    assert!(t
-        .events
-        .iter()
-        .any(|e| e.narration.contains("15.0 s stop-the-world pause")));
-    assert_eq!(t.time_label(15_000), "15.0 s");
+        .all(|n| n.starts_with("t=") && !n.contains(" ms — ")));
+    assert!(all.iter().any(|n| n.starts_with("t=16.0 s — ")));
+    // The stall is narrated in seconds (and as a stall, not a GC pause).
+    assert!(
+        all.iter().any(|n| n.contains("stalls for 15.0 s")),
+        "{all:#?}"
+    );
+    assert_eq!(story::time_label(&t.scenario, 15_000), "15.0 s");
     let t = run_as("gc-pause", STRICT);
-    assert!(t
-        .events
-        .iter()
-        .all(|e| e.narration.starts_with(&format!("t={} ms — ", e.at))));
-    assert_eq!(t.time_label(55), "55 ms");
+    for (i, e) in t.events.iter().enumerate() {
+        let n = story::narration(&t, i + 1);
+        assert!(n.starts_with(&format!("t={} ms — ", e.at)), "{n}");
+    }
+    assert!(story::narration(&t, 3).contains("50 ms stop-the-world GC pause"));
+    assert_eq!(story::time_label(&t.scenario, 55), "55 ms");
 }
 
 #[test]
@@ -215,6 +242,24 @@ fn old_json_without_the_new_fields_still_parses() {
     v["initial"].as_object_mut().unwrap().remove("lost_leases");
     let back: Trace = serde_json::from_value(v).unwrap();
     assert_eq!(back.summary.max_live_leases, 0);
+    // …and so does a scenario without the issue-#9 fields.
+    let mut v = serde_json::to_value(Scenario::gc_pause()).unwrap();
+    for f in ["token_source", "job"] {
+        v.as_object_mut().unwrap().remove(f);
+    }
+    for a in v["actors"].as_array_mut().unwrap() {
+        for f in ["pause_cause", "request_timeout"] {
+            a.as_object_mut().unwrap().remove(f);
+        }
+    }
+    let sc: Scenario = serde_json::from_value(v).unwrap();
+    assert_eq!(sc.token_source, TokenSource::SameRedis);
+    assert_eq!(sc.job, None);
+    assert_eq!(sc.actors[0].pause_cause, PauseCause::Gc);
+    assert_eq!(sc.actors[0].request_timeout, None);
+    let json = serde_json::to_string(&build("handoff-barrier")).unwrap();
+    assert!(json.contains("\"pause_cause\":\"stall\""), "{json}");
+    assert!(json.contains("\"check_done\""), "{json}");
 }
 
 // ---------------------------------------------------------------------------------------
@@ -234,6 +279,12 @@ fn gc_pause_is_the_headline() {
     );
     assert_eq!(strict.summary.final_balance, 90);
     assert_eq!(build("gc-pause"), Scenario::gc_pause());
+    // One job, "charge order 1": off it ran twice, strict once.
+    assert_eq!(off.scenario.job.as_deref(), Some(deck::HEADLINE_JOB));
+    assert_eq!(
+        (off.summary.duplicate_runs, strict.summary.duplicate_runs),
+        (1, 0)
+    );
 }
 
 // ---------------------------------------------------------------------------------------
@@ -294,7 +345,8 @@ fn same_token_retry_dedupes_the_intent_but_the_key_is_not_a_fence() {
             retry[0].kind,
             EventKind::Retried {
                 fence: Some(Fence(33)),
-                amount: 10
+                amount: 10,
+                idempotency_key: Some("pay-1".to_owned())
             }
         );
         assert_eq!(t.writes[0].request, t.writes[1].request);
@@ -325,12 +377,23 @@ fn same_token_retry_dedupes_the_intent_but_the_key_is_not_a_fence() {
     assert_eq!(
         t.writes[1].result,
         Err(WriteError::DuplicateIntent {
-            key: "pay-1".to_owned()
+            key: "pay-1".to_owned(),
+            original_balance: 90
         })
     );
-    // Off: the fresh key pay-3 sails through after token 34 wrote — a lost update.
+    // The key returns the original result, so A learns that pay-1 landed.
+    let dup = &t.events[3];
+    assert_eq!(dup.result_code(), "duplicate_intent");
+    let n = story::narration(&t, 4);
+    assert!(n.contains("original result (balance 90)"), "{n}");
+    // Off: the fresh key pay-3 sails through after token 34 wrote — late and out of order.
     let t = run_as("same-token-retry", OFF);
-    assert_eq!(t.summary.stale_writes_accepted, 1);
+    assert_eq!(t.summary.late_writes_accepted, 1);
+    assert_eq!(t.summary.out_of_order_writes, 1);
+    assert_eq!(t.summary.duplicate_runs, 0, "three intents, no shared job");
+    assert!(t.events.iter().any(|e| e.is_late_write()
+        && e.fence() == Some(Fence(33))
+        && e.actor.as_deref() == Some("A")));
     assert_eq!(
         t.writes[3].request.idempotency_key.as_deref(),
         Some("pay-3")
@@ -457,9 +520,24 @@ fn delayed_packet_lands_after_the_successor_without_any_pause() {
             Some(("A", Fence(33))),
             "sent while A's lease is live"
         );
+        // A's client waits 10 ms for the reply, times out, and releases.
+        let timeout = by(&t, "A", |k| matches!(k, EventKind::WriteTimedOut { .. }));
+        assert_eq!(timeout.len(), 1);
+        assert_eq!(
+            (timeout[0].at, &timeout[0].kind),
+            (
+                15,
+                &EventKind::WriteTimedOut {
+                    fence: Some(Fence(33)),
+                    sent_at: 5,
+                    arrives_at: 45
+                }
+            )
+        );
+        assert_eq!(timeout[0].result_code(), "timeout");
         assert_eq!(
             by(&t, "A", |k| matches!(k, EventKind::Released { .. }))[0].at,
-            5
+            15
         );
         assert_eq!(acquired(&t), [a(0, "A", 33), a(20, "B", 34)]);
         assert_eq!(writes(&t), [w(25, "B", 34, "ok"), w(45, "A", 33, a_code)]);
@@ -470,7 +548,8 @@ fn delayed_packet_lands_after_the_successor_without_any_pause() {
         ));
         assert_eq!(t.summary.final_balance, balance);
         assert_eq!(t.summary.max_believers, 1, "nobody ever believed at once");
-        assert_eq!(t.summary.stale_writes_accepted, usize::from(policy == OFF));
+        assert_eq!(t.summary.late_writes_accepted, usize::from(policy == OFF));
+        assert_eq!(t.summary.duplicate_runs, usize::from(policy == OFF));
     }
 }
 
@@ -479,13 +558,14 @@ fn delayed_packet_lands_after_the_successor_without_any_pause() {
 // ---------------------------------------------------------------------------------------
 
 #[test]
-fn failover_makes_two_holders_and_tokens_keep_increasing() {
+fn failover_makes_two_holders_and_the_counter_rolls_back() {
     for (policy, a_code, balance) in [
         (OFF, "ok", 80),
         (STRICT, "stale_fence", 90),
-        (SAME, "stale_fence", 90),
+        (SAME, "ok", 80),
     ] {
         let t = run_as("redis-failover", policy);
+        assert_eq!(t.scenario.token_source, TokenSource::SameRedis);
         let fo = events(&t, |k| matches!(k, EventKind::Failover { .. }));
         assert_eq!(fo.len(), 1);
         assert_eq!(
@@ -493,29 +573,73 @@ fn failover_makes_two_holders_and_tokens_keep_increasing() {
             (5, Lane::Lease, "failover")
         );
         match &fo[0].kind {
-            EventKind::Failover { lost } => {
+            EventKind::Failover {
+                lost,
+                next_fence,
+                rolled_back,
+            } => {
                 assert_eq!(lost.len(), 1);
                 assert_eq!((lost[0].owner.as_str(), lost[0].fence), ("A", Fence(33)));
+                // The INCR of A's token was lost with its key: 33 will be handed out again.
+                assert_eq!(*next_fence, Fence(33));
+                assert!(*rolled_back);
             }
             other => panic!("{other:?}"),
         }
         assert!(fo[0].snapshot.holder.is_none());
-        assert_eq!(acquired(&t), [a(0, "A", 33), a(8, "B", 34)]);
+        assert_eq!(acquired(&t), [a(0, "A", 33), a(8, "B", 33)]);
         // Two holders per the lock service itself: the new primary's B and the lost A.
         let b_acq = by(&t, "B", |k| matches!(k, EventKind::Acquired { .. }))[0];
         assert_eq!(b_acq.snapshot.holder.as_ref().unwrap().owner, "B");
         assert_eq!(b_acq.snapshot.lost_leases.len(), 1);
         assert_eq!(b_acq.snapshot.lost_leases[0].fence, Fence(33));
+        let say = story::say(
+            &t,
+            t.events
+                .iter()
+                .position(|e| std::ptr::eq(e, b_acq))
+                .unwrap()
+                + 1,
+        );
+        assert!(say.contains("Token 33 again"), "{say}");
         assert_eq!(t.summary.max_live_leases, 2);
         assert!(t.summary.two_holders());
-        assert_eq!(writes(&t), [w(10, "B", 34, "ok"), w(12, "A", 33, a_code)]);
+        assert_eq!(writes(&t), [w(10, "B", 33, "ok"), w(12, "A", 33, a_code)]);
         assert_eq!(t.summary.final_balance, balance, "{policy:?}");
+        // A's write is from a superseded grant even though its token is not lower: the audit
+        // compares grants, not token values.
+        let a_write = by(&t, "A", |k| matches!(k, EventKind::WriteApplied { .. }))[0];
+        match &a_write.kind {
+            EventKind::WriteApplied { superseded_by, .. } => assert_eq!(
+                superseded_by,
+                &Some(Grant {
+                    owner: "B".to_owned(),
+                    fence: Fence(33)
+                })
+            ),
+            other => panic!("{other:?}"),
+        }
+        let accepted = a_code == "ok";
+        assert_eq!(t.summary.late_writes_accepted, usize::from(accepted));
+        assert_eq!(t.summary.duplicate_runs, usize::from(accepted));
+        assert_eq!(t.summary.out_of_order_writes, 0, "33 after 33 is not lower");
+        if policy == STRICT {
+            // Strict refuses the equal token — by luck of arrival order.
+            assert_eq!(
+                t.writes[1].result,
+                Err(WriteError::StaleFence {
+                    token: Fence(33),
+                    last: Fence(33)
+                })
+            );
+        }
         // The lost lease runs out at its own TTL.
         let exp = events(&t, |k| {
             matches!(
                 k,
                 EventKind::LeaseExpired {
                     fence: Fence(33),
+                    cause: ExpiryCause::LostInFailover,
                     ..
                 }
             )
@@ -524,42 +648,167 @@ fn failover_makes_two_holders_and_tokens_keep_increasing() {
         assert_eq!(exp[0].at, 30);
         assert!(exp[0].snapshot.lost_leases.is_empty());
     }
-    // Without the failover, B waits for A as it should.
+    // Without the failover, B waits for A as it should, then finds the job done.
     let mut sc = build("redis-failover");
     sc.failover_at = None;
     let t = run(&sc);
     assert_eq!(t.summary.max_live_leases, 1);
     assert_eq!(acquired(&t)[1].1, "B");
     assert!(acquired(&t)[1].0 >= 17, "B only gets it after A is done");
-    assert_eq!(t.summary.final_balance, 80, "both legitimate debits land");
+    assert_eq!(t.summary.final_balance, 90, "the job ran once");
+    assert_eq!(t.summary.duplicate_runs, 0);
+    assert!(by(&t, "B", |k| *k == EventKind::JobChecked { done: true }).len() == 1);
+}
+
+#[test]
+fn failover_of_a_lock_service_loses_nothing() {
+    for policy in FencingPolicy::ALL {
+        let mut sc = build("redis-failover").with_policy(policy);
+        sc.token_source = TokenSource::LockService;
+        sc.validate().unwrap();
+        let t = run(&sc);
+        let fo = events(&t, |k| matches!(k, EventKind::Failover { .. }));
+        assert_eq!(fo.len(), 1);
+        assert_eq!(
+            fo[0].kind,
+            EventKind::Failover {
+                lost: vec![],
+                next_fence: Fence(34),
+                rolled_back: false
+            }
+        );
+        // B is refused while A's lease lives on in the new leader, then gets a new token.
+        assert!(!by(&t, "B", |k| matches!(k, EventKind::AcquireRefused { .. })).is_empty());
+        assert_eq!(
+            acquired(&t).iter().map(|x| x.2).collect::<Vec<_>>(),
+            [33, 34]
+        );
+        assert_eq!(t.summary.max_live_leases, 1, "{policy:?}");
+        assert_eq!(t.summary.max_believers, 1, "{policy:?}");
+        assert_eq!(t.summary.final_balance, 90, "{policy:?}");
+        assert_eq!(t.summary.duplicate_runs, 0, "{policy:?}");
+        let n = story::narration(&t, 1);
+        assert!(n.contains("lock service"), "{n}");
+    }
 }
 
 // ---------------------------------------------------------------------------------------
 // 7. renewal
 // ---------------------------------------------------------------------------------------
 
+/// Whether the worker ran first when the paused worker woke (`None`: no race).
+fn resume_race(t: &Trace) -> Option<bool> {
+    t.events.iter().find_map(|e| match e.kind {
+        EventKind::ResumeRace { worker_first } => Some(worker_first),
+        _ => None,
+    })
+}
+
+/// What every renewal run shares, whichever thread wins the resume race.
+fn check_renewals(t: &Trace) -> u64 {
+    let renewals = by(t, "A", |k| matches!(k, EventKind::Extended { .. }));
+    assert!(renewals.len() >= 2, "{renewals:#?}");
+    // A third of the 30 ms TTL, ±25%: every 8..=12 ms from the acquire.
+    let mut last = 0;
+    for r in &renewals {
+        assert!(
+            (8..=12).contains(&(r.at - last)),
+            "renewed at {} after {last}",
+            r.at
+        );
+        assert!(
+            matches!(r.kind, EventKind::Extended { fence: Fence(33), expires_at, watchdog: Some(_) } if expires_at == r.at + 30)
+        );
+        last = r.at;
+    }
+    let (b_at, b, b_token) = acquired(t).pop().unwrap();
+    assert_eq!((b.as_str(), b_token), ("B", 34));
+    assert!(
+        b_at > last + 29,
+        "B only gets in after A's last renewal ran out"
+    );
+    let pause = by(t, "A", |k| matches!(k, EventKind::PauseStarted { .. }))[0];
+    assert!(
+        pause.at > last,
+        "the pause lands after the last good renewal"
+    );
+    b_at
+}
+
 #[test]
-fn renewal_fails_after_the_pause_and_the_job_self_cancels() {
-    for policy in FencingPolicy::ALL {
+fn renewal_default_the_worker_wins_the_race_and_writes_late() {
+    for (policy, a_code, balance) in [
+        (OFF, "ok", 80),
+        (STRICT, "stale_fence", 90),
+        (SAME, "stale_fence", 90),
+    ] {
         let t = run_as("renewal", policy);
-        let renewals = by(&t, "A", |k| matches!(k, EventKind::Extended { .. }));
-        assert!(renewals.len() >= 2, "{renewals:#?}");
-        // A third of the 30 ms TTL, ±25%: every 8..=12 ms from the acquire.
-        let mut last = 0;
-        for r in &renewals {
-            assert!(
-                (8..=12).contains(&(r.at - last)),
-                "renewed at {} after {last}",
-                r.at
-            );
-            assert!(
-                matches!(r.kind, EventKind::Extended { fence: Fence(33), expires_at } if expires_at == r.at + 30)
-            );
-            last = r.at;
-        }
-        let failed = by(&t, "A", |k| *k == EventKind::ExtendFailed);
+        let b_at = check_renewals(&t);
+        let race = by(&t, "A", |k| matches!(k, EventKind::ResumeRace { .. }));
+        assert_eq!(race.len(), 1, "{policy:?}");
+        let woke = by(&t, "A", |k| matches!(k, EventKind::PauseEnded { .. }))[0];
+        assert_eq!(race[0].at, woke.at, "the race is decided on waking");
+        assert_eq!(resume_race(&t), Some(true), "the deck's seed: worker first");
+        // The worker ran first, so no renewal was refused before it wrote.
+        assert!(by(&t, "A", |k| matches!(k, EventKind::ExtendFailed { .. })).is_empty());
+        assert_eq!(
+            writes(&t),
+            [w(b_at + 5, "B", 34, "ok"), w(woke.at, "A", 33, a_code)],
+            "{policy:?}"
+        );
+        assert_eq!(t.summary.final_balance, balance, "{policy:?}");
+        assert_eq!(t.summary.duplicate_runs, usize::from(policy == OFF));
+        let i = t
+            .events
+            .iter()
+            .position(|e| std::ptr::eq(e, race[0]))
+            .unwrap();
+        let say = story::say(&t, i + 1);
+        assert!(say.contains("race"), "{say}");
+    }
+}
+
+#[test]
+fn renewal_when_the_watchdog_wins_the_job_self_cancels() {
+    let base = build("renewal");
+    let seed = (0..64)
+        .find(|&seed| {
+            resume_race(&run(&Scenario {
+                seed,
+                ..base.clone()
+            })) == Some(false)
+        })
+        .expect("some seed lets the watchdog run first");
+    let first_worker = (0..64)
+        .find(|&seed| {
+            resume_race(&run(&Scenario {
+                seed,
+                ..base.clone()
+            })) == Some(true)
+        })
+        .expect("some seed lets the worker run first");
+    assert_ne!(seed, first_worker);
+    for policy in FencingPolicy::ALL {
+        let t = run(&Scenario {
+            seed,
+            ..base.clone().with_policy(policy)
+        });
+        let b_at = check_renewals(&t);
+        let failed = by(&t, "A", |k| matches!(k, EventKind::ExtendFailed { .. }));
         assert_eq!(failed.len(), 1);
-        assert_eq!(failed[0].at, 85, "the overdue renewal runs when A wakes");
+        let woke = by(&t, "A", |k| matches!(k, EventKind::PauseEnded { .. }))[0];
+        assert_eq!(
+            failed[0].at, woke.at,
+            "the overdue renewal runs when A wakes"
+        );
+        let expired = events(&t, |k| matches!(k, EventKind::LeaseExpired { .. }))[0];
+        assert_eq!(
+            failed[0].kind,
+            EventKind::ExtendFailed {
+                watchdog: true,
+                lease_ended_at: Some(expired.at)
+            }
+        );
         assert_eq!(failed[0].result_code(), "not_holder");
         assert!(!failed[0].snapshot.believers.contains(&"A".to_owned()));
         assert!(
@@ -570,14 +819,18 @@ fn renewal_fails_after_the_pause_and_the_job_self_cancels() {
             .is_empty(),
             "a self-cancelled job does not write"
         );
-        let (b_at, b, b_token) = acquired(&t).pop().unwrap();
-        assert_eq!((b.as_str(), b_token), ("B", 34));
-        assert!(
-            b_at > last + 29,
-            "B only gets in after A's last renewal ran out"
-        );
         assert_eq!(writes(&t), [w(b_at + 5, "B", 34, "ok")]);
         assert_eq!(t.summary.final_balance, 90, "{policy:?}");
+        assert_eq!(t.summary.duplicate_runs, 0);
+        // Self-cancel came after the lease was gone: the words must not claim otherwise.
+        let i = t
+            .events
+            .iter()
+            .position(|e| std::ptr::eq(e, failed[0]))
+            .unwrap();
+        let say = story::say(&t, i + 1);
+        assert!(say.contains("already ended"), "{say}");
+        assert!(!say.contains("before the lease is gone"), "{say}");
     }
 }
 
@@ -609,16 +862,23 @@ fn renewal_is_seeded_and_keeps_a_job_alive_without_a_pause() {
     let mut calm = base;
     calm.actors[0].pauses.clear();
     let t = run(&calm);
-    assert!(events(&t, |k| *k == EventKind::ExtendFailed).is_empty());
+    assert!(events(&t, |k| matches!(k, EventKind::ExtendFailed { .. })).is_empty());
+    assert!(resume_race(&t).is_none(), "no pause, no race");
     assert!(by(&t, "A", |k| matches!(k, EventKind::Extended { .. })).len() >= 5);
     assert!(t.writes.iter().all(|w| w.accepted()));
+    assert_eq!(t.writes.len(), 1, "B finds the job done and skips it");
     assert_eq!(t.writes[0].request.writer, "A");
     assert_eq!(
         t.writes[0].at, 60,
         "A worked through twice its TTL and then wrote"
     );
+    assert_eq!(
+        by(&t, "B", |k| *k == EventKind::JobChecked { done: true }).len(),
+        1
+    );
     assert_eq!(t.summary.max_believers, 1);
-    assert_eq!(t.summary.final_balance, 80);
+    assert_eq!(t.summary.final_balance, 90);
+    assert_eq!(t.summary.duplicate_runs, 0);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -627,17 +887,26 @@ fn renewal_is_seeded_and_keeps_a_job_alive_without_a_pause() {
 
 #[test]
 fn handoff_barrier_rejects_the_late_publish_but_not_the_side_effect() {
+    // The job publishes a result row; the last column is the row at the end.
     let cases = [
-        (OFF, "ok", "ok", -100),
-        (STRICT, "stale_fence", "stale_fence", 100),
-        (SAME, "stale_fence", "ok", 0),
+        (OFF, "ok", "ok", Some("result by B")),
+        (STRICT, "stale_fence", "stale_fence", None),
+        (SAME, "stale_fence", "ok", Some("result by B")),
     ];
-    for (policy, a_code, b_code, balance) in cases {
+    for (policy, a_code, b_code, result) in cases {
         let t = run_as("handoff-barrier", policy);
         assert_eq!(t.scenario.lease_ttl, 10_000);
         assert_eq!(acquired(&t), [a(0, "A", 41), a(10_000, "B", 42)]);
         let pause = by(&t, "A", |k| matches!(k, EventKind::PauseStarted { .. }))[0];
-        assert_eq!(pause.kind, EventKind::PauseStarted { until: 16_000 });
+        assert_eq!(
+            pause.kind,
+            EventKind::PauseStarted {
+                until: 16_000,
+                cause: PauseCause::Stall
+            }
+        );
+        let n = narration_of(&t, pause);
+        assert!(n.contains("stalls") && !n.contains("GC"), "{n}");
         assert_eq!(pause.at, 1_000);
         // The barrier comes before anything else B does, and changes no balance.
         let barrier = by(&t, "B", |k| matches!(k, EventKind::BarrierSet { .. }));
@@ -651,7 +920,22 @@ fn handoff_barrier_rejects_the_late_publish_but_not_the_side_effect() {
                 result: Ok(())
             }
         );
-        assert_eq!(barrier.snapshot.balance, 100);
+        assert_eq!(
+            barrier.snapshot,
+            Snapshot {
+                at: barrier.at,
+                last_fence: barrier.snapshot.last_fence,
+                ..t.snapshot_at(
+                    t.events
+                        .iter()
+                        .position(|e| std::ptr::eq(e, barrier))
+                        .unwrap()
+                )
+                .clone()
+            },
+            "the barrier changes nothing but the mark"
+        );
+        assert_eq!(barrier.snapshot.result, None);
         let expected_mark = policy.checks_fence().then_some(Fence(42));
         assert_eq!(barrier.snapshot.last_fence, expected_mark);
         assert!(t.writes.iter().all(|w| w.at > barrier.at));
@@ -661,7 +945,13 @@ fn handoff_barrier_rejects_the_late_publish_but_not_the_side_effect() {
             [w(16_000, "A", 41, a_code), w(18_000, "B", 42, b_code)],
             "{policy:?}"
         );
-        assert_eq!(t.summary.final_balance, balance, "{policy:?}");
+        let last = t.snapshot_at(t.len());
+        assert_eq!(last.result.as_deref(), result, "{policy:?}");
+        assert_eq!(story::final_value(&t), result.unwrap_or("—"), "{policy:?}");
+        assert_eq!(
+            t.summary.final_balance, t.scenario.initial_balance,
+            "a publish moves no money"
+        );
         // The card is charged by both workers under every policy: fencing cannot stop it.
         let effects = events(&t, |k| matches!(k, EventKind::SideEffect { .. }));
         assert_eq!(effects.len(), 2);
@@ -678,11 +968,15 @@ fn handoff_barrier_rejects_the_late_publish_but_not_the_side_effect() {
             }
         ));
         assert_eq!(a_effect.result_code(), "unfenced");
-        assert!(
-            a_effect.narration.contains("does not protect"),
-            "{}",
-            a_effect.narration
-        );
+        let n = narration_of(&t, a_effect);
+        assert!(n.contains("carries no token"), "{n}");
+        let i = t
+            .events
+            .iter()
+            .position(|e| std::ptr::eq(e, *a_effect))
+            .unwrap();
+        let say = story::say(&t, i + 1);
+        assert!(say.contains("only protects what checks the token"), "{say}");
         assert!(effects.iter().any(|e| e.actor.as_deref() == Some("B")
             && matches!(
                 e.kind,
@@ -692,6 +986,13 @@ fn handoff_barrier_rejects_the_late_publish_but_not_the_side_effect() {
                 }
             )));
         assert_eq!(t.summary.unprotected_side_effects, 1);
+        assert_eq!(t.summary.side_effects, 2);
+        // The second card charge is narrated as the repeat it is.
+        let b_effect = effects
+            .iter()
+            .find(|e| e.actor.as_deref() == Some("B"))
+            .unwrap();
+        assert!(narration_of(&t, b_effect).contains("happened twice"));
     }
 }
 
@@ -705,12 +1006,23 @@ fn without_the_barrier_the_late_publish_lands_first() {
         [w(16_000, "A", 41, "ok"), w(18_000, "B", 42, "ok")],
         "order-based fencing cannot tell: 41 arrived before anything newer"
     );
-    assert_eq!(t.summary.final_balance, -100);
-    // Off with the barrier: storage ignored it, but it still counts as generation 42's write,
-    // so A's 41 after it is a stale write.
+    assert_eq!(
+        t.snapshot_at(t.len()).result.as_deref(),
+        Some("result by B"),
+        "B's result overwrites A's late one: the job ran twice"
+    );
+    assert_eq!(t.summary.late_writes_accepted, 1);
+    assert_eq!(t.summary.duplicate_runs, 1);
+    assert_eq!(t.summary.out_of_order_writes, 0, "41 then 42 is in order");
+    // Off with the barrier: storage ignored it; A's 41 is still from a superseded lease.
     let off = run_as("handoff-barrier", OFF);
-    assert_eq!(off.summary.stale_writes_accepted, 1);
-    assert!(!off.summary.storage_safe());
+    assert_eq!(off.summary.late_writes_accepted, 1);
+    assert_eq!(off.summary.duplicate_runs, 1);
+    let late = off.events.iter().find(|e| e.is_late_write()).unwrap();
+    assert_eq!(
+        (late.actor.as_deref(), late.fence()),
+        (Some("A"), Some(Fence(41)))
+    );
 }
 
 // ---------------------------------------------------------------------------------------
@@ -725,11 +1037,51 @@ fn clock_jump_expires_the_lease_early_and_fencing_still_holds() {
         (SAME, "stale_fence", 90),
     ] {
         let t = run_as("clock-jump", policy);
+        // Redlock on five nodes: A locks 0–2, B is refused with 3–4, then locks 2–4 after
+        // node 2's clock jumped. Redlock mints no token: under a fence they are a what-if.
+        let rl = t
+            .scenario
+            .redlock
+            .as_ref()
+            .expect("clock-jump runs Redlock");
+        assert_eq!(rl.nodes, 5);
+        assert_eq!(t.scenario.token_source, TokenSource::Counterfactual);
+        assert_eq!(story::counterfactual(&t), policy != OFF);
+        let nodes: Vec<(String, Vec<usize>)> = t
+            .events
+            .iter()
+            .filter_map(|e| match &e.kind {
+                EventKind::Acquired { nodes, .. } | EventKind::AcquireRefused { nodes, .. } => {
+                    Some((e.actor.clone().unwrap(), nodes.clone()))
+                }
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            nodes,
+            [
+                ("A".to_owned(), vec![0, 1, 2]),
+                ("B".to_owned(), vec![3, 4]),
+                ("B".to_owned(), vec![2, 3, 4])
+            ],
+            "{policy:?}"
+        );
         let jump = events(&t, |k| matches!(k, EventKind::LockClockJumped { .. }));
         assert_eq!(jump.len(), 1);
         assert_eq!(
             (jump[0].at, &jump[0].kind),
-            (10, &EventKind::LockClockJumped { by: 25 })
+            (
+                10,
+                &EventKind::LockClockJumped {
+                    by: 25,
+                    shortened: Some(Shortened {
+                        owner: "A".to_owned(),
+                        fence: Fence(33),
+                        granted_until: 30,
+                        ends_at: 10
+                    })
+                }
+            )
         );
         assert_eq!(jump[0].result_code(), "clock_jump");
         let exp = events(&t, |k| matches!(k, EventKind::LeaseExpired { .. }));
@@ -739,6 +1091,16 @@ fn clock_jump_expires_the_lease_early_and_fencing_still_holds() {
             (10, Some(Fence(33))),
             "20 ms before the t=30 A was promised"
         );
+        assert!(matches!(
+            exp[0].kind,
+            EventKind::LeaseExpired {
+                cause: ExpiryCause::ClockJump,
+                owner_knew: Awareness::Unaware,
+                ..
+            }
+        ));
+        let n = narration_of(&t, exp[0]);
+        assert!(n.contains("jumped clock") && !n.contains("paused"), "{n}");
         assert!(events(&t, |k| matches!(k, EventKind::PauseStarted { .. })).is_empty());
         assert_eq!(acquired(&t), [a(0, "A", 33), a(15, "B", 34)]);
         let b_acq = by(&t, "B", |k| matches!(k, EventKind::Acquired { .. }))[0];
@@ -789,14 +1151,14 @@ fn jitter_flattens_the_renewal_herd() {
 
 #[test]
 fn herd_inputs_are_clamped() {
-    use fencing_lab::core::lease::{MAX_HERD, MAX_HERD_RENEWALS};
+    use fencing_lab::core::{MAX_HERD, MAX_HERD_RENEWALS};
     let r = renewal_herd(usize::MAX, 0, true, 1, u64::MAX);
     assert_eq!(r.holders, MAX_HERD);
     assert_eq!(r.ttl, 3);
     assert!(r.renewals <= MAX_HERD_RENEWALS, "{}", r.renewals);
     assert!(r.horizon >= 1);
     let r = renewal_herd(10, 30_000, false, 1, u64::MAX);
-    assert_eq!(r.horizon, fencing_lab::core::scenario::MAX_TIME);
+    assert_eq!(r.horizon, fencing_lab::core::MAX_TIME);
     let empty = renewal_herd(0, 30, false, 0, 100);
     assert_eq!((empty.renewals, empty.peak_per_ms), (0, 0));
 }
@@ -815,15 +1177,18 @@ fn failover_at_the_instant_a_lease_expires() {
     let kinds: Vec<_> = t.events.iter().map(|e| (e.at, e.result_code())).collect();
     assert_eq!(kinds, [(0, "ok"), (30, "ok"), (30, "failover")]);
     assert!(matches!(t.events[1].kind, EventKind::LeaseExpired { .. }));
-    assert_eq!(t.events[2].kind, EventKind::Failover { lost: vec![] });
+    assert!(matches!(
+        &t.events[2].kind,
+        EventKind::Failover { lost, .. } if lost.is_empty()
+    ));
     assert_eq!(t.lease_spans()[0].end, LeaseEnd::Expired);
     assert_eq!(t.summary.max_live_leases, 1);
 }
 
 #[test]
 fn validation_bounds_the_new_fields() {
-    use fencing_lab::core::scenario::{MAX_LABEL, MAX_STEPS, MAX_TIME};
     use fencing_lab::core::{ClockJump, ScenarioError};
+    use fencing_lab::core::{MAX_LABEL, MAX_STEPS, MAX_TIME};
     let out_of_range = |sc: &Scenario, what: &str| matches!(sc.validate(), Err(ScenarioError::OutOfRange { what: w, .. }) if w == what);
 
     let mut sc = build("redis-failover");
@@ -894,4 +1259,26 @@ fn new_steps_without_a_lease_or_a_prior_write_are_skipped() {
     assert!(t.writes.is_empty());
     assert_eq!(t.summary.unprotected_side_effects, 1);
     assert_eq!(t.summary.final_balance, 100);
+}
+
+/// The notes are written from the runs, not typed in: fed other runs, they say other numbers.
+#[test]
+fn notes_are_computed_from_the_runs() {
+    let entry = deck::find("gc-pause").unwrap();
+    let notes = (entry.notes)(&deck::runs(entry)).join("\n");
+    for figure in ["33", "34", "80", "90", "stale_fence"] {
+        assert!(notes.contains(figure), "{figure}: {notes}");
+    }
+    let mut sc = Scenario::gc_pause();
+    sc.first_fence = 7;
+    sc.initial_balance = 50;
+    let runs = deck::Runs(FencingPolicy::ALL.map(|p| run(&sc.clone().with_policy(p))));
+    assert_eq!(runs.strict().summary.final_balance, 40);
+    let other = (entry.notes)(&runs).join("\n");
+    for figure in ["7", "8", "30", "40"] {
+        assert!(other.contains(figure), "{figure}: {other}");
+    }
+    for figure in ["33", "34", "80", "90"] {
+        assert!(!other.contains(figure), "{figure} is not computed: {other}");
+    }
 }

@@ -2,7 +2,7 @@
 //!
 //! Case count: every property below runs `CASES` = 10,000 random scenarios (one
 //! `proptest!` block, `ProptestConfig { cases: 10_000, .. }`), so each invariant is
-//! checked on 10,000 scenarios and the suite as a whole runs 7 × 10,000 = 70,000, plus
+//! checked on 10,000 scenarios and the suite as a whole runs 8 × 10,000 = 80,000, plus
 //! `DECK_CASES` = 5,000 perturbed deck scenarios checked against all invariants at once.
 //! The policy-specific properties force their policy; the others draw it at random.
 //!
@@ -12,9 +12,10 @@
 //! are modelled and `max_live_leases` must match the model.
 
 use fencing_lab::core::deck::DECK;
+use fencing_lab::core::story;
 use fencing_lab::core::{
-    run, Actor, ClockJump, EventKind, Fence, FencingPolicy, Lease, LeaseEnd, Pause, ReleaseMode,
-    Scenario, Step, Trace, WriteError, WriteRecord,
+    run, Actor, ClockJump, EventKind, Fence, FencingPolicy, Grant, Lease, LeaseEnd, Pause,
+    PauseCause, ReleaseMode, Scenario, Step, TokenSource, Trace, WriteError, WriteRecord,
 };
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
@@ -45,6 +46,7 @@ fn step() -> impl Strategy<Value = Step> {
         1 => Just(Step::Barrier),
         1 => Just(Step::SideEffect { what: "charge card".to_owned() }),
         1 => (0u64..=60).prop_map(|ms| Step::WorkRenewing { ms }),
+        1 => Just(Step::CheckDone),
     ]
 }
 
@@ -61,9 +63,19 @@ fn actor() -> impl Strategy<Value = Actor> {
         // Most scripts start by taking the lock, so that the interesting paths are common.
         prop::bool::weighted(0.8),
         prop::collection::vec(step(), 0..=8),
+        prop::sample::select(vec![PauseCause::Gc, PauseCause::Stall]),
+        prop::option::weighted(0.2, 1u64..=60),
     )
         .prop_map(
-            |(start_at, pauses, network_delay, lead_acquire, mut script)| {
+            |(
+                start_at,
+                pauses,
+                network_delay,
+                lead_acquire,
+                mut script,
+                pause_cause,
+                request_timeout,
+            )| {
                 if lead_acquire {
                     script.insert(0, Step::Acquire { retry_every: 10 });
                 }
@@ -73,6 +85,8 @@ fn actor() -> impl Strategy<Value = Actor> {
                     pauses,
                     network_delay,
                     script,
+                    pause_cause,
+                    request_timeout,
                 }
             },
         )
@@ -97,6 +111,8 @@ fn scenario() -> impl Strategy<Value = Scenario> {
             0..=1,
         ),
         any::<u64>(),
+        prop::sample::select(vec![TokenSource::SameRedis, TokenSource::LockService]),
+        prop::option::weighted(0.3, Just("charge order 1".to_owned())),
     )
         .prop_map(
             |(
@@ -110,6 +126,8 @@ fn scenario() -> impl Strategy<Value = Scenario> {
                 failover_at,
                 lock_clock_jumps,
                 seed,
+                token_source,
+                job,
             )| {
                 for (a, name) in actors.iter_mut().zip(NAMES) {
                     a.name = name.to_owned();
@@ -128,6 +146,9 @@ fn scenario() -> impl Strategy<Value = Scenario> {
                     failover_at,
                     lock_clock_jumps,
                     seed,
+                    token_source,
+                    job,
+                    ..Scenario::default()
                 }
             },
         )
@@ -209,7 +230,7 @@ fn check_strict(trace: &Trace) -> Result<(), TestCaseError> {
         );
     }
     let mut high: Option<Fence> = None;
-    let mut used: Vec<&str> = Vec::new();
+    let mut used: Vec<(&str, i64)> = Vec::new();
     for op in storage_ops(trace) {
         let w = match op {
             StorageOp::Barrier(token, result) => {
@@ -235,21 +256,25 @@ fn check_strict(trace: &Trace) -> Result<(), TestCaseError> {
             Ok(()) => {
                 prop_assert!(high.is_none_or(|h| token > h));
                 prop_assert!(
-                    key.is_none_or(|k| !used.contains(&k)),
+                    key.is_none_or(|k| used.iter().all(|u| u.0 != k)),
                     "key {key:?} applied twice"
                 );
                 high = Some(token);
-                used.extend(key);
+                used.extend(key.map(|k| (k, w.balance_after)));
             }
             Err(WriteError::StaleFence { token: t, last }) => {
                 prop_assert_eq!(*t, token);
                 prop_assert_eq!(Some(*last), high);
                 prop_assert!(token <= *last);
             }
-            // A fresh token may still carry an intent that already ran.
-            Err(WriteError::DuplicateIntent { key: k }) => {
+            // A fresh token may still carry an intent that already ran: storage answers with
+            // the balance the first attempt left.
+            Err(WriteError::DuplicateIntent {
+                key: k,
+                original_balance,
+            }) => {
                 prop_assert_eq!(Some(k.as_str()), key);
-                prop_assert!(used.contains(&k.as_str()));
+                prop_assert!(used.contains(&(k.as_str(), *original_balance)));
                 prop_assert!(
                     high.is_none_or(|h| token > h),
                     "a stale token must fail as stale first"
@@ -275,7 +300,7 @@ fn check_same_epoch(trace: &Trace) -> Result<(), TestCaseError> {
         );
     }
     let mut high: Option<Fence> = None;
-    let mut used: Vec<&str> = Vec::new();
+    let mut used: Vec<(&str, i64)> = Vec::new();
     for op in storage_ops(trace) {
         let w = match op {
             StorageOp::Barrier(token, result) => {
@@ -300,19 +325,22 @@ fn check_same_epoch(trace: &Trace) -> Result<(), TestCaseError> {
             Ok(()) => {
                 prop_assert!(high.is_none_or(|h| token >= h));
                 prop_assert!(
-                    key.is_none_or(|k| !used.contains(&k)),
+                    key.is_none_or(|k| used.iter().all(|u| u.0 != k)),
                     "key {key:?} applied twice"
                 );
                 high = Some(token);
-                used.extend(key);
+                used.extend(key.map(|k| (k, w.balance_after)));
             }
             Err(WriteError::StaleFence { last, .. }) => {
                 prop_assert_eq!(Some(*last), high);
                 prop_assert!(token < *last);
             }
-            Err(WriteError::DuplicateIntent { key: k }) => {
+            Err(WriteError::DuplicateIntent {
+                key: k,
+                original_balance,
+            }) => {
                 prop_assert_eq!(Some(k.as_str()), key);
-                prop_assert!(used.contains(&k.as_str()));
+                prop_assert!(used.contains(&(k.as_str(), *original_balance)));
                 prop_assert!(
                     high.is_none_or(|h| token >= h),
                     "a stale token must fail as stale first"
@@ -336,7 +364,9 @@ fn check_single_live_lease(trace: &Trace) -> Result<(), TestCaseError> {
     let mut max_live = 0;
     for e in &trace.events {
         match &e.kind {
-            EventKind::Acquired { fence, expires_at } => {
+            EventKind::Acquired {
+                fence, expires_at, ..
+            } => {
                 prop_assert!(
                     model.as_ref().is_none_or(|l| !l.is_live(e.at)),
                     "acquire at t={} while {:?} is live",
@@ -350,7 +380,9 @@ fn check_single_live_lease(trace: &Trace) -> Result<(), TestCaseError> {
                     expires_at: *expires_at,
                 });
             }
-            EventKind::Extended { fence, expires_at } => {
+            EventKind::Extended {
+                fence, expires_at, ..
+            } => {
                 let l = model.as_mut().expect("extend without a lease");
                 prop_assert!(l.is_live(e.at), "extended a dead lease at t={}", e.at);
                 prop_assert_eq!(l.fence, *fence);
@@ -358,7 +390,8 @@ fn check_single_live_lease(trace: &Trace) -> Result<(), TestCaseError> {
                 prop_assert_eq!(*expires_at, e.at + sc.lease_ttl);
                 l.expires_at = *expires_at;
             }
-            EventKind::Released { fence } => {
+            EventKind::Released { fence, via } => {
+                prop_assert_eq!(*via, sc.release);
                 let l = model.take().expect("release without a lease");
                 prop_assert!(l.is_live(e.at), "released a dead lease at t={}", e.at);
                 prop_assert_eq!(l.fence, *fence);
@@ -372,30 +405,49 @@ fn check_single_live_lease(trace: &Trace) -> Result<(), TestCaseError> {
                 prop_assert_eq!(l.fence, *fence);
                 prop_assert_ne!(Some(owner), e.actor.as_ref());
             }
-            EventKind::LockClockJumped { by } => {
+            EventKind::LockClockJumped { by, shortened } => {
                 prop_assert!(sc
                     .lock_clock_jumps
                     .iter()
                     .any(|j| j.at == e.at && j.by == *by));
-                if let Some(l) = model.as_mut().filter(|l| l.is_live(e.at)) {
+                let live = model.as_mut().filter(|l| l.is_live(e.at));
+                prop_assert_eq!(live.is_some(), shortened.is_some());
+                if let (Some(l), Some(s)) = (live, shortened) {
+                    prop_assert_eq!((&s.owner, s.fence), (&l.owner, l.fence));
+                    prop_assert_eq!(s.granted_until, l.expires_at);
                     l.expires_at = l.expires_at.saturating_sub(*by).max(e.at);
+                    prop_assert_eq!(s.ends_at, l.expires_at);
                 }
             }
-            EventKind::Failover { lost: gone } => {
+            EventKind::Failover { lost: gone, .. } => {
                 prop_assert_eq!(sc.failover_at, Some(e.at));
-                let live: Vec<Lease> = model
-                    .take()
-                    .filter(|l| l.is_live(e.at))
-                    .into_iter()
-                    .collect();
-                prop_assert_eq!(gone, &live);
-                lost.extend(live);
+                match sc.token_source {
+                    // Off one Redis, the promoted replica never had the live lease.
+                    TokenSource::SameRedis => {
+                        let live: Vec<Lease> = model
+                            .take()
+                            .filter(|l| l.is_live(e.at))
+                            .into_iter()
+                            .collect();
+                        prop_assert_eq!(gone, &live);
+                        lost.extend(live);
+                    }
+                    // A lock service's new leader has every lease.
+                    _ => prop_assert!(gone.is_empty(), "{gone:?}"),
+                }
             }
-            EventKind::LeaseExpired { owner, fence } => {
-                if let Some(i) = lost.iter().position(|l| l.fence == *fence) {
+            EventKind::LeaseExpired { owner, fence, .. } => {
+                // A rolled-back counter can give a lost lease and the live one the same
+                // token: the lost one is the one whose TTL ends now.
+                let is_lost = model
+                    .as_ref()
+                    .is_none_or(|l| (&l.owner, l.fence, l.expires_at) != (owner, *fence, e.at));
+                if let Some(i) = lost
+                    .iter()
+                    .position(|l| is_lost && l.fence == *fence && l.expires_at == e.at)
+                {
                     let l = lost.remove(i);
                     prop_assert_eq!(&l.owner, owner);
-                    prop_assert_eq!(l.expires_at, e.at);
                 } else {
                     let l = model.as_ref().expect("expiry without a lease");
                     prop_assert_eq!(&l.owner, owner);
@@ -411,7 +463,15 @@ fn check_single_live_lease(trace: &Trace) -> Result<(), TestCaseError> {
             &expected,
             "holder at t={}: {}",
             e.at,
-            e.narration
+            story::narration(
+                trace,
+                trace
+                    .events
+                    .iter()
+                    .position(|x| std::ptr::eq(x, e))
+                    .unwrap()
+                    + 1
+            )
         );
         let lost_live: Vec<Lease> = lost.iter().filter(|l| l.is_live(e.at)).cloned().collect();
         prop_assert_eq!(&e.snapshot.lost_leases, &lost_live);
@@ -425,20 +485,25 @@ fn check_single_live_lease(trace: &Trace) -> Result<(), TestCaseError> {
 
     // Lease bands, clipped to their actual end, never overlap (unless a failover lost one).
     let spans = trace.lease_spans();
+    // A rolled-back counter can grant one token twice; bands are still told apart by owner.
+    let reused = spans
+        .iter()
+        .enumerate()
+        .any(|(i, s)| spans[..i].iter().any(|o| o.fence == s.fence));
+    if reused {
+        prop_assert!(rolled_back(trace), "a reused token needs a rollback");
+    }
     for s in &spans {
         prop_assert!(s.from <= s.to, "{s:?}");
         match s.end {
             LeaseEnd::Released => prop_assert!(s.to <= sc.horizon, "{s:?}"),
             LeaseEnd::Expired => {
                 prop_assert!(s.to <= sc.horizon, "{s:?}");
-                let expiry = EventKind::LeaseExpired {
-                    owner: s.owner.clone(),
-                    fence: s.fence,
-                };
-                let expired_then = trace
-                    .events
-                    .iter()
-                    .any(|e| e.at == s.to && e.kind == expiry);
+                let expired_then = trace.events.iter().any(|e| {
+                    e.at == s.to
+                        && matches!(&e.kind, EventKind::LeaseExpired { owner, fence, .. }
+                            if *owner == s.owner && *fence == s.fence)
+                });
                 prop_assert!(expired_then, "{s:?} has no expiry event");
             }
             LeaseEnd::Open => prop_assert!(s.to > sc.horizon, "{s:?}"),
@@ -462,22 +527,41 @@ fn check_single_live_lease(trace: &Trace) -> Result<(), TestCaseError> {
     Ok(())
 }
 
-/// Minted tokens never repeat and strictly increase in trace order, from `first_fence`.
+/// Minted tokens count up by one from `first_fence`, in trace order. Only a failover of a
+/// same-Redis counter may set it back (to the lowest token its lost leases held), and then
+/// it says so; otherwise tokens never repeat.
 fn check_minted_tokens(trace: &Trace) -> Result<(), TestCaseError> {
-    let minted: Vec<Fence> = trace
-        .events
-        .iter()
-        .filter_map(|e| match e.kind {
-            EventKind::Acquired { fence, .. } => Some(fence),
-            _ => None,
-        })
-        .collect();
-    for w in minted.windows(2) {
-        prop_assert!(w[0] < w[1], "minted {} after {}", w[1], w[0]);
+    let mut next = trace.scenario.first_fence;
+    let mut minted: Vec<Fence> = Vec::new();
+    let mut rolled = false;
+    for e in &trace.events {
+        match &e.kind {
+            EventKind::Acquired { fence, .. } => {
+                prop_assert_eq!(*fence, Fence(next), "t={}", e.at);
+                minted.push(*fence);
+                next += 1;
+            }
+            EventKind::Failover {
+                next_fence,
+                rolled_back,
+                ..
+            } => {
+                prop_assert!(next_fence.0 <= next, "the counter never jumps ahead");
+                if trace.scenario.token_source != TokenSource::SameRedis {
+                    prop_assert_eq!(next_fence.0, next, "a lock service keeps its counter");
+                }
+                prop_assert_eq!(*rolled_back, minted.iter().any(|f| *next_fence <= *f));
+                rolled |= *rolled_back;
+                next = next_fence.0;
+            }
+            _ => {}
+        }
     }
-    let first = trace.scenario.first_fence;
-    let expected: Vec<Fence> = (first..first + minted.len() as u64).map(Fence).collect();
-    prop_assert_eq!(&minted, &expected);
+    if !rolled {
+        for w in minted.windows(2) {
+            prop_assert!(w[0] < w[1], "minted {} after {}", w[1], w[0]);
+        }
+    }
     // Every token that reaches storage was minted.
     for w in &trace.writes {
         prop_assert!(minted.contains(&w.request.fence.unwrap()));
@@ -518,7 +602,119 @@ fn check_balance(trace: &Trace) -> Result<(), TestCaseError> {
     Ok(())
 }
 
-/// Summary counters agree with the log; no stale write lands while fencing is on.
+/// The facts the engine records on each write that reached storage, rebuilt independently
+/// from the events: the writer's own grant is its last `Acquired` of that token before it
+/// sent; the write is superseded when the lock granted again after that; `highest_accepted`
+/// is the highest token among writes accepted before it (barriers are not writes).
+///
+/// The third value flags the writer being granted the same token again (a rolled-back
+/// counter) between sending and arrival; the write still belongs to the grant it was sent under.
+fn expected_write_facts(trace: &Trace) -> Vec<(Option<Grant>, Option<Fence>, bool)> {
+    let mut out = Vec::new();
+    let mut highest: Option<Fence> = None;
+    for (i, e) in trace.events.iter().enumerate() {
+        let EventKind::WriteApplied {
+            fence,
+            sent_at,
+            result,
+            ..
+        } = &e.kind
+        else {
+            continue;
+        };
+        let own = trace.events[..i].iter().rposition(|p| {
+            p.at <= *sent_at
+                && p.actor == e.actor
+                && matches!(p.kind, EventKind::Acquired { fence: f, .. } if Some(f) == *fence)
+        });
+        let regranted = own.is_some_and(|o| {
+            trace.events[o + 1..i].iter().any(|p| {
+                p.actor == e.actor
+                    && matches!(p.kind, EventKind::Acquired { fence: f, .. } if Some(f) == *fence)
+            })
+        });
+        let newer = own.and_then(|o| {
+            trace.events[o + 1..i]
+                .iter()
+                .rev()
+                .find_map(|p| match p.kind {
+                    EventKind::Acquired { fence, .. } => Some(Grant {
+                        owner: p.actor.clone().unwrap_or_default(),
+                        fence,
+                    }),
+                    _ => None,
+                })
+        });
+        out.push((newer, highest, regranted));
+        if result.is_ok() {
+            highest = highest.max(*fence);
+        }
+    }
+    out
+}
+
+/// Under a fencing policy, a late write (its lease superseded by a newer grant) is accepted
+/// only while storage has accepted no write or barrier with a higher token than its own —
+/// so, whenever the newer grant's token is higher, only before storage has seen that token.
+/// A rolled-back counter (same-Redis token, failover) can hand the same token out again;
+/// then the newer grant's token is not higher and the second part does not apply.
+/// Whether a failover rolled the token counter back.
+fn rolled_back(trace: &Trace) -> bool {
+    trace.events.iter().any(|e| {
+        matches!(
+            e.kind,
+            EventKind::Failover {
+                rolled_back: true,
+                ..
+            }
+        )
+    })
+}
+
+fn check_late_writes(trace: &Trace) -> Result<(), TestCaseError> {
+    if !trace.scenario.policy.checks_fence() {
+        return Ok(());
+    }
+    for (i, e) in trace.events.iter().enumerate() {
+        let EventKind::WriteApplied {
+            fence: Some(f),
+            result: Ok(_),
+            superseded_by: Some(g),
+            highest_accepted,
+            ..
+        } = &e.kind
+        else {
+            continue;
+        };
+        // The high-water mark just before this write counts barriers too.
+        let mark = trace.snapshot_at(i).last_fence;
+        prop_assert!(mark <= Some(*f), "t={}: mark {mark:?} > token {f}", e.at);
+        prop_assert!(
+            *highest_accepted <= Some(*f),
+            "t={}: {highest_accepted:?}",
+            e.at
+        );
+        if g.fence > *f {
+            prop_assert!(
+                mark < Some(g.fence),
+                "t={}: storage had seen {} yet accepted {f} from a superseded lease",
+                e.at,
+                g.fence
+            );
+        } else {
+            prop_assert!(
+                rolled_back(trace),
+                "t={}: a newer grant {} not above {f} without a rolled-back counter",
+                e.at,
+                g.fence
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Summary counters agree with the log and with the per-write facts; fencing policies never
+/// accept a write out of token order.
 fn check_summary(trace: &Trace) -> Result<(), TestCaseError> {
     let s = &trace.summary;
     prop_assert_eq!(
@@ -529,52 +725,72 @@ fn check_summary(trace: &Trace) -> Result<(), TestCaseError> {
         s.rejected_writes,
         trace.writes.iter().filter(|w| !w.accepted()).count()
     );
-    // An acknowledged barrier is its generation's first write, even where storage ignores it.
-    let mut high: Option<Fence> = None;
-    let mut stale = 0;
-    for op in storage_ops(trace) {
-        match op {
-            StorageOp::Write(w) if w.accepted() => {
-                let f = w.request.fence.unwrap();
-                if high.is_some_and(|h| f < h) {
-                    stale += 1;
-                }
-                high = high.max(Some(f));
-            }
-            StorageOp::Barrier(f, Ok(())) => high = high.max(Some(f)),
-            _ => {}
-        }
-    }
-    prop_assert_eq!(s.stale_writes_accepted, stale);
-    prop_assert_eq!(s.storage_safe(), stale == 0);
-    let overtaken = trace
+    // Per-write facts, rebuilt from the events.
+    let applied: Vec<_> = trace
         .events
         .iter()
-        .filter(|e| {
-            matches!(
-                e.kind,
-                EventKind::WriteApplied {
-                    overtaken: true,
-                    ..
-                }
-            )
+        .filter_map(|e| match &e.kind {
+            EventKind::WriteApplied {
+                fence,
+                result,
+                superseded_by,
+                highest_accepted,
+                ..
+            } => Some((e, *fence, result, superseded_by, *highest_accepted)),
+            _ => None,
         })
-        .count();
+        .collect();
+    let expected = expected_write_facts(trace);
+    prop_assert_eq!(applied.len(), expected.len());
+    let (mut late, mut out_of_order) = (0, 0);
+    for ((e, fence, result, superseded_by, highest), (newer, high, regranted)) in
+        applied.iter().zip(&expected)
+    {
+        if *regranted {
+            // The same token granted to the same writer again (a rolled-back counter): the
+            // write still belongs to the grant it was sent under.
+            prop_assert!(rolled_back(trace), "a regrant needs a rollback");
+        }
+        prop_assert_eq!(*superseded_by, newer, "superseded_by at t={}", e.at);
+        prop_assert_eq!(*highest, *high, "highest_accepted at t={}", e.at);
+        let is_late = result.is_ok() && newer.is_some();
+        let is_ooo = result.is_ok() && matches!((fence, high), (Some(f), Some(h)) if f < h);
+        prop_assert_eq!(e.is_late_write(), is_late);
+        prop_assert_eq!(e.is_out_of_order(), is_ooo);
+        late += usize::from(is_late);
+        out_of_order += usize::from(is_ooo);
+    }
+    prop_assert_eq!(s.late_writes_accepted, late);
+    prop_assert_eq!(s.out_of_order_writes, out_of_order);
+    let expected_runs = match trace.scenario.job {
+        Some(_) => s.accepted_writes.saturating_sub(1),
+        None => 0,
+    };
+    prop_assert_eq!(s.duplicate_runs, expected_runs);
+    let effects: Vec<bool> = trace
+        .events
+        .iter()
+        .filter_map(|e| match e.kind {
+            EventKind::SideEffect { lease_live, .. } => Some(lease_live),
+            _ => None,
+        })
+        .collect();
+    prop_assert_eq!(s.side_effects, effects.len());
     prop_assert_eq!(
-        overtaken,
-        stale,
-        "every overtaken marker is a counted stale write"
+        s.unprotected_side_effects,
+        effects.iter().filter(|l| !**l).count()
     );
     if trace.scenario.policy.checks_fence() {
         prop_assert_eq!(
-            s.stale_writes_accepted,
+            s.out_of_order_writes,
             0,
-            "{:?} let a stale write land",
+            "{:?} accepted a lower token after a higher one",
             trace.scenario.policy
         );
     } else {
         prop_assert_eq!(s.last_fence, None);
     }
+    check_late_writes(trace)?;
     prop_assert_eq!(
         s.last_write_fence,
         trace
@@ -636,6 +852,16 @@ proptest! {
     }
 
     #[test]
+    fn fenced_late_writes_land_only_before_the_newer_token(
+        sc in (scenario(), prop::sample::select(vec![FencingPolicy::Strict, FencingPolicy::SameEpoch]))
+            .prop_map(|(sc, p)| sc.with_policy(p))
+    ) {
+        let t = run(&sc);
+        check_late_writes(&t)?;
+        prop_assert_eq!(t.summary.out_of_order_writes, 0);
+    }
+
+    #[test]
     fn runs_are_deterministic(sc in scenario()) {
         let a = run(&sc);
         let b = run(&sc);
@@ -659,6 +885,7 @@ proptest! {
         check_minted_tokens(&trace)?;
         check_balance(&trace)?;
         check_summary(&trace)?;
+        check_late_writes(&trace)?;
         match sc.policy {
             FencingPolicy::Strict => check_strict(&trace)?,
             FencingPolicy::SameEpoch => check_same_epoch(&trace)?,
@@ -679,7 +906,7 @@ fn generator_reaches_the_interesting_paths() {
     const N: usize = 2_000;
     let mut runner = TestRunner::deterministic();
     let strategy = scenario();
-    let mut hits = [0usize; 14];
+    let mut hits = [0usize; 19];
     for _ in 0..N {
         let sc = strategy.new_tree(&mut runner).unwrap().current();
         let checked = run(&sc.clone().with_policy(FencingPolicy::Strict));
@@ -687,7 +914,7 @@ fn generator_reaches_the_interesting_paths() {
         let has = |t: &Trace, f: &dyn Fn(&EventKind) -> bool| t.events.iter().any(|e| f(&e.kind));
         let flags = [
             checked.summary.conflict(),
-            off.summary.stale_writes_accepted > 0,
+            off.summary.late_writes_accepted > 0,
             checked
                 .writes
                 .iter()
@@ -699,9 +926,9 @@ fn generator_reaches_the_interesting_paths() {
             has(&checked, &|k| matches!(k, EventKind::Extended { .. })),
             has(&checked, &|k| matches!(k, EventKind::LeaseExpired { .. })),
             has(&checked, &|k| matches!(k, EventKind::Released { .. })),
-            has(&checked, &|k| matches!(k, EventKind::ReleaseNoop)),
+            has(&checked, &|k| matches!(k, EventKind::ReleaseNoop { .. })),
             has(&checked, &|k| {
-                matches!(k, EventKind::GaveUp | EventKind::ExtendFailed)
+                matches!(k, EventKind::GaveUp | EventKind::ExtendFailed { .. })
             }),
             checked.summary.two_holders(),
             has(&checked, &|k| {
@@ -712,6 +939,13 @@ fn generator_reaches_the_interesting_paths() {
             }),
             checked.summary.unprotected_side_effects > 0,
             has(&checked, &|k| matches!(k, EventKind::Retried { .. })),
+            off.summary.out_of_order_writes > 0,
+            checked.summary.late_writes_accepted > 0,
+            checked.summary.duplicate_runs > 0,
+            has(&checked, &|k| matches!(k, EventKind::WriteTimedOut { .. })),
+            has(&checked, &|k| {
+                matches!(k, EventKind::JobChecked { done: true })
+            }),
         ];
         for (h, f) in hits.iter_mut().zip(flags) {
             *h += usize::from(f);
@@ -719,7 +953,7 @@ fn generator_reaches_the_interesting_paths() {
     }
     let names = [
         "conflict",
-        "stale write lands with fencing off",
+        "late write lands with fencing off",
         "stale_fence rejection",
         "duplicate_intent rejection",
         "extend",
@@ -732,6 +966,11 @@ fn generator_reaches_the_interesting_paths() {
         "barrier",
         "unprotected side effect",
         "retry",
+        "out-of-order write with fencing off",
+        "late write accepted under strict",
+        "job ran twice under strict",
+        "client timeout",
+        "job found done",
     ];
     for (name, h) in names.iter().zip(hits) {
         eprintln!("{name}: {h}/{N}");
@@ -748,7 +987,7 @@ fn deck_variants_reach_the_deck_paths() {
     const N: usize = 1_000;
     let mut runner = TestRunner::deterministic();
     let strategy = deck_variant();
-    let mut hits = [0usize; 5];
+    let mut hits = [0usize; 7];
     for _ in 0..N {
         let t = run(&strategy.new_tree(&mut runner).unwrap().current());
         let has = |f: &dyn Fn(&EventKind) -> bool| t.events.iter().any(|e| f(&e.kind));
@@ -757,7 +996,17 @@ fn deck_variants_reach_the_deck_paths() {
             t.summary.two_holders(),
             has(&|k| matches!(k, EventKind::BarrierSet { .. })),
             t.summary.unprotected_side_effects > 0,
-            has(&|k| *k == EventKind::ExtendFailed),
+            has(&|k| matches!(k, EventKind::ExtendFailed { .. })),
+            has(&|k| matches!(k, EventKind::ResumeRace { .. })),
+            has(&|k| {
+                matches!(
+                    k,
+                    EventKind::Failover {
+                        rolled_back: true,
+                        ..
+                    }
+                )
+            }),
         ];
         for (h, f) in hits.iter_mut().zip(flags) {
             *h += usize::from(f);
@@ -769,9 +1018,91 @@ fn deck_variants_reach_the_deck_paths() {
         "barrier",
         "unprotected side effect",
         "renewal self-cancel",
+        "resume race",
+        "rolled-back token counter",
     ];
     for (name, h) in names.iter().zip(hits) {
         eprintln!("{name}: {h}/{N}");
         assert!(h * 100 >= N, "only {h}/{N} deck variants reach `{name}`");
     }
+}
+
+// ---------------------------------------------------------------------------------------
+// Bugs the properties above found in non-test code, fixed; these keep them fixed.
+// ---------------------------------------------------------------------------------------
+
+/// `Trace::lease_spans` used to end a band on `Released` / `LeaseExpired` by finding the
+/// *first* span with that token. In `redis-failover` the rolled-back counter
+/// grants 33 twice (A at t=0, B at t=8): B's release at t=25 closes A's band, and B's band
+/// stays `Open` until t=38 although B released at t=25 (the horizon is 60).
+#[test]
+fn lease_spans_tell_a_reused_token_apart_by_owner() {
+    let t = run(&(fencing_lab::core::deck::find("redis-failover")
+        .unwrap()
+        .build)());
+    let b = t
+        .lease_spans()
+        .into_iter()
+        .find(|s| s.owner == "B")
+        .unwrap();
+    assert_eq!((b.from, b.to, b.end), (8, 25, LeaseEnd::Released), "{b:?}");
+}
+
+/// The engine used to take the writer's *latest* grant of the write's token at arrival as
+/// the write's own (it now takes the grant the write was sent under). When a
+/// rolled-back counter grants the same writer the same token again after it sent, a write
+/// sent under the lost lease counts as not superseded. Here A (paused to t=110) takes token
+/// 1 at t=110 and sends at t=112 (36 ms delay, 1 ms timeout); the failover at t=111 loses
+/// the lease and rolls the counter back, A re-acquires token 1 at t=113, and the write that
+/// lands at t=148 is reported with `superseded_by: None`.
+#[test]
+fn a_token_regranted_to_its_own_writer_does_not_hide_a_late_write() {
+    let a = Actor {
+        name: "A".to_owned(),
+        start_at: 24,
+        pauses: vec![Pause {
+            start: 0,
+            duration: 110,
+        }],
+        network_delay: 36,
+        request_timeout: Some(1),
+        script: vec![
+            Step::Acquire { retry_every: 1 },
+            Step::Work { ms: 2 },
+            Step::Debit {
+                amount: 0,
+                idempotency_key: None,
+            },
+            Step::Acquire { retry_every: 1 },
+        ],
+        ..Actor::default()
+    };
+    let sc = Scenario {
+        title: "regrant".to_owned(),
+        resource: "acct:1".to_owned(),
+        first_fence: 1,
+        lease_ttl: 37,
+        policy: FencingPolicy::Off,
+        actors: vec![a],
+        horizon: 250,
+        failover_at: Some(111),
+        ..Scenario::default()
+    };
+    sc.validate().unwrap();
+    let t = run(&sc);
+    let grants: Vec<_> = t
+        .events
+        .iter()
+        .filter_map(|e| match e.kind {
+            EventKind::Acquired { fence, .. } => Some((e.at, fence)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(grants, [(110, Fence(1)), (113, Fence(1))]);
+    let w = t
+        .events
+        .iter()
+        .find(|e| matches!(e.kind, EventKind::WriteApplied { .. }))
+        .unwrap();
+    assert!(w.is_late_write(), "sent under the lost grant: {w:?}");
 }

@@ -53,6 +53,8 @@ enum Pending {
         actor: usize,
         request: WriteRequest,
         sent_at: Millis,
+        /// The sender's own grant (index in `Sim::grants`) when the write left it.
+        grant: Option<usize>,
     },
     /// The client's request timeout fires; the actor then carries on with its script.
     Timeout {
@@ -167,9 +169,9 @@ impl Locks {
         }
     }
 
-    fn failover(&mut self, counter_lost: bool) -> Vec<Lease> {
+    fn failover(&mut self, now: Millis, counter_lost: bool) -> Vec<Lease> {
         match self {
-            Locks::One(l) => l.failover(counter_lost),
+            Locks::One(l) => l.failover(now, counter_lost),
             Locks::Quorum(_) => Vec::new(),
         }
     }
@@ -418,7 +420,8 @@ impl Sim<'_> {
                 actor,
                 request,
                 sent_at,
-            } => self.apply(actor, request, sent_at),
+                grant,
+            } => self.apply(actor, request, sent_at, grant),
             Pending::Timeout {
                 actor,
                 fence,
@@ -476,12 +479,7 @@ impl Sim<'_> {
     fn failover(&mut self) {
         let now = self.now();
         let lost: Vec<Lease> = match self.sc.token_source {
-            TokenSource::SameRedis => self
-                .lock
-                .failover(true)
-                .into_iter()
-                .filter(|l| l.is_live(now))
-                .collect(),
+            TokenSource::SameRedis => self.lock.failover(now, true),
             TokenSource::LockService | TokenSource::Counterfactual => Vec::new(),
         };
         self.lost.extend(lost.iter().cloned());
@@ -831,8 +829,9 @@ impl Sim<'_> {
         let now = self.now();
         self.actors[actor].last_write = Some(request.clone());
         let delay = self.sc.actors[actor].network_delay;
+        let grant = self.own_grant(actor, request.fence);
         if delay == 0 {
-            self.apply(actor, request, now);
+            self.apply(actor, request, now, grant);
             return Some(now);
         }
         let arrives_at = now.saturating_add(delay);
@@ -850,6 +849,7 @@ impl Sim<'_> {
                 actor,
                 request,
                 sent_at: now,
+                grant,
             },
         );
         match self.sc.actors[actor].request_timeout {
@@ -941,8 +941,23 @@ impl Sim<'_> {
         self.say(actor, kind);
     }
 
-    /// The write reaches storage.
-    fn apply(&mut self, actor: usize, request: WriteRequest, sent_at: Millis) {
+    /// The grant that gave `actor` the token `fence`: its newest grant with that token.
+    fn own_grant(&self, actor: usize, fence: Option<Fence>) -> Option<usize> {
+        let name = &self.sc.actors[actor].name;
+        self.grants
+            .iter()
+            .rposition(|g| g.owner == *name && Some(g.fence) == fence)
+    }
+
+    /// The write reaches storage. `grant` is the sender's own grant as it sent the write, so
+    /// a later grant to the same owner with the same token still supersedes it.
+    fn apply(
+        &mut self,
+        actor: usize,
+        request: WriteRequest,
+        sent_at: Millis,
+        grant: Option<usize>,
+    ) {
         let now = self.now();
         let fence = request.fence;
         let amount = request.amount;
@@ -952,11 +967,7 @@ impl Sim<'_> {
         if result.is_ok() {
             self.highest_accepted = self.highest_accepted.max(fence);
         }
-        let own = self
-            .grants
-            .iter()
-            .rposition(|g| g.owner == self.sc.actors[actor].name && Some(g.fence) == fence);
-        let superseded_by = own
+        let superseded_by = grant
             .and_then(|i| self.grants.get(i + 1..))
             .and_then(|later| later.last())
             .cloned();

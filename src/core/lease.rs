@@ -186,9 +186,13 @@ impl LeaseLock {
     /// promoted: every lease is gone from the server, though its holder was told "OK".
     /// With `counter_lost` the token counter lived on the same Redis and goes back to where
     /// it was before the lost grants (their INCRs were not replicated either), so the next
-    /// grant reuses the lowest lost token. Returns the leases the server lost.
-    pub fn failover(&mut self, counter_lost: bool) -> Vec<Lease> {
-        let lost: Vec<Lease> = std::mem::take(&mut self.leases).into_values().collect();
+    /// grant reuses the lowest lost token. Returns the live leases the server lost.
+    pub fn failover(&mut self, now: Millis, counter_lost: bool) -> Vec<Lease> {
+        // Keys already expired are gone on either side; only live grants are lost.
+        let lost: Vec<Lease> = std::mem::take(&mut self.leases)
+            .into_values()
+            .filter(|l| l.is_live(now))
+            .collect();
         if counter_lost {
             if let Some(low) = lost.iter().map(|l| l.fence.0).min() {
                 self.next_fence = self.next_fence.min(low);
@@ -242,7 +246,7 @@ mod tests {
     fn failover_loses_leases_but_not_the_token_counter() {
         let mut lock = LeaseLock::new(33);
         lock.acquire(0, "k", "A", 30);
-        let lost = lock.failover(false);
+        let lost = lock.failover(1, false);
         assert_eq!(lost.len(), 1);
         assert_eq!((lost[0].owner.as_str(), lost[0].fence), ("A", Fence(33)));
         assert!(lock.entry("k").is_none());

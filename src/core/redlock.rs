@@ -206,9 +206,10 @@ mod tests {
             !r.is_held(10, "k", "A"),
             "A's keys on 0 and 1 are no majority"
         );
+        assert_eq!(r.lease("k", Fence(33)).map(|l| l.expires_at), Some(10));
         let (b, ok) = r.acquire(15, "k", "B", 30, &[2, 3, 4]);
         assert_eq!((b.fence(), ok), (Some(Fence(34)), vec![2, 3, 4]));
         assert_eq!(r.holder(15, "k").map(|l| l.owner), Some("B".to_owned()));
-        assert_eq!(r.lease("k", Fence(33)).map(|l| l.expires_at), Some(10));
+        assert_eq!(r.lease("k", Fence(33)), None, "node 3 now holds B's key");
     }
 }

@@ -136,7 +136,8 @@ pub enum EventKind {
         /// had been superseded by the time its write reached storage. Compared by grant, not
         /// by token value, so it also catches a rolled-back counter handing a token out twice.
         superseded_by: Option<Grant>,
-        /// The highest token storage had accepted before this write, checked or not.
+        /// The highest token of a write storage had accepted before this one, checked or
+        /// not (a barrier is not a write, so it does not count here).
         highest_accepted: Option<Fence>,
         /// For a publish, the result it writes (then `amount` is 0).
         #[serde(default)]
@@ -422,38 +423,72 @@ impl Trace {
         &self.writes[..n]
     }
 
-    /// Lease bands for the lease lane, derived from the events.
+    /// Lease bands for the lease lane, derived from the events. A band is found by owner and
+    /// token, newest first: a rolled-back counter can hand one token to two owners.
     pub fn lease_spans(&self) -> Vec<LeaseSpan> {
         let mut spans: Vec<LeaseSpan> = Vec::new();
+        let band = |spans: &[LeaseSpan], owner: &str, fence: Fence| {
+            spans
+                .iter()
+                .rposition(|s| s.fence == fence && s.owner == owner)
+        };
         for e in &self.events {
-            let mut end = |fence: &Fence, kind: LeaseEnd| {
-                if let Some(s) = spans.iter_mut().find(|s| s.fence == *fence) {
-                    s.to = e.at;
-                    s.end = kind;
-                }
-            };
-            match &e.kind {
+            let actor = e.actor.as_deref().unwrap_or_default();
+            let (owner, fence, end) = match &e.kind {
                 EventKind::Acquired {
                     fence, expires_at, ..
-                } => spans.push(LeaseSpan {
-                    owner: e.actor.clone().unwrap_or_default(),
-                    fence: *fence,
-                    from: e.at,
-                    to: *expires_at,
-                    end: LeaseEnd::Open,
-                }),
+                } => {
+                    spans.push(LeaseSpan {
+                        owner: actor.to_owned(),
+                        fence: *fence,
+                        from: e.at,
+                        to: *expires_at,
+                        end: LeaseEnd::Open,
+                    });
+                    continue;
+                }
                 EventKind::Extended {
                     fence, expires_at, ..
                 } => {
-                    if let Some(s) = spans.iter_mut().find(|s| s.fence == *fence) {
-                        s.to = *expires_at;
+                    if let Some(i) = band(&spans, actor, *fence) {
+                        spans[i].to = *expires_at;
                     }
+                    continue;
                 }
-                EventKind::Released { fence, .. } => end(fence, LeaseEnd::Released),
+                // A clock step moves the band's due end (its holder still believes the old one).
+                EventKind::LockClockJumped {
+                    shortened: Some(s), ..
+                } => {
+                    if let Some(i) = band(&spans, &s.owner, s.fence) {
+                        spans[i].to = s.ends_at;
+                    }
+                    continue;
+                }
+                EventKind::Released { fence, .. } => (actor, *fence, LeaseEnd::Released),
                 // A clock jump can end a lease before the `expires_at` it was granted with.
-                EventKind::LeaseExpired { fence, .. } => end(fence, LeaseEnd::Expired),
-                EventKind::DeletedOthersLease { fence, .. } => end(fence, LeaseEnd::Released),
-                _ => {}
+                EventKind::LeaseExpired { owner, fence, .. } => {
+                    (owner.as_str(), *fence, LeaseEnd::Expired)
+                }
+                EventKind::DeletedOthersLease { owner, fence } => {
+                    (owner.as_str(), *fence, LeaseEnd::Released)
+                }
+                _ => continue,
+            };
+            // An expiry ends the band due to end now, if there is one: the same owner can
+            // hold the same token twice when a failover lost its first grant.
+            let due = (end == LeaseEnd::Expired)
+                .then(|| {
+                    spans.iter().rposition(|s| {
+                        s.fence == fence
+                            && s.owner == owner
+                            && s.end == LeaseEnd::Open
+                            && s.to == e.at
+                    })
+                })
+                .flatten();
+            if let Some(i) = due.or_else(|| band(&spans, owner, fence)) {
+                spans[i].to = e.at;
+                spans[i].end = end;
             }
         }
         spans

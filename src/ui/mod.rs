@@ -8,7 +8,7 @@ mod ledger;
 mod markup;
 mod timeline;
 
-use std::time::Duration;
+use gloo_timers::callback::{Interval, Timeout};
 
 use leptos::ev;
 use leptos::prelude::*;
@@ -98,26 +98,35 @@ pub(crate) fn now_ms() -> f64 {
         .map_or(0.0, |p| p.now())
 }
 
+/// The URL writer's gloo timer. A timer re-armed from its own callback must outlive that
+/// call, so the one being replaced moves to `spent` (dropping the one before it, long fired)
+/// instead of being dropped while it runs. Dropping both on cleanup cancels a pending write.
+#[derive(Default)]
+struct HashTimer {
+    current: Option<Timeout>,
+    spent: Option<Timeout>,
+}
+
+/// Writes the hash once it has been quiet for `QUIET_MS`, at most one timer at a time.
 fn write_hash_later(
     hash: Memo<String>,
     last_change: StoredValue<f64>,
-    armed: StoredValue<bool>,
+    timer: StoredValue<HashTimer, LocalStorage>,
     wait: f64,
 ) {
-    set_timeout(
-        move || {
-            let quiet = now_ms() - last_change.get_value();
-            if quiet < QUIET_MS {
-                return write_hash_later(hash, last_change, armed, QUIET_MS - quiet);
-            }
-            armed.set_value(false);
-            let h = hash.get_untracked();
-            if let Some(history) = web_sys::window().and_then(|w| w.history().ok()) {
-                let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&h));
-            }
-        },
-        Duration::from_millis(wait.ceil().max(1.0) as u64),
-    );
+    let fire = move || {
+        let quiet = now_ms() - last_change.get_value();
+        if quiet < QUIET_MS {
+            return write_hash_later(hash, last_change, timer, QUIET_MS - quiet);
+        }
+        timer.update_value(|t| t.spent = t.current.take());
+        let h = hash.get_untracked();
+        if let Some(history) = web_sys::window().and_then(|w| w.history().ok()) {
+            let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&h));
+        }
+    };
+    let next = Timeout::new(wait.ceil().max(1.0) as u32, fire);
+    timer.update_value(|t| t.spent = t.current.replace(next));
 }
 
 /// Loads a shared link, or the default scenario with a message saying what was wrong with it.
@@ -168,15 +177,15 @@ fn App() -> impl IntoView {
     // throttle the history API. One timer at a time, re-armed for what is left of the
     // 120 ms when it fires early, so a drag does not set and clear a timer per move.
     let last_change = StoredValue::new(0.0_f64);
-    let armed = StoredValue::new(false);
+    let timer = StoredValue::new_local(HashTimer::default());
     Effect::new(move |_| {
         hash.track();
         last_change.set_value(now_ms());
-        if !armed.get_value() {
-            armed.set_value(true);
-            write_hash_later(hash, last_change, armed, QUIET_MS);
+        if timer.with_value(|t| t.current.is_none()) {
+            write_hash_later(hash, last_change, timer, QUIET_MS);
         }
     });
+    on_cleanup(move || timer.set_value(HashTimer::default()));
     let on_hash = window_event_listener(ev::hashchange, move |_| {
         let h = location_hash();
         if h != hash.get_untracked() {
@@ -216,15 +225,17 @@ fn App() -> impl IntoView {
     });
     on_cleanup(move || fullscreen.remove());
 
-    // Play: one tick per interval; the interval is cleared whenever playing or speed changes.
+    // Play: one tick per interval (a gloo Interval, cancelled when dropped); the Effect's
+    // cleanup drops it whenever playing or speed changes, and when the App goes away.
+    let ticker = StoredValue::new_local(None::<Interval>);
     Effect::new(move |_| {
+        ticker.set_value(None);
         if playing.get() {
-            let every = Duration::from_millis(90_000 / speed.get().max(1));
-            if let Ok(handle) = set_interval_with_handle(move || send.msg(Msg::Tick), every) {
-                on_cleanup(move || handle.clear());
-            }
+            let every = (90_000 / speed.get().max(1)) as u32;
+            ticker.set_value(Some(Interval::new(every, move || send.msg(Msg::Tick))));
         }
     });
+    on_cleanup(move || ticker.set_value(None));
 
     let entry = Memo::new(move |_| trace.with(|t| deck::find(&t.scenario.id).map(|e| e.id)));
     let story = Memo::new(move |_| {
@@ -286,7 +297,7 @@ fn App() -> impl IntoView {
     };
 
     view! {
-        <div class="app" class:presenting=move || chrome.presenting.get() on:click=on_click>
+        <main class="app" class:presenting=move || chrome.presenting.get() on:click=on_click>
             <Header lab send/>
             {move || {
                 lab.with(|l| l.error.clone())
@@ -376,7 +387,7 @@ fn App() -> impl IntoView {
             <footer class="keys">
                 "Keys: ← → step · Space play · . forward (clicker) · f fencing · p presenter · n notes · drag a pause (its right edge resizes)"
             </footer>
-        </div>
+        </main>
     }
 }
 

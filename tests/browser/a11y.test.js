@@ -1,0 +1,62 @@
+// Accessibility: axe-core finds no violation on any deck scenario at its first and last
+// step, light and dark; the narration is a live region; the page works by keyboard alone.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import AxeBuilder from '@axe-core/playwright';
+import { session, text, position } from './session.js';
+
+const open = session();
+
+test('axe: zero violations on every scenario, first and last step, light and dark', async () => {
+  const { page, context } = await open();
+  const ids = await page.getByLabel('Scenario').locator('option').evaluateAll((os) => os.map((o) => o.value));
+  await context.close();
+  assert.equal(ids.length, 9);
+  const runs = [];
+  for (const colorScheme of ['light', 'dark']) {
+    for (const id of ids) {
+      for (const step of [0, 99999]) {
+        const app = await open(`#s=${id}&step=${step}`, { colorScheme });
+        const result = await new AxeBuilder({ page: app.page }).analyze();
+        const found = result.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+        assert.deepEqual(found, [], `${colorScheme} ${id} step ${step}`);
+        runs.push(result.passes.length);
+        await app.context.close();
+      }
+    }
+  }
+  assert.equal(runs.length, 36);
+  assert.ok(runs.every((n) => n > 10), 'axe really ran its rules on every page');
+});
+
+test('narration is a polite live region, so a screen reader speaks each step', async () => {
+  const { page, context } = await open();
+  const live = page.locator('[aria-live="polite"]');
+  assert.equal(await live.count(), 1);
+  assert.equal(await live.getByTestId('narration').count(), 1);
+  await context.close();
+});
+
+test('keyboard only: Tab reaches the controls with a visible focus ring, Enter operates them', async () => {
+  const { page, context } = await open();
+  const seen = new Set();
+  for (let i = 0; i < 40; i++) {
+    await page.keyboard.press('Tab');
+    const focus = await page.evaluate(() => {
+      const el = document.activeElement;
+      const style = getComputedStyle(el);
+      return { name: el.getAttribute('aria-label') || el.id || el.textContent.trim(), outline: style.outlineStyle, width: parseFloat(style.outlineWidth) };
+    });
+    if (focus.name) seen.add(focus.name);
+    assert.ok(focus.outline !== 'none' && focus.width >= 2, `${focus.name} shows a focus ring (${focus.outline} ${focus.width}px)`);
+    if (focus.name.startsWith('Step forward')) break;
+  }
+  for (const want of ['scenario', 'fencing', 'Reset', 'Play']) {
+    assert.ok([...seen].some((s) => s.startsWith(want)), `Tab reaches ${want}: ${[...seen].join(' | ')}`);
+  }
+  const [before] = await position(page);
+  await page.keyboard.press('Enter');
+  assert.equal((await position(page))[0], before + 1, 'Enter on Step forward steps');
+  assert.match(await text(page, 'narration'), /^t=0 ms — A runs the acquire script/);
+  await context.close();
+});

@@ -1,0 +1,529 @@
+//! The words (issue #9, "Trustworthy story"): every narration and "Say:" line is checked
+//! against the facts of its own step, for every deck entry under every policy, and for
+//! variants of the deck with one actor's pause moved across the timeline.
+
+use fencing_lab::core::deck::{self, DECK};
+use fencing_lab::core::story;
+use fencing_lab::core::{
+    run, Awareness, EventKind, ExpiryCause, FencingPolicy, Pause, PauseCause, ReleaseMode,
+    Scenario, Trace, WriteError,
+};
+use serde_json::Value;
+
+/// Every deck entry under every policy.
+fn deck_runs() -> Vec<Trace> {
+    DECK.iter()
+        .flat_map(|e| FencingPolicy::ALL.map(|p| run(&(e.build)().with_policy(p))))
+        .collect()
+}
+
+/// The deck runs, plus each entry with its first actor's (or a paused actor's) pause moved
+/// over a coarse grid: reaches near misses the hand-placed pauses do not.
+fn all_runs() -> Vec<Trace> {
+    let mut out = deck_runs();
+    for e in DECK {
+        let base = (e.build)();
+        let Some(actor) = base.actors.iter().position(|a| !a.pauses.is_empty()) else {
+            continue;
+        };
+        let h = base.horizon;
+        for start in (0..8).map(|i| h * i / 10) {
+            for duration in [h / 20, h / 4, h / 2] {
+                let sc = base.clone().with_pause(actor, Pause { start, duration });
+                if sc.validate().is_err() {
+                    continue;
+                }
+                for p in FencingPolicy::ALL {
+                    out.push(run(&sc.clone().with_policy(p)));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// (step, narration, say) for every step of a run, step 0 included.
+fn lines(t: &Trace) -> Vec<(usize, String, String)> {
+    (0..=t.len())
+        .map(|s| (s, story::narration(t, s), story::say(t, s)))
+        .collect()
+}
+
+fn whole_words(text: &str) -> impl Iterator<Item = &str> {
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+}
+
+/// Every number that follows "token " (any case) in `text`.
+fn tokens_named(text: &str) -> Vec<u64> {
+    let lower = text.to_lowercase();
+    lower
+        .match_indices("token ")
+        .filter_map(|(i, m)| {
+            let digits: String = lower[i + m.len()..]
+                .chars()
+                .take_while(char::is_ascii_digit)
+                .collect();
+            digits.parse().ok()
+        })
+        .collect()
+}
+
+/// Every token-valued field anywhere in a JSON value (fences, marks, grants, leases).
+fn collect_fences(v: &Value, out: &mut Vec<u64>) {
+    const KEYS: [&str; 7] = [
+        "fence",
+        "next_fence",
+        "last_fence",
+        "last_write_fence",
+        "highest_accepted",
+        "token",
+        "last",
+    ];
+    match v {
+        Value::Object(m) => {
+            for (k, v) in m {
+                if KEYS.contains(&k.as_str()) {
+                    if let Some(n) = v.as_u64() {
+                        out.push(n);
+                    }
+                }
+                collect_fences(v, out);
+            }
+        }
+        Value::Array(a) => a.iter().for_each(|v| collect_fences(v, out)),
+        _ => {}
+    }
+}
+
+/// The tokens the facts up to and including `step` mention.
+fn fences_known_at(t: &Trace, step: usize) -> Vec<u64> {
+    let mut out = Vec::new();
+    collect_fences(&serde_json::to_value(&t.initial).unwrap(), &mut out);
+    for e in &t.events[..step.min(t.len())] {
+        collect_fences(&serde_json::to_value(e).unwrap(), &mut out);
+    }
+    out
+}
+
+fn who(t: &Trace) -> String {
+    format!("{} under {:?}", t.scenario.id, t.scenario.policy)
+}
+
+// (a)
+#[test]
+fn every_step_has_a_narration_and_a_say_line() {
+    for t in all_runs() {
+        for (step, n, s) in lines(&t) {
+            assert!(
+                !n.trim().is_empty(),
+                "{} step {step}: no narration",
+                who(&t)
+            );
+            assert!(!s.trim().is_empty(), "{} step {step}: no Say line", who(&t));
+            if step > 0 {
+                assert!(n.starts_with("t="), "{} step {step}: {n}", who(&t));
+                assert!(!story::label(&t.events[step - 1]).is_empty());
+            }
+        }
+        assert!(!story::outcome(&t).is_empty());
+    }
+}
+
+// (b)
+#[test]
+fn the_words_name_only_actors_of_the_scenario_and_tokens_of_the_facts() {
+    let letters = ["A", "B", "C", "D", "E"];
+    for t in all_runs() {
+        let actors: Vec<&str> = t.scenario.actors.iter().map(|a| a.name.as_str()).collect();
+        for (step, n, s) in lines(&t) {
+            let known = fences_known_at(&t, step);
+            for text in [&n, &s] {
+                for w in whole_words(text) {
+                    if letters.contains(&w) {
+                        assert!(
+                            actors.contains(&w),
+                            "{} step {step} names {w}, not an actor: {text}",
+                            who(&t)
+                        );
+                    }
+                }
+                for tok in tokens_named(text) {
+                    assert!(
+                        known.contains(&tok),
+                        "{} step {step} names token {tok}, not in its facts {known:?}: {text}",
+                        who(&t)
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// A check of the check: the scanners do find what they look for.
+#[test]
+fn the_scanners_find_names_and_tokens() {
+    assert_eq!(
+        tokens_named("gives token 33. Token 34 again; token none"),
+        [33, 34]
+    );
+    let words: Vec<_> = whole_words("B's lease (A) and C.").collect();
+    assert_eq!(words, ["B", "s", "lease", "A", "and", "C"]);
+    let t = run(&Scenario::gc_pause());
+    assert!(fences_known_at(&t, 0).is_empty());
+    let at_b = fences_known_at(&t, 6);
+    assert!(at_b.contains(&33) && at_b.contains(&34), "{at_b:?}");
+    assert!(!fences_known_at(&t, 1).contains(&34));
+}
+
+// (c)
+#[test]
+fn compare_and_delete_is_claimed_only_where_it_is_used() {
+    for t in all_runs() {
+        let cad = t.scenario.release == ReleaseMode::CompareAndDelete;
+        for (step, n, s) in lines(&t) {
+            for text in [&n, &s] {
+                if text.to_lowercase().contains("compare-and-delete") && !cad {
+                    assert!(
+                        text.contains("GET then DEL would") || text.contains("cannot"),
+                        "{} step {step} credits compare-and-delete under GET-then-DEL: {text}",
+                        who(&t)
+                    );
+                }
+            }
+            if let Some(e) = t.event_at(step) {
+                if let EventKind::Released { via, .. } | EventKind::ReleaseNoop { via, .. } =
+                    &e.kind
+                {
+                    assert_eq!(*via, t.scenario.release, "{} step {step}", who(&t));
+                    if !cad {
+                        assert!(
+                            !n.contains("with compare-and-delete")
+                                && !n.contains("Compare-and-delete deletes"),
+                            "{} step {step}: {n}",
+                            who(&t)
+                        );
+                    }
+                }
+            }
+        }
+    }
+    // Concretely, in unsafe-release nobody "releases … with compare-and-delete".
+    for p in FencingPolicy::ALL {
+        let t = run(&(deck::find("unsafe-release").unwrap().build)().with_policy(p));
+        assert_eq!(t.scenario.release, ReleaseMode::GetThenDel);
+        let releases: Vec<String> = lines(&t)
+            .into_iter()
+            .filter(|(step, ..)| {
+                matches!(
+                    t.event_at(*step).map(|e| &e.kind),
+                    Some(EventKind::Released { .. } | EventKind::ReleaseNoop { .. })
+                )
+            })
+            .map(|(_, n, _)| n)
+            .collect();
+        assert!(!releases.is_empty(), "{p:?}");
+        for n in releases {
+            assert!(!n.contains("compare-and-delete"), "{p:?}: {n}");
+        }
+    }
+}
+
+// (d)
+#[test]
+fn a_stale_fence_says_equal_exactly_when_the_token_equals_the_last_fence() {
+    let (mut equal, mut lower) = (0, 0);
+    for t in all_runs() {
+        for (step, n, _) in lines(&t) {
+            let Some(EventKind::WriteApplied {
+                result: Err(WriteError::StaleFence { token, last }),
+                ..
+            }) = t.event_at(step).map(|e| &e.kind)
+            else {
+                continue;
+            };
+            if token == last {
+                equal += 1;
+                assert!(n.contains("equal"), "{} step {step}: {n}", who(&t));
+            } else {
+                lower += 1;
+                assert!(token < last);
+                assert!(!n.contains("equal"), "{} step {step}: {n}", who(&t));
+            }
+        }
+    }
+    assert!(
+        equal > 0 && lower > 0,
+        "both cases are reached: {equal} / {lower}"
+    );
+}
+
+// (e)
+#[test]
+fn gc_is_said_only_of_a_gc_pause() {
+    for t in all_runs() {
+        for (step, n, s) in lines(&t) {
+            for text in [&n, &s] {
+                if !whole_words(text).any(|w| w == "GC") {
+                    continue;
+                }
+                let e = t.event_at(step).expect("step 0 does not talk about GC");
+                let actor = e
+                    .actor
+                    .as_deref()
+                    .and_then(|a| t.scenario.actor_index(a))
+                    .map(|i| &t.scenario.actors[i]);
+                assert!(
+                    actor.is_some_and(|a| a.pause_cause == PauseCause::Gc && !a.pauses.is_empty()),
+                    "{} step {step} says GC: {text}",
+                    who(&t)
+                );
+            }
+        }
+    }
+    // The handoff's worker stalls; nothing about it says GC.
+    for p in FencingPolicy::ALL {
+        let t = run(&(deck::find("handoff-barrier").unwrap().build)().with_policy(p));
+        assert_eq!(t.scenario.actors[0].pause_cause, PauseCause::Stall);
+        for (step, n, s) in lines(&t) {
+            assert!(
+                !n.contains("GC") && !s.contains("GC"),
+                "step {step}: {n} / {s}"
+            );
+        }
+        let pause = t
+            .events
+            .iter()
+            .find(|e| matches!(e.kind, EventKind::PauseStarted { .. }))
+            .unwrap();
+        assert_eq!(story::label(pause), "stall");
+    }
+}
+
+// (f)
+#[test]
+fn a_late_self_cancel_is_not_said_to_beat_the_expiry() {
+    let mut seen = 0;
+    let mut traces = all_runs();
+    // The renewal entry under seeds where the watchdog wins the resume race.
+    for seed in 0..16 {
+        let sc = Scenario {
+            seed,
+            ..(deck::find("renewal").unwrap().build)()
+        };
+        traces.push(run(&sc));
+    }
+    for t in traces {
+        for (step, n, s) in lines(&t) {
+            if let Some(EventKind::ExtendFailed {
+                lease_ended_at: Some(end),
+                ..
+            }) = t.event_at(step).map(|e| &e.kind)
+            {
+                seen += 1;
+                assert!(
+                    !s.contains("before the lease is gone"),
+                    "{} step {step}: {s}",
+                    who(&t)
+                );
+                assert!(s.contains("already ended"), "{} step {step}: {s}", who(&t));
+                let at = story::instant(&t.scenario, *end);
+                assert!(
+                    n.contains(&format!("ended at t={at}")),
+                    "{} step {step}: {n}",
+                    who(&t)
+                );
+            }
+        }
+    }
+    assert!(seen > 0, "a late self-cancel is reached");
+}
+
+// (g)
+#[test]
+fn a_clock_jump_expiry_is_not_said_to_be_a_pause() {
+    let mut seen = 0;
+    for t in all_runs() {
+        for (step, n, s) in lines(&t) {
+            let Some(EventKind::LeaseExpired {
+                cause, owner_knew, ..
+            }) = t.event_at(step).map(|e| &e.kind)
+            else {
+                continue;
+            };
+            let says_pause = |x: &str| x.contains("frozen") || x.contains("paused");
+            if *owner_knew != Awareness::Paused {
+                assert!(!says_pause(&n), "{} step {step}: {n}", who(&t));
+            }
+            if *cause == ExpiryCause::ClockJump {
+                seen += 1;
+                assert!(!says_pause(&s), "{} step {step}: {s}", who(&t));
+                if *owner_knew != Awareness::Paused {
+                    assert!(!says_pause(&n), "{} step {step}: {n}", who(&t));
+                }
+            }
+        }
+    }
+    assert!(seen > 0, "a clock-jump expiry is reached");
+}
+
+// (h)
+#[test]
+fn two_live_leases_are_claimed_only_when_the_snapshot_has_them() {
+    let mut traces = all_runs();
+    // redis-failover with B holding past t=30, when A's lost lease runs out: the one case
+    // where the narration may say both were live.
+    let mut sc = (deck::find("redis-failover").unwrap().build)();
+    sc.actors[1].script[4] = fencing_lab::core::Step::Work { ms: 25 };
+    traces.push(run(&sc));
+    let mut seen = 0;
+    for t in traces {
+        for (step, n, s) in lines(&t) {
+            for text in [&n, &s] {
+                if !(text.contains("both live") || text.contains("two leases were live")) {
+                    continue;
+                }
+                seen += 1;
+                let e = t.event_at(step).expect("not at step 0");
+                // The snapshot just before the event: the leases that were live until now.
+                let before = t.snapshot_at(step - 1);
+                let live = usize::from(before.holder.is_some()) + before.lost_leases.len();
+                assert!(live >= 2, "{} step {step}: {text} — {before:?}", who(&t));
+                let other = e.snapshot.holder.as_ref();
+                let owner = match &e.kind {
+                    EventKind::LeaseExpired { owner, .. } => Some(owner),
+                    _ => None,
+                };
+                assert!(
+                    other.is_some_and(|l| Some(&l.owner) != owner),
+                    "{} step {step}: {text}",
+                    who(&t)
+                );
+            }
+        }
+    }
+    assert!(seen > 0, "the overlap is narrated somewhere");
+}
+
+// (i)
+#[test]
+fn nothing_calls_the_headline_a_lost_update() {
+    for t in all_runs() {
+        for (step, n, s) in lines(&t) {
+            for text in [&n, &s] {
+                assert!(
+                    !text.to_lowercase().contains("lost update"),
+                    "{} step {step}: {text}",
+                    who(&t)
+                );
+            }
+        }
+        assert!(!story::outcome(&t).to_lowercase().contains("lost update"));
+    }
+    for e in DECK {
+        for note in (e.notes)(&deck::runs(e)) {
+            assert!(
+                !note.to_lowercase().contains("lost update"),
+                "{}: {note}",
+                e.id
+            );
+        }
+    }
+}
+
+/// In a job scenario, the second accepted write is the job running twice, and says so.
+#[test]
+fn the_second_accepted_write_of_a_job_says_twice() {
+    let mut seen = 0;
+    for t in all_runs() {
+        if t.scenario.job.is_none() {
+            continue;
+        }
+        let mut accepted = 0;
+        for (step, n, _) in lines(&t) {
+            if let Some(EventKind::WriteApplied { result: Ok(_), .. }) =
+                t.event_at(step).map(|e| &e.kind)
+            {
+                accepted += 1;
+                if accepted == 1 {
+                    assert!(!n.contains("twice"), "{} step {step}: {n}", who(&t));
+                } else {
+                    seen += 1;
+                    assert!(n.contains("twice"), "{} step {step}: {n}", who(&t));
+                }
+            }
+        }
+        assert_eq!(t.summary.duplicate_runs, accepted.max(1) - 1, "{}", who(&t));
+    }
+    assert!(seen > 0);
+}
+
+/// The headline's words, literally: the numbers the page is presented with.
+#[test]
+fn the_headline_narration_names_33_34_80_and_90() {
+    let off = run(&Scenario::gc_pause().with_policy(FencingPolicy::Off));
+    let strict = run(&Scenario::gc_pause());
+    let all = |t: &Trace| {
+        lines(t)
+            .into_iter()
+            .map(|(_, n, s)| format!("{n} {s}"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let (o, s) = (all(&off), all(&strict));
+    assert!(
+        o.contains("gives token 33") && o.contains("gives token 34"),
+        "{o}"
+    );
+    assert!(
+        o.contains("Balance 80.") && o.contains("double charge"),
+        "{o}"
+    );
+    assert!(
+        s.contains("stale_fence") && s.contains("Balance stays 90."),
+        "{s}"
+    );
+    assert!(
+        s.contains("storage has already seen 34"),
+        "strict refuses 33 once it has seen 34: {s}"
+    );
+}
+
+/// A failover after A's lease *expired* loses no live lease, so the same-Redis counter is
+/// not rolled back (an expired key is gone on both sides): B gets 34, and the failover's
+/// narration "nothing is lost" is then true.
+#[test]
+fn a_failover_after_expiry_loses_nothing() {
+    let mut sc = Scenario::gc_pause();
+    sc.actors[0].pauses.clear();
+    sc.actors[0].script = vec![fencing_lab::core::Step::Acquire { retry_every: 10 }];
+    sc.actors[1].start_at = 50;
+    sc.failover_at = Some(40);
+    sc.validate().unwrap();
+    let t = run(&sc);
+    let i = t
+        .events
+        .iter()
+        .position(|e| matches!(e.kind, EventKind::Failover { .. }))
+        .unwrap();
+    assert!(matches!(
+        &t.events[i].kind,
+        EventKind::Failover { lost, rolled_back: false, .. } if lost.is_empty()
+    ));
+    let tokens: Vec<_> = t
+        .events
+        .iter()
+        .filter_map(|e| match e.kind {
+            EventKind::Acquired { fence, .. } => Some(fence.0),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        tokens,
+        [33, 34],
+        "no live grant was lost, so no INCR was either"
+    );
+    let (n, s) = (story::narration(&t, i + 1), story::say(&t, i + 1));
+    assert!(n.contains("nothing is lost"), "{n}");
+    assert!(s.contains("loses nothing"), "{s}");
+}
