@@ -30,5 +30,11 @@ fn replay_refuses_an_unknown_scenario() {
         .output()
         .expect("run fencing-lab replay");
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown scenario"));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("unknown scenario"), "{stderr}");
+    // The known list names every deck entry and the etcd runs, the failover's what-if too.
+    for id in fencing_lab::core::DECK.iter().map(|e| e.id) {
+        assert!(stderr.contains(id), "{id} missing from: {stderr}");
+    }
+    assert!(stderr.contains("redis-failover@etcd"), "{stderr}");
 }
