@@ -775,6 +775,7 @@ fn replay(cases: &[Case]) -> Result<usize, String> {
                 }
                 record.push(json!({
                     "scenario": c.label, "policy": c.sc.policy.code(), "scale": scale,
+                    "lock": format!("{:?}", c.lock), "token_source": c.sc.token_source.code(),
                     "predicted": show(&predicted), "observed": show(&rep.observed), "match": ok,
                     "ranked_tokens": rep.ranked, "notes": rep.notes,
                     "max_late_ms": rep.max_late_ms, "wall_s": rep.wall.as_secs_f64(),
