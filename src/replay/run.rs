@@ -409,6 +409,9 @@ enum Next {
     Again(Millis),
     /// Step number `pc` at this time (a job found done skips to its release).
     Goto(usize, Millis),
+    /// The next step at this time, scheduled only then: the client's request timeout fired
+    /// (the core queues the next step when the timeout fires, so it runs late in its slot).
+    TimedOut(Millis),
     /// The actor stops (gave up, self-cancelled).
     Stop,
 }
@@ -497,6 +500,11 @@ pub fn run_actor(
                 st.pc = pc;
                 t = n;
             }
+            Next::TimedOut(n) => {
+                st.pc += 1;
+                t = n;
+                scheduled_at = past_pauses(actor, n);
+            }
             Next::Stop => break,
         }
     }
@@ -525,7 +533,7 @@ fn send(c: &mut Client, w: Write, now: Millis, packets: &mut Vec<Packet>) -> Res
     let timeout = actor.request_timeout.filter(|t| *t < delay);
     if arrives > c.sc.horizon {
         // Never delivered within the horizon.
-        return Ok(timeout.map_or(Next::Stop, |t| Next::At(now + t)));
+        return Ok(timeout.map_or(Next::Stop, |t| Next::TimedOut(now + t)));
     }
     let addr = c.env.pg.clone();
     let schema = c.env.schema.clone();
@@ -568,7 +576,7 @@ fn send(c: &mut Client, w: Write, now: Millis, packets: &mut Vec<Packet>) -> Res
                     c.name
                 )),
             }
-            Ok(Next::At(now + t))
+            Ok(Next::TimedOut(now + t))
         }
     }
 }
