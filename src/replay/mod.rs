@@ -842,6 +842,14 @@ mod tests {
             assert!(c.sc.horizon as f64 * scale <= 12_000.0, "{}", c.label);
         }
         assert_eq!(granularity(&Scenario::gc_pause()), 5);
+        assert_eq!(granularity(&Scenario::delayed_packet()), 5);
+        let mut odd = Scenario::delayed_packet();
+        odd.actors[0].request_timeout = Some(12);
+        assert_eq!(
+            granularity(&odd),
+            1,
+            "the timeout is a time of the scenario too"
+        );
         let handoff = all
             .iter()
             .find(|c| c.label == "handoff-barrier")
