@@ -60,12 +60,12 @@ fn main() {
 RS
 sed -e 's|<link data-trunk rel="css"[^>]*>||' -e 's|data-bin="fencing-lab"|data-bin="bench-counter"|' index.html > "$counter/index.html"
 # The same Trunk.toml, with the JavaScript minified by the same hook.
-sed -e "s|scripts/minify-js.mjs|$root/scripts/minify-js.mjs|" Trunk.toml > "$counter/Trunk.toml"
+sed -e "s|\"scripts/|\"$root/scripts/|g" Trunk.toml > "$counter/Trunk.toml"
 echo "== bundle: plain Leptos counter, same build" >&2
 (cd "$counter" && CARGO_TARGET_DIR="$root/target/bench-counter-target" trunk build --release --offline > /dev/null 2>&1)
 read -r counter_raw counter_gz < <(bundle "$counter/dist")
 
-echo "== browser: drag and explorer in headless Chromium" >&2
+echo "== browser: drag, explorer and first paint in headless Chromium" >&2
 browser=$(cd tests/browser && node bench.mjs)
 
 echo "== native: explorer and core scale (release)" >&2

@@ -14,7 +14,7 @@ const one = (test, what) => {
 };
 const wasmFile = one((f) => f.endsWith('_bg.wasm'), 'wasm file');
 const glueFile = one((f) => !f.includes('/') && f.endsWith('.js'), 'glue script');
-const cssFile = one((f) => f.endsWith('.css'), 'stylesheet');
+const cssFiles = files.filter((f) => f.endsWith('.css'));
 const dataUrl = (code) => `data:text/javascript;base64,${Buffer.from(code).toString('base64')}`;
 
 // The glue imports its snippets by relative path; a file has no neighbours, so each import
@@ -28,7 +28,7 @@ for (const [whole, head, quote, path] of imports) {
 }
 if (/["']\.\/snippets\//.test(glue)) throw new Error('single-file: a snippet import was not inlined');
 
-const css = await readFile(join(staging, cssFile), 'utf8');
+const css = (await Promise.all(cssFiles.map((f) => readFile(join(staging, f), 'utf8')))).join('\n');
 const wasm = (await readFile(join(staging, wasmFile))).toString('base64');
 const index = await readFile(join(staging, 'index.html'), 'utf8');
 // Keep the page's own head (title, meta) and body; drop every link to a neighbouring file.

@@ -283,6 +283,18 @@ fn pauses(out: &mut String, t: &Trace, g: &Geometry, live: bool) {
             } else {
                 out.push_str(r#"<g class="pause">"#);
             }
+            if drag {
+                // A finger needs a bigger target than the 26-unit block: at least 24 CSS px
+                // down to a 768 px wide screen.
+                let _ = write!(
+                    out,
+                    r#"<rect class="hit" x="{}" y="{}" width="{}" height="{}"></rect>"#,
+                    n(x0),
+                    n(y + 13.0 - HIT_H / 2.0),
+                    n(w),
+                    n(HIT_H)
+                );
+            }
             let _ = write!(
                 out,
                 r#"<rect class="pause-body" x="{}" y="{}" width="{}" height="26" rx="4"></rect><text class="pause-label" x="{}" y="{}">{} {}</text></g>"#,
@@ -301,7 +313,11 @@ fn pauses(out: &mut String, t: &Trace, g: &Geometry, live: bool) {
             if drag {
                 let _ = write!(
                     out,
-                    r#"<rect class="pause-grip" data-testid="pause-{name}-resize" data-actor="{i}" data-grip="resize" x="{}" y="{}" width="10" height="26"><title>Resize {name}&#39;s pause</title></rect>"#,
+                    r#"<g class="grip" data-testid="pause-{name}-resize" data-actor="{i}" data-grip="resize"><title>Resize {name}&#39;s pause</title><rect class="hit" x="{}" y="{}" width="{}" height="{}"></rect><rect class="pause-grip" x="{}" y="{}" width="10" height="26"></rect></g>"#,
+                    n(x0 + w - HIT_W / 2.0),
+                    n(y + 13.0 - HIT_H / 2.0),
+                    n(HIT_W),
+                    n(HIT_H),
                     n(x0 + w - 5.0),
                     n(y)
                 );
@@ -309,6 +325,11 @@ fn pauses(out: &mut String, t: &Trace, g: &Geometry, live: bool) {
         }
     }
 }
+
+/// Touch targets around a pause block and its resize grip, in user units (a 768 px wide
+/// timeline draws 1000 units in about 730 px, so these stay above 24 CSS px).
+const HIT_H: f64 = 42.0;
+const HIT_W: f64 = 34.0;
 
 /// Places marker labels in a few rows per lane so that they never overlap; a label with no
 /// free row is left off (the marker keeps its tooltip and the narration says it all).

@@ -63,6 +63,17 @@ pub fn token_source(sc: &Scenario) -> &'static str {
     }
 }
 
+/// [`token_source`] in a few words, for the opening line.
+fn token_source_short(sc: &Scenario) -> &'static str {
+    match sc.token_source {
+        TokenSource::SameRedis => "INCR in the acquire script on the same Redis",
+        TokenSource::LockService => "the lock service (an etcd revision, a ZooKeeper znode)",
+        TokenSource::Counterfactual => {
+            "nowhere: Redlock mints none (the numbers are counterfactual)"
+        }
+    }
+}
+
 /// "nodes 1, 2 and 3" (nodes are numbered from 1 on the page).
 fn node_list(nodes: &[usize]) -> String {
     let names: Vec<String> = nodes.iter().map(|n| (n + 1).to_string()).collect();
@@ -152,9 +163,9 @@ pub fn narration(t: &Trace, step: usize) -> String {
             None => format!("{} lease lock", duration(sc, sc.lease_ttl)),
         };
         return format!(
-            "{storage}. {} clients share a {lock}; tokens come from {}. Press → (or Step forward) to begin.",
+            "{storage}. {} clients share a {lock}; tokens come from {}. Press → to begin.",
             sc.actors.len(),
-            token_source(sc)
+            token_source_short(sc)
         );
     };
     let stamp = if secs(sc) {

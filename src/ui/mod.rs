@@ -499,10 +499,11 @@ fn HerdPanel(scenario: Memo<Scenario>) -> impl IntoView {
     });
     let bars = Memo::new(move |_| chart.with(|c| c.0.clone()));
     view! {
-        <section class="herd" data-testid="herd" aria-label="Thundering herd">
-            <p class="fork-line"><b>"Thundering herd: "</b><span data-testid="herd-caption">{move || chart.get().1}</span></p>
+        // Folded by default, so the page still fits a projector; one click opens the chart.
+        <details class="herd" data-testid="herd" aria-label="Thundering herd">
+            <summary class="fork-line"><b>"Thundering herd: "</b><span data-testid="herd-caption">{move || chart.get().1}</span></summary>
             <svg class="herd-chart" viewBox="0 0 1000 150" role="img" aria-label="Renewals per bucket, fixed versus jittered" use:markup=bars></svg>
-        </section>
+        </details>
     }
 }
 
@@ -578,11 +579,16 @@ fn PauseEditor(scenario: Memo<Scenario>, send: Send) -> impl IntoView {
     view! { <section class="pauses" aria-label="Parameters" on:change=on_change use:markup=html></section> }
 }
 
-/// Where the tokens come from: the what-if behind redis-failover. Redlock mints none, so
-/// its scenarios show no picker.
+/// Where the tokens come from: the what-if behind a failover, so it shows for scenarios
+/// with one (Redlock mints no token and never shows it).
 #[component]
 fn TokenPicker(scenario: Memo<Scenario>, send: Send) -> impl IntoView {
-    let source = Memo::new(move |_| scenario.with(|sc| (sc.token_source, sc.redlock.is_some())));
+    let source = Memo::new(move |_| {
+        scenario.with(|sc| {
+            let hidden = sc.redlock.is_some() || sc.failover_at.is_none();
+            (sc.token_source, hidden)
+        })
+    });
     let options: String = crate::core::TokenSource::CHOICES
         .into_iter()
         .map(|t| format!(r#"<option value="{}">{}</option>"#, t.code(), t.option()))

@@ -25,8 +25,10 @@ struct Drag {
     grip: Grip,
     /// Pointer position at pointerdown, in SVG user units.
     x0: f64,
-    /// The timeline's on-screen left edge and width at pointerdown (CSS px): it does not
-    /// move during a drag, so a move needs no layout query.
+    /// The drawing's on-screen left edge and width at pointerdown (CSS px): it does not
+    /// move during a drag, so a move needs no layout query. When the timeline is given less
+    /// height than its width asks for, the drawing is scaled down and centred in the box
+    /// (`preserveAspectRatio` meet), so these are the drawing's, not the element's.
     left: f64,
     width: f64,
     pause0: Pause,
@@ -89,12 +91,15 @@ pub fn Timeline(trace: Memo<Arc<Trace>>, step: Memo<usize>, send: Send) -> impl 
             .get_untracked()
             .map(|svg| svg.get_bounding_client_rect());
         if let (Some(pause0), Some(rect)) = (pause0, rect) {
+            let view_h = geometry.get_untracked().height();
+            let scale = (rect.width() / VIEW_W as f64).min(rect.height() / view_h.max(1.0));
+            let drawn = VIEW_W as f64 * scale;
             let mut d = Drag {
                 actor,
                 grip,
                 x0: 0.0,
-                left: rect.left(),
-                width: rect.width(),
+                left: rect.left() + (rect.width() - drawn) / 2.0,
+                width: drawn,
                 pause0,
             };
             d.x0 = d.units(e.client_x());

@@ -1,5 +1,5 @@
 // Browser figures for scripts/bench.sh (not a test: nothing here asserts a time).
-//   node bench.mjs            → drag latency and explorer throughput in headless Chromium
+//   node bench.mjs            → drag latency, explorer throughput and first paint in headless Chromium
 // Prints one `key value` line per figure.
 import { serveDist, launch, openApp } from './harness.js';
 
@@ -159,6 +159,52 @@ try {
   console.log(`explore.wasm.late_strict ${explore.late_strict}`);
   console.log(`explore.wasm.median_ms ${explore.median.toFixed(1)}`);
   await context.close();
+
+  // 3. First paint: from navigation start until the first frame that shows the timeline
+  //    with its markers. Cold: a fresh browser context (empty HTTP and code caches) each
+  //    time; warm: reloads in one context. Median of 7 each.
+  const firstPaint = async (ctx) => {
+    const p = await ctx.newPage();
+    await p.addInitScript(() => {
+      const look = () => {
+        const svg = document.querySelector('svg.timeline.main');
+        if (svg && svg.querySelector('g.ev') && svg.getBoundingClientRect().height > 0) {
+          window.benchFirstPaint = performance.now();
+        } else {
+          requestAnimationFrame(look);
+        }
+      };
+      requestAnimationFrame(look);
+    });
+    return p;
+  };
+  const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  const url = `${server.origin}/#s=gc-pause&fence=strict&step=99`;
+  const coldPaint = [];
+  for (let i = 0; i < 7; i++) {
+    const ctx = await browser.newContext({ viewport: { width: 1280, height: 720 } });
+    const p = await firstPaint(ctx);
+    await p.goto(url);
+    await p.waitForFunction(() => window.benchFirstPaint !== undefined);
+    coldPaint.push(await p.evaluate(() => window.benchFirstPaint));
+    await ctx.close();
+  }
+  const warmCtx = await browser.newContext({ viewport: { width: 1280, height: 720 } });
+  const wp = await firstPaint(warmCtx);
+  await wp.goto(url);
+  await wp.waitForFunction(() => window.benchFirstPaint !== undefined);
+  const warmPaint = [];
+  for (let i = 0; i < 7; i++) {
+    await wp.reload();
+    await wp.waitForFunction(() => window.benchFirstPaint !== undefined);
+    warmPaint.push(await wp.evaluate(() => window.benchFirstPaint));
+  }
+  await warmCtx.close();
+  console.log(`first_paint.cold.median_ms ${median(coldPaint).toFixed(1)}`);
+  console.log(`first_paint.cold.max_ms ${Math.max(...coldPaint).toFixed(1)}`);
+  console.log(`first_paint.warm.median_ms ${median(warmPaint).toFixed(1)}`);
+  console.log(`first_paint.warm.max_ms ${Math.max(...warmPaint).toFixed(1)}`);
+  console.log(`first_paint.cold_over_warm ${(median(coldPaint) / median(warmPaint)).toFixed(2)}`);
 } finally {
   await browser.close();
   await server.close();
