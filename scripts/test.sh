@@ -9,6 +9,9 @@ source scripts/env.sh
 echo; echo "== native: cargo test"
 cargo test --locked
 
+echo; echo "== replay: the deck against real redis-server, PostgreSQL, etcd (scripts/replay.sh)"
+bash scripts/replay.sh
+
 echo; echo "== lint: cargo fmt --check, cargo clippy (native and wasm32)"
 cargo fmt --check
 cargo clippy --locked --all-targets -- -D warnings

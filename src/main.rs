@@ -1,6 +1,10 @@
 //! On wasm32 this mounts the visualizer; natively it prints the headline trace, so the
-//! story can be read (and diffed) without a browser.
+//! story can be read (and diffed) without a browser, and `replay [SCENARIO…]` runs the deck
+//! against real servers (see `src/replay/`).
 #![forbid(unsafe_code)]
+
+#[cfg(not(target_arch = "wasm32"))]
+mod replay;
 
 #[cfg(target_arch = "wasm32")]
 fn main() {
@@ -11,6 +15,9 @@ fn main() {
 fn main() {
     use fencing_lab::core::{deck, run, story, FencingPolicy, Scenario};
     let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().map(String::as_str) == Some("replay") {
+        std::process::exit(replay::main(&args[1..]));
+    }
     if args.first().map(String::as_str) == Some("deck") {
         // The README's deck table, regenerated from the runs.
         print!("{}", deck::table());

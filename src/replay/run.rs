@@ -1,0 +1,772 @@
+//! One replay run: the scenario's actors as real threads with real time against real
+//! servers. [`act`] is the one place a [`Step`] becomes real actions.
+//!
+//! Time: scenario time `t` (ms) happens at `t · scale` real ms after the run's start. Events
+//! the core orders at one instant keep that order inside the instant's slot (`slot` real ms,
+//! centred on `t · scale`, one slot per scenario grain): a lease expires at −½ slot (its PX is
+//! set so), a clock step at −0.42, a failover at −0.36, a delayed packet lands at −0.3, and an
+//! actor's step at −0.2 + 0.45 · (when it was scheduled / t), i.e. first-scheduled first, as
+//! the core's queue does. The last step of a slot is still ¼ slot before the next expiry.
+
+use std::sync::atomic::{AtomicU16, Ordering};
+use std::sync::mpsc;
+use std::sync::{Arc, Barrier, Mutex, OnceLock};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use fencing_lab::core::{
+    renewal_interval, Actor, FencingPolicy, Millis, ReleaseMode, Scenario, SplitMix64, Step,
+    GET_DEL_GAP,
+};
+
+use super::etcd::{Etcd, LockTxn};
+use super::pg::{lit, opt_lit, PgAddr, Psql};
+use super::redis::{Redis, Reply};
+
+/// Where in its slot each kind of event happens, in slots from the slot's centre.
+pub const AT_EXPIRY: f64 = -0.5;
+pub const AT_CLOCK_STEP: f64 = -0.42;
+pub const AT_FAILOVER: f64 = -0.36;
+pub const AT_DELIVERY: f64 = -0.3;
+const STEPS_FROM: f64 = -0.2;
+const STEPS_SPAN: f64 = 0.45;
+
+/// Who grants the lease, and so where the token comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LockBackend {
+    /// `SET key owner NX PX ttl` and `INCR fence:<key>` in one Lua script on one
+    /// redis-server (`TokenSource::SameRedis`; the port can change at a failover).
+    Redis,
+    /// An etcd lease plus a create-if-absent transaction; the revision is the token
+    /// (`TokenSource::LockService`).
+    Etcd,
+    /// Redlock over several redis-servers; the token is a separate counter's (a PostgreSQL
+    /// sequence), Redlock itself mints none (`TokenSource::Counterfactual`).
+    Redlock,
+}
+
+/// Where the run's timing and servers are.
+pub struct Env {
+    pub scale: f64,
+    pub slot: f64,
+    pub lock: LockBackend,
+    /// Port of the Redis that is the lock server right now.
+    pub redis_port: Arc<AtomicU16>,
+    /// The Redlock nodes' ports, by node number.
+    pub nodes: Vec<u16>,
+    pub etcd: Option<Etcd>,
+    pub pg: PgAddr,
+    pub schema: String,
+    /// The file libfaketime reads the lock node's clock offset from (clock-jump runs).
+    pub faketime: Option<std::path::PathBuf>,
+    /// Scenario time 0, set once every thread has connected (see [`Env::ready`]).
+    pub start: OnceLock<Instant>,
+    /// Every actor thread and the world thread meet here before time starts.
+    pub barrier: Barrier,
+}
+
+impl Env {
+    /// Real ms since the start at which scenario time `t` happens, shifted by `frac` slots.
+    pub fn real_ms(&self, t: Millis, frac: f64) -> f64 {
+        t as f64 * self.scale + frac * self.slot
+    }
+
+    pub fn elapsed_ms(&self) -> f64 {
+        signed_ms(self.start())
+    }
+
+    pub fn start(&self) -> Instant {
+        self.start.get().copied().unwrap_or_else(Instant::now)
+    }
+
+    /// Waits until every thread has its connections open; then time starts a little later
+    /// for all of them at once, so no connection set-up eats into the schedule.
+    pub fn ready(&self) {
+        if self.barrier.wait().is_leader() {
+            let lead = 50.0 + self.slot / 2.0; // t=0's steps run up to half a slot early
+            let _ = self
+                .start
+                .set(Instant::now() + Duration::from_secs_f64(lead / 1000.0));
+        }
+        self.barrier.wait();
+    }
+
+    /// Sleeps until scenario time `t` (+ `frac` slots); returns how late it woke (real ms).
+    pub fn sleep_until(&self, t: Millis, frac: f64) -> f64 {
+        let target = self.real_ms(t, frac);
+        let now = self.elapsed_ms();
+        if target > now {
+            thread::sleep(Duration::from_secs_f64((target - now) / 1000.0));
+        }
+        (self.elapsed_ms() - target).max(0.0)
+    }
+
+    /// The PX (real ms) that makes a lease granted now expire at scenario time `until`,
+    /// half a slot early, so it has expired before anyone acts at `until` (as in the core).
+    fn px_until(&self, until: Millis) -> u64 {
+        (self.real_ms(until, AT_EXPIRY) - self.elapsed_ms()).max(1.0) as u64
+    }
+}
+
+/// Real ms since `start`, negative before it.
+pub fn signed_ms(start: Instant) -> f64 {
+    let now = Instant::now();
+    match now.checked_duration_since(start) {
+        Some(d) => d.as_secs_f64() * 1000.0,
+        None => -(start - now).as_secs_f64() * 1000.0,
+    }
+}
+
+/// What one run observed besides the storage's own tables.
+#[derive(Debug, Default)]
+pub struct Observed {
+    /// Tokens granted, in grant order.
+    pub tokens: Vec<u64>,
+    /// Lines of evidence: failover, clock step, lease expiry seen on etcd, …
+    pub notes: Vec<String>,
+    /// Worst lateness of any action against its target time (real ms).
+    pub max_late_ms: f64,
+}
+
+pub type Shared = Arc<Mutex<Observed>>;
+
+const ACQUIRE_INCR: &str = "if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return redis.call('INCR', KEYS[2]) end return false";
+const RELEASE_CAD: &str =
+    "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0";
+const EXTEND_OWNED: &str = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end return 0";
+
+/// Key of the token counter next to the lock key.
+pub fn fence_key(resource: &str) -> String {
+    format!("fence:{resource}")
+}
+
+/// One client's connections: to the lock server (or the Redlock nodes it reaches), to etcd,
+/// to the storage.
+struct Client<'a> {
+    env: &'a Env,
+    sc: &'a Scenario,
+    idx: usize,
+    name: String,
+    redis: Option<(u16, Redis)>,
+    /// Redlock: a connection to each node this client reaches, by node number.
+    nodes: Vec<(usize, Redis)>,
+    pg: Psql,
+    /// The etcd lease of the lock we hold (etcd backend).
+    lease: Option<i64>,
+    shared: Shared,
+}
+
+impl Client<'_> {
+    fn redis(&mut self) -> Result<&mut Redis, String> {
+        let port = self.env.redis_port.load(Ordering::SeqCst);
+        if self.redis.as_ref().is_none_or(|(p, _)| *p != port) {
+            self.redis = Some((port, Redis::connect(port)?));
+        }
+        Ok(&mut self.redis.as_mut().ok_or("no redis")?.1)
+    }
+
+    fn etcd(&self) -> Result<Etcd, String> {
+        self.env.etcd.clone().ok_or_else(|| "no etcd".to_owned())
+    }
+
+    fn eval(&mut self, script: &str, keys: &[&str], args: &[&str]) -> Result<Reply, String> {
+        let r = eval_on(self.redis()?, script, keys, args)?;
+        Ok(r)
+    }
+
+    /// Redlock: nodes needed for the lock.
+    fn majority(&self) -> usize {
+        self.env.nodes.len() / 2 + 1
+    }
+
+    /// Takes the lease (until scenario time `now + ttl`) and a token; `None` if it is held.
+    fn acquire(&mut self, now: Millis) -> Result<Option<u64>, String> {
+        let sc = self.sc;
+        let res = sc.resource.clone();
+        let name = self.name.clone();
+        let token = match self.env.lock {
+            LockBackend::Redis => {
+                let px = self.env.px_until(now + sc.lease_ttl).to_string();
+                let r = self.eval(ACQUIRE_INCR, &[&res, &fence_key(&res)], &[&name, &px])?;
+                let token = r.int().map(|t| t as u64);
+                if let (Some(t), Some(_)) = (token, sc.failover_at) {
+                    let port = self.env.redis_port.load(Ordering::SeqCst);
+                    self.note(format!(
+                        "{name} acquired at t={now} on :{port}; the acquire script's INCR gave token {t}"
+                    ));
+                }
+                token
+            }
+            LockBackend::Redlock => {
+                // SET NX PX on every node it reaches; a majority of OKs is the lock, otherwise
+                // it deletes (compare-and-delete) the keys it did get.
+                let px = self.env.px_until(now + sc.lease_ttl).to_string();
+                let mut ok = Vec::new();
+                for (n, r) in &mut self.nodes {
+                    if !r.cmd(&["SET", &res, &name, "NX", "PX", &px])?.is_nil() {
+                        ok.push(*n);
+                    }
+                }
+                if ok.len() >= self.majority() {
+                    let t: u64 = self
+                        .pg
+                        .one("SELECT nextval('tokens');")?
+                        .parse()
+                        .map_err(|_| "token sequence")?;
+                    self.note(format!(
+                        "{name} at t={now}: Redlock SET NX PX answered OK on nodes {ok:?}, {} of {}: locked; the separate counter gives {t}",
+                        ok.len(),
+                        self.env.nodes.len()
+                    ));
+                    Some(t)
+                } else {
+                    for (n, r) in &mut self.nodes {
+                        if ok.contains(n) {
+                            eval_on(r, RELEASE_CAD, &[&res], &[&name])?;
+                        }
+                    }
+                    self.note(format!(
+                        "{name} at t={now}: Redlock SET NX PX answered OK on nodes {ok:?} only, {} of {}: no majority, deleted them again",
+                        ok.len(),
+                        self.env.nodes.len()
+                    ));
+                    None
+                }
+            }
+            LockBackend::Etcd => {
+                let etcd = self.etcd()?;
+                let ttl_s = (sc.lease_ttl as f64 * self.env.scale / 1000.0).round() as u64;
+                let lease = etcd.grant(ttl_s)?;
+                match etcd.lock(&res, &name, lease)? {
+                    LockTxn::Acquired { revision } => {
+                        self.lease = Some(lease);
+                        self.note(format!(
+                            "{name} acquired at t={now}; etcd revision {revision} is its token"
+                        ));
+                        Some(revision)
+                    }
+                    LockTxn::Held => {
+                        etcd.revoke(lease)?;
+                        None
+                    }
+                }
+            }
+        };
+        if let Some(t) = token {
+            self.shared
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .tokens
+                .push(t);
+        }
+        Ok(token)
+    }
+
+    fn value(&mut self) -> Result<Option<String>, String> {
+        let res = self.sc.resource.clone();
+        match self.env.lock {
+            LockBackend::Redis => Ok(self.redis()?.cmd(&["GET", &res])?.text()),
+            LockBackend::Etcd => self.etcd()?.get(&res),
+            LockBackend::Redlock => Err("GET on Redlock: not one value".to_owned()),
+        }
+    }
+
+    fn is_held(&mut self) -> Result<bool, String> {
+        if self.env.lock == LockBackend::Redlock {
+            // Held while a majority of the nodes it reaches hold its value.
+            let (res, name) = (self.sc.resource.clone(), self.name.clone());
+            let mut mine = 0;
+            for (_, r) in &mut self.nodes {
+                mine += usize::from(r.cmd(&["GET", &res])?.text().as_deref() == Some(&name));
+            }
+            return Ok(mine >= self.majority());
+        }
+        Ok(self.value()?.as_deref() == Some(self.name.as_str()))
+    }
+
+    /// The ownership-checked extend script, to scenario time `now + ttl`.
+    fn extend(&mut self, now: Millis) -> Result<bool, String> {
+        let res = self.sc.resource.clone();
+        let name = self.name.clone();
+        let px = self.env.px_until(now + self.sc.lease_ttl).to_string();
+        if self.env.lock == LockBackend::Redlock {
+            let mut ok = 0;
+            for (_, r) in &mut self.nodes {
+                ok +=
+                    usize::from(eval_on(r, EXTEND_OWNED, &[&res], &[&name, &px])?.int() == Some(1));
+            }
+            return Ok(ok >= self.majority());
+        }
+        Ok(self.eval(EXTEND_OWNED, &[&res], &[&name, &px])?.int() == Some(1))
+    }
+
+    /// The compare-and-delete release; true if it deleted our own lease.
+    fn release_cad(&mut self) -> Result<bool, String> {
+        let res = self.sc.resource.clone();
+        let name = self.name.clone();
+        match self.env.lock {
+            LockBackend::Redis => Ok(self.eval(RELEASE_CAD, &[&res], &[&name])?.int() == Some(1)),
+            LockBackend::Redlock => {
+                let mut deleted = false;
+                for (_, r) in &mut self.nodes {
+                    deleted |= eval_on(r, RELEASE_CAD, &[&res], &[&name])?.int() == Some(1);
+                }
+                Ok(deleted)
+            }
+            LockBackend::Etcd => {
+                let etcd = self.etcd()?;
+                let deleted = etcd.unlock(&res, &name)?;
+                if let Some(l) = self.lease.take() {
+                    etcd.revoke(l)?;
+                }
+                Ok(deleted)
+            }
+        }
+    }
+
+    /// The unconditional DEL of GET-then-DEL, as `GETDEL` so the log can say whose lease
+    /// it deleted (same effect as `DEL`: no ownership check).
+    fn del(&mut self) -> Result<Option<String>, String> {
+        let res = self.sc.resource.clone();
+        Ok(self.redis()?.cmd(&["GETDEL", &res])?.text())
+    }
+
+    fn note(&self, s: String) {
+        self.shared
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .notes
+            .push(s);
+    }
+
+    fn late(&self, ms: f64) {
+        let mut o = self.shared.lock().unwrap_or_else(|e| e.into_inner());
+        o.max_late_ms = o.max_late_ms.max(ms);
+    }
+}
+
+fn eval_on(r: &mut Redis, script: &str, keys: &[&str], args: &[&str]) -> Result<Reply, String> {
+    let n = keys.len().to_string();
+    let mut cmd = vec!["EVAL", script, &n];
+    cmd.extend_from_slice(keys);
+    cmd.extend_from_slice(args);
+    match r.cmd(&cmd)? {
+        Reply::Error(e) => Err(format!("redis: {e}")),
+        r => Ok(r),
+    }
+}
+
+/// A write as the client sends it: a debit, or (with `publish`) the job's result.
+#[derive(Debug, Clone)]
+struct Write {
+    token: Option<u64>,
+    amount: i64,
+    key: Option<String>,
+    publish: Option<String>,
+}
+
+fn write_sql(sc: &Scenario, writer: &str, w: &Write) -> String {
+    let token = w.token.map_or_else(|| "NULL".to_owned(), |t| t.to_string());
+    match &w.publish {
+        Some(result) => format!(
+            "SELECT publish({}, {}, {}, {token}, {});",
+            lit(policy_code(sc.policy)),
+            lit(&sc.resource),
+            lit(writer),
+            lit(result)
+        ),
+        None => format!(
+            "SELECT debit({}, {}, {}, {token}, {}, {});",
+            lit(policy_code(sc.policy)),
+            lit(&sc.resource),
+            lit(writer),
+            w.amount,
+            opt_lit(w.key.as_deref())
+        ),
+    }
+}
+
+pub fn policy_code(p: FencingPolicy) -> &'static str {
+    p.code()
+}
+
+/// The actor's own state, as the engine keeps it.
+#[derive(Default)]
+struct State {
+    pc: usize,
+    token: Option<u64>,
+    last_write: Option<Write>,
+    del_pending: bool,
+    work_until: Option<Millis>,
+    renew_due: Option<Millis>,
+}
+
+/// What a step leaves to do next.
+enum Next {
+    /// The next step at this scenario time.
+    At(Millis),
+    /// The same step again at this time (a refused acquire, the DEL half, a renewal).
+    Again(Millis),
+    /// Step number `pc` at this time (a job found done skips to its release).
+    Goto(usize, Millis),
+    /// The next step at this time, scheduled only then: the client's request timeout fired
+    /// (the core queues the next step when the timeout fires, so it runs late in its slot).
+    TimedOut(Millis),
+    /// The actor stops (gave up, self-cancelled).
+    Stop,
+}
+
+/// The step's start, pushed past any pause it falls into: a paused thread does not act.
+fn past_pauses(actor: &Actor, t: Millis) -> Millis {
+    let mut at = t;
+    while let Some(p) = actor.pauses.iter().find(|p| p.contains(at)) {
+        at = p.end();
+    }
+    at
+}
+
+/// Runs one actor's script on this thread.
+pub fn run_actor(
+    env: &Env,
+    sc: &Scenario,
+    idx: usize,
+    shared: Shared,
+    rng: &Mutex<SplitMix64>,
+) -> Result<(), String> {
+    let actor = &sc.actors[idx];
+    let pg = Psql::connect(&env.pg, Some(&env.schema));
+    let mut nodes = Vec::new();
+    if env.lock == LockBackend::Redlock {
+        let reach = sc
+            .redlock
+            .as_ref()
+            .and_then(|r| r.reach.get(idx))
+            .filter(|r| !r.is_empty())
+            .cloned()
+            .unwrap_or_else(|| (0..env.nodes.len()).collect());
+        for n in reach {
+            // A client simply never talks to a node it cannot reach.
+            let port = *env.nodes.get(n).ok_or("redlock node out of range")?;
+            nodes.push((n, Redis::connect(port)?));
+        }
+    }
+    env.ready();
+    let mut c = Client {
+        env,
+        sc,
+        idx,
+        name: actor.name.clone(),
+        redis: None,
+        nodes,
+        pg: pg?,
+        lease: None,
+        shared,
+    };
+    let mut st = State::default();
+    let mut t = actor.start_at;
+    let mut scheduled_at: Millis = 0;
+    let mut packets = Vec::new();
+    while let Some(step) = actor.script.get(st.pc) {
+        let woke = past_pauses(actor, t);
+        let paused = woke != t;
+        t = woke;
+        if t > sc.horizon {
+            break;
+        }
+        let frac = if t == 0 {
+            STEPS_FROM
+        } else {
+            STEPS_FROM + STEPS_SPAN * scheduled_at as f64 / t as f64
+        };
+        let late = env.sleep_until(t, frac);
+        c.late(late);
+        if paused && env.lock == LockBackend::Etcd && st.token.is_some() {
+            // Evidence that etcd's lease is a lease too: did the key outlive the pause?
+            let v = c.value()?;
+            c.note(format!(
+                "{} woke at t={t} after its pause; the etcd lock key now holds {v:?}",
+                c.name
+            ));
+        }
+        let next = act(&mut c, &mut st, step, t, rng, &mut packets)?;
+        scheduled_at = t;
+        match next {
+            Next::At(n) => {
+                st.pc += 1;
+                t = n;
+            }
+            Next::Again(n) => t = n,
+            Next::Goto(pc, n) => {
+                st.pc = pc;
+                t = n;
+            }
+            Next::TimedOut(n) => {
+                st.pc += 1;
+                t = n;
+                scheduled_at = past_pauses(actor, n);
+            }
+            Next::Stop => break,
+        }
+    }
+    for p in packets {
+        p.join()
+            .map_err(|_| "packet thread panicked".to_owned())??;
+    }
+    Ok(())
+}
+
+type Packet = thread::JoinHandle<Result<(), String>>;
+
+/// Sends a write: now, or after the actor's network delay on a thread of its own (the
+/// packet in flight). As in the core, the client then waits for the reply, unless its
+/// request timeout is shorter than the delay: then it waits that long, gives up and carries
+/// on with its script while the request is still delivered and executed later.
+fn send(c: &mut Client, w: Write, now: Millis, packets: &mut Vec<Packet>) -> Result<Next, String> {
+    let actor = &c.sc.actors[c.idx];
+    let delay = actor.network_delay;
+    let sql = write_sql(c.sc, &c.name, &w);
+    if delay == 0 {
+        c.pg.query(&sql)?;
+        return Ok(Next::At(now));
+    }
+    let arrives = now + delay;
+    let timeout = actor.request_timeout.filter(|t| *t < delay);
+    if arrives > c.sc.horizon {
+        // Never delivered within the horizon.
+        return Ok(timeout.map_or(Next::Stop, |t| Next::TimedOut(now + t)));
+    }
+    let addr = c.env.pg.clone();
+    let schema = c.env.schema.clone();
+    let target = c.env.real_ms(arrives, AT_DELIVERY);
+    let start = c.env.start();
+    let shared = c.shared.clone();
+    let (tx, rx) = mpsc::channel();
+    packets.push(thread::spawn(move || {
+        let mut pg = Psql::connect(&addr, Some(&schema))?;
+        let now = signed_ms(start);
+        if target > now {
+            thread::sleep(Duration::from_secs_f64((target - now) / 1000.0));
+        }
+        let late = (signed_ms(start) - target).max(0.0);
+        {
+            let mut o = shared.lock().unwrap_or_else(|e| e.into_inner());
+            o.max_late_ms = o.max_late_ms.max(late);
+        }
+        let reply = pg.query(&sql)?;
+        let _ = tx.send(reply); // the client may have stopped waiting
+        Ok(())
+    }));
+    match timeout {
+        None => {
+            rx.recv()
+                .map_err(|_| "the delayed write's thread failed".to_owned())?;
+            Ok(Next::At(arrives))
+        }
+        Some(t) => {
+            let deadline = c.env.real_ms(now + t, STEPS_FROM);
+            let wait = (deadline - c.env.elapsed_ms()).max(0.0);
+            match rx.recv_timeout(Duration::from_secs_f64(wait / 1000.0)) {
+                Err(mpsc::RecvTimeoutError::Timeout) => c.note(format!(
+                    "{} at t={}: no reply {t} ms after sending, the client gave up on its write (still in flight until t={arrives})",
+                    c.name,
+                    now + t
+                )),
+                _ => c.note(format!(
+                    "{}: the reply came before its {t} ms timeout",
+                    c.name
+                )),
+            }
+            Ok(Next::TimedOut(now + t))
+        }
+    }
+}
+
+/// THE interpretation of a scenario step as real actions, mirroring the engine's `step`.
+fn act(
+    c: &mut Client,
+    st: &mut State,
+    step: &Step,
+    now: Millis,
+    rng: &Mutex<SplitMix64>,
+    packets: &mut Vec<Packet>,
+) -> Result<Next, String> {
+    let sc = c.sc;
+    Ok(match step {
+        Step::Acquire { retry_every } => match c.acquire(now)? {
+            Some(token) => {
+                st.token = Some(token);
+                Next::At(now)
+            }
+            None => Next::Again(now + retry_every),
+        },
+        Step::Work { ms } => Next::At(now + ms),
+        Step::CheckHeld => {
+            if c.is_held()? {
+                Next::At(now)
+            } else {
+                Next::Stop
+            }
+        }
+        Step::CheckDone => {
+            // The job's status is a plain read of the storage: has any write landed?
+            let done = c.pg.one(&format!(
+                "SELECT EXISTS (SELECT 1 FROM write_log WHERE account = {} AND kind IN ('debit', 'publish') AND result = 'ok');",
+                lit(&sc.resource)
+            ))? == "t";
+            if !done {
+                Next::At(now)
+            } else {
+                c.note(format!(
+                    "{} at t={now}: read the job's status, found it done, skips to its release",
+                    c.name
+                ));
+                let script = &sc.actors[c.idx].script;
+                match script[st.pc..].iter().position(|s| *s == Step::Release) {
+                    Some(i) => Next::Goto(st.pc + i, now),
+                    None => Next::Stop,
+                }
+            }
+        }
+        Step::Debit {
+            amount,
+            idempotency_key,
+        } => match st.token {
+            None => Next::At(now),
+            Some(_) => {
+                let w = Write {
+                    token: st.token,
+                    amount: *amount,
+                    key: idempotency_key.clone(),
+                    publish: None,
+                };
+                st.last_write = Some(w.clone());
+                send(c, w, now, packets)?
+            }
+        },
+        Step::Publish { result } => match st.token {
+            None => Next::At(now),
+            Some(_) => {
+                let w = Write {
+                    token: st.token,
+                    amount: 0,
+                    key: None,
+                    publish: Some(result.clone()),
+                };
+                st.last_write = Some(w.clone());
+                send(c, w, now, packets)?
+            }
+        },
+        Step::Retry => match st.last_write.clone() {
+            Some(w) => send(c, w, now, packets)?,
+            None => Next::At(now),
+        },
+        Step::Extend => {
+            if c.extend(now)? {
+                Next::At(now)
+            } else {
+                Next::Stop
+            }
+        }
+        Step::WorkRenewing { ms } => {
+            let schedule = |st: &mut State, until: Millis| {
+                let mut r = rng.lock().unwrap_or_else(|e| e.into_inner());
+                let due = now + renewal_interval(sc.lease_ttl, Some(&mut r));
+                if due < until {
+                    st.renew_due = Some(due);
+                    Next::Again(due)
+                } else {
+                    st.renew_due = None;
+                    Next::Again(until.max(now))
+                }
+            };
+            match st.work_until {
+                None => {
+                    let until = now + ms;
+                    st.work_until = Some(until);
+                    schedule(st, until)
+                }
+                Some(until) => {
+                    let mut renew = st.renew_due.is_some_and(|d| d <= now);
+                    if renew && until <= now {
+                        // Woken with the work done and a renewal overdue: worker and watchdog
+                        // race. The coin is the core's: the same seeded stream, in order.
+                        let coin = rng.lock().unwrap_or_else(|e| e.into_inner()).next_u64();
+                        let worker_first = coin % 2 == 0;
+                        c.note(format!(
+                            "{} at t={now}: woke with its work done and a renewal overdue; the seeded race puts the {} first",
+                            c.name,
+                            if worker_first { "worker" } else { "watchdog" }
+                        ));
+                        renew = !worker_first;
+                    }
+                    if !renew {
+                        st.work_until = None;
+                        st.renew_due = None;
+                        Next::At(now)
+                    } else if c.extend(now)? {
+                        schedule(st, until)
+                    } else {
+                        c.note(format!(
+                            "{} at t={now}: the watchdog's extend script answered 0 (not the holder); the job self-cancels",
+                            c.name
+                        ));
+                        Next::Stop
+                    }
+                }
+            }
+        }
+        Step::Barrier => match st.token {
+            None => Next::At(now),
+            Some(tok) => {
+                let sql = format!(
+                    "SELECT barrier({}, {}, {}, {tok}, {});",
+                    lit(policy_code(sc.policy)),
+                    lit(&sc.resource),
+                    lit(&c.name),
+                    sc.publishes()
+                );
+                if c.pg.one(&sql)? == "ok" {
+                    Next::At(now)
+                } else {
+                    Next::Stop
+                }
+            }
+        },
+        Step::SideEffect { what } => {
+            // The outside system is a table that never sees a token: nothing can refuse it.
+            let held = c.is_held()?;
+            c.pg.query(&format!(
+                "INSERT INTO side_effects (actor, what, lease_live) VALUES ({}, {}, {held});",
+                lit(&c.name),
+                lit(what)
+            ))?;
+            Next::At(now)
+        }
+        Step::Release => match sc.release {
+            ReleaseMode::CompareAndDelete => {
+                c.release_cad()?;
+                Next::At(now)
+            }
+            ReleaseMode::GetThenDel if !st.del_pending => {
+                if c.is_held()? {
+                    st.del_pending = true;
+                    Next::Again(now + GET_DEL_GAP)
+                } else {
+                    Next::At(now)
+                }
+            }
+            ReleaseMode::GetThenDel => {
+                st.del_pending = false;
+                if let Some(v) = c.del()? {
+                    if v != c.name {
+                        c.note(format!(
+                            "{} at t={now}: its unconditional DEL deleted {v}'s live lease",
+                            c.name
+                        ));
+                    }
+                }
+                Next::At(now)
+            }
+        },
+    })
+}
