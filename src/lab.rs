@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use crate::core::{run, FencingPolicy, Millis, Pause, Scenario, TokenSource, Trace};
+use crate::core::{run, FencingPolicy, Millis, Pause, ReleaseMode, Scenario, TokenSource, Trace};
 
 /// Everything the screen shows, derived from one scenario.
 #[derive(Debug, Clone, PartialEq)]
@@ -48,6 +48,12 @@ pub enum Msg {
     SetTtl(Millis),
     /// Where tokens come from (not for Redlock, which mints none).
     SetTokenSource(TokenSource),
+    /// How clients release the lock.
+    SetRelease(ReleaseMode),
+    /// Whether the handoff barrier runs.
+    SetBarrier(bool),
+    /// When the lock server's primary fails over, or never.
+    SetFailover(Option<Millis>),
     SetDelay {
         actor: usize,
         delay: Millis,
@@ -137,6 +143,31 @@ impl Lab {
                 } else {
                     sc.token_source = source;
                     self.replace(sc);
+                }
+            }
+            Msg::SetRelease(mode) => {
+                let mut sc = self.scenario().clone();
+                sc.release = mode;
+                self.replace(sc);
+            }
+            Msg::SetBarrier(on) => {
+                let mut sc = self.scenario().clone();
+                sc.skip_barrier = !on;
+                self.replace(sc);
+            }
+            Msg::SetFailover(at) => {
+                let mut sc = self.scenario().clone();
+                match at {
+                    Some(t) if t > sc.horizon => {
+                        self.error = Some(format!(
+                            "The failover must come by t={}, the end of the timeline.",
+                            crate::core::story::time_label(&sc, sc.horizon)
+                        ));
+                    }
+                    _ => {
+                        sc.failover_at = at;
+                        self.replace_checked(sc);
+                    }
                 }
             }
             Msg::SetTtl(ttl) => {

@@ -8,7 +8,7 @@
 use std::fmt;
 
 use crate::core::deck;
-use crate::core::{FencingPolicy, Millis, Pause, Scenario, TokenSource};
+use crate::core::{FencingPolicy, Millis, Pause, ReleaseMode, Scenario, TokenSource};
 
 /// Longest hash accepted; a real one is well under 200 characters.
 pub const MAX_HASH_LEN: usize = 2_000;
@@ -43,11 +43,22 @@ pub fn encode(sc: &Scenario, step: usize) -> String {
         sc.lease_ttl
     );
     let base = deck::find(&sc.id).map(|e| (e.build)());
-    if base
-        .as_ref()
-        .is_some_and(|b| b.token_source != sc.token_source)
-    {
-        out.push_str(&format!("&tokens={}", sc.token_source.code()));
+    if let Some(b) = &base {
+        if b.token_source != sc.token_source {
+            out.push_str(&format!("&tokens={}", sc.token_source.code()));
+        }
+        if b.release != sc.release {
+            out.push_str(&format!("&release={}", sc.release.code()));
+        }
+        if sc.skip_barrier {
+            out.push_str("&barrier=off");
+        }
+        if b.failover_at != sc.failover_at {
+            match sc.failover_at {
+                Some(t) => out.push_str(&format!("&failover={t}")),
+                None => out.push_str("&failover=off"),
+            }
+        }
     }
     for (i, a) in sc.actors.iter().enumerate() {
         if let Some(p) = a.pauses.first() {
@@ -132,6 +143,30 @@ pub fn decode(hash: &str) -> Result<View, ShareError> {
                 })?;
             }
             "ttl" => sc.lease_ttl = number(k, v)?,
+            "release" => {
+                sc.release = ReleaseMode::from_code(v).ok_or_else(|| {
+                    ShareError(format!("release must be cad, get_del or del, not “{v}”"))
+                })?;
+            }
+            "barrier" => {
+                sc.skip_barrier = match v {
+                    "on" => false,
+                    "off" => true,
+                    _ => return err(format!("barrier must be on or off, not “{v}”")),
+                };
+            }
+            "failover" => {
+                sc.failover_at = match v {
+                    "off" => None,
+                    _ => {
+                        let t = number(k, v)?;
+                        if t > sc.horizon {
+                            return err(format!("the failover must come by t={} ms", sc.horizon));
+                        }
+                        Some(t)
+                    }
+                };
+            }
             "tokens" => {
                 let source = TokenSource::from_code(v)
                     .filter(|t| TokenSource::CHOICES.contains(t))

@@ -123,7 +123,16 @@ pub static DECK: &[DeckEntry] = &[
                 format!("A GETs the key, sees its own value, then pauses before the DEL; its lease expires and B takes {b}."),
                 format!("A wakes and DELs unconditionally: it deletes B's lease, so C takes {c} while B still works. Two believers, B and C."),
                 format!("Fencing on: C wrote with {c} first, so B's late {b} is stale_fence ({strict}); off, it lands out of token order ({off})."),
-                "With compare-and-delete (one Lua script), A's late release would see B's value and delete nothing, and C would wait its turn.".to_owned(),
+                {
+                    let cad = run(&Scenario {
+                        release: ReleaseMode::CompareAndDelete,
+                        ..Scenario::unsafe_release()
+                    });
+                    format!(
+                        "What if… Release: compare-and-delete. One atomic script: A's release completes before its pause, and a late one would see B's value and delete nothing. No conflict, {} under every policy.",
+                        cad.summary.final_balance
+                    )
+                },
             ]
         },
         build: Scenario::unsafe_release,
@@ -156,7 +165,16 @@ pub static DECK: &[DeckEntry] = &[
                 "B acquires the same key: the lock service itself now has two live leases, not just two believers.".to_owned(),
                 format!("The token came from INCR on the same Redis, so the counter rolled back too: A has {a} and B gets {b}. Storage cannot tell them apart."),
                 format!("Off: {off}. Strict refuses the second equal token ({strict}) — by luck of arrival order. Same-epoch admits both: {same}, the job ran twice."),
-                "Tokens must come from a store that survives failover with the grant: etcd's revision, a ZooKeeper sequential znode.".to_owned(),
+                {
+                    let etcd = run(&Scenario {
+                        token_source: TokenSource::LockService,
+                        ..Scenario::redis_failover()
+                    });
+                    format!(
+                        "What if… tokens from etcd / ZooKeeper: lease and token survive the leader change, B waits and finds the job done ({} under every policy).",
+                        etcd.summary.final_balance
+                    )
+                },
             ]
         },
         build: Scenario::redis_failover,
@@ -190,7 +208,16 @@ pub static DECK: &[DeckEntry] = &[
                 format!("Before B starts, the scheduler establishes epoch {b} in the job's result row, with an atomic update that cannot lower it; B then publishes with a conditional write requiring epoch {b}."),
                 format!("A wakes and publishes its result with {a}: rejected stale_fence under strict and same-epoch, even though B has not published yet. Off, A's result lands and B's overwrites it: a duplicate publish."),
                 format!("The card is charged {} times in every column: the payment API never sees a token. Fencing protects only what checks it.", r.strict().summary.side_effects),
-                format!("Strict (>) spends the barrier: B's own write with {b} is refused too. Same-epoch (≥) lets the barrier's owner write."),
+                {
+                    let bare = run(&Scenario {
+                        skip_barrier: true,
+                        ..Scenario::handoff_barrier()
+                    });
+                    format!(
+                        "Strict (>) spends the barrier: B's own write with {b} is refused too; same-epoch (≥) lets the barrier's owner write. What if… no barrier: A's {a} reaches the row before B's {b} and passes the check ({}).",
+                        story::outcome(&bare)
+                    )
+                },
             ]
         },
         build: Scenario::handoff_barrier,

@@ -779,6 +779,7 @@ impl Sim<'_> {
                 st.work_until = None;
                 st.renew_due = None;
             }
+            Step::Barrier if sc.skip_barrier => {}
             Step::Barrier => match self.actors[actor].fence {
                 None => {
                     let reason = SkipReason::NoToken;
@@ -811,7 +812,8 @@ impl Sim<'_> {
                         return; // the DEL is the second half of this step
                     }
                 }
-                ReleaseMode::GetThenDel => self.unconditional_del(actor),
+                ReleaseMode::GetThenDel => self.unconditional_del(actor, ReleaseMode::GetThenDel),
+                ReleaseMode::Del => self.unconditional_del(actor, ReleaseMode::Del),
             },
         }
         self.actors[actor].pc += 1;
@@ -912,8 +914,8 @@ impl Sim<'_> {
         own
     }
 
-    /// The DEL of GET-then-DEL: it deletes whatever the key holds now.
-    fn unconditional_del(&mut self, actor: usize) {
+    /// The DEL of GET-then-DEL, or a plain DEL: it deletes whatever the key holds now.
+    fn unconditional_del(&mut self, actor: usize, via: ReleaseMode) {
         let now = self.now();
         let res = &self.sc.resource;
         let name = self.name(actor).to_owned();
@@ -923,7 +925,6 @@ impl Sim<'_> {
         let live = self.lock.holder(now, res);
         let reach = self.reach(actor);
         self.lock.delete(res, &reach);
-        let via = ReleaseMode::GetThenDel;
         let kind = match live {
             Some(l) if l.owner == name => EventKind::Released {
                 fence: l.fence,

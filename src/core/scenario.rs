@@ -157,6 +157,39 @@ pub enum ReleaseMode {
     /// `GET`, compare in the client, then an unconditional `DEL` one round trip
     /// ([`GET_DEL_GAP`]) later: a pause in between deletes whoever holds the key by then.
     GetThenDel,
+    /// A plain `DEL` with no check at all: whoever holds the key loses it.
+    Del,
+}
+
+impl ReleaseMode {
+    pub const ALL: [ReleaseMode; 3] = [
+        ReleaseMode::CompareAndDelete,
+        ReleaseMode::GetThenDel,
+        ReleaseMode::Del,
+    ];
+
+    /// Stable identifier (URL hash, select values).
+    pub fn code(self) -> &'static str {
+        match self {
+            ReleaseMode::CompareAndDelete => "cad",
+            ReleaseMode::GetThenDel => "get_del",
+            ReleaseMode::Del => "del",
+        }
+    }
+
+    /// Parses [`ReleaseMode::code`].
+    pub fn from_code(code: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|m| m.code() == code)
+    }
+
+    /// The option text in the Release control.
+    pub fn option(self) -> &'static str {
+        match self {
+            ReleaseMode::CompareAndDelete => "compare-and-delete (Lua)",
+            ReleaseMode::GetThenDel => "GET, then DEL",
+            ReleaseMode::Del => "plain DEL",
+        }
+    }
 }
 
 /// Time between the GET reply and the DEL of [`ReleaseMode::GetThenDel`].
@@ -223,6 +256,10 @@ pub struct Scenario {
     /// Forward jumps of the lock node's clock.
     #[serde(default)]
     pub lock_clock_jumps: Vec<ClockJump>,
+    /// `Step::Barrier` is skipped: the new holder starts without first establishing its
+    /// epoch at the resource (the what-if of the handoff).
+    #[serde(default)]
+    pub skip_barrier: bool,
     /// Seed of the renewal jitter (and of which resuming thread runs first), so a run
     /// replays exactly.
     #[serde(default)]

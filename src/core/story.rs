@@ -532,6 +532,12 @@ fn sentence(t: &Trace, i: usize) -> String {
         }
         EventKind::Released {
             fence,
+            via: ReleaseMode::Del,
+        } => format!(
+            "{name} releases {res} with a plain DEL, no check at all: the key still held its own lease (token {fence}), so this time nothing went wrong."
+        ),
+        EventKind::Released {
+            fence,
             via: ReleaseMode::GetThenDel,
         } => format!(
             "{name} DELs {res}: the key still held its own lease (token {fence}), so this time nothing went wrong."
@@ -552,7 +558,7 @@ fn sentence(t: &Trace, i: usize) -> String {
                 ReleaseMode::CompareAndDelete => format!(
                     "{name} tries to release: a no-op, {why}. Compare-and-delete deletes nothing."
                 ),
-                ReleaseMode::GetThenDel => {
+                ReleaseMode::GetThenDel | ReleaseMode::Del => {
                     format!("{name} DELs {res}: nothing live to delete, {why}.")
                 }
             }
@@ -570,7 +576,8 @@ fn sentence(t: &Trace, i: usize) -> String {
             }
         },
         EventKind::DeletedOthersLease { owner, fence } => format!(
-            "{name} DELs {res} without checking again: it deletes {owner}'s live lease (token {fence}). The lock is free while {owner} is still working."
+            "{name} DELs {res} without checking {}: it deletes {owner}'s live lease (token {fence}). The lock is free while {owner} is still working.",
+            if sc.release == ReleaseMode::Del { "whose it is" } else { "again" }
         ),
         EventKind::Retried {
             fence,
@@ -810,6 +817,9 @@ pub fn say(t: &Trace, step: usize) -> String {
         EventKind::Released { via: ReleaseMode::GetThenDel, .. } => {
             "GET then DEL worked this time only because nothing changed between the two commands."
         }
+        EventKind::Released { via: ReleaseMode::Del, .. } => {
+            "A plain DEL deletes whatever the key holds; this time it was still this client's own lease."
+        }
         EventKind::ReleaseNoop { via: ReleaseMode::CompareAndDelete, .. }
             if sc.token_source == TokenSource::LockService =>
         {
@@ -821,7 +831,7 @@ pub fn say(t: &Trace, step: usize) -> String {
         EventKind::ReleaseNoop { via: ReleaseMode::CompareAndDelete, .. } => {
             "Nothing to delete: the lease was already gone. Compare-and-delete is safe either way."
         }
-        EventKind::ReleaseNoop { via: ReleaseMode::GetThenDel, .. } => {
+        EventKind::ReleaseNoop { via: ReleaseMode::GetThenDel | ReleaseMode::Del, .. } => {
             "This time the key was empty; had someone acquired it in the gap, the DEL would have deleted their lease."
         }
         EventKind::LockValueRead { owner: Some(o), .. } if *o == name => {

@@ -715,6 +715,7 @@ fn act(
                 }
             }
         }
+        Step::Barrier if sc.skip_barrier => Next::At(now),
         Step::Barrier => match st.token {
             None => Next::At(now),
             Some(tok) => {
@@ -755,7 +756,7 @@ fn act(
                     Next::At(now)
                 }
             }
-            ReleaseMode::GetThenDel => {
+            ReleaseMode::GetThenDel | ReleaseMode::Del => {
                 st.del_pending = false;
                 if let Some(v) = c.del()? {
                     if v != c.name {

@@ -356,7 +356,7 @@ fn App() -> impl IntoView {
             </section>
             <div class="row2">
                 <PauseEditor scenario send/>
-                <TokenPicker scenario send/>
+                <WhatIf scenario send/>
                 <span class="row2-right">
                     <button class="ghost" data-act="fork" title="Keep this run, then change a parameter and compare">
                         {move || if forked.get() { "Close fork" } else { "Fork" }}
@@ -579,38 +579,121 @@ fn PauseEditor(scenario: Memo<Scenario>, send: Send) -> impl IntoView {
     view! { <section class="pauses" aria-label="Parameters" on:change=on_change use:markup=html></section> }
 }
 
-/// Where the tokens come from: the what-if behind a failover, so it shows for scenarios
-/// with one (Redlock mints no token and never shows it).
+/// The what-ifs an interviewer asks for, folded behind one summary so the page still fits:
+/// where tokens come from, how clients release, whether the handoff barrier runs, and when
+/// (or whether) the lock server fails over. Each is a `Msg`; the core reruns.
 #[component]
-fn TokenPicker(scenario: Memo<Scenario>, send: Send) -> impl IntoView {
-    let source = Memo::new(move |_| {
+fn WhatIf(scenario: Memo<Scenario>, send: Send) -> impl IntoView {
+    use crate::core::{ReleaseMode, Step, TokenSource};
+    let knobs = Memo::new(move |_| {
         scenario.with(|sc| {
-            let hidden = sc.redlock.is_some() || sc.failover_at.is_none();
-            (sc.token_source, hidden)
+            let barrier = sc.actors.iter().any(|a| a.script.contains(&Step::Barrier));
+            (
+                sc.token_source,
+                sc.release,
+                barrier.then_some(!sc.skip_barrier),
+                sc.redlock.is_none().then_some(sc.failover_at),
+            )
         })
     });
-    let options: String = crate::core::TokenSource::CHOICES
+    let token_options: String = TokenSource::CHOICES
         .into_iter()
         .map(|t| format!(r#"<option value="{}">{}</option>"#, t.code(), t.option()))
         .collect();
-    move || {
-        (!source.get().1).then(|| {
-            view! {
-                <span class="pause-edit tokens">
-                    <label for="tokens">"Tokens from"</label>
+    let release_options: String = ReleaseMode::ALL
+        .into_iter()
+        .map(|m| format!(r#"<option value="{}">{}</option>"#, m.code(), m.option()))
+        .collect();
+    let failover_value = move || {
+        knobs
+            .get()
+            .3
+            .flatten()
+            .map(|t| t.to_string())
+            .unwrap_or_default()
+    };
+    view! {
+        <details class="whatif" data-testid="whatif">
+            <summary>"What if…"</summary>
+            <span class="whatif-body">
+                {move || {
+                    (knobs.get().3.is_some()).then(|| {
+                        view! {
+                            <label class="inline">
+                                "Tokens from "
+                                <select
+                                    aria-label="Tokens from"
+                                    on:change:target=move |e| {
+                                        if let Some(t) = TokenSource::from_code(&e.target().value()) {
+                                            send.msg(Msg::SetTokenSource(t));
+                                        }
+                                    }
+                                    inner_html=token_options.clone()
+                                    prop:value=move || knobs.get().0.code()
+                                ></select>
+                            </label>
+                        }
+                    })
+                }}
+                <label class="inline">
+                    "Release "
                     <select
-                        id="tokens"
+                        aria-label="Release"
                         on:change:target=move |e| {
-                            if let Some(t) = crate::core::TokenSource::from_code(&e.target().value()) {
-                                send.msg(Msg::SetTokenSource(t));
+                            if let Some(m) = ReleaseMode::from_code(&e.target().value()) {
+                                send.msg(Msg::SetRelease(m));
                             }
                         }
-                        inner_html=options.clone()
-                        prop:value=move || source.get().0.code()
+                        inner_html=release_options
+                        prop:value=move || knobs.get().1.code()
                     ></select>
-                </span>
-            }
-        })
+                </label>
+                {move || {
+                    knobs.get().2.map(|on| {
+                        view! {
+                            <label class="inline">
+                                <input
+                                    type="checkbox"
+                                    aria-label="Handoff barrier"
+                                    prop:checked=on
+                                    on:change:target=move |e| send.msg(Msg::SetBarrier(e.target().checked()))
+                                />
+                                " handoff barrier"
+                            </label>
+                        }
+                    })
+                }}
+                {move || {
+                    (knobs.get().3.is_some()).then(|| {
+                        view! {
+                            <label class="inline">
+                                "Failover at "
+                                <input
+                                    type="number"
+                                    min="0"
+                                    placeholder="never"
+                                    aria-label="Failover at (ms)"
+                                    prop:value=failover_value
+                                    on:change:target=move |e| {
+                                        let v = e.target().value();
+                                        let msg = match v.trim() {
+                                            "" => Msg::SetFailover(None),
+                                            t => match t.parse::<u64>() {
+                                                Ok(ms) => Msg::SetFailover(Some(ms)),
+                                                Err(_) => Msg::Refuse("A failover time needs whole milliseconds (empty: never).".to_owned()),
+                                            },
+                                        };
+                                        send.msg(msg);
+                                        e.target().set_value(&failover_value());
+                                    }
+                                />
+                                " ms"
+                            </label>
+                        }
+                    })
+                }}
+            </span>
+        </details>
     }
 }
 

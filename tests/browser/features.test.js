@@ -143,6 +143,7 @@ test('redis-failover: tokens from etcd / ZooKeeper survive the failover; the has
   // INCR on the same Redis: the promoted replica hands out 33 again, same-epoch admits both.
   assert.equal(await text(page, 'balance'), '80');
   assert.match(await text(page, 'summary-on'), /double charge: job ran twice/);
+  await page.getByText('What if…').click();
   await page.getByLabel('Tokens from').selectOption('lock_service');
   await page.waitForFunction(() => /tokens=lock_service/.test(location.hash));
   await stepToEnd(page);
@@ -155,4 +156,42 @@ test('redis-failover: tokens from etcd / ZooKeeper survive the failover; the has
   assert.equal(await text(again.page, 'balance'), '90');
   await again.context.close();
   await context.close();
+});
+
+test('what if: release by compare-and-delete, no handoff barrier, no failover — from the controls and the URL', async () => {
+  const { page, context } = await open('#s=unsafe-release&fence=strict&step=99999');
+  assert.equal(await page.locator('svg.timeline.main g.ev[data-result="deleted_other_lease"]').count(), 1);
+  await page.getByText('What if…').click();
+  await page.getByLabel('Release').selectOption('cad');
+  await page.waitForFunction(() => /release=cad/.test(location.hash));
+  await stepToEnd(page);
+  assert.equal(await page.locator('svg.timeline.main g.ev[data-result="deleted_other_lease"]').count(), 0);
+  assert.match(await text(page, 'summary-on'), /no conflict/);
+  await context.close();
+
+  const bare = await open('#s=handoff-barrier&fence=same_epoch&barrier=off&step=99999');
+  assert.match(await text(bare.page, 'summary-on'), /duplicate publish: job ran twice/);
+  assert.equal(await bare.page.locator('svg.timeline.main g.ev.write.late').count(), 1);
+  await bare.page.getByText('What if…').click();
+  await bare.page.getByLabel('Handoff barrier').check();
+  await bare.page.waitForFunction(() => !/barrier=off/.test(location.hash));
+  await stepToEnd(bare.page);
+  assert.match(await text(bare.page, 'summary-on'), /refused: stale_fence/);
+  await bare.context.close();
+
+  const calm = await open('#s=redis-failover&fence=same_epoch&step=99999');
+  await calm.page.getByText('What if…').click();
+  const at = calm.page.getByLabel('Failover at (ms)');
+  assert.equal(await at.inputValue(), '5');
+  await at.fill('');
+  await at.press('Enter');
+  await calm.page.waitForFunction(() => /failover=off/.test(location.hash));
+  await stepToEnd(calm.page);
+  assert.equal(await text(calm.page, 'balance'), '90');
+  await at.fill('500');
+  await at.press('Enter');
+  assert.match(await text(calm.page, 'error'), /must come by/);
+  assert.equal(await at.inputValue(), '', 'the field shows the last good value again');
+  await screenshot(calm.page, 'whatif.png');
+  await calm.context.close();
 });

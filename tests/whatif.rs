@@ -1,0 +1,144 @@
+//! The what-if controls: each changes the run the way the real system would, and each
+//! survives the shareable URL.
+
+use fencing_lab::core::{run, story, EventKind, FencingPolicy, ReleaseMode, Scenario, TokenSource};
+use fencing_lab::lab::{Lab, Msg};
+use fencing_lab::share::{decode, encode};
+
+fn outcomes(sc: &Scenario) -> Vec<(i64, usize, usize)> {
+    FencingPolicy::ALL
+        .iter()
+        .map(|p| {
+            let t = run(&sc.clone().with_policy(*p));
+            let s = &t.summary;
+            (s.final_balance, s.late_writes_accepted, s.max_believers)
+        })
+        .collect()
+}
+
+#[test]
+fn release_modes_on_the_unsafe_release_scenario() {
+    let get_del = Scenario::unsafe_release();
+    assert_eq!(get_del.release, ReleaseMode::GetThenDel);
+    let deleted = |sc: &Scenario| {
+        run(sc)
+            .events
+            .iter()
+            .any(|e| matches!(e.kind, EventKind::DeletedOthersLease { .. }))
+    };
+    assert!(deleted(&get_del), "A's late DEL deletes B's lease");
+    assert_eq!(outcomes(&get_del)[0], (70, 1, 2));
+    // Compare-and-delete and a plain DEL both release at t=5, before A's pause at t=6: no
+    // gap for the pause to land in, so nobody's lease is deleted and nobody overlaps.
+    for mode in [ReleaseMode::CompareAndDelete, ReleaseMode::Del] {
+        let sc = Scenario {
+            release: mode,
+            ..Scenario::unsafe_release()
+        };
+        assert!(!deleted(&sc), "{mode:?}");
+        assert!(outcomes(&sc).iter().all(|o| *o == (70, 0, 1)), "{mode:?}");
+    }
+    // A plain DEL after A's lease ran out deletes whoever holds it now.
+    let mut late = Scenario {
+        release: ReleaseMode::Del,
+        ..Scenario::unsafe_release()
+    };
+    late.actors[0].pauses[0].start = 5;
+    let t = run(&late);
+    let del = t
+        .events
+        .iter()
+        .position(|e| matches!(e.kind, EventKind::DeletedOthersLease { .. }))
+        .expect("the plain DEL deletes B's lease");
+    let words = story::narration(&t, del + 1);
+    assert!(words.contains("without checking whose it is"), "{words}");
+    assert!(!words.contains("compare-and-delete"), "{words}");
+}
+
+#[test]
+fn without_the_barrier_the_late_result_lands_under_every_policy() {
+    let with = Scenario::handoff_barrier();
+    let without = Scenario {
+        skip_barrier: true,
+        ..Scenario::handoff_barrier()
+    };
+    let same = |sc: &Scenario| run(&sc.clone().with_policy(FencingPolicy::SameEpoch));
+    assert_eq!(same(&with).summary.late_writes_accepted, 0);
+    let t = same(&without);
+    assert_eq!(
+        t.summary.late_writes_accepted, 1,
+        "A's 41 reaches the row first"
+    );
+    assert_eq!(t.summary.duplicate_runs, 1);
+    assert!(!t
+        .events
+        .iter()
+        .any(|e| matches!(e.kind, EventKind::BarrierSet { .. })));
+    assert!(story::outcome(&t).starts_with("duplicate publish"));
+}
+
+#[test]
+fn failover_off_or_from_a_lock_service_loses_nothing() {
+    let never = Scenario {
+        failover_at: None,
+        ..Scenario::redis_failover()
+    };
+    let etcd = Scenario {
+        token_source: TokenSource::LockService,
+        ..Scenario::redis_failover()
+    };
+    assert_eq!(outcomes(&Scenario::redis_failover())[2], (80, 1, 2));
+    for sc in [never, etcd] {
+        assert!(outcomes(&sc).iter().all(|o| *o == (90, 0, 1)));
+    }
+    let later = Scenario {
+        failover_at: Some(40),
+        ..Scenario::redis_failover()
+    };
+    let t = run(&later);
+    assert_eq!(
+        t.summary.max_live_leases, 1,
+        "A released at 17: nothing live to lose at 40"
+    );
+}
+
+#[test]
+fn every_knob_survives_the_url() {
+    let mut lab = Lab::new(Scenario::handoff_barrier());
+    lab.update(Msg::SetBarrier(false));
+    lab.update(Msg::SetRelease(ReleaseMode::Del));
+    let hash = encode(lab.scenario(), 3);
+    assert!(
+        hash.contains("&release=del") && hash.contains("&barrier=off"),
+        "{hash}"
+    );
+    assert_eq!(&decode(&hash).unwrap().scenario, lab.scenario());
+
+    let mut lab = Lab::new(Scenario::redis_failover());
+    lab.update(Msg::SetFailover(Some(12)));
+    lab.update(Msg::SetTokenSource(TokenSource::LockService));
+    let hash = encode(lab.scenario(), 0);
+    assert!(
+        hash.contains("&failover=12") && hash.contains("&tokens=lock_service"),
+        "{hash}"
+    );
+    assert_eq!(&decode(&hash).unwrap().scenario, lab.scenario());
+    lab.update(Msg::SetFailover(None));
+    let hash = encode(lab.scenario(), 0);
+    assert!(hash.contains("&failover=off"), "{hash}");
+    assert_eq!(decode(&hash).unwrap().scenario.failover_at, None);
+
+    // Out of range or unknown: a message, and the last good state stays.
+    lab.update(Msg::SetFailover(Some(9_999)));
+    assert!(lab.error.as_deref().unwrap_or("").contains("must come by"));
+    assert_eq!(lab.scenario().failover_at, None);
+    for (bad, why) in [
+        ("#s=redis-failover&failover=900", "must come by"),
+        ("#s=redis-failover&failover=soon", "whole number"),
+        ("#s=unsafe-release&release=yolo", "release must be"),
+        ("#s=handoff-barrier&barrier=maybe", "barrier must be"),
+    ] {
+        let e = decode(bad).expect_err(bad).to_string();
+        assert!(e.contains(why), "{bad}: {e}");
+    }
+}
