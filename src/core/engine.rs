@@ -13,7 +13,7 @@ use super::clock::{Clock, Millis, SplitMix64};
 use super::lease::{renewal_interval, Acquire, Fence, Lease, LeaseLock, LockError};
 use super::ledger::{Ledger, WriteRequest};
 use super::redlock::Redlock;
-use super::scenario::{ReleaseMode, Scenario, Step, TokenSource, GET_DEL_GAP};
+use super::scenario::{ReleaseMode, Scenario, Step, TokenSource, COUNTER_GAP, GET_DEL_GAP};
 use super::trace::{
     Awareness, EventKind, ExpiryCause, Grant, Lane, NoopReason, Shortened, SkipReason, Snapshot,
     Trace, TraceEvent,
@@ -195,6 +195,8 @@ struct ActorState {
     last_write: Option<WriteRequest>,
     /// GET-then-DEL: the GET saw our own value and the DEL is still to come.
     del_pending: bool,
+    /// Separate counter: the SET answered OK and the INCR is still to come.
+    token_pending: bool,
     /// `Step::WorkRenewing`: when the work ends, and when the watchdog renews next.
     work_until: Option<Millis>,
     renew_due: Option<Millis>,
@@ -215,6 +217,8 @@ struct Sim<'a> {
     highest_accepted: Option<Fence>,
     /// Leases whose expiry was already recorded: a lease expires once.
     expired: Vec<Fence>,
+    /// The separate counter's next token ([`TokenSource::SeparateCounter`]).
+    counter: u64,
     /// Renewal jitter and resume races, seeded by the scenario.
     rng: SplitMix64,
     /// Leases a failed primary lost, until their TTL runs out.
@@ -240,6 +244,7 @@ pub fn run(sc: &Scenario) -> Trace {
         grants: Vec::new(),
         highest_accepted: None,
         expired: Vec::new(),
+        counter: sc.first_fence,
         rng: SplitMix64::new(sc.seed),
         lost: Vec::new(),
     };
@@ -480,10 +485,14 @@ impl Sim<'_> {
         let now = self.now();
         let lost: Vec<Lease> = match self.sc.token_source {
             TokenSource::SameRedis => self.lock.failover(now, true),
+            TokenSource::SeparateCounter => self.lock.failover(now, false),
             TokenSource::LockService | TokenSource::Counterfactual => Vec::new(),
         };
         self.lost.extend(lost.iter().cloned());
-        let next_fence = self.lock.next_fence();
+        let next_fence = match self.sc.token_source {
+            TokenSource::SeparateCounter => Fence(self.counter),
+            _ => self.lock.next_fence(),
+        };
         let rolled_back = self.grants.iter().any(|g| next_fence <= g.fence);
         let kind = EventKind::Failover {
             lost,
@@ -602,6 +611,15 @@ impl Sim<'_> {
         let res = &sc.resource;
         let mut next = Some(now);
         match step {
+            Step::Acquire { .. } if self.actors[actor].token_pending => {
+                // The INCR on the separate counter: a token for whoever asks, held or not.
+                let fence = Fence(self.counter);
+                self.counter += 1;
+                let st = &mut self.actors[actor];
+                st.token_pending = false;
+                st.fence = Some(fence);
+                self.say(actor, EventKind::TokenTaken { fence });
+            }
             Step::Acquire { retry_every } => {
                 match self
                     .lock
@@ -616,12 +634,22 @@ impl Sim<'_> {
                             fence,
                         });
                         self.push(expires_at, Class::Expiry, Pending::Expiry { fence });
+                        let token_later = sc.token_source == TokenSource::SeparateCounter;
                         let kind = EventKind::Acquired {
                             fence,
                             expires_at,
                             nodes,
+                            token_later,
                         };
                         self.say(actor, kind);
+                        if token_later {
+                            // The lease is granted; its token is a second command away.
+                            let st = &mut self.actors[actor];
+                            st.fence = None;
+                            st.token_pending = true;
+                            self.schedule_step(actor, now.saturating_add(COUNTER_GAP));
+                            return;
+                        }
                     }
                     (Acquire::Held { holder, expires_at }, nodes) => {
                         let kind = EventKind::AcquireRefused {
@@ -942,12 +970,12 @@ impl Sim<'_> {
         self.say(actor, kind);
     }
 
-    /// The grant that gave `actor` the token `fence`: its newest grant with that token.
+    /// The lease `actor` writes under: its newest grant so far. (Not found by token: a
+    /// separate counter's token is not the lease's number, and a rolled-back counter can
+    /// hand the same token out twice.)
     fn own_grant(&self, actor: usize, fence: Option<Fence>) -> Option<usize> {
         let name = &self.sc.actors[actor].name;
-        self.grants
-            .iter()
-            .rposition(|g| g.owner == *name && Some(g.fence) == fence)
+        fence.and(self.grants.iter().rposition(|g| g.owner == *name))
     }
 
     /// The write reaches storage. `grant` is the sender's own grant as it sent the write, so

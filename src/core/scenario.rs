@@ -97,6 +97,10 @@ pub enum TokenSource {
     /// Lease and token from one linearizable store: the lock key's revision in etcd, the
     /// sequential znode's number in ZooKeeper. A leader change keeps both.
     LockService,
+    /// `SET key val NX PX ttl`, then, one round trip ([`COUNTER_GAP`]) later, `INCR` on a
+    /// separate counter that survives failover. The token is not tied to the grant: a pause
+    /// between the two hands an older lease a newer token.
+    SeparateCounter,
     /// None at all: Redlock mints no token. The tokens in the trace are what a separate
     /// linearizable counter would have handed out, shown only to ask what a fence would do.
     Counterfactual,
@@ -104,22 +108,32 @@ pub enum TokenSource {
 
 impl TokenSource {
     /// The sources a presenter can pick between (Redlock's counterfactual comes with Redlock).
-    pub const CHOICES: [TokenSource; 2] = [TokenSource::SameRedis, TokenSource::LockService];
+    pub const CHOICES: [TokenSource; 3] = [
+        TokenSource::SameRedis,
+        TokenSource::SeparateCounter,
+        TokenSource::LockService,
+    ];
 
     /// Stable identifier (URL hash, select values).
     pub fn code(self) -> &'static str {
         match self {
             TokenSource::SameRedis => "same_redis",
             TokenSource::LockService => "lock_service",
+            TokenSource::SeparateCounter => "separate_counter",
             TokenSource::Counterfactual => "counterfactual",
         }
     }
 
     /// Parses [`TokenSource::code`].
     pub fn from_code(code: &str) -> Option<Self> {
-        [Self::SameRedis, Self::LockService, Self::Counterfactual]
-            .into_iter()
-            .find(|t| t.code() == code)
+        [
+            Self::SameRedis,
+            Self::SeparateCounter,
+            Self::LockService,
+            Self::Counterfactual,
+        ]
+        .into_iter()
+        .find(|t| t.code() == code)
     }
 
     /// The option text in the Tokens control.
@@ -127,6 +141,7 @@ impl TokenSource {
         match self {
             TokenSource::SameRedis => "INCR on the same Redis",
             TokenSource::LockService => "etcd / ZooKeeper",
+            TokenSource::SeparateCounter => "a separate counter, after the SET",
             TokenSource::Counterfactual => "none (Redlock)",
         }
     }
@@ -191,6 +206,9 @@ impl ReleaseMode {
         }
     }
 }
+
+/// Time between the SET reply and the INCR of [`TokenSource::SeparateCounter`].
+pub const COUNTER_GAP: Millis = 1;
 
 /// Time between the GET reply and the DEL of [`ReleaseMode::GetThenDel`].
 pub const GET_DEL_GAP: Millis = 1;

@@ -60,7 +60,30 @@ pub fn token_source(sc: &Scenario) -> &'static str {
         TokenSource::Counterfactual => {
             "nowhere: Redlock mints no token, so the numbers shown are what a separate counter would hand out (counterfactual)"
         }
+        TokenSource::SeparateCounter => {
+            "a separate counter, INCRed one round trip after the SET (it survives a failover, but it is not tied to the grant)"
+        }
     }
+}
+
+/// With a separate counter a lease has no token of its own: drop the "(token N)" that
+/// names a lease in a sentence (writes say "with token N" and keep theirs).
+fn without_lease_tokens(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    while let Some(i) = rest.find(" (token ") {
+        let tail = &rest[i + " (token ".len()..];
+        let digits = tail.bytes().take_while(u8::is_ascii_digit).count();
+        if digits > 0 && tail[digits..].starts_with(')') {
+            out.push_str(&rest[..i]);
+            rest = &tail[digits + 1..];
+        } else {
+            out.push_str(&rest[..i + 1]);
+            rest = &rest[i + 1..];
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 /// [`token_source`] in a few words, for the opening line.
@@ -71,6 +94,7 @@ fn token_source_short(sc: &Scenario) -> &'static str {
         TokenSource::Counterfactual => {
             "nowhere: Redlock mints none (the numbers are counterfactual)"
         }
+        TokenSource::SeparateCounter => "a separate counter, INCRed after the SET",
     }
 }
 
@@ -87,7 +111,11 @@ fn node_list(nodes: &[usize]) -> String {
 /// Short label for a timeline marker.
 pub fn label(e: &TraceEvent) -> String {
     match &e.kind {
+        EventKind::Acquired {
+            token_later: true, ..
+        } => "SET → OK".to_owned(),
         EventKind::Acquired { fence, .. } => format!("acquire #{fence}"),
+        EventKind::TokenTaken { fence } => format!("INCR → #{fence}"),
         EventKind::AcquireRefused { .. } => "lock_held".to_owned(),
         EventKind::LeaseExpired { fence, .. } => format!("#{fence} expires"),
         EventKind::PauseStarted { cause, .. } => match cause {
@@ -173,7 +201,12 @@ pub fn narration(t: &Trace, step: usize) -> String {
     } else {
         format!("t={} ms", e.at)
     };
-    format!("{stamp} — {}", sentence(t, step - 1))
+    let s = sentence(t, step - 1);
+    if sc.token_source == TokenSource::SeparateCounter {
+        format!("{stamp} — {}", without_lease_tokens(&s))
+    } else {
+        format!("{stamp} — {s}")
+    }
 }
 
 /// What the job's second landed write is called: a double charge, or a duplicate publish.
@@ -223,6 +256,7 @@ fn sentence(t: &Trace, i: usize) -> String {
             fence,
             expires_at,
             nodes,
+            ..
         } if sc.redlock.is_some() => {
             let total = sc.redlock.as_ref().map_or(0, |r| r.nodes);
             format!(
@@ -243,9 +277,33 @@ fn sentence(t: &Trace, i: usize) -> String {
             )
         }
         EventKind::Acquired {
+            expires_at,
+            token_later: true,
+            ..
+        } => format!(
+            "{name}'s SET NX PX {} on {res} answers OK: the lease runs until t={}. It has no token yet: that comes from INCR on a separate counter, one more round trip away.",
+            sc.lease_ttl,
+            at(*expires_at)
+        ),
+        EventKind::TokenTaken { fence } => {
+            let newer = before(t, i).find_map(|p| match &p.kind {
+                EventKind::Acquired { .. } if p.actor.as_deref() != Some(name.as_str()) => {
+                    p.actor.clone()
+                }
+                EventKind::Acquired { .. } => Some(String::new()),
+                _ => None,
+            });
+            match newer.filter(|o| !o.is_empty()) {
+                Some(o) => format!(
+                    "{name} INCRs the separate counter and gets token {fence} — though {o} was granted the lease after {name}'s, so {name}'s older lease now carries the newer token."
+                ),
+                None => format!("{name} INCRs the separate counter and gets token {fence}."),
+            }
+        }
+        EventKind::Acquired {
             fence, expires_at, ..
         } => match sc.token_source {
-            TokenSource::Counterfactual | TokenSource::SameRedis => format!(
+            TokenSource::Counterfactual | TokenSource::SameRedis | TokenSource::SeparateCounter => format!(
                 "{name} runs the acquire script on {res}: SET NX PX {} answers OK, and INCR on the fence counter in the same script gives token {fence}. The lease runs until t={}.",
                 sc.lease_ttl,
                 at(*expires_at)
@@ -262,9 +320,9 @@ fn sentence(t: &Trace, i: usize) -> String {
             ..
         } => {
             let answer = match sc.token_source {
-                TokenSource::SameRedis | TokenSource::Counterfactual => {
-                    "SET NX answers nil (lock_held)"
-                }
+                TokenSource::SameRedis
+                | TokenSource::Counterfactual
+                | TokenSource::SeparateCounter => "SET NX answers nil (lock_held)",
                 TokenSource::LockService => "the lock key exists (lock_held)",
             };
             format!(
@@ -410,7 +468,9 @@ fn sentence(t: &Trace, i: usize) -> String {
                     let fencing = sc.policy.checks_fence();
                     if let (Some(g), Some(f)) = (superseded_by, fence) {
                         let (n, o) = (g.fence, &g.owner);
-                        if g.fence == *f {
+                        if sc.token_source == TokenSource::SeparateCounter {
+                            s += &format!(" {o} was granted the lease after {name}: this write comes from a superseded lease, though its token is the newer one.");
+                        } else if g.fence == *f {
                             s += &format!(" {o} was granted the same token {n} after {name}: this write comes from a superseded lease, and storage cannot tell.");
                         } else if fencing && e.snapshot.last_fence <= Some(*f) {
                             s += &format!(" {o} has already been granted token {n}, but storage has not seen it yet, so {f} passes the check: a write from a superseded lease.");
@@ -649,6 +709,14 @@ fn sentence(t: &Trace, i: usize) -> String {
             (TokenSource::SameRedis, None) => {
                 "The Redis primary crashes and a replica is promoted. No lease was live, so nothing is lost.".to_owned()
             }
+            (TokenSource::SeparateCounter, Some(l)) => format!(
+                "The Redis primary crashes before replicating {owner}'s SET, and a replica without the {res} key is promoted. {owner} was told OK and still believes it holds the lease until t={until}, yet the lock service will grant {res} again. The separate counter survives the failover: the next token is {next_fence}.",
+                owner = l.owner,
+                until = at(l.expires_at),
+            ),
+            (TokenSource::SeparateCounter, None) => format!(
+                "The Redis primary crashes and a replica is promoted. No lease was live, so nothing is lost; the separate counter goes on at {next_fence}."
+            ),
             (TokenSource::LockService | TokenSource::Counterfactual, _) => format!(
                 "The lock service's leader crashes and another member takes over. It has the committed log, so every lease and the token counter survive; the next token will be {next_fence}."
             ),
@@ -707,6 +775,11 @@ pub fn say(t: &Trace, step: usize) -> String {
     let name = e.actor.clone().unwrap_or_default();
     let fencing = sc.policy.checks_fence();
     let s: &str = match &e.kind {
+        EventKind::Acquired {
+            token_later: true, ..
+        } => {
+            "The lease is granted, but its token is a second command away: a pause can land between the two."
+        }
         EventKind::Acquired { fence, .. } => {
             let earlier = before(t, i).find_map(|p| match &p.kind {
                 EventKind::Acquired { fence: f, .. } => Some((p.actor.clone().unwrap_or_default(), *f)),
@@ -724,6 +797,9 @@ pub fn say(t: &Trace, step: usize) -> String {
                     "Each grant gets a bigger token: {name} has {fence}, and {who} still has its old {f}."
                 ),
             };
+        }
+        EventKind::TokenTaken { .. } => {
+            "A token taken apart from the grant orders whoever reaches the counter first, not whoever got the lease first: a pause between SET and INCR hands the older lease the newer token."
         }
         EventKind::AcquireRefused { .. } if sc.redlock.is_some() => {
             "Without a majority there is no lock: Redlock deletes the keys it did get and tries again."
@@ -852,6 +928,7 @@ pub fn say(t: &Trace, step: usize) -> String {
         }
         EventKind::LockClockJumped { .. } => "No lease was live, so this jump changes nothing.",
         EventKind::Failover { lost, .. } if lost.is_empty() => match sc.token_source {
+            TokenSource::SeparateCounter => "No lease was live, so this failover loses nothing; the separate counter goes on.",
             TokenSource::LockService | TokenSource::Counterfactual => {
                 "A consensus store commits a grant on a majority before it says OK, so a leader change loses nothing."
             }
@@ -913,9 +990,15 @@ fn say_write(t: &Trace, i: usize) -> String {
                 None => "Strict refuses a token equal to the last fence; same-epoch (≥) would admit it.".to_owned(),
             }
         }
+        Err(WriteError::StaleFence { last, .. }) if !late => format!(
+            "Storage refused the holder of the newest lease: {name}'s token is older than the {last} a superseded holder took later. A fence is only as good as the order its tokens are minted in."
+        ),
         Err(WriteError::StaleFence { .. }) => "Storage compares tokens and refuses the older generation. Safety comes from the check at the resource, not from the lock.".to_owned(),
         Err(WriteError::DuplicateIntent { .. }) => "The idempotency key stops the same intent twice and returns its original result; it is not a fence.".to_owned(),
         Err(WriteError::MissingFence) => "With fencing on, a write without a token is refused.".to_owned(),
+        Ok(_) if late && fencing && sc.token_source == TokenSource::SeparateCounter => format!(
+            "{name}'s superseded lease carries the newer token, so storage takes its write and will refuse the real holder's. Mint the token in the same atomic step as the grant."
+        ),
         Ok(_) if late && fencing => match superseded_by {
             Some(g) if Some(g.fence) == *fence => format!(
                 "{name} and {} hold the same token {}: no fencing rule can order them. Tokens must come from a counter that never goes back.",
@@ -945,24 +1028,38 @@ fn say_write(t: &Trace, i: usize) -> String {
 /// What a whole run amounts to, in one short line (the comparison panel's caption).
 pub fn outcome(t: &Trace) -> String {
     let s = &t.summary;
-    let order = t.events.iter().find_map(|e| match &e.kind {
+    let after = |e: &TraceEvent| match &e.kind {
         EventKind::WriteApplied {
             highest_accepted, ..
-        } if e.is_out_of_order() => Some(format!(", after {}", token(*highest_accepted))),
-        _ => None,
-    });
-    let late = t.events.iter().find(|e| e.is_late_write()).map(|e| {
+        } if e.is_out_of_order() => format!(", after {}", token(*highest_accepted)),
+        _ => String::new(),
+    };
+    let late_event = t.events.iter().find(|e| e.is_late_write());
+    let late = late_event.map(|e| {
         format!(
             "{}'s {} landed from a superseded lease{}",
             e.actor.clone().unwrap_or_default(),
             token(e.fence()),
-            order.clone().unwrap_or_default()
+            after(e)
         )
     });
+    // An out-of-order write that is not the late one above gets its own words.
+    let order = t
+        .events
+        .iter()
+        .find(|e| e.is_out_of_order() && !late_event.is_some_and(|l| std::ptr::eq(l, *e)))
+        .map(|e| {
+            format!(
+                "{}'s {} landed out of token order{}",
+                e.actor.clone().unwrap_or_default(),
+                token(e.fence()),
+                after(e)
+            )
+        });
     let mut parts: Vec<String> = Vec::new();
     match (s.duplicate_runs, late) {
         (0, Some(l)) => parts.push(l),
-        (0, None) => parts.extend(order.map(|o| format!("a write landed out of token order{o}"))),
+        (0, None) => {}
         (n, l) => {
             let times = if n == 1 {
                 "twice".to_owned()
@@ -976,6 +1073,7 @@ pub fn outcome(t: &Trace) -> String {
             });
         }
     }
+    parts.extend(order);
     if s.side_effects > 1 {
         parts.push(
             format!("the unfenced call ran {} times", s.side_effects).replace(" 2 times", " twice"),
@@ -1008,9 +1106,12 @@ pub fn outcome(t: &Trace) -> String {
             token(s.last_fence)
         )
     });
-    if parts.is_empty() || s.duplicate_runs == 0 && s.late_writes_accepted == 0 {
+    // A refusal is news unless the job ran twice anyway; it comes after a late write that
+    // landed (the superseded holder got in, then the real holder was refused).
+    if s.duplicate_runs == 0 {
         if let Some(r) = refused {
-            parts.insert(0, r);
+            let at = usize::from(s.late_writes_accepted > 0).min(parts.len());
+            parts.insert(at, r);
         }
     }
     if !parts.is_empty() {

@@ -89,6 +89,10 @@ pub enum EventKind {
         /// Redlock: the nodes that answered OK (empty for a single lock server).
         #[serde(default)]
         nodes: Vec<usize>,
+        /// The grant carried no token: a separate counter hands one out a round trip later
+        /// (`fence` is then only the lease's number).
+        #[serde(default)]
+        token_later: bool,
     },
     AcquireRefused {
         holder: String,
@@ -206,6 +210,10 @@ pub enum EventKind {
         what: String,
         lease_live: bool,
     },
+    /// A separate counter handed out the token, a round trip after the lease was granted.
+    TokenTaken {
+        fence: Fence,
+    },
     /// The job's status, read from storage under the lease: `done` when one of its
     /// debits has already landed (the actor then skips to its release).
     JobChecked {
@@ -282,7 +290,8 @@ impl TraceEvent {
             | EventKind::Extended { fence, .. }
             | EventKind::Released { fence, .. }
             | EventKind::DeletedOthersLease { fence, .. }
-            | EventKind::BarrierSet { fence, .. } => Some(*fence),
+            | EventKind::BarrierSet { fence, .. }
+            | EventKind::TokenTaken { fence } => Some(*fence),
             EventKind::WriteSent { fence, .. }
             | EventKind::WriteTimedOut { fence, .. }
             | EventKind::WriteApplied { fence, .. }

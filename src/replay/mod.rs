@@ -20,8 +20,8 @@ use std::sync::{Arc, Barrier, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use fencing_lab::core::{
-    self, FencingPolicy, Millis, ReleaseMode, Scenario, SplitMix64, Step, TokenSource, DECK,
-    GET_DEL_GAP,
+    self, FencingPolicy, Millis, ReleaseMode, Scenario, SplitMix64, Step, TokenSource, COUNTER_GAP,
+    DECK, GET_DEL_GAP,
 };
 use serde_json::json;
 
@@ -54,7 +54,10 @@ fn backend(sc: &Scenario) -> LockBackend {
     match (&sc.redlock, sc.token_source) {
         (Some(_), _) => LockBackend::Redlock,
         (None, TokenSource::LockService) => LockBackend::Etcd,
-        (None, TokenSource::SameRedis | TokenSource::Counterfactual) => LockBackend::Redis,
+        (
+            None,
+            TokenSource::SameRedis | TokenSource::Counterfactual | TokenSource::SeparateCounter,
+        ) => LockBackend::Redis,
     }
 }
 
@@ -134,10 +137,17 @@ fn granularity(sc: &Scenario) -> Millis {
         }
         for s in &a.script {
             g = match s {
+                Step::Acquire { retry_every }
+                    if sc.token_source == TokenSource::SeparateCounter =>
+                {
+                    gcd(gcd(g, *retry_every), COUNTER_GAP)
+                }
                 Step::Acquire { retry_every } => gcd(g, *retry_every),
                 Step::Work { ms } => gcd(g, *ms),
                 Step::WorkRenewing { .. } => 1,
-                Step::Release if sc.release == ReleaseMode::GetThenDel => gcd(g, GET_DEL_GAP),
+                Step::Release if matches!(sc.release, ReleaseMode::GetThenDel) => {
+                    gcd(g, GET_DEL_GAP)
+                }
                 _ => g,
             };
         }

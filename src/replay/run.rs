@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 
 use fencing_lab::core::{
     renewal_interval, Actor, FencingPolicy, Millis, ReleaseMode, Scenario, SplitMix64, Step,
-    GET_DEL_GAP,
+    TokenSource, COUNTER_GAP, GET_DEL_GAP,
 };
 
 use super::etcd::{Etcd, LockTxn};
@@ -395,6 +395,8 @@ pub fn policy_code(p: FencingPolicy) -> &'static str {
 struct State {
     pc: usize,
     token: Option<u64>,
+    /// Separate counter: the SET answered OK, the INCR is still to come.
+    token_pending: bool,
     last_write: Option<Write>,
     del_pending: bool,
     work_until: Option<Millis>,
@@ -592,6 +594,36 @@ fn act(
 ) -> Result<Next, String> {
     let sc = c.sc;
     Ok(match step {
+        Step::Acquire { .. } if st.token_pending => {
+            // The second round trip: INCR on the separate counter (a sequence in its own
+            // store, so it survives a Redis failover), for whoever asks.
+            let t: u64 =
+                c.pg.one("SELECT nextval('tokens');")?
+                    .parse()
+                    .map_err(|_| "token sequence")?;
+            c.note(format!(
+                "{} at t={now}: the separate counter gives {t}",
+                c.name
+            ));
+            st.token_pending = false;
+            st.token = Some(t);
+            Next::At(now)
+        }
+        Step::Acquire { retry_every } if sc.token_source == TokenSource::SeparateCounter => {
+            // SET NX PX alone: the grant carries no token.
+            let (res, name) = (sc.resource.clone(), c.name.clone());
+            let px = c.env.px_until(now + sc.lease_ttl).to_string();
+            if c.redis()?
+                .cmd(&["SET", &res, &name, "NX", "PX", &px])?
+                .is_nil()
+            {
+                Next::Again(now + retry_every)
+            } else {
+                st.token = None;
+                st.token_pending = true;
+                Next::Again(now + COUNTER_GAP)
+            }
+        }
         Step::Acquire { retry_every } => match c.acquire(now)? {
             Some(token) => {
                 st.token = Some(token);
