@@ -694,40 +694,8 @@ impl Sim<'_> {
             Step::Debit {
                 amount,
                 idempotency_key,
-            } => match self.actors[actor].fence {
-                None => {
-                    let reason = SkipReason::NoToken;
-                    self.say(actor, EventKind::WriteSkipped { reason });
-                }
-                Some(fence) => {
-                    let request = WriteRequest {
-                        resource: res.clone(),
-                        writer: name.clone(),
-                        fence: Some(fence),
-                        amount,
-                        idempotency_key,
-                        publish: None,
-                    };
-                    next = self.send(actor, request);
-                }
-            },
-            Step::Publish { result } => match self.actors[actor].fence {
-                None => {
-                    let reason = SkipReason::NoToken;
-                    self.say(actor, EventKind::WriteSkipped { reason });
-                }
-                Some(fence) => {
-                    let request = WriteRequest {
-                        resource: res.clone(),
-                        writer: name.clone(),
-                        fence: Some(fence),
-                        amount: 0,
-                        idempotency_key: None,
-                        publish: Some(result),
-                    };
-                    next = self.send(actor, request);
-                }
-            },
+            } => next = self.write_step(actor, amount, idempotency_key, None),
+            Step::Publish { result } => next = self.write_step(actor, 0, None, Some(result)),
             Step::Retry => match self.actors[actor].last_write.clone() {
                 None => {
                     let reason = SkipReason::NothingToRetry;
@@ -850,6 +818,31 @@ impl Sim<'_> {
         } else if let Some(t) = next {
             self.schedule_step(actor, t);
         }
+    }
+
+    /// A debit or a publish under the actor's token (skipped without one). Returns when the
+    /// actor carries on, as [`Sim::send`] does.
+    fn write_step(
+        &mut self,
+        actor: usize,
+        amount: i64,
+        idempotency_key: Option<String>,
+        publish: Option<String>,
+    ) -> Option<Millis> {
+        let Some(fence) = self.actors[actor].fence else {
+            let reason = SkipReason::NoToken;
+            self.say(actor, EventKind::WriteSkipped { reason });
+            return Some(self.now());
+        };
+        let request = WriteRequest {
+            resource: self.sc.resource.clone(),
+            writer: self.name(actor).to_owned(),
+            fence: Some(fence),
+            amount,
+            idempotency_key,
+            publish,
+        };
+        self.send(actor, request)
     }
 
     /// Sends a debit to storage: applied at once, or delivered after the actor's network
