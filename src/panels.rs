@@ -49,11 +49,17 @@ pub fn ledger(t: &Trace, step: usize) -> String {
         )
     };
     let holder = match &s.holder {
+        // With a separate counter a lease's number is not its token: say only until when.
+        Some(l) if t.scenario.token_source == crate::core::TokenSource::SeparateCounter => format!(
+            "{} (until {})",
+            esc(&l.owner),
+            story::time_label(&t.scenario, l.expires_at)
+        ),
         Some(l) => format!(
             "{} (token {}, until {})",
             esc(&l.owner),
             l.fence,
-            crate::core::story::time_label(&t.scenario, l.expires_at)
+            story::time_label(&t.scenario, l.expires_at)
         ),
         None => "nobody".to_owned(),
     };

@@ -210,7 +210,7 @@ fn spans(out: &mut String, t: &Trace, g: &Geometry, labels: &mut Labels) {
             LeaseEnd::Open => "open",
         };
         // The label starts just inside the band, and steps right past any marker on it.
-        let text = format!("{} · token {}", span.owner, span.fence);
+        let text = story::band_label(&t.scenario, &span.owner, span.fence);
         let w = text.chars().count() as f64 * 7.8;
         let band_box = |lx: f64| (lx, lease_y - 8.0, lx + w, lease_y + 8.0);
         let mut lx = x0 + 8.0;
@@ -491,7 +491,7 @@ fn events(out: &mut String, t: &Trace, g: &Geometry, step: usize, labels: &mut L
             y = n(y)
         );
         // Writes label below their marker first, everything else above; then the other side.
-        let label = story::label(e);
+        let label = story::marker_label(t, e);
         let offsets: &[f64] = match (shape, expiry) {
             ("write", _) => &[27.0, -14.0],
             (_, true) => &[-6.0, 22.0],

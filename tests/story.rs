@@ -527,3 +527,42 @@ fn a_failover_after_expiry_loses_nothing() {
     assert!(n.contains("nothing is lost"), "{n}");
     assert!(s.contains("loses nothing"), "{s}");
 }
+
+/// With a separate counter a lease's number is not its token: the timeline's lease bands and
+/// lease markers name no token, and the narration names none for a lease.
+#[test]
+fn a_separate_counter_names_no_token_for_a_lease() {
+    let t = run(&Scenario::separate_counter());
+    let svg = fencing_lab::timeline::render(&t, t.len(), false);
+    assert!(
+        svg.contains(">A · lease<") && svg.contains(">B · lease<"),
+        "{svg}"
+    );
+    assert!(!svg.contains("· token"), "no band claims a token");
+    assert!(svg.contains(">lease expires<") && !svg.contains("#33 expires"));
+    for step in 1..=t.len() {
+        let e = &t.events[step - 1];
+        let n = story::narration(&t, step);
+        if matches!(
+            e.kind,
+            EventKind::LeaseExpired { .. }
+                | EventKind::Released { .. }
+                | EventKind::ReleaseNoop { .. }
+        ) {
+            assert!(!n.contains("token"), "step {step}: {n}");
+        }
+    }
+    let tokens: Vec<_> = t
+        .events
+        .iter()
+        .filter_map(|e| match e.kind {
+            EventKind::TokenTaken { fence } => Some((e.actor.clone().unwrap(), fence.0)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        tokens,
+        [("B".to_owned(), 33), ("A".to_owned(), 34)],
+        "the older lease gets the newer token"
+    );
+}

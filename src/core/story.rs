@@ -173,6 +173,31 @@ pub fn label(e: &TraceEvent) -> String {
     }
 }
 
+/// [`label`] as the timeline of `t` shows it: with a separate counter a lease's number is not
+/// its token, so lease markers go without one.
+pub fn marker_label(t: &Trace, e: &TraceEvent) -> String {
+    if t.scenario.token_source != TokenSource::SeparateCounter {
+        return label(e);
+    }
+    match &e.kind {
+        EventKind::LeaseExpired { .. } => "lease expires".to_owned(),
+        EventKind::Extended { .. } => "extend".to_owned(),
+        EventKind::Released { .. } => "release".to_owned(),
+        EventKind::DeletedOthersLease { owner, .. } => format!("DEL {owner}'s lease"),
+        EventKind::LockValueRead { owner: Some(o), .. } => format!("GET → {o}"),
+        EventKind::Failover { lost, .. } if !lost.is_empty() => "failover: lease lost".to_owned(),
+        _ => label(e),
+    }
+}
+
+/// The words on a lease band: its owner and token, or with a separate counter only its owner.
+pub fn band_label(sc: &Scenario, owner: &str, fence: Fence) -> String {
+    match sc.token_source {
+        TokenSource::SeparateCounter => format!("{owner} · lease"),
+        _ => format!("{owner} · token {fence}"),
+    }
+}
+
 /// The narration sentence for `step`, stamped with its time.
 pub fn narration(t: &Trace, step: usize) -> String {
     let sc = &t.scenario;

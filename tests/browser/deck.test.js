@@ -15,6 +15,7 @@ const DECK = [
   ['unsafe-release', { off: '70', strict: '80' }, { off: ['deleted_other_lease'], strict: ['deleted_other_lease', 'stale_fence'] }],
   ['delayed-packet', { off: '80', strict: '90' }, { off: ['timeout'], strict: ['timeout', 'stale_fence'] }],
   ['redis-failover', { off: '80', strict: '90', same_epoch: '80' }, { strict: ['failover', 'stale_fence'], same_epoch: ['failover'] }],
+  ['separate-counter', { off: '80', strict: '90', same_epoch: '90' }, { strict: ['stale_fence'] }],
   ['renewal', { off: '80', strict: '90' }, { strict: ['stale_fence'] }],
   ['handoff-barrier', { off: 'result by B', strict: '—', same_epoch: 'result by B' }, { off: ['unfenced'], strict: ['stale_fence', 'unfenced'], same_epoch: ['stale_fence', 'unfenced'] }],
   ['clock-jump', { off: '80', strict: '90' }, { strict: ['clock_jump', 'stale_fence'] }],
@@ -49,6 +50,9 @@ for (const [id, balances, markers] of DECK) {
 
 test('the scenario picker loads each entry at step 0', async () => {
   const { page, context } = await open();
+  // Every deck entry has its browser test above: the picker offers exactly these.
+  const offered = await page.getByLabel('Scenario').locator('option').evaluateAll((os) => os.map((o) => o.value));
+  assert.deepEqual(offered, DECK.map(([id]) => id));
   for (const [id] of DECK) {
     await page.getByLabel('Scenario').selectOption(id);
     assert.deepEqual((await position(page))[0], 0);
