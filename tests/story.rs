@@ -566,3 +566,25 @@ fn a_separate_counter_names_no_token_for_a_lease() {
         "the older lease gets the newer token"
     );
 }
+
+/// With fencing off nothing is checked, so no Say line may claim a token "passed the check"
+/// or that storage "could not yet refuse" a write.
+#[test]
+fn fencing_off_claims_no_check() {
+    for entry in fencing_lab::core::DECK {
+        let t = run(&(entry.build)().with_policy(fencing_lab::core::FencingPolicy::Off));
+        for step in 0..=t.len() {
+            let s = story::say(&t, step);
+            assert!(
+                !s.contains("passed the check"),
+                "{} step {step}: {s}",
+                entry.id
+            );
+            assert!(
+                !s.contains("could not yet refuse"),
+                "{} step {step}: {s}",
+                entry.id
+            );
+        }
+    }
+}

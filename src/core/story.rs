@@ -835,7 +835,7 @@ pub fn say(t: &Trace, step: usize) -> String {
         EventKind::AcquireRefused { .. } => "While a lease is live, NX refuses everyone else.",
         EventKind::LeaseExpired { cause, owner_knew, .. } => match (cause, owner_knew) {
             (ExpiryCause::Ttl, Awareness::Paused) => {
-                "The lock server cannot see that the holder is frozen; it only knows the TTL ran out."
+                "The lock server cannot see that the holder is stopped; it only knows the TTL ran out."
             }
             (ExpiryCause::Ttl, Awareness::Unaware) => {
                 "The TTL ran out while the holder is still running and still believes it holds the lock."
@@ -1015,6 +1015,7 @@ fn say_write(t: &Trace, i: usize) -> String {
                 None => "Strict refuses a token equal to the last fence; same-epoch (≥) would admit it.".to_owned(),
             }
         }
+        Err(WriteError::StaleFence { .. }) if sc.token_source == TokenSource::Counterfactual => "Counterfactual: with a token from a separate counter, storage would refuse the older generation here. Redlock hands out none, so the real run is the fencing-off column.".to_owned(),
         Err(WriteError::StaleFence { last, .. }) if !late => format!(
             "Storage refused the holder of the newest lease: {name}'s token is older than the {last} a superseded holder took later. A fence is only as good as the order its tokens are minted in."
         ),
@@ -1039,6 +1040,12 @@ fn say_write(t: &Trace, i: usize) -> String {
         Ok(_) if twice && late => "Double charge: the job ran twice. Each debit is atomic, so no update was lost; a second lock generation charged again. The lease alone is not mutual exclusion.".to_owned(),
         Ok(_) if out_of_order => "Storage took a lower token after a higher one: nothing at the resource noticed the older generation.".to_owned(),
         Ok(_) if late => "Storage took a write from a superseded lease. The lease alone is not mutual exclusion.".to_owned(),
+        Ok(_) if twice && !fencing => {
+            let first = accepted_before(t, i).last().and_then(|p| p.actor.clone()).unwrap_or_default();
+            format!(
+                "The job has now run twice: storage is not checking tokens, so {first}'s write from a superseded lease landed as well as this one."
+            )
+        }
         Ok(_) if twice => {
             let first = accepted_before(t, i).last().and_then(|p| p.actor.clone()).unwrap_or_default();
             format!(
