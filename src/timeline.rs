@@ -148,12 +148,13 @@ pub fn render_grid(t: &Trace) -> String {
 pub fn render_story(t: &Trace, step: usize, with_pauses: bool) -> String {
     let g = Geometry::of(t);
     let mut out = String::with_capacity(8 * 1024);
-    let mut labels = obstacles(t, &g);
+    let marks = markers(t, &g);
+    let mut labels = obstacles(&marks);
     spans(&mut out, t, &g, &mut labels);
     if with_pauses {
         pauses(&mut out, t, &g, false);
     }
-    events(&mut out, t, &g, step, &mut labels);
+    events(&mut out, t, &g, step, &marks, &mut labels);
     let x = g.x(t.snapshot_at(step).at);
     let _ = write!(
         out,
@@ -409,9 +410,9 @@ fn markers(t: &Trace, g: &Geometry) -> Vec<(usize, f64, f64, f64)> {
 }
 
 /// Every marker as an obstacle for labels.
-fn obstacles(t: &Trace, g: &Geometry) -> Labels {
+fn obstacles(marks: &[(usize, f64, f64, f64)]) -> Labels {
     let mut labels = Labels::default();
-    for (i, x, y, r) in markers(t, g) {
+    for &(i, x, y, r) in marks {
         labels.block((x - r, y - r, x + r, y + r), Some(i));
     }
     labels
@@ -440,9 +441,16 @@ fn classes(kind: &EventKind, late: bool) -> (&'static str, &'static str) {
 }
 
 /// One marker per event; events after `step` are dimmed, the current one ringed.
-fn events(out: &mut String, t: &Trace, g: &Geometry, step: usize, labels: &mut Labels) {
+fn events(
+    out: &mut String,
+    t: &Trace,
+    g: &Geometry,
+    step: usize,
+    marks: &[(usize, f64, f64, f64)],
+    labels: &mut Labels,
+) {
     let storage_y = g.lane_mid(g.lane_index(Lane::Storage));
-    for (i, x, y, _) in markers(t, g) {
+    for &(i, x, y, _) in marks {
         let e = &t.events[i];
         let state = match (i + 1).cmp(&step) {
             std::cmp::Ordering::Equal => "current",

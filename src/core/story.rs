@@ -1160,12 +1160,3 @@ pub fn outcome(t: &Trace) -> String {
 pub fn counterfactual(t: &Trace) -> bool {
     t.scenario.token_source == TokenSource::Counterfactual && t.scenario.policy.checks_fence()
 }
-
-/// The policy's rule as a phrase, for captions.
-pub fn rule(policy: FencingPolicy) -> &'static str {
-    match policy {
-        FencingPolicy::Off => "storage ignores tokens",
-        FencingPolicy::Strict => "storage accepts token > last",
-        FencingPolicy::SameEpoch => "storage accepts token ≥ last",
-    }
-}
