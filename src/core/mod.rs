@@ -4,9 +4,11 @@
 //! passed in explicitly, so the same scenario always produces the same trace, natively
 //! and in wasm alike.
 //!
-//! The modules form a line, each using only those before it:
-//! clock ← lease ← ledger ← scenario ← trace ← audit ← engine ← story ← deck ← explore, herd.
+//! The modules form a line, each using only those before it (`tests/layering.rs` checks it):
+//! clock ← lease ← redlock ← ledger ← scenario ← trace ← audit ← queue ← locks ← sim ← actor ←
+//! engine ← story ← deck ← explore, herd.
 
+mod actor;
 mod audit;
 mod clock;
 pub mod deck;
@@ -15,8 +17,11 @@ pub mod explore;
 mod herd;
 mod lease;
 mod ledger;
+mod locks;
+mod queue;
 mod redlock;
 mod scenario;
+mod sim;
 pub mod story;
 mod trace;
 

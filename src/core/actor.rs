@@ -1,0 +1,495 @@
+//! An actor's steps: what one client does when its turn comes (acquire, work, check, write,
+//! retry, renew, release), and its write arriving at storage. Each step records what
+//! happened and queues the actor's next turn.
+
+use super::clock::Millis;
+use super::lease::{renewal_interval, Acquire, Fence};
+use super::ledger::WriteRequest;
+use super::queue::{Class, Pending};
+use super::scenario::{ReleaseMode, Step, TokenSource, COUNTER_GAP, GET_DEL_GAP};
+use super::sim::Sim;
+use super::trace::{EventKind, Grant, Lane, NoopReason, SkipReason};
+
+/// Runs `actor`'s current step of its script.
+pub(super) fn step(sim: &mut Sim<'_>, actor: usize) {
+    sim.step(actor);
+}
+
+/// `actor`'s write, sent at `sent_at`, reaches storage. `grant` is the sender's own grant as
+/// it sent the write.
+pub(super) fn deliver(
+    sim: &mut Sim<'_>,
+    actor: usize,
+    request: WriteRequest,
+    sent_at: Millis,
+    grant: Option<usize>,
+) {
+    sim.apply(actor, request, sent_at, grant);
+}
+
+impl Sim<'_> {
+    /// `Step::WorkRenewing`: the watchdog's next renewal, or the end of the work if that
+    /// comes first.
+    fn schedule_renewal(&mut self, actor: usize, until: Millis) {
+        let now = self.now();
+        let due = now.saturating_add(renewal_interval(self.sc.lease_ttl, Some(&mut self.rng)));
+        let st = &mut self.actors[actor];
+        if due < until {
+            st.renew_due = Some(due);
+            self.schedule_step(actor, due);
+        } else {
+            st.renew_due = None;
+            self.schedule_step(actor, until.max(now));
+        }
+    }
+
+    /// Stops an actor for good: it no longer believes it holds anything.
+    fn cancel(&mut self, actor: usize) {
+        let st = &mut self.actors[actor];
+        st.believes = false;
+        st.done = true;
+        st.work_until = None;
+        st.renew_due = None;
+    }
+
+    /// When the actor's own lease ended, if the trace has recorded that.
+    fn lease_ended_at(&self, actor: usize) -> Option<Millis> {
+        let fence = self.actors[actor].fence?;
+        self.events.iter().find_map(|e| match &e.kind {
+            EventKind::LeaseExpired { fence: f, .. }
+            | EventKind::DeletedOthersLease { fence: f, .. }
+                if *f == fence =>
+            {
+                Some(e.at)
+            }
+            EventKind::Failover { lost, .. } if lost.iter().any(|l| l.fence == fence) => Some(e.at),
+            _ => None,
+        })
+    }
+
+    /// Extends `actor`'s lease by the TTL (ownership checked atomically by the lock) and
+    /// queues the new expiry; `None` when the actor no longer holds it.
+    fn renew(&mut self, actor: usize, now: Millis) -> Option<(Fence, Millis)> {
+        let sc = self.sc;
+        let reach = self.reach(actor);
+        let expires_at = self
+            .lock
+            .extend(
+                now,
+                &sc.resource,
+                &sc.actors[actor].name,
+                sc.lease_ttl,
+                &reach,
+            )
+            .ok()?;
+        let fence = self.actors[actor].fence.unwrap_or(Fence(0));
+        self.push(expires_at, Class::Expiry, Pending::Expiry { fence });
+        Some((fence, expires_at))
+    }
+
+    fn step(&mut self, actor: usize) {
+        let sc = self.sc;
+        let a = &sc.actors[actor];
+        let Some(step) = a.script.get(self.actors[actor].pc).cloned() else {
+            self.actors[actor].done = true;
+            return;
+        };
+        let now = self.now();
+        let name = a.name.clone();
+        let res = &sc.resource;
+        let mut next = Some(now);
+        match step {
+            Step::Acquire { .. } if self.actors[actor].token_pending => {
+                // The INCR on the separate counter: a token for whoever asks, held or not.
+                let fence = Fence(self.counter);
+                self.counter += 1;
+                let st = &mut self.actors[actor];
+                st.token_pending = false;
+                st.fence = Some(fence);
+                self.say(actor, EventKind::TokenTaken { fence });
+            }
+            Step::Acquire { retry_every } => {
+                match self
+                    .lock
+                    .acquire(now, res, &name, sc.lease_ttl, &self.reach(actor))
+                {
+                    (Acquire::Acquired { fence, expires_at }, nodes) => {
+                        let st = &mut self.actors[actor];
+                        st.fence = Some(fence);
+                        st.believes = true;
+                        self.grants.push(Grant {
+                            owner: name.clone(),
+                            fence,
+                        });
+                        self.push(expires_at, Class::Expiry, Pending::Expiry { fence });
+                        let token_later = sc.token_source == TokenSource::SeparateCounter;
+                        let kind = EventKind::Acquired {
+                            fence,
+                            expires_at,
+                            nodes,
+                            token_later,
+                        };
+                        self.say(actor, kind);
+                        if token_later {
+                            // The lease is granted; its token is a second command away.
+                            let st = &mut self.actors[actor];
+                            st.fence = None;
+                            st.token_pending = true;
+                            self.schedule_step(actor, now.saturating_add(COUNTER_GAP));
+                            return;
+                        }
+                    }
+                    (Acquire::Held { holder, expires_at }, nodes) => {
+                        let kind = EventKind::AcquireRefused {
+                            holder,
+                            until: expires_at,
+                            retry_in: retry_every,
+                            nodes,
+                        };
+                        self.say(actor, kind);
+                        self.schedule_step(actor, now.saturating_add(retry_every));
+                        return; // same step again later
+                    }
+                }
+            }
+            Step::Work { ms } => next = Some(now.saturating_add(ms)),
+            Step::CheckHeld => {
+                let held = self.lock.is_held(now, res, &name);
+                self.say(actor, EventKind::Checked { held });
+                if !held {
+                    self.cancel(actor);
+                    self.say(actor, EventKind::GaveUp);
+                    return;
+                }
+            }
+            Step::CheckDone => {
+                let done = self.ledger.any_accepted(res);
+                self.say(actor, EventKind::JobChecked { done });
+                if done {
+                    // Skip the job: go straight to the next release (or stop).
+                    let from = self.actors[actor].pc;
+                    match a.script[from..].iter().position(|s| *s == Step::Release) {
+                        Some(i) => self.actors[actor].pc = from + i,
+                        None => {
+                            self.cancel(actor);
+                            return;
+                        }
+                    }
+                    self.schedule_step(actor, now);
+                    return;
+                }
+            }
+            Step::Debit {
+                amount,
+                idempotency_key,
+            } => next = self.write_step(actor, amount, idempotency_key, None),
+            Step::Publish { result } => next = self.write_step(actor, 0, None, Some(result)),
+            Step::Retry => match self.actors[actor].last_write.clone() {
+                None => {
+                    let reason = SkipReason::NothingToRetry;
+                    self.say(actor, EventKind::WriteSkipped { reason });
+                }
+                Some(request) => {
+                    let kind = EventKind::Retried {
+                        fence: request.fence,
+                        amount: request.amount,
+                        idempotency_key: request.idempotency_key.clone(),
+                    };
+                    self.say(actor, kind);
+                    next = self.send(actor, request);
+                }
+            },
+            Step::Extend => match self.renew(actor, now) {
+                Some((fence, expires_at)) => {
+                    let kind = EventKind::Extended {
+                        fence,
+                        expires_at,
+                        watchdog: None,
+                    };
+                    self.say(actor, kind);
+                }
+                None => {
+                    let lease_ended_at = self.lease_ended_at(actor);
+                    self.cancel(actor);
+                    let kind = EventKind::ExtendFailed {
+                        watchdog: false,
+                        lease_ended_at,
+                    };
+                    self.say(actor, kind);
+                    return;
+                }
+            },
+            Step::WorkRenewing { ms } => {
+                let st = &self.actors[actor];
+                let Some(until) = st.work_until else {
+                    let until = now.saturating_add(ms);
+                    self.actors[actor].work_until = Some(until);
+                    self.schedule_renewal(actor, until);
+                    return;
+                };
+                let mut renew = st.renew_due.is_some_and(|d| d <= now);
+                if renew && until <= now {
+                    // Woken with the work done and a renewal overdue: the worker thread and
+                    // the watchdog race, and either may run first.
+                    let worker_first = self.rng.next_u64() % 2 == 0;
+                    self.say(actor, EventKind::ResumeRace { worker_first });
+                    renew = !worker_first;
+                }
+                if renew {
+                    match self.renew(actor, now) {
+                        Some((fence, expires_at)) => {
+                            self.schedule_renewal(actor, until);
+                            let next_at = self.actors[actor].renew_due;
+                            let kind = EventKind::Extended {
+                                fence,
+                                expires_at,
+                                watchdog: Some(next_at),
+                            };
+                            self.say(actor, kind);
+                        }
+                        None => {
+                            let lease_ended_at = self.lease_ended_at(actor);
+                            self.cancel(actor);
+                            let kind = EventKind::ExtendFailed {
+                                watchdog: true,
+                                lease_ended_at,
+                            };
+                            self.say(actor, kind);
+                        }
+                    }
+                    return;
+                }
+                let st = &mut self.actors[actor];
+                st.work_until = None;
+                st.renew_due = None;
+            }
+            Step::Barrier if sc.skip_barrier => {}
+            Step::Barrier => match self.actors[actor].fence {
+                None => {
+                    let reason = SkipReason::NoToken;
+                    self.say(actor, EventKind::WriteSkipped { reason });
+                }
+                Some(fence) => {
+                    let result = self.ledger.barrier(res, fence);
+                    let refused = result.is_err();
+                    self.emit(
+                        Some(actor),
+                        Lane::Storage,
+                        EventKind::BarrierSet { fence, result },
+                    );
+                    if refused {
+                        self.cancel(actor);
+                        self.say(actor, EventKind::GaveUp);
+                        return;
+                    }
+                }
+            },
+            Step::SideEffect { what } => {
+                let lease_live = self.lock.is_held(now, res, &name);
+                self.say(actor, EventKind::SideEffect { what, lease_live });
+            }
+            Step::Release => match sc.release {
+                ReleaseMode::CompareAndDelete => self.release_cad(actor),
+                ReleaseMode::GetThenDel if !self.actors[actor].del_pending => {
+                    if self.get_before_del(actor) {
+                        self.schedule_step(actor, now.saturating_add(GET_DEL_GAP));
+                        return; // the DEL is the second half of this step
+                    }
+                }
+                ReleaseMode::GetThenDel => self.unconditional_del(actor, ReleaseMode::GetThenDel),
+                ReleaseMode::Del => self.unconditional_del(actor, ReleaseMode::Del),
+            },
+        }
+        self.actors[actor].pc += 1;
+        if self.actors[actor].pc >= a.script.len() {
+            self.actors[actor].done = true;
+        } else if let Some(t) = next {
+            self.schedule_step(actor, t);
+        }
+    }
+
+    /// A debit or a publish under the actor's token (skipped without one). Returns when the
+    /// actor carries on, as [`Sim::send`] does.
+    fn write_step(
+        &mut self,
+        actor: usize,
+        amount: i64,
+        idempotency_key: Option<String>,
+        publish: Option<String>,
+    ) -> Option<Millis> {
+        let Some(fence) = self.actors[actor].fence else {
+            let reason = SkipReason::NoToken;
+            self.say(actor, EventKind::WriteSkipped { reason });
+            return Some(self.now());
+        };
+        let request = WriteRequest {
+            resource: self.sc.resource.clone(),
+            writer: self.name(actor).to_owned(),
+            fence: Some(fence),
+            amount,
+            idempotency_key,
+            publish,
+        };
+        self.send(actor, request)
+    }
+
+    /// Sends a debit to storage: applied at once, or delivered after the actor's network
+    /// delay. Returns when the actor carries on: when the reply is back, or `None` when its
+    /// request timeout will fire first (the timeout resumes it).
+    fn send(&mut self, actor: usize, request: WriteRequest) -> Option<Millis> {
+        let now = self.now();
+        self.actors[actor].last_write = Some(request.clone());
+        let delay = self.sc.actors[actor].network_delay;
+        let grant = self.own_grant(actor, request.fence);
+        if delay == 0 {
+            self.apply(actor, request, now, grant);
+            return Some(now);
+        }
+        let arrives_at = now.saturating_add(delay);
+        let fence = request.fence;
+        let kind = EventKind::WriteSent {
+            fence,
+            amount: request.amount,
+            arrives_at,
+        };
+        self.say(actor, kind);
+        self.push(
+            arrives_at,
+            Class::Delivery,
+            Pending::Delivery {
+                actor,
+                request,
+                sent_at: now,
+                grant,
+            },
+        );
+        match self.sc.actors[actor].request_timeout {
+            Some(t) if t < delay => {
+                let at = self.after_pauses(actor, now.saturating_add(t));
+                let timeout = Pending::Timeout {
+                    actor,
+                    fence,
+                    sent_at: now,
+                    arrives_at,
+                };
+                self.push(at, Class::Step, timeout);
+                None
+            }
+            _ => Some(arrives_at),
+        }
+    }
+
+    /// The Lua compare-and-delete: one atomic "delete if still mine".
+    fn release_cad(&mut self, actor: usize) {
+        let now = self.now();
+        let res = &self.sc.resource;
+        let name = self.name(actor).to_owned();
+        self.actors[actor].believes = false;
+        let via = ReleaseMode::CompareAndDelete;
+        let reach = self.reach(actor);
+        match self.lock.release(now, res, &name, &reach) {
+            Ok(fence) => self.say(actor, EventKind::Released { fence, via }),
+            Err(_) => {
+                let reason = match (self.lock.holder(now, res), self.actors[actor].fence) {
+                    (Some(l), _) => NoopReason::OtherHolder {
+                        owner: l.owner,
+                        fence: l.fence,
+                    },
+                    (None, Some(f)) if self.lost.iter().any(|l| l.fence == f) => NoopReason::Lost,
+                    (None, Some(_)) => NoopReason::Expired,
+                    (None, None) => NoopReason::NeverHeld,
+                };
+                self.say(actor, EventKind::ReleaseNoop { via, reason });
+            }
+        }
+    }
+
+    /// The GET of GET-then-DEL. True when it saw the actor's own value, so a DEL follows.
+    fn get_before_del(&mut self, actor: usize) -> bool {
+        let now = self.now();
+        let name = self.name(actor).to_owned();
+        let live = self.lock.holder(now, &self.sc.resource);
+        let own = live.as_ref().is_some_and(|l| l.owner == name);
+        let kind = EventKind::LockValueRead {
+            owner: live.as_ref().map(|l| l.owner.clone()),
+            fence: live.as_ref().map(|l| l.fence),
+        };
+        if own {
+            self.actors[actor].del_pending = true;
+        } else {
+            self.actors[actor].believes = false;
+        }
+        self.say(actor, kind);
+        own
+    }
+
+    /// The DEL of GET-then-DEL, or a plain DEL: it deletes whatever the key holds now.
+    fn unconditional_del(&mut self, actor: usize, via: ReleaseMode) {
+        let now = self.now();
+        let res = &self.sc.resource;
+        let name = self.name(actor).to_owned();
+        let st = &mut self.actors[actor];
+        st.del_pending = false;
+        st.believes = false;
+        let live = self.lock.holder(now, res);
+        let reach = self.reach(actor);
+        self.lock.delete(res, &reach);
+        let kind = match live {
+            Some(l) if l.owner == name => EventKind::Released {
+                fence: l.fence,
+                via,
+            },
+            Some(l) => EventKind::DeletedOthersLease {
+                owner: l.owner,
+                fence: l.fence,
+            },
+            None => EventKind::ReleaseNoop {
+                via,
+                reason: NoopReason::Expired,
+            },
+        };
+        self.say(actor, kind);
+    }
+
+    /// The lease `actor` writes under: its newest grant so far. (Not found by token: a
+    /// separate counter's token is not the lease's number, and a rolled-back counter can
+    /// hand the same token out twice.)
+    fn own_grant(&self, actor: usize, fence: Option<Fence>) -> Option<usize> {
+        let name = &self.sc.actors[actor].name;
+        fence.and(self.grants.iter().rposition(|g| g.owner == *name))
+    }
+
+    /// The write reaches storage. `grant` is the sender's own grant as it sent the write, so
+    /// a later grant to the same owner with the same token still supersedes it.
+    fn apply(
+        &mut self,
+        actor: usize,
+        request: WriteRequest,
+        sent_at: Millis,
+        grant: Option<usize>,
+    ) {
+        let now = self.now();
+        let fence = request.fence;
+        let amount = request.amount;
+        let publish = request.publish.clone();
+        let highest_accepted = self.highest_accepted;
+        let result = self.ledger.debit(now, request);
+        if result.is_ok() {
+            self.highest_accepted = self.highest_accepted.max(fence);
+        }
+        let superseded_by = grant
+            .and_then(|i| self.grants.get(i + 1..))
+            .and_then(|later| later.last())
+            .cloned();
+        let kind = EventKind::WriteApplied {
+            fence,
+            amount,
+            sent_at,
+            result,
+            superseded_by,
+            highest_accepted,
+            publish,
+        };
+        self.emit(Some(actor), Lane::Storage, kind);
+    }
+}

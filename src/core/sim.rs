@@ -1,0 +1,166 @@
+//! The state of one run: the clock, the lock service, the ledger, the event queue and each
+//! actor's place in its script, plus the trace recorded so far. Observing it (a
+//! [`Snapshot`]) and recording an event happen here; what changes it is in
+//! [`super::actor`] (an actor's steps) and [`super::engine`] (everything else).
+
+use super::clock::{Clock, Millis, SplitMix64};
+use super::lease::{Fence, Lease, LeaseLock};
+use super::ledger::{Ledger, WriteRequest};
+use super::locks::Locks;
+use super::queue::{Class, Pending, Queue};
+use super::redlock::Redlock;
+use super::scenario::Scenario;
+use super::trace::{EventKind, Grant, Lane, Snapshot, TraceEvent};
+
+/// Where one actor is in its script and what it believes.
+#[derive(Debug, Clone, Default)]
+pub(super) struct ActorState {
+    pub(super) pc: usize,
+    pub(super) fence: Option<Fence>,
+    pub(super) believes: bool,
+    pub(super) done: bool,
+    pub(super) paused: bool,
+    /// The last debit sent, for `Step::Retry`.
+    pub(super) last_write: Option<WriteRequest>,
+    /// GET-then-DEL: the GET saw our own value and the DEL is still to come.
+    pub(super) del_pending: bool,
+    /// Separate counter: the SET answered OK and the INCR is still to come.
+    pub(super) token_pending: bool,
+    /// `Step::WorkRenewing`: when the work ends, and when the watchdog renews next.
+    pub(super) work_until: Option<Millis>,
+    pub(super) renew_due: Option<Millis>,
+}
+
+pub(super) struct Sim<'a> {
+    pub(super) sc: &'a Scenario,
+    pub(super) clock: Clock,
+    pub(super) lock: Locks,
+    pub(super) ledger: Ledger,
+    pub(super) queue: Queue,
+    pub(super) actors: Vec<ActorState>,
+    pub(super) events: Vec<TraceEvent>,
+    /// Every grant so far, in order.
+    pub(super) grants: Vec<Grant>,
+    /// The highest token of an accepted write so far, checked or not.
+    pub(super) highest_accepted: Option<Fence>,
+    /// Leases whose expiry was already recorded: a lease expires once.
+    pub(super) expired: Vec<Fence>,
+    /// The separate counter's next token ([`TokenSource::SeparateCounter`]).
+    ///
+    /// [`TokenSource::SeparateCounter`]: super::scenario::TokenSource::SeparateCounter
+    pub(super) counter: u64,
+    /// Renewal jitter and resume races, seeded by the scenario.
+    pub(super) rng: SplitMix64,
+    /// Leases a failed primary lost, until their TTL runs out.
+    pub(super) lost: Vec<Lease>,
+}
+
+impl<'a> Sim<'a> {
+    /// The world at t=0: the account opened, no lease, nothing queued.
+    pub(super) fn new(sc: &'a Scenario) -> Self {
+        let mut ledger = Ledger::new(sc.policy);
+        ledger.open(&sc.resource, sc.initial_balance);
+        Sim {
+            sc,
+            clock: Clock::at(0),
+            lock: match &sc.redlock {
+                None => Locks::One(LeaseLock::new(sc.first_fence)),
+                Some(r) => Locks::Quorum(Redlock::new(r.nodes, sc.first_fence)),
+            },
+            ledger,
+            queue: Queue::default(),
+            actors: vec![ActorState::default(); sc.actors.len()],
+            events: Vec::new(),
+            grants: Vec::new(),
+            highest_accepted: None,
+            expired: Vec::new(),
+            counter: sc.first_fence,
+            rng: SplitMix64::new(sc.seed),
+            lost: Vec::new(),
+        }
+    }
+}
+
+impl Sim<'_> {
+    pub(super) fn push(&mut self, t: Millis, class: Class, p: Pending) {
+        self.queue.push(t, class, p);
+    }
+
+    /// `t`, or when the actor's pause ends if it is stalled then.
+    pub(super) fn after_pauses(&self, actor: usize, t: Millis) -> Millis {
+        let pauses = &self.sc.actors[actor].pauses;
+        let mut at = t;
+        while let Some(p) = pauses.iter().find(|p| p.contains(at)) {
+            at = p.end();
+        }
+        at
+    }
+
+    /// Schedules the actor's next step at `t`, or when its pause ends if it is stalled then.
+    pub(super) fn schedule_step(&mut self, actor: usize, t: Millis) {
+        let at = self.after_pauses(actor, t);
+        self.push(at, Class::Step, Pending::Step { actor });
+    }
+
+    pub(super) fn now(&self) -> Millis {
+        self.clock.now()
+    }
+
+    pub(super) fn name(&self, actor: usize) -> &str {
+        &self.sc.actors[actor].name
+    }
+
+    pub(super) fn snapshot(&self) -> Snapshot {
+        let now = self.now();
+        let account = self.ledger.account(&self.sc.resource);
+        Snapshot {
+            at: now,
+            holder: self.lock.holder(now, &self.sc.resource),
+            balance: account.balance,
+            last_fence: account.last_fence,
+            last_write_fence: account.last_write_fence,
+            result: account.result,
+            believers: self
+                .actors
+                .iter()
+                .zip(&self.sc.actors)
+                .filter(|(s, _)| s.believes)
+                .map(|(_, a)| a.name.clone())
+                .collect(),
+            lost_leases: self
+                .lost
+                .iter()
+                .filter(|l| l.is_live(now))
+                .cloned()
+                .collect(),
+            other_holders: self.lock.others(now, &self.sc.resource),
+        }
+    }
+
+    /// The lock nodes `actor` can reach (every node of a single server).
+    pub(super) fn reach(&self, actor: usize) -> Vec<usize> {
+        match &self.sc.redlock {
+            None => Vec::new(),
+            Some(r) => match r.reach.get(actor) {
+                Some(nodes) if !nodes.is_empty() => nodes.clone(),
+                _ => (0..r.nodes).collect(),
+            },
+        }
+    }
+
+    pub(super) fn emit(&mut self, actor: Option<usize>, lane: Lane, kind: EventKind) {
+        let snapshot = self.snapshot();
+        self.events.push(TraceEvent {
+            at: self.now(),
+            actor: actor.map(|a| self.name(a).to_owned()),
+            lane,
+            kind,
+            snapshot,
+        });
+    }
+
+    /// Emits on the actor's own lane.
+    pub(super) fn say(&mut self, actor: usize, kind: EventKind) {
+        self.emit(Some(actor), Lane::Actor(actor), kind);
+    }
+}
