@@ -8,23 +8,119 @@
 use std::fmt;
 
 use crate::core::deck;
-use crate::core::{FencingPolicy, Millis, Pause, ReleaseMode, Scenario, TokenSource};
+use crate::core::{
+    FencingPolicy, Millis, Pause, ReleaseMode, Scenario, ScenarioError, TokenSource,
+};
 
 /// Longest hash accepted; a real one is well under 200 characters.
 pub const MAX_HASH_LEN: usize = 2_000;
 
-/// Why a hash could not be loaded; shown to the user as is.
+/// Why a hash could not be loaded. Its [`Display`](fmt::Display) is shown to the user as is.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ShareError(pub String);
+pub enum ShareError {
+    /// Longer than [`MAX_HASH_LEN`] (the length it had).
+    TooLong { len: usize },
+    /// A character outside `a-z A-Z 0-9 - _ . , = &`.
+    BadCharacter(char),
+    /// A part with no `=`.
+    NotKeyValue(String),
+    /// The same key twice.
+    Repeated(String),
+    /// No `s=`.
+    NoScenario,
+    /// `s=` names no deck entry.
+    UnknownScenario(String),
+    /// A key that is not a setting (nor `pause.` / `delay.` of a client).
+    UnknownKey(String),
+    /// `pause.X` or `delay.X` for a client the scenario does not have.
+    UnknownClient { scenario: String, client: String },
+    /// A value that is not a whole number of milliseconds.
+    BadNumber { key: String, value: String },
+    /// A value outside a key's choices, e.g. `fence=maybe`.
+    BadChoice {
+        /// What the key sets, as the message names it (`fencing`, `release`, …).
+        what: &'static str,
+        /// The values it takes, as the message lists them.
+        choices: &'static str,
+        value: String,
+    },
+    /// `pause.X` without `start,length`.
+    BadPause { key: String },
+    /// A pause that ends after the scenario's horizon.
+    PauseTooLate { client: String, horizon: Millis },
+    /// A failover after the scenario's horizon.
+    FailoverTooLate { horizon: Millis },
+    /// `tokens=` on a Redlock scenario, which mints no token.
+    TokensUnderRedlock,
+    /// Every value parsed, but the scenario they make fails [`Scenario::validate`].
+    Invalid(ScenarioError),
+}
 
 impl fmt::Display for ShareError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
+        match self {
+            ShareError::TooLong { len } => write!(
+                f,
+                "the link is {len} characters long; at most {MAX_HASH_LEN} are read"
+            ),
+            ShareError::BadCharacter(c) => {
+                // A character that would not show (a control or a space) is named by code point.
+                if c.is_whitespace() || c.is_control() {
+                    write!(
+                        f,
+                        "the link contains an unexpected character U+{:04X}",
+                        u32::from(*c)
+                    )
+                } else {
+                    write!(f, "the link contains an unexpected character “{c}”")
+                }
+            }
+            ShareError::NotKeyValue(part) => write!(f, "“{part}” is not of the form key=value"),
+            ShareError::Repeated(key) => write!(f, "“{key}” is given twice"),
+            ShareError::NoScenario => f.write_str("the link names no scenario (s=…)"),
+            ShareError::UnknownScenario(id) => write!(f, "there is no scenario called “{id}”"),
+            ShareError::UnknownKey(key) => write!(f, "unknown setting “{key}”"),
+            ShareError::UnknownClient { scenario, client } => {
+                write!(f, "“{scenario}” has no client called “{client}”")
+            }
+            ShareError::BadNumber { key, value } => write!(
+                f,
+                "“{key}” needs a whole number of milliseconds, not “{value}”"
+            ),
+            ShareError::BadChoice {
+                what,
+                choices,
+                value,
+            } => write!(f, "{what} must be {choices}, not “{value}”"),
+            ShareError::BadPause { key } => write!(f, "“{key}” needs start,length in ms"),
+            ShareError::PauseTooLate { client, horizon } => {
+                write!(f, "{client}'s pause must end by t={horizon} ms")
+            }
+            ShareError::FailoverTooLate { horizon } => {
+                write!(f, "the failover must come by t={horizon} ms")
+            }
+            ShareError::TokensUnderRedlock => {
+                f.write_str("Redlock mints no token: tokens= does not apply to it")
+            }
+            // The reason stays in the message: the page shows this text and nothing else.
+            ShareError::Invalid(e) => write!(f, "the link's scenario is not valid: {e}"),
+        }
     }
 }
 
-fn err<T>(msg: impl Into<String>) -> Result<T, ShareError> {
-    Err(ShareError(msg.into()))
+impl std::error::Error for ShareError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            ShareError::Invalid(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+impl From<ScenarioError> for ShareError {
+    fn from(e: ScenarioError) -> Self {
+        ShareError::Invalid(e)
+    }
 }
 
 /// What a hash restores.
@@ -77,14 +173,29 @@ pub fn encode(sc: &Scenario, step: usize) -> String {
 }
 
 fn number(key: &str, value: &str) -> Result<Millis, ShareError> {
+    let bad = || ShareError::BadNumber {
+        key: key.to_owned(),
+        value: value.to_owned(),
+    };
+    // At most 12 digits: always a `Millis`, and far past any horizon.
     if value.is_empty() || value.len() > 12 || !value.bytes().all(|b| b.is_ascii_digit()) {
-        return err(format!(
-            "“{key}” needs a whole number of milliseconds, not “{value}”"
-        ));
+        return Err(bad());
     }
-    value
-        .parse::<Millis>()
-        .or_else(|_| err(format!("“{key}” is out of range")))
+    value.parse::<Millis>().map_err(|_| bad())
+}
+
+/// `value` as one of a key's choices, or the error naming them.
+fn choice<T>(
+    parsed: Option<T>,
+    what: &'static str,
+    choices: &'static str,
+    value: &str,
+) -> Result<T, ShareError> {
+    parsed.ok_or_else(|| ShareError::BadChoice {
+        what,
+        choices,
+        value: value.to_owned(),
+    })
 }
 
 /// Parses a hash (with or without the leading `#`). An empty hash is the default view.
@@ -97,38 +208,29 @@ pub fn decode(hash: &str) -> Result<View, ShareError> {
         });
     }
     if hash.len() > MAX_HASH_LEN {
-        return err(format!(
-            "the link is {} characters long; at most {MAX_HASH_LEN} are read",
-            hash.len()
-        ));
+        return Err(ShareError::TooLong { len: hash.len() });
     }
     if let Some(c) = hash
         .chars()
         .find(|c| !(c.is_ascii_alphanumeric() || "-_.,=&".contains(*c)))
     {
-        // A character that would not show (a control or a space) is named by code point.
-        let shown = if c.is_whitespace() || c.is_control() {
-            format!("U+{:04X}", u32::from(c))
-        } else {
-            format!("“{c}”")
-        };
-        return err(format!("the link contains an unexpected character {shown}"));
+        return Err(ShareError::BadCharacter(c));
     }
     let mut pairs = Vec::new();
     for part in hash.split('&').filter(|p| !p.is_empty()) {
         let Some((k, v)) = part.split_once('=') else {
-            return err(format!("“{part}” is not of the form key=value"));
+            return Err(ShareError::NotKeyValue(part.to_owned()));
         };
         if pairs.iter().any(|(seen, _)| *seen == k) {
-            return err(format!("“{k}” is given twice"));
+            return Err(ShareError::Repeated(k.to_owned()));
         }
         pairs.push((k, v));
     }
     let Some(&(_, id)) = pairs.iter().find(|(k, _)| *k == "s") else {
-        return err("the link names no scenario (s=…)");
+        return Err(ShareError::NoScenario);
     };
     let Some(entry) = deck::find(id) else {
-        return err(format!("there is no scenario called “{id}”"));
+        return Err(ShareError::UnknownScenario(id.to_owned()));
     };
     let mut sc = (entry.build)();
     let mut step = 0;
@@ -136,24 +238,29 @@ pub fn decode(hash: &str) -> Result<View, ShareError> {
         match k {
             "s" => {}
             "fence" => {
-                sc.policy = FencingPolicy::from_code(v).ok_or_else(|| {
-                    ShareError(format!(
-                        "fencing must be off, strict or same_epoch, not “{v}”"
-                    ))
-                })?;
+                sc.policy = choice(
+                    FencingPolicy::from_code(v),
+                    "fencing",
+                    "off, strict or same_epoch",
+                    v,
+                )?;
             }
             "ttl" => sc.lease_ttl = number(k, v)?,
             "release" => {
-                sc.release = ReleaseMode::from_code(v).ok_or_else(|| {
-                    ShareError(format!("release must be cad, get_del or del, not “{v}”"))
-                })?;
+                sc.release = choice(
+                    ReleaseMode::from_code(v),
+                    "release",
+                    "cad, get_del or del",
+                    v,
+                )?;
             }
             "barrier" => {
-                sc.skip_barrier = match v {
-                    "on" => false,
-                    "off" => true,
-                    _ => return err(format!("barrier must be on or off, not “{v}”")),
+                let skip = match v {
+                    "on" => Some(false),
+                    "off" => Some(true),
+                    _ => None,
                 };
+                sc.skip_barrier = choice(skip, "barrier", "on or off", v)?;
             }
             "failover" => {
                 sc.failover_at = match v {
@@ -161,55 +268,59 @@ pub fn decode(hash: &str) -> Result<View, ShareError> {
                     _ => {
                         let t = number(k, v)?;
                         if t > sc.horizon {
-                            return err(format!("the failover must come by t={} ms", sc.horizon));
+                            let horizon = sc.horizon;
+                            return Err(ShareError::FailoverTooLate { horizon });
                         }
                         Some(t)
                     }
                 };
             }
             "tokens" => {
-                let source = TokenSource::from_code(v)
-                    .filter(|t| TokenSource::CHOICES.contains(t))
-                    .ok_or_else(|| {
-                        ShareError(format!(
-                            "tokens must be same_redis or lock_service, not “{v}”"
-                        ))
-                    })?;
+                let source = choice(
+                    TokenSource::from_code(v).filter(|t| TokenSource::CHOICES.contains(t)),
+                    "tokens",
+                    "same_redis or lock_service",
+                    v,
+                )?;
                 if sc.redlock.is_some() {
-                    return err("Redlock mints no token: tokens= does not apply to it");
+                    return Err(ShareError::TokensUnderRedlock);
                 }
                 sc.token_source = source;
             }
             "step" => step = usize::try_from(number(k, v)?).unwrap_or(usize::MAX),
             _ => {
-                let (what, actor) = k
-                    .split_once('.')
-                    .ok_or_else(|| ShareError(format!("unknown setting “{k}”")))?;
+                let unknown = || ShareError::UnknownKey(k.to_owned());
+                let (what, actor) = k.split_once('.').ok_or_else(unknown)?;
                 let idx = sc
                     .actor_index(actor)
-                    .ok_or_else(|| ShareError(format!("“{id}” has no client called “{actor}”")))?;
+                    .ok_or_else(|| ShareError::UnknownClient {
+                        scenario: id.to_owned(),
+                        client: actor.to_owned(),
+                    })?;
                 match what {
                     "pause" => {
                         let (s, d) = v
                             .split_once(',')
-                            .ok_or_else(|| ShareError(format!("“{k}” needs start,length in ms")))?;
+                            .ok_or_else(|| ShareError::BadPause { key: k.to_owned() })?;
                         let pause = Pause {
                             start: number(k, s)?,
                             duration: number(k, d)?,
                         };
                         if pause.end() > sc.horizon {
-                            return err(format!("{actor}'s pause must end by t={} ms", sc.horizon));
+                            return Err(ShareError::PauseTooLate {
+                                client: actor.to_owned(),
+                                horizon: sc.horizon,
+                            });
                         }
                         sc = sc.with_pause(idx, pause);
                     }
                     "delay" => sc.actors[idx].network_delay = number(k, v)?,
-                    _ => return err(format!("unknown setting “{k}”")),
+                    _ => return Err(unknown()),
                 }
             }
         }
     }
-    sc.validate()
-        .map_err(|e| ShareError(format!("the link's scenario is not valid: {e}")))?;
+    sc.validate().map_err(ShareError::Invalid)?;
     Ok(View { scenario: sc, step })
 }
 
@@ -255,9 +366,71 @@ mod tests {
             ("#s=<script>", "unexpected character"),
         ];
         for (hash, want) in cases {
-            let got = decode(hash).expect_err(hash).0;
+            let got = decode(hash).expect_err(hash).to_string();
             assert!(got.contains(want), "{hash}: {got}");
         }
         assert!(decode(&"a".repeat(MAX_HASH_LEN + 1)).is_err());
+    }
+
+    #[test]
+    fn each_failure_has_its_kind() {
+        use std::error::Error;
+        let kind = |hash: &str| decode(hash).expect_err(hash);
+        assert_eq!(
+            kind(&"a".repeat(MAX_HASH_LEN + 1)),
+            ShareError::TooLong {
+                len: MAX_HASH_LEN + 1
+            }
+        );
+        assert_eq!(kind("#s=<x"), ShareError::BadCharacter('<'));
+        assert_eq!(
+            kind("#s=a b").to_string(),
+            "the link contains an unexpected character U+0020"
+        );
+        assert_eq!(kind("#s=nope"), ShareError::UnknownScenario("nope".into()));
+        assert_eq!(kind("#ttl=3"), ShareError::NoScenario);
+        assert_eq!(
+            kind("#s=gc-pause&ttl=x"),
+            ShareError::BadNumber {
+                key: "ttl".into(),
+                value: "x".into()
+            }
+        );
+        assert!(matches!(
+            kind("#s=gc-pause&barrier=maybe"),
+            ShareError::BadChoice {
+                what: "barrier",
+                ..
+            }
+        ));
+        assert_eq!(
+            kind("#s=gc-pause&failover=500"),
+            ShareError::FailoverTooLate { horizon: 100 }
+        );
+        assert_eq!(
+            kind("#s=clock-jump&tokens=lock_service"),
+            ShareError::TokensUnderRedlock
+        );
+        assert_eq!(
+            kind("#s=gc-pause&x.A=1"),
+            ShareError::UnknownKey("x.A".into())
+        );
+        // A scenario that fails validation keeps the core's error, as the source.
+        let e = kind("#s=gc-pause&ttl=0");
+        let ShareError::Invalid(inner) = &e else {
+            panic!("{e:?}")
+        };
+        assert!(
+            matches!(inner, ScenarioError::OutOfRange { .. }),
+            "{inner:?}"
+        );
+        assert_eq!(
+            e.to_string(),
+            format!("the link's scenario is not valid: {inner}")
+        );
+        let source = e.source().expect("a source");
+        assert_eq!(source.to_string(), inner.to_string());
+        assert!(source.downcast_ref::<ScenarioError>().is_some());
+        assert!(kind("#s=nope").source().is_none());
     }
 }

@@ -1616,3 +1616,19 @@ fn out_of_range_error_shows_the_real_minimum() {
     sc.job = Some("  ".to_owned());
     assert_eq!(sc.validate(), Err(ScenarioError::BadJob));
 }
+
+// ---------------------------------------------------------------------------------------
+// The core's error types are standard errors, so callers can box, chain and report them.
+// ---------------------------------------------------------------------------------------
+
+#[test]
+fn core_errors_are_std_errors() {
+    fn boxed(e: impl std::error::Error + Send + Sync + 'static) -> Box<dyn std::error::Error> {
+        Box::new(e)
+    }
+    assert_eq!(boxed(LockError::NotHolder).to_string(), "not_holder");
+    assert_eq!(boxed(WriteError::MissingFence).to_string(), "missing_fence");
+    let e = boxed(ScenarioError::NoActors);
+    assert_eq!(e.to_string(), "a scenario needs at least one actor");
+    assert!(e.source().is_none());
+}

@@ -76,7 +76,7 @@ proptest! {
         let hash = format!("#{}", parts.join("&"));
         match decode(&hash) {
             Ok(view) => prop_assert!(view.scenario.validate().is_ok()),
-            Err(e) => prop_assert!(!e.0.is_empty()),
+            Err(e) => prop_assert!(!e.to_string().is_empty()),
         }
     }
 }
@@ -94,5 +94,8 @@ fn every_deck_entry_has_a_link() {
 #[test]
 fn oversized_link_is_refused() {
     let long = format!("#s=gc-pause&{}", "x=1&".repeat(MAX_HASH_LEN));
-    assert!(decode(&long).unwrap_err().0.contains("characters long"));
+    assert!(decode(&long)
+        .unwrap_err()
+        .to_string()
+        .contains("characters long"));
 }

@@ -85,6 +85,8 @@ impl fmt::Display for LockError {
     }
 }
 
+impl std::error::Error for LockError {}
+
 /// A table of leases keyed by resource, plus the token counter.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LeaseLock {

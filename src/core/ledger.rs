@@ -131,6 +131,8 @@ impl fmt::Display for WriteError {
     }
 }
 
+impl std::error::Error for WriteError {}
+
 /// One account's state.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Account {
