@@ -22,6 +22,7 @@ bundle() {
 
 echo "== bundle: fencing-lab release build" >&2
 trunk build --release --offline > /dev/null 2>&1
+trunk build --release --offline --features test-hooks --dist dist-test > /dev/null 2>&1
 read -r app_raw app_gz < <(bundle dist)
 
 # A plain Leptos counter, built the same way (same lock file, profile, trunk, wasm-opt).

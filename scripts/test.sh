@@ -17,8 +17,9 @@ cargo fmt --check
 cargo clippy --locked --all-targets -- -D warnings
 cargo clippy --locked --target wasm32-unknown-unknown -- -D warnings
 
-echo; echo "== build: trunk build --release --offline"
+echo; echo "== build: trunk build --release --offline (dist/), and with test hooks (dist-test/)"
 trunk build --release --offline
+trunk build --release --offline --features test-hooks --dist dist-test
 
 echo; echo "== browser: headless Chromium against dist/"
 (cd tests/browser && npm test)

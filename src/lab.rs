@@ -1,27 +1,44 @@
 //! The presenter's state machine: what is on screen, changed only by messages.
 //!
 //! Pure and native like the core (the crux pattern): the Leptos shell turns clicks,
-//! drags and keys into [`Msg`]s and renders [`Lab`]; it never decides anything itself.
+//! drags, keys and timer ticks into [`Msg`]s and renders views of [`Lab`]; it never runs
+//! the core or decides anything itself. Every field is private: only [`Lab::update`]
+//! changes the state.
 
 use std::sync::Arc;
 
-use crate::core::{run, FencingPolicy, Millis, Pause, ReleaseMode, Scenario, TokenSource, Trace};
+use crate::core::explore::{ExploreSpec, Explorer, PolicyStats};
+use crate::core::{
+    deck, renewal_herd, run, FencingPolicy, HerdReport, Millis, Pause, ReleaseMode, Scenario,
+    TokenSource, Trace,
+};
 
 /// Everything the screen shows, derived from one scenario.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct Lab {
     /// Shared, so the shell's memos pass it on without copying every event.
-    pub trace: Arc<Trace>,
+    trace: Arc<Trace>,
     /// 0 = before the first event, `trace.len()` = after the last.
-    pub step: usize,
-    pub playing: bool,
+    step: usize,
+    playing: bool,
+    /// Play's speed in percent of normal.
+    speed: u64,
     /// The last refused input, shown in the page; the state stays the last good one.
-    pub error: Option<String>,
+    error: Option<String>,
     /// The run as it was when the user forked, to compare side by side with the edited one.
-    pub fork_of: Option<Arc<Trace>>,
+    fork_of: Option<Arc<Trace>>,
+    /// The same scenario with fencing off and on, for the comparison under the timeline.
+    compare: (Arc<Trace>, Arc<Trace>),
+    /// The renewal herd beside the renewal scenario.
+    herd: Option<Arc<Herd>>,
+    /// The schedule explorer, while it is open.
+    exploration: Option<Exploration>,
+    /// The deck entry's speaker notes, while they are shown.
+    notes: Option<Arc<Vec<String>>>,
+    presenting: bool,
 }
 
-/// Everything the user can do.
+/// Everything the user (or the page's timers) can do.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Msg {
     Forward,
@@ -29,6 +46,8 @@ pub enum Msg {
     TogglePlay,
     /// One animation tick while playing.
     Tick,
+    /// Play's speed, in percent of normal.
+    SetSpeed(u64),
     Reset,
     Seek(usize),
     SetPolicy(FencingPolicy),
@@ -38,8 +57,16 @@ pub enum Msg {
         actor: usize,
         pause: Pause,
     },
+    /// A parameter field's new text, parsed here.
+    Edit {
+        param: Param,
+        actor: Option<usize>,
+        text: String,
+    },
     /// Replace the whole scenario (picker, import).
     Load(Scenario),
+    /// Pick a deck entry by id.
+    Pick(String),
     /// Restore a shared view: scenario and step.
     Restore {
         scenario: Scenario,
@@ -58,9 +85,25 @@ pub enum Msg {
         actor: usize,
         delay: Millis,
     },
-    /// Keep the current run as the original and edit a copy.
-    Fork,
-    Unfork,
+    /// Keep the current run as the original and edit a copy; again to close.
+    ToggleFork,
+    ToggleNotes,
+    TogglePresent,
+    /// Leaving fullscreen leaves presenter mode.
+    StopPresenting,
+    /// Open (and start) or close the schedule explorer.
+    ToggleExplore,
+    /// Run up to `budget` more schedules; `elapsed_ms` is the page's clock since the
+    /// exploration started (the lab keeps no time of its own).
+    ExploreChunk {
+        budget: usize,
+        elapsed_ms: f64,
+    },
+    /// Load the explorer's counterexample `index` of table row `row`, at its end.
+    LoadExample {
+        row: usize,
+        index: usize,
+    },
     /// Show a refused input (e.g. a field that did not parse).
     Refuse(String),
     DismissError,
@@ -74,17 +117,69 @@ impl Default for Lab {
 
 impl Lab {
     pub fn new(scenario: Scenario) -> Self {
+        let trace = Arc::new(run(&scenario));
         Self {
-            trace: Arc::new(run(&scenario)),
+            compare: comparison(&trace),
+            herd: Herd::beside(&scenario, None),
+            trace,
             step: 0,
             playing: false,
+            speed: 100,
             error: None,
             fork_of: None,
+            exploration: None,
+            notes: None,
+            presenting: false,
         }
+    }
+
+    pub fn trace(&self) -> &Arc<Trace> {
+        &self.trace
     }
 
     pub fn scenario(&self) -> &Scenario {
         &self.trace.scenario
+    }
+
+    pub fn step(&self) -> usize {
+        self.step
+    }
+
+    pub fn playing(&self) -> bool {
+        self.playing
+    }
+
+    pub fn speed(&self) -> u64 {
+        self.speed
+    }
+
+    pub fn error(&self) -> Option<&str> {
+        self.error.as_deref()
+    }
+
+    pub fn fork_of(&self) -> Option<&Arc<Trace>> {
+        self.fork_of.as_ref()
+    }
+
+    /// Fencing off, and fencing on (the policy on screen if it checks, else strict).
+    pub fn compare(&self) -> (&Arc<Trace>, &Arc<Trace>) {
+        (&self.compare.0, &self.compare.1)
+    }
+
+    pub fn herd(&self) -> Option<&Arc<Herd>> {
+        self.herd.as_ref()
+    }
+
+    pub fn exploration(&self) -> Option<&Exploration> {
+        self.exploration.as_ref()
+    }
+
+    pub fn notes(&self) -> Option<&Arc<Vec<String>>> {
+        self.notes.as_ref()
+    }
+
+    pub fn presenting(&self) -> bool {
+        self.presenting
     }
 
     pub fn at_end(&self) -> bool {
@@ -107,6 +202,7 @@ impl Lab {
                     self.playing = !self.at_end();
                 }
             }
+            Msg::SetSpeed(percent) => self.speed = percent.clamp(10, 1_000),
             Msg::Reset => {
                 self.step = 0;
                 self.playing = false;
@@ -125,11 +221,17 @@ impl Lab {
                 }
                 Err(e) => self.error = Some(e),
             },
+            Msg::Edit { param, actor, text } => {
+                let msg = param.edit(self.scenario(), actor, &text);
+                self.update(msg);
+            }
             Msg::Load(sc) => match sc.validate() {
-                Ok(()) => {
-                    *self = Lab::new(sc);
-                }
+                Ok(()) => self.load(sc),
                 Err(e) => self.error = Some(format!("That scenario was not loaded: {e}.")),
+            },
+            Msg::Pick(id) => match deck::find(&id) {
+                Some(entry) => self.load((entry.build)()),
+                None => self.error = Some(format!("There is no scenario “{id}” in the deck.")),
             },
             Msg::Restore { scenario, step } => {
                 self.update(Msg::Load(scenario));
@@ -185,17 +287,70 @@ impl Lab {
                     None => self.error = Some(format!("There is no actor number {actor}.")),
                 }
             }
-            Msg::Fork => self.fork_of = Some(self.trace.clone()),
-            Msg::Unfork => self.fork_of = None,
+            Msg::ToggleFork => {
+                self.fork_of = match self.fork_of {
+                    Some(_) => None,
+                    None => Some(self.trace.clone()),
+                }
+            }
+            Msg::ToggleNotes => {
+                self.notes = match self.notes {
+                    Some(_) => None,
+                    None => Some(self.deck_notes()),
+                }
+            }
+            Msg::TogglePresent => self.presenting = !self.presenting,
+            Msg::StopPresenting => self.presenting = false,
+            Msg::ToggleExplore => {
+                self.exploration = match self.exploration {
+                    Some(_) => None,
+                    None => Some(Exploration::start(self.scenario())),
+                }
+            }
+            Msg::ExploreChunk { budget, elapsed_ms } => {
+                if let Some(x) = self.exploration.as_mut() {
+                    x.run(budget, elapsed_ms);
+                }
+            }
+            Msg::LoadExample { row, index } => {
+                let picked = self
+                    .exploration
+                    .as_ref()
+                    .and_then(|x| x.example(row, index));
+                if let Some(sc) = picked {
+                    self.update(Msg::Load(sc));
+                    self.step = self.trace.len();
+                }
+            }
             Msg::Refuse(why) => self.error = Some(why),
             Msg::DismissError => self.error = None,
+        }
+    }
+
+    /// A new scenario: back to its start, no fork; notes and the explorer follow it.
+    fn load(&mut self, scenario: Scenario) {
+        let entry_changed = scenario.id != self.scenario().id;
+        self.replace(scenario);
+        self.step = 0;
+        self.playing = false;
+        self.fork_of = None;
+        if entry_changed && self.notes.is_some() {
+            self.notes = Some(self.deck_notes());
         }
     }
 
     /// Re-runs with an edited scenario, keeping the viewer at the end if they were there.
     fn replace(&mut self, scenario: Scenario) {
         let was_at_end = self.at_end() && self.step > 0;
+        self.herd = Herd::beside(&scenario, self.herd.as_ref());
+        // A scenario that differs in what the explorer varies keeps its exploration.
+        if let Some(x) = &self.exploration {
+            if x.key != Exploration::key(&scenario) {
+                self.exploration = Some(Exploration::start(&scenario));
+            }
+        }
         self.trace = Arc::new(run(&scenario));
+        self.compare = comparison(&self.trace);
         self.step = if was_at_end {
             self.trace.len()
         } else {
@@ -212,6 +367,15 @@ impl Lab {
         }
     }
 
+    /// The speaker notes of the deck entry on screen, written from the entry's three runs.
+    fn deck_notes(&self) -> Arc<Vec<String>> {
+        Arc::new(
+            deck::find(&self.scenario().id)
+                .map(|e| (e.notes)(&deck::runs(e)))
+                .unwrap_or_default(),
+        )
+    }
+
     fn check_pause(&self, actor: usize, pause: Pause) -> Result<(), String> {
         let sc = self.scenario();
         let Some(a) = sc.actors.get(actor) else {
@@ -226,6 +390,319 @@ impl Lab {
             ));
         }
         Ok(())
+    }
+}
+
+/// The policy to show as "fencing on" beside `current`.
+pub fn on_policy(current: FencingPolicy) -> FencingPolicy {
+    match current {
+        FencingPolicy::SameEpoch => FencingPolicy::SameEpoch,
+        _ => FencingPolicy::Strict,
+    }
+}
+
+/// Both sides of the comparison, each a real run; the side whose policy is the one on
+/// screen is the run on screen, so only the other side is run again.
+fn comparison(t: &Arc<Trace>) -> (Arc<Trace>, Arc<Trace>) {
+    let side = |policy: FencingPolicy| {
+        if t.scenario.policy == policy {
+            Arc::clone(t)
+        } else {
+            Arc::new(run(&t.scenario.clone().with_policy(policy)))
+        }
+    };
+    (side(FencingPolicy::Off), side(on_policy(t.scenario.policy)))
+}
+
+/// Many holders renewing on one fixed schedule hit the lock server in bursts; jitter
+/// spreads them. Both are real runs of the core's herd simulation.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Herd {
+    pub holders: usize,
+    pub ttl: Millis,
+    pub seed: u64,
+    pub fixed: HerdReport,
+    pub jittered: HerdReport,
+}
+
+impl Herd {
+    pub const HOLDERS: usize = 1_000;
+
+    /// The herd shown beside `sc` (the renewal entry only), reusing `old` when the TTL and
+    /// seed are the same, so a drag does not rerun it.
+    fn beside(sc: &Scenario, old: Option<&Arc<Herd>>) -> Option<Arc<Herd>> {
+        if sc.id != "renewal" {
+            return None;
+        }
+        if let Some(h) = old.filter(|h| h.ttl == sc.lease_ttl && h.seed == sc.seed) {
+            return Some(Arc::clone(h));
+        }
+        let horizon = sc.lease_ttl.saturating_mul(4);
+        Some(Arc::new(Herd {
+            holders: Self::HOLDERS,
+            ttl: sc.lease_ttl,
+            seed: sc.seed,
+            fixed: renewal_herd(Self::HOLDERS, sc.lease_ttl, false, sc.seed, horizon),
+            jittered: renewal_herd(Self::HOLDERS, sc.lease_ttl, true, sc.seed, horizon),
+        }))
+    }
+
+    pub fn caption(&self) -> String {
+        format!(
+            "{} holders renewing every third of a {} ms TTL: the fixed schedule peaks at {} renewals per {} ms, jitter at {}.",
+            self.holders,
+            self.ttl,
+            self.fixed.peak_per_bucket(),
+            self.fixed.bucket_ms,
+            self.jittered.peak_per_bucket()
+        )
+    }
+}
+
+/// The schedule explorer over the scenario on screen: every placement of one actor's pause
+/// (and delivery delay) on a grid, under each policy, run a chunk at a time.
+#[derive(Debug, Clone)]
+pub struct Exploration {
+    /// The scenario with what the explorer varies blanked: a new key restarts it.
+    key: Scenario,
+    /// The scenario counterexamples are applied to.
+    base: Scenario,
+    runner: Option<Explorer>,
+    heading: String,
+    failed: Option<String>,
+    elapsed_ms: f64,
+    ran: bool,
+}
+
+impl Exploration {
+    /// The actor worth exploring: the first with a pause, else the first whose packets are delayed.
+    fn subject(sc: &Scenario) -> usize {
+        sc.actors
+            .iter()
+            .position(|a| !a.pauses.is_empty())
+            .or_else(|| sc.actors.iter().position(|a| a.network_delay > 0))
+            .unwrap_or(0)
+    }
+
+    /// The key ignores what the explorer itself varies (the subject's pause, the policy), so
+    /// loading a counterexample keeps the table.
+    fn key(sc: &Scenario) -> Scenario {
+        let mut sc = sc.clone();
+        sc.policy = FencingPolicy::Strict;
+        let who = Self::subject(&sc);
+        if let Some(a) = sc.actors.get_mut(who) {
+            a.pauses.clear();
+        }
+        sc
+    }
+
+    /// The finest grid (of a few) that keeps the run small enough to finish in a moment.
+    pub fn start(sc: &Scenario) -> Self {
+        let actor = Self::subject(sc);
+        let mut last = String::from("nothing to explore");
+        let mut runner = None;
+        for parts in [100, 50, 25, 10, 5] {
+            let grid = sc.horizon.div_ceil(parts).max(1);
+            match Explorer::new(sc, ExploreSpec::all_policies(actor, grid)) {
+                Ok(e) if e.total() <= 60_000 => {
+                    runner = Some(e);
+                    break;
+                }
+                Ok(e) => last = format!("{} schedules is too many", e.total()),
+                Err(e) => last = e,
+            }
+        }
+        let heading = runner.as_ref().map_or_else(String::new, |r| {
+            let a = &sc.actors[actor];
+            let delays = if a.network_delay > 0 {
+                " and every delivery delay"
+            } else {
+                ""
+            };
+            format!(
+                "Every placement of {}'s pause{delays} on a {} ms grid, under each policy: {} schedules.",
+                a.name,
+                r.spec().grid,
+                r.total()
+            )
+        });
+        Self {
+            key: Self::key(sc),
+            base: sc.clone(),
+            failed: runner
+                .is_none()
+                .then(|| format!("Cannot explore this scenario: {last}.")),
+            runner,
+            heading,
+            elapsed_ms: 0.0,
+            ran: false,
+        }
+    }
+
+    /// Runs up to `budget` more schedules; `elapsed_ms` is what the status line shows.
+    pub fn run(&mut self, budget: usize, elapsed_ms: f64) {
+        if let Some(r) = self.runner.as_mut() {
+            if !r.is_finished() {
+                r.step(budget);
+            }
+            self.elapsed_ms = elapsed_ms;
+            self.ran = true;
+        }
+    }
+
+    pub fn stats(&self) -> &[PolicyStats] {
+        self.runner.as_ref().map_or(&[], |r| r.stats())
+    }
+
+    /// Schedules done and in all.
+    pub fn progress(&self) -> (usize, usize) {
+        self.runner
+            .as_ref()
+            .map_or((0, 0), |r| (r.done(), r.total()))
+    }
+
+    pub fn grid(&self) -> Millis {
+        self.runner.as_ref().map_or(0, |r| r.spec().grid)
+    }
+
+    pub fn heading(&self) -> &str {
+        &self.heading
+    }
+
+    pub fn failed(&self) -> Option<&str> {
+        self.failed.as_deref()
+    }
+
+    /// Whether a chunk has run (the status line shows from then on).
+    pub fn started(&self) -> bool {
+        self.ran
+    }
+
+    pub fn finished(&self) -> bool {
+        self.runner.as_ref().is_none_or(Explorer::is_finished)
+    }
+
+    pub fn elapsed_ms(&self) -> f64 {
+        self.elapsed_ms
+    }
+
+    /// The counterexample as a scenario to load.
+    fn example(&self, row: usize, index: usize) -> Option<Scenario> {
+        let ex = self.stats().get(row)?.examples.get(index)?;
+        Some(ex.schedule.apply(&self.base))
+    }
+}
+
+/// A parameter field of the panel under the timeline. Its code is the field's
+/// `data-param`; the shell hands back the typed value, never the string.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Param {
+    Ttl,
+    Delay,
+    PauseStart,
+    PauseLength,
+}
+
+impl Param {
+    pub const ALL: [Param; 4] = [
+        Param::Ttl,
+        Param::Delay,
+        Param::PauseStart,
+        Param::PauseLength,
+    ];
+
+    pub fn code(self) -> &'static str {
+        match self {
+            Param::Ttl => "ttl",
+            Param::Delay => "delay",
+            Param::PauseStart => "pause-start",
+            Param::PauseLength => "pause-length",
+        }
+    }
+
+    pub fn from_code(code: &str) -> Option<Param> {
+        Param::ALL.into_iter().find(|p| p.code() == code)
+    }
+
+    /// The smallest value the field takes.
+    pub fn min(self) -> u8 {
+        match self {
+            Param::Ttl | Param::PauseLength => 1,
+            Param::Delay | Param::PauseStart => 0,
+        }
+    }
+
+    /// What the field holds for `sc` (and `actor`); also what it shows again after a
+    /// refused edit.
+    pub fn value(self, sc: &Scenario, actor: Option<usize>) -> Option<u64> {
+        let a = actor.and_then(|i| sc.actors.get(i));
+        match self {
+            Param::Ttl => Some(sc.lease_ttl),
+            Param::Delay => a.map(|a| a.network_delay),
+            Param::PauseStart => a.and_then(|a| a.pauses.first()).map(|p| p.start),
+            Param::PauseLength => a.and_then(|a| a.pauses.first()).map(|p| p.duration),
+        }
+    }
+
+    /// The message an edit of this field to `text` sends.
+    fn edit(self, sc: &Scenario, actor: Option<usize>, text: &str) -> Msg {
+        let value = text.trim().parse::<u64>();
+        let pause = actor.and_then(|a| sc.actors.get(a)?.pauses.first().copied());
+        match (self, value) {
+            (Param::Ttl, Ok(v)) => Msg::SetTtl(v),
+            (Param::Ttl, Err(_)) => Msg::Refuse("The lease TTL needs whole milliseconds.".into()),
+            (Param::Delay, Ok(delay)) => Msg::SetDelay {
+                actor: actor.unwrap_or(usize::MAX),
+                delay,
+            },
+            (Param::Delay, Err(_)) => {
+                Msg::Refuse("A network delay needs whole milliseconds.".to_owned())
+            }
+            (Param::PauseStart | Param::PauseLength, Ok(v)) => match (actor, pause) {
+                (Some(actor), Some(p)) => Msg::SetPause {
+                    actor,
+                    pause: if self == Param::PauseStart {
+                        Pause { start: v, ..p }
+                    } else {
+                        Pause { duration: v, ..p }
+                    },
+                },
+                _ => Msg::Refuse("That client has no pause to edit.".to_owned()),
+            },
+            (Param::PauseStart | Param::PauseLength, Err(_)) => {
+                Msg::Refuse("A pause needs whole, non-negative milliseconds.".to_owned())
+            }
+        }
+    }
+}
+
+/// Which part of a pause block a drag holds: the block moves it, the right edge resizes it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Grip {
+    Move,
+    Resize,
+}
+
+impl Grip {
+    pub fn code(self) -> &'static str {
+        match self {
+            Grip::Move => "move",
+            Grip::Resize => "resize",
+        }
+    }
+
+    pub fn from_code(code: &str) -> Option<Grip> {
+        [Grip::Move, Grip::Resize]
+            .into_iter()
+            .find(|g| g.code() == code)
+    }
+
+    /// The pause `p` after dragging this grip by `delta` ms.
+    pub fn apply(self, p: Pause, delta: i64, horizon: Millis) -> Pause {
+        match self {
+            Grip::Move => moved(p, delta, horizon),
+            Grip::Resize => resized(p, delta, horizon),
+        }
     }
 }
 
@@ -335,12 +812,12 @@ mod tests {
     fn fork_keeps_the_original_while_the_copy_changes() {
         let mut lab = Lab::default();
         lab.update(Msg::Seek(usize::MAX));
-        lab.update(Msg::Fork);
+        lab.update(Msg::ToggleFork);
         lab.update(Msg::SetPolicy(FencingPolicy::Off));
         let original = lab.fork_of.as_ref().unwrap();
         assert_eq!(original.summary.final_balance, 90);
         assert_eq!(lab.trace.summary.final_balance, 80);
-        lab.update(Msg::Unfork);
+        lab.update(Msg::ToggleFork);
         assert!(lab.fork_of.is_none());
     }
 
@@ -403,6 +880,130 @@ mod tests {
         assert_eq!(key_to_msg(" "), Some(Msg::TogglePlay));
         assert_eq!(key_to_msg("f"), Some(Msg::CyclePolicy));
         assert_eq!(key_to_msg("q"), None);
+    }
+
+    #[test]
+    fn the_comparison_is_two_real_runs_and_follows_edits() {
+        let mut lab = Lab::default();
+        let (off, on) = lab.compare();
+        assert_eq!(
+            (off.summary.final_balance, on.summary.final_balance),
+            (80, 90)
+        );
+        assert!(
+            Arc::ptr_eq(on, lab.trace()),
+            "the side on screen is not rerun"
+        );
+        lab.update(Msg::SetTtl(100));
+        let (off, on) = lab.compare();
+        assert_eq!(
+            (off.summary.final_balance, on.summary.final_balance),
+            (90, 90)
+        );
+        lab.update(Msg::SetPolicy(FencingPolicy::SameEpoch));
+        assert_eq!(lab.compare().1.scenario.policy, FencingPolicy::SameEpoch);
+        lab.update(Msg::SetPolicy(FencingPolicy::Off));
+        assert_eq!(lab.compare().1.scenario.policy, FencingPolicy::Strict);
+    }
+
+    #[test]
+    fn field_edits_are_parsed_here_and_refusals_keep_the_value() {
+        let mut lab = Lab::default();
+        let edit = |param, actor, text: &str| Msg::Edit {
+            param,
+            actor,
+            text: text.to_owned(),
+        };
+        lab.update(edit(Param::PauseStart, Some(0), " 12 "));
+        assert_eq!(lab.scenario().actors[0].pauses[0].start, 12);
+        lab.update(edit(Param::PauseLength, Some(0), "x"));
+        assert!(lab.error().unwrap().contains("whole, non-negative"));
+        assert_eq!(Param::PauseLength.value(lab.scenario(), Some(0)), Some(50));
+        lab.update(edit(Param::Ttl, None, "45"));
+        assert_eq!(lab.scenario().lease_ttl, 45);
+        lab.update(edit(Param::PauseStart, Some(1), "3"));
+        assert!(lab.error().unwrap().contains("no pause"), "B has no pause");
+        for p in Param::ALL {
+            assert_eq!(Param::from_code(p.code()), Some(p));
+        }
+        assert_eq!(Grip::from_code("resize"), Some(Grip::Resize));
+        assert_eq!(Grip::from_code("x"), None);
+    }
+
+    #[test]
+    fn the_explorer_runs_in_chunks_and_loads_a_counterexample() {
+        let mut lab = Lab::default();
+        lab.update(Msg::ToggleExplore);
+        let x = lab.exploration().unwrap();
+        assert!(
+            x.heading().contains("Every placement of A's pause"),
+            "{}",
+            x.heading()
+        );
+        assert!(!x.started() && !x.finished());
+        lab.update(Msg::ExploreChunk {
+            budget: 100,
+            elapsed_ms: 2.0,
+        });
+        assert_eq!(lab.exploration().unwrap().progress().0, 100);
+        while !lab.exploration().unwrap().finished() {
+            lab.update(Msg::ExploreChunk {
+                budget: 4096,
+                elapsed_ms: 9.0,
+            });
+        }
+        let strict = &lab.exploration().unwrap().stats()[1];
+        assert!(strict.late_writes > 0);
+        let (done, total) = lab.exploration().unwrap().progress();
+        assert_eq!(done, total);
+        // Loading a counterexample keeps the table (it differs only in what is explored).
+        let index = strict
+            .examples
+            .iter()
+            .position(|e| e.verdict.is_harmful())
+            .unwrap();
+        lab.update(Msg::LoadExample { row: 1, index });
+        assert!(lab.at_end());
+        assert!(lab.trace().summary.late_writes_accepted > 0);
+        assert_eq!(lab.scenario().policy, FencingPolicy::Strict);
+        assert!(lab.exploration().unwrap().finished());
+        // Another scenario starts afresh; closing drops it.
+        lab.update(Msg::Pick("delayed-packet".to_owned()));
+        assert_eq!(lab.exploration().unwrap().progress().0, 0);
+        lab.update(Msg::ToggleExplore);
+        assert!(lab.exploration().is_none());
+    }
+
+    #[test]
+    fn notes_herd_and_presenting_live_in_the_lab() {
+        let mut lab = Lab::default();
+        assert!(lab.herd().is_none() && lab.notes().is_none());
+        lab.update(Msg::ToggleNotes);
+        assert!(!lab.notes().unwrap().is_empty());
+        lab.update(Msg::Pick("renewal".to_owned()));
+        let herd = Arc::clone(lab.herd().unwrap());
+        assert!(herd.fixed.peak_per_bucket() > herd.jittered.peak_per_bucket());
+        assert!(
+            herd.caption().starts_with("1000 holders"),
+            "{}",
+            herd.caption()
+        );
+        assert!(lab.notes().unwrap().iter().any(|n| n.contains("renew")));
+        // A drag reruns the scenario, not the herd.
+        let p = lab.scenario().actors[0].pauses[0];
+        lab.update(Msg::SetPause {
+            actor: 0,
+            pause: moved(p, 1, lab.scenario().horizon),
+        });
+        assert!(Arc::ptr_eq(&herd, lab.herd().unwrap()));
+        lab.update(Msg::Pick("nope".to_owned()));
+        assert!(lab.error().unwrap().contains("no scenario"));
+        lab.update(Msg::TogglePresent);
+        assert!(lab.presenting());
+        lab.update(Msg::StopPresenting);
+        assert!(!lab.presenting());
+        lab.update(Msg::SetSpeed(400));
+        assert_eq!(lab.speed(), 400);
     }
 
     #[test]

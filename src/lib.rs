@@ -4,10 +4,8 @@
 
 pub mod core;
 pub mod lab;
-pub mod markup;
-pub mod panels;
 pub mod share;
-pub mod timeline;
+pub mod view;
 
 #[cfg(target_arch = "wasm32")]
 pub mod ui;

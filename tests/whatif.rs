@@ -130,7 +130,7 @@ fn every_knob_survives_the_url() {
 
     // Out of range or unknown: a message, and the last good state stays.
     lab.update(Msg::SetFailover(Some(9_999)));
-    assert!(lab.error.as_deref().unwrap_or("").contains("must come by"));
+    assert!(lab.error().unwrap_or("").contains("must come by"));
     assert_eq!(lab.scenario().failover_at, None);
     for (bad, why) in [
         ("#s=redis-failover&failover=900", "must come by"),

@@ -1,191 +1,177 @@
-//! The schedule explorer panel: runs the core's [`Explorer`] in small time-boxed chunks
-//! (yielding to the browser between them) and lets the user load a violating schedule.
+//! The schedule explorer panel: renders the lab's exploration and pumps it a chunk at a
+//! time (yielding to the browser between chunks) until it is finished.
 
-use std::time::Duration;
-
+use gloo_timers::callback::Timeout;
 use leptos::prelude::*;
 
-use super::markup::markup;
-use super::{now_ms, Send};
-use crate::core::explore::{ExploreSpec, Explorer, PolicyStats};
-use crate::core::{FencingPolicy, Scenario};
-use crate::lab::Msg;
-use crate::panels;
-use crate::timeline::esc;
-use wasm_bindgen::JsCast;
+use super::{now_ms, Dispatch, Rearm};
+use crate::lab::{Lab, Msg};
+use crate::view::panels::{self as model, Count, ExplorerModel};
 
 /// Milliseconds of work per chunk before yielding, so a frame is never blocked for long.
 const CHUNK_MS: f64 = 12.0;
 
-/// The actor worth exploring: the first with a pause, else the first whose packets are delayed.
-fn subject(sc: &Scenario) -> usize {
-    sc.actors
-        .iter()
-        .position(|a| !a.pauses.is_empty())
-        .or_else(|| sc.actors.iter().position(|a| a.network_delay > 0))
-        .unwrap_or(0)
+/// The page's side of a pump: when the exploration started, and how many schedules fit
+/// in a chunk (re-estimated from each chunk's measured time).
+#[derive(Clone, Copy)]
+struct Pace {
+    started: f64,
+    budget: usize,
 }
 
-/// The finest grid (of a few) that keeps the run small enough to finish in a moment.
-fn plan(sc: &Scenario) -> Result<Explorer, String> {
-    let actor = subject(sc);
-    let mut last = String::from("nothing to explore");
-    for parts in [100, 50, 25, 10, 5] {
-        let grid = sc.horizon.div_ceil(parts).max(1);
-        match Explorer::new(sc, ExploreSpec::all_policies(actor, grid)) {
-            Ok(e) if e.total() <= 60_000 => return Ok(e),
-            Ok(e) => last = format!("{} schedules is too many", e.total()),
-            Err(e) => last = e,
-        }
+fn pump(
+    lab: RwSignal<Lab>,
+    dispatch: Dispatch,
+    pace: StoredValue<Pace>,
+    timer: StoredValue<Rearm, LocalStorage>,
+) {
+    let state = lab.with_untracked(|l| l.exploration().map(|x| (x.progress().0, x.finished())));
+    let Some((done, false)) = state else {
+        return;
+    };
+    let t0 = now_ms();
+    if done == 0 {
+        pace.update_value(|p| p.started = t0);
     }
-    Err(last)
-}
-
-#[derive(Clone, PartialEq)]
-struct Progress {
-    done: usize,
-    total: usize,
-    stats: Vec<PolicyStats>,
-    ms: f64,
+    let Pace { started, budget } = pace.get_value();
+    dispatch.msg(Msg::ExploreChunk {
+        budget,
+        elapsed_ms: t0 - started,
+    });
+    let t1 = now_ms();
+    // Aim each chunk at CHUNK_MS: double while well under it, halve when over.
+    let took = t1 - t0;
+    let next = if took < CHUNK_MS / 2.0 {
+        budget.saturating_mul(2).min(1 << 16)
+    } else if took > CHUNK_MS {
+        (budget / 2).max(16)
+    } else {
+        budget
+    };
+    pace.update_value(|p| p.budget = next);
+    if lab.with_untracked(|l| l.exploration().is_some_and(|x| x.finished())) {
+        // The last chunk's own time belongs in the figure shown.
+        dispatch.msg(Msg::ExploreChunk {
+            budget: 0,
+            elapsed_ms: t1 - started,
+        });
+        return;
+    }
+    timer.update_value(|t| t.rearm(Timeout::new(0, move || pump(lab, dispatch, pace, timer))));
 }
 
 #[component]
-pub fn ExplorerPanel(scenario: Memo<Scenario>, send: Send) -> impl IntoView {
-    let runner = StoredValue::new_local(None::<Explorer>);
-    let base = StoredValue::new_local(None::<Scenario>);
-    let progress = RwSignal::new(None::<Progress>);
-    let heading = RwSignal::new(String::new());
-    let failed = RwSignal::new(None::<String>);
-
-    // One chunk, then yield to the browser with a zero-delay timeout.
-    fn pump(
-        runner: StoredValue<Option<Explorer>, LocalStorage>,
-        progress: RwSignal<Option<Progress>>,
-        started: f64,
-    ) {
-        let finished = runner.try_update_value(|r| {
-            let Some(r) = r.as_mut() else { return true };
-            let t0 = now_ms();
-            while !r.is_finished() && now_ms() - t0 < CHUNK_MS {
-                r.step(64);
-            }
-            progress.set(Some(Progress {
-                done: r.done(),
-                total: r.total(),
-                stats: r.stats().to_vec(),
-                ms: now_ms() - started,
-            }));
-            r.is_finished()
-        });
-        if finished == Some(false) {
-            set_timeout(move || pump(runner, progress, started), Duration::ZERO);
-        }
-    }
-
-    let start = move || {
-        let sc = scenario.get_untracked();
-        match plan(&sc) {
-            Ok(explorer) => {
-                let who = &sc.actors[explorer.spec().actor].name;
-                let delays = if sc.actors[explorer.spec().actor].network_delay > 0 {
-                    " and every delivery delay"
-                } else {
-                    ""
-                };
-                heading.set(format!(
-                    "Every placement of {who}'s pause{delays} on a {} ms grid, under each policy: {} schedules.",
-                    explorer.spec().grid,
-                    explorer.total()
-                ));
-                failed.set(None);
-                base.set_value(Some(sc));
-                runner.set_value(Some(explorer));
-                pump(runner, progress, now_ms());
-            }
-            Err(e) => failed.set(Some(format!("Cannot explore this scenario: {e}."))),
-        }
-    };
-    // A new scenario gets a fresh exploration. The key ignores what the explorer itself
-    // varies (the subject's pause, the policy), so loading a counterexample keeps the table.
-    let key = Memo::new(move |_| {
-        let mut sc = scenario.get();
-        sc.policy = FencingPolicy::Strict;
-        let who = subject(&sc);
-        sc.actors[who].pauses.clear();
-        sc
+pub fn ExplorerPanel(lab: RwSignal<Lab>, dispatch: Dispatch) -> impl IntoView {
+    let m = Memo::new(move |_| {
+        lab.with(|l| l.exploration().map(model::explorer))
+            .unwrap_or_default()
     });
+    // A new exploration (a new scenario) starts at 0 done: pump it.
+    let fresh = Memo::new(move |_| m.with(|m| m.done == 0 && m.failed.is_none()));
+    let pace = StoredValue::new(Pace {
+        started: 0.0,
+        budget: 64,
+    });
+    let timer = StoredValue::new_local(Rearm::default());
     Effect::new(move |_| {
-        key.track();
-        start();
+        if fresh.get() {
+            timer
+                .update_value(|t| t.arm(Timeout::new(0, move || pump(lab, dispatch, pace, timer))));
+        }
     });
-    on_cleanup(move || runner.set_value(None));
+    on_cleanup(move || timer.set_value(Rearm::default()));
 
-    // One click handler for every counterexample button (`data-load="<row>:<example>"`).
-    let on_click = move |e: leptos::ev::MouseEvent| {
-        let target = e
-            .target()
-            .and_then(|t| t.dyn_into::<web_sys::Element>().ok());
-        let Some(spec) = target
-            .and_then(|el| el.closest("[data-load]").ok().flatten())
-            .and_then(|b| b.get_attribute("data-load"))
-        else {
-            return;
-        };
-        let Some((row, i)) = spec
-            .split_once(':')
-            .and_then(|(r, i)| Some((r.parse::<usize>().ok()?, i.parse::<usize>().ok()?)))
-        else {
-            return;
-        };
-        let schedule = progress.with_untracked(|p| {
-            p.as_ref()
-                .and_then(|p| p.stats.get(row))
-                .and_then(|st| st.examples.get(i))
-                .map(|ex| ex.schedule)
-        });
-        if let (Some(s), Some(b)) = (schedule, base.get_value()) {
-            send.msg(Msg::Load(s.apply(&b)));
-            send.msg(Msg::Seek(usize::MAX));
+    let cell = |id: &'static str, c: Count| {
+        view! {
+            <td class=if c.bad() { "num bad" } else { "num good" } data-testid=id>
+                {c.0}
+            </td>
         }
     };
-    let html = Memo::new(move |_| {
-        let mut out = format!(
-            r#"<p class="fork-line"><b>Schedule explorer: </b>{}</p>"#,
-            esc(&heading.get())
-        );
-        if let Some(e) = failed.get() {
-            out.push_str(&format!(r#"<p class="warn">{}</p>"#, esc(&e)));
-        }
-        let p = progress.get();
-        let (done, total) = p.as_ref().map_or((0, 1), |p| (p.done, p.total));
-        out.push_str(&format!(
-            r#"<progress data-testid="explore-progress" max="{total}" value="{done}"></progress>"#
-        ));
-        if let Some(p) = &p {
-            out.push_str(&format!(
-                r#"<span class="clock" data-testid="explore-status">{} / {} schedules · {} ms</span>"#,
-                p.done,
-                p.total,
-                p.ms.round() as u64
-            ));
-        }
-        out.push_str(r#"<table class="log"><thead><tr><th>fencing</th><th>explored</th><th title="accepted although a newer token had already been granted">late write accepted</th><th>job ran twice</th><th>out of token order</th><th>two believe they hold it</th><th>counterexamples</th></tr></thead><tbody>"#);
-        if let Some(p) = &p {
-            out.push_str(&panels::explorer_rows(&p.stats));
-        }
-        out.push_str("</tbody></table>");
-        let footnote = p
-            .as_ref()
-            .filter(|p| p.done == p.total)
-            .map(|p| panels::explorer_footnote(&p.stats))
-            .unwrap_or_default();
-        out.push_str(&format!(
-            r#"<p class="fork-line" data-testid="explore-footnote">{}</p>"#,
-            esc(&footnote)
-        ));
-        out
-    });
+    let rows = move || {
+        m.with(|m: &ExplorerModel| {
+            m.rows
+                .iter()
+                .map(|r| {
+                    let code = r.policy.code();
+                    let order = match r.order {
+                        Some(c) => cell("order", c).into_any(),
+                        None => view! {
+                            <td class="num na" data-testid="order" title="refused by the fencing rule">
+                                "— by rule"
+                            </td>
+                        }
+                        .into_any(),
+                    };
+                    let examples = r
+                        .examples
+                        .iter()
+                        .enumerate()
+                        .map(|(i, ex)| {
+                            let (row, index) = (ex.row, ex.index);
+                            view! {
+                                <button
+                                    class="ghost small"
+                                    data-testid=format!("load-{code}-{i}")
+                                    on:click=move |_| dispatch.msg(Msg::LoadExample { row, index })
+                                >
+                                    {ex.text.clone()}
+                                </button>
+                            }
+                        })
+                        .collect_view();
+                    view! {
+                        <tr data-testid=format!("explore-{code}")>
+                            <td>
+                                <b>{r.policy.option()}</b>
+                            </td>
+                            <td class="num">{r.explored}</td>
+                            {cell("late", r.late)}
+                            {cell("twice", r.twice)}
+                            {order}
+                            <td class="num" data-testid="two">{r.two}</td>
+                            <td>{examples}</td>
+                        </tr>
+                    }
+                })
+                .collect_view()
+        })
+    };
     view! {
-        <section class="explorer" data-testid="explorer" aria-label="Schedule explorer" on:click=on_click use:markup=html></section>
+        <section class="explorer" data-testid="explorer" aria-label="Schedule explorer">
+            <p class="fork-line">
+                <b>"Schedule explorer: "</b>
+                {move || m.with(|m| m.heading.clone())}
+            </p>
+            {move || m.with(|m| m.failed.clone()).map(|e| view! { <p class="warn">{e}</p> })}
+            <progress
+                data-testid="explore-progress"
+                max=move || m.with(|m| m.total.to_string())
+                value=move || m.with(|m| m.done.to_string())
+            ></progress>
+            {move || {
+                m.with(|m| m.status.clone())
+                    .map(|s| view! { <span class="clock" data-testid="explore-status">{s}</span> })
+            }}
+            <table class="log">
+                <thead>
+                    <tr>
+                        <th>"fencing"</th>
+                        <th>"explored"</th>
+                        <th title="accepted although a newer token had already been granted">
+                            "late write accepted"
+                        </th>
+                        <th>"job ran twice"</th>
+                        <th>"out of token order"</th>
+                        <th>"two believe they hold it"</th>
+                        <th>"counterexamples"</th>
+                    </tr>
+                </thead>
+                <tbody>{rows}</tbody>
+            </table>
+            <p class="fork-line" data-testid="explore-footnote">
+                {move || m.with(|m| m.footnote.clone())}
+            </p>
+        </section>
     }
 }

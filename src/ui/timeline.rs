@@ -1,22 +1,378 @@
-//! The timeline: one lane per client, then the lease and the storage. Everything drawn
-//! is read off the trace; the pause blocks turn drags into `SetPause` messages.
-
-use std::sync::Arc;
+//! The timeline: one lane per client, then the lease and the storage, rendered from the
+//! typed [`TimelineModel`]. Every moving part is a keyed row with its own memo, so a drag
+//! updates a few attributes of the rows that changed; the pause blocks turn drags into
+//! `SetPause` messages.
 
 use leptos::ev;
 use leptos::prelude::*;
-use wasm_bindgen::JsCast;
 
-use super::markup::markup;
-use super::Send;
+use super::Dispatch;
 use crate::core::{Pause, Trace};
-use crate::lab::{moved, resized, Msg};
-use crate::timeline::{render_grid, render_pauses, render_story, Geometry, VIEW_W};
+use crate::lab::{Grip, Msg};
+use crate::view::timeline::{
+    self as model, n, Band, Belief, Conflict, Grid, Key, Marker, PauseBlock, TimelineModel, VIEW_W,
+};
+use std::sync::Arc;
 
-#[derive(Clone, Copy)]
-enum Grip {
-    Move,
-    Resize,
+/// A row's memo: the row with this key in the model, or `None` once it is gone (its node is
+/// about to be dropped by the `<For>`).
+fn row<T, K>(
+    model: Memo<TimelineModel>,
+    rows: fn(&TimelineModel) -> &[T],
+    key_of: fn(&T) -> K,
+    key: K,
+) -> Memo<Option<T>>
+where
+    T: Clone + PartialEq + Send + Sync + 'static,
+    K: PartialEq + Copy + Send + Sync + 'static,
+{
+    Memo::new(move |_| model.with(|m| rows(m).iter().find(|r| key_of(r) == key).cloned()))
+}
+
+/// One attribute or text of a row, read through a plain `fn`: every binding of a row type
+/// shares one instantiation, which keeps the wasm small.
+fn field<T>(row: Memo<Option<T>>, f: fn(&T) -> String) -> impl Fn() -> String + Copy + 'static
+where
+    T: Send + Sync + 'static,
+{
+    move || row.with(|r| r.as_ref().map(f).unwrap_or_default())
+}
+
+/// Whether a row has an optional part (a label, a link).
+fn has<T>(row: Memo<Option<T>>, f: fn(&T) -> bool) -> Memo<bool>
+where
+    T: Send + Sync + 'static,
+{
+    Memo::new(move |_| row.with(|r| r.as_ref().is_some_and(f)))
+}
+
+/// Lanes and the time axis; they change only with the actors and the horizon.
+#[component]
+fn GridView(grid: Memo<Grid>) -> impl IntoView {
+    move || {
+        grid.with(|g| {
+            let lanes = g
+                .lanes
+                .iter()
+                .enumerate()
+                .map(|(i, l)| {
+                    view! {
+                        <rect
+                            class=format!("lane lane{}", i % 2)
+                            x="0"
+                            y=n(l.y)
+                            width=n(VIEW_W)
+                            height=n(l.h)
+                        ></rect>
+                        <text
+                            class=if l.infra { "lane-name infra" } else { "lane-name actor" }
+                            x="12"
+                            y=n(l.y + l.h / 2.0 + 6.0)
+                        >
+                            {l.name.clone()}
+                        </text>
+                    }
+                })
+                .collect_view();
+            let ticks = g
+                .ticks
+                .iter()
+                .map(|t| {
+                    view! {
+                        <line
+                            class="tick"
+                            x1=n(t.x)
+                            x2=n(t.x)
+                            y1=n(model::TOP)
+                            y2=n(g.bottom + 4.0)
+                        ></line>
+                        <text class="tick-label" x=n(t.x) y=n(g.bottom + 20.0)>
+                            {t.label.clone()}
+                        </text>
+                    }
+                })
+                .collect_view();
+            (lanes, ticks)
+        })
+    }
+}
+
+#[component]
+fn BandRow(model: Memo<TimelineModel>, key: (usize, usize)) -> impl IntoView {
+    let b = row(model, |m| &m.bands, |b: &Band| b.key, key);
+    view! {
+        <rect
+            class=field(b, Band::class)
+            x=field(b, |b| n(b.bar.x))
+            y=field(b, |b| n(b.bar.y))
+            width=field(b, |b| n(b.bar.w))
+            height=field(b, |b| n(b.bar.h))
+            rx="3"
+        ></rect>
+        <text class="band-label" x=field(b, |b| n(b.label.x)) y=field(b, |b| n(b.label.y))>
+            {field(b, |b| b.label.text.clone())}
+        </text>
+    }
+}
+
+#[component]
+fn BeliefRow(model: Memo<TimelineModel>, key: (usize, usize)) -> impl IntoView {
+    let b = row(model, |m| &m.beliefs, |b: &Belief| b.key, key);
+    view! {
+        <rect
+            class=field(b, |b| format!("belief c{}", b.colour))
+            x=field(b, |b| n(b.bar.x))
+            y=field(b, |b| n(b.bar.y))
+            width=field(b, |b| n(b.bar.w))
+            height=field(b, |b| n(b.bar.h))
+            rx="2"
+        ></rect>
+    }
+}
+
+#[component]
+fn ConflictRow(model: Memo<TimelineModel>, key: usize) -> impl IntoView {
+    let c = row(model, |m| &m.conflicts, |c: &Conflict| c.key, key);
+    let labelled = has(c, |c| c.label.is_some());
+    view! {
+        <rect
+            class="conflict"
+            x=field(c, |c| n(c.bar.x))
+            y=field(c, |c| n(c.bar.y))
+            width=field(c, |c| n(c.bar.w))
+            height=field(c, |c| n(c.bar.h))
+        ></rect>
+        {move || {
+            labelled
+                .get()
+                .then(|| {
+                    view! {
+                        <text
+                            class="conflict-label"
+                            x=field(c, |c| c.label.as_ref().map_or_else(String::new, |t| n(t.x)))
+                            y=field(c, |c| c.label.as_ref().map_or_else(String::new, |t| n(t.y)))
+                        >
+                            {field(c, |c| c.label.as_ref().map_or_else(String::new, |t| t.text.clone()))}
+                        </text>
+                    }
+                })
+        }}
+    }
+}
+
+#[component]
+fn MarkerRow(model: Memo<TimelineModel>, key: Key) -> impl IntoView {
+    let m = row(model, |t| &t.markers, |m: &Marker| m.key, key);
+    // A row's key fixes its event kind, and so whether it is a write with a link.
+    let linked = m.with_untracked(|m| m.as_ref().is_some_and(|m| m.link.is_some()));
+    let labelled = has(m, |m| m.label.is_some());
+    view! {
+        <g
+            class=field(m, Marker::class)
+            data-step=field(m, |m| m.step.to_string())
+            data-result=field(m, |m| m.result.to_owned())
+        >
+            <title>{field(m, |m| m.tooltip.clone())}</title>
+            {linked
+                .then(|| {
+                    view! {
+                        <line
+                            class=field(m, |m| format!("link {}", m.verdict.code()))
+                            x1=field(m, |m| m.link.map_or_else(String::new, |l| n(l.x1)))
+                            y1=field(m, |m| m.link.map_or_else(String::new, |l| n(l.y1)))
+                            x2=field(m, |m| m.link.map_or_else(String::new, |l| n(l.x2)))
+                            y2=field(m, |m| m.link.map_or_else(String::new, |l| n(l.y2)))
+                        ></line>
+                    }
+                })}
+            <circle
+                class="ring"
+                cx=field(m, |m| n(m.x))
+                cy=field(m, |m| n(m.y))
+                r=field(m, |m| m.ring.to_string())
+            ></circle>
+            <circle
+                class="dot"
+                cx=field(m, |m| n(m.x))
+                cy=field(m, |m| n(m.y))
+                r=field(m, |m| m.dot.to_string())
+            ></circle>
+            <text class="glyph" x=field(m, |m| n(m.x)) y=field(m, |m| n(m.y + 4.5))>
+                {field(m, |m| m.glyph.to_owned())}
+            </text>
+            {move || {
+                labelled
+                    .get()
+                    .then(|| {
+                        view! {
+                            <text
+                                class="ev-label"
+                                x=field(m, |m| m.label.as_ref().map_or_else(String::new, |t| n(t.x)))
+                                y=field(m, |m| m.label.as_ref().map_or_else(String::new, |t| n(t.y)))
+                            >
+                                {field(m, |m| m.label.as_ref().map_or_else(String::new, |t| t.text.clone()))}
+                            </text>
+                        }
+                    })
+            }}
+        </g>
+    }
+}
+
+/// A pause block. On the live timeline its first pause per actor is draggable: the block
+/// moves it, the grip on its right edge resizes it (`on_grab` starts the drag).
+#[component]
+fn PauseRow(
+    model: Memo<TimelineModel>,
+    key: (usize, usize),
+    on_grab: Option<Callback<(ev::PointerEvent, usize, Grip)>>,
+) -> impl IntoView {
+    let p = row(model, |m| &m.pauses, |p: &PauseBlock| (p.actor, p.nth), key);
+    /// x, y, width and height of one of the block's boxes.
+    fn bar(
+        p: Memo<Option<PauseBlock>>,
+        x: fn(&PauseBlock) -> String,
+        y: fn(&PauseBlock) -> String,
+        w: fn(&PauseBlock) -> String,
+        h: fn(&PauseBlock) -> String,
+    ) -> [impl Fn() -> String + Copy; 4] {
+        [field(p, x), field(p, y), field(p, w), field(p, h)]
+    }
+    let body = bar(
+        p,
+        |p| n(p.body.x),
+        |p| n(p.body.y),
+        |p| n(p.body.w),
+        |p| n(p.body.h),
+    );
+    let block = view! {
+        <rect class="pause-body" x=body[0] y=body[1] width=body[2] height=body[3] rx="4"></rect>
+        <text class="pause-label" x=field(p, |p| n(p.label.x)) y=field(p, |p| n(p.label.y))>
+            {field(p, |p| p.label.text.clone())}
+        </text>
+    };
+    let draggable = p.with_untracked(|p| p.as_ref().is_some_and(|p| p.draggable));
+    match on_grab.filter(|_| draggable) {
+        None => view! { <g class="pause">{block}</g> }.into_any(),
+        Some(grab) => {
+            let name = p.with_untracked(|p| p.as_ref().map(|p| p.name.clone()).unwrap_or_default());
+            let actor = key.0;
+            let hit = bar(
+                p,
+                |p| n(p.hit().x),
+                |p| n(p.hit().y),
+                |p| n(p.hit().w),
+                |p| n(p.hit().h),
+            );
+            let grip_hit = bar(
+                p,
+                |p| n(p.grip_hit().x),
+                |p| n(p.grip_hit().y),
+                |p| n(p.grip_hit().w),
+                |p| n(p.grip_hit().h),
+            );
+            let grip = bar(
+                p,
+                |p| n(p.grip().x),
+                |p| n(p.grip().y),
+                |p| n(p.grip().w),
+                |p| n(p.grip().h),
+            );
+            view! {
+                <g
+                    class="pause"
+                    data-testid=format!("pause-{name}")
+                    data-actor=actor.to_string()
+                    data-grip=Grip::Move.code()
+                    on:pointerdown=move |e| grab.run((e, actor, Grip::Move))
+                >
+                    <title>{format!("{name}'s pause: drag to move, drag the right edge to resize")}</title>
+                    <rect class="hit" x=hit[0] y=hit[1] width=hit[2] height=hit[3]></rect>
+                    {block}
+                </g>
+                <g
+                    class="grip"
+                    data-testid=format!("pause-{name}-resize")
+                    data-actor=actor.to_string()
+                    data-grip=Grip::Resize.code()
+                    on:pointerdown=move |e| grab.run((e, actor, Grip::Resize))
+                >
+                    <title>{format!("Resize {name}'s pause")}</title>
+                    <rect class="hit" x=grip_hit[0] y=grip_hit[1] width=grip_hit[2] height=grip_hit[3]></rect>
+                    <rect class="pause-grip" x=grip[0] y=grip[1] width=grip[2] height=grip[3]></rect>
+                </g>
+            }
+            .into_any()
+        }
+    }
+}
+
+/// Bands, beliefs, conflicts, (the copy's pauses), markers and the cursor.
+#[component]
+fn Drawing(model: Memo<TimelineModel>, live: bool) -> impl IntoView {
+    let keys = |f: fn(&TimelineModel) -> Vec<(usize, usize)>| move || model.with(f);
+    view! {
+        <g class="drawing">
+            <For
+                each=keys(|m| m.bands.iter().map(|b| b.key).collect())
+                key=|k| *k
+                children=move |key| view! { <BandRow model key/> }
+            />
+            <For
+                each=keys(|m| m.beliefs.iter().map(|b| b.key).collect())
+                key=|k| *k
+                children=move |key| view! { <BeliefRow model key/> }
+            />
+            <For
+                each=move || model.with(|m| m.conflicts.iter().map(|c| c.key).collect::<Vec<_>>())
+                key=|k| *k
+                children=move |key| view! { <ConflictRow model key/> }
+            />
+            {(!live)
+                .then(|| {
+                    view! {
+                        <For
+                            each=keys(|m| m.pauses.iter().map(|p| (p.actor, p.nth)).collect())
+                            key=|k| *k
+                            children=move |key| view! { <PauseRow model key on_grab=None/> }
+                        />
+                    }
+                })}
+            <For
+                each=move || model.with(|m| m.markers.iter().map(|m| m.key).collect::<Vec<_>>())
+                key=|k| *k
+                children=move |key| view! { <MarkerRow model key/> }
+            />
+            <g class="cursor">
+                <line
+                    x1=move || model.with(|m| n(m.cursor.x))
+                    x2=move || model.with(|m| n(m.cursor.x))
+                    y1=move || model.with(|m| n(m.cursor.y1))
+                    y2=move || model.with(|m| n(m.cursor.y2))
+                ></line>
+            </g>
+        </g>
+    }
+}
+
+/// The original run's timeline in the fork panel: not draggable.
+#[component]
+pub fn StaticTimeline(trace: Memo<Arc<Trace>>, step: Memo<usize>) -> impl IntoView {
+    let grid = Memo::new(move |_| trace.with(|t| model::grid(t)));
+    let drawn = Memo::new(move |_| trace.with(|t| model::model(t, step.get(), false)));
+    view! {
+        <svg
+            class="timeline original"
+            role="img"
+            aria-label="Original timeline"
+            viewBox=move || drawn.with(|m| m.view_box.clone())
+        >
+            <g class="grid">
+                <GridView grid/>
+            </g>
+            <Drawing model=drawn live=false/>
+        </svg>
+    }
 }
 
 #[derive(Clone, Copy)]
@@ -37,50 +393,28 @@ struct Drag {
 impl Drag {
     /// Client x (CSS px) → SVG user units.
     fn units(&self, client_x: i32) -> f64 {
-        (client_x as f64 - self.left) * VIEW_W as f64 / self.width.max(1.0)
+        (client_x as f64 - self.left) * VIEW_W / self.width.max(1.0)
     }
 }
 
 #[component]
-pub fn Timeline(trace: Memo<Arc<Trace>>, step: Memo<usize>, send: Send) -> impl IntoView {
+pub fn Timeline(trace: Memo<Arc<Trace>>, step: Memo<usize>, dispatch: Dispatch) -> impl IntoView {
     let svg_ref = NodeRef::<leptos::svg::Svg>::new();
     let drag = StoredValue::new(None::<Drag>);
-    let geometry = Memo::new(move |_| trace.with(|t| Geometry::of(t)));
+    let geometry = Memo::new(move |_| trace.with(|t| model::Geometry::of(t)));
     // Lanes and axis depend on the actors and the horizon only: a drag never redraws them.
-    let lanes = Memo::new(move |_| {
-        trace.with(|t| {
-            let names: Vec<String> = t.scenario.actors.iter().map(|a| a.name.clone()).collect();
-            (names, t.scenario.horizon)
-        })
-    });
-    let grid = Memo::new(move |_| {
-        lanes.track();
-        trace.with_untracked(|t| render_grid(t))
-    });
+    let grid = Memo::new(move |_| trace.with(|t| model::grid(t)));
     // A memo, so a pointer move that changes nothing writes nothing to the DOM.
-    let drawing = Memo::new(move |_| trace.with(|t| render_story(t, step.get(), false)));
+    let drawn = Memo::new(move |_| trace.with(|t| model::model(t, step.get(), true)));
 
-    // One handler for every pause block: the pressed block says which actor and grip.
-    let start_drag = move |e: ev::PointerEvent| {
-        let Some(el) = e
-            .target()
-            .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
-            .and_then(|el| el.closest("[data-grip]").ok().flatten())
-        else {
-            return;
-        };
-        let Some(actor) = el
-            .get_attribute("data-actor")
-            .and_then(|a| a.parse::<usize>().ok())
-        else {
-            return;
-        };
-        let grip = match el.get_attribute("data-grip").as_deref() {
-            Some("resize") => Grip::Resize,
-            _ => Grip::Move,
-        };
+    let grab = Callback::new(move |(e, actor, grip): (ev::PointerEvent, usize, Grip)| {
         e.prevent_default();
-        let _ = el.set_pointer_capture(e.pointer_id());
+        if let Some(el) = e
+            .current_target()
+            .and_then(|t| wasm_bindgen::JsCast::dyn_into::<web_sys::Element>(t).ok())
+        {
+            let _ = el.set_pointer_capture(e.pointer_id());
+        }
         let pause0 = trace.with_untracked(|t| {
             t.scenario
                 .actors
@@ -92,8 +426,8 @@ pub fn Timeline(trace: Memo<Arc<Trace>>, step: Memo<usize>, send: Send) -> impl 
             .map(|svg| svg.get_bounding_client_rect());
         if let (Some(pause0), Some(rect)) = (pause0, rect) {
             let view_h = geometry.get_untracked().height();
-            let scale = (rect.width() / VIEW_W as f64).min(rect.height() / view_h.max(1.0));
-            let drawn = VIEW_W as f64 * scale;
+            let scale = (rect.width() / VIEW_W).min(rect.height() / view_h.max(1.0));
+            let drawn = VIEW_W * scale;
             let mut d = Drag {
                 actor,
                 grip,
@@ -105,7 +439,7 @@ pub fn Timeline(trace: Memo<Arc<Trace>>, step: Memo<usize>, send: Send) -> impl 
             d.x0 = d.units(e.client_x());
             drag.set_value(Some(d));
         }
-    };
+    });
     let move_drag = move |e: ev::PointerEvent| {
         let Some(d) = drag.get_value() else { return };
         let (horizon, current) = trace.with_untracked(|t| {
@@ -118,21 +452,15 @@ pub fn Timeline(trace: Memo<Arc<Trace>>, step: Memo<usize>, send: Send) -> impl 
             .get_untracked()
             .scale
             .ms(d.units(e.client_x()) - d.x0);
-        let pause = match d.grip {
-            Grip::Move => moved(d.pause0, delta, horizon),
-            Grip::Resize => resized(d.pause0, delta, horizon),
-        };
+        let pause = d.grip.apply(d.pause0, delta, horizon);
         if Some(pause) != current {
-            send.msg(Msg::SetPause {
+            dispatch.msg(Msg::SetPause {
                 actor: d.actor,
                 pause,
             });
         }
     };
     let end_drag = move |_e: ev::PointerEvent| drag.set_value(None);
-
-    // The pause blocks are markup too; edits keep their nodes, and so a drag's capture.
-    let pauses = Memo::new(move |_| trace.with(|t| render_pauses(t)));
 
     view! {
         <figure class="timeline-wrap">
@@ -141,15 +469,24 @@ pub fn Timeline(trace: Memo<Arc<Trace>>, step: Memo<usize>, send: Send) -> impl 
                 class="timeline main"
                 role="group"
                 aria-label="Timeline"
-                viewBox=move || geometry.get().view_box()
-                on:pointerdown=start_drag
+                viewBox=move || drawn.with(|m| m.view_box.clone())
                 on:pointermove=move_drag
                 on:pointerup=end_drag
                 on:pointercancel=end_drag
             >
-                <g class="grid" use:markup=grid></g>
-                <g class="drawing" use:markup=drawing></g>
-                <g class="pause-blocks" use:markup=pauses></g>
+                <g class="grid">
+                    <GridView grid/>
+                </g>
+                <Drawing model=drawn live=true/>
+                <g class="pause-blocks">
+                    <For
+                        each=move || {
+                            drawn.with(|m| m.pauses.iter().map(|p| (p.actor, p.nth)).collect::<Vec<_>>())
+                        }
+                        key=|k| *k
+                        children=move |key| view! { <PauseRow model=drawn key on_grab=Some(grab)/> }
+                    />
+                </g>
             </svg>
         </figure>
     }

@@ -116,8 +116,9 @@ test('a drag edits the page in place, and ends exactly as a fresh load of its li
 
   // Each panel, with attributes sorted, plus what every field shows.
   const snapshot = (p) => p.evaluate(() => {
-    const canon = (n) => n.nodeType === 3
-      ? n.nodeValue
+    // Comments are the renderer's own placeholders, not content.
+    const canon = (n) => n.nodeType === 8 ? ''
+      : n.nodeType === 3 ? n.nodeValue
       : `<${n.nodeName}${[...n.attributes].map((a) => ` ${a.name}=${a.value}`).sort().join('')}>${[...n.childNodes].map(canon).join('')}</>`;
     const panels = ['svg.timeline g.drawing', 'section.story', 'section.ledger-panel', 'section.compare', 'section.pauses']
       .map((sel) => canon(document.querySelector(sel)));
@@ -185,25 +186,6 @@ test('dark theme and reduced motion render the same story', async () => {
   const bg = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
   assert.equal(bg, 'rgb(20, 22, 26)');
   await screenshot(page, 'dark-end.png');
-  await context.close();
-});
-
-test('a panic shows a visible banner, not a blank page', async () => {
-  const { page, context, problems } = await open();
-  const thrown = await page.evaluate(() => {
-    try {
-      window.wasmBindings.panic_for_test();
-      return null;
-    } catch (e) {
-      return String(e);
-    }
-  });
-  assert.ok(thrown, 'the panic surfaces as an exception');
-  const banner = page.locator('#fatal');
-  await banner.waitFor();
-  assert.match(await banner.innerText(), /hit a bug and stopped: .*deliberate test panic/);
-  // This page is expected to have logged the panic; keep it out of the no-errors check.
-  problems.errors.length = 0;
   await context.close();
 });
 

@@ -1,9 +1,11 @@
 // Browser figures for scripts/bench.sh (not a test: nothing here asserts a time).
 //   node bench.mjs            → drag latency, explorer throughput and first paint in headless Chromium
 // Prints one `key value` line per figure.
-import { serveDist, launch, openApp } from './harness.js';
+import { serveDist, launch, openApp, HOOKS_DIST } from './harness.js';
 
 const server = await serveDist();
+// The explorer figure needs a bench hook, which only the test-hooks build exports.
+const hooks = await serveDist('', HOOKS_DIST);
 const browser = await launch();
 try {
   // 1. A scripted 5-second drag of A's pause, as a presenter would: at the end of the
@@ -140,7 +142,7 @@ try {
   console.log(`drag.final_balance ${warm[2].balance}`);
   await dragContext.close();
 
-  const { page, context } = await openApp(browser, server.origin);
+  const { page, context } = await openApp(browser, hooks.origin);
 
   // 2. The explorer over the headline on a 1 ms grid, synchronously in wasm (median of 5).
   const explore = await page.evaluate(() => {
@@ -208,4 +210,5 @@ try {
 } finally {
   await browser.close();
   await server.close();
+  await hooks.close();
 }

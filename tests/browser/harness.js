@@ -9,6 +9,8 @@ import { chromium } from 'playwright-core';
 
 const here = dirname(fileURLToPath(import.meta.url));
 export const DIST = process.env.FENCING_DIST ?? join(here, '..', '..', 'dist');
+/** The same app built with `--features test-hooks` (a deliberate panic, bench hooks). */
+export const HOOKS_DIST = process.env.FENCING_HOOKS_DIST ?? join(here, '..', '..', 'dist-test');
 export const ARTIFACTS = join(here, 'artifacts');
 
 const TYPES = {
@@ -21,12 +23,12 @@ const TYPES = {
 };
 
 /**
- * Serves DIST on 127.0.0.1 at a free port, under `prefix` (e.g. '/tools/fencing-lab', as a
+ * Serves `dist` (DIST unless told) on 127.0.0.1 at a free port, under `prefix` (e.g. '/tools/fencing-lab', as a
  * static host would serve a sub-path); anything outside the prefix is a 404.
  */
-export async function serveDist(prefix = '') {
-  if (!existsSync(join(DIST, 'index.html'))) {
-    throw new Error(`no build at ${DIST}: run trunk build --release first`);
+export async function serveDist(prefix = '', dist = DIST) {
+  if (!existsSync(join(dist, 'index.html'))) {
+    throw new Error(`no build at ${dist}: run trunk build --release first`);
   }
   const server = createServer(async (req, res) => {
     const full = normalize(decodeURIComponent(new URL(req.url, 'http://x').pathname));
@@ -35,8 +37,8 @@ export async function serveDist(prefix = '') {
       return;
     }
     const path = full.slice(prefix.length);
-    const file = join(DIST, path === '/' ? 'index.html' : path);
-    if (!file.startsWith(DIST)) {
+    const file = join(dist, path === '/' ? 'index.html' : path);
+    if (!file.startsWith(dist)) {
       res.writeHead(403).end();
       return;
     }

@@ -7,7 +7,7 @@ import { serveDist, launch, openApp } from './harness.js';
 
 /**
  * `where`: `{ prefix }` serves dist/ under a sub-path; `{ file }` opens that file from disk
- * (file://) with no server at all.
+ * (file://) with no server at all; `{ dist }` serves another build (the test-hooks one).
  */
 export function session(where = {}) {
   let server;
@@ -16,7 +16,7 @@ export function session(where = {}) {
   before(async () => {
     server = where.file
       ? { origin: pathToFileURL(where.file).href, close: async () => {} }
-      : await serveDist(where.prefix ?? '');
+      : await serveDist(where.prefix ?? '', where.dist);
     browser = await launch();
   });
   after(async () => {

@@ -1,0 +1,314 @@
+//! The panels around the timeline, each rendering one typed model of [`crate::view::panels`]:
+//! the story line, the storage side, the off/on comparison, the fork, the parameter fields,
+//! the speaker notes and the renewal herd.
+
+use std::sync::Arc;
+
+use leptos::prelude::*;
+
+use super::timeline::StaticTimeline;
+use super::Dispatch;
+use crate::core::{deck, Scenario, Trace};
+use crate::lab::{Herd, Lab, Msg, Param};
+use crate::view::panels::{self as model, Field, FieldGroup, LogRow, ParamsModel, StorageModel};
+use crate::view::timeline::{self as chart, n};
+
+/// The question being answered, the current narration and what to say out loud.
+#[component]
+pub fn Story(trace: Memo<Arc<Trace>>, step: Memo<usize>) -> impl IntoView {
+    let m = Memo::new(move |_| trace.with(|t| model::story(t, step.get())));
+    view! {
+        <section class="story" aria-live="polite">
+            {move || {
+                m.with(|m| m.question)
+                    .map(|q| view! { <p class="question" data-testid="question">{q}</p> })
+            }}
+            <p class="narration" data-testid="narration">
+                {move || m.with(|m| m.narration.clone())}
+            </p>
+            <p class="say">
+                <span class="say-k">"Say: "</span>
+                <span data-testid="talking-point">{move || m.with(|m| m.say.clone())}</span>
+            </p>
+        </section>
+    }
+}
+
+/// Reads one text of the storage model.
+fn text(m: Memo<StorageModel>, f: fn(&StorageModel) -> String) -> impl Fn() -> String + Copy {
+    move || m.with(f)
+}
+
+/// Balance, fence, who holds and who believes, and the write log so far.
+#[component]
+pub fn Storage(trace: Memo<Arc<Trace>>, step: Memo<usize>) -> impl IntoView {
+    let m = Memo::new(move |_| trace.with(|t| model::storage(t, step.get())));
+    let rows = move || m.with(|m| (0..m.rows.len()).collect::<Vec<_>>());
+    view! {
+        <section class="ledger-panel" aria-label="Storage">
+            <div class="metrics">
+                <div class="metric">
+                    <span class="k">{text(m, |m| m.figure.to_owned())}</span>
+                    <span class=move || if m.with(|m| m.words) { "v words" } else { "v" } data-testid="balance">
+                        {text(m, |m| m.value.clone())}
+                    </span>
+                </div>
+                <div class="metric">
+                    <span class="k">"Last fence"</span>
+                    <span class="v" data-testid="last-fence">{text(m, |m| m.fence.clone())}</span>
+                    <span class="cap">{text(m, |m| m.fence_caption.to_owned())}</span>
+                </div>
+                <div class="metric small">
+                    <span class="k">"Lock server says"</span>
+                    <span data-testid="holder">{text(m, |m| m.holder.clone())}</span>
+                    <span class="k">"Believe they hold it"</span>
+                    <span data-testid="believers" class:warn=move || m.with(|m| m.two_believe)>
+                        {text(m, |m| m.believers.clone())}
+                    </span>
+                </div>
+            </div>
+            <table class="log" data-testid="ledger">
+                <caption>"Write log (append-only; every attempt)"</caption>
+                <thead>
+                    <tr>
+                        <th>"time"</th>
+                        <th>"writer"</th>
+                        <th>"token"</th>
+                        <th>{text(m, |m| m.change.to_owned())}</th>
+                        <th>"result"</th>
+                        <th>{text(m, |m| m.after.to_owned())}</th>
+                    </tr>
+                </thead>
+                <tbody>
+                    <For each=rows key=|k| *k children=move |k| view! { <LogLine m k/> }/>
+                </tbody>
+            </table>
+        </section>
+    }
+}
+
+/// One write attempt of the log; rows only ever append as the steps go on.
+#[component]
+fn LogLine(m: Memo<StorageModel>, k: usize) -> impl IntoView {
+    let r = Memo::new(move |_| m.with(|m| m.rows.get(k).cloned()));
+    let cell =
+        move |f: fn(&LogRow) -> String| move || r.with(|r| r.as_ref().map(f).unwrap_or_default());
+    view! {
+        <tr
+            data-testid="ledger-row"
+            class=move || if r.with(|r| r.as_ref().is_some_and(|r| r.accepted)) { "accepted" } else { "rejected" }
+        >
+            <td>{cell(|r| r.time.clone())}</td>
+            <td>{cell(|r| r.writer.clone())}</td>
+            <td class="num">{cell(|r| r.token.clone())}</td>
+            <td class="num">{cell(|r| r.change.clone())}</td>
+            <td class="verdict">{cell(|r| r.verdict.to_owned())}</td>
+            <td class="num">{cell(|r| r.after.clone())}</td>
+        </tr>
+    }
+}
+
+/// "fencing off → 80" beside "fencing on → 90", from the lab's two real runs.
+#[component]
+pub fn Compare(lab: RwSignal<Lab>) -> impl IntoView {
+    let m = Memo::new(move |_| {
+        lab.with(|l| {
+            let (off, on) = l.compare();
+            model::compare(off, on)
+        })
+    });
+    let v = move || if m.with(|m| m.words) { "v words" } else { "v" };
+    view! {
+        <section class="compare" aria-label="Outcome with and without a fence check">
+            <div class="side off" data-testid="summary-off">
+                <span class="k">"fencing off →"</span>
+                <span class=v>{move || m.with(|m| m.off.value.clone())}</span>
+                <span class="cap">{move || m.with(|m| m.off.outcome.clone())}</span>
+            </div>
+            <div class="side on" data-testid="summary-on">
+                <span class="k">{move || m.with(|m| format!("fencing on ({}) →", m.on_policy))}</span>
+                <span class=v>{move || m.with(|m| m.on.value.clone())}</span>
+                <span class="cap">{move || m.with(|m| m.on.outcome.clone())}</span>
+            </div>
+        </section>
+    }
+}
+
+/// The run kept at fork time beside the edited one, with the original's timeline.
+#[component]
+pub fn Fork(lab: RwSignal<Lab>, trace: Memo<Arc<Trace>>, step: Memo<usize>) -> impl IntoView {
+    let original = Memo::new_with_compare(
+        move |_| {
+            lab.with(|l| {
+                l.fork_of()
+                    .cloned()
+                    .unwrap_or_else(|| Arc::clone(l.trace()))
+            })
+        },
+        |old, new| !matches!((old, new), (Some(a), Some(b)) if Arc::ptr_eq(a, b)),
+    );
+    view! {
+        <section class="fork" data-testid="fork" aria-label="Original and fork">
+            <p class="fork-line">
+                <b>"Original: "</b>
+                <span data-testid="fork-original">{move || original.with(|t| model::fork_line(t))}</span>
+            </p>
+            <p class="fork-line">
+                <b>"Fork: "</b>
+                <span data-testid="fork-current">{move || trace.with(|t| model::fork_line(t))}</span>
+            </p>
+            <StaticTimeline trace=original step/>
+        </section>
+    }
+}
+
+/// Precise, keyboard-friendly editing of TTL, delays and pauses (the drag does the same).
+#[component]
+pub fn Params(scenario: Memo<Scenario>, dispatch: Dispatch) -> impl IntoView {
+    // The deck's own version of the scenario, to decide who gets a delay field: built once per pick.
+    let id = Memo::new(move |_| scenario.with(|sc| sc.id.clone()));
+    let base = Memo::new(move |_| id.with(|id| deck::find(id).map(|e| (e.build)())));
+    let m = Memo::new(move |_| scenario.with(|sc| base.with(|b| model::params(sc, b.as_ref()))));
+    view! {
+        <section class="pauses" aria-label="Parameters">
+            <For
+                each=move || m.with(|m| m.groups.iter().map(FieldGroup::key).collect::<Vec<_>>())
+                key=|k| *k
+                children=move |key| view! { <Group m key scenario dispatch/> }
+            />
+        </section>
+    }
+}
+
+#[component]
+fn Group(
+    m: Memo<ParamsModel>,
+    key: (Param, Option<usize>),
+    scenario: Memo<Scenario>,
+    dispatch: Dispatch,
+) -> impl IntoView {
+    let g = Memo::new(move |_| m.with(|m| m.groups.iter().find(|g| g.key() == key).cloned()));
+    let input = move |pick: fn(&FieldGroup) -> Option<&Field>| {
+        let f = move || g.with(|g| g.as_ref().and_then(pick).cloned());
+        let first = f();
+        let (param, actor) = first
+            .as_ref()
+            .map_or((key.0, key.1), |f| (f.param, f.actor));
+        view! {
+            <input
+                type="number"
+                min=first.as_ref().map(|f| f.min.to_string())
+                aria-label=first.as_ref().map(|f| f.label.clone())
+                data-param=param.code()
+                data-actor=actor.map(|a| a.to_string())
+                prop:value=move || f().map(|f| f.value.to_string()).unwrap_or_default()
+                on:change:target=move |e| {
+                    dispatch.msg(Msg::Edit { param, actor, text: e.target().value() });
+                    // A refused edit leaves the scenario (and so the model) unchanged: show
+                    // the last good value again.
+                    if let Some(v) = scenario.with_untracked(|sc| param.value(sc, actor)) {
+                        e.target().set_value(&v.to_string());
+                    }
+                }
+            />
+        }
+    };
+    let name = g.with_untracked(|g| match g {
+        Some(FieldGroup::Delay { name, .. } | FieldGroup::Pause { name, .. }) => name.clone(),
+        _ => String::new(),
+    });
+    match key.0 {
+        Param::Ttl => view! {
+            <span class="pause-edit">
+                "Lease TTL " {input(|g| match g { FieldGroup::Ttl(f) => Some(f), _ => None })} " ms"
+            </span>
+        }
+        .into_any(),
+        Param::Delay => view! {
+            <span class="pause-edit">
+                <b>{name}</b> "'s packets take "
+                {input(|g| match g { FieldGroup::Delay { field, .. } => Some(field), _ => None })} " ms"
+            </span>
+        }
+        .into_any(),
+        _ => view! {
+            <span class="pause-edit">
+                <b>{name}</b> " pauses at "
+                {input(|g| match g { FieldGroup::Pause { start, .. } => Some(start), _ => None })} " ms for "
+                {input(|g| match g { FieldGroup::Pause { length, .. } => Some(length), _ => None })} " ms"
+            </span>
+        }
+        .into_any(),
+    }
+}
+
+/// Speaker notes for the current deck entry, shown on demand (`n`).
+#[component]
+pub fn Notes(lab: RwSignal<Lab>) -> impl IntoView {
+    let notes = Memo::new_with_compare(
+        move |_| lab.with(|l| l.notes().cloned()),
+        |old, new| match (old, new) {
+            (Some(Some(a)), Some(Some(b))) => !Arc::ptr_eq(a, b),
+            (Some(None), Some(None)) => false,
+            _ => true,
+        },
+    );
+    move || {
+        notes.get().map(|items| {
+            view! {
+                <aside class="notes" data-testid="notes" aria-label="Speaker notes">
+                    <ul>{items.iter().map(|n| view! { <li>{n.clone()}</li> }).collect_view()}</ul>
+                </aside>
+            }
+        })
+    }
+}
+
+/// For the renewal scenario: the lab's two herd runs as bar charts, folded by default so
+/// the page still fits a projector; one click opens the chart.
+#[component]
+pub fn HerdPanel(herd: Memo<Option<Arc<Herd>>>) -> impl IntoView {
+    move || {
+        herd.get().map(|h| {
+            let chart = chart::herd(&h.fixed, &h.jittered);
+            let rows = chart
+                .rows
+                .into_iter()
+                .map(|r| {
+                    let class = format!("herd-bar {}", r.class);
+                    let bars = r
+                        .bars
+                        .iter()
+                        .map(|b| {
+                            view! {
+                                <rect class=class.clone() x=n(b.x) y=n(b.y) width=n(b.w) height=n(b.h)></rect>
+                            }
+                        })
+                        .collect_view();
+                    view! {
+                        <text class="herd-label" x=n(r.label.x) y=n(r.label.y)>{r.label.text}</text>
+                        <text class="herd-peak" x=n(r.peak.x) y=n(r.peak.y)>{r.peak.text}</text>
+                        {bars}
+                        <line class="tick" x1=n(r.base.x1) x2=n(r.base.x2) y1=n(r.base.y1) y2=n(r.base.y2)></line>
+                    }
+                })
+                .collect_view();
+            view! {
+                <details class="herd" data-testid="herd" aria-label="Thundering herd">
+                    <summary class="fork-line">
+                        <b>"Thundering herd: "</b>
+                        <span data-testid="herd-caption">{h.caption()}</span>
+                    </summary>
+                    <svg
+                        class="herd-chart"
+                        viewBox="0 0 1000 150"
+                        role="img"
+                        aria-label="Renewals per bucket, fixed versus jittered"
+                    >
+                        {rows}
+                    </svg>
+                </details>
+            }
+        })
+    }
+}

@@ -1,0 +1,579 @@
+//! The panels beside the timeline as typed models: the story line, the storage panel, the
+//! off-versus-on comparison, the fork, the explorer's table and the parameter fields.
+//!
+//! Pure and native, read off traces and the [`Lab`]; tests assert their fields. The Leptos
+//! shell renders each one with `view!`.
+
+use crate::core::explore::{Example, PolicyStats};
+use crate::core::story;
+use crate::core::{Fence, FencingPolicy, Scenario, Trace, WriteRecord};
+use crate::lab::{Exploration, Param};
+
+fn token(f: Option<Fence>) -> String {
+    f.map_or_else(|| "—".to_owned(), |f| f.to_string())
+}
+
+/// The question being answered, the current narration and what to say out loud.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct StoryModel {
+    pub question: Option<&'static str>,
+    pub narration: String,
+    pub say: String,
+}
+
+pub fn story(t: &Trace, step: usize) -> StoryModel {
+    StoryModel {
+        question: crate::core::deck::find(&t.scenario.id)
+            .map(|e| e.question)
+            .filter(|q| !q.is_empty()),
+        narration: story::narration(t, step),
+        say: story::say(t, step),
+    }
+}
+
+/// Balance (or result row), fence, who holds and who believes, and the write log so far.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct StorageModel {
+    /// "Balance", or "Result row" for a job that publishes.
+    pub figure: &'static str,
+    /// The figure is words (a result row), not a number.
+    pub words: bool,
+    pub value: String,
+    pub fence: String,
+    pub fence_caption: &'static str,
+    pub holder: String,
+    pub believers: String,
+    /// More than one client believes it holds the lock.
+    pub two_believe: bool,
+    /// Column heads of the write log: "amount"/"write" and "balance"/"row".
+    pub change: &'static str,
+    pub after: &'static str,
+    pub rows: Vec<LogRow>,
+}
+
+/// One write attempt.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LogRow {
+    pub time: String,
+    pub writer: String,
+    pub token: String,
+    pub change: String,
+    pub accepted: bool,
+    /// `accepted`, or the refusal's code.
+    pub verdict: &'static str,
+    pub after: String,
+}
+
+pub fn storage(t: &Trace, step: usize) -> StorageModel {
+    let s = t.snapshot_at(step);
+    let (fence, fence_caption) = if t.scenario.policy.checks_fence() {
+        (
+            token(s.last_fence),
+            "last fence: highest token storage accepted",
+        )
+    } else {
+        (
+            token(s.last_write_fence),
+            "token of the last write — storage is not checking",
+        )
+    };
+    let holder = match &s.holder {
+        // With a separate counter a lease's number is not its token: say only until when.
+        Some(l) if t.scenario.token_source == crate::core::TokenSource::SeparateCounter => format!(
+            "{} (until {})",
+            l.owner,
+            story::time_label(&t.scenario, l.expires_at)
+        ),
+        Some(l) => format!(
+            "{} (token {}, until {})",
+            l.owner,
+            l.fence,
+            story::time_label(&t.scenario, l.expires_at)
+        ),
+        None => "nobody".to_owned(),
+    };
+    let believers = match s.believers.len() {
+        0 => "nobody".to_owned(),
+        _ => s.believers.join(" and "),
+    };
+    // A job that publishes has a result row, not a balance.
+    let words = t.scenario.publishes();
+    let (figure, change, after) = if words {
+        ("Result row", "write", "row")
+    } else {
+        ("Balance", "amount", "balance")
+    };
+    let writes = t.writes_until(step);
+    let rows = writes
+        .iter()
+        .enumerate()
+        .map(|(k, w)| LogRow {
+            time: story::time_label(&t.scenario, w.at),
+            writer: w.request.writer.clone(),
+            token: token(w.request.fence),
+            change: match &w.request.publish {
+                Some(r) => r.clone(),
+                None => format!("−{}", w.request.amount),
+            },
+            accepted: w.result.is_ok(),
+            verdict: match &w.result {
+                Ok(()) => "accepted",
+                Err(e) => e.code(),
+            },
+            after: if words {
+                // The row after this attempt: the value of the last accepted publish so far.
+                row_after(&writes[..=k]).to_owned()
+            } else {
+                w.balance_after.to_string()
+            },
+        })
+        .collect();
+    StorageModel {
+        figure,
+        words,
+        value: story::value(t, step),
+        fence,
+        fence_caption,
+        holder,
+        believers,
+        two_believe: s.believers.len() > 1,
+        change,
+        after,
+        rows,
+    }
+}
+
+/// The result row after the attempts `so_far`: the last accepted publish among them.
+fn row_after(so_far: &[WriteRecord]) -> &str {
+    so_far
+        .iter()
+        .rev()
+        .find(|x| x.accepted())
+        .and_then(|x| x.request.publish.as_deref())
+        .unwrap_or("—")
+}
+
+/// "fencing off → 80" beside "fencing on → 90", from two real runs.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct CompareModel {
+    /// The figures are words (result rows), not numbers.
+    pub words: bool,
+    pub off: Side,
+    /// Which policy "on" is, e.g. "strict" or "strict, counterfactual".
+    pub on_policy: String,
+    pub on: Side,
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Side {
+    pub value: String,
+    pub outcome: String,
+}
+
+pub fn compare(off: &Trace, on: &Trace) -> CompareModel {
+    let side = |t: &Trace| Side {
+        value: story::final_value(t),
+        outcome: story::outcome(t),
+    };
+    CompareModel {
+        words: off.scenario.publishes(),
+        off: side(off),
+        on_policy: if story::counterfactual(on) {
+            format!("{}, counterfactual", on.scenario.policy.short())
+        } else {
+            on.scenario.policy.short().to_owned()
+        },
+        on: side(on),
+    }
+}
+
+/// One line per run for the fork panel: what was edited and how it ended.
+pub fn fork_line(t: &Trace) -> String {
+    let s = &t.summary;
+    format!(
+        "{} · fencing {} · TTL {} → {} {}, {} accepted, {} rejected, {} late accepted",
+        t.scenario.title,
+        t.scenario.policy.short(),
+        story::time_label(&t.scenario, t.scenario.lease_ttl),
+        if t.scenario.publishes() {
+            "result"
+        } else {
+            "balance"
+        },
+        story::final_value(t),
+        s.accepted_writes,
+        s.rejected_writes,
+        s.late_writes_accepted
+    )
+}
+
+/// The explorer's progress and counts per policy, with up to three loadable
+/// counterexamples each.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ExplorerModel {
+    pub heading: String,
+    pub failed: Option<String>,
+    pub done: usize,
+    pub total: usize,
+    /// "N / M schedules · T ms", once it has started.
+    pub status: Option<String>,
+    pub rows: Vec<ExploreRow>,
+    /// What the counts mean, once it has finished.
+    pub footnote: String,
+}
+
+/// A count that is a finding: bad when above zero.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Count(pub usize);
+
+impl Count {
+    pub fn bad(self) -> bool {
+        self.0 > 0
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct ExploreRow {
+    pub policy: FencingPolicy,
+    pub explored: usize,
+    pub late: Count,
+    pub twice: Count,
+    /// Out-of-order writes are a finding only with fencing off: a fencing policy refuses a
+    /// lower token by its own rule, so there is no count to show (`None`, "— by rule").
+    pub order: Option<Count>,
+    pub two: usize,
+    pub examples: Vec<ExampleButton>,
+}
+
+/// A counterexample to load: `index` into the row's `PolicyStats::examples`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ExampleButton {
+    pub row: usize,
+    pub index: usize,
+    pub text: String,
+}
+
+pub fn explorer(x: &Exploration) -> ExplorerModel {
+    let stats = x.stats();
+    let rows = stats
+        .iter()
+        .enumerate()
+        .map(|(row, st)| ExploreRow {
+            policy: st.policy,
+            explored: st.explored,
+            late: Count(st.late_writes),
+            twice: Count(st.double_runs),
+            order: (!st.policy.checks_fence()).then_some(Count(st.out_of_order)),
+            two: st.two_believers,
+            examples: picked(st)
+                .into_iter()
+                .map(|(index, ex)| ExampleButton {
+                    row,
+                    index,
+                    text: example_text(ex),
+                })
+                .collect(),
+        })
+        .collect();
+    let (done, total) = x.progress();
+    ExplorerModel {
+        heading: x.heading().to_owned(),
+        failed: x.failed().map(str::to_owned),
+        done,
+        total: total.max(1),
+        status: x.started().then(|| {
+            format!(
+                "{done} / {total} schedules · {} ms",
+                x.elapsed_ms().round() as u64
+            )
+        }),
+        rows,
+        footnote: if x.finished() {
+            explorer_footnote(stats)
+        } else {
+            String::new()
+        },
+    }
+}
+
+fn example_text(ex: &Example) -> String {
+    let s = ex.schedule;
+    let what = match s.pause {
+        Some(p) => format!("pause {}–{}", p.start, p.end()),
+        None => "no pause".to_owned(),
+    };
+    let delay = s
+        .network_delay
+        .map(|d| format!(", delay {d}"))
+        .unwrap_or_default();
+    let v = ex.verdict;
+    let kind = if v.double_run {
+        "ran twice"
+    } else if v.late_write {
+        "late write"
+    } else if v.out_of_order {
+        "out of order"
+    } else {
+        "2 believers"
+    };
+    format!("{kind}: {what}{delay}")
+}
+
+/// Harmful schedules first: they are the counterexamples worth loading. Each comes with its
+/// index in `st.examples`.
+fn picked(st: &PolicyStats) -> Vec<(usize, &Example)> {
+    let harmful: Vec<_> = st
+        .examples
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| e.verdict.is_harmful())
+        .take(3)
+        .collect();
+    if harmful.is_empty() {
+        st.examples.iter().enumerate().take(3).collect()
+    } else {
+        harmful
+    }
+}
+
+/// What the explorer's counts mean, once it has finished.
+pub fn explorer_footnote(stats: &[PolicyStats]) -> String {
+    let Some(strict) = stats.iter().find(|s| s.policy == FencingPolicy::Strict) else {
+        return String::new();
+    };
+    let mut out = if strict.late_writes == 0 {
+        "Strict fencing accepted no write from a superseded lease in any schedule.".to_owned()
+    } else {
+        format!(
+            "Strict fencing still accepted a write from a superseded lease in {} schedules (the job ran twice in {}): each time the late write reached storage before the newer token did. Fencing by highest token revokes an old holder only once storage has seen the new one; a handoff barrier closes that gap.",
+            strict.late_writes, strict.double_runs
+        )
+    };
+    if strict.two_believers > 0 {
+        out.push_str(&format!(
+            " In {} schedules two clients believed at once that they held the lease: the token limits the harm at the storage, it does not stop the belief.",
+            strict.two_believers
+        ));
+    }
+    out
+}
+
+/// The parameter fields a presenter may edit, one group per line of the panel.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ParamsModel {
+    pub groups: Vec<FieldGroup>,
+}
+
+/// "Lease TTL [30] ms", "A's packets take [0] ms", "A pauses at [5] ms for [50] ms".
+#[derive(Debug, Clone, PartialEq)]
+pub enum FieldGroup {
+    Ttl(Field),
+    Delay {
+        name: String,
+        field: Field,
+    },
+    Pause {
+        name: String,
+        start: Field,
+        length: Field,
+    },
+}
+
+impl FieldGroup {
+    /// Stable across edits: which parameter of which actor.
+    pub fn key(&self) -> (Param, Option<usize>) {
+        match self {
+            FieldGroup::Ttl(f) | FieldGroup::Delay { field: f, .. } => (f.param, f.actor),
+            FieldGroup::Pause { start, .. } => (start.param, start.actor),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Field {
+    pub param: Param,
+    pub actor: Option<usize>,
+    pub label: String,
+    pub min: u8,
+    pub value: u64,
+}
+
+/// `base` (the deck entry as built) decides which clients get a delay field.
+pub fn params(sc: &Scenario, base: Option<&Scenario>) -> ParamsModel {
+    let field = |param: Param, actor: Option<usize>, label: String| Field {
+        param,
+        actor,
+        label,
+        min: param.min(),
+        value: param.value(sc, actor).unwrap_or_default(),
+    };
+    let mut groups = vec![FieldGroup::Ttl(field(
+        Param::Ttl,
+        None,
+        "Lease TTL (ms)".to_owned(),
+    ))];
+    for (i, a) in sc.actors.iter().enumerate() {
+        let delayed_by_default = base
+            .and_then(|b| b.actors.get(i))
+            .is_some_and(|b| b.network_delay > 0);
+        if a.network_delay > 0 || delayed_by_default {
+            groups.push(FieldGroup::Delay {
+                name: a.name.clone(),
+                field: field(
+                    Param::Delay,
+                    Some(i),
+                    format!("{} network delay (ms)", a.name),
+                ),
+            });
+        }
+    }
+    for (i, a) in sc.actors.iter().enumerate() {
+        if !a.pauses.is_empty() {
+            groups.push(FieldGroup::Pause {
+                name: a.name.clone(),
+                start: field(
+                    Param::PauseStart,
+                    Some(i),
+                    format!("{} pause start (ms)", a.name),
+                ),
+                length: field(
+                    Param::PauseLength,
+                    Some(i),
+                    format!("{} pause length (ms)", a.name),
+                ),
+            });
+        }
+    }
+    ParamsModel { groups }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::explore::{explore, ExploreSpec};
+    use crate::core::run;
+
+    #[test]
+    fn storage_at_the_end_of_the_headline() {
+        let t = run(&Scenario::gc_pause());
+        let m = storage(&t, t.len());
+        assert_eq!((m.figure, m.value.as_str()), ("Balance", "90"));
+        assert_eq!(m.fence, "34");
+        assert_eq!(m.rows.len(), 2);
+        assert!(m.rows[0].accepted);
+        assert_eq!(m.rows[1].verdict, "stale_fence");
+        assert_eq!(
+            (m.rows[1].writer.as_str(), m.rows[1].token.as_str()),
+            ("A", "33")
+        );
+        assert_eq!(m.rows[1].change, "−10");
+        assert!(storage(&t, 0).rows.is_empty());
+    }
+
+    #[test]
+    fn params_list_ttl_delays_and_pauses() {
+        let sc = Scenario::gc_pause();
+        let m = params(&sc, Some(&sc));
+        assert_eq!(m.groups.len(), 2, "no delay field where nothing is delayed");
+        let FieldGroup::Ttl(ttl) = &m.groups[0] else {
+            panic!("{m:?}")
+        };
+        assert_eq!(
+            (ttl.param, ttl.label.as_str(), ttl.value, ttl.min),
+            (Param::Ttl, "Lease TTL (ms)", 30, 1)
+        );
+        let FieldGroup::Pause {
+            name,
+            start,
+            length,
+        } = &m.groups[1]
+        else {
+            panic!("{m:?}")
+        };
+        assert_eq!(name, "A");
+        assert_eq!((start.actor, start.value, start.min), (Some(0), 5, 0));
+        assert_eq!(
+            (length.param, length.value, length.min),
+            (Param::PauseLength, 50, 1)
+        );
+        let delayed = Scenario::delayed_packet();
+        assert!(params(&delayed, Some(&delayed))
+            .groups
+            .iter()
+            .any(|g| matches!(g, FieldGroup::Delay { .. })));
+    }
+
+    #[test]
+    fn compare_reads_80_and_90() {
+        let sc = Scenario::gc_pause();
+        let m = compare(&run(&sc.clone().with_policy(FencingPolicy::Off)), &run(&sc));
+        assert_eq!((m.off.value.as_str(), m.on.value.as_str()), ("80", "90"));
+        // Off, the harm is a double charge (both debits are atomic: no update is lost).
+        assert!(
+            m.off.outcome.contains("double charge") && m.off.outcome.contains("ran twice"),
+            "{m:?}"
+        );
+        assert!(!m.off.outcome.contains("lost update"));
+        assert!(m.on.outcome.contains("stale_fence"), "{m:?}");
+        assert_eq!(m.on_policy, "strict");
+        assert!(!m.words);
+    }
+
+    #[test]
+    fn story_has_the_question_narration_and_say_line() {
+        let t = run(&Scenario::gc_pause());
+        let m = story(&t, 1);
+        assert!(m.narration.contains("gives token 33"), "{m:?}");
+        assert_eq!(m.narration, story::narration(&t, 1));
+        assert_eq!(m.say, story::say(&t, 1));
+        assert!(m.question.is_some_and(|q| !q.is_empty()));
+        let mut custom = Scenario::gc_pause();
+        custom.id = "custom".to_owned();
+        assert_eq!(story(&run(&custom), 0).question, None);
+    }
+
+    #[test]
+    fn explorer_rows_offer_harmful_counterexamples_first() {
+        let sc = Scenario::gc_pause();
+        let mut x = Exploration::start(&sc);
+        x.run(usize::MAX, 12.5);
+        let m = explorer(&x);
+        let stats = explore(&sc, ExploreSpec::all_policies(0, x.grid())).unwrap();
+        assert_eq!(x.stats(), &stats[..]);
+        let (off, strict) = (&m.rows[0], &m.rows[1]);
+        assert_eq!(
+            (off.policy, strict.policy),
+            (FencingPolicy::Off, FencingPolicy::Strict)
+        );
+        assert!(
+            off.examples[0].text.starts_with("ran twice: pause"),
+            "{m:?}"
+        );
+        assert_eq!((off.examples[0].row, strict.examples[0].row), (0, 1));
+        // Off measures out-of-order writes; a fencing policy refuses them by rule.
+        assert!(off.order.is_some_and(Count::bad));
+        assert!(m.rows[1..].iter().all(|r| r.order.is_none()));
+        // Strict still lets late writes through: the cell is counted and marked bad.
+        assert!(strict.late.bad());
+        assert!(strict.examples[0].text.starts_with("ran twice: pause"));
+        assert!(
+            m.footnote.contains(&format!(
+                "still accepted a write from a superseded lease in {} schedules",
+                strict.late.0
+            )) && m.footnote.contains("handoff barrier"),
+            "{}",
+            m.footnote
+        );
+        assert!(m.footnote.contains("does not stop the belief"));
+        assert_eq!(m.done, m.total);
+        assert!(m.status.as_deref().unwrap().ends_with("schedules · 13 ms"));
+        // With no late write under strict, the footnote says so.
+        let mut clean = stats.clone();
+        clean[1].late_writes = 0;
+        clean[1].two_believers = 0;
+        assert_eq!(
+            explorer_footnote(&clean),
+            "Strict fencing accepted no write from a superseded lease in any schedule."
+        );
+    }
+}

@@ -1,0 +1,997 @@
+//! The timeline as a typed model, read off a trace: lanes, axis, lease bands, belief bars,
+//! conflict windows, one marker per event, the pause blocks and the cursor.
+//!
+//! Pure and native: tests assert its fields. The Leptos shell renders it with keyed rows,
+//! so every row has a stable [`Key`] (lane, kind, nth occurrence) and a marker keeps its
+//! node while a drag moves it.
+
+use std::mem::Discriminant;
+
+use crate::core::story;
+use crate::core::{EventKind, Lane, LeaseEnd, Millis, PauseCause, Trace};
+use crate::lab::Scale;
+
+pub const VIEW_W: f64 = 1000.0;
+pub const LEFT: f64 = 78.0;
+pub const PLOT_W: f64 = 900.0;
+pub const TOP: f64 = 24.0;
+/// Lane height; scenarios with three or more clients get slimmer lanes so the whole page
+/// still fits a 1280×720 projector.
+pub const LANE_H: f64 = 50.0;
+pub const SLIM_LANE_H: f64 = 42.0;
+pub const AXIS_H: f64 = 22.0;
+
+/// Touch targets around a pause block and its resize grip, in user units (a 768 px wide
+/// timeline draws 1000 units in about 730 px, so these stay above 24 CSS px).
+pub const HIT_H: f64 = 42.0;
+pub const HIT_W: f64 = 34.0;
+
+/// Geometry of one trace's timeline, in SVG user units.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Geometry {
+    pub scale: Scale,
+    pub actors: usize,
+}
+
+impl Geometry {
+    pub fn of(t: &Trace) -> Self {
+        Self {
+            scale: Scale {
+                left: LEFT,
+                width: PLOT_W,
+                horizon: t.scenario.horizon,
+            },
+            actors: t.scenario.actors.len(),
+        }
+    }
+
+    pub fn lanes(&self) -> usize {
+        self.actors + 2
+    }
+
+    pub fn lane_h(&self) -> f64 {
+        if self.actors >= 3 {
+            SLIM_LANE_H
+        } else {
+            LANE_H
+        }
+    }
+
+    pub fn lane_index(&self, lane: Lane) -> usize {
+        match lane {
+            Lane::Actor(i) => i,
+            Lane::Lease => self.actors,
+            Lane::Storage => self.actors + 1,
+        }
+    }
+
+    pub fn lane_mid(&self, i: usize) -> f64 {
+        TOP + self.lane_h() * i as f64 + self.lane_h() / 2.0
+    }
+
+    pub fn bottom(&self) -> f64 {
+        TOP + self.lane_h() * self.lanes() as f64
+    }
+
+    pub fn height(&self) -> f64 {
+        self.bottom() + AXIS_H
+    }
+
+    pub fn x(&self, t: Millis) -> f64 {
+        self.scale.x(t)
+    }
+
+    pub fn view_box(&self) -> String {
+        format!("0 0 {} {}", n(VIEW_W), n(self.height()))
+    }
+}
+
+/// A coordinate with one decimal, without pulling float formatting into the wasm.
+pub fn n(v: f64) -> String {
+    let tenths = (v * 10.0).round() as i64;
+    let sign = if tenths < 0 { "-" } else { "" };
+    let t = tenths.unsigned_abs();
+    format!("{sign}{}.{}", t / 10, t % 10)
+}
+
+/// Colour slot per actor (CSS classes `c0`..`c4`).
+pub fn colour(i: usize) -> usize {
+    i % 5
+}
+
+/// A row's identity across re-renders: which lane, what kind of thing, and which
+/// occurrence of that kind on that lane. Times and verdicts are not in it, so a drag that
+/// moves a marker or flips its verdict keeps the row (and its DOM node).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Key {
+    pub lane: usize,
+    pub kind: Discriminant<EventKind>,
+    pub nth: usize,
+}
+
+/// Lanes and the time axis: they change only with the actors and the horizon.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Grid {
+    pub lanes: Vec<LaneRow>,
+    pub ticks: Vec<Tick>,
+    /// Where the lanes end and the axis begins.
+    pub bottom: f64,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct LaneRow {
+    pub name: String,
+    /// A client's lane, or the lease's and the storage's.
+    pub infra: bool,
+    pub y: f64,
+    pub h: f64,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Tick {
+    pub x: f64,
+    pub label: String,
+}
+
+/// The drawing's moving parts at one step.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct TimelineModel {
+    pub view_box: String,
+    pub bands: Vec<Band>,
+    pub beliefs: Vec<Belief>,
+    pub conflicts: Vec<Conflict>,
+    pub markers: Vec<Marker>,
+    /// Every pause; on the live timeline the first of each actor's is draggable.
+    pub pauses: Vec<PauseBlock>,
+    pub cursor: Cursor,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Cursor {
+    pub x: f64,
+    pub y1: f64,
+    pub y2: f64,
+}
+
+/// A box in user units.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Bar {
+    pub x: f64,
+    pub y: f64,
+    pub w: f64,
+    pub h: f64,
+}
+
+/// Text at a point in user units.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Text {
+    pub x: f64,
+    pub y: f64,
+    pub text: String,
+}
+
+/// One lease on the lease lane, owner's colour.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Band {
+    pub key: (usize, usize),
+    pub colour: usize,
+    pub end: LeaseEnd,
+    pub bar: Bar,
+    pub label: Text,
+}
+
+impl Band {
+    pub fn class(&self) -> String {
+        let end = match self.end {
+            LeaseEnd::Expired => "expired",
+            LeaseEnd::Released => "released",
+            LeaseEnd::Open => "open",
+        };
+        format!("lease-band c{} {end}", self.colour)
+    }
+}
+
+/// A client's belief that it holds the lock, under its lane.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Belief {
+    pub key: (usize, usize),
+    pub colour: usize,
+    pub bar: Bar,
+}
+
+/// A window in which two clients believe they hold the lock; the first of a run of them
+/// carries the label.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Conflict {
+    pub key: usize,
+    pub bar: Bar,
+    pub label: Option<Text>,
+}
+
+pub const CONFLICT_LABEL: &str = "two clients believe they hold the lock";
+
+/// Past, current or not yet reached, at the step on screen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum State {
+    #[default]
+    Past,
+    Current,
+    Future,
+}
+
+/// What a marker stands for (CSS: `write`, `op`, `expiry`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Shape {
+    Write,
+    #[default]
+    Op,
+    Expiry,
+}
+
+/// How it went (CSS: `ok`, `late`, `rejected`, ...).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Verdict {
+    #[default]
+    Ok,
+    /// Accepted from a superseded lease, or out of token order.
+    Late,
+    Rejected,
+    Refused,
+    Unprotected,
+    Danger,
+    Barrier,
+}
+
+impl Verdict {
+    pub fn code(self) -> &'static str {
+        match self {
+            Verdict::Ok => "ok",
+            Verdict::Late => "late",
+            Verdict::Rejected => "rejected",
+            Verdict::Refused => "refused",
+            Verdict::Unprotected => "unprotected",
+            Verdict::Danger => "danger",
+            Verdict::Barrier => "barrier",
+        }
+    }
+}
+
+/// From the client's lane to the storage: when a write was sent and where it landed.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Link {
+    pub x1: f64,
+    pub y1: f64,
+    pub x2: f64,
+    pub y2: f64,
+}
+
+/// One event on its lane.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Marker {
+    pub key: Key,
+    /// The step that shows this event (its index + 1).
+    pub step: usize,
+    pub x: f64,
+    pub y: f64,
+    pub ring: u8,
+    pub dot: u8,
+    pub state: State,
+    pub shape: Shape,
+    pub verdict: Verdict,
+    pub colour: usize,
+    pub glyph: &'static str,
+    /// The event's result code (`stale_fence`, `lock_held`, ...).
+    pub result: &'static str,
+    /// The event's narration, for the tooltip.
+    pub tooltip: String,
+    pub link: Option<Link>,
+    /// Left off where it would touch another label or marker.
+    pub label: Option<Text>,
+}
+
+impl Marker {
+    pub fn class(&self) -> String {
+        let state = match self.state {
+            State::Past => "past",
+            State::Current => "current",
+            State::Future => "future",
+        };
+        let shape = match self.shape {
+            Shape::Write => "write",
+            Shape::Op => "op",
+            Shape::Expiry => "expiry",
+        };
+        format!(
+            "ev {state} {shape} {} c{}",
+            self.verdict.code(),
+            self.colour
+        )
+    }
+}
+
+/// A pause block. `actor` and `nth` say which; only a live timeline's first pause per
+/// actor is draggable.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PauseBlock {
+    pub actor: usize,
+    pub nth: usize,
+    pub name: String,
+    pub draggable: bool,
+    pub body: Bar,
+    pub label: Text,
+}
+
+impl PauseBlock {
+    /// The block's touch target (drag to move).
+    pub fn hit(&self) -> Bar {
+        Bar {
+            x: self.body.x,
+            y: self.body.y + 13.0 - HIT_H / 2.0,
+            w: self.body.w,
+            h: HIT_H,
+        }
+    }
+
+    /// The resize grip's touch target, on the right edge.
+    pub fn grip_hit(&self) -> Bar {
+        Bar {
+            x: self.body.x + self.body.w - HIT_W / 2.0,
+            y: self.body.y + 13.0 - HIT_H / 2.0,
+            w: HIT_W,
+            h: HIT_H,
+        }
+    }
+
+    /// The visible grip.
+    pub fn grip(&self) -> Bar {
+        Bar {
+            x: self.body.x + self.body.w - 5.0,
+            y: self.body.y,
+            w: 10.0,
+            h: 26.0,
+        }
+    }
+}
+
+fn tick_step(horizon: Millis) -> Millis {
+    let raw = (horizon / 10).max(1);
+    [
+        1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10_000, 60_000,
+    ]
+    .into_iter()
+    .find(|s| *s >= raw)
+    .unwrap_or(raw)
+}
+
+fn tick_label(ms: Millis, step: Millis) -> String {
+    if step >= 1000 && ms % 1000 == 0 {
+        format!("{} s", ms / 1000)
+    } else {
+        ms.to_string()
+    }
+}
+
+/// Lanes and the axis.
+pub fn grid(t: &Trace) -> Grid {
+    let g = Geometry::of(t);
+    let mut lanes: Vec<LaneRow> = t
+        .scenario
+        .actors
+        .iter()
+        .map(|a| (a.name.clone(), false))
+        .chain([("lease".to_owned(), true), ("storage".to_owned(), true)])
+        .enumerate()
+        .map(|(i, (name, infra))| LaneRow {
+            name,
+            infra,
+            y: TOP + g.lane_h() * i as f64,
+            h: g.lane_h(),
+        })
+        .collect();
+    lanes.shrink_to_fit();
+    let step = tick_step(t.scenario.horizon);
+    let ticks = (0..=t.scenario.horizon / step)
+        .map(|k| Tick {
+            x: g.x(k * step),
+            label: tick_label(k * step, step),
+        })
+        .collect();
+    Grid {
+        lanes,
+        ticks,
+        bottom: g.bottom(),
+    }
+}
+
+/// The drawing at `step`. `live`: the main timeline, whose pauses are draggable and name
+/// their cause; the fork's copy of the original is not.
+pub fn model(t: &Trace, step: usize, live: bool) -> TimelineModel {
+    let g = Geometry::of(t);
+    let spots = spots(t, &g);
+    let mut labels = Labels::default();
+    for s in &spots {
+        labels.block((s.x - s.r, s.y - s.r, s.x + s.r, s.y + s.r), Some(s.event));
+    }
+    let bands = bands(t, &g, &mut labels);
+    let markers = markers(t, &g, step, &spots, &mut labels);
+    TimelineModel {
+        view_box: g.view_box(),
+        bands,
+        beliefs: beliefs(t, &g),
+        conflicts: conflicts(t, &g),
+        markers,
+        pauses: pauses(t, &g, live),
+        cursor: Cursor {
+            x: g.x(t.snapshot_at(step).at),
+            y1: TOP - 4.0,
+            y2: g.bottom(),
+        },
+    }
+}
+
+fn bands(t: &Trace, g: &Geometry, labels: &mut Labels) -> Vec<Band> {
+    let lease_y = g.lane_mid(g.lane_index(Lane::Lease));
+    let mut nth = vec![0_usize; t.scenario.actors.len() + 1];
+    t.lease_spans()
+        .into_iter()
+        .map(|span| {
+            let (x0, x1) = (g.x(span.from), g.x(span.to));
+            let who = t.scenario.actor_index(&span.owner).unwrap_or(0);
+            // The label starts just inside the band, and steps right past any marker on it.
+            let text = story::band_label(&t.scenario, &span.owner, span.fence);
+            let w = text.chars().count() as f64 * 7.8;
+            let band_box = |lx: f64| (lx, lease_y - 8.0, lx + w, lease_y + 8.0);
+            let mut lx = x0 + 8.0;
+            while !labels.free(band_box(lx), None) && lx + 4.0 < x1 {
+                lx += 4.0;
+            }
+            labels.block(band_box(lx), None);
+            let k = nth.get_mut(who).map_or(0, |c| {
+                *c += 1;
+                *c - 1
+            });
+            Band {
+                key: (who, k),
+                colour: colour(who),
+                end: span.end,
+                bar: Bar {
+                    x: x0,
+                    y: lease_y - 11.0,
+                    w: (x1 - x0).max(1.0),
+                    h: 22.0,
+                },
+                label: Text {
+                    x: lx,
+                    y: lease_y + 5.0,
+                    text,
+                },
+            }
+        })
+        .collect()
+}
+
+fn beliefs(t: &Trace, g: &Geometry) -> Vec<Belief> {
+    (0..t.scenario.actors.len())
+        .flat_map(|i| {
+            let y = g.lane_mid(i) + 16.0;
+            t.belief_spans(i)
+                .into_iter()
+                .enumerate()
+                .map(move |(k, (from, to))| {
+                    let (x0, x1) = (g.x(from), g.x(to));
+                    Belief {
+                        key: (i, k),
+                        colour: colour(i),
+                        bar: Bar {
+                            x: x0,
+                            y,
+                            w: (x1 - x0).max(1.0),
+                            h: 5.0,
+                        },
+                    }
+                })
+        })
+        .collect()
+}
+
+fn conflicts(t: &Trace, g: &Geometry) -> Vec<Conflict> {
+    let h = g.lane_h() * t.scenario.actors.len() as f64;
+    let mut label_free_from = f64::MIN;
+    t.conflict_spans()
+        .into_iter()
+        .enumerate()
+        .map(|(k, (from, to))| {
+            let (x0, x1) = (g.x(from), g.x(to));
+            let label = (x0 >= label_free_from).then(|| {
+                label_free_from = x0 + 4.0 + Labels::width(CONFLICT_LABEL) * 0.95;
+                Text {
+                    x: x0 + 4.0,
+                    y: TOP - 7.0,
+                    text: CONFLICT_LABEL.to_owned(),
+                }
+            });
+            Conflict {
+                key: k,
+                bar: Bar {
+                    x: x0,
+                    y: TOP,
+                    w: (x1 - x0).max(1.0),
+                    h,
+                },
+                label,
+            }
+        })
+        .collect()
+}
+
+fn pauses(t: &Trace, g: &Geometry, live: bool) -> Vec<PauseBlock> {
+    let mut out = Vec::new();
+    for (i, a) in t.scenario.actors.iter().enumerate() {
+        for (k, p) in a.pauses.iter().enumerate() {
+            let (x0, x1) = (g.x(p.start), g.x(p.end()));
+            let (y, w) = (g.lane_mid(i) - 13.0, (x1 - x0).max(2.0));
+            let cause = match (live, a.pause_cause) {
+                (false, _) => "pause",
+                (true, PauseCause::Gc) => "GC pause",
+                (true, PauseCause::Stall) => "stall",
+            };
+            out.push(PauseBlock {
+                actor: i,
+                nth: k,
+                name: a.name.clone(),
+                draggable: live && k == 0,
+                body: Bar {
+                    x: x0,
+                    y,
+                    w,
+                    h: 26.0,
+                },
+                label: Text {
+                    x: x0 + 6.0,
+                    y: y + 17.5,
+                    text: format!("{cause} {}", story::time_label(&t.scenario, p.duration)),
+                },
+            });
+        }
+    }
+    out
+}
+
+/// A box in user units: left, top, right, bottom.
+type Rect = (f64, f64, f64, f64);
+
+/// Keeps every label and marker on the timeline apart. Obstacles (markers, band labels) are
+/// registered first; a marker label then takes the first of its candidate positions that
+/// touches nothing (its own marker aside), or is left off (the marker keeps its tooltip and
+/// the narration says it all).
+#[derive(Default)]
+pub struct Labels {
+    /// Each box with the event it belongs to, if any.
+    taken: Vec<(Rect, Option<usize>)>,
+}
+
+impl Labels {
+    /// Roughly the width of `text` at the marker label size, in user units.
+    fn width(text: &str) -> f64 {
+        text.chars().count() as f64 * 7.4 + 6.0
+    }
+
+    /// The box of a marker label centred on `x` with its baseline at `y`, with a margin
+    /// for the font's real ascent, descent and width (measured in Chromium).
+    fn label_box(x: f64, y: f64, text: &str) -> Rect {
+        let half = Self::width(text) / 2.0 + 4.0;
+        (x - half, y - 13.0, x + half, y + 4.0)
+    }
+
+    pub fn block(&mut self, r: Rect, owner: Option<usize>) {
+        self.taken.push((r, owner));
+    }
+
+    fn free(&self, r: Rect, owner: Option<usize>) -> bool {
+        !self.taken.iter().any(|(t, o)| {
+            (owner.is_none() || *o != owner) && r.0 < t.2 && t.0 < r.2 && r.1 < t.3 && t.1 < r.3
+        })
+    }
+
+    /// The first baseline in `ys` where a label of `text` centred on `x` is free; taken.
+    pub fn place(&mut self, owner: usize, x: f64, ys: &[f64], text: &str) -> Option<f64> {
+        let y = ys
+            .iter()
+            .copied()
+            .find(|&y| self.free(Self::label_box(x, y, text), Some(owner)))?;
+        self.block(Self::label_box(x, y, text), Some(owner));
+        Some(y)
+    }
+}
+
+/// Where a drawn event sits. Pause starts and ends are shown by the pause block instead.
+struct Spot {
+    event: usize,
+    x: f64,
+    y: f64,
+    r: f64,
+}
+
+fn spots(t: &Trace, g: &Geometry) -> Vec<Spot> {
+    t.events
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| {
+            !matches!(
+                e.kind,
+                EventKind::PauseStarted { .. } | EventKind::PauseEnded { .. }
+            )
+        })
+        .map(|(i, e)| {
+            let expiry = matches!(e.kind, EventKind::LeaseExpired { .. });
+            // Expiries sit on the band's top edge so the next band's label stays readable.
+            let y = g.lane_mid(g.lane_index(e.lane)) - if expiry { 11.0 } else { 0.0 };
+            Spot {
+                event: i,
+                x: g.x(e.at),
+                y,
+                r: if expiry { 5.0 } else { 8.0 },
+            }
+        })
+        .collect()
+}
+
+/// Marker shape and verdict. `late`: an accepted write from a superseded lease, or one out
+/// of token order.
+fn classify(kind: &EventKind, late: bool) -> (Shape, Verdict) {
+    match kind {
+        EventKind::WriteApplied { result: Ok(_), .. } if late => (Shape::Write, Verdict::Late),
+        EventKind::WriteApplied { result: Ok(_), .. } => (Shape::Write, Verdict::Ok),
+        EventKind::WriteApplied { result: Err(_), .. } => (Shape::Write, Verdict::Rejected),
+        EventKind::AcquireRefused { .. }
+        | EventKind::ReleaseNoop { .. }
+        | EventKind::ExtendFailed { .. }
+        | EventKind::WriteTimedOut { .. } => (Shape::Op, Verdict::Refused),
+        EventKind::LeaseExpired { .. } => (Shape::Expiry, Verdict::Ok),
+        EventKind::SideEffect { .. } => (Shape::Op, Verdict::Unprotected),
+        EventKind::DeletedOthersLease { .. }
+        | EventKind::Failover { .. }
+        | EventKind::LockClockJumped { .. } => (Shape::Op, Verdict::Danger),
+        EventKind::BarrierSet { result: Ok(()), .. } => (Shape::Write, Verdict::Barrier),
+        EventKind::BarrierSet { result: Err(_), .. } => (Shape::Write, Verdict::Rejected),
+        _ => (Shape::Op, Verdict::Ok),
+    }
+}
+
+/// One marker per drawn event; events after `step` are dimmed, the current one ringed.
+fn markers(
+    t: &Trace,
+    g: &Geometry,
+    step: usize,
+    spots: &[Spot],
+    labels: &mut Labels,
+) -> Vec<Marker> {
+    let storage_y = g.lane_mid(g.lane_index(Lane::Storage));
+    let mut seen: Vec<(usize, Discriminant<EventKind>)> = Vec::with_capacity(spots.len());
+    spots
+        .iter()
+        .map(|s| {
+            let (i, x, y) = (s.event, s.x, s.y);
+            let e = &t.events[i];
+            let lane = g.lane_index(e.lane);
+            let kind = std::mem::discriminant(&e.kind);
+            let nth = seen.iter().filter(|k| **k == (lane, kind)).count();
+            seen.push((lane, kind));
+            let state = match (i + 1).cmp(&step) {
+                std::cmp::Ordering::Equal => State::Current,
+                std::cmp::Ordering::Greater => State::Future,
+                std::cmp::Ordering::Less => State::Past,
+            };
+            let who = e
+                .actor
+                .as_deref()
+                .and_then(|a| t.scenario.actor_index(a))
+                .unwrap_or(0);
+            let (shape, verdict) = classify(&e.kind, e.is_late_write() || e.is_out_of_order());
+            let link = match &e.kind {
+                EventKind::WriteApplied { sent_at, .. } => Some(Link {
+                    x1: g.x(*sent_at),
+                    y1: g.lane_mid(who),
+                    x2: x,
+                    y2: storage_y - 10.0,
+                }),
+                _ => None,
+            };
+            let glyph = match verdict {
+                Verdict::Rejected => "✗",
+                Verdict::Late | Verdict::Danger => "!",
+                Verdict::Unprotected => "$",
+                Verdict::Barrier => "⊢",
+                _ if shape == Shape::Write => "✓",
+                _ => "",
+            };
+            let (ring, dot) = if shape == Shape::Expiry {
+                (9, 5)
+            } else {
+                (13, 8)
+            };
+            // Writes label below their marker first, everything else above; then the other side.
+            let text = story::marker_label(t, e);
+            let offsets: &[f64] = match shape {
+                Shape::Write => &[27.0, -14.0],
+                Shape::Expiry => &[-6.0, 22.0],
+                Shape::Op => &[-12.0, 24.0],
+            };
+            let ys = [y + offsets[0], y + offsets[1]];
+            let label = labels
+                .place(i, x, &ys, &text)
+                .map(|ly| Text { x, y: ly, text });
+            Marker {
+                key: Key { lane, kind, nth },
+                step: i + 1,
+                x,
+                y,
+                ring,
+                dot,
+                state,
+                shape,
+                verdict,
+                colour: colour(who),
+                glyph,
+                result: e.result_code(),
+                tooltip: story::narration(t, i + 1),
+                link,
+                label,
+            }
+        })
+        .collect()
+}
+
+/// The thundering herd as two bar charts (fixed schedule above, jittered below): renewals
+/// the lock server takes per bucket, on one shared scale.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct HerdChart {
+    pub rows: Vec<HerdRow>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct HerdRow {
+    /// `fixed` or `jittered` (a CSS class too).
+    pub class: &'static str,
+    pub label: Text,
+    pub peak: Text,
+    pub bars: Vec<Bar>,
+    /// The row's base line, from x1 to x2 at y.
+    pub base: Link,
+}
+
+pub fn herd(fixed: &crate::core::HerdReport, jittered: &crate::core::HerdReport) -> HerdChart {
+    const W: f64 = 1000.0;
+    const LEFT: f64 = 150.0;
+    const ROW: f64 = 64.0;
+    let peak = fixed
+        .peak_per_bucket()
+        .max(jittered.peak_per_bucket())
+        .max(1) as f64;
+    let rows = [
+        (fixed, "fixed schedule", "fixed"),
+        (jittered, "±25% jitter", "jittered"),
+    ]
+    .into_iter()
+    .enumerate()
+    .map(|(row, (report, label, class))| {
+        let base = 10.0 + ROW * (row as f64 + 1.0);
+        let buckets = report.per_bucket.len().max(1) as f64;
+        let bar_w = (W - LEFT - 10.0) / buckets;
+        HerdRow {
+            class,
+            label: Text {
+                x: 8.0,
+                y: base - 26.0,
+                text: label.to_owned(),
+            },
+            peak: Text {
+                x: 8.0,
+                y: base - 8.0,
+                text: format!(
+                    "peak {} / {} ms",
+                    report.peak_per_bucket(),
+                    report.bucket_ms
+                ),
+            },
+            bars: report
+                .per_bucket
+                .iter()
+                .enumerate()
+                .filter(|(_, c)| **c > 0)
+                .map(|(i, count)| {
+                    let h = (ROW - 12.0) * f64::from(*count) / peak;
+                    Bar {
+                        x: LEFT + bar_w * i as f64,
+                        y: base - h,
+                        w: bar_w.max(0.6),
+                        h: h.max(0.6),
+                    }
+                })
+                .collect(),
+            base: Link {
+                x1: LEFT,
+                y1: base,
+                x2: W - 10.0,
+                y2: base,
+            },
+        }
+    })
+    .collect();
+    HerdChart { rows }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::{run, FencingPolicy, Scenario};
+
+    #[test]
+    fn numbers_without_float_formatting() {
+        assert_eq!(n(520.0), "520.0");
+        assert_eq!(n(12.345), "12.3");
+        assert_eq!(n(-3.06), "-3.1");
+        assert_eq!(n(0.04), "0.0");
+    }
+
+    #[test]
+    fn headline_marks_the_rejected_write() {
+        let t = run(&Scenario::gc_pause());
+        let m = model(&t, t.len(), true);
+        assert_eq!(
+            m.markers.len(),
+            t.events.len() - 2,
+            "no markers for pause start/end"
+        );
+        let rejected: Vec<_> = m
+            .markers
+            .iter()
+            .filter(|k| k.verdict == Verdict::Rejected)
+            .collect();
+        assert_eq!(rejected.len(), 1);
+        assert_eq!(rejected[0].shape, Shape::Write);
+        assert_eq!(rejected[0].result, "stale_fence");
+        assert_eq!(rejected[0].glyph, "✗");
+        assert!(rejected[0].link.is_some());
+        let bands: Vec<_> = m.bands.iter().map(|b| b.label.text.as_str()).collect();
+        assert_eq!(bands, ["A · token 33", "B · token 34"]);
+        assert_eq!(m.conflicts.len(), 1);
+        assert_eq!(
+            m.conflicts[0].label.as_ref().map(|l| l.text.as_str()),
+            Some(CONFLICT_LABEL)
+        );
+        let off = run(&Scenario::gc_pause().with_policy(FencingPolicy::Off));
+        let late = model(&off, off.len(), true)
+            .markers
+            .into_iter()
+            .filter(|k| k.verdict == Verdict::Late)
+            .count();
+        assert_eq!(late, 1);
+    }
+
+    #[test]
+    fn keys_are_unique_and_survive_a_drag() {
+        let sc = Scenario::gc_pause();
+        let a = model(&run(&sc), 99, true);
+        let mut keys: Vec<_> = a.markers.iter().map(|m| m.key).collect();
+        keys.dedup();
+        assert_eq!(keys.len(), a.markers.len());
+        let moved = sc.clone().with_pause(
+            0,
+            crate::core::Pause {
+                start: 6,
+                duration: 50,
+            },
+        );
+        let b = model(&run(&moved), 99, true);
+        let same = b
+            .markers
+            .iter()
+            .filter(|m| a.markers.iter().any(|o| o.key == m.key))
+            .count();
+        assert_eq!(same, b.markers.len(), "a 1 ms nudge keeps every row");
+        assert!(a.markers.iter().zip(&b.markers).any(|(x, y)| x.x != y.x));
+    }
+
+    #[test]
+    fn herd_chart_draws_both_schedules() {
+        let fixed = crate::core::renewal_herd(200, 30, false, 7, 120);
+        let jittered = crate::core::renewal_herd(200, 30, true, 7, 120);
+        let chart = herd(&fixed, &jittered);
+        assert_eq!(chart.rows.len(), 2);
+        assert_eq!(
+            (chart.rows[0].class, chart.rows[1].class),
+            ("fixed", "jittered")
+        );
+        assert!(chart.rows.iter().all(|r| !r.bars.is_empty()));
+        assert!(fixed.peak_per_bucket() > jittered.peak_per_bucket());
+        assert_eq!(
+            chart.rows[0].peak.text,
+            format!("peak {} / {} ms", fixed.peak_per_bucket(), fixed.bucket_ms)
+        );
+    }
+
+    #[test]
+    fn labels_never_overlap_a_label_or_another_marker() {
+        let t = run(&Scenario::unsafe_release());
+        let m = model(&t, t.len(), true);
+        assert!(
+            m.markers.iter().filter(|k| k.label.is_some()).count() < m.markers.len(),
+            "crowded labels are left off"
+        );
+        let mut l = Labels::default();
+        let rows = [50.0, 80.0];
+        assert_eq!(l.place(0, 100.0, &rows, "lock_held"), Some(50.0));
+        assert_eq!(l.place(1, 110.0, &rows, "lock_held"), Some(80.0));
+        assert_eq!(
+            l.place(2, 105.0, &rows, "lock_held"),
+            None,
+            "both rows taken"
+        );
+        assert_eq!(
+            l.place(3, 400.0, &rows, "lock_held"),
+            Some(50.0),
+            "far enough away"
+        );
+        // A marker is an obstacle for every label but its own.
+        l.block((592.0, 42.0, 608.0, 58.0), Some(9));
+        assert_eq!(l.place(4, 600.0, &rows, "acquire #34"), Some(80.0));
+        let mut own = Labels::default();
+        own.block((592.0, 42.0, 608.0, 58.0), Some(9));
+        assert_eq!(own.place(9, 600.0, &rows, "acquire #34"), Some(50.0));
+    }
+
+    #[test]
+    fn live_pauses_are_draggable_and_name_their_cause() {
+        let t = run(&Scenario::gc_pause());
+        let live = model(&t, 0, true);
+        assert_eq!(live.pauses.len(), 1);
+        let p = &live.pauses[0];
+        assert!(p.draggable);
+        assert_eq!((p.actor, p.name.as_str()), (0, "A"));
+        assert_eq!(p.label.text, "GC pause 50 ms");
+        assert_eq!(p.grip().x, p.body.x + p.body.w - 5.0);
+        let copy = model(&t, 0, false);
+        assert!(
+            !copy.pauses[0].draggable,
+            "the fork's copy is not draggable"
+        );
+        assert_eq!(copy.pauses[0].label.text, "pause 50 ms");
+    }
+
+    #[test]
+    fn a_stalled_job_is_not_drawn_as_a_gc_pause() {
+        let t = run(&(crate::core::deck::find("handoff-barrier").unwrap().build)());
+        assert_eq!(t.scenario.actors[0].pause_cause, PauseCause::Stall);
+        let m = model(&t, t.len(), true);
+        assert_eq!(m.pauses[0].label.text, "stall 15.0 s");
+    }
+
+    #[test]
+    fn steps_dim_the_future() {
+        let t = run(&Scenario::gc_pause());
+        let at = |step| {
+            model(&t, step, true)
+                .markers
+                .iter()
+                .filter(|m| m.state == State::Current)
+                .count()
+        };
+        assert_eq!(at(0), 0);
+        assert_eq!(at(1), 1);
+        let m = model(&t, 1, true);
+        assert!(m.markers.iter().skip(1).all(|k| k.state == State::Future));
+        assert!(m.markers[0].class().starts_with("ev current op ok c0"));
+    }
+
+    #[test]
+    fn grid_has_every_lane_and_tick() {
+        let t = run(&Scenario::gc_pause());
+        let g = grid(&t);
+        let names: Vec<_> = g.lanes.iter().map(|l| l.name.as_str()).collect();
+        assert_eq!(names, ["A", "B", "lease", "storage"]);
+        assert_eq!(g.ticks.len(), 11);
+        assert_eq!(g.ticks[10].label, "100");
+        assert_eq!(g.ticks[5].x, 78.0 + 450.0);
+    }
+}
