@@ -17,7 +17,7 @@ use wasm_bindgen::JsCast;
 use crate::core::{deck, FencingPolicy, Scenario};
 use crate::lab::{key_to_msg, Lab, Msg};
 use crate::share;
-use crate::view::Act;
+use crate::view::{options, Act};
 
 use explorer::ExplorerPanel;
 use panels::{Compare, Fork, HerdPanel, Notes, Params, Storage, Story};
@@ -323,22 +323,18 @@ fn App() -> impl IntoView {
                 </button>
                 <label class="inline">
                     "Speed "
-                    <select on:change:target=move |e| {
-                        if let Ok(v) = e.target().value().parse::<u64>() {
-                            dispatch.msg(Msg::SetSpeed(v));
+                    <select
+                        on:change:target=move |e| {
+                            if let Ok(v) = e.target().value().parse::<u64>() {
+                                dispatch.msg(Msg::SetSpeed(v));
+                            }
                         }
-                    }>
-                        {[(50, "0.5×"), (100, "1×"), (200, "2×"), (400, "4×")]
-                            .into_iter()
-                            .map(|(v, label)| {
-                                view! {
-                                    <option value=v.to_string() prop:selected=move || speed.get() == v>
-                                        {label}
-                                    </option>
-                                }
-                            })
-                            .collect_view()}
-                    </select>
+                        inner_html=options(
+                            [("50", "0.5×"), ("100", "1×"), ("200", "2×"), ("400", "4×")]
+                                .map(|(v, l)| (v.to_owned(), l.to_owned(), "")),
+                        )
+                        prop:value=move || speed.get().to_string()
+                    ></select>
                 </label>
                 <input
                     class="scrubber"
@@ -404,30 +400,18 @@ fn App() -> impl IntoView {
 fn Header(scenario: Memo<Scenario>, dispatch: Dispatch) -> impl IntoView {
     let policy = Memo::new(move |_| scenario.with(|sc| sc.policy));
     let current = Memo::new(move |_| scenario.with(|sc| sc.id.clone()));
-    // Options are children, built after the select's own properties: each option says
-    // whether it is the selected one.
-    let scenario_options = deck::DECK
-        .iter()
-        .enumerate()
-        .map(|(i, e)| {
-            let id = e.id;
-            view! {
-                <option value=id prop:selected=move || current.with(|c| c == id)>
-                    {format!("{}. {}", i + 1, e.title)}
-                </option>
-            }
-        })
-        .collect_view();
-    let policy_options = FencingPolicy::ALL
-        .into_iter()
-        .map(|p| {
-            view! {
-                <option value=p.code() title=p.label() prop:selected=move || policy.get() == p>
-                    {p.option()}
-                </option>
-            }
-        })
-        .collect_view();
+    // The options never change: markup, set before the value.
+    let scenario_options = options(
+        deck::DECK
+            .iter()
+            .enumerate()
+            .map(|(i, e)| (e.id.to_owned(), format!("{}. {}", i + 1, e.title), "")),
+    );
+    let policy_options = options(
+        FencingPolicy::ALL
+            .into_iter()
+            .map(|p| (p.code().to_owned(), p.option().to_owned(), p.label())),
+    );
     view! {
         <header class="bar">
             <h1>"fencing-lab" <span class="sub">" — a lease is not a lock"</span></h1>
@@ -436,9 +420,9 @@ fn Header(scenario: Memo<Scenario>, dispatch: Dispatch) -> impl IntoView {
                 <select
                     id="scenario"
                     on:change:target=move |e| dispatch.msg(Msg::Pick(e.target().value()))
-                >
-                    {scenario_options}
-                </select>
+                    inner_html=scenario_options
+                    prop:value=move || current.get()
+                ></select>
                 <label for="fencing" class="fencing-label">"Fencing"</label>
                 <select
                     id="fencing"
@@ -449,9 +433,9 @@ fn Header(scenario: Memo<Scenario>, dispatch: Dispatch) -> impl IntoView {
                             dispatch.msg(Msg::SetPolicy(p));
                         }
                     }
-                >
-                    {policy_options}
-                </select>
+                    inner_html=policy_options
+                    prop:value=move || policy.get().code()
+                ></select>
             </div>
         </header>
     }
@@ -495,18 +479,12 @@ fn WhatIf(scenario: Memo<Scenario>, dispatch: Dispatch) -> impl IntoView {
                                                 dispatch.msg(Msg::SetTokenSource(t));
                                             }
                                         }
-                                    >
-                                        {TokenSource::CHOICES
-                                            .into_iter()
-                                            .map(|t| {
-                                                view! {
-                                                    <option value=t.code() prop:selected=move || tokens.get() == t>
-                                                        {t.option()}
-                                                    </option>
-                                                }
-                                            })
-                                            .collect_view()}
-                                    </select>
+                                        inner_html=options(
+                                            TokenSource::CHOICES
+                                                .map(|t| (t.code().to_owned(), t.option().to_owned(), "")),
+                                        )
+                                        prop:value=move || tokens.get().code()
+                                    ></select>
                                 </label>
                             }
                         })
@@ -520,18 +498,11 @@ fn WhatIf(scenario: Memo<Scenario>, dispatch: Dispatch) -> impl IntoView {
                                 dispatch.msg(Msg::SetRelease(m));
                             }
                         }
-                    >
-                        {ReleaseMode::ALL
-                            .into_iter()
-                            .map(|m| {
-                                view! {
-                                    <option value=m.code() prop:selected=move || release.get() == m>
-                                        {m.option()}
-                                    </option>
-                                }
-                            })
-                            .collect_view()}
-                    </select>
+                        inner_html=options(
+                            ReleaseMode::ALL.map(|m| (m.code().to_owned(), m.option().to_owned(), "")),
+                        )
+                        prop:value=move || release.get().code()
+                    ></select>
                 </label>
                 {move || {
                     barrier

@@ -11,7 +11,7 @@ use super::Dispatch;
 use crate::core::{deck, Scenario, Trace};
 use crate::lab::{Herd, Lab, Msg, Param};
 use crate::view::panels::{self as model, Field, FieldGroup, LogRow, ParamsModel, StorageModel};
-use crate::view::timeline::{self as chart, n};
+use crate::view::timeline as chart;
 
 /// The question being answered, the current narration and what to say out loud.
 #[component]
@@ -257,7 +257,7 @@ pub fn Notes(lab: RwSignal<Lab>) -> impl IntoView {
         notes.get().map(|items| {
             view! {
                 <aside class="notes" data-testid="notes" aria-label="Speaker notes">
-                    <ul>{items.iter().map(|n| view! { <li>{n.clone()}</li> }).collect_view()}</ul>
+                    <ul inner_html=crate::view::panels::notes_markup(&items)></ul>
                 </aside>
             }
         })
@@ -265,34 +265,13 @@ pub fn Notes(lab: RwSignal<Lab>) -> impl IntoView {
 }
 
 /// For the renewal scenario: the lab's two herd runs as bar charts, folded by default so
-/// the page still fits a projector; one click opens the chart.
+/// the page still fits a projector; one click opens the chart. Hundreds of bars that
+/// change only with the TTL: the chart is markup from a pure renderer.
 #[component]
 pub fn HerdPanel(herd: Memo<Option<Arc<Herd>>>) -> impl IntoView {
     move || {
         herd.get().map(|h| {
-            let chart = chart::herd(&h.fixed, &h.jittered);
-            let rows = chart
-                .rows
-                .into_iter()
-                .map(|r| {
-                    let class = format!("herd-bar {}", r.class);
-                    let bars = r
-                        .bars
-                        .iter()
-                        .map(|b| {
-                            view! {
-                                <rect class=class.clone() x=n(b.x) y=n(b.y) width=n(b.w) height=n(b.h)></rect>
-                            }
-                        })
-                        .collect_view();
-                    view! {
-                        <text class="herd-label" x=n(r.label.x) y=n(r.label.y)>{r.label.text}</text>
-                        <text class="herd-peak" x=n(r.peak.x) y=n(r.peak.y)>{r.peak.text}</text>
-                        {bars}
-                        <line class="tick" x1=n(r.base.x1) x2=n(r.base.x2) y1=n(r.base.y1) y2=n(r.base.y2)></line>
-                    }
-                })
-                .collect_view();
+            let bars = chart::herd_markup(&chart::herd(&h.fixed, &h.jittered));
             view! {
                 <details class="herd" data-testid="herd" aria-label="Thundering herd">
                     <summary class="fork-line">
@@ -304,9 +283,8 @@ pub fn HerdPanel(herd: Memo<Option<Arc<Herd>>>) -> impl IntoView {
                         viewBox="0 0 1000 150"
                         role="img"
                         aria-label="Renewals per bucket, fixed versus jittered"
-                    >
-                        {rows}
-                    </svg>
+                        inner_html=bars
+                    ></svg>
                 </details>
             }
         })

@@ -46,55 +46,11 @@ where
     Memo::new(move |_| row.with(|r| r.as_ref().is_some_and(f)))
 }
 
-/// Lanes and the time axis; they change only with the actors and the horizon.
+/// Lanes and the time axis; they change only with the actors and the horizon, so they are
+/// markup from a pure renderer.
 #[component]
 fn GridView(grid: Memo<Grid>) -> impl IntoView {
-    move || {
-        grid.with(|g| {
-            let lanes = g
-                .lanes
-                .iter()
-                .enumerate()
-                .map(|(i, l)| {
-                    view! {
-                        <rect
-                            class=format!("lane lane{}", i % 2)
-                            x="0"
-                            y=n(l.y)
-                            width=n(VIEW_W)
-                            height=n(l.h)
-                        ></rect>
-                        <text
-                            class=if l.infra { "lane-name infra" } else { "lane-name actor" }
-                            x="12"
-                            y=n(l.y + l.h / 2.0 + 6.0)
-                        >
-                            {l.name.clone()}
-                        </text>
-                    }
-                })
-                .collect_view();
-            let ticks = g
-                .ticks
-                .iter()
-                .map(|t| {
-                    view! {
-                        <line
-                            class="tick"
-                            x1=n(t.x)
-                            x2=n(t.x)
-                            y1=n(model::TOP)
-                            y2=n(g.bottom + 4.0)
-                        ></line>
-                        <text class="tick-label" x=n(t.x) y=n(g.bottom + 20.0)>
-                            {t.label.clone()}
-                        </text>
-                    }
-                })
-                .collect_view();
-            (lanes, ticks)
-        })
-    }
+    view! { <g class="grid" inner_html=move || grid.with(model::grid_markup)></g> }
 }
 
 #[component]
@@ -367,9 +323,7 @@ pub fn StaticTimeline(trace: Memo<Arc<Trace>>, step: Memo<usize>) -> impl IntoVi
             aria-label="Original timeline"
             viewBox=move || drawn.with(|m| m.view_box.clone())
         >
-            <g class="grid">
-                <GridView grid/>
-            </g>
+            <GridView grid/>
             <Drawing model=drawn live=false/>
         </svg>
     }
@@ -474,9 +428,7 @@ pub fn Timeline(trace: Memo<Arc<Trace>>, step: Memo<usize>, dispatch: Dispatch) 
                 on:pointerup=end_drag
                 on:pointercancel=end_drag
             >
-                <g class="grid">
-                    <GridView grid/>
-                </g>
+                <GridView grid/>
                 <Drawing model=drawn live=true/>
                 <g class="pause-blocks">
                     <For

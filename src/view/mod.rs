@@ -61,6 +61,30 @@ impl Act {
     }
 }
 
+/// A select's options as markup (they never change, so the select sets them as its inner
+/// HTML before its value): code, label and a tooltip (empty for none).
+pub fn options<I>(items: I) -> String
+where
+    I: IntoIterator<Item = (String, String, &'static str)>,
+{
+    use timeline::esc;
+    items
+        .into_iter()
+        .map(|(code, label, title)| {
+            let title = if title.is_empty() {
+                String::new()
+            } else {
+                format!(r#" title="{}""#, esc(title))
+            };
+            format!(
+                r#"<option value="{}"{title}>{}</option>"#,
+                esc(&code),
+                esc(&label)
+            )
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -71,5 +95,17 @@ mod tests {
             assert_eq!(Act::from_code(a.code()), Some(a));
         }
         assert_eq!(Act::from_code("nope"), None);
+    }
+
+    #[test]
+    fn options_are_escaped_markup() {
+        let html = options([
+            ("a".to_owned(), "1. <A>".to_owned(), ""),
+            ("b".to_owned(), "B".to_owned(), "it's b"),
+        ]);
+        assert_eq!(
+            html,
+            r#"<option value="a">1. &lt;A&gt;</option><option value="b" title="it&#39;s b">B</option>"#
+        );
     }
 }

@@ -358,6 +358,14 @@ pub fn explorer_footnote(stats: &[PolicyStats]) -> String {
     out
 }
 
+/// The speaker notes as list items (they change only with the deck entry).
+pub fn notes_markup(notes: &[String]) -> String {
+    notes
+        .iter()
+        .map(|n| format!("<li>{}</li>", crate::view::timeline::esc(n)))
+        .collect()
+}
+
 /// The parameter fields a presenter may edit, one group per line of the panel.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ParamsModel {

@@ -821,6 +821,91 @@ pub fn herd(fixed: &crate::core::HerdReport, jittered: &crate::core::HerdReport)
     HerdChart { rows }
 }
 
+/// Escapes text for SVG/HTML content and attribute values.
+pub fn esc(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Lanes and ticks as SVG markup.
+pub fn grid_markup(g: &Grid) -> String {
+    use std::fmt::Write;
+    let mut out = String::with_capacity(4 * 1024);
+    for (i, l) in g.lanes.iter().enumerate() {
+        let _ = write!(
+            out,
+            r#"<rect class="lane lane{}" x="0" y="{}" width="{}" height="{}"></rect><text class="lane-name {}" x="12" y="{}">{}</text>"#,
+            i % 2,
+            n(l.y),
+            n(VIEW_W),
+            n(l.h),
+            if l.infra { "infra" } else { "actor" },
+            n(l.y + l.h / 2.0 + 6.0),
+            esc(&l.name)
+        );
+    }
+    for t in &g.ticks {
+        let _ = write!(
+            out,
+            r#"<line class="tick" x1="{x}" x2="{x}" y1="{}" y2="{}"></line><text class="tick-label" x="{x}" y="{}">{}</text>"#,
+            n(TOP),
+            n(g.bottom + 4.0),
+            n(g.bottom + 20.0),
+            esc(&t.label),
+            x = n(t.x)
+        );
+    }
+    out
+}
+
+/// The herd chart as SVG markup (its texts are fixed words and numbers: nothing to escape).
+pub fn herd_markup(chart: &HerdChart) -> String {
+    use std::fmt::Write;
+    let mut out = String::with_capacity(16 * 1024);
+    for r in &chart.rows {
+        let _ = write!(
+            out,
+            r#"<text class="herd-label" x="{}" y="{}">{}</text><text class="herd-peak" x="{}" y="{}">{}</text>"#,
+            n(r.label.x),
+            n(r.label.y),
+            r.label.text,
+            n(r.peak.x),
+            n(r.peak.y),
+            r.peak.text
+        );
+        for b in &r.bars {
+            let _ = write!(
+                out,
+                r#"<rect class="herd-bar {}" x="{}" y="{}" width="{}" height="{}"></rect>"#,
+                r.class,
+                n(b.x),
+                n(b.y),
+                n(b.w),
+                n(b.h)
+            );
+        }
+        let _ = write!(
+            out,
+            r#"<line class="tick" x1="{}" x2="{}" y1="{}" y2="{}"></line>"#,
+            n(r.base.x1),
+            n(r.base.x2),
+            n(r.base.y1),
+            n(r.base.y2)
+        );
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -908,6 +993,30 @@ mod tests {
         assert_eq!(
             chart.rows[0].peak.text,
             format!("peak {} / {} ms", fixed.peak_per_bucket(), fixed.bucket_ms)
+        );
+        let svg = herd_markup(&chart);
+        let bars: usize = chart.rows.iter().map(|r| r.bars.len()).sum();
+        assert_eq!(svg.matches("<rect ").count(), bars);
+        assert_eq!(
+            svg.matches(r#"class="herd-bar fixed""#).count(),
+            chart.rows[0].bars.len()
+        );
+    }
+
+    #[test]
+    fn grid_markup_names_every_lane_escaped() {
+        let mut sc = Scenario::gc_pause();
+        sc.actors[1].name = "B<&>".to_owned();
+        let svg = grid_markup(&grid(&run(&sc)));
+        assert!(
+            svg.contains(r#"class="lane-name actor" x="12" y="55.0">A</text>"#),
+            "{svg}"
+        );
+        assert!(svg.contains(">B&lt;&amp;&gt;</text>"), "{svg}");
+        assert_eq!(svg.matches(r#"class="tick-label""#).count(), 11);
+        assert_eq!(
+            esc(r#"<a href="x">&'"#),
+            "&lt;a href=&quot;x&quot;&gt;&amp;&#39;"
         );
     }
 
