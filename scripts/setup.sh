@@ -26,6 +26,12 @@ if ! wasm-bindgen --version 2>/dev/null | grep -qx "wasm-bindgen $WASM_BINDGEN_V
   cargo install --force "wasm-bindgen-cli@$WASM_BINDGEN_VERSION"
 fi
 
+LEPTOSFMT_VERSION=0.1.33
+if ! leptosfmt --version 2>/dev/null | grep -qx "leptosfmt $LEPTOSFMT_VERSION"; then
+  say "cargo install leptosfmt@$LEPTOSFMT_VERSION (formats the view! blocks)"
+  cargo install --locked "leptosfmt@$LEPTOSFMT_VERSION"
+fi
+
 missing=()
 [ -x /usr/bin/chromium ] || missing+=(chromium)
 [ -x /usr/bin/chromedriver ] || missing+=(chromium-driver)

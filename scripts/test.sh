@@ -12,10 +12,12 @@ cargo test --locked
 echo; echo "== replay: the deck against real redis-server, PostgreSQL, etcd (scripts/replay.sh)"
 bash scripts/replay.sh
 
-echo; echo "== lint: cargo fmt --check, cargo clippy (native and wasm32)"
+echo; echo "== lint: cargo fmt --check, leptosfmt --check (view! blocks), cargo clippy (native and wasm32)"
 cargo fmt --check
+leptosfmt --quiet --check src/ui
 cargo clippy --locked --all-targets -- -D warnings
 cargo clippy --locked --target wasm32-unknown-unknown -- -D warnings
+cargo clippy --locked --target wasm32-unknown-unknown --features test-hooks -- -D warnings
 
 echo; echo "== build: trunk build --release --offline (dist/), and with test hooks (dist-test/)"
 trunk build --release --offline

@@ -97,7 +97,11 @@ pub fn ExplorerPanel(lab: RwSignal<Lab>, dispatch: Dispatch) -> impl IntoView {
                     let order = match r.order {
                         Some(c) => cell("order", c).into_any(),
                         None => view! {
-                            <td class="num na" data-testid="order" title="refused by the fencing rule">
+                            <td
+                                class="num na"
+                                data-testid="order"
+                                title="refused by the fencing rule"
+                            >
                                 "— by rule"
                             </td>
                         }
@@ -129,7 +133,9 @@ pub fn ExplorerPanel(lab: RwSignal<Lab>, dispatch: Dispatch) -> impl IntoView {
                             {cell("late", r.late)}
                             {cell("twice", r.twice)}
                             {order}
-                            <td class="num" data-testid="two">{r.two}</td>
+                            <td class="num" data-testid="two">
+                                {r.two}
+                            </td>
                             <td>{examples}</td>
                         </tr>
                     }
@@ -151,7 +157,13 @@ pub fn ExplorerPanel(lab: RwSignal<Lab>, dispatch: Dispatch) -> impl IntoView {
             ></progress>
             {move || {
                 m.with(|m| m.status.clone())
-                    .map(|s| view! { <span class="clock" data-testid="explore-status">{s}</span> })
+                    .map(|s| {
+                        view! {
+                            <span class="clock" data-testid="explore-status">
+                                {s}
+                            </span>
+                        }
+                    })
             }}
             <table class="log">
                 <thead>

@@ -292,7 +292,7 @@ fn App() -> impl IntoView {
 
     view! {
         <main class="app" class:presenting=move || presenting.get() on:click=on_click>
-            <Header scenario dispatch/>
+            <Header scenario dispatch />
             {move || {
                 error
                     .get()
@@ -305,9 +305,9 @@ fn App() -> impl IntoView {
                         }
                     })
             }}
-            <Story trace step/>
-            <Notes lab/>
-            <Timeline trace step dispatch/>
+            <Story trace step />
+            <Notes lab />
+            <Timeline trace step dispatch />
             <section class="controls" aria-label="Playback">
                 <button data-act=Act::Reset.code()>"Reset"</button>
                 <button data-act=Act::Back.code() aria-keyshortcuts="ArrowLeft">
@@ -349,11 +349,13 @@ fn App() -> impl IntoView {
                         }
                     }
                 />
-                <span class="clock" data-testid="clock">{clock}</span>
+                <span class="clock" data-testid="clock">
+                    {clock}
+                </span>
             </section>
             <div class="row2">
-                <Params scenario dispatch/>
-                <WhatIf scenario dispatch/>
+                <Params scenario dispatch />
+                <WhatIf scenario dispatch />
                 <span class="row2-right">
                     <button
                         class="ghost"
@@ -362,32 +364,57 @@ fn App() -> impl IntoView {
                     >
                         {move || if forked.get() { "Close fork" } else { "Fork" }}
                     </button>
-                    <button class="ghost" data-act=Act::Explore.code() aria-pressed=pressed(exploring)>
+                    <button
+                        class="ghost"
+                        data-act=Act::Explore.code()
+                        aria-pressed=pressed(exploring)
+                    >
                         "Explore"
                     </button>
-                    <button class="ghost" data-act=Act::Svg.code() title="Export the timeline as SVG">
+                    <button
+                        class="ghost"
+                        data-act=Act::Svg.code()
+                        title="Export the timeline as SVG"
+                    >
                         "SVG"
                     </button>
-                    <button class="ghost" data-act=Act::Png.code() title="Export the timeline as PNG">
+                    <button
+                        class="ghost"
+                        data-act=Act::Png.code()
+                        title="Export the timeline as PNG"
+                    >
                         "PNG"
                     </button>
-                    <button class="ghost" data-act=Act::Notes.code() aria-pressed=pressed(notes_shown)>
+                    <button
+                        class="ghost"
+                        data-act=Act::Notes.code()
+                        aria-pressed=pressed(notes_shown)
+                    >
                         "Notes"
                     </button>
-                    <button class="ghost" data-act=Act::Present.code() aria-pressed=pressed(presenting)>
+                    <button
+                        class="ghost"
+                        data-act=Act::Present.code()
+                        aria-pressed=pressed(presenting)
+                    >
                         "Present"
                     </button>
-                    <button class="ghost" data-act=Act::Theme.code() aria-label="Theme" title="Light / dark">
+                    <button
+                        class="ghost"
+                        data-act=Act::Theme.code()
+                        aria-label="Theme"
+                        title="Light / dark"
+                    >
                         "◐"
                     </button>
                 </span>
             </div>
-            {move || forked.get().then(|| view! { <Fork lab trace step/> })}
-            {move || exploring.get().then(|| view! { <ExplorerPanel lab dispatch/> })}
-            <HerdPanel herd/>
+            {move || forked.get().then(|| view! { <Fork lab trace step /> })}
+            {move || exploring.get().then(|| view! { <ExplorerPanel lab dispatch /> })}
+            <HerdPanel herd />
             <div class="bottom">
-                <Storage trace step/>
-                <Compare lab/>
+                <Storage trace step />
+                <Compare lab />
             </div>
             <footer class="keys">
                 "Keys: ← → step · Space play · . forward (clicker) · f fencing · p presenter · n notes · drag a pause (its right edge resizes)"
@@ -416,14 +443,18 @@ fn Header(scenario: Memo<Scenario>, dispatch: Dispatch) -> impl IntoView {
         <header class="bar">
             <h1>"fencing-lab" <span class="sub">" — a lease is not a lock"</span></h1>
             <div class="bar-right">
-                <label for="scenario" class="fencing-label">"Scenario"</label>
+                <label for="scenario" class="fencing-label">
+                    "Scenario"
+                </label>
                 <select
                     id="scenario"
                     on:change:target=move |e| dispatch.msg(Msg::Pick(e.target().value()))
                     inner_html=scenario_options
                     prop:value=move || current.get()
                 ></select>
-                <label for="fencing" class="fencing-label">"Fencing"</label>
+                <label for="fencing" class="fencing-label">
+                    "Fencing"
+                </label>
                 <select
                     id="fencing"
                     class="fencing"
@@ -475,7 +506,9 @@ fn WhatIf(scenario: Memo<Scenario>, dispatch: Dispatch) -> impl IntoView {
                                     <select
                                         aria-label="Tokens from"
                                         on:change:target=move |e| {
-                                            if let Some(t) = TokenSource::from_code(&e.target().value()) {
+                                            if let Some(t) = TokenSource::from_code(
+                                                &e.target().value(),
+                                            ) {
                                                 dispatch.msg(Msg::SetTokenSource(t));
                                             }
                                         }
@@ -499,7 +532,8 @@ fn WhatIf(scenario: Memo<Scenario>, dispatch: Dispatch) -> impl IntoView {
                             }
                         }
                         inner_html=options(
-                            ReleaseMode::ALL.map(|m| (m.code().to_owned(), m.option().to_owned(), "")),
+                            ReleaseMode::ALL
+                                .map(|m| (m.code().to_owned(), m.option().to_owned(), "")),
                         )
                         prop:value=move || release.get().code()
                     ></select>
@@ -540,19 +574,22 @@ fn WhatIf(scenario: Memo<Scenario>, dispatch: Dispatch) -> impl IntoView {
                                             let v = e.target().value();
                                             let msg = match v.trim() {
                                                 "" => Msg::SetFailover(None),
-                                                t => match t.parse::<u64>() {
-                                                    Ok(ms) => Msg::SetFailover(Some(ms)),
-                                                    Err(_) => Msg::Refuse(
-                                                        "A failover time needs whole milliseconds (empty: never)."
-                                                            .to_owned(),
-                                                    ),
-                                                },
+                                                t => {
+                                                    match t.parse::<u64>() {
+                                                        Ok(ms) => Msg::SetFailover(Some(ms)),
+                                                        Err(_) => {
+                                                            Msg::Refuse(
+                                                                "A failover time needs whole milliseconds (empty: never)."
+                                                                    .to_owned(),
+                                                            )
+                                                        }
+                                                    }
+                                                }
                                             };
                                             dispatch.msg(msg);
                                             e.target().set_value(&failover_value());
                                         }
-                                    />
-                                    " ms"
+                                    /> " ms"
                                 </label>
                             }
                         })

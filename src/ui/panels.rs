@@ -21,7 +21,13 @@ pub fn Story(trace: Memo<Arc<Trace>>, step: Memo<usize>) -> impl IntoView {
         <section class="story" aria-live="polite">
             {move || {
                 m.with(|m| m.question)
-                    .map(|q| view! { <p class="question" data-testid="question">{q}</p> })
+                    .map(|q| {
+                        view! {
+                            <p class="question" data-testid="question">
+                                {q}
+                            </p>
+                        }
+                    })
             }}
             <p class="narration" data-testid="narration">
                 {move || m.with(|m| m.narration.clone())}
@@ -49,13 +55,18 @@ pub fn Storage(trace: Memo<Arc<Trace>>, step: Memo<usize>) -> impl IntoView {
             <div class="metrics">
                 <div class="metric">
                     <span class="k">{text(m, |m| m.figure.to_owned())}</span>
-                    <span class=move || if m.with(|m| m.words) { "v words" } else { "v" } data-testid="balance">
+                    <span
+                        class=move || if m.with(|m| m.words) { "v words" } else { "v" }
+                        data-testid="balance"
+                    >
                         {text(m, |m| m.value.clone())}
                     </span>
                 </div>
                 <div class="metric">
                     <span class="k">"Last fence"</span>
-                    <span class="v" data-testid="last-fence">{text(m, |m| m.fence.clone())}</span>
+                    <span class="v" data-testid="last-fence">
+                        {text(m, |m| m.fence.clone())}
+                    </span>
                     <span class="cap">{text(m, |m| m.fence_caption.to_owned())}</span>
                 </div>
                 <div class="metric small">
@@ -80,7 +91,7 @@ pub fn Storage(trace: Memo<Arc<Trace>>, step: Memo<usize>) -> impl IntoView {
                     </tr>
                 </thead>
                 <tbody>
-                    <For each=rows key=|k| *k children=move |k| view! { <LogLine m k/> }/>
+                    <For each=rows key=|k| *k children=move |k| view! { <LogLine m k /> } />
                 </tbody>
             </table>
         </section>
@@ -96,7 +107,13 @@ fn LogLine(m: Memo<StorageModel>, k: usize) -> impl IntoView {
     view! {
         <tr
             data-testid="ledger-row"
-            class=move || if r.with(|r| r.as_ref().is_some_and(|r| r.accepted)) { "accepted" } else { "rejected" }
+            class=move || {
+                if r.with(|r| r.as_ref().is_some_and(|r| r.accepted)) {
+                    "accepted"
+                } else {
+                    "rejected"
+                }
+            }
         >
             <td>{cell(|r| r.time.clone())}</td>
             <td>{cell(|r| r.writer.clone())}</td>
@@ -126,7 +143,9 @@ pub fn Compare(lab: RwSignal<Lab>) -> impl IntoView {
                 <span class="cap">{move || m.with(|m| m.off.outcome.clone())}</span>
             </div>
             <div class="side on" data-testid="summary-on">
-                <span class="k">{move || m.with(|m| format!("fencing on ({}) →", m.on_policy))}</span>
+                <span class="k">
+                    {move || m.with(|m| format!("fencing on ({}) →", m.on_policy))}
+                </span>
                 <span class=v>{move || m.with(|m| m.on.value.clone())}</span>
                 <span class="cap">{move || m.with(|m| m.on.outcome.clone())}</span>
             </div>
@@ -151,13 +170,17 @@ pub fn Fork(lab: RwSignal<Lab>, trace: Memo<Arc<Trace>>, step: Memo<usize>) -> i
         <section class="fork" data-testid="fork" aria-label="Original and fork">
             <p class="fork-line">
                 <b>"Original: "</b>
-                <span data-testid="fork-original">{move || original.with(|t| model::fork_line(t))}</span>
+                <span data-testid="fork-original">
+                    {move || original.with(|t| model::fork_line(t))}
+                </span>
             </p>
             <p class="fork-line">
                 <b>"Fork: "</b>
-                <span data-testid="fork-current">{move || trace.with(|t| model::fork_line(t))}</span>
+                <span data-testid="fork-current">
+                    {move || trace.with(|t| model::fork_line(t))}
+                </span>
             </p>
-            <StaticTimeline trace=original step/>
+            <StaticTimeline trace=original step />
         </section>
     }
 }
@@ -174,7 +197,7 @@ pub fn Params(scenario: Memo<Scenario>, dispatch: Dispatch) -> impl IntoView {
             <For
                 each=move || m.with(|m| m.groups.iter().map(FieldGroup::key).collect::<Vec<_>>())
                 key=|k| *k
-                children=move |key| view! { <Group m key scenario dispatch/> }
+                children=move |key| view! { <Group m key scenario dispatch /> }
             />
         </section>
     }
@@ -203,9 +226,12 @@ fn Group(
                 data-actor=actor.map(|a| a.to_string())
                 prop:value=move || f().map(|f| f.value.to_string()).unwrap_or_default()
                 on:change:target=move |e| {
-                    dispatch.msg(Msg::Edit { param, actor, text: e.target().value() });
-                    // A refused edit leaves the scenario (and so the model) unchanged: show
-                    // the last good value again.
+                    dispatch
+                        .msg(Msg::Edit {
+                            param,
+                            actor,
+                            text: e.target().value(),
+                        });
                     if let Some(v) = scenario.with_untracked(|sc| param.value(sc, actor)) {
                         e.target().set_value(&v.to_string());
                     }
@@ -220,22 +246,40 @@ fn Group(
     match key.0 {
         Param::Ttl => view! {
             <span class="pause-edit">
-                "Lease TTL " {input(|g| match g { FieldGroup::Ttl(f) => Some(f), _ => None })} " ms"
+                "Lease TTL "
+                {input(|g| match g {
+                    FieldGroup::Ttl(f) => Some(f),
+                    _ => None,
+                })} " ms"
             </span>
         }
         .into_any(),
         Param::Delay => view! {
             <span class="pause-edit">
-                <b>{name}</b> "'s packets take "
-                {input(|g| match g { FieldGroup::Delay { field, .. } => Some(field), _ => None })} " ms"
+                <b>{name}</b>
+                "'s packets take "
+                {input(|g| match g {
+                    FieldGroup::Delay { field, .. } => Some(field),
+                    _ => None,
+                })}
+                " ms"
             </span>
         }
         .into_any(),
         _ => view! {
             <span class="pause-edit">
-                <b>{name}</b> " pauses at "
-                {input(|g| match g { FieldGroup::Pause { start, .. } => Some(start), _ => None })} " ms for "
-                {input(|g| match g { FieldGroup::Pause { length, .. } => Some(length), _ => None })} " ms"
+                <b>{name}</b>
+                " pauses at "
+                {input(|g| match g {
+                    FieldGroup::Pause { start, .. } => Some(start),
+                    _ => None,
+                })}
+                " ms for "
+                {input(|g| match g {
+                    FieldGroup::Pause { length, .. } => Some(length),
+                    _ => None,
+                })}
+                " ms"
             </span>
         }
         .into_any(),

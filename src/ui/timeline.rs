@@ -108,7 +108,10 @@ fn ConflictRow(model: Memo<TimelineModel>, key: usize) -> impl IntoView {
                             x=field(c, |c| c.label.as_ref().map_or_else(String::new, |t| n(t.x)))
                             y=field(c, |c| c.label.as_ref().map_or_else(String::new, |t| n(t.y)))
                         >
-                            {field(c, |c| c.label.as_ref().map_or_else(String::new, |t| t.text.clone()))}
+                            {field(
+                                c,
+                                |c| c.label.as_ref().map_or_else(String::new, |t| t.text.clone()),
+                            )}
                         </text>
                     }
                 })
@@ -161,18 +164,29 @@ fn MarkerRow(model: Memo<TimelineModel>, key: Key) -> impl IntoView {
                     .get()
                     .then(|| {
                         view! {
-                            <text
-                                class="ev-label"
-                                x=field(m, |m| m.label.as_ref().map_or_else(String::new, |t| n(t.x)))
-                                y=field(m, |m| m.label.as_ref().map_or_else(String::new, |t| n(t.y)))
-                            >
-                                {field(m, |m| m.label.as_ref().map_or_else(String::new, |t| t.text.clone()))}
+                            <text class="ev-label" x=field(m, label_x) y=field(m, label_y)>
+                                {field(m, label_text)}
                             </text>
                         }
                     })
             }}
         </g>
     }
+}
+
+/// Where a marker's label goes, and what it says (empty while it has none).
+fn label_x(m: &Marker) -> String {
+    m.label.as_ref().map_or_else(String::new, |t| n(t.x))
+}
+
+fn label_y(m: &Marker) -> String {
+    m.label.as_ref().map_or_else(String::new, |t| n(t.y))
+}
+
+fn label_text(m: &Marker) -> String {
+    m.label
+        .as_ref()
+        .map_or_else(String::new, |t| t.text.clone())
 }
 
 /// A pause block. On the live timeline its first pause per actor is draggable: the block
@@ -242,7 +256,9 @@ fn PauseRow(
                     data-grip=Grip::Move.code()
                     on:pointerdown=move |e| grab.run((e, actor, Grip::Move))
                 >
-                    <title>{format!("{name}'s pause: drag to move, drag the right edge to resize")}</title>
+                    <title>
+                        {format!("{name}'s pause: drag to move, drag the right edge to resize")}
+                    </title>
                     <rect class="hit" x=hit[0] y=hit[1] width=hit[2] height=hit[3]></rect>
                     {block}
                 </g>
@@ -254,8 +270,20 @@ fn PauseRow(
                     on:pointerdown=move |e| grab.run((e, actor, Grip::Resize))
                 >
                     <title>{format!("Resize {name}'s pause")}</title>
-                    <rect class="hit" x=grip_hit[0] y=grip_hit[1] width=grip_hit[2] height=grip_hit[3]></rect>
-                    <rect class="pause-grip" x=grip[0] y=grip[1] width=grip[2] height=grip[3]></rect>
+                    <rect
+                        class="hit"
+                        x=grip_hit[0]
+                        y=grip_hit[1]
+                        width=grip_hit[2]
+                        height=grip_hit[3]
+                    ></rect>
+                    <rect
+                        class="pause-grip"
+                        x=grip[0]
+                        y=grip[1]
+                        width=grip[2]
+                        height=grip[3]
+                    ></rect>
                 </g>
             }
             .into_any()
@@ -272,17 +300,17 @@ fn Drawing(model: Memo<TimelineModel>, live: bool) -> impl IntoView {
             <For
                 each=keys(|m| m.bands.iter().map(|b| b.key).collect())
                 key=|k| *k
-                children=move |key| view! { <BandRow model key/> }
+                children=move |key| view! { <BandRow model key /> }
             />
             <For
                 each=keys(|m| m.beliefs.iter().map(|b| b.key).collect())
                 key=|k| *k
-                children=move |key| view! { <BeliefRow model key/> }
+                children=move |key| view! { <BeliefRow model key /> }
             />
             <For
                 each=move || model.with(|m| m.conflicts.iter().map(|c| c.key).collect::<Vec<_>>())
                 key=|k| *k
-                children=move |key| view! { <ConflictRow model key/> }
+                children=move |key| view! { <ConflictRow model key /> }
             />
             {(!live)
                 .then(|| {
@@ -290,14 +318,14 @@ fn Drawing(model: Memo<TimelineModel>, live: bool) -> impl IntoView {
                         <For
                             each=keys(|m| m.pauses.iter().map(|p| (p.actor, p.nth)).collect())
                             key=|k| *k
-                            children=move |key| view! { <PauseRow model key on_grab=None/> }
+                            children=move |key| view! { <PauseRow model key on_grab=None /> }
                         />
                     }
                 })}
             <For
                 each=move || model.with(|m| m.markers.iter().map(|m| m.key).collect::<Vec<_>>())
                 key=|k| *k
-                children=move |key| view! { <MarkerRow model key/> }
+                children=move |key| view! { <MarkerRow model key /> }
             />
             <g class="cursor">
                 <line
@@ -323,8 +351,8 @@ pub fn StaticTimeline(trace: Memo<Arc<Trace>>, step: Memo<usize>) -> impl IntoVi
             aria-label="Original timeline"
             viewBox=move || drawn.with(|m| m.view_box.clone())
         >
-            <GridView grid/>
-            <Drawing model=drawn live=false/>
+            <GridView grid />
+            <Drawing model=drawn live=false />
         </svg>
     }
 }
@@ -428,15 +456,20 @@ pub fn Timeline(trace: Memo<Arc<Trace>>, step: Memo<usize>, dispatch: Dispatch) 
                 on:pointerup=end_drag
                 on:pointercancel=end_drag
             >
-                <GridView grid/>
-                <Drawing model=drawn live=true/>
+                <GridView grid />
+                <Drawing model=drawn live=true />
                 <g class="pause-blocks">
                     <For
                         each=move || {
-                            drawn.with(|m| m.pauses.iter().map(|p| (p.actor, p.nth)).collect::<Vec<_>>())
+                            drawn
+                                .with(|m| {
+                                    m.pauses.iter().map(|p| (p.actor, p.nth)).collect::<Vec<_>>()
+                                })
                         }
                         key=|k| *k
-                        children=move |key| view! { <PauseRow model=drawn key on_grab=Some(grab)/> }
+                        children=move |key| {
+                            view! { <PauseRow model=drawn key on_grab=Some(grab) /> }
+                        }
                     />
                 </g>
             </svg>
