@@ -412,8 +412,12 @@ pub fn model(t: &Trace, step: usize, live: bool) -> TimelineModel {
     for s in &spots {
         labels.block((s.x - s.r, s.y - s.r, s.x + s.r, s.y + s.r), Some(s.event));
     }
-    let bands = bands(t, &g, &mut labels);
-    let markers = markers(t, &g, step, &spots, &mut labels);
+    let mut bands = bands(t, &g, &mut labels);
+    let mut markers = markers(t, &g, step, &spots, &mut labels);
+    // Rows in a fixed order (by owner, by lane) rather than by time, so a drag that makes
+    // two lanes' events trade places moves no node; labels were placed in event order above.
+    bands.sort_by_key(|b| b.key);
+    markers.sort_by_key(|m| (m.key.lane, m.step));
     TimelineModel {
         view_box: g.view_box(),
         bands,
