@@ -412,12 +412,13 @@ pub fn model(t: &Trace, step: usize, live: bool) -> TimelineModel {
     for s in &spots {
         labels.block((s.x - s.r, s.y - s.r, s.x + s.r, s.y + s.r), Some(s.event));
     }
-    let mut bands = bands(t, &g, &mut labels);
-    let mut markers = markers(t, &g, step, &spots, &mut labels);
-    // Rows in a fixed order (by owner, by lane) rather than by time, so a drag that makes
-    // two lanes' events trade places moves no node; labels were placed in event order above.
-    bands.sort_by_key(|b| b.key);
-    markers.sort_by_key(|m| (m.key.lane, m.step));
+    let bands = bands(t, &g, &mut labels);
+    let markers = markers(t, &g, step, &spots, &mut labels);
+    // Rows in a fixed order (by owner, by lane; by time within one) rather than by time
+    // alone, so a drag that makes two lanes' events trade places moves no node. Labels were
+    // placed in event order above.
+    let bands = grouped(bands, g.actors, |b| b.key.0);
+    let markers = grouped(markers, g.lanes(), |m| m.key.lane);
     TimelineModel {
         view_box: g.view_box(),
         bands,
@@ -431,6 +432,25 @@ pub fn model(t: &Trace, step: usize, live: bool) -> TimelineModel {
             y2: g.bottom(),
         },
     }
+}
+
+/// `rows` grouped by `group` (0..groups), keeping their order within a group. (A pass per
+/// group instead of a sort: these are a handful of rows, and a sort of them costs kilobytes
+/// of wasm.)
+fn grouped<T>(rows: Vec<T>, groups: usize, group: fn(&T) -> usize) -> Vec<T> {
+    let mut slots: Vec<Option<T>> = rows.into_iter().map(Some).collect();
+    let mut out = Vec::with_capacity(slots.len());
+    for k in 0..groups.max(1) {
+        for slot in slots.iter_mut() {
+            if slot
+                .as_ref()
+                .is_some_and(|r| group(r).min(groups.max(1) - 1) == k)
+            {
+                out.extend(slot.take());
+            }
+        }
+    }
+    out
 }
 
 fn bands(t: &Trace, g: &Geometry, labels: &mut Labels) -> Vec<Band> {
@@ -979,6 +999,12 @@ mod tests {
             .filter(|m| a.markers.iter().any(|o| o.key == m.key))
             .count();
         assert_eq!(same, b.markers.len(), "a 1 ms nudge keeps every row");
+        // Rows come by lane, then by step: a reorder across lanes moves no node.
+        let order: Vec<_> = a.markers.iter().map(|m| (m.key.lane, m.step)).collect();
+        let mut sorted = order.clone();
+        sorted.sort_unstable();
+        assert_eq!(order, sorted);
+        assert!(a.bands.windows(2).all(|w| w[0].key <= w[1].key));
         assert!(a.markers.iter().zip(&b.markers).any(|(x, y)| x.x != y.x));
     }
 
