@@ -57,6 +57,16 @@ pub enum Msg {
         actor: usize,
         pause: Pause,
     },
+    /// Give a client without a pause one, starting at `at` (a press on an empty stretch of
+    /// its lane, or the what-if button), [`NEW_PAUSE_MS`] long or up to the horizon.
+    AddPause {
+        actor: usize,
+        at: Millis,
+    },
+    /// Take a client's pause away (double-click on it, or its remove button).
+    RemovePause {
+        actor: usize,
+    },
     /// A parameter field's new text, parsed here.
     Edit {
         param: Param,
@@ -221,6 +231,24 @@ impl Lab {
                 }
                 Err(e) => self.error = Some(e),
             },
+            Msg::AddPause { actor, at } => match self.new_pause(actor, at) {
+                Ok(pause) => {
+                    let sc = self.scenario().clone().with_pause(actor, pause);
+                    self.replace(sc);
+                }
+                Err(e) => self.error = Some(e),
+            },
+            Msg::RemovePause { actor } => {
+                let mut sc = self.scenario().clone();
+                match sc.actors.get_mut(actor) {
+                    Some(a) if !a.pauses.is_empty() => {
+                        a.pauses.clear();
+                        self.replace(sc);
+                    }
+                    Some(a) => self.error = Some(format!("{} has no pause to remove.", a.name)),
+                    None => self.error = Some(format!("There is no actor number {actor}.")),
+                }
+            }
             Msg::Edit { param, actor, text } => {
                 let msg = param.edit(self.scenario(), actor, &text);
                 self.update(msg);
@@ -376,6 +404,30 @@ impl Lab {
         )
     }
 
+    /// The pause `AddPause` would give `actor`, or why not.
+    fn new_pause(&self, actor: usize, at: Millis) -> Result<Pause, String> {
+        let sc = self.scenario();
+        let Some(a) = sc.actors.get(actor) else {
+            return Err(format!("There is no actor number {actor}."));
+        };
+        if !a.pauses.is_empty() {
+            return Err(format!(
+                "{} already has a pause: drag it, or remove it first.",
+                a.name
+            ));
+        }
+        if at >= sc.horizon {
+            return Err(format!(
+                "A pause must start before t={} ms, the end of the timeline.",
+                sc.horizon
+            ));
+        }
+        Ok(Pause {
+            start: at,
+            duration: NEW_PAUSE_MS.min(sc.horizon - at),
+        })
+    }
+
     fn check_pause(&self, actor: usize, pause: Pause) -> Result<(), String> {
         let sc = self.scenario();
         let Some(a) = sc.actors.get(actor) else {
@@ -392,6 +444,9 @@ impl Lab {
         Ok(())
     }
 }
+
+/// How long a new pause is before it is dragged to size.
+pub const NEW_PAUSE_MS: Millis = 10;
 
 /// The policy to show as "fencing on" beside `current`.
 pub fn on_policy(current: FencingPolicy) -> FencingPolicy {
@@ -1004,6 +1059,44 @@ mod tests {
         assert!(!lab.presenting());
         lab.update(Msg::SetSpeed(400));
         assert_eq!(lab.speed(), 400);
+    }
+
+    #[test]
+    fn a_pause_can_be_added_to_any_client_and_removed() {
+        let mut lab = Lab::default();
+        lab.update(Msg::AddPause { actor: 1, at: 40 });
+        assert_eq!(
+            lab.scenario().actors[1].pauses,
+            vec![Pause {
+                start: 40,
+                duration: NEW_PAUSE_MS
+            }]
+        );
+        assert!(lab.error().is_none());
+        // B's debit lands at 35, before its pause at 40: storage ends as in the headline.
+        assert_eq!(lab.trace().summary.final_balance, 90);
+        lab.update(Msg::AddPause { actor: 1, at: 20 });
+        assert!(lab.error().unwrap().contains("already has a pause"));
+        lab.update(Msg::AddPause { actor: 0, at: 10 });
+        assert!(lab.error().unwrap().contains("A already has a pause"));
+        lab.update(Msg::RemovePause { actor: 0 });
+        assert!(lab.scenario().actors[0].pauses.is_empty());
+        assert_eq!(
+            lab.trace().summary.final_balance,
+            90,
+            "without A's pause A finishes first and B skips the done job"
+        );
+        assert_eq!(lab.trace().summary.duplicate_runs, 0);
+        lab.update(Msg::RemovePause { actor: 0 });
+        assert!(lab.error().unwrap().contains("no pause to remove"));
+        // Near the end, the new pause is cut at the horizon; at it, refused.
+        lab.update(Msg::AddPause { actor: 0, at: 95 });
+        assert_eq!(lab.scenario().actors[0].pauses[0].duration, 5);
+        lab.update(Msg::RemovePause { actor: 0 });
+        lab.update(Msg::AddPause { actor: 0, at: 100 });
+        assert!(lab.error().unwrap().contains("must start before"));
+        lab.update(Msg::AddPause { actor: 7, at: 1 });
+        assert!(lab.error().unwrap().contains("no actor number 7"));
     }
 
     #[test]

@@ -92,7 +92,9 @@ impl fmt::Display for ShareError {
                 choices,
                 value,
             } => write!(f, "{what} must be {choices}, not “{value}”"),
-            ShareError::BadPause { key } => write!(f, "“{key}” needs start,length in ms"),
+            ShareError::BadPause { key } => {
+                write!(f, "“{key}” needs start,length in ms (or none)")
+            }
             ShareError::PauseTooLate { client, horizon } => {
                 write!(f, "{client}'s pause must end by t={horizon} ms")
             }
@@ -157,8 +159,15 @@ pub fn encode(sc: &Scenario, step: usize) -> String {
         }
     }
     for (i, a) in sc.actors.iter().enumerate() {
-        if let Some(p) = a.pauses.first() {
-            out.push_str(&format!("&pause.{}={},{}", a.name, p.start, p.duration));
+        let paused_by_default = base
+            .as_ref()
+            .and_then(|b| b.actors.get(i))
+            .is_some_and(|b| !b.pauses.is_empty());
+        match a.pauses.first() {
+            Some(p) => out.push_str(&format!("&pause.{}={},{}", a.name, p.start, p.duration)),
+            // A pause the deck has and the presenter removed.
+            None if paused_by_default => out.push_str(&format!("&pause.{}=none", a.name)),
+            None => {}
         }
         let default_delay = base
             .as_ref()
@@ -298,6 +307,7 @@ pub fn decode(hash: &str) -> Result<View, ShareError> {
                         client: actor.to_owned(),
                     })?;
                 match what {
+                    "pause" if v == "none" => sc.actors[idx].pauses.clear(),
                     "pause" => {
                         let (s, d) = v
                             .split_once(',')
@@ -432,5 +442,33 @@ mod tests {
         assert_eq!(source.to_string(), inner.to_string());
         assert!(source.downcast_ref::<ScenarioError>().is_some());
         assert!(kind("#s=nope").source().is_none());
+    }
+
+    #[test]
+    fn a_pause_added_to_b_and_one_removed_from_a_round_trip() {
+        let mut sc = Scenario::gc_pause().with_pause(
+            1,
+            Pause {
+                start: 40,
+                duration: 20,
+            },
+        );
+        sc.actors[0].pauses.clear();
+        let hash = encode(&sc, 3);
+        assert_eq!(
+            hash,
+            "#s=gc-pause&fence=strict&ttl=30&pause.A=none&pause.B=40,20&step=3"
+        );
+        assert_eq!(decode(&hash).unwrap().scenario, sc);
+        // B has no pause in the deck, so having none says nothing.
+        let plain = encode(&Scenario::gc_pause(), 0);
+        assert!(!plain.contains("none"), "{plain}");
+        assert!(
+            decode("#s=gc-pause&pause.B=none").unwrap().scenario.actors[1]
+                .pauses
+                .is_empty()
+        );
+        let bad = decode("#s=gc-pause&pause.A=soon").unwrap_err().to_string();
+        assert!(bad.contains("(or none)"), "{bad}");
     }
 }

@@ -417,7 +417,7 @@ fn App() -> impl IntoView {
                 <Compare lab />
             </div>
             <footer class="keys">
-                "Keys: ← → step · Space play · . forward (clicker) · f fencing · p presenter · n notes · drag a pause (its right edge resizes)"
+                "Keys: ← → step · Space play · . forward (clicker) · f fencing · p presenter · n notes · drag a pause (its right edge resizes; double-click removes) · drag on an empty lane to add one"
             </footer>
         </main>
     }
@@ -491,11 +491,56 @@ fn WhatIf(scenario: Memo<Scenario>, dispatch: Dispatch) -> impl IntoView {
         })
     });
     let failover = Memo::new(move |_| scenario.with(|sc| sc.failover_at));
+    // Each client, and whether it has a pause: the keyboard's way to add or remove one (a
+    // press on an empty stretch of a lane, or a double-click on a pause, does the same).
+    let clients = Memo::new(move |_| {
+        scenario.with(|sc| {
+            sc.actors
+                .iter()
+                .enumerate()
+                .map(|(i, a)| (i, a.name.clone(), !a.pauses.is_empty()))
+                .collect::<Vec<_>>()
+        })
+    });
+    let mid = Memo::new(move |_| scenario.with(|sc| sc.horizon / 2));
     let failover_value = move || failover.get().map(|t| t.to_string()).unwrap_or_default();
     view! {
         <details class="whatif" data-testid="whatif">
             <summary>"What if…"</summary>
             <span class="whatif-body">
+                {move || {
+                    clients
+                        .get()
+                        .into_iter()
+                        .map(|(actor, name, paused)| {
+                            let (msg, label, text) = if paused {
+                                (
+                                    Msg::RemovePause { actor },
+                                    format!("Remove {name}'s pause"),
+                                    format!("− pause {name}"),
+                                )
+                            } else {
+                                (
+                                    Msg::AddPause {
+                                        actor,
+                                        at: mid.get_untracked(),
+                                    },
+                                    format!("Add a pause for {name}"),
+                                    format!("+ pause {name}"),
+                                )
+                            };
+                            view! {
+                                <button
+                                    class="ghost small"
+                                    aria-label=label
+                                    on:click=move |_| dispatch.msg(msg.clone())
+                                >
+                                    {text}
+                                </button>
+                            }
+                        })
+                        .collect_view()
+                }}
                 {move || {
                     single
                         .get()

@@ -189,14 +189,17 @@ fn label_text(m: &Marker) -> String {
         .map_or_else(String::new, |t| t.text.clone())
 }
 
+/// What a live pause block can do: start a drag, and send messages (remove it).
+#[derive(Clone, Copy)]
+struct Live {
+    grab: Callback<(ev::PointerEvent, usize, Grip)>,
+    dispatch: Dispatch,
+}
+
 /// A pause block. On the live timeline its first pause per actor is draggable: the block
-/// moves it, the grip on its right edge resizes it (`on_grab` starts the drag).
+/// moves it, the grip on its right edge resizes it, a double-click removes it.
 #[component]
-fn PauseRow(
-    model: Memo<TimelineModel>,
-    key: (usize, usize),
-    on_grab: Option<Callback<(ev::PointerEvent, usize, Grip)>>,
-) -> impl IntoView {
+fn PauseRow(model: Memo<TimelineModel>, key: (usize, usize), live: Option<Live>) -> impl IntoView {
     let p = row(model, |m| &m.pauses, |p: &PauseBlock| (p.actor, p.nth), key);
     /// x, y, width and height of one of the block's boxes.
     fn bar(
@@ -222,9 +225,9 @@ fn PauseRow(
         </text>
     };
     let draggable = p.with_untracked(|p| p.as_ref().is_some_and(|p| p.draggable));
-    match on_grab.filter(|_| draggable) {
+    match live.filter(|_| draggable) {
         None => view! { <g class="pause">{block}</g> }.into_any(),
-        Some(grab) => {
+        Some(Live { grab, dispatch }) => {
             let name = p.with_untracked(|p| p.as_ref().map(|p| p.name.clone()).unwrap_or_default());
             let actor = key.0;
             let hit = bar(
@@ -255,9 +258,12 @@ fn PauseRow(
                     data-actor=actor.to_string()
                     data-grip=Grip::Move.code()
                     on:pointerdown=move |e| grab.run((e, actor, Grip::Move))
+                    on:dblclick=move |_| dispatch.msg(Msg::RemovePause { actor })
                 >
                     <title>
-                        {format!("{name}'s pause: drag to move, drag the right edge to resize")}
+                        {format!(
+                            "{name}'s pause: drag to move, drag the right edge to resize, double-click to remove",
+                        )}
                     </title>
                     <rect class="hit" x=hit[0] y=hit[1] width=hit[2] height=hit[3]></rect>
                     {block}
@@ -318,7 +324,7 @@ fn Drawing(model: Memo<TimelineModel>, live: bool) -> impl IntoView {
                         <For
                             each=keys(|m| m.pauses.iter().map(|p| (p.actor, p.nth)).collect())
                             key=|k| *k
-                            children=move |key| view! { <PauseRow model key on_grab=None /> }
+                            children=move |key| view! { <PauseRow model key live=None /> }
                         />
                     }
                 })}
@@ -389,7 +395,21 @@ pub fn Timeline(trace: Memo<Arc<Trace>>, step: Memo<usize>, dispatch: Dispatch) 
     // A memo, so a pointer move that changes nothing writes nothing to the DOM.
     let drawn = Memo::new(move |_| trace.with(|t| model::model(t, step.get(), true)));
 
-    let grab = Callback::new(move |(e, actor, grip): (ev::PointerEvent, usize, Grip)| {
+    // Where the drawing sits on screen (CSS px): left, top and scale. When the timeline is
+    // given less height than its width asks for, the drawing is scaled down and centred in
+    // the box (`preserveAspectRatio` meet), so these are the drawing's, not the element's.
+    let placed = move || {
+        let rect = svg_ref.get_untracked()?.get_bounding_client_rect();
+        let view_h = geometry.get_untracked().height();
+        let scale = (rect.width() / VIEW_W).min(rect.height() / view_h.max(1.0));
+        Some((
+            rect.left() + (rect.width() - VIEW_W * scale) / 2.0,
+            rect.top() + (rect.height() - view_h * scale) / 2.0,
+            scale,
+        ))
+    };
+    // Starts dragging `grip` of `actor`'s pause; the element pressed keeps the pointer.
+    let begin = move |e: &ev::PointerEvent, actor: usize, grip: Grip| {
         e.prevent_default();
         if let Some(el) = e
             .current_target()
@@ -403,25 +423,53 @@ pub fn Timeline(trace: Memo<Arc<Trace>>, step: Memo<usize>, dispatch: Dispatch) 
                 .get(actor)
                 .and_then(|a| a.pauses.first().copied())
         });
-        let rect = svg_ref
-            .get_untracked()
-            .map(|svg| svg.get_bounding_client_rect());
-        if let (Some(pause0), Some(rect)) = (pause0, rect) {
-            let view_h = geometry.get_untracked().height();
-            let scale = (rect.width() / VIEW_W).min(rect.height() / view_h.max(1.0));
-            let drawn = VIEW_W * scale;
+        if let (Some(pause0), Some((left, _, scale))) = (pause0, placed()) {
             let mut d = Drag {
                 actor,
                 grip,
                 x0: 0.0,
-                left: rect.left() + (rect.width() - drawn) / 2.0,
-                width: drawn,
+                left,
+                width: VIEW_W * scale,
                 pause0,
             };
             d.x0 = d.units(e.client_x());
             drag.set_value(Some(d));
         }
+    };
+    let grab = Callback::new(move |(e, actor, grip): (ev::PointerEvent, usize, Grip)| {
+        begin(&e, actor, grip)
     });
+    // A press on an empty stretch of a client's lane (one without a pause) adds a pause
+    // there, and the same drag sizes it.
+    let press_lane = move |e: ev::PointerEvent| {
+        if drag.get_value().is_some() {
+            return; // a pause block took this press
+        }
+        let Some((left, top, scale)) = placed() else {
+            return;
+        };
+        let g = geometry.get_untracked();
+        let x = (e.client_x() as f64 - left) / scale.max(1e-9);
+        let y = (e.client_y() as f64 - top) / scale.max(1e-9);
+        let lane = (y - model::TOP) / g.lane_h();
+        if !(0.0..g.actors as f64).contains(&lane) || x < model::LEFT {
+            return;
+        }
+        let actor = lane as usize;
+        let free = trace.with_untracked(|t| t.scenario.actors[actor].pauses.is_empty());
+        let at = g.scale.ms(x - model::LEFT).max(0) as u64;
+        if free && at < g.scale.horizon {
+            dispatch.msg(Msg::AddPause { actor, at });
+            begin(&e, actor, Grip::Resize);
+            // A click leaves the new pause at its default length; a drag sizes it from
+            // where it was pressed to where the pointer is.
+            drag.update_value(|d| {
+                if let Some(d) = d {
+                    d.pause0.duration = 0;
+                }
+            });
+        }
+    };
     let move_drag = move |e: ev::PointerEvent| {
         let Some(d) = drag.get_value() else { return };
         let (horizon, current) = trace.with_untracked(|t| {
@@ -452,6 +500,7 @@ pub fn Timeline(trace: Memo<Arc<Trace>>, step: Memo<usize>, dispatch: Dispatch) 
                 role="group"
                 aria-label="Timeline"
                 viewBox=move || drawn.with(|m| m.view_box.clone())
+                on:pointerdown=press_lane
                 on:pointermove=move_drag
                 on:pointerup=end_drag
                 on:pointercancel=end_drag
@@ -468,7 +517,9 @@ pub fn Timeline(trace: Memo<Arc<Trace>>, step: Memo<usize>, dispatch: Dispatch) 
                         }
                         key=|k| *k
                         children=move |key| {
-                            view! { <PauseRow model=drawn key on_grab=Some(grab) /> }
+                            view! {
+                                <PauseRow model=drawn key live=Some(Live { grab, dispatch }) />
+                            }
                         }
                     />
                 </g>

@@ -195,3 +195,42 @@ test('what if: release by compare-and-delete, no handoff barrier, no failover �
   await screenshot(calm.page, 'whatif.png');
   await calm.context.close();
 });
+
+test('pauses on any lane: a drag on an empty stretch adds one, a double-click removes it, the link keeps both', async () => {
+  const { page, context } = await open('#s=gc-pause&fence=strict&step=99');
+  const laneB = await page.locator('svg.timeline.main g.grid rect.lane').nth(1).boundingBox();
+  const x = (t) => laneB.x + ((78 + 9 * t) * laneB.width) / 1000;
+  const y = laneB.y + laneB.height / 2;
+  // B's lane has no pause: press at t=40 and drag to t=60.
+  await page.mouse.move(x(40), y);
+  await page.mouse.down();
+  await page.mouse.move(x(60), y, { steps: 8 });
+  await page.mouse.up();
+  assert.equal(await page.getByTestId('pause-B').count(), 1);
+  const start = Number(await page.getByLabel('B pause start (ms)').inputValue());
+  const length = Number(await page.getByLabel('B pause length (ms)').inputValue());
+  assert.ok(Math.abs(start - 40) <= 1, `B's pause starts at ${start} ms`);
+  assert.ok(Math.abs(length - 20) <= 2, `B's pause lasts ${length} ms`);
+  await page.waitForFunction((s) => location.hash.includes(`pause.B=${s},`), start);
+  // Double-click A's pause: it is gone, from the timeline, the fields and the link.
+  await page.getByTestId('pause-A').locator('rect.pause-body').dblclick();
+  assert.equal(await page.getByTestId('pause-A').count(), 0);
+  assert.equal(await page.getByLabel('A pause start (ms)').count(), 0);
+  // Without A's pause A finishes before its lease runs out; B finds the job done.
+  assert.equal(await text(page, 'balance'), '90');
+  assert.equal(await page.getByTestId('ledger-row').count(), 1);
+  await page.waitForFunction(() => location.hash.includes('pause.A=none'));
+  const link = await page.evaluate(() => location.hash);
+  const fresh = await open(link);
+  assert.equal(await fresh.page.getByTestId('pause-A').count(), 0);
+  assert.equal(await fresh.page.getByLabel('B pause start (ms)').inputValue(), String(start));
+  await fresh.context.close();
+  // The keyboard's way, under What if…: "+ pause A", and "− pause B".
+  await page.locator('details.whatif summary').click();
+  await page.getByRole('button', { name: 'Add a pause for A' }).click();
+  assert.equal(await page.getByLabel('A pause start (ms)').inputValue(), '50');
+  assert.equal(await page.getByLabel('A pause length (ms)').inputValue(), '10');
+  await page.getByRole('button', { name: "Remove B's pause" }).click();
+  assert.equal(await page.getByTestId('pause-B').count(), 0);
+  await context.close();
+});
