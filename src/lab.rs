@@ -67,6 +67,8 @@ pub enum Msg {
     RemovePause {
         actor: usize,
     },
+    /// Add or drop clients, keeping 2 to 5: a new one copies the last one's script.
+    SetClients(usize),
     /// A parameter field's new text, parsed here.
     Edit {
         param: Param,
@@ -247,6 +249,18 @@ impl Lab {
                     }
                     Some(a) => self.error = Some(format!("{} has no pause to remove.", a.name)),
                     None => self.error = Some(format!("There is no actor number {actor}.")),
+                }
+            }
+            Msg::SetClients(n) => {
+                if crate::core::CLIENTS.contains(&n) {
+                    let sc = self.scenario().clone().with_clients(n);
+                    self.replace_checked(sc);
+                } else {
+                    self.error = Some(format!(
+                        "A scenario here has {} to {} clients.",
+                        crate::core::CLIENTS.start(),
+                        crate::core::CLIENTS.end()
+                    ));
                 }
             }
             Msg::Edit { param, actor, text } => {
@@ -1097,6 +1111,47 @@ mod tests {
         assert!(lab.error().unwrap().contains("must start before"));
         lab.update(Msg::AddPause { actor: 7, at: 1 });
         assert!(lab.error().unwrap().contains("no actor number 7"));
+    }
+
+    #[test]
+    fn clients_can_be_added_and_removed_between_two_and_five() {
+        let mut lab = Lab::default();
+        lab.update(Msg::Seek(usize::MAX));
+        lab.update(Msg::SetClients(3));
+        let names: Vec<_> = lab
+            .scenario()
+            .actors
+            .iter()
+            .map(|a| a.name.as_str())
+            .collect();
+        assert_eq!(names, ["A", "B", "C"]);
+        let (b, c) = (&lab.scenario().actors[1], &lab.scenario().actors[2]);
+        assert_eq!((&c.script, c.start_at), (&b.script, b.start_at));
+        assert!(c.pauses.is_empty());
+        // C contends with B for the same lock; the job still runs once under strict fencing
+        // and the deck's verdicts stand.
+        assert_eq!(lab.trace().summary.final_balance, 90);
+        assert!(lab
+            .trace()
+            .events
+            .iter()
+            .any(|e| e.actor.as_deref() == Some("C")));
+        lab.update(Msg::SetClients(6));
+        assert!(lab.error().unwrap().contains("2 to 5 clients"));
+        assert_eq!(lab.scenario().actors.len(), 3);
+        lab.update(Msg::SetClients(1));
+        assert!(lab.error().is_some());
+        lab.update(Msg::SetClients(5));
+        let names: Vec<_> = lab
+            .scenario()
+            .actors
+            .iter()
+            .map(|a| a.name.as_str())
+            .collect();
+        assert_eq!(names, ["A", "B", "C", "D", "E"]);
+        lab.update(Msg::SetClients(2));
+        assert_eq!(lab.scenario(), &Scenario::gc_pause());
+        assert!(lab.at_end(), "the viewer stays at the end");
     }
 
     #[test]

@@ -9,7 +9,7 @@ use std::fmt;
 
 use crate::core::deck;
 use crate::core::{
-    FencingPolicy, Millis, Pause, ReleaseMode, Scenario, ScenarioError, TokenSource,
+    FencingPolicy, Millis, Pause, ReleaseMode, Scenario, ScenarioError, TokenSource, CLIENTS,
 };
 
 /// Longest hash accepted; a real one is well under 200 characters.
@@ -141,6 +141,12 @@ pub fn encode(sc: &Scenario, step: usize) -> String {
         sc.lease_ttl
     );
     let base = deck::find(&sc.id).map(|e| (e.build)());
+    if base
+        .as_ref()
+        .is_some_and(|b| b.actors.len() != sc.actors.len())
+    {
+        out.push_str(&format!("&clients={}", sc.actors.len()));
+    }
     if let Some(b) = &base {
         if b.token_source != sc.token_source {
             out.push_str(&format!("&tokens={}", sc.token_source.code()));
@@ -242,10 +248,15 @@ pub fn decode(hash: &str) -> Result<View, ShareError> {
         return Err(ShareError::UnknownScenario(id.to_owned()));
     };
     let mut sc = (entry.build)();
+    // The clients first, so `pause.C` can name a client that `clients=3` adds.
+    if let Some(&(_, v)) = pairs.iter().find(|(k, _)| *k == "clients") {
+        let n = v.parse::<usize>().ok().filter(|n| CLIENTS.contains(n));
+        sc = sc.with_clients(choice(n, "clients", "2, 3, 4 or 5", v)?);
+    }
     let mut step = 0;
     for &(k, v) in &pairs {
         match k {
-            "s" => {}
+            "s" | "clients" => {}
             "fence" => {
                 sc.policy = choice(
                     FencingPolicy::from_code(v),
@@ -470,5 +481,31 @@ mod tests {
         );
         let bad = decode("#s=gc-pause&pause.A=soon").unwrap_err().to_string();
         assert!(bad.contains("(or none)"), "{bad}");
+    }
+
+    #[test]
+    fn added_clients_round_trip_with_their_pauses() {
+        let sc = Scenario::gc_pause().with_clients(3).with_pause(
+            2,
+            Pause {
+                start: 50,
+                duration: 10,
+            },
+        );
+        let hash = encode(&sc, 0);
+        assert_eq!(
+            hash,
+            "#s=gc-pause&fence=strict&ttl=30&clients=3&pause.A=5,50&pause.C=50,10&step=0"
+        );
+        assert_eq!(decode(&hash).unwrap().scenario, sc);
+        // Order in the hash does not matter: pause.C before clients=3 still names C.
+        let reordered = "#s=gc-pause&pause.C=50,10&clients=3";
+        assert_eq!(decode(reordered).unwrap().scenario.actors.len(), 3);
+        for bad in ["clients=1", "clients=6", "clients=x"] {
+            let e = decode(&format!("#s=gc-pause&{bad}"))
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains("2, 3, 4 or 5"), "{bad}: {e}");
+        }
     }
 }

@@ -594,3 +594,41 @@ fn fencing_off_claims_no_check() {
         }
     }
 }
+
+/// A client that skips a done job while another still believes it holds the lock is not
+/// "one holder at a time": the Say line names the other believer.
+#[test]
+fn a_skip_while_another_client_still_believes_says_so() {
+    let t = run(&Scenario::gc_pause()
+        .with_clients(3)
+        .with_policy(FencingPolicy::Off));
+    let skip = t
+        .events
+        .iter()
+        .position(|e| {
+            e.actor.as_deref() == Some("C") && e.kind == EventKind::JobChecked { done: true }
+        })
+        .expect("C finds the job done");
+    let say = story::say(&t, skip + 1);
+    assert!(t.events[skip].snapshot.believers.iter().any(|b| b == "A"));
+    assert!(
+        say.contains("But A still believes it holds the lock")
+            && !say.contains("one holder at a time"),
+        "{say}"
+    );
+    // Alone, the same check keeps the old line.
+    let short = Scenario::gc_pause().with_pause(
+        0,
+        fencing_lab::core::Pause {
+            start: 5,
+            duration: 10,
+        },
+    );
+    let t = run(&short);
+    let skip = t
+        .events
+        .iter()
+        .position(|e| e.kind == EventKind::JobChecked { done: true })
+        .unwrap();
+    assert!(story::say(&t, skip + 1).contains("one holder at a time"));
+}

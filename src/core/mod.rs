@@ -33,7 +33,8 @@ pub use lease::{renewal_interval, Acquire, Fence, Lease, LeaseLock, LockError};
 pub use ledger::{Account, FencingPolicy, Ledger, WriteError, WriteRecord, WriteRequest};
 pub use scenario::{
     Actor, ClockJump, Pause, PauseCause, RedlockSetup, ReleaseMode, Scenario, ScenarioError, Step,
-    TokenSource, COUNTER_GAP, GET_DEL_GAP, MAX_ACTORS, MAX_LABEL, MAX_NODES, MAX_STEPS, MAX_TIME,
+    TokenSource, CLIENTS, COUNTER_GAP, GET_DEL_GAP, MAX_ACTORS, MAX_LABEL, MAX_NODES, MAX_STEPS,
+    MAX_TIME,
 };
 pub use trace::{
     Awareness, EventKind, ExpiryCause, Grant, Lane, LeaseEnd, LeaseSpan, NoopReason, Shortened,

@@ -10,6 +10,11 @@ use super::ledger::FencingPolicy;
 
 /// Upper bounds that keep an edited or imported scenario small enough to simulate instantly.
 pub const MAX_ACTORS: usize = 16;
+/// How many clients a presenter can set on the page: a lock needs contention, and five
+/// client lanes still fit a projector.
+pub const CLIENTS: std::ops::RangeInclusive<usize> = 2..=5;
+/// The names new clients take, in order (the first not already used).
+const CLIENT_NAMES: [&str; 5] = ["A", "B", "C", "D", "E"];
 pub const MAX_STEPS: usize = 64;
 pub const MAX_TIME: Millis = 600_000;
 /// Longest side-effect description and scenario id.
@@ -418,6 +423,30 @@ impl Scenario {
     /// The same scenario under another fencing policy.
     pub fn with_policy(mut self, policy: FencingPolicy) -> Self {
         self.policy = policy;
+        self
+    }
+
+    /// The scenario with `n` clients. An extra client copies the last one (script, start,
+    /// network delay, pause cause) under the first free name of A–E, without its pauses, so
+    /// it contends for the same lock at the same moments; fewer clients drops the last ones.
+    /// `n` outside [`CLIENTS`] is left to the caller to refuse.
+    pub fn with_clients(mut self, n: usize) -> Self {
+        self.actors.truncate(n.max(1));
+        while self.actors.len() < n {
+            let Some(last) = self.actors.last() else {
+                break;
+            };
+            let Some(name) = CLIENT_NAMES
+                .into_iter()
+                .find(|c| self.actors.iter().all(|a| a.name != *c))
+            else {
+                break;
+            };
+            let mut copy = last.clone();
+            copy.name = name.to_owned();
+            copy.pauses.clear();
+            self.actors.push(copy);
+        }
         self
     }
 

@@ -884,7 +884,25 @@ pub fn say(t: &Trace, step: usize) -> String {
             "Read the status, then act: the lock is meant to make that safe by letting one holder in at a time."
         }
         EventKind::JobChecked { done: true } => {
-            "The job already ran, so this holder does nothing: with one holder at a time, the job runs once."
+            // Another client may still believe it holds the lock (a paused one that read the
+            // status before the job ran): the check does nothing for it.
+            let others: Vec<&str> = e
+                .snapshot
+                .believers
+                .iter()
+                .map(String::as_str)
+                .filter(|b| *b != name)
+                .collect();
+            return match others.as_slice() {
+                [] => "The job already ran, so this holder does nothing: with one holder at a time, the job runs once.".to_owned(),
+                [one] => format!(
+                    "The job already ran, so {name} does nothing. But {one} still believes it holds the lock: a status check only helps a client that reads it after the job ran."
+                ),
+                many => format!(
+                    "The job already ran, so {name} does nothing. But {} still believe they hold the lock: a status check only helps a client that reads it after the job ran.",
+                    many.join(" and ")
+                ),
+            };
         }
         EventKind::WriteSent { .. } => {
             "A request can sit in a queue long after the lease that sent it is gone."

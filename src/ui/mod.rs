@@ -503,11 +503,29 @@ fn WhatIf(scenario: Memo<Scenario>, dispatch: Dispatch) -> impl IntoView {
         })
     });
     let mid = Memo::new(move |_| scenario.with(|sc| sc.horizon / 2));
+    let count = Memo::new(move |_| scenario.with(|sc| sc.actors.len()));
+    let (fewest, most) = (*crate::core::CLIENTS.start(), *crate::core::CLIENTS.end());
     let failover_value = move || failover.get().map(|t| t.to_string()).unwrap_or_default();
     view! {
         <details class="whatif" data-testid="whatif">
             <summary>"What if…"</summary>
             <span class="whatif-body">
+                <button
+                    class="ghost small"
+                    aria-label="Remove a client"
+                    disabled=move || count.get() <= fewest
+                    on:click=move |_| dispatch.msg(Msg::SetClients(count.get_untracked() - 1))
+                >
+                    "− client"
+                </button>
+                <button
+                    class="ghost small"
+                    aria-label="Add a client"
+                    disabled=move || most <= count.get()
+                    on:click=move |_| dispatch.msg(Msg::SetClients(count.get_untracked() + 1))
+                >
+                    "+ client"
+                </button>
                 {move || {
                     clients
                         .get()

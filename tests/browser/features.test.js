@@ -234,3 +234,25 @@ test('pauses on any lane: a drag on an empty stretch adds one, a double-click re
   assert.equal(await page.getByTestId('pause-B').count(), 0);
   await context.close();
 });
+
+test('what if a third client: + client adds lane C (a copy of B), the link keeps it, − client removes it', async () => {
+  const { page, context } = await open('#s=gc-pause&fence=strict&step=99');
+  const lanes = page.locator('svg.timeline.main text.lane-name.actor');
+  assert.deepEqual(await lanes.allTextContents(), ['A', 'B']);
+  await page.locator('details.whatif summary').click();
+  await page.getByRole('button', { name: 'Add a client' }).click();
+  assert.deepEqual(await lanes.allTextContents(), ['A', 'B', 'C']);
+  // C contends with B for the lock; storage still takes one debit under strict fencing.
+  await stepToEnd(page);
+  assert.equal(await text(page, 'balance'), '90');
+  assert.ok(await page.locator('svg.timeline.main g.ev.c2').count() > 0, 'C has markers of its own');
+  await page.waitForFunction(() => location.hash.includes('clients=3'));
+  const fresh = await open(await page.evaluate(() => location.hash));
+  assert.deepEqual(await fresh.page.locator('svg.timeline.main text.lane-name.actor').allTextContents(), ['A', 'B', 'C']);
+  await fresh.context.close();
+  await page.getByRole('button', { name: 'Remove a client' }).click();
+  assert.deepEqual(await lanes.allTextContents(), ['A', 'B']);
+  // Two is the fewest: the button says so by being disabled.
+  assert.ok(await page.getByRole('button', { name: 'Remove a client' }).isDisabled());
+  await context.close();
+});
