@@ -52,13 +52,13 @@ pub enum Msg {
     Seek(usize),
     SetPolicy(FencingPolicy),
     CyclePolicy,
-    /// Move or resize an actor's pause (drag, or the number inputs).
+    /// Move or resize an actor's pause, or draw one where it has none (drag, number inputs).
     SetPause {
         actor: usize,
         pause: Pause,
     },
-    /// Give a client without a pause one, starting at `at` (a press on an empty stretch of
-    /// its lane, or the what-if button), [`NEW_PAUSE_MS`] long or up to the horizon.
+    /// Give a client without a pause one, starting at `at` (the what-if button; a drag on
+    /// an empty lane draws one with `SetPause`), [`NEW_PAUSE_MS`] long or up to the horizon.
     AddPause {
         actor: usize,
         at: Millis,

@@ -417,7 +417,7 @@ fn App() -> impl IntoView {
                 <Compare lab />
             </div>
             <footer class="keys">
-                "Keys: ← → step · Space play · . forward (clicker) · f fencing · p presenter · n notes · drag a pause (its right edge resizes; double-click removes) · drag on an empty lane to add one"
+                "Keys: ← → step · Space play · . forward (clicker) · f fencing · p presenter · n notes · drag a pause (its right edge resizes; double-click removes) · drag along an empty lane to draw one"
             </footer>
         </main>
     }
@@ -492,7 +492,7 @@ fn WhatIf(scenario: Memo<Scenario>, dispatch: Dispatch) -> impl IntoView {
     });
     let failover = Memo::new(move |_| scenario.with(|sc| sc.failover_at));
     // Each client, and whether it has a pause: the keyboard's way to add or remove one (a
-    // press on an empty stretch of a lane, or a double-click on a pause, does the same).
+    // drag along an empty stretch of a lane, or a double-click on a pause, does the same).
     let clients = Memo::new(move |_| {
         scenario.with(|sc| {
             sc.actors

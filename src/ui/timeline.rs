@@ -408,8 +408,9 @@ pub fn Timeline(trace: Memo<Arc<Trace>>, step: Memo<usize>, dispatch: Dispatch) 
             scale,
         ))
     };
-    // Starts dragging `grip` of `actor`'s pause; the element pressed keeps the pointer.
-    let begin = move |e: &ev::PointerEvent, actor: usize, grip: Grip| {
+    // Starts dragging `grip` of `actor`'s pause (`pause0`, or the one it has); the element
+    // pressed keeps the pointer.
+    let begin = move |e: &ev::PointerEvent, actor: usize, grip: Grip, pause0: Option<Pause>| {
         e.prevent_default();
         if let Some(el) = e
             .current_target()
@@ -417,11 +418,13 @@ pub fn Timeline(trace: Memo<Arc<Trace>>, step: Memo<usize>, dispatch: Dispatch) 
         {
             let _ = el.set_pointer_capture(e.pointer_id());
         }
-        let pause0 = trace.with_untracked(|t| {
-            t.scenario
-                .actors
-                .get(actor)
-                .and_then(|a| a.pauses.first().copied())
+        let pause0 = pause0.or_else(|| {
+            trace.with_untracked(|t| {
+                t.scenario
+                    .actors
+                    .get(actor)
+                    .and_then(|a| a.pauses.first().copied())
+            })
         });
         if let (Some(pause0), Some((left, _, scale))) = (pause0, placed()) {
             let mut d = Drag {
@@ -437,10 +440,11 @@ pub fn Timeline(trace: Memo<Arc<Trace>>, step: Memo<usize>, dispatch: Dispatch) 
         }
     };
     let grab = Callback::new(move |(e, actor, grip): (ev::PointerEvent, usize, Grip)| {
-        begin(&e, actor, grip)
+        begin(&e, actor, grip, None)
     });
-    // A press on an empty stretch of a client's lane (one without a pause) adds a pause
-    // there, and the same drag sizes it.
+    // A drag from an empty stretch of a client's lane (one without a pause) draws a pause
+    // from where it was pressed to the pointer. A plain click adds nothing, so a stray click
+    // while presenting does not change the story.
     let press_lane = move |e: ev::PointerEvent| {
         if drag.get_value().is_some() {
             return; // a pause block took this press
@@ -459,15 +463,11 @@ pub fn Timeline(trace: Memo<Arc<Trace>>, step: Memo<usize>, dispatch: Dispatch) 
         let free = trace.with_untracked(|t| t.scenario.actors[actor].pauses.is_empty());
         let at = g.scale.ms(x - model::LEFT).max(0) as u64;
         if free && at < g.scale.horizon {
-            dispatch.msg(Msg::AddPause { actor, at });
-            begin(&e, actor, Grip::Resize);
-            // A click leaves the new pause at its default length; a drag sizes it from
-            // where it was pressed to where the pointer is.
-            drag.update_value(|d| {
-                if let Some(d) = d {
-                    d.pause0.duration = 0;
-                }
-            });
+            let drawn_from = Pause {
+                start: at,
+                duration: 0,
+            };
+            begin(&e, actor, Grip::Resize, Some(drawn_from));
         }
     };
     let move_drag = move |e: ev::PointerEvent| {
@@ -483,7 +483,9 @@ pub fn Timeline(trace: Memo<Arc<Trace>>, step: Memo<usize>, dispatch: Dispatch) 
             .scale
             .ms(d.units(e.client_x()) - d.x0);
         let pause = d.grip.apply(d.pause0, delta, horizon);
-        if Some(pause) != current {
+        // A pause being drawn appears once the pointer has moved right of the press.
+        let drawing_nothing = current.is_none() && delta < 1;
+        if Some(pause) != current && !drawing_nothing {
             dispatch.msg(Msg::SetPause {
                 actor: d.actor,
                 pause,

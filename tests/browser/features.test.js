@@ -196,11 +196,14 @@ test('what if: release by compare-and-delete, no handoff barrier, no failover â€
   await calm.context.close();
 });
 
-test('pauses on any lane: a drag on an empty stretch adds one, a double-click removes it, the link keeps both', async () => {
+test('pauses on any lane: a drag on an empty stretch draws one (a click does not), a double-click removes it, the link keeps both', async () => {
   const { page, context } = await open('#s=gc-pause&fence=strict&step=99');
   const laneB = await page.locator('svg.timeline.main g.grid rect.lane').nth(1).boundingBox();
   const x = (t) => laneB.x + ((78 + 9 * t) * laneB.width) / 1000;
   const y = laneB.y + laneB.height / 2;
+  // A plain click on B's empty lane adds nothing (a stray click must not change the story).
+  await page.mouse.click(x(70), y);
+  assert.equal(await page.getByTestId('pause-B').count(), 0);
   // B's lane has no pause: press at t=40 and drag to t=60.
   await page.mouse.move(x(40), y);
   await page.mouse.down();
