@@ -775,6 +775,84 @@ impl Grip {
     }
 }
 
+/// One row of the presenter's controls: what to do, how, and the keys (`KeyboardEvent.key`
+/// values) that do it. The README's table is [`controls_table`] (a test holds them to each
+/// other, and the keys to [`key_to_msg`] and the shell's own `p` / `n`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Control {
+    pub action: &'static str,
+    pub how: &'static str,
+    pub keys: &'static [&'static str],
+}
+
+/// Every control a presenter has, in the README's order.
+pub const CONTROLS: [Control; 11] = [
+    Control {
+        action: "step forward / back",
+        how: "`→` / `←`, or `.` (what presenter clickers send), or the buttons",
+        keys: &["ArrowRight", "ArrowLeft", "."],
+    },
+    Control {
+        action: "play / pause",
+        how: "`Space` (Play at the end replays from the start); **Speed** 0.5× to 4×",
+        keys: &[" "],
+    },
+    Control {
+        action: "fencing off → strict → same-epoch",
+        how: "`f`, or the **Fencing** select",
+        keys: &["f"],
+    },
+    Control {
+        action: "move / resize a pause",
+        how: "drag the grey block / its right edge; or type exact values",
+        keys: &[],
+    },
+    Control {
+        action: "add / remove a pause",
+        how: "drag along an empty stretch of a client's lane / double-click the pause; or **What if… → + pause / − pause**",
+        keys: &[],
+    },
+    Control {
+        action: "delay a client's packets",
+        how: "**What if… → + delay / − delay**, then type the exact value",
+        keys: &[],
+    },
+    Control {
+        action: "add / remove a client (2 to 5)",
+        how: "**What if… → + client / − client**",
+        keys: &[],
+    },
+    Control {
+        action: "change the design",
+        how: "**What if…**: tokens from, release, handoff barrier, failover time",
+        keys: &[],
+    },
+    Control {
+        action: "jump",
+        how: "the scrubber; `Home` resets",
+        keys: &["Home"],
+    },
+    Control {
+        action: "presenter mode / speaker notes",
+        how: "`p` / `n`",
+        keys: &["p", "n"],
+    },
+    Control {
+        action: "fork, explore, export",
+        how: "**Fork**, **Explore**, **SVG** / **PNG**",
+        keys: &[],
+    },
+];
+
+/// The README's controls table, as markdown.
+pub fn controls_table() -> String {
+    let mut out = String::from("| action | how |\n| --- | --- |\n");
+    for c in CONTROLS {
+        out.push_str(&format!("| {} | {} |\n", c.action, c.how));
+    }
+    out
+}
+
 /// Keyboard map: ← → step, Space play, `.` forward (presenter clickers send it), `f` fencing.
 pub fn key_to_msg(key: &str) -> Option<Msg> {
     match key {
@@ -939,6 +1017,31 @@ mod tests {
         assert!(!lab.playing);
         lab.update(Msg::TogglePlay);
         assert_eq!(lab.step, 0, "play at the end replays");
+    }
+
+    #[test]
+    fn every_documented_key_does_something() {
+        // `p` and `n` are the shell's own (fullscreen and the notes drawer).
+        for c in CONTROLS {
+            for k in c.keys {
+                assert!(
+                    key_to_msg(k).is_some() || matches!(*k, "p" | "n"),
+                    "{}: {k:?}",
+                    c.action
+                );
+            }
+        }
+        let documented: Vec<&str> = CONTROLS
+            .iter()
+            .flat_map(|c| c.keys.iter().copied())
+            .collect();
+        for k in ["ArrowRight", "ArrowLeft", ".", " ", "f", "Home"] {
+            assert!(
+                documented.contains(&k),
+                "{k:?} is mapped but not in the table"
+            );
+        }
+        assert!(controls_table().starts_with("| action | how |\n| --- | --- |\n| step forward"));
     }
 
     #[test]

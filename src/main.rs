@@ -18,6 +18,11 @@ fn main() {
     if args.first().map(String::as_str) == Some("replay") {
         std::process::exit(replay::main(&args[1..]));
     }
+    if args.first().map(String::as_str) == Some("controls") {
+        // The README's controls table, from `lab::CONTROLS`.
+        print!("{}", fencing_lab::lab::controls_table());
+        return;
+    }
     if args.first().map(String::as_str) == Some("deck") {
         // The README's deck table, regenerated from the runs.
         print!("{}", deck::table());

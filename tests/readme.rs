@@ -1,5 +1,5 @@
-//! The README's figures are checked against the code: the deck table is the generated one, and
-//! the explorer figures are what the explorer counts.
+//! The README's figures are checked against the code: the deck and controls tables are the
+//! generated ones, and the explorer figures are what the explorer counts.
 
 use fencing_lab::core::deck;
 use fencing_lab::core::explore::{explore, ExploreSpec};
@@ -20,6 +20,23 @@ fn figure(readme: &str, key: &str) -> String {
         .find("<!-- /explore -->")
         .expect("closing marker");
     readme[start..start + len].replace(',', "")
+}
+
+#[test]
+fn readme_controls_table_is_the_generated_one() {
+    let readme = readme();
+    let start = readme
+        .find("<!-- controls-table:start -->\n")
+        .expect("start marker")
+        + "<!-- controls-table:start -->\n".len();
+    let end = readme
+        .find("<!-- controls-table:end -->")
+        .expect("end marker");
+    assert_eq!(
+        &readme[start..end],
+        fencing_lab::lab::controls_table(),
+        "README's controls table is stale: run `bash scripts/deck-table.sh`"
+    );
 }
 
 #[test]

@@ -472,6 +472,9 @@ fn Header(scenario: Memo<Scenario>, dispatch: Dispatch) -> impl IntoView {
     }
 }
 
+/// How long a new packet delay is (the field beside it then takes the exact value).
+const NEW_DELAY_MS: u64 = 10;
+
 /// The what-ifs an interviewer asks for, folded behind one summary so the page still fits:
 /// where tokens come from, how clients release, whether the handoff barrier runs, and when
 /// (or whether) the lock server fails over. Each is a `Msg`; the lab reruns the core.
@@ -498,7 +501,7 @@ fn WhatIf(scenario: Memo<Scenario>, dispatch: Dispatch) -> impl IntoView {
             sc.actors
                 .iter()
                 .enumerate()
-                .map(|(i, a)| (i, a.name.clone(), !a.pauses.is_empty()))
+                .map(|(i, a)| (i, a.name.clone(), !a.pauses.is_empty(), a.network_delay > 0))
                 .collect::<Vec<_>>()
         })
     });
@@ -530,7 +533,7 @@ fn WhatIf(scenario: Memo<Scenario>, dispatch: Dispatch) -> impl IntoView {
                     clients
                         .get()
                         .into_iter()
-                        .map(|(actor, name, paused)| {
+                        .map(|(actor, name, paused, _)| {
                             let (msg, label, text) = if paused {
                                 (
                                     Msg::RemovePause { actor },
@@ -552,6 +555,36 @@ fn WhatIf(scenario: Memo<Scenario>, dispatch: Dispatch) -> impl IntoView {
                                     class="ghost small"
                                     aria-label=label
                                     on:click=move |_| dispatch.msg(msg.clone())
+                                >
+                                    {text}
+                                </button>
+                            }
+                        })
+                        .collect_view()
+                }}
+                {move || {
+                    clients
+                        .get()
+                        .into_iter()
+                        .map(|(actor, name, _, delayed)| {
+                            let (delay, label, text) = if delayed {
+                                (
+                                    0,
+                                    format!("Remove {name}'s packet delay"),
+                                    format!("− delay {name}"),
+                                )
+                            } else {
+                                (
+                                    NEW_DELAY_MS,
+                                    format!("Delay {name}'s packets"),
+                                    format!("+ delay {name}"),
+                                )
+                            };
+                            view! {
+                                <button
+                                    class="ghost small"
+                                    aria-label=label
+                                    on:click=move |_| dispatch.msg(Msg::SetDelay { actor, delay })
                                 >
                                     {text}
                                 </button>

@@ -259,3 +259,23 @@ test('what if a third client: + client adds lane C (a copy of B), the link keeps
   assert.ok(await page.getByRole('button', { name: 'Remove a client' }).isDisabled());
   await context.close();
 });
+
+test("what if B's packets are slow: + delay gives B a delay field, the link keeps it, − delay takes it away", async () => {
+  const { page, context } = await open('#s=gc-pause&fence=strict&step=99');
+  assert.equal(await page.getByLabel('B network delay (ms)').count(), 0);
+  await page.locator('details.whatif summary').click();
+  await page.getByRole('button', { name: "Delay B's packets" }).click();
+  const field = page.getByLabel('B network delay (ms)');
+  assert.equal(await field.inputValue(), '10');
+  // The exact value goes in the field: B's debit now lands 25 ms after it is sent.
+  await field.fill('25');
+  await field.press('Enter');
+  await page.waitForFunction(() => location.hash.includes('delay.B=25'));
+  assert.match(await page.getByTestId('ledger').innerText(), /60 ms\s+B\s+34/);
+  const fresh = await open(await page.evaluate(() => location.hash));
+  assert.equal(await fresh.page.getByLabel('B network delay (ms)').inputValue(), '25');
+  await fresh.context.close();
+  await page.getByRole('button', { name: "Remove B's packet delay" }).click();
+  assert.equal(await page.getByLabel('B network delay (ms)').count(), 0);
+  await context.close();
+});
