@@ -16,6 +16,7 @@ const LINE: &[&[&str]] = &[
     &["scenario"],
     &["trace"],
     &["audit"],
+    &["record"],
     &["queue"],
     &["locks"],
     &["sim"],

@@ -60,6 +60,7 @@ pub fn run(sc: &Scenario) -> Trace {
         events: sim.events,
         writes,
         summary,
+        recorded: None,
     }
 }
 

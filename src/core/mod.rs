@@ -5,7 +5,7 @@
 //! and in wasm alike.
 //!
 //! The modules form a line, each using only those before it (`tests/layering.rs` checks it):
-//! clock ← lease ← redlock ← ledger ← scenario ← trace ← audit ← queue ← locks ← sim ← actor ←
+//! clock ← lease ← redlock ← ledger ← scenario ← trace ← audit ← record ← queue ← locks ← sim ← actor ←
 //! engine ← story ← deck ← explore, herd.
 
 mod actor;
@@ -19,6 +19,7 @@ mod lease;
 mod ledger;
 mod locks;
 mod queue;
+mod record;
 mod redlock;
 mod scenario;
 mod sim;
@@ -31,12 +32,13 @@ pub use engine::run;
 pub use herd::{renewal_herd, HerdReport, HERD_BUCKETS, MAX_HERD, MAX_HERD_RENEWALS};
 pub use lease::{renewal_interval, Acquire, Fence, Lease, LeaseLock, LockError};
 pub use ledger::{Account, FencingPolicy, Ledger, WriteError, WriteRecord, WriteRequest};
+pub use record::{observations_of, recorded, Observation};
 pub use scenario::{
     Actor, ClockJump, Pause, PauseCause, RedlockSetup, ReleaseMode, Scenario, ScenarioError, Step,
     TokenSource, CLIENTS, COUNTER_GAP, GET_DEL_GAP, MAX_ACTORS, MAX_LABEL, MAX_NODES, MAX_STEPS,
     MAX_TIME,
 };
 pub use trace::{
-    Awareness, EventKind, ExpiryCause, Grant, Lane, LeaseEnd, LeaseSpan, NoopReason, Shortened,
-    SkipReason, Snapshot, Summary, Trace, TraceEvent,
+    Awareness, EventKind, ExpiryCause, Grant, Lane, LeaseEnd, LeaseSpan, NoopReason, Recording,
+    Shortened, SkipReason, Snapshot, Summary, Trace, TraceEvent,
 };

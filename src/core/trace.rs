@@ -387,6 +387,25 @@ impl Summary {
     }
 }
 
+/// Where and how a recorded trace was made.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Recording {
+    /// The servers and their versions, e.g. "Redis 7.0.15", "PostgreSQL 15.18".
+    pub systems: Vec<String>,
+    /// How scenario time was stretched, e.g. "1 scenario ms = 20 real ms".
+    pub timing: String,
+    /// What the harness saw besides the events (a failover, a clock step, a PTTL).
+    #[serde(default)]
+    pub notes: Vec<String>,
+}
+
+impl Recording {
+    /// "Redis 7.0.15 · PostgreSQL 15.18": the label the page shows on a recorded timeline.
+    pub fn label(&self) -> String {
+        format!("recorded on {}", self.systems.join(" · "))
+    }
+}
+
 /// A complete run.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Trace {
@@ -397,6 +416,9 @@ pub struct Trace {
     /// The storage's append-only write log, in arrival order.
     pub writes: Vec<WriteRecord>,
     pub summary: Summary,
+    /// Set when the events were observed on real servers rather than simulated.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recorded: Option<Recording>,
 }
 
 impl Trace {

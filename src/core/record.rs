@@ -1,0 +1,485 @@
+//! A trace recorded on real servers, in the same schema as the engine's. The replay harness
+//! observes what each client did and what each server answered (a grant and its PX, a
+//! storage reply, a GET); [`recorded`] turns those observations into a [`Trace`], filling in
+//! what no client saw: the state of the world after each event, a lease's expiry at the end
+//! of the TTL it was granted with, and the facts the verdicts are read from.
+
+use super::audit;
+use super::clock::Millis;
+use super::lease::{Fence, Lease};
+use super::ledger::{Account, FencingPolicy, WriteError, WriteRecord, WriteRequest};
+use super::scenario::{ReleaseMode, Scenario, TokenSource};
+use super::trace::{
+    Awareness, EventKind, ExpiryCause, Grant, Lane, NoopReason, Recording, Shortened, Snapshot,
+    Trace, TraceEvent,
+};
+
+/// One thing a client saw, or the harness did (a pause, a failover, a clock step), at
+/// scenario time `at`. Fields no client can see (a refusal's holder, a noop's reason, a
+/// write's `superseded_by` and `highest_accepted`, …) are filled in by [`recorded`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Observation {
+    pub at: Millis,
+    /// The actor's index in the scenario; `None` for the harness's own faults.
+    pub actor: Option<usize>,
+    pub kind: EventKind,
+    /// For a write that reached storage: the request as sent (its row in the write log).
+    pub request: Option<WriteRequest>,
+}
+
+/// What the fold knows of the world between two observations.
+struct World<'a> {
+    sc: &'a Scenario,
+    /// Live leases on the lock service, oldest first (two only when it granted twice).
+    leases: Vec<Lease>,
+    /// Redlock: for each lease, its key's expiry on each node that answered OK (a lease
+    /// lives while a majority of its keys do).
+    keys: Vec<Vec<(usize, Millis)>>,
+    /// Leases a failed primary lost, still within their TTL.
+    lost: Vec<Lease>,
+    jumped: Vec<Fence>,
+    /// Grants in order, with when they were made.
+    grants: Vec<(Millis, Grant)>,
+    believes: Vec<bool>,
+    paused: Vec<bool>,
+    /// When each actor's own lease ended, if it did.
+    ended: Vec<Option<Millis>>,
+    account: Account,
+    highest_accepted: Option<Fence>,
+    events: Vec<TraceEvent>,
+    writes: Vec<WriteRecord>,
+}
+
+impl World<'_> {
+    fn snapshot(&self, at: Millis) -> Snapshot {
+        let live = |l: &&Lease| l.is_live(at);
+        let mut leases: Vec<Lease> = self.leases.iter().filter(live).cloned().collect();
+        Snapshot {
+            at,
+            holder: leases.pop(),
+            balance: self.account.balance,
+            last_fence: self.account.last_fence,
+            last_write_fence: self.account.last_write_fence,
+            result: self.account.result.clone(),
+            believers: self
+                .sc
+                .actors
+                .iter()
+                .zip(&self.believes)
+                .filter(|(_, b)| **b)
+                .map(|(a, _)| a.name.clone())
+                .collect(),
+            lost_leases: self.lost.iter().filter(live).cloned().collect(),
+            other_holders: leases,
+        }
+    }
+
+    fn push(&mut self, at: Millis, actor: Option<usize>, lane: Lane, kind: EventKind) {
+        let snapshot = self.snapshot(at);
+        self.events.push(TraceEvent {
+            at,
+            actor: actor
+                .and_then(|i| self.sc.actors.get(i))
+                .map(|a| a.name.clone()),
+            lane,
+            kind,
+            snapshot,
+        });
+    }
+
+    fn index(&self, name: &str) -> Option<usize> {
+        self.sc.actors.iter().position(|a| a.name == name)
+    }
+
+    fn awareness(&self, owner: &str) -> Awareness {
+        match self.index(owner) {
+            Some(i) if self.believes[i] && self.paused[i] => Awareness::Paused,
+            Some(i) if self.believes[i] => Awareness::Unaware,
+            _ => Awareness::Knows,
+        }
+    }
+
+    /// Ends every lease whose TTL ran out by `now`, in the order they ran out.
+    fn expire_until(&mut self, now: Millis) {
+        loop {
+            let due = |ls: &[Lease]| {
+                ls.iter()
+                    .enumerate()
+                    .filter(|(_, l)| l.expires_at <= now)
+                    .min_by_key(|(_, l)| l.expires_at)
+                    .map(|(i, l)| (i, l.expires_at))
+            };
+            let (lease, at, cause) = match (due(&self.leases), due(&self.lost)) {
+                (Some((i, a)), Some((_, b))) if a <= b => {
+                    let l = self.take(i);
+                    let cause = if self.jumped.contains(&l.fence) {
+                        ExpiryCause::ClockJump
+                    } else {
+                        ExpiryCause::Ttl
+                    };
+                    (l, a, cause)
+                }
+                (_, Some((j, b))) => (self.lost.remove(j), b, ExpiryCause::LostInFailover),
+                (Some((i, a)), None) => {
+                    let l = self.take(i);
+                    let cause = if self.jumped.contains(&l.fence) {
+                        ExpiryCause::ClockJump
+                    } else {
+                        ExpiryCause::Ttl
+                    };
+                    (l, a, cause)
+                }
+                (None, None) => return,
+            };
+            if let Some(i) = self.index(&lease.owner) {
+                if cause != ExpiryCause::LostInFailover {
+                    self.ended[i] = Some(at);
+                }
+            }
+            let owner_knew = self.awareness(&lease.owner);
+            let kind = EventKind::LeaseExpired {
+                owner: lease.owner,
+                fence: lease.fence,
+                cause,
+                owner_knew,
+            };
+            self.push(at, None, Lane::Lease, kind);
+        }
+    }
+
+    fn take(&mut self, i: usize) -> Lease {
+        self.keys.remove(i);
+        self.leases.remove(i)
+    }
+
+    fn remove_lease(&mut self, owner: &str) -> Option<Lease> {
+        let i = self.leases.iter().rposition(|l| l.owner == owner)?;
+        Some(self.take(i))
+    }
+
+    /// Redlock: when lease `i` ends, the majority-th latest of its keys' expiries.
+    fn quorum_expiry(&self, i: usize) -> Option<Millis> {
+        let majority = self.sc.redlock.as_ref()?.nodes / 2 + 1;
+        let mut ends: Vec<Millis> = self.keys[i].iter().map(|(_, e)| *e).collect();
+        ends.sort_unstable_by(|a, b| b.cmp(a));
+        ends.get(majority - 1).copied()
+    }
+
+    fn observe(&mut self, o: Observation) {
+        let at = o.at;
+        self.expire_until(at);
+        let me = o.actor;
+        let name = me
+            .and_then(|i| self.sc.actors.get(i))
+            .map(|a| a.name.clone())
+            .unwrap_or_default();
+        let mut lane = me.map_or(Lane::Lease, Lane::Actor);
+        let mut kind = o.kind;
+        let set = |v: &mut Vec<bool>, i: Option<usize>, b: bool| {
+            if let Some(x) = i.and_then(|i| v.get_mut(i)) {
+                *x = b;
+            }
+        };
+        match &mut kind {
+            EventKind::Acquired {
+                fence,
+                expires_at,
+                nodes,
+                ..
+            } => {
+                self.keys
+                    .push(nodes.iter().map(|n| (*n, *expires_at)).collect());
+                self.leases.push(Lease {
+                    owner: name.clone(),
+                    fence: *fence,
+                    expires_at: *expires_at,
+                });
+                self.grants.push((
+                    at,
+                    Grant {
+                        owner: name.clone(),
+                        fence: *fence,
+                    },
+                ));
+                set(&mut self.believes, me, true);
+                if let Some(i) = me {
+                    self.ended[i] = None;
+                }
+            }
+            EventKind::AcquireRefused { holder, until, .. } if holder.is_empty() => {
+                if let Some(l) = self.leases.iter().find(|l| l.is_live(at)) {
+                    holder.clone_from(&l.owner);
+                    *until = l.expires_at;
+                }
+            }
+            EventKind::PauseStarted { .. } => set(&mut self.paused, me, true),
+            EventKind::PauseEnded { lease_gone } => {
+                set(&mut self.paused, me, false);
+                let believes = me.is_some_and(|i| self.believes[i]);
+                *lease_gone = believes && !self.leases.iter().any(|l| l.owner == name);
+            }
+            EventKind::GaveUp | EventKind::ReleaseNoop { .. } | EventKind::Released { .. } => {
+                set(&mut self.believes, me, false);
+                match &mut kind {
+                    EventKind::Released { .. } => {
+                        self.remove_lease(&name);
+                    }
+                    EventKind::ReleaseNoop { reason, via } => {
+                        *reason = match self.leases.iter().find(|l| l.is_live(at)) {
+                            Some(l) if *via == ReleaseMode::CompareAndDelete => {
+                                NoopReason::OtherHolder {
+                                    owner: l.owner.clone(),
+                                    fence: l.fence,
+                                }
+                            }
+                            _ if self.grants.iter().all(|(_, g)| g.owner != name) => {
+                                NoopReason::NeverHeld
+                            }
+                            _ if self.lost.iter().any(|l| l.owner == name) => NoopReason::Lost,
+                            _ => NoopReason::Expired,
+                        };
+                    }
+                    _ => {}
+                }
+            }
+            EventKind::LockValueRead { owner, fence } => {
+                *fence = owner
+                    .as_ref()
+                    .and_then(|w| self.leases.iter().find(|l| l.owner == *w))
+                    .map(|l| l.fence);
+                if owner.as_deref() != Some(name.as_str()) {
+                    set(&mut self.believes, me, false);
+                }
+            }
+            EventKind::DeletedOthersLease { owner, fence } => {
+                set(&mut self.believes, me, false);
+                if let Some(l) = self.remove_lease(owner) {
+                    *fence = l.fence;
+                    if let Some(i) = self.index(owner) {
+                        self.ended[i] = Some(at);
+                    }
+                }
+            }
+            EventKind::Extended {
+                fence, expires_at, ..
+            } => {
+                let _ = fence; // the actor's token, which a separate counter makes not the lease's
+                if let Some(i) = self.leases.iter().rposition(|l| l.owner == name) {
+                    self.leases[i].expires_at = *expires_at;
+                    for k in &mut self.keys[i] {
+                        k.1 = *expires_at;
+                    }
+                }
+            }
+            EventKind::ExtendFailed { lease_ended_at, .. } => {
+                set(&mut self.believes, me, false);
+                *lease_ended_at = me.and_then(|i| self.ended[i]);
+            }
+            EventKind::Failover {
+                lost,
+                next_fence,
+                rolled_back,
+            } => {
+                // Off a Redis with asynchronous replication the promoted replica never got
+                // the live keys; a consensus store's new leader has them all.
+                if matches!(
+                    self.sc.token_source,
+                    TokenSource::SameRedis | TokenSource::SeparateCounter
+                ) {
+                    self.keys.clear();
+                    *lost = std::mem::take(&mut self.leases);
+                }
+                for l in lost.iter() {
+                    if let Some(i) = self.index(&l.owner) {
+                        self.ended[i] = Some(at);
+                    }
+                }
+                self.lost.extend(lost.iter().cloned());
+                *rolled_back = self.grants.iter().any(|(_, g)| *next_fence <= g.fence);
+            }
+            EventKind::LockClockJumped { by, shortened } => {
+                // One lock node's clock steps: its keys' PX runs out `by` sooner. Under
+                // Redlock a lease lives on while a majority of its keys do.
+                let node = self.sc.redlock.as_ref().map_or(0, |r| r.jumping_node);
+                let holder = self.leases.iter().rposition(|l| l.is_live(at));
+                for i in 0..self.leases.len() {
+                    if !self.leases[i].is_live(at) {
+                        continue;
+                    }
+                    let ends_at = if self.sc.redlock.is_some() {
+                        for k in self.keys[i].iter_mut().filter(|k| k.0 == node) {
+                            k.1 = k.1.saturating_sub(*by).max(at);
+                        }
+                        self.quorum_expiry(i).unwrap_or(at)
+                    } else {
+                        self.leases[i].expires_at.saturating_sub(*by).max(at)
+                    };
+                    let l = &mut self.leases[i];
+                    if ends_at != l.expires_at && Some(i) == holder {
+                        *shortened = Some(Shortened {
+                            owner: l.owner.clone(),
+                            fence: l.fence,
+                            granted_until: l.expires_at,
+                            ends_at,
+                        });
+                        self.jumped.push(l.fence);
+                    }
+                    l.expires_at = ends_at;
+                }
+            }
+            EventKind::WriteApplied {
+                fence,
+                sent_at,
+                result,
+                superseded_by,
+                highest_accepted,
+                publish,
+                ..
+            } => {
+                lane = Lane::Storage;
+                let own = fence.and(
+                    self.grants
+                        .iter()
+                        .rposition(|(t, g)| g.owner == name && *t <= *sent_at),
+                );
+                *superseded_by = own
+                    .and_then(|i| self.grants.get(i + 1..))
+                    .and_then(|later| later.last())
+                    .map(|(_, g)| g.clone());
+                *highest_accepted = self.highest_accepted;
+                if let Err(WriteError::StaleFence { last, .. }) = result {
+                    *last = self.account.last_fence.unwrap_or(Fence(0));
+                }
+                if let Ok(balance) = result {
+                    self.highest_accepted = self.highest_accepted.max(*fence);
+                    self.account.balance = *balance;
+                    self.account.last_write_fence = *fence;
+                    if self.sc.policy != FencingPolicy::Off {
+                        self.account.last_fence = self.account.last_fence.max(*fence);
+                    }
+                    if publish.is_some() {
+                        self.account.result.clone_from(publish);
+                    }
+                }
+                if let Some(request) = o.request {
+                    self.writes.push(WriteRecord {
+                        at,
+                        request,
+                        result: result.clone().map(|_| ()),
+                        balance_after: self.account.balance,
+                    });
+                }
+            }
+            EventKind::BarrierSet { fence, result } => {
+                lane = Lane::Storage;
+                if result.is_ok() && self.sc.policy != FencingPolicy::Off {
+                    self.account.last_fence = self.account.last_fence.max(Some(*fence));
+                }
+            }
+            _ => {}
+        }
+        self.push(at, me, lane, kind);
+    }
+}
+
+/// The trace of a recorded run. `account` is what storage holds at the end (read back from
+/// it, so the summary's balance is the server's, not the fold's).
+pub fn recorded(
+    sc: &Scenario,
+    mut observations: Vec<Observation>,
+    account: Account,
+    recording: Recording,
+) -> Trace {
+    observations.sort_by_key(|o| o.at); // stable: same-instant observations keep their order
+    let n = sc.actors.len();
+    let mut w = World {
+        sc,
+        leases: Vec::new(),
+        keys: Vec::new(),
+        lost: Vec::new(),
+        jumped: Vec::new(),
+        grants: Vec::new(),
+        believes: vec![false; n],
+        paused: vec![false; n],
+        ended: vec![None; n],
+        account: Account {
+            balance: sc.initial_balance,
+            ..Account::default()
+        },
+        highest_accepted: None,
+        events: Vec::new(),
+        writes: Vec::new(),
+    };
+    let initial = w.snapshot(0);
+    for o in observations {
+        w.observe(o);
+    }
+    w.expire_until(sc.horizon);
+    let summary = audit::summarize(sc, &w.events, &w.writes, &account);
+    Trace {
+        scenario: sc.clone(),
+        initial,
+        events: w.events,
+        writes: w.writes,
+        summary,
+        recorded: Some(recording),
+    }
+}
+
+/// What a client could have seen of an engine run: its events without the fields
+/// [`recorded`] fills in, and without the engine's own expiries (the fold derives them).
+/// Used to check the fold against the engine, which must agree on every deck run.
+pub fn observations_of(trace: &Trace) -> Vec<Observation> {
+    let mut writes = trace.writes.iter();
+    trace
+        .events
+        .iter()
+        .filter_map(|e| {
+            let mut kind = e.kind.clone();
+            match &mut kind {
+                EventKind::LeaseExpired { .. } => return None,
+                EventKind::AcquireRefused { holder, until, .. } => {
+                    holder.clear();
+                    *until = 0;
+                }
+                EventKind::PauseEnded { lease_gone } => *lease_gone = false,
+                EventKind::ReleaseNoop { reason, .. } => *reason = NoopReason::NeverHeld,
+                EventKind::LockValueRead { fence, .. } => *fence = None,
+                EventKind::DeletedOthersLease { fence, .. } => *fence = Fence(0),
+                EventKind::ExtendFailed { lease_ended_at, .. } => *lease_ended_at = None,
+                EventKind::Failover {
+                    lost, rolled_back, ..
+                } => {
+                    lost.clear();
+                    *rolled_back = false;
+                }
+                EventKind::LockClockJumped { shortened, .. } => *shortened = None,
+                EventKind::WriteApplied {
+                    superseded_by,
+                    highest_accepted,
+                    result,
+                    ..
+                } => {
+                    *superseded_by = None;
+                    *highest_accepted = None;
+                    if let Err(WriteError::StaleFence { last, .. }) = result {
+                        *last = Fence(0);
+                    }
+                }
+                _ => {}
+            }
+            let request = matches!(kind, EventKind::WriteApplied { .. })
+                .then(|| writes.next().map(|w| w.request.clone()))
+                .flatten();
+            Some(Observation {
+                at: e.at,
+                actor: e
+                    .actor
+                    .as_deref()
+                    .and_then(|a| trace.scenario.actor_index(a)),
+                kind,
+                request,
+            })
+        })
+        .collect()
+}
