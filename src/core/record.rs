@@ -221,8 +221,10 @@ impl World<'_> {
             EventKind::GaveUp | EventKind::ReleaseNoop { .. } | EventKind::Released { .. } => {
                 set(&mut self.believes, me, false);
                 match &mut kind {
-                    EventKind::Released { .. } => {
-                        self.remove_lease(&name);
+                    EventKind::Released { fence, .. } => {
+                        if let Some(l) = self.remove_lease(&name) {
+                            *fence = l.fence;
+                        }
                     }
                     EventKind::ReleaseNoop { reason, via } => {
                         *reason = match self.leases.iter().find(|l| l.is_live(at)) {
@@ -350,6 +352,9 @@ impl World<'_> {
                 if let Err(WriteError::StaleFence { last, .. }) = result {
                     *last = self.account.last_fence.unwrap_or(Fence(0));
                 }
+                if let (Ok(balance), Some(_)) = (&mut *result, publish.as_ref()) {
+                    *balance = self.account.balance; // a publish leaves the balance be
+                }
                 if let Ok(balance) = result {
                     self.highest_accepted = self.highest_accepted.max(*fence);
                     self.account.balance = *balance;
@@ -382,6 +387,20 @@ impl World<'_> {
     }
 }
 
+/// The order of kinds of event within one instant, as the engine's queue has it: a clock
+/// step, then expiries (the fold's), a failover, pause ends and starts, delayed packets
+/// landing, and the actors' own steps last.
+fn rank(o: &Observation) -> u8 {
+    match &o.kind {
+        EventKind::LockClockJumped { .. } => 0,
+        EventKind::Failover { .. } => 2,
+        EventKind::PauseEnded { .. } => 3,
+        EventKind::PauseStarted { .. } => 4,
+        EventKind::WriteApplied { sent_at, .. } if *sent_at < o.at => 5,
+        _ => 6,
+    }
+}
+
 /// The trace of a recorded run. `account` is what storage holds at the end (read back from
 /// it, so the summary's balance is the server's, not the fold's).
 pub fn recorded(
@@ -390,7 +409,8 @@ pub fn recorded(
     account: Account,
     recording: Recording,
 ) -> Trace {
-    observations.sort_by_key(|o| o.at); // stable: same-instant observations keep their order
+    // Stable: observations of one instant and kind keep the order they happened in.
+    observations.sort_by_key(|o| (o.at, rank(o)));
     let n = sc.actors.len();
     let mut w = World {
         sc,
@@ -445,7 +465,9 @@ pub fn observations_of(trace: &Trace) -> Vec<Observation> {
                 EventKind::PauseEnded { lease_gone } => *lease_gone = false,
                 EventKind::ReleaseNoop { reason, .. } => *reason = NoopReason::NeverHeld,
                 EventKind::LockValueRead { fence, .. } => *fence = None,
-                EventKind::DeletedOthersLease { fence, .. } => *fence = Fence(0),
+                EventKind::DeletedOthersLease { fence, .. } | EventKind::Released { fence, .. } => {
+                    *fence = Fence(0)
+                }
                 EventKind::ExtendFailed { lease_ended_at, .. } => *lease_ended_at = None,
                 EventKind::Failover {
                     lost, rolled_back, ..
@@ -458,12 +480,15 @@ pub fn observations_of(trace: &Trace) -> Vec<Observation> {
                     superseded_by,
                     highest_accepted,
                     result,
+                    publish,
                     ..
                 } => {
                     *superseded_by = None;
                     *highest_accepted = None;
-                    if let Err(WriteError::StaleFence { last, .. }) = result {
-                        *last = Fence(0);
+                    match result {
+                        Err(WriteError::StaleFence { last, .. }) => *last = Fence(0),
+                        Ok(balance) if publish.is_some() => *balance = -1,
+                        _ => {}
                     }
                 }
                 _ => {}

@@ -337,6 +337,8 @@ fn show(o: &Outcome) -> String {
 /// What a finished run produced.
 struct Report {
     observed: Outcome,
+    /// The run as a trace in the core's own schema, folded from what the clients saw.
+    trace: core::Trace,
     /// Raw tokens → reported tokens, when tokens are compared by rank (etcd revisions).
     ranked: Option<Vec<(u64, u64)>>,
     notes: Vec<String>,
@@ -345,9 +347,27 @@ struct Report {
 }
 
 struct Servers {
+    /// "Redis 7.0.15", "PostgreSQL 15.18", "etcd 3.4.23": for a recorded trace's label.
+    versions: Versions,
     dir: std::path::PathBuf,
     pg: PgServer,
     etcd: Option<EtcdServer>,
+}
+
+struct Versions {
+    redis: String,
+    pg: String,
+    etcd: String,
+}
+
+/// The first dotted number in a `--version` line, after `v=` if there is one.
+fn short_version(line: &str) -> String {
+    let from = line.find("v=").map_or(line, |i| &line[i + 2..]);
+    from.split(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .find(|w| w.contains('.') && w.starts_with(|c: char| c.is_ascii_digit()))
+        .unwrap_or("?")
+        .trim_end_matches('.')
+        .to_owned()
 }
 
 fn run_case(c: &Case, n: usize, srv: &Servers) -> Result<Report, String> {
@@ -528,9 +548,49 @@ fn run_case(c: &Case, n: usize, srv: &Servers) -> Result<Report, String> {
     // The high-water mark: the result row's epoch where the job publishes, else the fence.
     let mark = if sc.publishes() { epoch } else { fence };
     let mark: u64 = mark.parse().map_err(|_| "fence")?;
+    let balance: i64 = balance.parse().map_err(|_| "balance")?;
+    let mut systems = vec![
+        match c.lock {
+            LockBackend::Etcd => format!("etcd {}", srv.versions.etcd),
+            LockBackend::Redlock => format!(
+                "Redis {} ×{}",
+                srv.versions.redis,
+                sc.redlock.as_ref().map_or(0, |r| r.nodes)
+            ),
+            LockBackend::Redis => format!("Redis {}", srv.versions.redis),
+        },
+        format!("PostgreSQL {}", srv.versions.pg),
+    ];
+    if faketime.is_some() {
+        systems.push("libfaketime".to_owned());
+    }
+    let trace = core::recorded(
+        sc,
+        obs.events.clone(),
+        core::Account {
+            balance,
+            last_fence: (sc.policy != FencingPolicy::Off && mark > 0).then_some(core::Fence(mark)),
+            last_write_fence: rows
+                .iter()
+                .rev()
+                .find_map(|r| {
+                    let mut f = r.splitn(3, '|');
+                    let token = f.nth(1)?;
+                    (f.next()? == "ok").then(|| token.parse().ok().map(core::Fence))
+                })
+                .flatten(),
+            result: (result_set == "set").then(|| result.to_owned()),
+        },
+        core::Recording {
+            systems,
+            timing: format!("1 scenario ms = {scale:.2} real ms"),
+            notes: notes.clone(),
+        },
+    );
     Ok(Report {
+        trace,
         observed: Outcome {
-            balance: balance.parse().map_err(|_| "balance")?,
+            balance,
             last_fence: (mark > 0).then(|| map(mark)),
             result: (result_set == "set").then(|| result.to_owned()),
             side_effects: effects.parse().map_err(|_| "side effects")?,
@@ -620,6 +680,14 @@ fn world(env: &Env, sc: &Scenario, f: &Faults, shared: &run::Shared) -> Result<(
             std::fs::write(&tmp, format!("+{secs:.6}\n")).map_err(|e| e.to_string())?;
             std::fs::rename(&tmp, &file).map_err(|e| e.to_string())?;
             let after = r.cmd(&["PTTL", &sc.resource])?.int();
+            shared.lock().unwrap_or_else(|e| e.into_inner()).saw(
+                t,
+                None,
+                core::EventKind::LockClockJumped {
+                    by,
+                    shortened: None,
+                },
+            );
             note(format!(
                 "t={t}: the clock of the redis-server on :{port} stepped +{:.0} real ms (libfaketime); PTTL {} went {:?} → {:?} ms",
                 by as f64 * env.scale,
@@ -630,6 +698,11 @@ fn world(env: &Env, sc: &Scenario, f: &Faults, shared: &run::Shared) -> Result<(
         } else if let Some(cluster) = f.cluster {
             env.sleep_until(t, run::AT_FAILOVER);
             let killed = cluster.kill_leader()?;
+            {
+                let mut o = shared.lock().unwrap_or_else(|e| e.into_inner());
+                let next = o.tokens.iter().max().map_or(sc.first_fence, |t| t + 1);
+                o.saw(t, None, failover(next));
+            }
             note(format!(
                 "t={t}: killed the etcd leader (client port :{killed}); the other members elect a new one"
             ));
@@ -648,6 +721,15 @@ fn world(env: &Env, sc: &Scenario, f: &Faults, shared: &run::Shared) -> Result<(
             p.crash();
             rc.cmd(&["REPLICAOF", "NO", "ONE"])?;
             env.redis_port.store(r.port, Ordering::SeqCst);
+            // The promoted replica's counter: the token its next grant's INCR hands out.
+            let next = seen_fence
+                .as_deref()
+                .and_then(|v| v.parse::<u64>().ok())
+                .map_or(sc.first_fence, |v| v + 1);
+            shared
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .saw(t, None, failover(next));
             note(format!(
                 "t={t}: primary killed (it held {} = {:?}, {fence} = {:?}); the replica, which had {:?} and {fence} = {:?}, promoted by REPLICAOF NO ONE",
                 sc.resource, on_primary, primary_fence, seen, seen_fence
@@ -663,6 +745,15 @@ fn world(env: &Env, sc: &Scenario, f: &Faults, shared: &run::Shared) -> Result<(
         }
     }
     Ok(())
+}
+
+/// A failover as the harness made it; the leases it lost are the fold's to name.
+fn failover(next: u64) -> core::EventKind {
+    core::EventKind::Failover {
+        lost: Vec::new(),
+        next_fence: core::Fence(next),
+        rolled_back: false,
+    }
 }
 
 fn policy_name(p: FencingPolicy) -> &'static str {
@@ -716,6 +807,18 @@ fn replay(cases: &[Case]) -> Result<usize, String> {
         );
     }
     let srv = Servers {
+        versions: Versions {
+            redis: short_version(&servers::version("redis-server", "--version")),
+            pg: short_version(&servers::version(
+                "/usr/lib/postgresql/15/bin/postgres",
+                "--version",
+            )),
+            etcd: if need_etcd {
+                short_version(&servers::version("etcd", "--version"))
+            } else {
+                String::new()
+            },
+        },
         pg: PgServer::start(&dir)?,
         etcd: if need_etcd {
             Some(EtcdServer::start(&dir, "etcd", 1)?)
@@ -731,6 +834,7 @@ fn replay(cases: &[Case]) -> Result<usize, String> {
     let mut mismatches = Vec::new();
     let mut skipped = Vec::new();
     let mut record = Vec::new();
+    let mut same_events = 0;
     for (n, c) in cases.iter().enumerate() {
         let policy = policy_name(c.sc.policy);
         if let Some(why) = not_reproducible(c) {
@@ -766,6 +870,55 @@ fn replay(cases: &[Case]) -> Result<usize, String> {
         }
         match result {
             Ok(rep) => {
+                // The recorded trace must tell what the storage's own log says.
+                let traced: Vec<(String, &str)> = rep
+                    .trace
+                    .writes
+                    .iter()
+                    .map(|w| {
+                        let code = w.result.as_ref().map_or_else(|e| e.code(), |_| "ok");
+                        (w.request.writer.clone(), code)
+                    })
+                    .collect();
+                let logged: Vec<(String, &str)> = rep
+                    .observed
+                    .writes
+                    .iter()
+                    .map(|a| (a.writer.clone(), a.code.as_str()))
+                    .collect();
+                if traced != logged || rep.trace.summary.final_balance != rep.observed.balance {
+                    mismatches.push(format!(
+                        "{} {policy}: the recorded trace disagrees with the storage's write log: {traced:?} against {logged:?}",
+                        c.label
+                    ));
+                }
+                // How close the recording came to the simulation: event for event.
+                let sim = core::run(&c.sc);
+                let first_diff = sim
+                    .events
+                    .iter()
+                    .zip(&rep.trace.events)
+                    .position(|(a, b)| a != b)
+                    .or_else(|| {
+                        (sim.events.len() != rep.trace.events.len())
+                            .then_some(sim.events.len().min(rep.trace.events.len()))
+                    });
+                match first_diff {
+                    None => same_events += 1,
+                    Some(i) => eprintln!(
+                        "  {} {policy}: the recorded trace differs from the simulated one from event {i}: {:?} against {:?}",
+                        c.label,
+                        rep.trace.events.get(i).map(|e| (e.at, &e.kind)),
+                        sim.events.get(i).map(|e| (e.at, &e.kind))
+                    ),
+                }
+                let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/replay/recorded");
+                if std::fs::create_dir_all(&dir).is_ok() {
+                    let _ = std::fs::write(
+                        dir.join(format!("{}-{}.json", c.label, c.sc.policy.code())),
+                        serde_json::to_string_pretty(&rep.trace).unwrap_or_default(),
+                    );
+                }
                 let ok = rep.observed == predicted;
                 println!(
                     "| {} | {policy} | {scale:.2} | {} | {} | {} |",
@@ -830,6 +983,9 @@ fn replay(cases: &[Case]) -> Result<usize, String> {
     for m in &mismatches {
         println!("mismatch: {m}");
     }
+    println!(
+        "recorded traces (target/replay/recorded/): {same_events} of {runs} equal the simulated trace event for event"
+    );
     println!("replay: {runs} runs, {} mismatches", mismatches.len());
     Ok(mismatches.len())
 }

@@ -15,8 +15,9 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use fencing_lab::core::{
-    renewal_interval, Actor, FencingPolicy, Millis, ReleaseMode, Scenario, SplitMix64, Step,
-    TokenSource, COUNTER_GAP, GET_DEL_GAP,
+    renewal_interval, Actor, EventKind, Fence, FencingPolicy, Millis, NoopReason, Observation,
+    ReleaseMode, Scenario, SkipReason, SplitMix64, Step, TokenSource, WriteError, WriteRequest,
+    COUNTER_GAP, GET_DEL_GAP,
 };
 
 use super::etcd::{Etcd, LockTxn};
@@ -126,6 +127,76 @@ pub struct Observed {
     pub notes: Vec<String>,
     /// Worst lateness of any action against its target time (real ms).
     pub max_late_ms: f64,
+    /// What the clients saw and the harness did, in the order it happened: the recorded
+    /// trace is folded from these ([`fencing_lab::core::recorded`]).
+    pub events: Vec<Observation>,
+    /// Leases granted so far (a separate counter's SET carries no number of its own).
+    pub grants: u64,
+}
+
+impl Observed {
+    pub fn saw(&mut self, at: Millis, actor: Option<usize>, kind: EventKind) {
+        self.events.push(Observation {
+            at,
+            actor,
+            kind,
+            request: None,
+        });
+    }
+}
+
+/// A storage reply as the core's write result: `ok|balance`, `stale_fence|…`, … (The
+/// high-water mark a stale token lost to is filled in by the fold.)
+fn write_result(reply: &str, w: &Write) -> Result<Result<i64, WriteError>, String> {
+    let mut f = reply.splitn(2, '|');
+    let code = f.next().unwrap_or_default();
+    let balance: i64 = f.next().and_then(|b| b.parse().ok()).unwrap_or(0);
+    let token = Fence(w.token.unwrap_or(0));
+    Ok(match code {
+        "ok" => Ok(balance),
+        "stale_fence" => Err(WriteError::StaleFence {
+            token,
+            last: Fence(0),
+        }),
+        "missing_fence" => Err(WriteError::MissingFence),
+        "duplicate_intent" => Err(WriteError::DuplicateIntent {
+            key: w.key.clone().unwrap_or_default(),
+            original_balance: balance,
+        }),
+        other => return Err(format!("storage answered {other:?}")),
+    })
+}
+
+/// What storage did with a write, as an observation on the writer's behalf.
+fn applied(
+    sc: &Scenario,
+    idx: usize,
+    w: &Write,
+    sent_at: Millis,
+    at: Millis,
+    reply: &str,
+) -> Result<Observation, String> {
+    Ok(Observation {
+        at,
+        actor: Some(idx),
+        kind: EventKind::WriteApplied {
+            fence: w.token.map(Fence),
+            amount: w.amount,
+            sent_at,
+            result: write_result(reply, w)?,
+            superseded_by: None,
+            highest_accepted: None,
+            publish: w.publish.clone(),
+        },
+        request: Some(WriteRequest {
+            resource: sc.resource.clone(),
+            writer: sc.actors[idx].name.clone(),
+            fence: w.token.map(Fence),
+            amount: w.amount,
+            idempotency_key: w.key.clone(),
+            publish: w.publish.clone(),
+        }),
+    })
 }
 
 pub type Shared = Arc<Mutex<Observed>>;
@@ -180,8 +251,10 @@ impl Client<'_> {
     }
 
     /// Takes the lease (until scenario time `now + ttl`) and a token; `None` if it is held.
-    fn acquire(&mut self, now: Millis) -> Result<Option<u64>, String> {
+    /// Under Redlock, also the nodes that answered OK.
+    fn acquire(&mut self, now: Millis) -> Result<(Option<u64>, Vec<usize>), String> {
         let sc = self.sc;
+        let mut answered = Vec::new();
         let res = sc.resource.clone();
         let name = self.name.clone();
         let token = match self.env.lock {
@@ -207,6 +280,7 @@ impl Client<'_> {
                         ok.push(*n);
                     }
                 }
+                answered.clone_from(&ok);
                 if ok.len() >= self.majority() {
                     let t: u64 = self
                         .pg
@@ -259,7 +333,7 @@ impl Client<'_> {
                 .tokens
                 .push(t);
         }
-        Ok(token)
+        Ok((token, answered))
     }
 
     fn value(&mut self) -> Result<Option<String>, String> {
@@ -307,11 +381,14 @@ impl Client<'_> {
         match self.env.lock {
             LockBackend::Redis => Ok(self.eval(RELEASE_CAD, &[&res], &[&name])?.int() == Some(1)),
             LockBackend::Redlock => {
-                let mut deleted = false;
+                // The script runs on every node it reaches; the lock was released only if
+                // it still held it, i.e. a majority of its keys were there to delete.
+                let mut deleted = 0;
                 for (_, r) in &mut self.nodes {
-                    deleted |= eval_on(r, RELEASE_CAD, &[&res], &[&name])?.int() == Some(1);
+                    deleted +=
+                        usize::from(eval_on(r, RELEASE_CAD, &[&res], &[&name])?.int() == Some(1));
                 }
-                Ok(deleted)
+                Ok(deleted >= self.majority())
             }
             LockBackend::Etcd => {
                 let etcd = self.etcd()?;
@@ -329,6 +406,14 @@ impl Client<'_> {
     fn del(&mut self) -> Result<Option<String>, String> {
         let res = self.sc.resource.clone();
         Ok(self.redis()?.cmd(&["GETDEL", &res])?.text())
+    }
+
+    /// Records what this client saw at scenario time `at`.
+    fn saw(&self, at: Millis, kind: EventKind) {
+        self.shared
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .saw(at, Some(self.idx), kind);
     }
 
     fn note(&self, s: String) {
@@ -468,6 +553,8 @@ pub fn run_actor(
     let mut t = actor.start_at;
     let mut scheduled_at: Millis = 0;
     let mut packets = Vec::new();
+    // When the actor finished its script or stopped (`None`: still going at the horizon).
+    let mut done_at: Option<Millis> = None;
     while let Some(step) = actor.script.get(st.pc) {
         let woke = past_pauses(actor, t);
         let paused = woke != t;
@@ -491,6 +578,7 @@ pub fn run_actor(
             ));
         }
         let next = act(&mut c, &mut st, step, t, rng, &mut packets)?;
+        done_at = Some(t);
         scheduled_at = t;
         match next {
             Next::At(n) => {
@@ -509,12 +597,50 @@ pub fn run_actor(
             }
             Next::Stop => break,
         }
+        if st.pc < actor.script.len() {
+            done_at = None;
+        }
     }
+    saw_pauses(&c, done_at);
     for p in packets {
         p.join()
             .map_err(|_| "packet thread panicked".to_owned())??;
     }
     Ok(())
+}
+
+/// The actor's pauses, as the harness made them: the thread simply did not act. A pause
+/// that begins after the actor finished is no pause of its work; overlapping or touching
+/// pauses read as one stall.
+fn saw_pauses(c: &Client, done_at: Option<Millis>) {
+    let actor = &c.sc.actors[c.idx];
+    let mut pauses: Vec<_> = actor.pauses.iter().filter(|p| p.duration > 0).collect();
+    pauses.sort_by_key(|p| p.start);
+    let mut open: Option<Millis> = None; // end of the stall in progress
+    for p in pauses {
+        if p.start > c.sc.horizon || done_at.is_some_and(|d| p.start > d) && open.is_none() {
+            continue;
+        }
+        match open {
+            Some(end) if p.start <= end => open = Some(end.max(p.end())),
+            _ => {
+                if let Some(end) = open.filter(|e| *e <= c.sc.horizon) {
+                    c.saw(end, EventKind::PauseEnded { lease_gone: false });
+                }
+                c.saw(
+                    p.start,
+                    EventKind::PauseStarted {
+                        until: p.end(),
+                        cause: actor.pause_cause,
+                    },
+                );
+                open = Some(p.end());
+            }
+        }
+    }
+    if let Some(end) = open.filter(|e| *e <= c.sc.horizon) {
+        c.saw(end, EventKind::PauseEnded { lease_gone: false });
+    }
 }
 
 type Packet = thread::JoinHandle<Result<(), String>>;
@@ -528,10 +654,24 @@ fn send(c: &mut Client, w: Write, now: Millis, packets: &mut Vec<Packet>) -> Res
     let delay = actor.network_delay;
     let sql = write_sql(c.sc, &c.name, &w);
     if delay == 0 {
-        c.pg.query(&sql)?;
+        let reply = c.pg.one(&sql)?;
+        let o = applied(c.sc, c.idx, &w, now, now, &reply)?;
+        c.shared
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .events
+            .push(o);
         return Ok(Next::At(now));
     }
     let arrives = now + delay;
+    c.saw(
+        now,
+        EventKind::WriteSent {
+            fence: w.token.map(Fence),
+            amount: w.amount,
+            arrives_at: arrives,
+        },
+    );
     let timeout = actor.request_timeout.filter(|t| *t < delay);
     if arrives > c.sc.horizon {
         // Never delivered within the horizon.
@@ -542,6 +682,7 @@ fn send(c: &mut Client, w: Write, now: Millis, packets: &mut Vec<Packet>) -> Res
     let target = c.env.real_ms(arrives, AT_DELIVERY);
     let start = c.env.start();
     let shared = c.shared.clone();
+    let (sc, idx, now_sent, sent) = (c.sc.clone(), c.idx, now, w.clone());
     let (tx, rx) = mpsc::channel();
     packets.push(thread::spawn(move || {
         let mut pg = Psql::connect(&addr, Some(&schema))?;
@@ -554,7 +695,13 @@ fn send(c: &mut Client, w: Write, now: Millis, packets: &mut Vec<Packet>) -> Res
             let mut o = shared.lock().unwrap_or_else(|e| e.into_inner());
             o.max_late_ms = o.max_late_ms.max(late);
         }
-        let reply = pg.query(&sql)?;
+        let reply = pg.one(&sql)?;
+        let o = applied(&sc, idx, &sent, now_sent, arrives, &reply)?;
+        shared
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .events
+            .push(o);
         let _ = tx.send(reply); // the client may have stopped waiting
         Ok(())
     }));
@@ -567,7 +714,18 @@ fn send(c: &mut Client, w: Write, now: Millis, packets: &mut Vec<Packet>) -> Res
         Some(t) => {
             let deadline = c.env.real_ms(now + t, STEPS_FROM);
             let wait = (deadline - c.env.elapsed_ms()).max(0.0);
-            match rx.recv_timeout(Duration::from_secs_f64(wait / 1000.0)) {
+            let got = rx.recv_timeout(Duration::from_secs_f64(wait / 1000.0));
+            if got.is_err() {
+                c.saw(
+                    now + t,
+                    EventKind::WriteTimedOut {
+                        fence: w.token.map(Fence),
+                        sent_at: now,
+                        arrives_at: arrives,
+                    },
+                );
+            }
+            match got {
                 Err(mpsc::RecvTimeoutError::Timeout) => c.note(format!(
                     "{} at t={}: no reply {t} ms after sending, the client gave up on its write (still in flight until t={arrives})",
                     c.name,
@@ -580,6 +738,42 @@ fn send(c: &mut Client, w: Write, now: Millis, packets: &mut Vec<Packet>) -> Res
             }
             Ok(Next::TimedOut(now + t))
         }
+    }
+}
+
+fn refused(retry_in: Millis, nodes: Vec<usize>) -> EventKind {
+    // Who holds it and until when: filled in by the fold from the grants it has seen.
+    EventKind::AcquireRefused {
+        holder: String::new(),
+        until: 0,
+        retry_in,
+        nodes,
+    }
+}
+
+fn skipped(reason: SkipReason) -> EventKind {
+    EventKind::WriteSkipped { reason }
+}
+
+fn extend_failed(watchdog: bool) -> EventKind {
+    EventKind::ExtendFailed {
+        watchdog,
+        lease_ended_at: None,
+    }
+}
+
+fn released(via: ReleaseMode) -> EventKind {
+    // The lease's number is filled in by the fold (a separate counter's token is not it).
+    EventKind::Released {
+        fence: Fence(0),
+        via,
+    }
+}
+
+fn noop(via: ReleaseMode) -> EventKind {
+    EventKind::ReleaseNoop {
+        via,
+        reason: NoopReason::NeverHeld,
     }
 }
 
@@ -605,6 +799,7 @@ fn act(
                 "{} at t={now}: the separate counter gives {t}",
                 c.name
             ));
+            c.saw(now, EventKind::TokenTaken { fence: Fence(t) });
             st.token_pending = false;
             st.token = Some(t);
             Next::At(now)
@@ -617,25 +812,57 @@ fn act(
                 .cmd(&["SET", &res, &name, "NX", "PX", &px])?
                 .is_nil()
             {
+                c.saw(now, refused(*retry_every, Vec::new()));
                 Next::Again(now + retry_every)
             } else {
+                // The lease's own number: the grants so far (the SET carries none).
+                let lease = {
+                    let mut o = c.shared.lock().unwrap_or_else(|e| e.into_inner());
+                    o.grants += 1;
+                    sc.first_fence + o.grants - 1
+                };
+                c.saw(
+                    now,
+                    EventKind::Acquired {
+                        fence: Fence(lease),
+                        expires_at: now + sc.lease_ttl,
+                        nodes: Vec::new(),
+                        token_later: true,
+                    },
+                );
                 st.token = None;
                 st.token_pending = true;
                 Next::Again(now + COUNTER_GAP)
             }
         }
         Step::Acquire { retry_every } => match c.acquire(now)? {
-            Some(token) => {
+            (Some(token), nodes) => {
+                c.shared.lock().unwrap_or_else(|e| e.into_inner()).grants += 1;
+                c.saw(
+                    now,
+                    EventKind::Acquired {
+                        fence: Fence(token),
+                        expires_at: now + sc.lease_ttl,
+                        nodes,
+                        token_later: false,
+                    },
+                );
                 st.token = Some(token);
                 Next::At(now)
             }
-            None => Next::Again(now + retry_every),
+            (None, nodes) => {
+                c.saw(now, refused(*retry_every, nodes));
+                Next::Again(now + retry_every)
+            }
         },
         Step::Work { ms } => Next::At(now + ms),
         Step::CheckHeld => {
-            if c.is_held()? {
+            let held = c.is_held()?;
+            c.saw(now, EventKind::Checked { held });
+            if held {
                 Next::At(now)
             } else {
+                c.saw(now, EventKind::GaveUp);
                 Next::Stop
             }
         }
@@ -645,6 +872,7 @@ fn act(
                 "SELECT EXISTS (SELECT 1 FROM write_log WHERE account = {} AND kind IN ('debit', 'publish') AND result = 'ok');",
                 lit(&sc.resource)
             ))? == "t";
+            c.saw(now, EventKind::JobChecked { done });
             if !done {
                 Next::At(now)
             } else {
@@ -663,7 +891,10 @@ fn act(
             amount,
             idempotency_key,
         } => match st.token {
-            None => Next::At(now),
+            None => {
+                c.saw(now, skipped(SkipReason::NoToken));
+                Next::At(now)
+            }
             Some(_) => {
                 let w = Write {
                     token: st.token,
@@ -676,7 +907,10 @@ fn act(
             }
         },
         Step::Publish { result } => match st.token {
-            None => Next::At(now),
+            None => {
+                c.saw(now, skipped(SkipReason::NoToken));
+                Next::At(now)
+            }
             Some(_) => {
                 let w = Write {
                     token: st.token,
@@ -689,13 +923,35 @@ fn act(
             }
         },
         Step::Retry => match st.last_write.clone() {
-            Some(w) => send(c, w, now, packets)?,
-            None => Next::At(now),
+            Some(w) => {
+                c.saw(
+                    now,
+                    EventKind::Retried {
+                        fence: w.token.map(Fence),
+                        amount: w.amount,
+                        idempotency_key: w.key.clone(),
+                    },
+                );
+                send(c, w, now, packets)?
+            }
+            None => {
+                c.saw(now, skipped(SkipReason::NothingToRetry));
+                Next::At(now)
+            }
         },
         Step::Extend => {
             if c.extend(now)? {
+                c.saw(
+                    now,
+                    EventKind::Extended {
+                        fence: Fence(st.token.unwrap_or(0)),
+                        expires_at: now + sc.lease_ttl,
+                        watchdog: None,
+                    },
+                );
                 Next::At(now)
             } else {
+                c.saw(now, extend_failed(false));
                 Next::Stop
             }
         }
@@ -729,6 +985,7 @@ fn act(
                             c.name,
                             if worker_first { "worker" } else { "watchdog" }
                         ));
+                        c.saw(now, EventKind::ResumeRace { worker_first });
                         renew = !worker_first;
                     }
                     if !renew {
@@ -736,8 +993,18 @@ fn act(
                         st.renew_due = None;
                         Next::At(now)
                     } else if c.extend(now)? {
-                        schedule(st, until)
+                        let next = schedule(st, until);
+                        c.saw(
+                            now,
+                            EventKind::Extended {
+                                fence: Fence(st.token.unwrap_or(0)),
+                                expires_at: now + sc.lease_ttl,
+                                watchdog: Some(st.renew_due),
+                            },
+                        );
+                        next
                     } else {
+                        c.saw(now, extend_failed(true));
                         c.note(format!(
                             "{} at t={now}: the watchdog's extend script answered 0 (not the holder); the job self-cancels",
                             c.name
@@ -749,7 +1016,10 @@ fn act(
         }
         Step::Barrier if sc.skip_barrier => Next::At(now),
         Step::Barrier => match st.token {
-            None => Next::At(now),
+            None => {
+                c.saw(now, skipped(SkipReason::NoToken));
+                Next::At(now)
+            }
             Some(tok) => {
                 let sql = format!(
                     "SELECT barrier({}, {}, {}, {tok}, {});",
@@ -758,9 +1028,21 @@ fn act(
                     lit(&c.name),
                     sc.publishes()
                 );
-                if c.pg.one(&sql)? == "ok" {
+                let ok = c.pg.one(&sql)? == "ok";
+                let fence = Fence(tok);
+                let result = if ok {
+                    Ok(())
+                } else {
+                    Err(WriteError::StaleFence {
+                        token: fence,
+                        last: Fence(0),
+                    })
+                };
+                c.saw(now, EventKind::BarrierSet { fence, result });
+                if ok {
                     Next::At(now)
                 } else {
+                    c.saw(now, EventKind::GaveUp);
                     Next::Stop
                 }
             }
@@ -773,30 +1055,54 @@ fn act(
                 lit(&c.name),
                 lit(what)
             ))?;
+            c.saw(
+                now,
+                EventKind::SideEffect {
+                    what: what.clone(),
+                    lease_live: held,
+                },
+            );
             Next::At(now)
         }
         Step::Release => match sc.release {
             ReleaseMode::CompareAndDelete => {
-                c.release_cad()?;
+                let via = ReleaseMode::CompareAndDelete;
+                if c.release_cad()? {
+                    c.saw(now, released(via));
+                } else {
+                    c.saw(now, noop(via));
+                }
                 Next::At(now)
             }
             ReleaseMode::GetThenDel if !st.del_pending => {
-                if c.is_held()? {
+                let owner = c.value()?;
+                let own = owner.as_deref() == Some(c.name.as_str());
+                c.saw(now, EventKind::LockValueRead { owner, fence: None });
+                if own {
                     st.del_pending = true;
                     Next::Again(now + GET_DEL_GAP)
                 } else {
                     Next::At(now)
                 }
             }
-            ReleaseMode::GetThenDel | ReleaseMode::Del => {
+            via @ (ReleaseMode::GetThenDel | ReleaseMode::Del) => {
                 st.del_pending = false;
-                if let Some(v) = c.del()? {
-                    if v != c.name {
+                match c.del()? {
+                    Some(v) if v == c.name => c.saw(now, released(via)),
+                    Some(v) => {
                         c.note(format!(
                             "{} at t={now}: its unconditional DEL deleted {v}'s live lease",
                             c.name
                         ));
+                        c.saw(
+                            now,
+                            EventKind::DeletedOthersLease {
+                                owner: v,
+                                fence: Fence(0),
+                            },
+                        );
                     }
+                    None => c.saw(now, noop(via)),
                 }
                 Next::At(now)
             }
