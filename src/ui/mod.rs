@@ -6,6 +6,7 @@ mod bench;
 mod explorer;
 mod export;
 mod panels;
+mod recording;
 mod timeline;
 
 use gloo_timers::callback::{Interval, Timeout};
@@ -21,6 +22,7 @@ use crate::view::{options, Act};
 
 use explorer::ExplorerPanel;
 use panels::{Compare, Fork, HerdPanel, Notes, Params, Storage, Story};
+use recording::{ImportRecording, RecordedBanner};
 use timeline::Timeline;
 
 /// Entry point called by `main` on wasm32.
@@ -307,6 +309,7 @@ fn App() -> impl IntoView {
             }}
             <Story trace step />
             <Notes lab />
+            <RecordedBanner trace />
             <Timeline trace step dispatch />
             <section class="controls" aria-label="Playback">
                 <button data-act=Act::Reset.code()>"Reset"</button>
@@ -409,6 +412,7 @@ fn App() -> impl IntoView {
                     </button>
                 </span>
             </div>
+            <ImportRecording trace dispatch />
             {move || forked.get().then(|| view! { <Fork lab trace step /> })}
             {move || exploring.get().then(|| view! { <ExplorerPanel lab dispatch /> })}
             <HerdPanel herd />

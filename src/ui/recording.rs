@@ -1,0 +1,118 @@
+//! Import a trace recorded on real servers: paste it, drop its file, or choose it. The text
+//! goes to the lab as it is (`Msg::Import`), which parses and checks it; this only reads files.
+
+use std::sync::Arc;
+
+use leptos::prelude::*;
+use wasm_bindgen::JsCast;
+
+use super::Dispatch;
+use crate::core::Trace;
+use crate::lab::Msg;
+
+/// Reads `file` as text, then hands it to the lab.
+fn read_file(file: web_sys::File, dispatch: Dispatch) {
+    let Ok(reader) = web_sys::FileReader::new() else {
+        dispatch.msg(Msg::Refuse("This browser cannot read files.".to_owned()));
+        return;
+    };
+    let r = reader.clone();
+    let onload = wasm_bindgen::closure::Closure::once_into_js(move || {
+        match r.result().ok().and_then(|v| v.as_string()) {
+            Some(text) => dispatch.msg(Msg::Import(text)),
+            None => dispatch.msg(Msg::Refuse(
+                "That file could not be read as text.".to_owned(),
+            )),
+        }
+    });
+    reader.set_onload(Some(onload.unchecked_ref()));
+    if reader.read_as_text(&file).is_err() {
+        dispatch.msg(Msg::Refuse("That file could not be read.".to_owned()));
+    }
+}
+
+/// The folded import panel. It folds itself again once a recording is shown, so the
+/// timeline gets its height back.
+#[component]
+pub fn ImportRecording(trace: Memo<Arc<Trace>>, dispatch: Dispatch) -> impl IntoView {
+    let text = RwSignal::new(String::new());
+    let panel = NodeRef::<leptos::html::Details>::new();
+    let shown = Memo::new(move |_| trace.with(|t| t.recorded.is_some()));
+    Effect::new(move |_| {
+        if shown.get() {
+            if let Some(d) = panel.get_untracked() {
+                d.set_open(false);
+            }
+        }
+    });
+    let on_drop = move |e: web_sys::DragEvent| {
+        let file = e
+            .data_transfer()
+            .and_then(|d| d.files())
+            .and_then(|f| f.get(0));
+        if let Some(f) = file {
+            e.prevent_default();
+            read_file(f, dispatch);
+        }
+    };
+    view! {
+        <details class="import" node_ref=panel>
+            <summary>"Import a recording"</summary>
+            <p class="hint">
+                "A run recorded on real servers: " <code>"bash scripts/replay.sh"</code>
+                " writes one per scenario and policy to " <code>"target/replay/recorded/"</code>
+                " (samples in " <code>"assets/recordings/"</code>
+                "). Paste it, drop its file here, or choose it."
+            </p>
+            <textarea
+                aria-label="Recorded trace (JSON)"
+                rows="3"
+                placeholder="{ \"scenario\": …, \"events\": …, \"recorded\": … }"
+                prop:value=move || text.get()
+                on:input:target=move |e| text.set(e.target().value())
+                on:dragover=|e: web_sys::DragEvent| e.prevent_default()
+                on:drop=on_drop
+            ></textarea>
+            <div class="import-row">
+                <button on:click=move |_| {
+                    dispatch.msg(Msg::Import(text.get_untracked()))
+                }>"Show recording"</button>
+                <label class="inline">
+                    "or a file "
+                    <input
+                        type="file"
+                        accept=".json,application/json"
+                        aria-label="Recording file"
+                        on:change:target=move |e| {
+                            if let Some(f) = e.target().files().and_then(|f| f.get(0)) {
+                                read_file(f, dispatch);
+                            }
+                        }
+                    />
+                </label>
+            </div>
+        </details>
+    }
+}
+
+/// Says, over the timeline, that what is drawn happened on real servers.
+#[component]
+pub fn RecordedBanner(trace: Memo<Arc<Trace>>) -> impl IntoView {
+    let label = Memo::new(move |_| {
+        trace.with(|t| {
+            t.recorded
+                .as_ref()
+                .map(|r| format!("{} · {}", r.label(), r.timing))
+        })
+    });
+    move || {
+        label.get().map(|l| {
+            view! {
+                <p class="recorded" role="status" data-testid="recorded">
+                    <strong>{l}</strong>
+                    " — not a simulation. Change anything and it is simulated again."
+                </p>
+            }
+        })
+    }
+}
