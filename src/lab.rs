@@ -907,7 +907,7 @@ pub const CONTROLS: [Control; 12] = [
     },
     Control {
         action: "delay a client's packets",
-        how: "**What if… → + delay / − delay**, then type the exact value",
+        how: "drag a write's arrival at storage to the right (back, or a double-click, takes it off); or **What if… → + delay / − delay**, then type the exact value",
         keys: &[],
     },
     Control {
@@ -989,6 +989,13 @@ pub fn moved(p: Pause, delta: i64, horizon: Millis) -> Pause {
         start: (p.start as i64 + delta).clamp(0, max_start) as Millis,
         duration: p.duration,
     }
+}
+
+/// A client's packet delay after dragging the arrival of its write (sent at `sent_at`) by
+/// `delta` ms: never negative, and the write still lands by the horizon.
+pub fn dragged_delay(delay0: Millis, delta: i64, sent_at: Millis, horizon: Millis) -> Millis {
+    let max = horizon.saturating_sub(sent_at) as i64;
+    (delay0 as i64 + delta).clamp(0, max) as Millis
 }
 
 /// A pause resized from its right edge by `delta` ms: at least 1 ms, never past the horizon.
@@ -1353,6 +1360,24 @@ mod tests {
         lab.update(Msg::SetClients(2));
         assert_eq!(lab.scenario(), &Scenario::gc_pause());
         assert!(lab.at_end(), "the viewer stays at the end");
+    }
+
+    #[test]
+    fn a_dragged_arrival_sets_the_delay_within_the_run() {
+        assert_eq!(dragged_delay(0, 25, 35, 100), 25, "drawn from nothing");
+        assert_eq!(
+            dragged_delay(25, -40, 35, 100),
+            0,
+            "dragged back past the send"
+        );
+        assert_eq!(dragged_delay(10, 500, 35, 100), 65, "lands by the horizon");
+        let mut lab = Lab::new(deck::find("gc-pause").map(|e| (e.build)()).unwrap());
+        lab.update(Msg::SetDelay {
+            actor: 1,
+            delay: dragged_delay(0, 25, 35, lab.scenario().horizon),
+        });
+        assert_eq!(lab.scenario().actors[1].network_delay, 25);
+        assert_eq!(lab.error(), None);
     }
 
     #[test]

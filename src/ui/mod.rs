@@ -421,7 +421,7 @@ fn App() -> impl IntoView {
                 <Compare lab />
             </div>
             <footer class="keys">
-                "Keys: ← → step · Space play · . forward (clicker) · f fencing · p presenter · n notes · drag a pause (its right edge resizes; double-click removes) · drag along an empty lane to draw one"
+                "Keys: ← → step · Space play · . forward (clicker) · f fencing · p presenter · n notes · drag a pause (its right edge resizes; double-click removes) · drag along an empty lane to draw one · drag a write at storage to delay its packets"
             </footer>
         </main>
     }

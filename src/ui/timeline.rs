@@ -7,8 +7,8 @@ use leptos::ev;
 use leptos::prelude::*;
 
 use super::Dispatch;
-use crate::core::{Pause, Trace};
-use crate::lab::{Grip, Msg};
+use crate::core::{Millis, Pause, Trace};
+use crate::lab::{dragged_delay, Grip, Msg};
 use crate::view::timeline::{
     self as model, n, Band, Belief, Conflict, Grid, Key, Marker, PauseBlock, TimelineModel, VIEW_W,
 };
@@ -119,9 +119,25 @@ fn ConflictRow(model: Memo<TimelineModel>, key: usize) -> impl IntoView {
     }
 }
 
+/// On the live timeline, what a press on a marker does: on a write's arrival at storage it
+/// grabs the writer's packet delay (the marker's step says which write); elsewhere nothing.
+type GrabWrite = Option<Callback<(Press, usize)>>;
+
+/// A press on a marker: the start of a drag, or a double-click.
+enum Press {
+    Down(ev::PointerEvent),
+    Double,
+}
+
 #[component]
-fn MarkerRow(model: Memo<TimelineModel>, key: Key) -> impl IntoView {
+fn MarkerRow(model: Memo<TimelineModel>, key: Key, grab: GrabWrite) -> impl IntoView {
     let m = row(model, |t| &t.markers, |m: &Marker| m.key, key);
+    let step = move || m.with_untracked(|m| m.as_ref().map(|m| m.step));
+    let press = move |p: Press| {
+        if let (Some(g), Some(s)) = (grab, step()) {
+            g.run((p, s));
+        }
+    };
     // A row's key fixes its event kind, and so whether it is a write with a link.
     let linked = m.with_untracked(|m| m.as_ref().is_some_and(|m| m.link.is_some()));
     let labelled = has(m, |m| m.label.is_some());
@@ -130,6 +146,8 @@ fn MarkerRow(model: Memo<TimelineModel>, key: Key) -> impl IntoView {
             class=field(m, Marker::class)
             data-step=field(m, |m| m.step.to_string())
             data-result=field(m, |m| m.result.to_owned())
+            on:pointerdown=move |e| press(Press::Down(e))
+            on:dblclick=move |_| press(Press::Double)
         >
             <title>{field(m, |m| m.tooltip.clone())}</title>
             {linked
@@ -299,7 +317,7 @@ fn PauseRow(model: Memo<TimelineModel>, key: (usize, usize), live: Option<Live>)
 
 /// Bands, beliefs, conflicts, (the copy's pauses), markers and the cursor.
 #[component]
-fn Drawing(model: Memo<TimelineModel>, live: bool) -> impl IntoView {
+fn Drawing(model: Memo<TimelineModel>, live: bool, grab: GrabWrite) -> impl IntoView {
     let keys = |f: fn(&TimelineModel) -> Vec<(usize, usize)>| move || model.with(f);
     view! {
         <g class="drawing">
@@ -331,7 +349,7 @@ fn Drawing(model: Memo<TimelineModel>, live: bool) -> impl IntoView {
             <For
                 each=move || model.with(|m| m.markers.iter().map(|m| m.key).collect::<Vec<_>>())
                 key=|k| *k
-                children=move |key| view! { <MarkerRow model key /> }
+                children=move |key| view! { <MarkerRow model key grab /> }
             />
             <g class="cursor">
                 <line
@@ -358,15 +376,23 @@ pub fn StaticTimeline(trace: Memo<Arc<Trace>>, step: Memo<usize>) -> impl IntoVi
             viewBox=move || drawn.with(|m| m.view_box.clone())
         >
             <GridView grid />
-            <Drawing model=drawn live=false />
+            <Drawing model=drawn live=false grab=None />
         </svg>
     }
+}
+
+/// What a drag holds: a pause by one of its grips, or a client's packet delay (by the
+/// arrival of one of its writes, sent at `sent_at`).
+#[derive(Clone, Copy)]
+enum Held {
+    Pause { grip: Grip, pause0: Pause },
+    Delay { sent_at: Millis, delay0: Millis },
 }
 
 #[derive(Clone, Copy)]
 struct Drag {
     actor: usize,
-    grip: Grip,
+    held: Held,
     /// Pointer position at pointerdown, in SVG user units.
     x0: f64,
     /// The drawing's on-screen left edge and width at pointerdown (CSS px): it does not
@@ -375,7 +401,6 @@ struct Drag {
     /// (`preserveAspectRatio` meet), so these are the drawing's, not the element's.
     left: f64,
     width: f64,
-    pause0: Pause,
 }
 
 impl Drag {
@@ -408,9 +433,8 @@ pub fn Timeline(trace: Memo<Arc<Trace>>, step: Memo<usize>, dispatch: Dispatch) 
             scale,
         ))
     };
-    // Starts dragging `grip` of `actor`'s pause (`pause0`, or the one it has); the element
-    // pressed keeps the pointer.
-    let begin = move |e: &ev::PointerEvent, actor: usize, grip: Grip, pause0: Option<Pause>| {
+    // The element pressed keeps the pointer for the whole drag.
+    let start = move |e: &ev::PointerEvent, actor: usize, held: Held| {
         e.prevent_default();
         if let Some(el) = e
             .current_target()
@@ -418,6 +442,21 @@ pub fn Timeline(trace: Memo<Arc<Trace>>, step: Memo<usize>, dispatch: Dispatch) 
         {
             let _ = el.set_pointer_capture(e.pointer_id());
         }
+        if let Some((left, _, scale)) = placed() {
+            let mut d = Drag {
+                actor,
+                held,
+                x0: 0.0,
+                left,
+                width: VIEW_W * scale,
+            };
+            d.x0 = d.units(e.client_x());
+            drag.set_value(Some(d));
+        }
+    };
+    // Starts dragging `grip` of `actor`'s pause (`pause0`, or the one it has); the element
+    // pressed keeps the pointer.
+    let begin = move |e: &ev::PointerEvent, actor: usize, grip: Grip, pause0: Option<Pause>| {
         let pause0 = pause0.or_else(|| {
             trace.with_untracked(|t| {
                 t.scenario
@@ -426,19 +465,31 @@ pub fn Timeline(trace: Memo<Arc<Trace>>, step: Memo<usize>, dispatch: Dispatch) 
                     .and_then(|a| a.pauses.first().copied())
             })
         });
-        if let (Some(pause0), Some((left, _, scale))) = (pause0, placed()) {
-            let mut d = Drag {
-                actor,
-                grip,
-                x0: 0.0,
-                left,
-                width: VIEW_W * scale,
-                pause0,
-            };
-            d.x0 = d.units(e.client_x());
-            drag.set_value(Some(d));
+        if let Some(pause0) = pause0 {
+            start(e, actor, Held::Pause { grip, pause0 });
         }
     };
+    // A write's arrival at storage: drag it right to delay its writer's packets (by as
+    // much as it moved), back to take the delay off; a double-click takes it off too.
+    let grab_write = Callback::new(move |(press, step): (Press, usize)| {
+        let found = trace.with_untracked(|t| {
+            let ev = t.event_at(step)?;
+            let crate::core::EventKind::WriteApplied { sent_at, .. } = ev.kind else {
+                return None;
+            };
+            let actor = t.scenario.actor_index(ev.actor.as_deref()?)?;
+            Some((actor, sent_at, t.scenario.actors[actor].network_delay))
+        });
+        match (found, press) {
+            (Some((actor, _, delay)), Press::Double) if delay > 0 => {
+                dispatch.msg(Msg::SetDelay { actor, delay: 0 })
+            }
+            (Some((actor, sent_at, delay0)), Press::Down(e)) => {
+                start(&e, actor, Held::Delay { sent_at, delay0 })
+            }
+            _ => {}
+        }
+    });
     let grab = Callback::new(move |(e, actor, grip): (ev::PointerEvent, usize, Grip)| {
         begin(&e, actor, grip, None)
     });
@@ -472,17 +523,32 @@ pub fn Timeline(trace: Memo<Arc<Trace>>, step: Memo<usize>, dispatch: Dispatch) 
     };
     let move_drag = move |e: ev::PointerEvent| {
         let Some(d) = drag.get_value() else { return };
-        let (horizon, current) = trace.with_untracked(|t| {
+        let (horizon, current, delay) = trace.with_untracked(|t| {
+            let a = &t.scenario.actors[d.actor];
             (
                 t.scenario.horizon,
-                t.scenario.actors[d.actor].pauses.first().copied(),
+                a.pauses.first().copied(),
+                a.network_delay,
             )
         });
         let delta = geometry
             .get_untracked()
             .scale
             .ms(d.units(e.client_x()) - d.x0);
-        let pause = d.grip.apply(d.pause0, delta, horizon);
+        let (grip, pause0) = match d.held {
+            Held::Pause { grip, pause0 } => (grip, pause0),
+            Held::Delay { sent_at, delay0 } => {
+                let new = dragged_delay(delay0, delta, sent_at, horizon);
+                if new != delay {
+                    dispatch.msg(Msg::SetDelay {
+                        actor: d.actor,
+                        delay: new,
+                    });
+                }
+                return;
+            }
+        };
+        let pause = grip.apply(pause0, delta, horizon);
         // A pause being drawn appears once the pointer has moved right of the press.
         let drawing_nothing = current.is_none() && delta < 1;
         if Some(pause) != current && !drawing_nothing {
@@ -508,7 +574,7 @@ pub fn Timeline(trace: Memo<Arc<Trace>>, step: Memo<usize>, dispatch: Dispatch) 
                 on:pointercancel=end_drag
             >
                 <GridView grid />
-                <Drawing model=drawn live=true />
+                <Drawing model=drawn live=true grab=Some(grab_write) />
                 <g class="pause-blocks">
                     <For
                         each=move || {

@@ -279,3 +279,28 @@ test("what if B's packets are slow: + delay gives B a delay field, the link keep
   assert.equal(await page.getByLabel('B network delay (ms)').count(), 0);
   await context.close();
 });
+
+test("a packet delay drawn on the timeline: drag B's write to the right, double-click it to take the delay off", async () => {
+  const { page, context } = await open('#s=gc-pause&fence=strict&step=99');
+  const laneB = await page.locator('svg.timeline.main g.grid rect.lane').nth(1).boundingBox();
+  const dx = (ms) => (9 * ms * laneB.width) / 1000;
+  // B's debit lands at t=35: its marker on the storage lane is B's colour.
+  const write = page.locator('svg.timeline.main g.ev.write.c1').last();
+  const box = await write.locator('circle.dot').boundingBox();
+  const [x, y] = [box.x + box.width / 2, box.y + box.height / 2];
+  await page.mouse.move(x, y);
+  await page.mouse.down();
+  await page.mouse.move(x + dx(25), y, { steps: 10 });
+  await page.mouse.up();
+  const delay = Number(await page.getByLabel('B network delay (ms)').inputValue());
+  assert.ok(Math.abs(delay - 25) <= 1, `B's packets are delayed ${delay} ms`);
+  await page.waitForFunction((d) => location.hash.includes(`delay.B=${d}`), delay);
+  // Now A's stale write lands first, before storage has seen 34: both debits land.
+  assert.equal(await text(page, 'balance'), '80');
+  assert.equal(await page.getByTestId('ledger-row').count(), 2);
+  await screenshot(page, 'delay-drawn.png');
+  await page.locator('svg.timeline.main g.ev.write.c1').last().locator('circle.dot').dblclick();
+  assert.equal(await page.getByLabel('B network delay (ms)').count(), 0);
+  assert.equal(await text(page, 'balance'), '90');
+  await context.close();
+});
