@@ -15,7 +15,9 @@ use leptos::ev;
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
-use crate::core::{deck, FencingPolicy, Scenario};
+use std::sync::Arc;
+
+use crate::core::{deck, FencingPolicy, Scenario, Trace};
 use crate::lab::{key_to_msg, Lab, Msg};
 use crate::share;
 use crate::view::{options, Act};
@@ -294,7 +296,7 @@ fn App() -> impl IntoView {
 
     view! {
         <main class="app" class:presenting=move || presenting.get() on:click=on_click>
-            <Header scenario dispatch />
+            <Header scenario trace dispatch />
             {move || {
                 error
                     .get()
@@ -412,7 +414,6 @@ fn App() -> impl IntoView {
                     </button>
                 </span>
             </div>
-            <ImportRecording trace dispatch />
             {move || forked.get().then(|| view! { <Fork lab trace step /> })}
             {move || exploring.get().then(|| view! { <ExplorerPanel lab dispatch /> })}
             <HerdPanel herd />
@@ -428,7 +429,7 @@ fn App() -> impl IntoView {
 }
 
 #[component]
-fn Header(scenario: Memo<Scenario>, dispatch: Dispatch) -> impl IntoView {
+fn Header(scenario: Memo<Scenario>, trace: Memo<Arc<Trace>>, dispatch: Dispatch) -> impl IntoView {
     let policy = Memo::new(move |_| scenario.with(|sc| sc.policy));
     let current = Memo::new(move |_| scenario.with(|sc| sc.id.clone()));
     // The options never change: markup, set before the value.
@@ -447,6 +448,7 @@ fn Header(scenario: Memo<Scenario>, dispatch: Dispatch) -> impl IntoView {
         <header class="bar">
             <h1>"fencing-lab" <span class="sub">" — a lease is not a lock"</span></h1>
             <div class="bar-right">
+                <ImportRecording trace dispatch />
                 <label for="scenario" class="fencing-label">
                     "Scenario"
                 </label>

@@ -57,39 +57,41 @@ pub fn ImportRecording(trace: Memo<Arc<Trace>>, dispatch: Dispatch) -> impl Into
     };
     view! {
         <details class="import" node_ref=panel>
-            <summary>"Import a recording"</summary>
-            <p class="hint">
-                "A run recorded on real servers: " <code>"bash scripts/replay.sh"</code>
-                " writes one per scenario and policy to " <code>"target/replay/recorded/"</code>
-                " (samples in " <code>"assets/recordings/"</code>
-                "). Paste it, drop its file here, or choose it."
-            </p>
-            <textarea
-                aria-label="Recorded trace (JSON)"
-                rows="3"
-                placeholder="{ \"scenario\": …, \"events\": …, \"recorded\": … }"
-                prop:value=move || text.get()
-                on:input:target=move |e| text.set(e.target().value())
-                on:dragover=|e: web_sys::DragEvent| e.prevent_default()
-                on:drop=on_drop
-            ></textarea>
-            <div class="import-row">
-                <button on:click=move |_| {
-                    dispatch.msg(Msg::Import(text.get_untracked()))
-                }>"Show recording"</button>
-                <label class="inline">
-                    "or a file "
-                    <input
-                        type="file"
-                        accept=".json,application/json"
-                        aria-label="Recording file"
-                        on:change:target=move |e| {
-                            if let Some(f) = e.target().files().and_then(|f| f.get(0)) {
-                                read_file(f, dispatch);
+            <summary title="Show a run recorded on real servers">"Recording…"</summary>
+            <div class="import-body">
+                <p class="hint">
+                    "A run recorded on real servers: " <code>"bash scripts/replay.sh"</code>
+                    " writes one per scenario and policy to " <code>"target/replay/recorded/"</code>
+                    " (samples in " <code>"assets/recordings/"</code>
+                    "). Paste it, drop its file here, or choose it."
+                </p>
+                <textarea
+                    aria-label="Recorded trace (JSON)"
+                    rows="3"
+                    placeholder="{ \"scenario\": …, \"events\": …, \"recorded\": … }"
+                    prop:value=move || text.get()
+                    on:input:target=move |e| text.set(e.target().value())
+                    on:dragover=|e: web_sys::DragEvent| e.prevent_default()
+                    on:drop=on_drop
+                ></textarea>
+                <div class="import-row">
+                    <button on:click=move |_| {
+                        dispatch.msg(Msg::Import(text.get_untracked()))
+                    }>"Show recording"</button>
+                    <label class="inline">
+                        "or a file "
+                        <input
+                            type="file"
+                            accept=".json,application/json"
+                            aria-label="Recording file"
+                            on:change:target=move |e| {
+                                if let Some(f) = e.target().files().and_then(|f| f.get(0)) {
+                                    read_file(f, dispatch);
+                                }
                             }
-                        }
-                    />
-                </label>
+                        />
+                    </label>
+                </div>
             </div>
         </details>
     }
