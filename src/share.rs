@@ -299,7 +299,7 @@ pub fn decode(hash: &str) -> Result<View, ShareError> {
                 let source = choice(
                     TokenSource::from_code(v).filter(|t| TokenSource::CHOICES.contains(t)),
                     "tokens",
-                    "same_redis or lock_service",
+                    "same_redis, separate_counter, random or lock_service",
                     v,
                 )?;
                 if sc.redlock.is_some() {

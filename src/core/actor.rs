@@ -6,7 +6,7 @@ use super::clock::Millis;
 use super::lease::{renewal_interval, Acquire, Fence};
 use super::ledger::WriteRequest;
 use super::queue::{Class, Pending};
-use super::scenario::{ReleaseMode, Step, TokenSource, COUNTER_GAP, GET_DEL_GAP};
+use super::scenario::{random_token, ReleaseMode, Step, TokenSource, COUNTER_GAP, GET_DEL_GAP};
 use super::sim::Sim;
 use super::trace::{EventKind, Grant, Lane, NoopReason, SkipReason};
 
@@ -109,9 +109,14 @@ impl Sim<'_> {
                 self.say(actor, EventKind::TokenTaken { fence });
             }
             Step::Acquire { retry_every } => {
+                // The random SET value of this client's next grant, if that is the token.
+                let value = (sc.token_source == TokenSource::RandomValue).then(|| {
+                    let nth = self.grants.iter().filter(|g| g.owner == name).count();
+                    Fence(random_token(sc.seed, actor, nth))
+                });
                 match self
                     .lock
-                    .acquire(now, res, &name, sc.lease_ttl, &self.reach(actor))
+                    .acquire(now, res, &name, sc.lease_ttl, &self.reach(actor), value)
                 {
                     (Acquire::Acquired { fence, expires_at }, nodes) => {
                         let st = &mut self.actors[actor];

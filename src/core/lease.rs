@@ -105,14 +105,32 @@ impl LeaseLock {
 
     /// `SET key owner NX PX ttl`: grants a lease and a fresh token only when no live lease exists.
     pub fn acquire(&mut self, now: Millis, key: &str, owner: &str, ttl: Millis) -> Acquire {
+        self.acquire_with(now, key, owner, ttl, None)
+    }
+
+    /// [`LeaseLock::acquire`], where `value` (when given) is the token instead of the next
+    /// counter value: the client's own random `SET` value, which the lock does not order.
+    pub fn acquire_with(
+        &mut self,
+        now: Millis,
+        key: &str,
+        owner: &str,
+        ttl: Millis,
+        value: Option<Fence>,
+    ) -> Acquire {
         if let Some(lease) = self.live(now, key) {
             return Acquire::Held {
                 holder: lease.owner.clone(),
                 expires_at: lease.expires_at,
             };
         }
-        let fence = Fence(self.next_fence);
-        self.next_fence += 1;
+        let fence = match value {
+            Some(v) => v,
+            None => {
+                self.next_fence += 1;
+                Fence(self.next_fence - 1)
+            }
+        };
         let expires_at = now.saturating_add(ttl);
         self.leases.insert(
             key.to_owned(),

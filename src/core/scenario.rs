@@ -5,7 +5,7 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use super::clock::Millis;
+use super::clock::{Millis, SplitMix64};
 use super::ledger::FencingPolicy;
 
 /// Upper bounds that keep an edited or imported scenario small enough to simulate instantly.
@@ -109,13 +109,31 @@ pub enum TokenSource {
     /// None at all: Redlock mints no token. The tokens in the trace are what a separate
     /// linearizable counter would have handed out, shown only to ask what a fence would do.
     Counterfactual,
+    /// The lock's random value (the `val` of `SET key val NX PX ttl`, a UUID in production)
+    /// used as the token: unique per grant, but not ordered, so storage comparing tokens
+    /// orders the generations by the luck of the draw ([`random_token`]).
+    RandomValue,
+}
+
+/// Lowest and highest [`random_token`]: six digits, short enough for a timeline label (a
+/// real UUID has 122 random bits; what matters here is only that the values are unordered).
+pub const RANDOM_TOKENS: std::ops::RangeInclusive<u64> = 100_000..=999_999;
+
+/// The random value actor `actor` SETs for its `nth` grant (0-based) under
+/// [`TokenSource::RandomValue`]: drawn from the scenario `seed`, so a run (and its replay on
+/// a real Redis) is reproducible, and independent of every other draw of the run.
+pub fn random_token(seed: u64, actor: usize, nth: usize) -> u64 {
+    let stream = ((actor as u64 + 1) << 32) | nth as u64;
+    let mut rng = SplitMix64::new(seed ^ stream.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+    rng.between(*RANDOM_TOKENS.start(), *RANDOM_TOKENS.end())
 }
 
 impl TokenSource {
     /// The sources a presenter can pick between (Redlock's counterfactual comes with Redlock).
-    pub const CHOICES: [TokenSource; 3] = [
+    pub const CHOICES: [TokenSource; 4] = [
         TokenSource::SameRedis,
         TokenSource::SeparateCounter,
+        TokenSource::RandomValue,
         TokenSource::LockService,
     ];
 
@@ -126,6 +144,7 @@ impl TokenSource {
             TokenSource::LockService => "lock_service",
             TokenSource::SeparateCounter => "separate_counter",
             TokenSource::Counterfactual => "counterfactual",
+            TokenSource::RandomValue => "random",
         }
     }
 
@@ -136,6 +155,7 @@ impl TokenSource {
             Self::SeparateCounter,
             Self::LockService,
             Self::Counterfactual,
+            Self::RandomValue,
         ]
         .into_iter()
         .find(|t| t.code() == code)
@@ -148,6 +168,7 @@ impl TokenSource {
             TokenSource::LockService => "etcd / ZooKeeper",
             TokenSource::SeparateCounter => "a separate counter, after the SET",
             TokenSource::Counterfactual => "none (Redlock)",
+            TokenSource::RandomValue => "the SET's random value (a UUID)",
         }
     }
 }

@@ -63,6 +63,9 @@ pub fn token_source(sc: &Scenario) -> &'static str {
         TokenSource::SeparateCounter => {
             "a separate counter, INCRed one round trip after the SET (it survives a failover, but it is not tied to the grant)"
         }
+        TokenSource::RandomValue => {
+            "the random value each client SETs as the lock's value (a UUID in production): unique per grant, but not ordered"
+        }
     }
 }
 
@@ -95,6 +98,7 @@ fn token_source_short(sc: &Scenario) -> &'static str {
             "nowhere: Redlock mints none (the numbers are counterfactual)"
         }
         TokenSource::SeparateCounter => "a separate counter, INCRed after the SET",
+        TokenSource::RandomValue => "the random value each client SETs (unique, not ordered)",
     }
 }
 
@@ -337,6 +341,23 @@ fn sentence(t: &Trace, i: usize) -> String {
                 "{name} acquires {res} from the lock service (a lease plus a create-if-absent transaction) and gets token {fence}, the revision of its lock key. The lease runs until t={}.",
                 at(*expires_at)
             ),
+            TokenSource::RandomValue => {
+                let previous = before(t, i).find_map(|p| match &p.kind {
+                    EventKind::Acquired { fence: f, .. } => Some((p.actor.clone().unwrap_or_default(), *f)),
+                    _ => None,
+                });
+                let order = match previous {
+                    Some((o, f)) if f < *fence => format!(" It happens to be larger than {o}'s {f}: a draw, not an order."),
+                    Some((o, f)) if f > *fence => format!(" It happens to be smaller than {o}'s older {f}: a newer grant, a lower value."),
+                    Some((o, f)) => format!(" It equals {o}'s {f}."),
+                    None => " Unique, but random: it says nothing about which grant came first.".to_owned(),
+                };
+                format!(
+                    "{name} runs SET {res} {fence} NX PX {}: OK. {fence} is {name}'s random lock value (a UUID in production), and it is also its token. The lease runs until t={}.{order}",
+                    sc.lease_ttl,
+                    at(*expires_at)
+                )
+            }
         },
         EventKind::AcquireRefused {
             holder,
@@ -347,7 +368,8 @@ fn sentence(t: &Trace, i: usize) -> String {
             let answer = match sc.token_source {
                 TokenSource::SameRedis
                 | TokenSource::Counterfactual
-                | TokenSource::SeparateCounter => "SET NX answers nil (lock_held)",
+                | TokenSource::SeparateCounter
+                | TokenSource::RandomValue => "SET NX answers nil (lock_held)",
                 TokenSource::LockService => "the lock key exists (lock_held)",
             };
             format!(
@@ -497,6 +519,12 @@ fn sentence(t: &Trace, i: usize) -> String {
                             s += &format!(" {o} was granted the lease after {name}: this write comes from a superseded lease, though its token is the newer one.");
                         } else if g.fence == *f {
                             s += &format!(" {o} was granted the same token {n} after {name}: this write comes from a superseded lease, and storage cannot tell.");
+                        } else if let (true, true, Some(h)) = (
+                            fencing,
+                            sc.token_source == TokenSource::RandomValue,
+                            highest_accepted,
+                        ) {
+                            s += &format!(" {o} was granted the lock after {name}, with {n}, and storage holds {h}; {f} happens to be larger, so it passes the check: a write from a superseded lease, let in by the draw.");
                         } else if fencing && e.snapshot.last_fence <= Some(*f) {
                             s += &format!(" {o} has already been granted token {n}, but storage has not seen it yet, so {f} passes the check: a write from a superseded lease.");
                         } else {
@@ -742,6 +770,14 @@ fn sentence(t: &Trace, i: usize) -> String {
             (TokenSource::SeparateCounter, None) => format!(
                 "The Redis primary crashes and a replica is promoted. No lease was live, so nothing is lost; the separate counter goes on at {next_fence}."
             ),
+            (TokenSource::RandomValue, Some(l)) => format!(
+                "The Redis primary crashes before replicating {owner}'s SET, and a replica without the {res} key is promoted. {owner} was told OK and still believes it holds the lease until t={until}, yet the lock service will grant {res} again. There is no counter to roll back: each client draws its own random value.",
+                owner = l.owner,
+                until = at(l.expires_at),
+            ),
+            (TokenSource::RandomValue, None) => {
+                "The Redis primary crashes and a replica is promoted. No lease was live, so nothing is lost.".to_owned()
+            }
             (TokenSource::LockService | TokenSource::Counterfactual, _) => format!(
                 "The lock service's leader crashes and another member takes over. It has the committed log, so every lease and the token counter survive; the next token will be {next_fence}."
             ),
@@ -811,6 +847,10 @@ pub fn say(t: &Trace, step: usize) -> String {
                 _ => None,
             });
             return match earlier {
+                None if sc.token_source == TokenSource::RandomValue => "A random lock value makes release safe (compare-and-delete knows whose lease it is), but it is an owner ID, not a fencing token.".to_owned(),
+                Some((who, f)) if sc.token_source == TokenSource::RandomValue => format!(
+                    "{name}'s {fence} and {who}'s {f} are both unique, but neither says which grant is newer: storage comparing them orders the two holders by the luck of the draw."
+                ),
                 Some((who, _)) if sc.token_source == TokenSource::Counterfactual => format!(
                     "A majority said OK to {name} while {who} still believes it holds the lock, and Redlock gave neither a token: nothing downstream can tell their writes apart."
                 ),
@@ -975,7 +1015,7 @@ pub fn say(t: &Trace, step: usize) -> String {
             TokenSource::LockService | TokenSource::Counterfactual => {
                 "A consensus store commits a grant on a majority before it says OK, so a leader change loses nothing."
             }
-            TokenSource::SameRedis => "No lease was live, so this failover loses nothing.",
+            TokenSource::SameRedis | TokenSource::RandomValue => "No lease was live, so this failover loses nothing.",
         },
         EventKind::Failover { rolled_back: true, .. } => {
             "Asynchronous replication: the primary said OK, then forgot the lock and its token counter. The lock service itself will grant the lock twice."
@@ -1022,7 +1062,22 @@ fn say_write(t: &Trace, i: usize) -> String {
     let late = superseded_by.is_some();
     let out_of_order = matches!((fence, highest_accepted), (Some(f), Some(h)) if f < h);
     let twice = sc.job.is_some() && result.is_ok() && accepted_before(t, i).next().is_some();
+    let random = sc.token_source == TokenSource::RandomValue;
     match result {
+        Err(WriteError::StaleFence { token, last }) if random && !late => format!(
+            "Storage refused the real holder: {name}'s random {token} drew lower than the {last} a superseded holder wrote with. Random values are unique, not ordered."
+        ),
+        Err(WriteError::StaleFence { token, last }) if random => format!(
+            "Refused, but by luck of the draw: {name}'s old {token} happens to be lower than {last}. Another draw would have let it through; the right answer came from a coin, not from an order."
+        ),
+        Ok(_) if late && fencing && random && highest_accepted.is_some() => {
+            let newer = superseded_by.as_ref().map_or_else(String::new, |g| format!(", though {}'s is the newer grant", g.owner));
+            format!(
+                "By luck of the draw: {name}'s superseded {} is larger than the {} storage holds, so storage took it{newer}. A lower draw would have refused it, by the same luck; a larger stale value that lands first gets the real holder refused instead. Unique is not ordered: a fencing token must only go up.",
+                token(*fence),
+                token(*highest_accepted)
+            )
+        }
         Err(WriteError::StaleFence { token, last }) if token == last => {
             let earlier = accepted_before(t, i).find(|p| p.fence() == Some(*token));
             match earlier.and_then(|p| p.actor.clone()) {
@@ -1085,12 +1140,25 @@ pub fn outcome(t: &Trace) -> String {
         _ => String::new(),
     };
     let late_event = t.events.iter().find(|e| e.is_late_write());
+    // Random values: a fenced superseded write that passed a real comparison passed by the draw.
+    let luck = |e: &TraceEvent| match &e.kind {
+        EventKind::WriteApplied {
+            highest_accepted: Some(h),
+            ..
+        } if t.scenario.token_source == TokenSource::RandomValue
+            && t.scenario.policy.checks_fence() =>
+        {
+            format!(", by luck of the draw ({} > {h})", token(e.fence()))
+        }
+        _ => String::new(),
+    };
     let late = late_event.map(|e| {
         format!(
-            "{}'s {} landed from a superseded lease{}",
+            "{}'s {} landed from a superseded lease{}{}",
             e.actor.clone().unwrap_or_default(),
             token(e.fence()),
-            after(e)
+            after(e),
+            luck(e)
         )
     });
     // An out-of-order write that is not the late one above gets its own words.

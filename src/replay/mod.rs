@@ -56,7 +56,10 @@ fn backend(sc: &Scenario) -> LockBackend {
         (None, TokenSource::LockService) => LockBackend::Etcd,
         (
             None,
-            TokenSource::SameRedis | TokenSource::Counterfactual | TokenSource::SeparateCounter,
+            TokenSource::SameRedis
+            | TokenSource::Counterfactual
+            | TokenSource::SeparateCounter
+            | TokenSource::RandomValue,
         ) => LockBackend::Redis,
     }
 }

@@ -15,8 +15,8 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use fencing_lab::core::{
-    renewal_interval, Actor, FencingPolicy, Millis, ReleaseMode, Scenario, SplitMix64, Step,
-    TokenSource, COUNTER_GAP, GET_DEL_GAP,
+    random_token, renewal_interval, Actor, FencingPolicy, Millis, ReleaseMode, Scenario,
+    SplitMix64, Step, TokenSource, COUNTER_GAP, GET_DEL_GAP,
 };
 
 use super::etcd::{Etcd, LockTxn};
@@ -153,6 +153,11 @@ struct Client<'a> {
     pg: Psql,
     /// The etcd lease of the lock we hold (etcd backend).
     lease: Option<i64>,
+    /// The value this client SETs as the lock's value and checks on release, extend and
+    /// is_held: its name, or under `TokenSource::RandomValue` its current random value.
+    me: String,
+    /// Grants this client has had (which random value it draws next).
+    grants: usize,
     shared: Shared,
 }
 
@@ -185,6 +190,26 @@ impl Client<'_> {
         let res = sc.resource.clone();
         let name = self.name.clone();
         let token = match self.env.lock {
+            LockBackend::Redis if sc.token_source == TokenSource::RandomValue => {
+                // The random value is the lock's value and the token: a plain SET NX PX,
+                // no counter anywhere.
+                let value = random_token(sc.seed, self.idx, self.grants).to_string();
+                let px = self.env.px_until(now + sc.lease_ttl).to_string();
+                if self
+                    .redis()?
+                    .cmd(&["SET", &res, &value, "NX", "PX", &px])?
+                    .is_nil()
+                {
+                    None
+                } else {
+                    self.grants += 1;
+                    self.note(format!(
+                        "{name} at t={now}: SET {res} {value} NX PX {px} answered OK; the random value is its token"
+                    ));
+                    self.me = value.clone();
+                    value.parse().ok()
+                }
+            }
             LockBackend::Redis => {
                 let px = self.env.px_until(now + sc.lease_ttl).to_string();
                 let r = self.eval(ACQUIRE_INCR, &[&res, &fence_key(&res)], &[&name, &px])?;
@@ -281,13 +306,13 @@ impl Client<'_> {
             }
             return Ok(mine >= self.majority());
         }
-        Ok(self.value()?.as_deref() == Some(self.name.as_str()))
+        Ok(self.value()?.as_deref() == Some(self.me.as_str()))
     }
 
     /// The ownership-checked extend script, to scenario time `now + ttl`.
     fn extend(&mut self, now: Millis) -> Result<bool, String> {
         let res = self.sc.resource.clone();
-        let name = self.name.clone();
+        let name = self.me.clone();
         let px = self.env.px_until(now + self.sc.lease_ttl).to_string();
         if self.env.lock == LockBackend::Redlock {
             let mut ok = 0;
@@ -303,7 +328,7 @@ impl Client<'_> {
     /// The compare-and-delete release; true if it deleted our own lease.
     fn release_cad(&mut self) -> Result<bool, String> {
         let res = self.sc.resource.clone();
-        let name = self.name.clone();
+        let name = self.me.clone();
         match self.env.lock {
             LockBackend::Redis => Ok(self.eval(RELEASE_CAD, &[&res], &[&name])?.int() == Some(1)),
             LockBackend::Redlock => {
@@ -462,6 +487,8 @@ pub fn run_actor(
         nodes,
         pg: pg?,
         lease: None,
+        me: actor.name.clone(),
+        grants: 0,
         shared,
     };
     let mut st = State::default();
@@ -791,7 +818,7 @@ fn act(
             ReleaseMode::GetThenDel | ReleaseMode::Del => {
                 st.del_pending = false;
                 if let Some(v) = c.del()? {
-                    if v != c.name {
+                    if v != c.me {
                         c.note(format!(
                             "{} at t={now}: its unconditional DEL deleted {v}'s live lease",
                             c.name

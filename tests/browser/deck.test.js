@@ -19,6 +19,8 @@ const DECK = [
   ['renewal', { off: '80', strict: '90' }, { strict: ['stale_fence'] }],
   ['handoff-barrier', { off: 'result by B', strict: '—', same_epoch: 'result by B' }, { off: ['unfenced'], strict: ['stale_fence', 'unfenced'], same_epoch: ['stale_fence', 'unfenced'] }],
   ['clock-jump', { off: '80', strict: '90' }, { strict: ['clock_jump', 'stale_fence'] }],
+  // Random values as tokens: strict and same-epoch let A's stale write in by luck of the draw.
+  ['uuid-token', { off: '80', strict: '80', same_epoch: '80' }, {}],
 ];
 
 for (const [id, balances, markers] of DECK) {
@@ -35,6 +37,22 @@ for (const [id, balances, markers] of DECK) {
       for (const code of markers[policy] ?? []) {
         const n = await page.locator(`svg.timeline.main g.ev[data-result="${code}"]`).count();
         assert.ok(n > 0, `${id}/${policy}: a ${code} marker is on the timeline`);
+      }
+      if (id === 'uuid-token') {
+        // No stale_fence anywhere: the superseded write passed the comparison.
+        assert.equal(await page.locator('svg.timeline.main g.ev[data-result="stale_fence"]').count(), 0);
+        if (policy !== 'off') {
+          assert.match(await text(page, 'summary-on'), /A's 842162 landed from a superseded lease, by luck of the draw \(842162 > 103985\)/);
+          assert.equal(await text(page, 'last-fence'), '842162');
+        }
+        assert.equal(await page.getByLabel('Tokens from').inputValue(), 'random');
+        if (policy === 'strict') {
+          // What if… tokens from a counter again: the same schedule refuses A's 33.
+          await page.getByTestId('whatif').locator('summary').click();
+          await page.getByLabel('Tokens from').selectOption('same_redis');
+          await page.waitForFunction(() => location.hash.includes('tokens=same_redis'));
+          assert.match(await text(page, 'summary-on'), /A's 33 refused: stale_fence; last fence 34/);
+        }
       }
       if (id === 'renewal') {
         assert.match(await text(page, 'herd-caption'), /1000 holders/);
