@@ -98,6 +98,7 @@ fn deck_lists_the_scenarios_in_order() {
             "handoff-barrier",
             "clock-jump",
             "uuid-token",
+            "claim-row",
         ]
     );
 }

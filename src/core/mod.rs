@@ -37,6 +37,6 @@ pub use scenario::{
     MAX_NODES, MAX_STEPS, MAX_TIME, RANDOM_TOKENS,
 };
 pub use trace::{
-    Awareness, EventKind, ExpiryCause, Grant, Lane, LeaseEnd, LeaseSpan, NoopReason, Shortened,
-    SkipReason, Snapshot, Summary, Trace, TraceEvent,
+    Awareness, EventKind, ExpiryCause, Grant, Lane, LeaseEnd, LeaseSpan, NoopReason,
+    ProviderOutcome, Shortened, SkipReason, Snapshot, Summary, Trace, TraceEvent,
 };

@@ -77,6 +77,20 @@ pub enum Step {
     /// already landed, the job is done, so skip ahead to the next `Release`. This is what
     /// makes a second holder a re-run rather than a second job.
     CheckDone,
+    /// Write a claim row for the job before an outside call, carrying the actor's token: the
+    /// same conditional write as [`Step::Publish`] (`… SET claimed_by = $me, epoch = $tok
+    /// WHERE job = $id AND epoch < $tok`). The claim is what the fence protects: the outside
+    /// system never sees the token.
+    Claim { what: String },
+    /// A call to a provider that never sees the token (a payment API), made only if the
+    /// actor's last claim was accepted (otherwise the actor gives up without calling). It
+    /// carries an idempotency key the provider dedupes on: the first call with a key charges,
+    /// a later one returns the first one's result and charges nothing. The key says "this
+    /// intent runs once"; it is not a fence.
+    ProviderCall {
+        what: String,
+        idempotency_key: String,
+    },
 }
 
 /// What stops an actor in a [`Pause`]: only the words differ, the stall is the same.
@@ -396,9 +410,18 @@ fn in_range(what: &'static str, value: u64, min: u64, max: u64) -> Result<(), Sc
 impl Scenario {
     /// Whether the job's writes publish a result (a row's value) rather than debit a balance.
     pub fn publishes(&self) -> bool {
+        self.actors.iter().any(|a| {
+            a.script
+                .iter()
+                .any(|s| matches!(s, Step::Publish { .. } | Step::Claim { .. }))
+        })
+    }
+
+    /// Whether the job's writes are claim rows written before an outside call.
+    pub fn claims(&self) -> bool {
         self.actors
             .iter()
-            .any(|a| a.script.iter().any(|s| matches!(s, Step::Publish { .. })))
+            .any(|a| a.script.iter().any(|s| matches!(s, Step::Claim { .. })))
     }
 
     /// The headline: A takes `acct:1` for 30 ms with token 33, stalls in a 50 ms GC pause,
@@ -569,7 +592,19 @@ impl Scenario {
                         in_range("amount", amount.unsigned_abs(), 0, 1_000_000_000)?
                     }
                     Step::WorkRenewing { ms } => in_range("work", *ms, 0, MAX_TIME)?,
-                    Step::SideEffect { what } | Step::Publish { result: what } => {
+                    Step::ProviderCall {
+                        what,
+                        idempotency_key,
+                    } if idempotency_key.trim().is_empty() || idempotency_key.len() > MAX_LABEL => {
+                        let _ = what;
+                        return Err(ScenarioError::BadLabel {
+                            actor: a.name.clone(),
+                        });
+                    }
+                    Step::SideEffect { what }
+                    | Step::Publish { result: what }
+                    | Step::Claim { what }
+                    | Step::ProviderCall { what, .. } => {
                         if what.trim().is_empty() || what.len() > MAX_LABEL {
                             return Err(ScenarioError::BadLabel {
                                 actor: a.name.clone(),

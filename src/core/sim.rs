@@ -53,6 +53,10 @@ pub(super) struct Sim<'a> {
     pub(super) rng: SplitMix64,
     /// Leases a failed primary lost, until their TTL runs out.
     pub(super) lost: Vec<Lease>,
+    /// The idempotency keys the outside provider has seen ([`Step::ProviderCall`]).
+    ///
+    /// [`Step::ProviderCall`]: super::scenario::Step::ProviderCall
+    pub(super) provider_keys: Vec<String>,
 }
 
 impl<'a> Sim<'a> {
@@ -77,6 +81,7 @@ impl<'a> Sim<'a> {
             counter: sc.first_fence,
             rng: SplitMix64::new(sc.seed),
             lost: Vec::new(),
+            provider_keys: Vec::new(),
         }
     }
 }

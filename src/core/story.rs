@@ -6,7 +6,9 @@ use super::clock::Millis;
 use super::lease::Fence;
 use super::ledger::{FencingPolicy, WriteError};
 use super::scenario::{PauseCause, ReleaseMode, Scenario, TokenSource};
-use super::trace::{Awareness, EventKind, ExpiryCause, NoopReason, SkipReason, Trace, TraceEvent};
+use super::trace::{
+    Awareness, EventKind, ExpiryCause, NoopReason, ProviderOutcome, SkipReason, Trace, TraceEvent,
+};
 
 /// From this horizon on, times are written in seconds ("t=15.0 s") instead of ms.
 pub const SECONDS_FROM: Millis = 10_000;
@@ -170,6 +172,11 @@ pub fn label(e: &TraceEvent) -> String {
             Err(e) => format!("barrier #{fence} {}", e.code()),
         },
         EventKind::SideEffect { .. } => "side effect (unfenced)".to_owned(),
+        EventKind::ProviderCall { outcome, .. } => match outcome {
+            ProviderOutcome::Charged => "provider: charged".to_owned(),
+            ProviderOutcome::Deduped => "provider: deduped".to_owned(),
+            ProviderOutcome::NotCalled => "no provider call".to_owned(),
+        },
         EventKind::ResumeRace { worker_first: true } => "worker first".to_owned(),
         EventKind::ResumeRace {
             worker_first: false,
@@ -180,6 +187,14 @@ pub fn label(e: &TraceEvent) -> String {
 /// [`label`] as the timeline of `t` shows it: with a separate counter a lease's number is not
 /// its token, so lease markers go without one.
 pub fn marker_label(t: &Trace, e: &TraceEvent) -> String {
+    if t.scenario.claims() {
+        if let EventKind::WriteApplied {
+            publish: Some(_), ..
+        } = &e.kind
+        {
+            return label(e).replacen("publish", "claim", 1);
+        }
+    }
     if t.scenario.token_source != TokenSource::SeparateCounter {
         return label(e);
     }
@@ -206,7 +221,9 @@ pub fn band_label(sc: &Scenario, owner: &str, fence: Fence) -> String {
 pub fn narration(t: &Trace, step: usize) -> String {
     let sc = &t.scenario;
     let Some(e) = t.event_at(step) else {
-        let storage = if sc.publishes() {
+        let storage = if sc.claims() {
+            format!("{}'s claim row is empty", sc.resource)
+        } else if sc.publishes() {
             format!("{}'s result row is empty", sc.resource)
         } else {
             format!("Balance {} on {}", sc.initial_balance, sc.resource)
@@ -240,7 +257,9 @@ pub fn narration(t: &Trace, step: usize) -> String {
 
 /// What the job's second landed write is called: a double charge, or a duplicate publish.
 fn twice_name(sc: &Scenario) -> &'static str {
-    if sc.publishes() {
+    if sc.claims() {
+        "duplicate claim"
+    } else if sc.publishes() {
         "duplicate publish"
     } else {
         "double charge"
@@ -444,6 +463,19 @@ fn sentence(t: &Trace, i: usize) -> String {
         EventKind::Checked { held: false } => {
             format!("{name} checks is_held: false. Its lease is gone.")
         }
+        EventKind::GaveUp
+            if before(t, i).next().is_some_and(|p| {
+                matches!(
+                    p.kind,
+                    EventKind::ProviderCall {
+                        outcome: ProviderOutcome::NotCalled,
+                        ..
+                    }
+                )
+            }) =>
+        {
+            format!("{name} gives up: its claim was refused, so it never calls the provider.")
+        }
         EventKind::GaveUp => format!("{name} gives up without writing."),
         EventKind::JobChecked { done } => {
             let job = sc.job.as_deref().unwrap_or("the job");
@@ -485,6 +517,13 @@ fn sentence(t: &Trace, i: usize) -> String {
             let balance = e.snapshot.balance;
             let publish = publish.clone();
             let (what, stays) = match &publish {
+                Some(r) if sc.claims() => (
+                    format!("claim “{r}”"),
+                    match &e.snapshot.result {
+                        Some(v) => format!("The claim row stays “{v}”."),
+                        None => "The claim row stays empty.".to_owned(),
+                    },
+                ),
                 Some(r) => (
                     format!("result “{r}”"),
                     match &e.snapshot.result {
@@ -505,6 +544,9 @@ fn sentence(t: &Trace, i: usize) -> String {
             match result {
                 Ok(balance) => {
                     let mut s = match &publish {
+                        Some(_) if sc.claims() => format!(
+                            "{name}'s {what} with token {tok} is written to the job's claim row by {rule}: the claim row now holds it."
+                        ),
                         Some(_) => format!(
                             "{name}'s {what} with token {tok} is written by {rule}: the result row now holds it."
                         ),
@@ -570,6 +612,22 @@ fn sentence(t: &Trace, i: usize) -> String {
                 ),
             }
         }
+        EventKind::ProviderCall {
+            what,
+            idempotency_key,
+            outcome,
+            ..
+        } => match outcome {
+            ProviderOutcome::Charged => format!(
+                "{name}'s claim was accepted, so it calls the provider: {what}, with idempotency key “{idempotency_key}”. The key is new to the provider, so it charges. The call carries no token."
+            ),
+            ProviderOutcome::Deduped => format!(
+                "{name}'s claim was accepted too, so it calls the provider: {what}, with idempotency key “{idempotency_key}”. The provider has already run that key: it returns the first call's result and charges nothing."
+            ),
+            ProviderOutcome::NotCalled => format!(
+                "{name}'s claim was refused, so it does not call the provider ({what}): no request is sent."
+            ),
+        },
         EventKind::WriteSkipped {
             reason: SkipReason::NoToken,
         } => format!("{name} never got the lock, so it has no token and skips its write."),
@@ -910,11 +968,25 @@ pub fn say(t: &Trace, step: usize) -> String {
         EventKind::Checked { held: false } => {
             "Giving up on a failed check is right, but it only covers pauses before the check."
         }
+        EventKind::ProviderCall { outcome: ProviderOutcome::Charged, .. } => {
+            "The provider never sees the token; it dedupes on the idempotency key. The key says \"this intent runs once\", not \"this lock generation may write\"."
+        }
+        EventKind::ProviderCall { outcome: ProviderOutcome::Deduped, .. } => {
+            "Both lock generations got past the claim; only the provider's idempotency key kept this to one charge. A key stops a repeat of one intent, not a stale holder: that is the fence's job."
+        }
+        EventKind::ProviderCall { outcome: ProviderOutcome::NotCalled, .. } => {
+            "The fenced claim row stopped the stale holder before the call: the claim is written before any call, so the fence protects the provider by proxy."
+        }
         EventKind::GaveUp => {
             let barrier = before(t, i).next().is_some_and(|p| {
                 matches!(p.kind, EventKind::BarrierSet { result: Err(_), .. })
             });
-            if barrier {
+            let claim = before(t, i).next().is_some_and(|p| {
+                matches!(p.kind, EventKind::ProviderCall { outcome: ProviderOutcome::NotCalled, .. })
+            });
+            if claim {
+                "A refused claim means a newer lock generation owns the job: stop, and never call the provider."
+            } else if barrier {
                 "A refused barrier means a newer epoch already started: do not start."
             } else {
                 "Giving up on a failed check is right, but it only covers pauses before the check."
@@ -1109,6 +1181,7 @@ fn say_write(t: &Trace, i: usize) -> String {
             ),
             None => String::new(),
         },
+        Ok(_) if twice && late && sc.claims() => format!("Duplicate claim: the job ran twice, and the claim row now names {name}, a superseded holder, which will call the provider too. Only the provider's idempotency key can stop a second charge now."),
         Ok(_) if twice && late && sc.publishes() => "Duplicate publish: the job ran twice, and the result row now holds the superseded worker's result. The lease alone is not mutual exclusion.".to_owned(),
         Ok(_) if twice && late => "Double charge: the job ran twice. Each debit is atomic, so no update was lost; a second lock generation charged again. The lease alone is not mutual exclusion.".to_owned(),
         Ok(_) if out_of_order => "Storage took a lower token after a higher one: nothing at the resource noticed the older generation.".to_owned(),
@@ -1192,6 +1265,19 @@ pub fn outcome(t: &Trace) -> String {
         }
     }
     parts.extend(order);
+    if s.provider_charges + s.provider_deduped > 0 {
+        let charged = match s.provider_charges {
+            1 => "once".to_owned(),
+            n => format!("{n} times"),
+        };
+        parts.push(match s.provider_deduped {
+            0 => format!("the provider charged {charged}"),
+            1 => format!("the provider charged {charged}; 1 call deduped by its idempotency key"),
+            n => format!(
+                "the provider charged {charged}; {n} calls deduped by their idempotency key"
+            ),
+        });
+    }
     if s.side_effects > 1 {
         parts.push(
             format!("the unfenced call ran {} times", s.side_effects).replace(" 2 times", " twice"),

@@ -702,6 +702,56 @@ fn act(
                 send(c, w, now, packets)?
             }
         },
+        Step::Claim { what } => match st.token {
+            // The claim row: the same conditional write as a publish, before any outside call.
+            None => Next::At(now),
+            Some(_) => {
+                let w = Write {
+                    token: st.token,
+                    amount: 0,
+                    key: None,
+                    publish: Some(what.clone()),
+                };
+                st.last_write = Some(w.clone());
+                send(c, w, now, packets)?
+            }
+        },
+        Step::ProviderCall {
+            what,
+            idempotency_key,
+        } => {
+            // The provider is a table that never sees a token; it dedupes on the key (its
+            // primary key). Called only if this client's last claim row was accepted.
+            let claimed = c.pg.query(&format!(
+                "SELECT result FROM write_log WHERE writer = {} AND kind = 'publish' ORDER BY seq DESC LIMIT 1;",
+                lit(&c.name)
+            ))?;
+            if claimed.first().map(String::as_str) != Some("ok") {
+                c.note(format!(
+                    "{} at t={now}: its claim row was refused, so it never calls the provider",
+                    c.name
+                ));
+                Next::Stop
+            } else {
+                let inserted = c.pg.query(&format!(
+                    "INSERT INTO provider_charges (idempotency_key, actor, what) VALUES ({}, {}, {}) ON CONFLICT (idempotency_key) DO NOTHING RETURNING actor;",
+                    lit(idempotency_key),
+                    lit(&c.name),
+                    lit(what)
+                ))?;
+                let outcome = if inserted.is_empty() {
+                    "deduped"
+                } else {
+                    "charged"
+                };
+                c.pg.query(&format!(
+                    "INSERT INTO provider_calls (actor, idempotency_key, outcome) VALUES ({}, {}, '{outcome}');",
+                    lit(&c.name),
+                    lit(idempotency_key)
+                ))?;
+                Next::At(now)
+            }
+        }
         Step::Publish { result } => match st.token {
             None => Next::At(now),
             Some(_) => {

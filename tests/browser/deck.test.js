@@ -21,6 +21,9 @@ const DECK = [
   ['clock-jump', { off: '80', strict: '90' }, { strict: ['clock_jump', 'stale_fence'] }],
   // Random values as tokens: strict and same-epoch let A's stale write in by luck of the draw.
   ['uuid-token', { off: '80', strict: '80', same_epoch: '80' }, {}],
+  // A fenced claim row before a provider call: off, both call and the provider's key dedupes
+  // the second; fenced, A's late claim is refused and A never calls.
+  ['claim-row', { off: 'claimed by A', strict: 'claimed by B', same_epoch: 'claimed by B' }, { off: ['charged', 'deduped'], strict: ['charged', 'stale_fence', 'not_called'], same_epoch: ['charged', 'stale_fence', 'not_called'] }],
 ];
 
 for (const [id, balances, markers] of DECK) {
@@ -53,6 +56,12 @@ for (const [id, balances, markers] of DECK) {
           await page.waitForFunction(() => location.hash.includes('tokens=same_redis'));
           assert.match(await text(page, 'summary-on'), /A's 33 refused: stale_fence; last fence 34/);
         }
+      }
+      if (id === 'claim-row') {
+        const summary = policy === 'off' ? 'summary-off' : 'summary-on';
+        const provider = policy === 'off' ? /the provider charged once; 1 call deduped by its idempotency key/ : /A's 33 refused: stale_fence; last fence 34; the provider charged once/;
+        assert.match(await text(page, summary), provider);
+        assert.equal(await page.locator('svg.timeline.main g.ev[data-result="deduped"]').count(), policy === 'off' ? 1 : 0);
       }
       if (id === 'renewal') {
         assert.match(await text(page, 'herd-caption'), /1000 holders/);
