@@ -99,6 +99,7 @@ fn deck_lists_the_scenarios_in_order() {
             "clock-jump",
             "uuid-token",
             "claim-row",
+            "lock-delay",
         ]
     );
 }

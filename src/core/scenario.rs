@@ -322,6 +322,10 @@ pub struct Scenario {
     /// replays exactly.
     #[serde(default)]
     pub seed: u64,
+    /// Chubby-style lock-delay (ms): after a lease expires without a release, the lock server
+    /// grants the lock to nobody for this long. Redis has no such thing (0).
+    #[serde(default)]
+    pub lock_delay: Millis,
     /// The one job every actor's debits carry out, if they all run the same job (`Step::CheckDone`
     /// reads whether it is done). Two of its debits landing means the job ran twice.
     #[serde(default)]
@@ -551,6 +555,7 @@ impl Scenario {
         if let Some(t) = self.failover_at {
             in_range("failover_at", t, 0, MAX_TIME)?;
         }
+        in_range("lock_delay", self.lock_delay, 0, MAX_TIME)?;
         in_range(
             "lock_clock_jumps",
             self.lock_clock_jumps.len() as u64,

@@ -68,7 +68,7 @@ impl<'a> Sim<'a> {
             sc,
             clock: Clock::at(0),
             lock: match &sc.redlock {
-                None => Locks::One(LeaseLock::new(sc.first_fence)),
+                None => Locks::One(LeaseLock::new(sc.first_fence).with_lock_delay(sc.lock_delay)),
                 Some(r) => Locks::Quorum(Redlock::new(r.nodes, sc.first_fence)),
             },
             ledger,

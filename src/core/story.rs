@@ -234,6 +234,11 @@ pub fn narration(t: &Trace, step: usize) -> String {
                 duration(sc, sc.lease_ttl),
                 r.nodes
             ),
+            None if sc.lock_delay > 0 => format!(
+                "{} lease lock with a {} lock-delay (Chubby's; Redis has none)",
+                duration(sc, sc.lease_ttl),
+                duration(sc, sc.lock_delay)
+            ),
             None => format!("{} lease lock", duration(sc, sc.lease_ttl)),
         };
         return format!(
@@ -384,6 +389,13 @@ fn sentence(t: &Trace, i: usize) -> String {
             retry_in,
             ..
         } => {
+            if sc.lock_delay > 0 && e.snapshot.holder.is_none() && sc.redlock.is_none() {
+                return format!(
+                    "{name} tries to acquire {res}: refused (lock_held) — no lease is live, but {holder}'s lapsed without a release, and the lock-delay keeps {res} from everyone until t={}. Retrying in {}.",
+                    at(*until),
+                    dur(*retry_in)
+                );
+            }
             let answer = match sc.token_source {
                 TokenSource::SameRedis
                 | TokenSource::Counterfactual
@@ -409,6 +421,11 @@ fn sentence(t: &Trace, i: usize) -> String {
                 Awareness::Knows => String::new(),
             };
             match cause {
+                ExpiryCause::Ttl if sc.lock_delay > 0 => format!(
+                    "{owner}'s lease (token {fence}) expires: its TTL ran out on the lock server without a release, so the lock-delay starts: nobody gets {res} for {} more, until t={}.{knew}",
+                    dur(sc.lock_delay),
+                    at(e.at.saturating_add(sc.lock_delay))
+                ),
                 ExpiryCause::Ttl => format!(
                     "{owner}'s lease (token {fence}) expires: its TTL ran out on the lock server, so the lock is free.{knew}"
                 ),
@@ -926,6 +943,9 @@ pub fn say(t: &Trace, step: usize) -> String {
         }
         EventKind::AcquireRefused { .. } if sc.redlock.is_some() => {
             "Without a majority there is no lock: Redlock deletes the keys it did get and tries again."
+        }
+        EventKind::AcquireRefused { .. } if sc.lock_delay > 0 && e.snapshot.holder.is_none() => {
+            "Lock-delay: after a lease lapses without a release, nobody gets the lock for a while, so a holder that is only slow can finish or notice. It narrows the window; it cannot close it."
         }
         EventKind::AcquireRefused { .. } if sc.token_source == TokenSource::LockService => {
             "While the lock key exists, the create-if-absent transaction fails for everyone else."

@@ -23,6 +23,8 @@ const DECK = [
   ['uuid-token', { off: '80', strict: '80', same_epoch: '80' }, {}],
   // A fenced claim row before a provider call: off, both call and the provider's key dedupes
   // the second; fenced, A's late claim is refused and A never calls.
+  // Chubby's lock-delay: B is refused while no lease is live, and A's 60 ms pause still outlasts it.
+  ['lock-delay', { off: '80', strict: '90', same_epoch: '90' }, { off: ['lock_held'], strict: ['lock_held', 'stale_fence'] }],
   ['claim-row', { off: 'claimed by A', strict: 'claimed by B', same_epoch: 'claimed by B' }, { off: ['charged', 'deduped'], strict: ['charged', 'stale_fence', 'not_called'], same_epoch: ['charged', 'stale_fence', 'not_called'] }],
 ];
 
@@ -62,6 +64,14 @@ for (const [id, balances, markers] of DECK) {
         const provider = policy === 'off' ? /the provider charged once; 1 call deduped by its idempotency key/ : /A's 33 refused: stale_fence; last fence 34; the provider charged once/;
         assert.match(await text(page, summary), provider);
         assert.equal(await page.locator('svg.timeline.main g.ev[data-result="deduped"]').count(), policy === 'off' ? 1 : 0);
+      }
+      if (id === 'lock-delay') {
+        assert.match(await text(page, 'summary-off'), /double charge: job ran twice — A's 33 landed from a superseded lease/);
+        // Step back to B's refusal at t=30: the lock-delay, not a live lease, refuses it.
+        const back = await open(`#s=${id}&fence=${policy}&step=6`);
+        assert.deepEqual((await position(back.page))[0], 6);
+        assert.match(await text(back.page, 'narration'), /lock-delay keeps acct:1 from everyone until t=50/);
+        await back.context.close();
       }
       if (id === 'renewal') {
         assert.match(await text(page, 'herd-caption'), /1000 holders/);
