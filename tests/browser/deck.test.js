@@ -23,9 +23,9 @@ const DECK = [
   ['uuid-token', { off: '80', strict: '80', same_epoch: '80' }, {}],
   // A fenced claim row before a provider call: off, both call and the provider's key dedupes
   // the second; fenced, A's late claim is refused and A never calls.
+  ['claim-row', { off: 'claimed by A', strict: 'claimed by B', same_epoch: 'claimed by B' }, { off: ['charged', 'deduped'], strict: ['charged', 'stale_fence', 'not_called'], same_epoch: ['charged', 'stale_fence', 'not_called'] }],
   // Chubby's lock-delay: B is refused while no lease is live, and A's 60 ms pause still outlasts it.
   ['lock-delay', { off: '80', strict: '90', same_epoch: '90' }, { off: ['lock_held'], strict: ['lock_held', 'stale_fence'] }],
-  ['claim-row', { off: 'claimed by A', strict: 'claimed by B', same_epoch: 'claimed by B' }, { off: ['charged', 'deduped'], strict: ['charged', 'stale_fence', 'not_called'], same_epoch: ['charged', 'stale_fence', 'not_called'] }],
 ];
 
 for (const [id, balances, markers] of DECK) {
