@@ -157,6 +157,9 @@ pub fn encode(sc: &Scenario, step: usize) -> String {
         if sc.skip_barrier {
             out.push_str("&barrier=off");
         }
+        if b.lock_delay != sc.lock_delay {
+            out.push_str(&format!("&lockdelay={}", sc.lock_delay));
+        }
         if b.failover_at != sc.failover_at {
             match sc.failover_at {
                 Some(t) => out.push_str(&format!("&failover={t}")),
@@ -266,6 +269,7 @@ pub fn decode(hash: &str) -> Result<View, ShareError> {
                 )?;
             }
             "ttl" => sc.lease_ttl = number(k, v)?,
+            "lockdelay" => sc.lock_delay = number(k, v)?,
             "release" => {
                 sc.release = choice(
                     ReleaseMode::from_code(v),
@@ -299,7 +303,7 @@ pub fn decode(hash: &str) -> Result<View, ShareError> {
                 let source = choice(
                     TokenSource::from_code(v).filter(|t| TokenSource::CHOICES.contains(t)),
                     "tokens",
-                    "same_redis or lock_service",
+                    "same_redis, separate_counter, random or lock_service",
                     v,
                 )?;
                 if sc.redlock.is_some() {

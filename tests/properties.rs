@@ -14,8 +14,9 @@
 use fencing_lab::core::deck::DECK;
 use fencing_lab::core::story;
 use fencing_lab::core::{
-    run, Actor, ClockJump, EventKind, Fence, FencingPolicy, Grant, Lease, LeaseEnd, Pause,
-    PauseCause, ReleaseMode, Scenario, Step, TokenSource, Trace, WriteError, WriteRecord,
+    random_token, run, Actor, ClockJump, EventKind, Fence, FencingPolicy, Grant, Lease, LeaseEnd,
+    Pause, PauseCause, ReleaseMode, Scenario, Step, TokenSource, Trace, WriteError, WriteRecord,
+    RANDOM_TOKENS,
 };
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
@@ -531,6 +532,9 @@ fn check_single_live_lease(trace: &Trace) -> Result<(), TestCaseError> {
 /// same-Redis counter may set it back (to the lowest token its lost leases held), and then
 /// it says so; otherwise tokens never repeat.
 fn check_minted_tokens(trace: &Trace) -> Result<(), TestCaseError> {
+    if trace.scenario.token_source == TokenSource::RandomValue {
+        return check_random_tokens(trace);
+    }
     let mut next = trace.scenario.first_fence;
     let mut minted: Vec<Fence> = Vec::new();
     let mut rolled = false;
@@ -563,6 +567,34 @@ fn check_minted_tokens(trace: &Trace) -> Result<(), TestCaseError> {
         }
     }
     // Every token that reaches storage was minted.
+    for w in &trace.writes {
+        prop_assert!(minted.contains(&w.request.fence.unwrap()));
+    }
+    Ok(())
+}
+
+/// Random values as tokens: each grant's token is the value its client drew for that grant
+/// from the scenario seed, in range, never repeated; the counter is never used.
+fn check_random_tokens(trace: &Trace) -> Result<(), TestCaseError> {
+    let sc = &trace.scenario;
+    let mut minted: Vec<Fence> = Vec::new();
+    let mut per_actor = vec![0usize; sc.actors.len()];
+    for e in &trace.events {
+        if let EventKind::Acquired { fence, .. } = &e.kind {
+            let actor = sc
+                .actor_index(e.actor.as_deref().unwrap_or_default())
+                .unwrap();
+            let want = random_token(sc.seed, actor, per_actor[actor]);
+            prop_assert_eq!(*fence, Fence(want), "t={}", e.at);
+            prop_assert!(RANDOM_TOKENS.contains(&fence.0));
+            prop_assert!(!minted.contains(fence), "{} drawn twice", fence);
+            per_actor[actor] += 1;
+            minted.push(*fence);
+        }
+        if let EventKind::Failover { rolled_back, .. } = &e.kind {
+            prop_assert!(!rolled_back, "random values have no counter to roll back");
+        }
+    }
     for w in &trace.writes {
         prop_assert!(minted.contains(&w.request.fence.unwrap()));
     }
@@ -705,9 +737,13 @@ fn check_late_writes(trace: &Trace) -> Result<(), TestCaseError> {
             "t={}: {highest_accepted:?}",
             e.at
         );
-        if trace.scenario.token_source == TokenSource::SeparateCounter {
-            // A grant's number is not a token here: the counter is apart from the grant, so
-            // the superseded lease's token can be the newer one (the point of the scenario).
+        if matches!(
+            trace.scenario.token_source,
+            TokenSource::SeparateCounter | TokenSource::RandomValue
+        ) {
+            // A grant's number is not ordered with the grants here: the counter is apart from
+            // the grant, or the token is a random draw, so the superseded lease's token can be
+            // the larger one (the point of those scenarios).
             continue;
         }
         if g.fence > *f {

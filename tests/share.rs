@@ -99,3 +99,41 @@ fn oversized_link_is_refused() {
         .to_string()
         .contains("characters long"));
 }
+
+/// The random-value token source (`uuid-token`, or any scenario's What if…) is kept in the
+/// hash both ways, and a bad value names the choices.
+#[test]
+fn the_random_token_source_round_trips() {
+    use fencing_lab::core::{Scenario, TokenSource};
+    let sc = Scenario::uuid_token();
+    let hash = encode(&sc, 7);
+    assert!(!hash.contains("tokens="), "the deck's own source: {hash}");
+    assert_eq!(
+        decode(&hash),
+        Ok(View {
+            scenario: sc.clone(),
+            step: 7
+        })
+    );
+    // What if… a counter instead: kept, and back.
+    let counted = Scenario {
+        token_source: TokenSource::SameRedis,
+        ..sc
+    };
+    let hash = encode(&counted, 0);
+    assert!(hash.contains("&tokens=same_redis"), "{hash}");
+    assert_eq!(decode(&hash).map(|v| v.scenario), Ok(counted));
+    // Random values on the headline.
+    let headline = Scenario {
+        token_source: TokenSource::RandomValue,
+        ..Scenario::gc_pause()
+    };
+    let hash = encode(&headline, 0);
+    assert!(hash.contains("&tokens=random"), "{hash}");
+    assert_eq!(decode(&hash).map(|v| v.scenario), Ok(headline));
+    let bad = decode("#s=uuid-token&tokens=uuid").unwrap_err().to_string();
+    assert_eq!(
+        bad,
+        "tokens must be same_redis, separate_counter, random or lock_service, not “uuid”"
+    );
+}

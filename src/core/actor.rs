@@ -6,9 +6,9 @@ use super::clock::Millis;
 use super::lease::{renewal_interval, Acquire, Fence};
 use super::ledger::WriteRequest;
 use super::queue::{Class, Pending};
-use super::scenario::{ReleaseMode, Step, TokenSource, COUNTER_GAP, GET_DEL_GAP};
+use super::scenario::{random_token, ReleaseMode, Step, TokenSource, COUNTER_GAP, GET_DEL_GAP};
 use super::sim::Sim;
-use super::trace::{EventKind, Grant, Lane, NoopReason, SkipReason};
+use super::trace::{EventKind, Grant, Lane, NoopReason, ProviderOutcome, SkipReason};
 
 /// Runs `actor`'s current step of its script.
 pub(super) fn step(sim: &mut Sim<'_>, actor: usize) {
@@ -109,9 +109,14 @@ impl Sim<'_> {
                 self.say(actor, EventKind::TokenTaken { fence });
             }
             Step::Acquire { retry_every } => {
+                // The random SET value of this client's next grant, if that is the token.
+                let value = (sc.token_source == TokenSource::RandomValue).then(|| {
+                    let nth = self.grants.iter().filter(|g| g.owner == name).count();
+                    Fence(random_token(sc.seed, actor, nth))
+                });
                 match self
                     .lock
-                    .acquire(now, res, &name, sc.lease_ttl, &self.reach(actor))
+                    .acquire(now, res, &name, sc.lease_ttl, &self.reach(actor), value)
                 {
                     (Acquire::Acquired { fence, expires_at }, nodes) => {
                         let st = &mut self.actors[actor];
@@ -183,7 +188,43 @@ impl Sim<'_> {
                 amount,
                 idempotency_key,
             } => next = self.write_step(actor, amount, idempotency_key, None),
-            Step::Publish { result } => next = self.write_step(actor, 0, None, Some(result)),
+            Step::Publish { result } | Step::Claim { what: result } => {
+                next = self.write_step(actor, 0, None, Some(result))
+            }
+            Step::ProviderCall {
+                what,
+                idempotency_key,
+            } => {
+                // Only after an accepted claim: the actor's last claim row decides.
+                let claimed = self
+                    .ledger
+                    .log()
+                    .iter()
+                    .rev()
+                    .find(|w| w.request.writer == name && w.request.publish.is_some())
+                    .is_some_and(|w| w.accepted());
+                let lease_live = self.lock.is_held(now, res, &name);
+                let outcome = if !claimed {
+                    ProviderOutcome::NotCalled
+                } else if self.provider_keys.contains(&idempotency_key) {
+                    ProviderOutcome::Deduped
+                } else {
+                    self.provider_keys.push(idempotency_key.clone());
+                    ProviderOutcome::Charged
+                };
+                let kind = EventKind::ProviderCall {
+                    what,
+                    idempotency_key,
+                    outcome,
+                    lease_live,
+                };
+                self.say(actor, kind);
+                if outcome == ProviderOutcome::NotCalled {
+                    self.cancel(actor);
+                    self.say(actor, EventKind::GaveUp);
+                    return;
+                }
+            }
             Step::Retry => match self.actors[actor].last_write.clone() {
                 None => {
                     let reason = SkipReason::NothingToRetry;

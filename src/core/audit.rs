@@ -4,7 +4,7 @@
 
 use super::ledger::{Account, WriteRecord};
 use super::scenario::Scenario;
-use super::trace::{EventKind, Summary, TraceEvent};
+use super::trace::{EventKind, ProviderOutcome, Summary, TraceEvent};
 
 /// What the events and the write log amount to.
 pub fn summarize(
@@ -19,6 +19,14 @@ pub fn summarize(
             EventKind::SideEffect { lease_live, .. } => Some(*lease_live),
             _ => None,
         })
+    };
+    let provider = |want: ProviderOutcome| {
+        events
+            .iter()
+            .filter(
+                |e| matches!(&e.kind, EventKind::ProviderCall { outcome, .. } if *outcome == want),
+            )
+            .count()
     };
     Summary {
         final_balance: account.balance,
@@ -47,6 +55,8 @@ pub fn summarize(
             })
             .max()
             .unwrap_or(0),
+        provider_charges: provider(ProviderOutcome::Charged),
+        provider_deduped: provider(ProviderOutcome::Deduped),
         unprotected_side_effects: side_effects().filter(|live| !live).count(),
         side_effects: side_effects().count(),
     }

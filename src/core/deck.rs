@@ -262,6 +262,105 @@ pub static DECK: &[DeckEntry] = &[
         },
         build: Scenario::clock_jump,
     },
+    DeckEntry {
+        id: "uuid-token",
+        title: "A random value as the token",
+        question: "Why not use the lock's random value (a UUID) as the fencing token?",
+        notes: |r| {
+            let [off, strict, same] = r.balances();
+            let (a, b) = (r.token(0), r.token(1));
+            let fence = |t: &Trace| {
+                t.summary
+                    .last_fence
+                    .map_or_else(|| "none".to_owned(), |f| f.to_string())
+            };
+            let base = || r.strict().scenario.clone();
+            let other = run(&Scenario {
+                seed: UUID_OTHER_SEED,
+                ..base()
+            });
+            let draws: Vec<String> = other
+                .events
+                .iter()
+                .filter_map(|e| match e.kind {
+                    EventKind::Acquired { fence, .. } => {
+                        Some(format!("{} {fence}", e.actor.clone().unwrap_or_default()))
+                    }
+                    _ => None,
+                })
+                .collect();
+            let first = run(&base().with_pause(
+                0,
+                Pause {
+                    start: 5,
+                    duration: 26,
+                },
+            ));
+            let refused = first
+                .writes
+                .iter()
+                .find(|w| !w.accepted())
+                .map_or_else(String::new, |w| w.request.writer.clone());
+            vec![
+                format!("The headline schedule, but each client's token is the random value it SETs (a UUID in production): A drew {a}, B drew {b}. Unique, not ordered."),
+                format!("Fencing off: both debits land, balance {off}: the double charge of the headline. The random value changed nothing."),
+                format!("Strict and same-epoch compare {b} with A's late {a}: A's is larger, so storage accepts the superseded write by luck of the draw (strict {strict}, same-epoch {same}; last fence {}).", fence(r.strict())),
+                format!("Another draw ({}): A's late debit is refused ({}) — the right answer by the same luck. Keep this draw and end A's pause at t=31: A's stale write lands first and {refused}, the real holder, is refused stale_fence ({}).", draws.join(", "), other.summary.final_balance, first.summary.final_balance),
+                "A random value is an owner ID: it makes compare-and-delete safe. A fencing token is a number that only goes up, minted with the grant.".to_owned(),
+            ]
+        },
+        build: Scenario::uuid_token,
+    },
+    DeckEntry {
+        id: "claim-row",
+        title: "Fenced claim row before a provider call",
+        question: "The payment provider never sees your token. How do you stop a stale worker charging the card?",
+        notes: |r| {
+            let (a, b) = (r.token(0), r.token(1));
+            let claim = |t: &Trace| story::final_value(t);
+            let provider = |t: &Trace| (t.summary.provider_charges, t.summary.provider_deduped);
+            let (off_c, off_d) = provider(r.off());
+            let (on_c, on_d) = provider(r.strict());
+            vec![
+                format!("Before calling the provider, the job writes a claim row carrying its token, a conditional write like any fenced write; it calls only if the claim is accepted. A has {a}, B has {b}."),
+                format!("Fencing off: A wakes after B has charged, its claim lands too (the row now says “{}”), and A calls the provider as well: {} charge, {} call deduped by the idempotency key “{}”.", claim(r.off()), off_c, off_d, PROVIDER_KEY),
+                format!("Strict: storage has seen {b}, A's late claim with {a} is stale_fence, and A never calls: {on_c} charge, {on_d} deduped. The row says “{}”.", claim(r.strict())),
+                "The idempotency key says \"this intent runs once\": it saved the card with fencing off, but it cannot tell an old lock generation from a new one. The fence says \"this generation may write\": it cannot reach the provider, so it guards the claim row in front of it.".to_owned(),
+                "You want both: the fence on the claim keeps a stale holder from acting, the key keeps the real holder's own retry from charging twice.".to_owned(),
+            ]
+        },
+        build: Scenario::claim_row,
+    },
+    DeckEntry {
+        id: "lock-delay",
+        title: "Chubby-style lock-delay",
+        question: "Chubby waits a lock-delay before re-granting a lapsed lock. Does that make the lease safe?",
+        notes: |r| {
+            let [off, strict, _] = r.balances();
+            let (a, b) = (r.token(0), r.token(1));
+            let sc = r.off().scenario.clone();
+            let (ttl, delay) = (sc.lease_ttl, sc.lock_delay);
+            let pause = sc.actors[0].pauses.first().map_or(0, |p| p.duration);
+            let granted = r
+                .off()
+                .events
+                .iter()
+                .find(|e| matches!(e.kind, EventKind::Acquired { .. }) && e.actor.as_deref() == Some("B"))
+                .map_or(0, |e| e.at);
+            // A pause shorter than TTL + lock-delay, with and without the delay (fencing off).
+            let short = Pause { start: 5, duration: LOCK_DELAY_SHORT_PAUSE };
+            let with = run(&sc.clone().with_pause(0, short));
+            let without = run(&Scenario { lock_delay: 0, ..sc.with_pause(0, short) });
+            vec![
+                format!("A's lease ({ttl} ms, token {a}) lapses in a GC pause, without a release. The lock server then grants the lock to nobody for a lock-delay of {delay} ms, so B gets it only at t={granted}, with {b}."),
+                format!("Narrower: a {} ms pause with fencing off is harmless with the delay (A writes before anyone else holds the lock and B finds the job done: {}), a double charge without it ({}).", LOCK_DELAY_SHORT_PAUSE, with.summary.final_balance, without.summary.final_balance),
+                format!("Not closed: this pause is {pause} ms, longer than TTL + lock-delay ({} ms). Fencing off, A's late debit lands after B's: {off}, the job ran twice.", ttl + delay),
+                format!("Fencing still rejects it: storage has seen {b}, A's {a} is stale_fence ({strict}). Chubby offers sequencers (tokens) to servers that can check them, and lock-delay only as the imperfect fallback for those that cannot."),
+                "Lock-delay is for resources that cannot check a token: it buys time, not safety. Redis has none: SET NX succeeds the moment the key expires.".to_owned(),
+            ]
+        },
+        build: Scenario::lock_delay,
+    },
 ];
 
 /// The entry with this id.
@@ -347,6 +446,17 @@ fn job_scenario(id: &str, title: &str, actors: Vec<Actor>, horizon: Millis) -> S
     }
 }
 
+/// The seed of `uuid-token`: A's random value draws larger than B's.
+pub const UUID_SEED: u64 = 2;
+/// Another draw for `uuid-token`, where A's random value is the smaller one.
+pub const UUID_OTHER_SEED: u64 = 1;
+
+/// The shorter pause of `lock-delay`'s notes: longer than the TTL, shorter than TTL + delay.
+pub const LOCK_DELAY_SHORT_PAUSE: Millis = 40;
+
+/// The idempotency key of `claim-row`'s provider call: one per intent (the order's charge).
+pub const PROVIDER_KEY: &str = "order-1-charge";
+
 /// The one job of the account scenarios.
 pub const HEADLINE_JOB: &str = "charge order 1";
 
@@ -373,6 +483,79 @@ fn headline_b() -> Actor {
 }
 
 impl Scenario {
+    /// The headline schedule (A 30 ms lease, pause 5..55; B takes the lock at t=30 and
+    /// debits at 35; A debits at 55) with each client's random SET value as its token,
+    /// drawn from [`UUID_SEED`]: A's value is the larger, so a highest-token check takes
+    /// A's superseded write.
+    pub fn uuid_token() -> Self {
+        Scenario {
+            id: "uuid-token".to_owned(),
+            title: "A random value as the token".to_owned(),
+            token_source: TokenSource::RandomValue,
+            seed: UUID_SEED,
+            ..Scenario::gc_pause()
+        }
+    }
+
+    /// The headline with a Chubby-style lock-delay of 20 ms on a lock service that mints
+    /// sequencers (tokens): A (33, lease until t=30) pauses 5..65, longer than TTL + delay;
+    /// B is refused at 30 and 40 by the lock-delay, gets 34 at t=50 and debits at 55; A
+    /// wakes at 65 and debits with 33.
+    pub fn lock_delay() -> Self {
+        let mut a = writer("A", 0, 10, 5);
+        a.pauses.push(pause(5, 60));
+        Scenario {
+            lock_delay: 20,
+            token_source: TokenSource::LockService,
+            ..job_scenario(
+                "lock-delay",
+                "Chubby-style lock-delay",
+                vec![a, headline_b()],
+                100,
+            )
+        }
+    }
+
+    /// The headline's schedule for a job that charges a card through a provider that never
+    /// sees the token: each worker writes a fenced claim row, then (only if the claim was
+    /// accepted) calls the provider with the idempotency key [`PROVIDER_KEY`]. A holds 33 and
+    /// pauses 5..55; B takes 34 at t=30, claims and calls at 35; A claims and calls at 55.
+    pub fn claim_row() -> Self {
+        let worker = |name: &str, start_at: Millis, work: Millis| {
+            actor(
+                name,
+                start_at,
+                vec![
+                    Step::Acquire { retry_every: 10 },
+                    Step::CheckDone,
+                    Step::Work { ms: work },
+                    Step::Claim {
+                        what: format!("claimed by {name}"),
+                    },
+                    Step::ProviderCall {
+                        what: "charge the card $10 (payment API)".to_owned(),
+                        idempotency_key: PROVIDER_KEY.to_owned(),
+                    },
+                    Step::Work { ms: 5 },
+                    Step::Release,
+                ],
+            )
+        };
+        let mut a = worker("A", 0, 10);
+        a.pauses.push(pause(5, 50));
+        let b = worker("B", 20, 5);
+        Scenario {
+            resource: "order:1".to_owned(),
+            initial_balance: 0,
+            ..job_scenario(
+                "claim-row",
+                "Fenced claim row before a provider call",
+                vec![a, b],
+                100,
+            )
+        }
+    }
+
     /// A checks `is_held` at t=4 (true), the pause lands at t=5, right after the check;
     /// the rest is the headline: B writes with 34 at t=35, A writes with 33 at t=55.
     pub fn toctou() -> Self {

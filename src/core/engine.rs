@@ -160,7 +160,9 @@ impl Sim<'_> {
         let now = self.now();
         let lost: Vec<Lease> = match self.sc.token_source {
             TokenSource::SameRedis => self.lock.failover(now, true),
-            TokenSource::SeparateCounter => self.lock.failover(now, false),
+            TokenSource::SeparateCounter | TokenSource::RandomValue => {
+                self.lock.failover(now, false)
+            }
             TokenSource::LockService | TokenSource::Counterfactual => Vec::new(),
         };
         self.lost.extend(lost.iter().cloned());
@@ -168,7 +170,9 @@ impl Sim<'_> {
             TokenSource::SeparateCounter => Fence(self.counter),
             _ => self.lock.next_fence(),
         };
-        let rolled_back = self.grants.iter().any(|g| next_fence <= g.fence);
+        // Random values have no counter to roll back (nor an order to go back in).
+        let rolled_back = self.sc.token_source != TokenSource::RandomValue
+            && self.grants.iter().any(|g| next_fence <= g.fence);
         let kind = EventKind::Failover {
             lost,
             next_fence,

@@ -92,6 +92,10 @@ impl std::error::Error for LockError {}
 pub struct LeaseLock {
     leases: BTreeMap<String, Lease>,
     next_fence: u64,
+    /// Chubby's lock-delay: after a lease lapses without a release, nobody gets the lock
+    /// for this long (0: the lock is free the moment the lease expires, as in Redis).
+    #[serde(default)]
+    lock_delay: Millis,
 }
 
 impl LeaseLock {
@@ -100,19 +104,55 @@ impl LeaseLock {
         Self {
             leases: BTreeMap::new(),
             next_fence: first_fence,
+            lock_delay: 0,
         }
+    }
+
+    /// The lock with a Chubby-style lock-delay of `ms`: a lease that expired (rather than
+    /// being released) keeps the lock from everyone until `ms` after its expiry.
+    pub fn with_lock_delay(mut self, ms: Millis) -> Self {
+        self.lock_delay = ms;
+        self
     }
 
     /// `SET key owner NX PX ttl`: grants a lease and a fresh token only when no live lease exists.
     pub fn acquire(&mut self, now: Millis, key: &str, owner: &str, ttl: Millis) -> Acquire {
+        self.acquire_with(now, key, owner, ttl, None)
+    }
+
+    /// [`LeaseLock::acquire`], where `value` (when given) is the token instead of the next
+    /// counter value: the client's own random `SET` value, which the lock does not order.
+    pub fn acquire_with(
+        &mut self,
+        now: Millis,
+        key: &str,
+        owner: &str,
+        ttl: Millis,
+        value: Option<Fence>,
+    ) -> Acquire {
         if let Some(lease) = self.live(now, key) {
             return Acquire::Held {
                 holder: lease.owner.clone(),
                 expires_at: lease.expires_at,
             };
         }
-        let fence = Fence(self.next_fence);
-        self.next_fence += 1;
+        // A lease still stored is one that expired without a release (a release deletes it).
+        if let Some(lapsed) = self.leases.get(key) {
+            let until = lapsed.expires_at.saturating_add(self.lock_delay);
+            if now < until {
+                return Acquire::Held {
+                    holder: lapsed.owner.clone(),
+                    expires_at: until,
+                };
+            }
+        }
+        let fence = match value {
+            Some(v) => v,
+            None => {
+                self.next_fence += 1;
+                Fence(self.next_fence - 1)
+            }
+        };
         let expires_at = now.saturating_add(ttl);
         self.leases.insert(
             key.to_owned(),

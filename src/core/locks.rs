@@ -21,9 +21,10 @@ impl Locks {
         owner: &str,
         ttl: Millis,
         reach: &[usize],
+        value: Option<Fence>,
     ) -> (Acquire, Vec<usize>) {
         match self {
-            Locks::One(l) => (l.acquire(now, key, owner, ttl), Vec::new()),
+            Locks::One(l) => (l.acquire_with(now, key, owner, ttl, value), Vec::new()),
             Locks::Quorum(r) => r.acquire(now, key, owner, ttl, reach),
         }
     }

@@ -38,6 +38,9 @@ struct World<'a> {
     /// Leases a failed primary lost, still within their TTL.
     lost: Vec<Lease>,
     jumped: Vec<Fence>,
+    /// The last lease that ran out rather than being released: with a lock-delay it keeps
+    /// the lock from everyone for that long after.
+    lapsed: Option<Lease>,
     /// Grants in order, with when they were made.
     grants: Vec<(Millis, Grant)>,
     believes: Vec<bool>,
@@ -131,10 +134,14 @@ impl World<'_> {
                 }
                 (None, None) => return,
             };
-            if let Some(i) = self.index(&lease.owner) {
-                if cause != ExpiryCause::LostInFailover {
+            if cause != ExpiryCause::LostInFailover {
+                if let Some(i) = self.index(&lease.owner) {
                     self.ended[i] = Some(at);
                 }
+                self.lapsed = Some(Lease {
+                    expires_at: at,
+                    ..lease.clone()
+                });
             }
             let owner_knew = self.awareness(&lease.owner);
             let kind = EventKind::LeaseExpired {
@@ -187,6 +194,7 @@ impl World<'_> {
                 nodes,
                 ..
             } => {
+                self.lapsed = None;
                 self.keys
                     .push(nodes.iter().map(|n| (*n, *expires_at)).collect());
                 self.leases.push(Lease {
@@ -210,6 +218,12 @@ impl World<'_> {
                 if let Some(l) = self.leases.iter().find(|l| l.is_live(at)) {
                     holder.clone_from(&l.owner);
                     *until = l.expires_at;
+                } else if let Some(l) = self.lapsed.as_ref().filter(|_| self.sc.redlock.is_none()) {
+                    let delay_ends = l.expires_at.saturating_add(self.sc.lock_delay);
+                    if at < delay_ends {
+                        holder.clone_from(&l.owner);
+                        *until = delay_ends;
+                    }
                 }
             }
             EventKind::PauseStarted { .. } => set(&mut self.paused, me, true),
@@ -286,9 +300,12 @@ impl World<'_> {
                 // the live keys; a consensus store's new leader has them all.
                 if matches!(
                     self.sc.token_source,
-                    TokenSource::SameRedis | TokenSource::SeparateCounter
+                    TokenSource::SameRedis
+                        | TokenSource::SeparateCounter
+                        | TokenSource::RandomValue
                 ) {
                     self.keys.clear();
+                    self.lapsed = None;
                     *lost = std::mem::take(&mut self.leases);
                 }
                 for l in lost.iter() {
@@ -297,7 +314,9 @@ impl World<'_> {
                     }
                 }
                 self.lost.extend(lost.iter().cloned());
-                *rolled_back = self.grants.iter().any(|(_, g)| *next_fence <= g.fence);
+                // Random values have no counter to roll back (nor an order to go back in).
+                *rolled_back = self.sc.token_source != TokenSource::RandomValue
+                    && self.grants.iter().any(|(_, g)| *next_fence <= g.fence);
             }
             EventKind::LockClockJumped { by, shortened } => {
                 // One lock node's clock steps: its keys' PX runs out `by` sooner. Under
@@ -418,6 +437,7 @@ pub fn recorded(
         keys: Vec::new(),
         lost: Vec::new(),
         jumped: Vec::new(),
+        lapsed: None,
         grants: Vec::new(),
         believes: vec![false; n],
         paused: vec![false; n],

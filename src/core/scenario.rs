@@ -5,7 +5,7 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use super::clock::Millis;
+use super::clock::{Millis, SplitMix64};
 use super::ledger::FencingPolicy;
 
 /// Upper bounds that keep an edited or imported scenario small enough to simulate instantly.
@@ -77,6 +77,20 @@ pub enum Step {
     /// already landed, the job is done, so skip ahead to the next `Release`. This is what
     /// makes a second holder a re-run rather than a second job.
     CheckDone,
+    /// Write a claim row for the job before an outside call, carrying the actor's token: the
+    /// same conditional write as [`Step::Publish`] (`… SET claimed_by = $me, epoch = $tok
+    /// WHERE job = $id AND epoch < $tok`). The claim is what the fence protects: the outside
+    /// system never sees the token.
+    Claim { what: String },
+    /// A call to a provider that never sees the token (a payment API), made only if the
+    /// actor's last claim was accepted (otherwise the actor gives up without calling). It
+    /// carries an idempotency key the provider dedupes on: the first call with a key charges,
+    /// a later one returns the first one's result and charges nothing. The key says "this
+    /// intent runs once"; it is not a fence.
+    ProviderCall {
+        what: String,
+        idempotency_key: String,
+    },
 }
 
 /// What stops an actor in a [`Pause`]: only the words differ, the stall is the same.
@@ -109,13 +123,31 @@ pub enum TokenSource {
     /// None at all: Redlock mints no token. The tokens in the trace are what a separate
     /// linearizable counter would have handed out, shown only to ask what a fence would do.
     Counterfactual,
+    /// The lock's random value (the `val` of `SET key val NX PX ttl`, a UUID in production)
+    /// used as the token: unique per grant, but not ordered, so storage comparing tokens
+    /// orders the generations by the luck of the draw ([`random_token`]).
+    RandomValue,
+}
+
+/// Lowest and highest [`random_token`]: six digits, short enough for a timeline label (a
+/// real UUID has 122 random bits; what matters here is only that the values are unordered).
+pub const RANDOM_TOKENS: std::ops::RangeInclusive<u64> = 100_000..=999_999;
+
+/// The random value actor `actor` SETs for its `nth` grant (0-based) under
+/// [`TokenSource::RandomValue`]: drawn from the scenario `seed`, so a run (and its replay on
+/// a real Redis) is reproducible, and independent of every other draw of the run.
+pub fn random_token(seed: u64, actor: usize, nth: usize) -> u64 {
+    let stream = ((actor as u64 + 1) << 32) | nth as u64;
+    let mut rng = SplitMix64::new(seed ^ stream.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+    rng.between(*RANDOM_TOKENS.start(), *RANDOM_TOKENS.end())
 }
 
 impl TokenSource {
     /// The sources a presenter can pick between (Redlock's counterfactual comes with Redlock).
-    pub const CHOICES: [TokenSource; 3] = [
+    pub const CHOICES: [TokenSource; 4] = [
         TokenSource::SameRedis,
         TokenSource::SeparateCounter,
+        TokenSource::RandomValue,
         TokenSource::LockService,
     ];
 
@@ -126,6 +158,7 @@ impl TokenSource {
             TokenSource::LockService => "lock_service",
             TokenSource::SeparateCounter => "separate_counter",
             TokenSource::Counterfactual => "counterfactual",
+            TokenSource::RandomValue => "random",
         }
     }
 
@@ -136,6 +169,7 @@ impl TokenSource {
             Self::SeparateCounter,
             Self::LockService,
             Self::Counterfactual,
+            Self::RandomValue,
         ]
         .into_iter()
         .find(|t| t.code() == code)
@@ -148,6 +182,7 @@ impl TokenSource {
             TokenSource::LockService => "etcd / ZooKeeper",
             TokenSource::SeparateCounter => "a separate counter, after the SET",
             TokenSource::Counterfactual => "none (Redlock)",
+            TokenSource::RandomValue => "the SET's random value (a UUID)",
         }
     }
 }
@@ -287,6 +322,10 @@ pub struct Scenario {
     /// replays exactly.
     #[serde(default)]
     pub seed: u64,
+    /// Chubby-style lock-delay (ms): after a lease expires without a release, the lock server
+    /// grants the lock to nobody for this long. Redis has no such thing (0).
+    #[serde(default)]
+    pub lock_delay: Millis,
     /// The one job every actor's debits carry out, if they all run the same job (`Step::CheckDone`
     /// reads whether it is done). Two of its debits landing means the job ran twice.
     #[serde(default)]
@@ -375,9 +414,18 @@ fn in_range(what: &'static str, value: u64, min: u64, max: u64) -> Result<(), Sc
 impl Scenario {
     /// Whether the job's writes publish a result (a row's value) rather than debit a balance.
     pub fn publishes(&self) -> bool {
+        self.actors.iter().any(|a| {
+            a.script
+                .iter()
+                .any(|s| matches!(s, Step::Publish { .. } | Step::Claim { .. }))
+        })
+    }
+
+    /// Whether the job's writes are claim rows written before an outside call.
+    pub fn claims(&self) -> bool {
         self.actors
             .iter()
-            .any(|a| a.script.iter().any(|s| matches!(s, Step::Publish { .. })))
+            .any(|a| a.script.iter().any(|s| matches!(s, Step::Claim { .. })))
     }
 
     /// The headline: A takes `acct:1` for 30 ms with token 33, stalls in a 50 ms GC pause,
@@ -507,6 +555,7 @@ impl Scenario {
         if let Some(t) = self.failover_at {
             in_range("failover_at", t, 0, MAX_TIME)?;
         }
+        in_range("lock_delay", self.lock_delay, 0, MAX_TIME)?;
         in_range(
             "lock_clock_jumps",
             self.lock_clock_jumps.len() as u64,
@@ -548,7 +597,19 @@ impl Scenario {
                         in_range("amount", amount.unsigned_abs(), 0, 1_000_000_000)?
                     }
                     Step::WorkRenewing { ms } => in_range("work", *ms, 0, MAX_TIME)?,
-                    Step::SideEffect { what } | Step::Publish { result: what } => {
+                    Step::ProviderCall {
+                        what,
+                        idempotency_key,
+                    } if idempotency_key.trim().is_empty() || idempotency_key.len() > MAX_LABEL => {
+                        let _ = what;
+                        return Err(ScenarioError::BadLabel {
+                            actor: a.name.clone(),
+                        });
+                    }
+                    Step::SideEffect { what }
+                    | Step::Publish { result: what }
+                    | Step::Claim { what }
+                    | Step::ProviderCall { what, .. } => {
                         if what.trim().is_empty() || what.len() > MAX_LABEL {
                             return Err(ScenarioError::BadLabel {
                                 actor: a.name.clone(),

@@ -53,6 +53,10 @@ pub(super) struct Sim<'a> {
     pub(super) rng: SplitMix64,
     /// Leases a failed primary lost, until their TTL runs out.
     pub(super) lost: Vec<Lease>,
+    /// The idempotency keys the outside provider has seen ([`Step::ProviderCall`]).
+    ///
+    /// [`Step::ProviderCall`]: super::scenario::Step::ProviderCall
+    pub(super) provider_keys: Vec<String>,
 }
 
 impl<'a> Sim<'a> {
@@ -64,7 +68,7 @@ impl<'a> Sim<'a> {
             sc,
             clock: Clock::at(0),
             lock: match &sc.redlock {
-                None => Locks::One(LeaseLock::new(sc.first_fence)),
+                None => Locks::One(LeaseLock::new(sc.first_fence).with_lock_delay(sc.lock_delay)),
                 Some(r) => Locks::Quorum(Redlock::new(r.nodes, sc.first_fence)),
             },
             ledger,
@@ -77,6 +81,7 @@ impl<'a> Sim<'a> {
             counter: sc.first_fence,
             rng: SplitMix64::new(sc.seed),
             lost: Vec::new(),
+            provider_keys: Vec::new(),
         }
     }
 }

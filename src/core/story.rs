@@ -6,7 +6,9 @@ use super::clock::Millis;
 use super::lease::Fence;
 use super::ledger::{FencingPolicy, WriteError};
 use super::scenario::{PauseCause, ReleaseMode, Scenario, TokenSource};
-use super::trace::{Awareness, EventKind, ExpiryCause, NoopReason, SkipReason, Trace, TraceEvent};
+use super::trace::{
+    Awareness, EventKind, ExpiryCause, NoopReason, ProviderOutcome, SkipReason, Trace, TraceEvent,
+};
 
 /// From this horizon on, times are written in seconds ("t=15.0 s") instead of ms.
 pub const SECONDS_FROM: Millis = 10_000;
@@ -63,6 +65,9 @@ pub fn token_source(sc: &Scenario) -> &'static str {
         TokenSource::SeparateCounter => {
             "a separate counter, INCRed one round trip after the SET (it survives a failover, but it is not tied to the grant)"
         }
+        TokenSource::RandomValue => {
+            "the random value each client SETs as the lock's value (a UUID in production): unique per grant, but not ordered"
+        }
     }
 }
 
@@ -95,6 +100,7 @@ fn token_source_short(sc: &Scenario) -> &'static str {
             "nowhere: Redlock mints none (the numbers are counterfactual)"
         }
         TokenSource::SeparateCounter => "a separate counter, INCRed after the SET",
+        TokenSource::RandomValue => "the random value each client SETs (unique, not ordered)",
     }
 }
 
@@ -166,6 +172,11 @@ pub fn label(e: &TraceEvent) -> String {
             Err(e) => format!("barrier #{fence} {}", e.code()),
         },
         EventKind::SideEffect { .. } => "side effect (unfenced)".to_owned(),
+        EventKind::ProviderCall { outcome, .. } => match outcome {
+            ProviderOutcome::Charged => "provider: charged".to_owned(),
+            ProviderOutcome::Deduped => "provider: deduped".to_owned(),
+            ProviderOutcome::NotCalled => "no provider call".to_owned(),
+        },
         EventKind::ResumeRace { worker_first: true } => "worker first".to_owned(),
         EventKind::ResumeRace {
             worker_first: false,
@@ -176,6 +187,14 @@ pub fn label(e: &TraceEvent) -> String {
 /// [`label`] as the timeline of `t` shows it: with a separate counter a lease's number is not
 /// its token, so lease markers go without one.
 pub fn marker_label(t: &Trace, e: &TraceEvent) -> String {
+    if t.scenario.claims() {
+        if let EventKind::WriteApplied {
+            publish: Some(_), ..
+        } = &e.kind
+        {
+            return label(e).replacen("publish", "claim", 1);
+        }
+    }
     if t.scenario.token_source != TokenSource::SeparateCounter {
         return label(e);
     }
@@ -202,7 +221,9 @@ pub fn band_label(sc: &Scenario, owner: &str, fence: Fence) -> String {
 pub fn narration(t: &Trace, step: usize) -> String {
     let sc = &t.scenario;
     let Some(e) = t.event_at(step) else {
-        let storage = if sc.publishes() {
+        let storage = if sc.claims() {
+            format!("{}'s claim row is empty", sc.resource)
+        } else if sc.publishes() {
             format!("{}'s result row is empty", sc.resource)
         } else {
             format!("Balance {} on {}", sc.initial_balance, sc.resource)
@@ -212,6 +233,11 @@ pub fn narration(t: &Trace, step: usize) -> String {
                 "{} Redlock lease over {} Redis nodes",
                 duration(sc, sc.lease_ttl),
                 r.nodes
+            ),
+            None if sc.lock_delay > 0 => format!(
+                "{} lease lock with a {} lock-delay (Chubby's; Redis has none)",
+                duration(sc, sc.lease_ttl),
+                duration(sc, sc.lock_delay)
             ),
             None => format!("{} lease lock", duration(sc, sc.lease_ttl)),
         };
@@ -236,7 +262,9 @@ pub fn narration(t: &Trace, step: usize) -> String {
 
 /// What the job's second landed write is called: a double charge, or a duplicate publish.
 fn twice_name(sc: &Scenario) -> &'static str {
-    if sc.publishes() {
+    if sc.claims() {
+        "duplicate claim"
+    } else if sc.publishes() {
         "duplicate publish"
     } else {
         "double charge"
@@ -337,6 +365,23 @@ fn sentence(t: &Trace, i: usize) -> String {
                 "{name} acquires {res} from the lock service (a lease plus a create-if-absent transaction) and gets token {fence}, the revision of its lock key. The lease runs until t={}.",
                 at(*expires_at)
             ),
+            TokenSource::RandomValue => {
+                let previous = before(t, i).find_map(|p| match &p.kind {
+                    EventKind::Acquired { fence: f, .. } => Some((p.actor.clone().unwrap_or_default(), *f)),
+                    _ => None,
+                });
+                let order = match previous {
+                    Some((o, f)) if f < *fence => format!(" It happens to be larger than {o}'s {f}: a draw, not an order."),
+                    Some((o, f)) if f > *fence => format!(" It happens to be smaller than {o}'s older {f}: a newer grant, a lower value."),
+                    Some((o, f)) => format!(" It equals {o}'s {f}."),
+                    None => " Unique, but random: it says nothing about which grant came first.".to_owned(),
+                };
+                format!(
+                    "{name} runs SET {res} {fence} NX PX {}: OK. {fence} is {name}'s random lock value (a UUID in production), and it is also its token. The lease runs until t={}.{order}",
+                    sc.lease_ttl,
+                    at(*expires_at)
+                )
+            }
         },
         EventKind::AcquireRefused {
             holder,
@@ -344,10 +389,18 @@ fn sentence(t: &Trace, i: usize) -> String {
             retry_in,
             ..
         } => {
+            if sc.lock_delay > 0 && e.snapshot.holder.is_none() && sc.redlock.is_none() {
+                return format!(
+                    "{name} tries to acquire {res}: refused (lock_held) — no lease is live, but {holder}'s lapsed without a release, and the lock-delay keeps {res} from everyone until t={}. Retrying in {}.",
+                    at(*until),
+                    dur(*retry_in)
+                );
+            }
             let answer = match sc.token_source {
                 TokenSource::SameRedis
                 | TokenSource::Counterfactual
-                | TokenSource::SeparateCounter => "SET NX answers nil (lock_held)",
+                | TokenSource::SeparateCounter
+                | TokenSource::RandomValue => "SET NX answers nil (lock_held)",
                 TokenSource::LockService => "the lock key exists (lock_held)",
             };
             format!(
@@ -368,6 +421,11 @@ fn sentence(t: &Trace, i: usize) -> String {
                 Awareness::Knows => String::new(),
             };
             match cause {
+                ExpiryCause::Ttl if sc.lock_delay > 0 => format!(
+                    "{owner}'s lease (token {fence}) expires: its TTL ran out on the lock server without a release, so the lock-delay starts: nobody gets {res} for {} more, until t={}.{knew}",
+                    dur(sc.lock_delay),
+                    at(e.at.saturating_add(sc.lock_delay))
+                ),
                 ExpiryCause::Ttl => format!(
                     "{owner}'s lease (token {fence}) expires: its TTL ran out on the lock server, so the lock is free.{knew}"
                 ),
@@ -422,6 +480,19 @@ fn sentence(t: &Trace, i: usize) -> String {
         EventKind::Checked { held: false } => {
             format!("{name} checks is_held: false. Its lease is gone.")
         }
+        EventKind::GaveUp
+            if before(t, i).next().is_some_and(|p| {
+                matches!(
+                    p.kind,
+                    EventKind::ProviderCall {
+                        outcome: ProviderOutcome::NotCalled,
+                        ..
+                    }
+                )
+            }) =>
+        {
+            format!("{name} gives up: its claim was refused, so it never calls the provider.")
+        }
         EventKind::GaveUp => format!("{name} gives up without writing."),
         EventKind::JobChecked { done } => {
             let job = sc.job.as_deref().unwrap_or("the job");
@@ -463,6 +534,13 @@ fn sentence(t: &Trace, i: usize) -> String {
             let balance = e.snapshot.balance;
             let publish = publish.clone();
             let (what, stays) = match &publish {
+                Some(r) if sc.claims() => (
+                    format!("claim “{r}”"),
+                    match &e.snapshot.result {
+                        Some(v) => format!("The claim row stays “{v}”."),
+                        None => "The claim row stays empty.".to_owned(),
+                    },
+                ),
                 Some(r) => (
                     format!("result “{r}”"),
                     match &e.snapshot.result {
@@ -483,6 +561,9 @@ fn sentence(t: &Trace, i: usize) -> String {
             match result {
                 Ok(balance) => {
                     let mut s = match &publish {
+                        Some(_) if sc.claims() => format!(
+                            "{name}'s {what} with token {tok} is written to the job's claim row by {rule}: the claim row now holds it."
+                        ),
                         Some(_) => format!(
                             "{name}'s {what} with token {tok} is written by {rule}: the result row now holds it."
                         ),
@@ -497,6 +578,12 @@ fn sentence(t: &Trace, i: usize) -> String {
                             s += &format!(" {o} was granted the lease after {name}: this write comes from a superseded lease, though its token is the newer one.");
                         } else if g.fence == *f {
                             s += &format!(" {o} was granted the same token {n} after {name}: this write comes from a superseded lease, and storage cannot tell.");
+                        } else if let (true, true, Some(h)) = (
+                            fencing,
+                            sc.token_source == TokenSource::RandomValue,
+                            highest_accepted,
+                        ) {
+                            s += &format!(" {o} was granted the lock after {name}, with {n}, and storage holds {h}; {f} happens to be larger, so it passes the check: a write from a superseded lease, let in by the draw.");
                         } else if fencing && e.snapshot.last_fence <= Some(*f) {
                             s += &format!(" {o} has already been granted token {n}, but storage has not seen it yet, so {f} passes the check: a write from a superseded lease.");
                         } else {
@@ -542,6 +629,22 @@ fn sentence(t: &Trace, i: usize) -> String {
                 ),
             }
         }
+        EventKind::ProviderCall {
+            what,
+            idempotency_key,
+            outcome,
+            ..
+        } => match outcome {
+            ProviderOutcome::Charged => format!(
+                "{name}'s claim was accepted, so it calls the provider: {what}, with idempotency key “{idempotency_key}”. The key is new to the provider, so it charges. The call carries no token."
+            ),
+            ProviderOutcome::Deduped => format!(
+                "{name}'s claim was accepted too, so it calls the provider: {what}, with idempotency key “{idempotency_key}”. The provider has already run that key: it returns the first call's result and charges nothing."
+            ),
+            ProviderOutcome::NotCalled => format!(
+                "{name}'s claim was refused, so it does not call the provider ({what}): no request is sent."
+            ),
+        },
         EventKind::WriteSkipped {
             reason: SkipReason::NoToken,
         } => format!("{name} never got the lock, so it has no token and skips its write."),
@@ -742,6 +845,14 @@ fn sentence(t: &Trace, i: usize) -> String {
             (TokenSource::SeparateCounter, None) => format!(
                 "The Redis primary crashes and a replica is promoted. No lease was live, so nothing is lost; the separate counter goes on at {next_fence}."
             ),
+            (TokenSource::RandomValue, Some(l)) => format!(
+                "The Redis primary crashes before replicating {owner}'s SET, and a replica without the {res} key is promoted. {owner} was told OK and still believes it holds the lease until t={until}, yet the lock service will grant {res} again. There is no counter to roll back: each client draws its own random value.",
+                owner = l.owner,
+                until = at(l.expires_at),
+            ),
+            (TokenSource::RandomValue, None) => {
+                "The Redis primary crashes and a replica is promoted. No lease was live, so nothing is lost.".to_owned()
+            }
             (TokenSource::LockService | TokenSource::Counterfactual, _) => format!(
                 "The lock service's leader crashes and another member takes over. It has the committed log, so every lease and the token counter survive; the next token will be {next_fence}."
             ),
@@ -811,6 +922,10 @@ pub fn say(t: &Trace, step: usize) -> String {
                 _ => None,
             });
             return match earlier {
+                None if sc.token_source == TokenSource::RandomValue => "A random lock value makes release safe (compare-and-delete knows whose lease it is), but it is an owner ID, not a fencing token.".to_owned(),
+                Some((who, f)) if sc.token_source == TokenSource::RandomValue => format!(
+                    "{name}'s {fence} and {who}'s {f} are both unique, but neither says which grant is newer: storage comparing them orders the two holders by the luck of the draw."
+                ),
                 Some((who, _)) if sc.token_source == TokenSource::Counterfactual => format!(
                     "A majority said OK to {name} while {who} still believes it holds the lock, and Redlock gave neither a token: nothing downstream can tell their writes apart."
                 ),
@@ -828,6 +943,9 @@ pub fn say(t: &Trace, step: usize) -> String {
         }
         EventKind::AcquireRefused { .. } if sc.redlock.is_some() => {
             "Without a majority there is no lock: Redlock deletes the keys it did get and tries again."
+        }
+        EventKind::AcquireRefused { .. } if sc.lock_delay > 0 && e.snapshot.holder.is_none() => {
+            "Lock-delay: after a lease lapses without a release, nobody gets the lock for a while, so a holder that is only slow can finish or notice. It narrows the window; it cannot close it."
         }
         EventKind::AcquireRefused { .. } if sc.token_source == TokenSource::LockService => {
             "While the lock key exists, the create-if-absent transaction fails for everyone else."
@@ -870,11 +988,25 @@ pub fn say(t: &Trace, step: usize) -> String {
         EventKind::Checked { held: false } => {
             "Giving up on a failed check is right, but it only covers pauses before the check."
         }
+        EventKind::ProviderCall { outcome: ProviderOutcome::Charged, .. } => {
+            "The provider never sees the token; it dedupes on the idempotency key. The key says \"this intent runs once\", not \"this lock generation may write\"."
+        }
+        EventKind::ProviderCall { outcome: ProviderOutcome::Deduped, .. } => {
+            "Both lock generations got past the claim; only the provider's idempotency key kept this to one charge. A key stops a repeat of one intent, not a stale holder: that is the fence's job."
+        }
+        EventKind::ProviderCall { outcome: ProviderOutcome::NotCalled, .. } => {
+            "The fenced claim row stopped the stale holder before the call: the claim is written before any call, so the fence protects the provider by proxy."
+        }
         EventKind::GaveUp => {
             let barrier = before(t, i).next().is_some_and(|p| {
                 matches!(p.kind, EventKind::BarrierSet { result: Err(_), .. })
             });
-            if barrier {
+            let claim = before(t, i).next().is_some_and(|p| {
+                matches!(p.kind, EventKind::ProviderCall { outcome: ProviderOutcome::NotCalled, .. })
+            });
+            if claim {
+                "A refused claim means a newer lock generation owns the job: stop, and never call the provider."
+            } else if barrier {
                 "A refused barrier means a newer epoch already started: do not start."
             } else {
                 "Giving up on a failed check is right, but it only covers pauses before the check."
@@ -975,7 +1107,7 @@ pub fn say(t: &Trace, step: usize) -> String {
             TokenSource::LockService | TokenSource::Counterfactual => {
                 "A consensus store commits a grant on a majority before it says OK, so a leader change loses nothing."
             }
-            TokenSource::SameRedis => "No lease was live, so this failover loses nothing.",
+            TokenSource::SameRedis | TokenSource::RandomValue => "No lease was live, so this failover loses nothing.",
         },
         EventKind::Failover { rolled_back: true, .. } => {
             "Asynchronous replication: the primary said OK, then forgot the lock and its token counter. The lock service itself will grant the lock twice."
@@ -1022,7 +1154,22 @@ fn say_write(t: &Trace, i: usize) -> String {
     let late = superseded_by.is_some();
     let out_of_order = matches!((fence, highest_accepted), (Some(f), Some(h)) if f < h);
     let twice = sc.job.is_some() && result.is_ok() && accepted_before(t, i).next().is_some();
+    let random = sc.token_source == TokenSource::RandomValue;
     match result {
+        Err(WriteError::StaleFence { token, last }) if random && !late => format!(
+            "Storage refused the real holder: {name}'s random {token} drew lower than the {last} a superseded holder wrote with. Random values are unique, not ordered."
+        ),
+        Err(WriteError::StaleFence { token, last }) if random => format!(
+            "Refused, but by luck of the draw: {name}'s old {token} happens to be lower than {last}. Another draw would have let it through; the right answer came from a coin, not from an order."
+        ),
+        Ok(_) if late && fencing && random && highest_accepted.is_some() => {
+            let newer = superseded_by.as_ref().map_or_else(String::new, |g| format!(", though {}'s is the newer grant", g.owner));
+            format!(
+                "By luck of the draw: {name}'s superseded {} is larger than the {} storage holds, so storage took it{newer}. A lower draw would have refused it, by the same luck; a larger stale value that lands first gets the real holder refused instead. Unique is not ordered: a fencing token must only go up.",
+                token(*fence),
+                token(*highest_accepted)
+            )
+        }
         Err(WriteError::StaleFence { token, last }) if token == last => {
             let earlier = accepted_before(t, i).find(|p| p.fence() == Some(*token));
             match earlier.and_then(|p| p.actor.clone()) {
@@ -1054,6 +1201,7 @@ fn say_write(t: &Trace, i: usize) -> String {
             ),
             None => String::new(),
         },
+        Ok(_) if twice && late && sc.claims() => format!("Duplicate claim: the job ran twice, and the claim row now names {name}, a superseded holder, which will call the provider too. Only the provider's idempotency key can stop a second charge now."),
         Ok(_) if twice && late && sc.publishes() => "Duplicate publish: the job ran twice, and the result row now holds the superseded worker's result. The lease alone is not mutual exclusion.".to_owned(),
         Ok(_) if twice && late => "Double charge: the job ran twice. Each debit is atomic, so no update was lost; a second lock generation charged again. The lease alone is not mutual exclusion.".to_owned(),
         Ok(_) if out_of_order => "Storage took a lower token after a higher one: nothing at the resource noticed the older generation.".to_owned(),
@@ -1085,12 +1233,25 @@ pub fn outcome(t: &Trace) -> String {
         _ => String::new(),
     };
     let late_event = t.events.iter().find(|e| e.is_late_write());
+    // Random values: a fenced superseded write that passed a real comparison passed by the draw.
+    let luck = |e: &TraceEvent| match &e.kind {
+        EventKind::WriteApplied {
+            highest_accepted: Some(h),
+            ..
+        } if t.scenario.token_source == TokenSource::RandomValue
+            && t.scenario.policy.checks_fence() =>
+        {
+            format!(", by luck of the draw ({} > {h})", token(e.fence()))
+        }
+        _ => String::new(),
+    };
     let late = late_event.map(|e| {
         format!(
-            "{}'s {} landed from a superseded lease{}",
+            "{}'s {} landed from a superseded lease{}{}",
             e.actor.clone().unwrap_or_default(),
             token(e.fence()),
-            after(e)
+            after(e),
+            luck(e)
         )
     });
     // An out-of-order write that is not the late one above gets its own words.
@@ -1124,6 +1285,19 @@ pub fn outcome(t: &Trace) -> String {
         }
     }
     parts.extend(order);
+    if s.provider_charges + s.provider_deduped > 0 {
+        let charged = match s.provider_charges {
+            1 => "once".to_owned(),
+            n => format!("{n} times"),
+        };
+        parts.push(match s.provider_deduped {
+            0 => format!("the provider charged {charged}"),
+            1 => format!("the provider charged {charged}; 1 call deduped by its idempotency key"),
+            n => format!(
+                "the provider charged {charged}; {n} calls deduped by their idempotency key"
+            ),
+        });
+    }
     if s.side_effects > 1 {
         parts.push(
             format!("the unfenced call ran {} times", s.side_effects).replace(" 2 times", " twice"),

@@ -62,6 +62,18 @@ pub enum SkipReason {
     NothingToRetry,
 }
 
+/// What a provider call came to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ProviderOutcome {
+    /// A new idempotency key: the provider charged.
+    Charged,
+    /// The key was already used: the provider returned the first call's result, no charge.
+    Deduped,
+    /// The caller's claim row was refused, so it never called.
+    NotCalled,
+}
+
 /// The lease a clock step cut short.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Shortened {
@@ -210,6 +222,15 @@ pub enum EventKind {
         what: String,
         lease_live: bool,
     },
+    /// A call to a provider that never sees the token, with an idempotency key
+    /// ([`Step::ProviderCall`](super::scenario::Step::ProviderCall)).
+    ProviderCall {
+        what: String,
+        idempotency_key: String,
+        outcome: ProviderOutcome,
+        /// Whether the caller still held a live lease at that moment.
+        lease_live: bool,
+    },
     /// A separate counter handed out the token, a round trip after the lease was granted.
     TokenTaken {
         fence: Fence,
@@ -276,6 +297,18 @@ impl TraceEvent {
             EventKind::BarrierSet { result: Err(e), .. } => e.code(),
             EventKind::DeletedOthersLease { .. } => "deleted_other_lease",
             EventKind::SideEffect { .. } => "unfenced",
+            EventKind::ProviderCall {
+                outcome: ProviderOutcome::Charged,
+                ..
+            } => "charged",
+            EventKind::ProviderCall {
+                outcome: ProviderOutcome::Deduped,
+                ..
+            } => "deduped",
+            EventKind::ProviderCall {
+                outcome: ProviderOutcome::NotCalled,
+                ..
+            } => "not_called",
             EventKind::Failover { .. } => "failover",
             EventKind::LockClockJumped { .. } => "clock_jump",
             _ => "ok",
@@ -373,6 +406,12 @@ pub struct Summary {
     /// Side effects made in all, protected or not.
     #[serde(default)]
     pub side_effects: usize,
+    /// Provider calls that charged (a new idempotency key).
+    #[serde(default)]
+    pub provider_charges: usize,
+    /// Provider calls the provider answered from an idempotency key already used.
+    #[serde(default)]
+    pub provider_deduped: usize,
 }
 
 impl Summary {

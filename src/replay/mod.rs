@@ -56,7 +56,10 @@ fn backend(sc: &Scenario) -> LockBackend {
         (None, TokenSource::LockService) => LockBackend::Etcd,
         (
             None,
-            TokenSource::SameRedis | TokenSource::Counterfactual | TokenSource::SeparateCounter,
+            TokenSource::SameRedis
+            | TokenSource::Counterfactual
+            | TokenSource::SeparateCounter
+            | TokenSource::RandomValue,
         ) => LockBackend::Redis,
     }
 }
@@ -73,6 +76,9 @@ fn not_reproducible(c: &Case) -> Option<String> {
             "counterfactual tokens without Redlock: the core's single lock still mints them"
                 .to_owned(),
         );
+    }
+    if sc.lock_delay > 0 {
+        return Some("lock-delay is Chubby's: Redis has none (SET NX succeeds the moment the key expires), and an etcd lease has none either".to_owned());
     }
     let publishes = steps().any(|s| matches!(s, Step::Publish { .. }));
     let debits = steps().any(|s| matches!(s, Step::Debit { .. }));
@@ -238,6 +244,8 @@ struct Outcome {
     result: Option<String>,
     /// Calls to the outside system that never sees a token (the card charge).
     side_effects: usize,
+    /// Provider calls that charged, and those deduped by their idempotency key.
+    provider: (usize, usize),
     writes: Vec<Attempt>,
 }
 
@@ -248,6 +256,10 @@ fn predict(sc: &Scenario) -> Outcome {
         last_fence: trace.summary.last_fence.map(|f| f.0),
         result: trace.snapshot_at(trace.len()).result.clone(),
         side_effects: trace.summary.side_effects,
+        provider: (
+            trace.summary.provider_charges,
+            trace.summary.provider_deduped,
+        ),
         writes: trace
             .writes
             .iter()
@@ -282,6 +294,12 @@ fn differences(predicted: &Outcome, observed: &Outcome) -> Vec<String> {
         d.push(format!(
             "    side effects: predicted {}, observed {}",
             predicted.side_effects, observed.side_effects
+        ));
+    }
+    if predicted.provider != observed.provider {
+        d.push(format!(
+            "    provider (charged, deduped): predicted {:?}, observed {:?}",
+            predicted.provider, observed.provider
         ));
     }
     if predicted.last_fence != observed.last_fence {
@@ -331,7 +349,14 @@ fn show(o: &Outcome) -> String {
         0 => String::new(),
         n => format!(" / {n} side effects"),
     };
-    format!("{value} / {fence} / {}{effects}", writes.join(", "))
+    let provider = match o.provider {
+        (0, 0) => String::new(),
+        (c, d) => format!(" / provider {c} charged, {d} deduped"),
+    };
+    format!(
+        "{value} / {fence} / {}{effects}{provider}",
+        writes.join(", ")
+    )
 }
 
 /// What a finished run produced.
@@ -506,11 +531,11 @@ fn run_case(c: &Case, n: usize, srv: &Servers) -> Result<Report, String> {
 
     // What the storage recorded.
     let acct = admin.one(&format!(
-        "SELECT a.balance || '|' || a.fence || '|' || r.epoch || '|' || (SELECT count(*) FROM {schema}.side_effects) || '|' || coalesce(r.result, '') || '|' || CASE WHEN r.result IS NULL THEN 'null' ELSE 'set' END FROM {schema}.accounts a JOIN {schema}.job_results r ON r.job = a.id WHERE a.id = {};",
+        "SELECT a.balance || '|' || a.fence || '|' || r.epoch || '|' || (SELECT count(*) FROM {schema}.side_effects) || '|' || (SELECT count(*) FROM {schema}.provider_charges) || '|' || (SELECT count(*) FROM {schema}.provider_calls WHERE outcome = 'deduped') || '|' || coalesce(r.result, '') || '|' || CASE WHEN r.result IS NULL THEN 'null' ELSE 'set' END FROM {schema}.accounts a JOIN {schema}.job_results r ON r.job = a.id WHERE a.id = {};",
         pg::lit(&sc.resource)
     ))?;
     let f: Vec<&str> = acct.split('|').collect();
-    let [balance, fence, epoch, effects, result, result_set] = f[..] else {
+    let [balance, fence, epoch, effects, charged, deduped, result, result_set] = f[..] else {
         return Err(format!("accounts row: {acct}"));
     };
     let rows = admin.query(&format!(
@@ -594,6 +619,10 @@ fn run_case(c: &Case, n: usize, srv: &Servers) -> Result<Report, String> {
             last_fence: (mark > 0).then(|| map(mark)),
             result: (result_set == "set").then(|| result.to_owned()),
             side_effects: effects.parse().map_err(|_| "side effects")?,
+            provider: (
+                charged.parse().map_err(|_| "provider charges")?,
+                deduped.parse().map_err(|_| "provider deduped")?,
+            ),
             writes,
         },
         ranked,

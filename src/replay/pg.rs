@@ -127,6 +127,11 @@ INSERT INTO accounts (id, balance) VALUES ({res}, {balance});
 CREATE TABLE job_results (job text PRIMARY KEY, result text, epoch bigint NOT NULL DEFAULT 0);
 INSERT INTO job_results (job) VALUES ({res});
 CREATE SEQUENCE tokens START {first_token};
+-- The outside provider: it never sees a token, and charges once per idempotency key.
+CREATE TABLE provider_charges (idempotency_key text PRIMARY KEY, actor text NOT NULL, what text NOT NULL,
+  at timestamptz NOT NULL DEFAULT clock_timestamp());
+CREATE TABLE provider_calls (seq bigserial PRIMARY KEY, actor text NOT NULL, idempotency_key text NOT NULL,
+  outcome text NOT NULL);
 
 CREATE FUNCTION debit(policy text, p_id text, p_writer text, p_tok bigint, p_amt bigint, p_key text)
 RETURNS text LANGUAGE plpgsql AS $$

@@ -15,9 +15,9 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use fencing_lab::core::{
-    renewal_interval, Actor, EventKind, Fence, FencingPolicy, Millis, NoopReason, Observation,
-    ReleaseMode, Scenario, SkipReason, SplitMix64, Step, TokenSource, WriteError, WriteRequest,
-    COUNTER_GAP, GET_DEL_GAP,
+    random_token, renewal_interval, Actor, EventKind, Fence, FencingPolicy, Millis, NoopReason,
+    Observation, ProviderOutcome, ReleaseMode, Scenario, SkipReason, SplitMix64, Step, TokenSource,
+    WriteError, WriteRequest, COUNTER_GAP, GET_DEL_GAP,
 };
 
 use super::etcd::{Etcd, LockTxn};
@@ -224,6 +224,11 @@ struct Client<'a> {
     pg: Psql,
     /// The etcd lease of the lock we hold (etcd backend).
     lease: Option<i64>,
+    /// The value this client SETs as the lock's value and checks on release, extend and
+    /// is_held: its name, or under `TokenSource::RandomValue` its current random value.
+    me: String,
+    /// Grants this client has had (which random value it draws next).
+    grants: usize,
     shared: Shared,
 }
 
@@ -258,6 +263,26 @@ impl Client<'_> {
         let res = sc.resource.clone();
         let name = self.name.clone();
         let token = match self.env.lock {
+            LockBackend::Redis if sc.token_source == TokenSource::RandomValue => {
+                // The random value is the lock's value and the token: a plain SET NX PX,
+                // no counter anywhere.
+                let value = random_token(sc.seed, self.idx, self.grants).to_string();
+                let px = self.env.px_until(now + sc.lease_ttl).to_string();
+                if self
+                    .redis()?
+                    .cmd(&["SET", &res, &value, "NX", "PX", &px])?
+                    .is_nil()
+                {
+                    None
+                } else {
+                    self.grants += 1;
+                    self.note(format!(
+                        "{name} at t={now}: SET {res} {value} NX PX {px} answered OK; the random value is its token"
+                    ));
+                    self.me = value.clone();
+                    value.parse().ok()
+                }
+            }
             LockBackend::Redis => {
                 let px = self.env.px_until(now + sc.lease_ttl).to_string();
                 let r = self.eval(ACQUIRE_INCR, &[&res, &fence_key(&res)], &[&name, &px])?;
@@ -355,13 +380,13 @@ impl Client<'_> {
             }
             return Ok(mine >= self.majority());
         }
-        Ok(self.value()?.as_deref() == Some(self.name.as_str()))
+        Ok(self.value()?.as_deref() == Some(self.me.as_str()))
     }
 
     /// The ownership-checked extend script, to scenario time `now + ttl`.
     fn extend(&mut self, now: Millis) -> Result<bool, String> {
         let res = self.sc.resource.clone();
-        let name = self.name.clone();
+        let name = self.me.clone();
         let px = self.env.px_until(now + self.sc.lease_ttl).to_string();
         if self.env.lock == LockBackend::Redlock {
             let mut ok = 0;
@@ -377,7 +402,7 @@ impl Client<'_> {
     /// The compare-and-delete release; true if it deleted our own lease.
     fn release_cad(&mut self) -> Result<bool, String> {
         let res = self.sc.resource.clone();
-        let name = self.name.clone();
+        let name = self.me.clone();
         match self.env.lock {
             LockBackend::Redis => Ok(self.eval(RELEASE_CAD, &[&res], &[&name])?.int() == Some(1)),
             LockBackend::Redlock => {
@@ -547,6 +572,8 @@ pub fn run_actor(
         nodes,
         pg: pg?,
         lease: None,
+        me: actor.name.clone(),
+        grants: 0,
         shared,
     };
     let mut st = State::default();
@@ -741,6 +768,18 @@ fn send(c: &mut Client, w: Write, now: Millis, packets: &mut Vec<Packet>) -> Res
     }
 }
 
+/// Whose lease a lock value is: the actor of that name, or under
+/// `TokenSource::RandomValue` the actor that drew that value.
+fn owner_of(sc: &Scenario, value: &str) -> String {
+    if sc.actor_index(value).is_some() {
+        return value.to_owned();
+    }
+    let drew = |i: usize| (0..64).any(|k| random_token(sc.seed, i, k).to_string() == value);
+    (0..sc.actors.len())
+        .find(|&i| drew(i))
+        .map_or_else(|| value.to_owned(), |i| sc.actors[i].name.clone())
+}
+
 fn refused(retry_in: Millis, nodes: Vec<usize>) -> EventKind {
     // Who holds it and until when: filled in by the fold from the grants it has seen.
     EventKind::AcquireRefused {
@@ -906,6 +945,69 @@ fn act(
                 send(c, w, now, packets)?
             }
         },
+        Step::Claim { what } => match st.token {
+            // The claim row: the same conditional write as a publish, before any outside call.
+            None => {
+                c.saw(now, skipped(SkipReason::NoToken));
+                Next::At(now)
+            }
+            Some(_) => {
+                let w = Write {
+                    token: st.token,
+                    amount: 0,
+                    key: None,
+                    publish: Some(what.clone()),
+                };
+                st.last_write = Some(w.clone());
+                send(c, w, now, packets)?
+            }
+        },
+        Step::ProviderCall {
+            what,
+            idempotency_key,
+        } => {
+            // The provider is a table that never sees a token; it dedupes on the key (its
+            // primary key). Called only if this client's last claim row was accepted.
+            let claimed = c.pg.query(&format!(
+                "SELECT result FROM write_log WHERE writer = {} AND kind = 'publish' ORDER BY seq DESC LIMIT 1;",
+                lit(&c.name)
+            ))?;
+            let lease_live = c.is_held()?;
+            let call = |outcome| EventKind::ProviderCall {
+                what: what.clone(),
+                idempotency_key: idempotency_key.clone(),
+                outcome,
+                lease_live,
+            };
+            if claimed.first().map(String::as_str) != Some("ok") {
+                c.note(format!(
+                    "{} at t={now}: its claim row was refused, so it never calls the provider",
+                    c.name
+                ));
+                c.saw(now, call(ProviderOutcome::NotCalled));
+                c.saw(now, EventKind::GaveUp);
+                Next::Stop
+            } else {
+                let inserted = c.pg.query(&format!(
+                    "INSERT INTO provider_charges (idempotency_key, actor, what) VALUES ({}, {}, {}) ON CONFLICT (idempotency_key) DO NOTHING RETURNING actor;",
+                    lit(idempotency_key),
+                    lit(&c.name),
+                    lit(what)
+                ))?;
+                let (outcome, seen) = if inserted.is_empty() {
+                    ("deduped", ProviderOutcome::Deduped)
+                } else {
+                    ("charged", ProviderOutcome::Charged)
+                };
+                c.saw(now, call(seen));
+                c.pg.query(&format!(
+                    "INSERT INTO provider_calls (actor, idempotency_key, outcome) VALUES ({}, {}, '{outcome}');",
+                    lit(&c.name),
+                    lit(idempotency_key)
+                ))?;
+                Next::At(now)
+            }
+        }
         Step::Publish { result } => match st.token {
             None => {
                 c.saw(now, skipped(SkipReason::NoToken));
@@ -1075,8 +1177,9 @@ fn act(
                 Next::At(now)
             }
             ReleaseMode::GetThenDel if !st.del_pending => {
-                let owner = c.value()?;
-                let own = owner.as_deref() == Some(c.name.as_str());
+                let value = c.value()?;
+                let own = value.as_deref() == Some(c.me.as_str());
+                let owner = value.map(|v| owner_of(c.sc, &v));
                 c.saw(now, EventKind::LockValueRead { owner, fence: None });
                 if own {
                     st.del_pending = true;
@@ -1088,8 +1191,9 @@ fn act(
             via @ (ReleaseMode::GetThenDel | ReleaseMode::Del) => {
                 st.del_pending = false;
                 match c.del()? {
-                    Some(v) if v == c.name => c.saw(now, released(via)),
+                    Some(v) if v == c.me => c.saw(now, released(via)),
                     Some(v) => {
+                        let v = owner_of(c.sc, &v);
                         c.note(format!(
                             "{} at t={now}: its unconditional DEL deleted {v}'s live lease",
                             c.name

@@ -8,7 +8,7 @@
 use std::mem::Discriminant;
 
 use crate::core::story;
-use crate::core::{EventKind, Lane, LeaseEnd, Millis, PauseCause, Trace};
+use crate::core::{EventKind, Lane, LeaseEnd, Millis, PauseCause, ProviderOutcome, Trace};
 use crate::lab::Scale;
 
 pub const VIEW_W: f64 = 1000.0;
@@ -673,6 +673,10 @@ fn classify(kind: &EventKind, late: bool) -> (Shape, Verdict) {
         | EventKind::WriteTimedOut { .. } => (Shape::Op, Verdict::Refused),
         EventKind::LeaseExpired { .. } => (Shape::Expiry, Verdict::Ok),
         EventKind::SideEffect { .. } => (Shape::Op, Verdict::Unprotected),
+        // The provider charged nothing: a deduped key, or no call after a refused claim.
+        EventKind::ProviderCall { outcome, .. } if *outcome != ProviderOutcome::Charged => {
+            (Shape::Op, Verdict::Refused)
+        }
         EventKind::DeletedOthersLease { .. }
         | EventKind::Failover { .. }
         | EventKind::LockClockJumped { .. } => (Shape::Op, Verdict::Danger),

@@ -19,6 +19,13 @@ const DECK = [
   ['renewal', { off: '80', strict: '90' }, { strict: ['stale_fence'] }],
   ['handoff-barrier', { off: 'result by B', strict: '—', same_epoch: 'result by B' }, { off: ['unfenced'], strict: ['stale_fence', 'unfenced'], same_epoch: ['stale_fence', 'unfenced'] }],
   ['clock-jump', { off: '80', strict: '90' }, { strict: ['clock_jump', 'stale_fence'] }],
+  // Random values as tokens: strict and same-epoch let A's stale write in by luck of the draw.
+  ['uuid-token', { off: '80', strict: '80', same_epoch: '80' }, {}],
+  // A fenced claim row before a provider call: off, both call and the provider's key dedupes
+  // the second; fenced, A's late claim is refused and A never calls.
+  ['claim-row', { off: 'claimed by A', strict: 'claimed by B', same_epoch: 'claimed by B' }, { off: ['charged', 'deduped'], strict: ['charged', 'stale_fence', 'not_called'], same_epoch: ['charged', 'stale_fence', 'not_called'] }],
+  // Chubby's lock-delay: B is refused while no lease is live, and A's 60 ms pause still outlasts it.
+  ['lock-delay', { off: '80', strict: '90', same_epoch: '90' }, { off: ['lock_held'], strict: ['lock_held', 'stale_fence'] }],
 ];
 
 for (const [id, balances, markers] of DECK) {
@@ -35,6 +42,36 @@ for (const [id, balances, markers] of DECK) {
       for (const code of markers[policy] ?? []) {
         const n = await page.locator(`svg.timeline.main g.ev[data-result="${code}"]`).count();
         assert.ok(n > 0, `${id}/${policy}: a ${code} marker is on the timeline`);
+      }
+      if (id === 'uuid-token') {
+        // No stale_fence anywhere: the superseded write passed the comparison.
+        assert.equal(await page.locator('svg.timeline.main g.ev[data-result="stale_fence"]').count(), 0);
+        if (policy !== 'off') {
+          assert.match(await text(page, 'summary-on'), /A's 842162 landed from a superseded lease, by luck of the draw \(842162 > 103985\)/);
+          assert.equal(await text(page, 'last-fence'), '842162');
+        }
+        assert.equal(await page.getByLabel('Tokens from').inputValue(), 'random');
+        if (policy === 'strict') {
+          // What if… tokens from a counter again: the same schedule refuses A's 33.
+          await page.getByTestId('whatif').locator('summary').click();
+          await page.getByLabel('Tokens from').selectOption('same_redis');
+          await page.waitForFunction(() => location.hash.includes('tokens=same_redis'));
+          assert.match(await text(page, 'summary-on'), /A's 33 refused: stale_fence; last fence 34/);
+        }
+      }
+      if (id === 'claim-row') {
+        const summary = policy === 'off' ? 'summary-off' : 'summary-on';
+        const provider = policy === 'off' ? /the provider charged once; 1 call deduped by its idempotency key/ : /A's 33 refused: stale_fence; last fence 34; the provider charged once/;
+        assert.match(await text(page, summary), provider);
+        assert.equal(await page.locator('svg.timeline.main g.ev[data-result="deduped"]').count(), policy === 'off' ? 1 : 0);
+      }
+      if (id === 'lock-delay') {
+        assert.match(await text(page, 'summary-off'), /double charge: job ran twice — A's 33 landed from a superseded lease/);
+        // Step back to B's refusal at t=30: the lock-delay, not a live lease, refuses it.
+        const back = await open(`#s=${id}&fence=${policy}&step=6`);
+        assert.deepEqual((await position(back.page))[0], 6);
+        assert.match(await text(back.page, 'narration'), /lock-delay keeps acct:1 from everyone until t=50/);
+        await back.context.close();
       }
       if (id === 'renewal') {
         assert.match(await text(page, 'herd-caption'), /1000 holders/);
