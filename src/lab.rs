@@ -93,6 +93,8 @@ pub enum Msg {
     SetBarrier(bool),
     /// When the lock server's primary fails over, or never.
     SetFailover(Option<Millis>),
+    /// How far the promoted Redis replica lags (`None`: cut off before the run).
+    SetReplicationLag(Option<Millis>),
     SetDelay {
         actor: usize,
         delay: Millis,
@@ -399,6 +401,11 @@ impl Lab {
                         self.replace_checked(sc);
                     }
                 }
+            }
+            Msg::SetReplicationLag(lag) => {
+                let mut sc = self.scenario().clone();
+                sc.replication_lag = lag;
+                self.replace_checked(sc);
             }
             Msg::SetTtl(ttl) => {
                 let mut sc = self.scenario().clone();
@@ -917,7 +924,7 @@ pub const CONTROLS: [Control; 12] = [
     },
     Control {
         action: "change the design",
-        how: "**What if…**: tokens from, release, handoff barrier, failover time",
+        how: "**What if…**: tokens from, release, handoff barrier, failover time, replica lag",
         keys: &[],
     },
     Control {

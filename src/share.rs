@@ -166,6 +166,12 @@ pub fn encode(sc: &Scenario, step: usize) -> String {
                 None => out.push_str("&failover=off"),
             }
         }
+        if b.replication_lag != sc.replication_lag {
+            match sc.replication_lag {
+                Some(t) => out.push_str(&format!("&lag={t}")),
+                None => out.push_str("&lag=cut"),
+            }
+        }
     }
     for (i, a) in sc.actors.iter().enumerate() {
         let paused_by_default = base
@@ -270,6 +276,12 @@ pub fn decode(hash: &str) -> Result<View, ShareError> {
             }
             "ttl" => sc.lease_ttl = number(k, v)?,
             "lockdelay" => sc.lock_delay = number(k, v)?,
+            "lag" => {
+                sc.replication_lag = match v {
+                    "cut" => None,
+                    _ => Some(number(k, v)?),
+                }
+            }
             "release" => {
                 sc.release = choice(
                     ReleaseMode::from_code(v),

@@ -736,7 +736,7 @@ fn late_release_does_not_delete_the_successors_lease() {
 
     // The unsafe GET-then-DEL (unconditional delete) would have removed it.
     let mut unsafe_lock = before.clone();
-    let deleted = unsafe_lock.delete(KEY).unwrap();
+    let deleted = unsafe_lock.delete(56, KEY).unwrap();
     assert_eq!(deleted.owner, "B");
     assert_eq!(
         unsafe_lock.acquire(56, KEY, "C", TTL).fence(),

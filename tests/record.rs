@@ -31,13 +31,17 @@ fn the_fold_rebuilds_every_deck_run_from_what_clients_see() {
 }
 
 /// And the what-ifs: every release mode, token source and TTL, with and without the
-/// barrier, on every deck scenario.
+/// barrier, and with a replica that lags, on every deck scenario.
 #[test]
 fn the_fold_rebuilds_the_what_ifs_too() {
     for entry in deck::DECK {
         for release in ReleaseMode::ALL {
             for token_source in TokenSource::CHOICES {
-                for (ttl, skip_barrier) in [(20, false), (30, true), (45, false)] {
+                for (ttl, skip_barrier, lag) in [
+                    (20, false, None),
+                    (30, true, Some(0)),
+                    (45, false, Some(10)),
+                ] {
                     let base = (entry.build)();
                     if base.redlock.is_some() && token_source != base.token_source {
                         continue;
@@ -47,6 +51,7 @@ fn the_fold_rebuilds_the_what_ifs_too() {
                         token_source,
                         lease_ttl: ttl,
                         skip_barrier,
+                        replication_lag: lag,
                         ..base
                     };
                     rebuilds(&sc, entry.id);

@@ -142,3 +142,112 @@ fn every_knob_survives_the_url() {
         assert!(e.contains(why), "{bad}: {e}");
     }
 }
+
+/// Replica lag: the promoted replica has every write made at least `lag` ms before the
+/// failover (t=5). A's SET at t=0 is on it with a lag up to 5 ms, and lost with more.
+#[test]
+fn replica_lag_decides_whether_the_failover_loses_the_lease() {
+    let lagging = |lag| Scenario {
+        replication_lag: lag,
+        ..Scenario::redis_failover()
+    };
+    for lag in [Some(0), Some(5)] {
+        let sc = lagging(lag);
+        assert!(
+            outcomes(&sc).iter().all(|o| *o == (90, 0, 1)),
+            "lag {lag:?}: A keeps its lease, B waits and finds the job done"
+        );
+        let t = run(&sc);
+        let failover = t
+            .events
+            .iter()
+            .position(|e| matches!(e.kind, EventKind::Failover { .. }))
+            .unwrap();
+        let EventKind::Failover {
+            lost,
+            next_fence,
+            rolled_back,
+        } = &t.events[failover].kind
+        else {
+            unreachable!()
+        };
+        assert!(lost.is_empty() && !rolled_back);
+        assert_eq!(next_fence.0, 34, "the INCR reached the replica too");
+        let words = story::narration(&t, failover + 1);
+        assert!(
+            words.contains("5 ms behind") || words.contains("0 ms behind"),
+            "{words}"
+        );
+        assert!(words.contains("had reached it"), "{words}");
+        assert!(story::say(&t, failover + 1).contains("does not make Redis strongly consistent"));
+    }
+    for lag in [None, Some(6), Some(10)] {
+        let sc = lagging(lag);
+        assert_eq!(
+            outcomes(&sc),
+            outcomes(&Scenario::redis_failover()),
+            "lag {lag:?}"
+        );
+        let t = run(&sc);
+        assert!(
+            t.summary.two_holders(),
+            "lag {lag:?}: the lock is granted twice"
+        );
+        if lag.is_some() {
+            let i = t
+                .events
+                .iter()
+                .position(|e| matches!(e.kind, EventKind::Failover { .. }))
+                .unwrap();
+            let words = story::narration(&t, i + 1);
+            assert!(words.contains("had not reached it yet"), "{words}");
+        }
+    }
+    // A release that has not reached the replica is undone by the failover too.
+    let late = Scenario {
+        failover_at: Some(20),
+        replication_lag: Some(10),
+        ..Scenario::redis_failover()
+    };
+    let t = run(&late);
+    assert_eq!(
+        t.snapshot_at(
+            t.events
+                .iter()
+                .position(|e| matches!(e.kind, EventKind::Failover { .. }))
+                .unwrap()
+                + 1
+        )
+        .holder
+        .as_ref()
+        .map(|l| l.owner.as_str()),
+        Some("A"),
+        "A released at 17, but the replica, 10 ms behind, still has A's key"
+    );
+    let i = t
+        .events
+        .iter()
+        .position(|e| matches!(e.kind, EventKind::Failover { .. }))
+        .unwrap();
+    let words = story::narration(&t, i + 1);
+    assert!(
+        words.contains("key is back") && words.contains("no longer believes"),
+        "{words}"
+    );
+    assert!(story::say(&t, i + 1).contains("nobody believes in"));
+    // And the link keeps the lag.
+    let mut lab = Lab::new(Scenario::redis_failover());
+    lab.update(Msg::SetReplicationLag(Some(3)));
+    let hash = encode(lab.scenario(), 0);
+    assert!(hash.contains("&lag=3"), "{hash}");
+    assert_eq!(&decode(&hash).unwrap().scenario, lab.scenario());
+    lab.update(Msg::SetReplicationLag(None));
+    assert_eq!(
+        decode(&encode(lab.scenario(), 0))
+            .unwrap()
+            .scenario
+            .replication_lag,
+        None
+    );
+    assert!(decode("#s=redis-failover&lag=soon").is_err());
+}

@@ -474,7 +474,7 @@ impl Sim<'_> {
         st.believes = false;
         let live = self.lock.holder(now, res);
         let reach = self.reach(actor);
-        self.lock.delete(res, &reach);
+        self.lock.delete(now, res, &reach);
         let kind = match live {
             Some(l) if l.owner == name => EventKind::Released {
                 fence: l.fence,

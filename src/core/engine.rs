@@ -159,9 +159,9 @@ impl Sim<'_> {
     fn failover(&mut self) {
         let now = self.now();
         let lost: Vec<Lease> = match self.sc.token_source {
-            TokenSource::SameRedis => self.lock.failover(now, true),
+            TokenSource::SameRedis => self.lock.failover(now, true, self.sc.replication_lag),
             TokenSource::SeparateCounter | TokenSource::RandomValue => {
-                self.lock.failover(now, false)
+                self.lock.failover(now, false, self.sc.replication_lag)
             }
             TokenSource::LockService | TokenSource::Counterfactual => Vec::new(),
         };

@@ -96,6 +96,14 @@ pub struct LeaseLock {
     /// for this long (0: the lock is free the moment the lease expires, as in Redis).
     #[serde(default)]
     lock_delay: Millis,
+    /// The primary's writes in order: when, which key, what it holds after (`None`:
+    /// deleted), and the counter after. An asynchronous replica has a prefix of these
+    /// (see [`LeaseLock::failover_after`]).
+    #[serde(default)]
+    writes: Vec<(Millis, String, Option<Lease>, u64)>,
+    /// The counter before the first write.
+    #[serde(default)]
+    first_fence: u64,
 }
 
 impl LeaseLock {
@@ -105,7 +113,16 @@ impl LeaseLock {
             leases: BTreeMap::new(),
             next_fence: first_fence,
             lock_delay: 0,
+            writes: Vec::new(),
+            first_fence,
         }
+    }
+
+    /// Remembers what a write at `now` left in `key`, for a lagging replica.
+    fn wrote(&mut self, now: Millis, key: &str) {
+        let value = self.leases.get(key).cloned();
+        self.writes
+            .push((now, key.to_owned(), value, self.next_fence));
     }
 
     /// The lock with a Chubby-style lock-delay of `ms`: a lease that expired (rather than
@@ -162,6 +179,7 @@ impl LeaseLock {
                 expires_at,
             },
         );
+        self.wrote(now, key);
         Acquire::Acquired { fence, expires_at }
     }
 
@@ -172,6 +190,7 @@ impl LeaseLock {
             Some(lease) if lease.owner == owner => {
                 let fence = lease.fence;
                 self.leases.remove(key);
+                self.wrote(now, key);
                 Ok(fence)
             }
             _ => Err(LockError::NotHolder),
@@ -179,8 +198,10 @@ impl LeaseLock {
     }
 
     /// Unconditional `DEL`: the second half of the unsafe GET-then-DEL release.
-    pub fn delete(&mut self, key: &str) -> Option<Lease> {
-        self.leases.remove(key)
+    pub fn delete(&mut self, now: Millis, key: &str) -> Option<Lease> {
+        let gone = self.leases.remove(key);
+        self.wrote(now, key);
+        gone
     }
 
     /// Extends the lease to `now + ttl`, atomically checking ownership first.
@@ -194,7 +215,9 @@ impl LeaseLock {
         match self.leases.get_mut(key) {
             Some(lease) if lease.is_live(now) && lease.owner == owner => {
                 lease.expires_at = now.saturating_add(ttl);
-                Ok(lease.expires_at)
+                let until = lease.expires_at;
+                self.wrote(now, key);
+                Ok(until)
             }
             _ => Err(LockError::NotHolder),
         }
@@ -240,6 +263,45 @@ impl LeaseLock {
                 self.next_fence = self.next_fence.min(low);
             }
         }
+        lost
+    }
+
+    /// A failover to a replica that receives each write `lag` ms after the primary made it:
+    /// the promoted replica has every write made by `now - lag`, and none after. Returns the
+    /// live leases it lacks (their holders were told OK). With `counter_lost` the token
+    /// counter lived on the same Redis and is the replica's too.
+    pub fn failover_after(&mut self, now: Millis, lag: Millis, counter_lost: bool) -> Vec<Lease> {
+        // The replica has every write made by `now - lag`: replay those.
+        let mut replica: BTreeMap<String, Lease> = BTreeMap::new();
+        let mut counter = self.first_fence;
+        for (at, key, value, after) in &self.writes {
+            if at.saturating_add(lag) > now {
+                break;
+            }
+            match value {
+                Some(l) => replica.insert(key.clone(), l.clone()),
+                None => replica.remove(key),
+            };
+            counter = *after;
+        }
+        let lost: Vec<Lease> = self
+            .leases
+            .iter()
+            .filter(|(key, l)| l.is_live(now) && replica.get(*key) != Some(l))
+            .map(|(_, l)| l.clone())
+            .collect();
+        self.leases = replica;
+        if counter_lost {
+            self.next_fence = counter;
+        }
+        // From here on the replica is the primary: its history is the one a later
+        // failover replays.
+        self.writes = self
+            .leases
+            .iter()
+            .map(|(k, l)| (0, k.clone(), Some(l.clone()), self.next_fence))
+            .collect();
+        self.first_fence = self.next_fence;
         lost
     }
 

@@ -42,12 +42,12 @@ impl Locks {
         }
     }
 
-    pub(super) fn delete(&mut self, key: &str, reach: &[usize]) {
+    pub(super) fn delete(&mut self, now: Millis, key: &str, reach: &[usize]) {
         match self {
             Locks::One(l) => {
-                l.delete(key);
+                l.delete(now, key);
             }
-            Locks::Quorum(r) => r.delete(key, reach),
+            Locks::Quorum(r) => r.delete(now, key, reach),
         }
     }
 
@@ -107,10 +107,17 @@ impl Locks {
         }
     }
 
-    pub(super) fn failover(&mut self, now: Millis, counter_lost: bool) -> Vec<Lease> {
-        match self {
-            Locks::One(l) => l.failover(now, counter_lost),
-            Locks::Quorum(_) => Vec::new(),
+    /// `lag`: the replica's replication lag, or `None` for one cut off before the run.
+    pub(super) fn failover(
+        &mut self,
+        now: Millis,
+        counter_lost: bool,
+        lag: Option<Millis>,
+    ) -> Vec<Lease> {
+        match (self, lag) {
+            (Locks::One(l), None) => l.failover(now, counter_lost),
+            (Locks::One(l), Some(lag)) => l.failover_after(now, lag, counter_lost),
+            (Locks::Quorum(_), _) => Vec::new(),
         }
     }
 

@@ -296,17 +296,16 @@ impl World<'_> {
                 next_fence,
                 rolled_back,
             } => {
-                // Off a Redis with asynchronous replication the promoted replica never got
-                // the live keys; a consensus store's new leader has them all.
-                if matches!(
-                    self.sc.token_source,
-                    TokenSource::SameRedis
-                        | TokenSource::SeparateCounter
-                        | TokenSource::RandomValue
-                ) {
-                    self.keys.clear();
+                // Which live keys the promoted replica lacked is seen (a GET on each side
+                // before the promotion), by owner; the leases themselves are the fold's.
+                let owners: Vec<String> = lost.drain(..).map(|l| l.owner).collect();
+                for owner in owners {
+                    if let Some(l) = self.remove_lease(&owner) {
+                        lost.push(l);
+                    }
+                }
+                if !lost.is_empty() {
                     self.lapsed = None;
-                    *lost = std::mem::take(&mut self.leases);
                 }
                 for l in lost.iter() {
                     if let Some(i) = self.index(&l.owner) {
@@ -492,7 +491,10 @@ pub fn observations_of(trace: &Trace) -> Vec<Observation> {
                 EventKind::Failover {
                     lost, rolled_back, ..
                 } => {
-                    lost.clear();
+                    for l in lost.iter_mut() {
+                        l.fence = Fence(0);
+                        l.expires_at = 0;
+                    }
                     *rolled_back = false;
                 }
                 EventKind::LockClockJumped { shortened, .. } => *shortened = None,

@@ -163,10 +163,10 @@ impl Redlock {
     }
 
     /// Unconditional `DEL` on every reachable node.
-    pub fn delete(&mut self, key: &str, reach: &[usize]) {
+    pub fn delete(&mut self, now: Millis, key: &str, reach: &[usize]) {
         for &n in reach {
             if let Some(node) = self.nodes.get_mut(n) {
-                node.delete(key);
+                node.delete(now, key);
             }
         }
     }

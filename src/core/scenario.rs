@@ -326,6 +326,11 @@ pub struct Scenario {
     /// grants the lock to nobody for this long. Redis has no such thing (0).
     #[serde(default)]
     pub lock_delay: Millis,
+    /// How far the Redis replica that a failover promotes lags behind the primary (ms): it
+    /// has every write made at least this long before the failover. `None`: replication was
+    /// cut before the run, so it has none of the run's writes.
+    #[serde(default)]
+    pub replication_lag: Option<Millis>,
     /// The one job every actor's debits carry out, if they all run the same job (`Step::CheckDone`
     /// reads whether it is done). Two of its debits landing means the job ran twice.
     #[serde(default)]
@@ -556,6 +561,9 @@ impl Scenario {
             in_range("failover_at", t, 0, MAX_TIME)?;
         }
         in_range("lock_delay", self.lock_delay, 0, MAX_TIME)?;
+        if let Some(lag) = self.replication_lag {
+            in_range("replication_lag", lag, 0, MAX_TIME)?;
+        }
         in_range(
             "lock_clock_jumps",
             self.lock_clock_jumps.len() as u64,

@@ -821,6 +821,51 @@ fn sentence(t: &Trace, i: usize) -> String {
             next_fence,
             rolled_back,
         } => match (sc.token_source, lost.first()) {
+            // A replica that lags: did the holder's SET reach it before the crash?
+            (TokenSource::SameRedis | TokenSource::SeparateCounter | TokenSource::RandomValue, _)
+                if sc.replication_lag.is_some() =>
+            {
+                let lag = dur(sc.replication_lag.unwrap_or(0));
+                let granted = |owner: &str| {
+                    t.events[..i]
+                        .iter()
+                        .rev()
+                        .find(|p| {
+                            p.actor.as_deref() == Some(owner)
+                                && matches!(p.kind, EventKind::Acquired { .. })
+                        })
+                        .map_or(0, |p| p.at)
+                };
+                let next = match (sc.token_source, rolled_back) {
+                    (TokenSource::RandomValue, _) => String::new(),
+                    (TokenSource::SameRedis, true) => format!(" The fence counter lived on the same Redis and lost that INCR too, so the next token handed out is {next_fence} again."),
+                    (TokenSource::SameRedis, false) => format!(" The next token will be {next_fence}."),
+                    _ => format!(" The separate counter survives either way: the next token is {next_fence}."),
+                };
+                match (lost.first(), &e.snapshot.holder) {
+                    (Some(l), _) => format!(
+                        "The Redis primary crashes, and its replica, {lag} behind, is promoted. {owner}'s SET at t={g} had not reached it yet, so the {res} key is gone. {owner} was told OK and still believes it holds the lease until t={until}, yet the lock service will grant {res} again.{next}",
+                        owner = l.owner,
+                        g = at(granted(&l.owner)),
+                        until = at(l.expires_at),
+                    ),
+                    (None, Some(h)) if !e.snapshot.believers.contains(&h.owner) => format!(
+                        "The Redis primary crashes, and its replica, {lag} behind, is promoted. It has {owner}'s SET from t={g} but not what came after it, such as {owner}'s release: {owner}'s key is back, and keeps the lock from everyone until t={until}, though {owner} no longer believes it holds it.{next}",
+                        owner = h.owner,
+                        g = at(granted(&h.owner)),
+                        until = at(h.expires_at),
+                    ),
+                    (None, Some(h)) => format!(
+                        "The Redis primary crashes, and its replica, {lag} behind, is promoted. {owner}'s SET at t={g} had reached it, so {owner}'s lease survives until t={until}.{next}",
+                        owner = h.owner,
+                        g = at(granted(&h.owner)),
+                        until = at(h.expires_at),
+                    ),
+                    (None, None) => format!(
+                        "The Redis primary crashes, and its replica, {lag} behind, is promoted. No lease was live, so nothing is lost."
+                    ),
+                }
+            }
             (TokenSource::SameRedis, Some(l)) => {
                 let counter = if *rolled_back {
                     format!(" The fence counter lived on the same Redis and lost its INCR too, so the next token handed out is {next_fence} again.")
@@ -1102,6 +1147,18 @@ pub fn say(t: &Trace, step: usize) -> String {
             "Lease expiry trusts the lock node's clock. A clock step shortens the lease, and the holder cannot tell."
         }
         EventKind::LockClockJumped { .. } => "No lease was live, so this jump changes nothing.",
+        EventKind::Failover { lost, .. }
+            if lost.is_empty()
+                && sc.replication_lag.is_some()
+                && e.snapshot.holder.as_ref().is_some_and(|h| !e.snapshot.believers.contains(&h.owner)) =>
+        {
+            "A lagging replica undoes the newest writes, a release and a grant among them: the lock is now held by a lease nobody believes in."
+        }
+        EventKind::Failover { lost, .. }
+            if lost.is_empty() && sc.replication_lag.is_some() && e.snapshot.holder.is_some() =>
+        {
+            "The SET had reached the replica, so nothing is lost this time. With more lag than the SET's age it would be; WAIT narrows that window, but by Redis's own docs it does not make Redis strongly consistent."
+        }
         EventKind::Failover { lost, .. } if lost.is_empty() => match sc.token_source {
             TokenSource::SeparateCounter => "No lease was live, so this failover loses nothing; the separate counter goes on.",
             TokenSource::LockService | TokenSource::Counterfactual => {

@@ -188,21 +188,41 @@ fn timing(c: &Case) -> (f64, f64) {
     }
 }
 
+/// The replica lags replayed on redis-failover (failover at t=5, A's SET at t=0): 5 ms
+/// behind it has the SET, 10 ms behind it does not.
+const LAGS: [Millis; 2] = [5, 10];
+
+/// A deck scenario as it is, on etcd, or with a lagging replica.
+#[derive(Clone, Copy)]
+enum Variant {
+    Deck,
+    Etcd,
+    Lag(Millis),
+}
+
 fn cases(ids: &[String]) -> Result<Vec<Case>, String> {
     let mut out = Vec::new();
     let want = |id: &str| ids.is_empty() || ids.iter().any(|i| i == id);
     for e in DECK {
-        for (label, etcd) in [
-            (e.id.to_owned(), false),
-            (format!("{}{ETCD_SUFFIX}", e.id), true),
-        ] {
-            if !want(&label) || (etcd && !ON_ETCD.contains(&e.id)) {
+        let mut labels = vec![(e.id.to_owned(), Variant::Deck)];
+        if ON_ETCD.contains(&e.id) {
+            labels.push((format!("{}{ETCD_SUFFIX}", e.id), Variant::Etcd));
+        }
+        if e.id == "redis-failover" {
+            for lag in LAGS {
+                labels.push((format!("{}@lag{lag}", e.id), Variant::Lag(lag)));
+            }
+        }
+        for (label, variant) in labels {
+            if !want(&label) {
                 continue;
             }
             for policy in FencingPolicy::ALL {
                 let mut sc = (e.build)().with_policy(policy);
-                if etcd {
-                    sc.token_source = TokenSource::LockService;
+                match variant {
+                    Variant::Deck => {}
+                    Variant::Etcd => sc.token_source = TokenSource::LockService,
+                    Variant::Lag(lag) => sc.replication_lag = Some(lag),
                 }
                 out.push(Case {
                     label: label.clone(),
@@ -218,6 +238,7 @@ fn cases(ids: &[String]) -> Result<Vec<Case>, String> {
                 .iter()
                 .map(|e| e.id.to_owned())
                 .chain(ON_ETCD.iter().map(|i| format!("{i}{ETCD_SUFFIX}")))
+                .chain(LAGS.iter().map(|l| format!("redis-failover@lag{l}")))
                 .collect();
             return Err(format!(
                 "unknown scenario {id:?}; known: {}",
@@ -436,7 +457,12 @@ fn run_case(c: &Case, n: usize, srv: &Servers) -> Result<Report, String> {
             let first = sc.first_fence.saturating_sub(1).to_string();
             Redis::connect(p.port)?.cmd(&["SET", &run::fence_key(&sc.resource), &first])?;
             if sc.failover_at.is_some() {
-                replica = Some(start_cut_replica(&srv.dir, n, &p, &mut notes)?);
+                // A replica more behind than the failover is late has none of the run's writes.
+                let cut_now = match (sc.replication_lag, sc.failover_at) {
+                    (Some(lag), Some(at)) => lag > at,
+                    _ => true,
+                };
+                replica = Some(start_cut_replica(&srv.dir, n, &p, cut_now, &mut notes)?);
             }
             primary = Some(p);
         }
@@ -638,6 +664,7 @@ fn start_cut_replica(
     dir: &Path,
     n: usize,
     primary: &RedisServer,
+    cut_now: bool,
     notes: &mut Vec<String>,
 ) -> Result<RedisServer, String> {
     let r = RedisServer::start(dir, &format!("redis-{n}-replica"), None)?;
@@ -651,13 +678,64 @@ fn start_cut_replica(
         }
         std::thread::sleep(Duration::from_millis(20));
     }
-    let dead = servers::free_port()?;
-    rc.cmd(&["REPLICAOF", "127.0.0.1", &dead.to_string()])?;
+    if !cut_now {
+        notes.push(format!(
+            "replica :{} synced from primary :{} and keeps replicating until the cut",
+            r.port, primary.port
+        ));
+        return Ok(r);
+    }
+    cut_replication(&mut rc)?;
     notes.push(format!(
         "replica :{} synced from primary :{}, then replication was cut (REPLICAOF a dead port) before any client ran",
         r.port, primary.port
     ));
     Ok(r)
+}
+
+/// Points the replica at a port where nothing listens: a partition. It keeps its data and
+/// receives nothing more.
+fn cut_replication(replica: &mut Redis) -> Result<(), String> {
+    let dead = servers::free_port()?;
+    replica.cmd(&["REPLICAOF", "127.0.0.1", &dead.to_string()])?;
+    Ok(())
+}
+
+/// A number from an `INFO replication` reply, e.g. `master_repl_offset`.
+fn info_field(info: &str, field: &str) -> Option<u64> {
+    info.lines()
+        .find_map(|l| l.strip_prefix(field)?.strip_prefix(':'))
+        .and_then(|v| v.trim().parse().ok())
+}
+
+/// A lagging replica, made real: at `failover − lag` the replica is let catch up with
+/// everything the primary has so far (its replication offset reaches the primary's), then
+/// cut off. What it has at the failover is every write made by then, and nothing later.
+fn cut_at_lag(primary: u16, replica: u16) -> Result<String, String> {
+    let mut p = Redis::connect(primary)?;
+    let mut r = Redis::connect(replica)?;
+    let want = info_field(
+        &p.cmd(&["INFO", "replication"])?.text().unwrap_or_default(),
+        "master_repl_offset",
+    )
+    .unwrap_or(0);
+    let t0 = Instant::now();
+    let mut got = 0;
+    while t0.elapsed() < Duration::from_millis(500) {
+        got = info_field(
+            &r.cmd(&["INFO", "replication"])?.text().unwrap_or_default(),
+            "slave_repl_offset",
+        )
+        .unwrap_or(0);
+        if got >= want {
+            break;
+        }
+        std::thread::sleep(Duration::from_micros(200));
+    }
+    cut_replication(&mut r)?;
+    Ok(format!(
+        "replica offset {got} of the primary's {want} when cut"
+    ))
 }
 
 /// The servers the world's faults act on.
@@ -682,13 +760,32 @@ fn world(env: &Env, sc: &Scenario, f: &Faults, shared: &run::Shared) -> Result<(
     let mut events: Vec<(Millis, u8)> = sc.lock_clock_jumps.iter().map(|j| (j.at, 0)).collect();
     if let Some(t) = sc.failover_at {
         events.push((t, 1));
+        if let (Some(lag), Some(_)) = (sc.replication_lag, f.replica) {
+            if lag <= t {
+                events.push((t - lag, 2));
+            }
+        }
     }
-    events.sort_unstable();
+    // At one instant: a clock step, then the replication cut, then the failover.
+    events.sort_unstable_by_key(|&(t, kind)| (t, [0, 2, 1][kind as usize]));
     events.dedup();
     let mut jumped: Millis = 0;
     for (t, kind) in events {
         if t > sc.horizon {
             break;
+        }
+        if kind == 2 {
+            // The cut that makes the replica `lag` behind at the failover: after this
+            // instant's steps (or, with no lag, just before the failover itself).
+            let lag = sc.replication_lag.unwrap_or(0);
+            env.sleep_until(t, if lag == 0 { -0.4 } else { 0.4 });
+            if let (Some(p), Some(r)) = (f.primary, f.replica) {
+                let how = cut_at_lag(p.port, r.port)?;
+                note(format!(
+                    "t={t}: replication cut, {lag} ms before the failover ({how})"
+                ));
+            }
+            continue;
         }
         if kind == 0 {
             let by = sc
@@ -730,7 +827,7 @@ fn world(env: &Env, sc: &Scenario, f: &Faults, shared: &run::Shared) -> Result<(
             {
                 let mut o = shared.lock().unwrap_or_else(|e| e.into_inner());
                 let next = o.tokens.iter().max().map_or(sc.first_fence, |t| t + 1);
-                o.saw(t, None, failover(next));
+                o.saw(t, None, failover(next, Vec::new()));
             }
             note(format!(
                 "t={t}: killed the etcd leader (client port :{killed}); the other members elect a new one"
@@ -755,10 +852,16 @@ fn world(env: &Env, sc: &Scenario, f: &Faults, shared: &run::Shared) -> Result<(
                 .as_deref()
                 .and_then(|v| v.parse::<u64>().ok())
                 .map_or(sc.first_fence, |v| v + 1);
+            // The lease the promoted replica lacks: the primary's live key, if the replica
+            // does not hold the same value.
+            let lost = match (&on_primary, &seen) {
+                (Some(v), s) if s.as_ref() != Some(v) => vec![run::owner_of(sc, v)],
+                _ => Vec::new(),
+            };
             shared
                 .lock()
                 .unwrap_or_else(|e| e.into_inner())
-                .saw(t, None, failover(next));
+                .saw(t, None, failover(next, lost));
             note(format!(
                 "t={t}: primary killed (it held {} = {:?}, {fence} = {:?}); the replica, which had {:?} and {fence} = {:?}, promoted by REPLICAOF NO ONE",
                 sc.resource, on_primary, primary_fence, seen, seen_fence
@@ -776,10 +879,18 @@ fn world(env: &Env, sc: &Scenario, f: &Faults, shared: &run::Shared) -> Result<(
     Ok(())
 }
 
-/// A failover as the harness made it; the leases it lost are the fold's to name.
-fn failover(next: u64) -> core::EventKind {
+/// A failover as the harness made it: the owners of the live keys the promoted replica
+/// lacked (their leases' tokens and expiries are the fold's to fill in).
+fn failover(next: u64, lost: Vec<String>) -> core::EventKind {
     core::EventKind::Failover {
-        lost: Vec::new(),
+        lost: lost
+            .into_iter()
+            .map(|owner| core::Lease {
+                owner,
+                fence: core::Fence(0),
+                expires_at: 0,
+            })
+            .collect(),
         next_fence: core::Fence(next),
         rolled_back: false,
     }
@@ -1028,7 +1139,7 @@ mod tests {
         let all = cases(&[]).expect("cases");
         assert_eq!(
             all.len(),
-            (DECK.len() + ON_ETCD.len()) * FencingPolicy::ALL.len()
+            (DECK.len() + ON_ETCD.len() + LAGS.len()) * FencingPolicy::ALL.len()
         );
         for c in &all {
             let (scale, slot) = timing(c);

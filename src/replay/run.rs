@@ -770,7 +770,7 @@ fn send(c: &mut Client, w: Write, now: Millis, packets: &mut Vec<Packet>) -> Res
 
 /// Whose lease a lock value is: the actor of that name, or under
 /// `TokenSource::RandomValue` the actor that drew that value.
-fn owner_of(sc: &Scenario, value: &str) -> String {
+pub fn owner_of(sc: &Scenario, value: &str) -> String {
     if sc.actor_index(value).is_some() {
         return value.to_owned();
     }

@@ -515,6 +515,20 @@ fn WhatIf(scenario: Memo<Scenario>, dispatch: Dispatch) -> impl IntoView {
     let count = Memo::new(move |_| scenario.with(|sc| sc.actors.len()));
     let (fewest, most) = (*crate::core::CLIENTS.start(), *crate::core::CLIENTS.end());
     let failover_value = move || failover.get().map(|t| t.to_string()).unwrap_or_default();
+    // A replica's lag matters only for a failover of a Redis that holds the lock.
+    let lagging = Memo::new(move |_| {
+        scenario.with(|sc| {
+            sc.failover_at.is_some()
+                && sc.redlock.is_none()
+                && sc.token_source != TokenSource::LockService
+        })
+    });
+    let lag_value = move || {
+        scenario
+            .with(|sc| sc.replication_lag)
+            .map(|t| t.to_string())
+            .unwrap_or_default()
+    };
     view! {
         <details class="whatif" data-testid="whatif">
             <summary>"What if…"</summary>
@@ -690,6 +704,44 @@ fn WhatIf(scenario: Memo<Scenario>, dispatch: Dispatch) -> impl IntoView {
                                             };
                                             dispatch.msg(msg);
                                             e.target().set_value(&failover_value());
+                                        }
+                                    /> " ms"
+                                </label>
+                            }
+                        })
+                }}
+                {move || {
+                    lagging
+                        .get()
+                        .then(|| {
+                            view! {
+                                <label class="inline">
+                                    "replica lag "
+                                    <input
+                                        type="number"
+                                        min="0"
+                                        placeholder="cut"
+                                        aria-label="Replica lag (ms)"
+                                        title="How far the promoted replica is behind the primary; empty: cut off before the run"
+                                        prop:value=lag_value
+                                        on:change:target=move |e| {
+                                            let v = e.target().value();
+                                            let msg = match v.trim() {
+                                                "" => Msg::SetReplicationLag(None),
+                                                t => {
+                                                    match t.parse::<u64>() {
+                                                        Ok(ms) => Msg::SetReplicationLag(Some(ms)),
+                                                        Err(_) => {
+                                                            Msg::Refuse(
+                                                                "A replica lag needs whole milliseconds (empty: replication cut before the run)."
+                                                                    .to_owned(),
+                                                            )
+                                                        }
+                                                    }
+                                                }
+                                            };
+                                            dispatch.msg(msg);
+                                            e.target().set_value(&lag_value());
                                         }
                                     /> " ms"
                                 </label>
