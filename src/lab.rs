@@ -944,7 +944,7 @@ pub const CONTROLS: [Control; 12] = [
     },
     Control {
         action: "show a run recorded on real servers",
-        how: "**Import a recording**: choose, drop or paste a file that `scripts/replay.sh` wrote",
+        how: "**Scenario → Import a recording…**: choose, drop or paste a file that `scripts/replay.sh` wrote",
         keys: &[],
     },
 ];

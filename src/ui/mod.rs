@@ -437,8 +437,14 @@ fn Header(scenario: Memo<Scenario>, trace: Memo<Arc<Trace>>, dispatch: Dispatch)
         deck::DECK
             .iter()
             .enumerate()
-            .map(|(i, e)| (e.id.to_owned(), format!("{}. {}", i + 1, e.title), "")),
+            .map(|(i, e)| (e.id.to_owned(), format!("{}. {}", i + 1, e.title), ""))
+            .chain([(
+                recording::PICK_RECORDING.to_owned(),
+                "Import a recording…".to_owned(),
+                "",
+            )]),
     );
+    let importing = RwSignal::new(false);
     let policy_options = options(
         FencingPolicy::ALL
             .into_iter()
@@ -448,13 +454,21 @@ fn Header(scenario: Memo<Scenario>, trace: Memo<Arc<Trace>>, dispatch: Dispatch)
         <header class="bar">
             <h1>"fencing-lab" <span class="sub">" — a lease is not a lock"</span></h1>
             <div class="bar-right">
-                <ImportRecording trace dispatch />
+                <ImportRecording trace dispatch open=importing />
                 <label for="scenario" class="fencing-label">
                     "Scenario"
                 </label>
                 <select
                     id="scenario"
-                    on:change:target=move |e| dispatch.msg(Msg::Pick(e.target().value()))
+                    on:change:target=move |e| {
+                        let v = e.target().value();
+                        if v == recording::PICK_RECORDING {
+                            importing.set(true);
+                            e.target().set_value(&current.get_untracked());
+                        } else {
+                            dispatch.msg(Msg::Pick(v));
+                        }
+                    }
                     inner_html=scenario_options
                     prop:value=move || current.get()
                 ></select>

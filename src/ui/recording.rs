@@ -31,18 +31,32 @@ fn read_file(file: web_sys::File, dispatch: Dispatch) {
     }
 }
 
-/// The folded import panel. It folds itself again once a recording is shown, so the
-/// timeline gets its height back.
+/// The value of the Scenario picker's last option, which opens this panel.
+pub const PICK_RECORDING: &str = "recording";
+
+/// The import panel: a dialog over the page (it takes no room from the timeline), opened
+/// from the Scenario picker, closed by its button or once a recording is shown. Not modal,
+/// so the page's own message banner stays in reach.
 #[component]
-pub fn ImportRecording(trace: Memo<Arc<Trace>>, dispatch: Dispatch) -> impl IntoView {
+pub fn ImportRecording(
+    trace: Memo<Arc<Trace>>,
+    dispatch: Dispatch,
+    open: RwSignal<bool>,
+) -> impl IntoView {
     let text = RwSignal::new(String::new());
-    let panel = NodeRef::<leptos::html::Details>::new();
+    let panel = NodeRef::<leptos::html::Dialog>::new();
     let shown = Memo::new(move |_| trace.with(|t| t.recorded.is_some()));
     Effect::new(move |_| {
         if shown.get() {
-            if let Some(d) = panel.get_untracked() {
-                d.set_open(false);
-            }
+            open.set(false);
+        }
+    });
+    Effect::new(move |_| {
+        let Some(d) = panel.get() else { return };
+        if open.get() {
+            d.show();
+        } else {
+            d.close();
         }
     });
     let on_drop = move |e: web_sys::DragEvent| {
@@ -56,9 +70,9 @@ pub fn ImportRecording(trace: Memo<Arc<Trace>>, dispatch: Dispatch) -> impl Into
         }
     };
     view! {
-        <details class="import" node_ref=panel>
-            <summary title="Show a run recorded on real servers">"Recording…"</summary>
+        <dialog class="import" node_ref=panel aria-label="Import a recording">
             <div class="import-body">
+                <h2>"Import a recording"</h2>
                 <p class="hint">
                     "A run recorded on real servers: " <code>"bash scripts/replay.sh"</code>
                     " writes one per scenario and policy to " <code>"target/replay/recorded/"</code>
@@ -91,9 +105,12 @@ pub fn ImportRecording(trace: Memo<Arc<Trace>>, dispatch: Dispatch) -> impl Into
                             }
                         />
                     </label>
+                    <button class="ghost" on:click=move |_| open.set(false)>
+                        "Close"
+                    </button>
                 </div>
             </div>
-        </details>
+        </dialog>
     }
 }
 

@@ -87,9 +87,10 @@ for (const [id, balances, markers] of DECK) {
 
 test('the scenario picker loads each entry at step 0', async () => {
   const { page, context } = await open();
-  // Every deck entry has its browser test above: the picker offers exactly these.
+  // Every deck entry has its browser test above: the picker offers exactly these, and
+  // last, the way to a recording from real servers.
   const offered = await page.getByLabel('Scenario').locator('option').evaluateAll((os) => os.map((o) => o.value));
-  assert.deepEqual(offered, DECK.map(([id]) => id));
+  assert.deepEqual(offered, [...DECK.map(([id]) => id), 'recording']);
   for (const [id] of DECK) {
     await page.getByLabel('Scenario').selectOption(id);
     assert.deepEqual((await position(page))[0], 0);

@@ -13,7 +13,7 @@ const sample = (name) =>
 
 test('a recording chosen as a file is drawn on the timeline, labelled with the servers it ran on', async () => {
   const { page, context } = await open('#s=toctou');
-  await page.getByText('Recording…').click();
+  await page.getByLabel('Scenario').selectOption('recording');
   await page.getByLabel('Recording file').setInputFiles(sample('gc-pause-off.json'));
   const banner = page.getByTestId('recorded');
   await banner.waitFor();
@@ -37,7 +37,7 @@ test('a recording chosen as a file is drawn on the timeline, labelled with the s
 
 test('a pasted recording is shown; a bad one is refused with a reason and the view stays', async () => {
   const { page, context } = await open('#s=toctou');
-  await page.getByText('Recording…').click();
+  await page.getByLabel('Scenario').selectOption('recording');
   const area = page.getByLabel('Recorded trace (JSON)');
   const show = page.getByRole('button', { name: 'Show recording' });
   const error = page.getByTestId('error');
