@@ -304,3 +304,28 @@ test("a packet delay drawn on the timeline: drag B's write to the right, double-
   assert.equal(await text(page, 'balance'), '90');
   await context.close();
 });
+
+test('what if the replica lags: 5 ms behind it has A\'s SET and nothing is lost; cut off, the lock is granted twice', async () => {
+  const { page, context } = await open('#s=redis-failover&fence=same_epoch&step=99');
+  assert.equal(await text(page, 'balance'), '80');
+  await page.locator('details.whatif summary').click();
+  const lag = page.getByLabel('Replica lag (ms)');
+  assert.equal(await lag.inputValue(), '', 'the deck cuts replication before the run');
+  await lag.fill('5');
+  await lag.press('Enter');
+  await page.waitForFunction(() => location.hash.includes('lag=5'));
+  // A's SET at t=0 reached the replica: A keeps the lock, B waits and finds the job done.
+  assert.equal(await text(page, 'balance'), '90');
+  assert.equal(await page.getByTestId('ledger-row').count(), 1);
+  const fresh = await open('#s=redis-failover&fence=same_epoch&lag=5&step=3');
+  assert.match(await text(fresh.page, 'narration'), /5 ms behind.*had reached it/);
+  await fresh.context.close();
+  await lag.fill('10');
+  await lag.press('Enter');
+  await page.waitForFunction(() => location.hash.includes('lag=10'));
+  assert.equal(await text(page, 'balance'), '80');
+  await lag.fill('');
+  await lag.press('Enter');
+  await page.waitForFunction(() => !location.hash.includes('lag='));
+  await context.close();
+});
