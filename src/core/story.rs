@@ -260,6 +260,23 @@ pub fn narration(t: &Trace, step: usize) -> String {
     }
 }
 
+/// Whether event `i` is an accepted publish, after an earlier accepted write, of the value
+/// the result row already held: the job ran again and changed nothing.
+fn rewrote_same(t: &Trace, i: usize) -> bool {
+    let EventKind::WriteApplied {
+        result: Ok(_),
+        publish: Some(v),
+        ..
+    } = &t.events[i].kind
+    else {
+        return false;
+    };
+    let held = i
+        .checked_sub(1)
+        .and_then(|p| t.events[p].snapshot.result.as_deref());
+    held == Some(v.as_str()) && accepted_before(t, i).next().is_some()
+}
+
 /// What the job's second landed write is called: a double charge, or a duplicate publish.
 fn twice_name(sc: &Scenario) -> &'static str {
     if sc.claims() {
@@ -600,7 +617,9 @@ fn sentence(t: &Trace, i: usize) -> String {
                     } else {
                         s += " Storage is not checking tokens.";
                     }
-                    if sc.job.is_some() && accepted_before(t, i).next().is_some() {
+                    if rewrote_same(t, i) {
+                        s += " The job has now run twice, but this run wrote the value the row already held: wasted work, no harm.";
+                    } else if sc.job.is_some() && accepted_before(t, i).next().is_some() {
                         s += &format!(" The job has now run twice: a {}.", twice_name(sc));
                     }
                     s
@@ -1201,6 +1220,7 @@ fn say_write(t: &Trace, i: usize) -> String {
             ),
             None => String::new(),
         },
+        Ok(_) if twice && rewrote_same(t, i) => "Wasted work, no harm: the job ran twice, but a report recomputed from the same input rewrote the value already in the row. A lock for efficiency can live with that; the same pause with a debit is a double charge (gc-pause).".to_owned(),
         Ok(_) if twice && late && sc.claims() => format!("Duplicate claim: the job ran twice, and the claim row now names {name}, a superseded holder, which will call the provider too. Only the provider's idempotency key can stop a second charge now."),
         Ok(_) if twice && late && sc.publishes() => "Duplicate publish: the job ran twice, and the result row now holds the superseded worker's result. The lease alone is not mutual exclusion.".to_owned(),
         Ok(_) if twice && late => "Double charge: the job ran twice. Each debit is atomic, so no update was lost; a second lock generation charged again. The lease alone is not mutual exclusion.".to_owned(),
@@ -1277,7 +1297,11 @@ pub fn outcome(t: &Trace) -> String {
             } else {
                 format!("{} times", n + 1)
             };
-            let name = twice_name(&t.scenario);
+            let name = if s.harmless_reruns >= n {
+                "wasted work, no harm"
+            } else {
+                twice_name(&t.scenario)
+            };
             parts.push(match l {
                 Some(l) => format!("{name}: job ran {times} — {l}"),
                 None => format!("{name}: job ran {times}"),

@@ -406,6 +406,10 @@ pub struct Summary {
     /// Side effects made in all, protected or not.
     #[serde(default)]
     pub side_effects: usize,
+    /// Accepted publishes, after the job's first, that rewrote the value already in the
+    /// result row: a second run that wasted work but changed nothing.
+    #[serde(default)]
+    pub harmless_reruns: usize,
     /// Provider calls that charged (a new idempotency key).
     #[serde(default)]
     pub provider_charges: usize,
