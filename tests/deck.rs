@@ -101,6 +101,7 @@ fn deck_lists_the_scenarios_in_order() {
             "claim-row",
             "lock-delay",
             "efficiency",
+            "drift-margin",
         ]
     );
 }

@@ -131,6 +131,13 @@ pub enum EventKind {
     Checked {
         held: bool,
     },
+    /// `Step::CheckDeadline`: the time since the actor's acquire (or last renewal) on its own
+    /// clock, and its local deadline (TTL − margin); `ok` while `local < deadline`.
+    DeadlineChecked {
+        local: Millis,
+        deadline: Millis,
+        ok: bool,
+    },
     GaveUp,
     WriteSent {
         fence: Option<Fence>,
@@ -289,6 +296,7 @@ impl TraceEvent {
         match &self.kind {
             EventKind::AcquireRefused { .. } => "lock_held",
             EventKind::WriteApplied { result: Err(e), .. } => e.code(),
+            EventKind::DeadlineChecked { ok: false, .. } => "past_deadline",
             EventKind::Checked { held: false }
             | EventKind::ExtendFailed { .. }
             | EventKind::ReleaseNoop { .. } => "not_holder",
