@@ -76,7 +76,9 @@ fn the_check_passes_and_a_pause_after_it_lands_unfenced() {
         "{words}"
     );
     assert!(story::say(&off, step).contains("cannot cover a pause after the check"));
-    assert!(story::narration(&off, 0).contains("clocks run 20% slow"));
+    assert!(
+        story::narration(&off, 0).contains("client clocks run 20% slow, and stop at TTL − 8 ms")
+    );
     assert_eq!(writes(&off), [w(35, "B", 34, "ok"), w(56, "A", 33, "ok")]);
     assert_eq!(off.summary.final_balance, 80);
     assert_eq!(off.summary.late_writes_accepted, 1);

@@ -94,13 +94,13 @@ fn the_verdict_comes_from_the_values_written() {
     let mut sc = Scenario::efficiency().with_policy(FencingPolicy::Off);
     for s in &mut sc.actors[0].script {
         if let Step::Publish { result } = s {
-            *result = "daily report: 11 orders".to_owned();
+            *result = "11 orders".to_owned();
         }
     }
     let t = run(&sc);
     assert_eq!(t.summary.duplicate_runs, 1);
     assert_eq!(t.summary.harmless_reruns, 0);
-    assert_eq!(story::final_value(&t), "daily report: 11 orders");
+    assert_eq!(story::final_value(&t), "11 orders");
     assert!(
         story::outcome(&t).starts_with("duplicate publish: job ran twice"),
         "{}",

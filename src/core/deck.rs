@@ -364,7 +364,7 @@ pub static DECK: &[DeckEntry] = &[
     DeckEntry {
         id: "efficiency",
         title: "Efficiency or correctness?",
-        question: "Is your lock for efficiency or for correctness? When is a lease without fencing fine?",
+        question: "Is your lock for efficiency or for correctness?",
         notes: |r| {
             let (a, b) = (r.token(0), r.token(1));
             let off = &r.off().summary;
@@ -387,7 +387,7 @@ pub static DECK: &[DeckEntry] = &[
     DeckEntry {
         id: "drift-margin",
         title: "Client clock drift margin",
-        question: "The client's clock runs slow. Does stopping at TTL − a drift margin make the lease safe?",
+        question: "The client's clock runs slow. Is stopping at TTL − a margin safe?",
         notes: |r| {
             let [off, strict, _] = r.balances();
             let (a, b) = (r.token(0), r.token(1));
@@ -545,7 +545,7 @@ pub const LOCK_DELAY_SHORT_PAUSE: Millis = 40;
 pub const PROVIDER_KEY: &str = "order-1-charge";
 
 /// The value every rebuild of `efficiency`'s report writes: recomputed from the same input.
-pub const REPORT: &str = "daily report: 12 orders";
+pub const REPORT: &str = "12 orders";
 
 /// The one job of the account scenarios.
 pub const HEADLINE_JOB: &str = "charge order 1";

@@ -250,7 +250,7 @@ pub fn narration(t: &Trace, step: usize) -> String {
                 duration(sc, sc.lock_delay)
             ),
             None if sc.client_drift > 0 || sc.deadline_margin > 0 => format!(
-                "{} lease lock; the clients' clocks run {} slow against the lock server's, and a client stops at TTL − {} on its own clock",
+                "{} lease lock; client clocks run {} slow, and stop at TTL − {}",
                 duration(sc, sc.lease_ttl),
                 per_mille(sc.client_drift),
                 duration(sc, sc.deadline_margin)
