@@ -10,6 +10,7 @@ use std::fmt;
 use crate::core::deck;
 use crate::core::{
     FencingPolicy, Millis, Pause, ReleaseMode, Scenario, ScenarioError, TokenSource, CLIENTS,
+    MAX_CLIENT_DRIFT,
 };
 
 /// Longest hash accepted; a real one is well under 200 characters.
@@ -160,6 +161,12 @@ pub fn encode(sc: &Scenario, step: usize) -> String {
         if b.lock_delay != sc.lock_delay {
             out.push_str(&format!("&lockdelay={}", sc.lock_delay));
         }
+        if b.client_drift != sc.client_drift {
+            out.push_str(&format!("&drift={}", sc.client_drift));
+        }
+        if b.deadline_margin != sc.deadline_margin {
+            out.push_str(&format!("&margin={}", sc.deadline_margin));
+        }
         if b.failover_at != sc.failover_at {
             match sc.failover_at {
                 Some(t) => out.push_str(&format!("&failover={t}")),
@@ -281,6 +288,14 @@ pub fn decode(hash: &str) -> Result<View, ShareError> {
                     "cut" => None,
                     _ => Some(number(k, v)?),
                 }
+            }
+            "margin" => sc.deadline_margin = number(k, v)?,
+            "drift" => {
+                let d = (v.len() <= 3 && !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()))
+                    .then(|| v.parse::<u64>().ok())
+                    .flatten()
+                    .filter(|d| *d <= MAX_CLIENT_DRIFT);
+                sc.client_drift = choice(d, "drift", "a whole number per mille from 0 to 900", v)?;
             }
             "release" => {
                 sc.release = choice(

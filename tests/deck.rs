@@ -100,6 +100,8 @@ fn deck_lists_the_scenarios_in_order() {
             "uuid-token",
             "claim-row",
             "lock-delay",
+            "efficiency",
+            "drift-margin",
         ]
     );
 }

@@ -6,7 +6,9 @@ use super::clock::Millis;
 use super::lease::{renewal_interval, Acquire, Fence};
 use super::ledger::WriteRequest;
 use super::queue::{Class, Pending};
-use super::scenario::{random_token, ReleaseMode, Step, TokenSource, COUNTER_GAP, GET_DEL_GAP};
+use super::scenario::{
+    client_elapsed, random_token, ReleaseMode, Step, TokenSource, COUNTER_GAP, GET_DEL_GAP,
+};
 use super::sim::Sim;
 use super::trace::{EventKind, Grant, Lane, NoopReason, ProviderOutcome, SkipReason};
 
@@ -83,6 +85,7 @@ impl Sim<'_> {
             )
             .ok()?;
         let fence = self.actors[actor].fence.unwrap_or(Fence(0));
+        self.actors[actor].lease_from = Some(now);
         self.push(expires_at, Class::Expiry, Pending::Expiry { fence });
         Some((fence, expires_at))
     }
@@ -122,6 +125,7 @@ impl Sim<'_> {
                         let st = &mut self.actors[actor];
                         st.fence = Some(fence);
                         st.believes = true;
+                        st.lease_from = Some(now);
                         self.grants.push(Grant {
                             owner: name.clone(),
                             fence,
@@ -162,6 +166,25 @@ impl Sim<'_> {
                 let held = self.lock.is_held(now, res, &name);
                 self.say(actor, EventKind::Checked { held });
                 if !held {
+                    self.cancel(actor);
+                    self.say(actor, EventKind::GaveUp);
+                    return;
+                }
+            }
+            Step::CheckDeadline => {
+                let since = now.saturating_sub(self.actors[actor].lease_from.unwrap_or(now));
+                let local = client_elapsed(since, sc.client_drift);
+                let deadline = sc.lease_ttl.saturating_sub(sc.deadline_margin);
+                let ok = local < deadline;
+                self.say(
+                    actor,
+                    EventKind::DeadlineChecked {
+                        local,
+                        deadline,
+                        ok,
+                    },
+                );
+                if !ok {
                     self.cancel(actor);
                     self.say(actor, EventKind::GaveUp);
                     return;

@@ -55,9 +55,29 @@ pub fn summarize(
             })
             .max()
             .unwrap_or(0),
+        harmless_reruns: harmless_reruns(writes),
         provider_charges: provider(ProviderOutcome::Charged),
         provider_deduped: provider(ProviderOutcome::Deduped),
         unprotected_side_effects: side_effects().filter(|live| !live).count(),
         side_effects: side_effects().count(),
     }
+}
+
+/// Accepted publishes after the first that wrote the value already in the result row: the
+/// job ran again but left storage as one run left it (wasted work, no wrong final state).
+fn harmless_reruns(writes: &[WriteRecord]) -> usize {
+    let mut row: Option<&str> = None;
+    let mut landed = 0usize;
+    let mut same = 0usize;
+    for w in writes.iter().filter(|w| w.accepted()) {
+        let Some(value) = w.request.publish.as_deref() else {
+            continue;
+        };
+        if landed > 0 && row == Some(value) {
+            same += 1;
+        }
+        landed += 1;
+        row = Some(value);
+    }
+    same
 }

@@ -17,6 +17,8 @@ pub const CLIENTS: std::ops::RangeInclusive<usize> = 2..=5;
 const CLIENT_NAMES: [&str; 5] = ["A", "B", "C", "D", "E"];
 pub const MAX_STEPS: usize = 64;
 pub const MAX_TIME: Millis = 600_000;
+/// Slowest client clock, per mille slow (900: it counts 1 ms in 10).
+pub const MAX_CLIENT_DRIFT: u64 = 900;
 /// Longest side-effect description and scenario id.
 pub const MAX_LABEL: usize = 80;
 
@@ -47,6 +49,11 @@ pub enum Step {
     Work { ms: Millis },
     /// `is_held` check; an actor that finds it lost the lease gives up.
     CheckHeld,
+    /// A check of the client's own deadline, on its own clock (no round trip): the time since
+    /// its acquire (or last renewal) as its clock measures it, running
+    /// [`Scenario::client_drift`] per mille slow, against TTL − [`Scenario::deadline_margin`].
+    /// At or past the deadline the actor gives up.
+    CheckDeadline,
     /// Send a debit with the actor's token (and optional idempotency key).
     Debit {
         amount: i64,
@@ -331,6 +338,14 @@ pub struct Scenario {
     /// cut before the run, so it has none of the run's writes.
     #[serde(default)]
     pub replication_lag: Option<Millis>,
+    /// How slow every client's own clock runs against the lock server's, per mille (200: it
+    /// counts 4 ms while 5 pass). Only `Step::CheckDeadline` reads a client's clock.
+    #[serde(default)]
+    pub client_drift: u64,
+    /// How much earlier than the TTL a client stops (`Step::CheckDeadline`): its local
+    /// deadline is TTL − margin after its acquire, on its own clock.
+    #[serde(default)]
+    pub deadline_margin: Millis,
     /// The one job every actor's debits carry out, if they all run the same job (`Step::CheckDone`
     /// reads whether it is done). Two of its debits landing means the job ran twice.
     #[serde(default)]
@@ -414,6 +429,11 @@ fn in_range(what: &'static str, value: u64, min: u64, max: u64) -> Result<(), Sc
             max,
         })
     }
+}
+
+/// How long `real` ms last on a client clock running `drift` per mille slow (rounded down).
+pub fn client_elapsed(real: Millis, drift: u64) -> Millis {
+    real.saturating_mul(1000 - drift.min(1000)) / 1000
 }
 
 impl Scenario {
@@ -564,6 +584,8 @@ impl Scenario {
         if let Some(lag) = self.replication_lag {
             in_range("replication_lag", lag, 0, MAX_TIME)?;
         }
+        in_range("client_drift", self.client_drift, 0, MAX_CLIENT_DRIFT)?;
+        in_range("deadline_margin", self.deadline_margin, 0, MAX_TIME)?;
         in_range(
             "lock_clock_jumps",
             self.lock_clock_jumps.len() as u64,
@@ -625,6 +647,7 @@ impl Scenario {
                         }
                     }
                     Step::CheckHeld
+                    | Step::CheckDeadline
                     | Step::CheckDone
                     | Step::Extend
                     | Step::Release

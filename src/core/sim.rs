@@ -29,6 +29,8 @@ pub(super) struct ActorState {
     /// `Step::WorkRenewing`: when the work ends, and when the watchdog renews next.
     pub(super) work_until: Option<Millis>,
     pub(super) renew_due: Option<Millis>,
+    /// When the actor's lease was last granted or renewed (its local deadline counts from here).
+    pub(super) lease_from: Option<Millis>,
 }
 
 pub(super) struct Sim<'a> {

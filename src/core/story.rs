@@ -130,6 +130,16 @@ pub fn label(e: &TraceEvent) -> String {
         },
         EventKind::PauseEnded { .. } => "wakes".to_owned(),
         EventKind::Checked { held } => format!("is_held = {held}"),
+        EventKind::DeadlineChecked {
+            local,
+            deadline,
+            ok,
+        } => {
+            format!(
+                "local {local}/{deadline} ms: {}",
+                if *ok { "go" } else { "stop" }
+            )
+        }
         EventKind::GaveUp => "gives up".to_owned(),
         EventKind::JobChecked { done: true } => "job done: skip".to_owned(),
         EventKind::JobChecked { done: false } => "job not done".to_owned(),
@@ -239,6 +249,12 @@ pub fn narration(t: &Trace, step: usize) -> String {
                 duration(sc, sc.lease_ttl),
                 duration(sc, sc.lock_delay)
             ),
+            None if sc.client_drift > 0 || sc.deadline_margin > 0 => format!(
+                "{} lease lock; client clocks run {} slow, and stop at TTL − {}",
+                duration(sc, sc.lease_ttl),
+                per_mille(sc.client_drift),
+                duration(sc, sc.deadline_margin)
+            ),
             None => format!("{} lease lock", duration(sc, sc.lease_ttl)),
         };
         return format!(
@@ -258,6 +274,23 @@ pub fn narration(t: &Trace, step: usize) -> String {
     } else {
         format!("{stamp} — {s}")
     }
+}
+
+/// Whether event `i` is an accepted publish, after an earlier accepted write, of the value
+/// the result row already held: the job ran again and changed nothing.
+fn rewrote_same(t: &Trace, i: usize) -> bool {
+    let EventKind::WriteApplied {
+        result: Ok(_),
+        publish: Some(v),
+        ..
+    } = &t.events[i].kind
+    else {
+        return false;
+    };
+    let held = i
+        .checked_sub(1)
+        .and_then(|p| t.events[p].snapshot.result.as_deref());
+    held == Some(v.as_str()) && accepted_before(t, i).next().is_some()
 }
 
 /// What the job's second landed write is called: a double charge, or a duplicate publish.
@@ -285,6 +318,30 @@ pub fn value(t: &Trace, step: usize) -> String {
 /// [`value`] at the end of the run.
 pub fn final_value(t: &Trace) -> String {
     value(t, t.len())
+}
+
+/// How long, on the lock server's clock, the actor of event `i` has held its lease (since its
+/// grant or last renewal).
+fn lease_age(t: &Trace, i: usize) -> Millis {
+    let e = &t.events[i];
+    before(t, i)
+        .find(|p| {
+            p.actor == e.actor
+                && matches!(
+                    p.kind,
+                    EventKind::Acquired { .. } | EventKind::Extended { .. }
+                )
+        })
+        .map_or(0, |p| e.at.saturating_sub(p.at))
+}
+
+/// A drift rate in words: 200 per mille is "20%".
+fn per_mille(d: u64) -> String {
+    if d % 10 == 0 {
+        format!("{}%", d / 10)
+    } else {
+        format!("{d}‰")
+    }
 }
 
 /// The earlier events of the same trace, newest first.
@@ -480,6 +537,40 @@ fn sentence(t: &Trace, i: usize) -> String {
         EventKind::Checked { held: false } => {
             format!("{name} checks is_held: false. Its lease is gone.")
         }
+        EventKind::DeadlineChecked { local, deadline, ok } => {
+            let real = lease_age(t, i);
+            let clock = match sc.client_drift {
+                0 => format!("its own clock reads {} since its lease began", dur(*local)),
+                d => format!(
+                    "its own clock, running {} slow, reads {} since its lease began ({} on the lock server's clock)",
+                    per_mille(d),
+                    dur(*local),
+                    dur(real)
+                ),
+            };
+            let rule = format!(
+                "its deadline is TTL − margin = {} − {} = {}",
+                dur(sc.lease_ttl),
+                dur(sc.deadline_margin),
+                dur(*deadline)
+            );
+            if *ok {
+                let gone = if real >= sc.lease_ttl {
+                    format!(
+                        " But the lease ran out on the lock server {} ago: the slow clock hides that.",
+                        dur(real - sc.lease_ttl)
+                    )
+                } else {
+                    String::new()
+                };
+                format!(
+                    "{name} checks its local deadline (no round trip): {clock}; {rule}, so it has {} left and goes on to write.{gone}",
+                    dur(deadline - local)
+                )
+            } else {
+                format!("{name} checks its local deadline (no round trip): {clock}; {rule}, and it is past it, so it stops before writing.")
+            }
+        }
         EventKind::GaveUp
             if before(t, i).next().is_some_and(|p| {
                 matches!(
@@ -600,7 +691,9 @@ fn sentence(t: &Trace, i: usize) -> String {
                     } else {
                         s += " Storage is not checking tokens.";
                     }
-                    if sc.job.is_some() && accepted_before(t, i).next().is_some() {
+                    if rewrote_same(t, i) {
+                        s += " The job has now run twice, but this run wrote the value the row already held: wasted work, no harm.";
+                    } else if sc.job.is_some() && accepted_before(t, i).next().is_some() {
                         s += &format!(" The job has now run twice: a {}.", twice_name(sc));
                     }
                     s
@@ -1033,6 +1126,15 @@ pub fn say(t: &Trace, step: usize) -> String {
         EventKind::Checked { held: false } => {
             "Giving up on a failed check is right, but it only covers pauses before the check."
         }
+        EventKind::DeadlineChecked { ok: true, .. } if lease_age(t, step - 1) >= sc.lease_ttl => {
+            "Its clock runs slow, so it believes the lease lasts longer than it does. A margin of at least TTL × drift would have stopped it here."
+        }
+        EventKind::DeadlineChecked { ok: true, .. } => {
+            "The margin covers a clock that drifts by a bounded amount. It cannot cover a pause after the check, or a packet that arrives late."
+        }
+        EventKind::DeadlineChecked { ok: false, .. } => {
+            "Stopping at TTL − margin works when drift and pauses are bounded: this check came with too little lease left, so it stops."
+        }
         EventKind::ProviderCall { outcome: ProviderOutcome::Charged, .. } => {
             "The provider never sees the token; it dedupes on the idempotency key. The key says \"this intent runs once\", not \"this lock generation may write\"."
         }
@@ -1258,6 +1360,7 @@ fn say_write(t: &Trace, i: usize) -> String {
             ),
             None => String::new(),
         },
+        Ok(_) if twice && rewrote_same(t, i) => "Wasted work, no harm: the job ran twice, but a report recomputed from the same input rewrote the value already in the row. A lock for efficiency can live with that; the same pause with a debit is a double charge (gc-pause).".to_owned(),
         Ok(_) if twice && late && sc.claims() => format!("Duplicate claim: the job ran twice, and the claim row now names {name}, a superseded holder, which will call the provider too. Only the provider's idempotency key can stop a second charge now."),
         Ok(_) if twice && late && sc.publishes() => "Duplicate publish: the job ran twice, and the result row now holds the superseded worker's result. The lease alone is not mutual exclusion.".to_owned(),
         Ok(_) if twice && late => "Double charge: the job ran twice. Each debit is atomic, so no update was lost; a second lock generation charged again. The lease alone is not mutual exclusion.".to_owned(),
@@ -1334,7 +1437,11 @@ pub fn outcome(t: &Trace) -> String {
             } else {
                 format!("{} times", n + 1)
             };
-            let name = twice_name(&t.scenario);
+            let name = if s.harmless_reruns >= n {
+                "wasted work, no harm"
+            } else {
+                twice_name(&t.scenario)
+            };
             parts.push(match l {
                 Some(l) => format!("{name}: job ran {times} — {l}"),
                 None => format!("{name}: job ran {times}"),

@@ -131,6 +131,13 @@ pub enum EventKind {
     Checked {
         held: bool,
     },
+    /// `Step::CheckDeadline`: the time since the actor's acquire (or last renewal) on its own
+    /// clock, and its local deadline (TTL − margin); `ok` while `local < deadline`.
+    DeadlineChecked {
+        local: Millis,
+        deadline: Millis,
+        ok: bool,
+    },
     GaveUp,
     WriteSent {
         fence: Option<Fence>,
@@ -289,6 +296,7 @@ impl TraceEvent {
         match &self.kind {
             EventKind::AcquireRefused { .. } => "lock_held",
             EventKind::WriteApplied { result: Err(e), .. } => e.code(),
+            EventKind::DeadlineChecked { ok: false, .. } => "past_deadline",
             EventKind::Checked { held: false }
             | EventKind::ExtendFailed { .. }
             | EventKind::ReleaseNoop { .. } => "not_holder",
@@ -406,6 +414,10 @@ pub struct Summary {
     /// Side effects made in all, protected or not.
     #[serde(default)]
     pub side_effects: usize,
+    /// Accepted publishes, after the job's first, that rewrote the value already in the
+    /// result row: a second run that wasted work but changed nothing.
+    #[serde(default)]
+    pub harmless_reruns: usize,
     /// Provider calls that charged (a new idempotency key).
     #[serde(default)]
     pub provider_charges: usize,

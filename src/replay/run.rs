@@ -15,9 +15,9 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use fencing_lab::core::{
-    random_token, renewal_interval, Actor, EventKind, Fence, FencingPolicy, Millis, NoopReason,
-    Observation, ProviderOutcome, ReleaseMode, Scenario, SkipReason, SplitMix64, Step, TokenSource,
-    WriteError, WriteRequest, COUNTER_GAP, GET_DEL_GAP,
+    client_elapsed, random_token, renewal_interval, Actor, EventKind, Fence, FencingPolicy, Millis,
+    NoopReason, Observation, ProviderOutcome, ReleaseMode, Scenario, SkipReason, SplitMix64, Step,
+    TokenSource, WriteError, WriteRequest, COUNTER_GAP, GET_DEL_GAP,
 };
 
 use super::etcd::{Etcd, LockTxn};
@@ -511,6 +511,8 @@ struct State {
     del_pending: bool,
     work_until: Option<Millis>,
     renew_due: Option<Millis>,
+    /// When the lease was last granted or renewed: the client's local deadline counts from here.
+    lease_from: Option<Millis>,
 }
 
 /// What a step leaves to do next.
@@ -860,6 +862,7 @@ fn act(
                     o.grants += 1;
                     sc.first_fence + o.grants - 1
                 };
+                st.lease_from = Some(now);
                 c.saw(
                     now,
                     EventKind::Acquired {
@@ -877,6 +880,7 @@ fn act(
         Step::Acquire { retry_every } => match c.acquire(now)? {
             (Some(token), nodes) => {
                 c.shared.lock().unwrap_or_else(|e| e.into_inner()).grants += 1;
+                st.lease_from = Some(now);
                 c.saw(
                     now,
                     EventKind::Acquired {
@@ -899,6 +903,28 @@ fn act(
             let held = c.is_held()?;
             c.saw(now, EventKind::Checked { held });
             if held {
+                Next::At(now)
+            } else {
+                c.saw(now, EventKind::GaveUp);
+                Next::Stop
+            }
+        }
+        Step::CheckDeadline => {
+            // The client's own clock: the harness is the client, so it reads scenario time and
+            // runs it `client_drift` per mille slow, as a slow clock would. No server sees it.
+            let since = now.saturating_sub(st.lease_from.unwrap_or(now));
+            let local = client_elapsed(since, sc.client_drift);
+            let deadline = sc.lease_ttl.saturating_sub(sc.deadline_margin);
+            let ok = local < deadline;
+            c.saw(
+                now,
+                EventKind::DeadlineChecked {
+                    local,
+                    deadline,
+                    ok,
+                },
+            );
+            if ok {
                 Next::At(now)
             } else {
                 c.saw(now, EventKind::GaveUp);
@@ -1043,6 +1069,7 @@ fn act(
         },
         Step::Extend => {
             if c.extend(now)? {
+                st.lease_from = Some(now);
                 c.saw(
                     now,
                     EventKind::Extended {
@@ -1096,6 +1123,7 @@ fn act(
                         Next::At(now)
                     } else if c.extend(now)? {
                         let next = schedule(st, until);
+                        st.lease_from = Some(now);
                         c.saw(
                             now,
                             EventKind::Extended {

@@ -26,6 +26,12 @@ const DECK = [
   ['claim-row', { off: 'claimed by A', strict: 'claimed by B', same_epoch: 'claimed by B' }, { off: ['charged', 'deduped'], strict: ['charged', 'stale_fence', 'not_called'], same_epoch: ['charged', 'stale_fence', 'not_called'] }],
   // Chubby's lock-delay: B is refused while no lease is live, and A's 60 ms pause still outlasts it.
   ['lock-delay', { off: '80', strict: '90', same_epoch: '90' }, { off: ['lock_held'], strict: ['lock_held', 'stale_fence'] }],
+  // Kleppmann's opener: the headline's pause on a report rebuild. Off, it runs twice and the
+  // row holds the same report: wasted work, no harm; fenced, A's late rebuild is refused.
+  ['efficiency', { off: '12 orders', strict: '12 orders', same_epoch: '12 orders' }, { strict: ['stale_fence'], same_epoch: ['stale_fence'] }],
+  // A slow client clock and a deadline margin: A's check passes, a GC pause after it still
+  // lands the late debit unfenced; the fence refuses it.
+  ['drift-margin', { off: '80', strict: '90', same_epoch: '90' }, { strict: ['stale_fence'] }],
 ];
 
 for (const [id, balances, markers] of DECK) {
@@ -72,6 +78,32 @@ for (const [id, balances, markers] of DECK) {
         assert.deepEqual((await position(back.page))[0], 6);
         assert.match(await text(back.page, 'narration'), /lock-delay keeps acct:1 from everyone until t=50/);
         await back.context.close();
+      }
+      if (id === 'efficiency') {
+        assert.match(await text(page, 'summary-off'), /wasted work, no harm: job ran twice — A's 33 landed from a superseded lease/);
+        if (policy === 'off') {
+          // Step back to A's late rebuild: it lands, and rewrites the value already there.
+          const back = await open(`#s=${id}&fence=off&step=11`);
+          assert.deepEqual((await position(back.page))[0], 11);
+          assert.match(await text(back.page, 'narration'), /wrote the value the row already held: wasted work, no harm/);
+          await back.context.close();
+        }
+      }
+      if (id === 'drift-margin') {
+        // Step back to A's deadline check: its slow clock reads 12 of 22 ms, so it goes on.
+        const back = await open(`#s=${id}&fence=${policy}&step=3`);
+        assert.deepEqual((await position(back.page))[0], 3);
+        assert.match(await text(back.page, 'narration'), /running 20% slow, reads 12 ms since its lease began \(15 ms on the lock server's clock\)/);
+        await back.context.close();
+        if (policy === 'off') {
+          // What if… no pause, a 1 ms margin: A writes inside its lease, B finds the job done.
+          const thin = await open(`#s=${id}&fence=off&pause.A=none&margin=1&step=99999`);
+          assert.equal(await text(thin.page, 'balance'), '90');
+          await thin.context.close();
+          const bad = await open(`#s=${id}&drift=fast`);
+          assert.match(await text(bad.page, 'error'), /drift must be a whole number per mille from 0 to 900, not “fast”/);
+          await bad.context.close();
+        }
       }
       if (id === 'renewal') {
         assert.match(await text(page, 'herd-caption'), /1000 holders/);

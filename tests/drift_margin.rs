@@ -1,0 +1,234 @@
+//! `drift-margin`: a client whose clock runs slow believes its lease lasts longer than it
+//! does; stopping at TTL − a margin on its own clock skips the late write when the drift is
+//! bounded, but a pause after the check still lands unfenced, and the fence refuses it.
+
+use fencing_lab::core::deck;
+use fencing_lab::core::story;
+use fencing_lab::core::{
+    client_elapsed, run, EventKind, Fence, FencingPolicy, Scenario, ScenarioError, Trace,
+    MAX_CLIENT_DRIFT, MAX_TIME,
+};
+use fencing_lab::share::{decode, encode, ShareError};
+
+fn run_as(policy: FencingPolicy) -> Trace {
+    run(&Scenario::drift_margin().with_policy(policy))
+}
+
+/// (at, writer, token, code) of each write in arrival order.
+fn writes(t: &Trace) -> Vec<(u64, String, u64, &'static str)> {
+    t.writes
+        .iter()
+        .map(|w| {
+            (
+                w.at,
+                w.request.writer.clone(),
+                w.request.fence.unwrap().0,
+                w.result.as_ref().err().map_or("ok", |e| e.code()),
+            )
+        })
+        .collect()
+}
+
+fn w(at: u64, who: &str, tok: u64, code: &'static str) -> (u64, String, u64, &'static str) {
+    (at, who.to_owned(), tok, code)
+}
+
+/// (at, local, deadline, ok) of each deadline check, and its step (1-based).
+fn checks(t: &Trace) -> Vec<(u64, u64, u64, bool, usize)> {
+    t.events
+        .iter()
+        .enumerate()
+        .filter_map(|(i, e)| match e.kind {
+            EventKind::DeadlineChecked {
+                local,
+                deadline,
+                ok,
+            } => Some((e.at, local, deadline, ok, i + 1)),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn a_slow_clock_counts_less() {
+    assert_eq!(client_elapsed(20, 200), 16);
+    assert_eq!(client_elapsed(36, 200), 28, "rounded down");
+    assert_eq!(client_elapsed(36, 0), 36);
+    assert_eq!(client_elapsed(10, 1000), 0);
+}
+
+#[test]
+fn the_check_passes_and_a_pause_after_it_lands_unfenced() {
+    let off = run_as(FencingPolicy::Off);
+    assert_eq!(
+        (off.scenario.client_drift, off.scenario.deadline_margin),
+        (200, 8)
+    );
+    let c = checks(&off);
+    assert_eq!(c.len(), 1);
+    let (at, local, deadline, ok, step) = c[0];
+    assert_eq!((at, local, deadline, ok), (15, 12, 22, true));
+    assert_eq!(step, 3, "the browser test steps to A's check");
+    let words = story::narration(&off, step);
+    assert!(
+        words.contains("running 20% slow, reads 12 ms since its lease began (15 ms on the lock server's clock)")
+            && words.contains("TTL − margin = 30 ms − 8 ms = 22 ms, so it has 10 ms left"),
+        "{words}"
+    );
+    assert!(story::say(&off, step).contains("cannot cover a pause after the check"));
+    assert!(
+        story::narration(&off, 0).contains("client clocks run 20% slow, and stop at TTL − 8 ms")
+    );
+    assert_eq!(writes(&off), [w(35, "B", 34, "ok"), w(56, "A", 33, "ok")]);
+    assert_eq!(off.summary.final_balance, 80);
+    assert_eq!(off.summary.late_writes_accepted, 1);
+    assert_eq!(off.summary.duplicate_runs, 1);
+    for policy in [FencingPolicy::Strict, FencingPolicy::SameEpoch] {
+        let t = run_as(policy);
+        assert_eq!(
+            writes(&t),
+            [w(35, "B", 34, "ok"), w(56, "A", 33, "stale_fence")],
+            "{policy:?}"
+        );
+        assert_eq!(t.summary.final_balance, 90);
+        assert_eq!(t.summary.last_fence, Some(Fence(34)));
+        assert_eq!(t.summary.accepted_writes, 1);
+        assert_eq!(
+            story::outcome(&t),
+            "A's 33 refused: stale_fence; last fence 34"
+        );
+    }
+}
+
+#[test]
+fn without_the_pause_the_margin_decides() {
+    let long =
+        Scenario::drift_margin_long_job(&Scenario::drift_margin().with_policy(FencingPolicy::Off));
+    // With the margin: A's clock reads 28 ms at t=36, past 22: it stops; only B's debit lands.
+    let with = run(&long);
+    let (at, local, deadline, ok, step) = checks(&with)[0];
+    assert_eq!((at, local, deadline, ok), (36, 28, 22, false));
+    assert_eq!(with.events[step].kind, EventKind::GaveUp);
+    assert!(story::narration(&with, step).contains("it is past it, so it stops before writing"));
+    assert_eq!(writes(&with), [w(35, "B", 34, "ok")]);
+    assert_eq!(with.summary.final_balance, 90);
+    // Without it: 28 < 30, A believes it has 2 ms left, and writes 6 ms after its lease ran out.
+    let without = run(&Scenario {
+        deadline_margin: 0,
+        ..long.clone()
+    });
+    let (at, local, deadline, ok, step) = checks(&without)[0];
+    assert_eq!((at, local, deadline, ok), (36, 28, 30, true));
+    let words = story::narration(&without, step);
+    assert!(
+        words.contains("2 ms left") && words.contains("ran out on the lock server 6 ms ago"),
+        "{words}"
+    );
+    assert!(story::say(&without, step).contains("A margin of at least TTL × drift"));
+    assert_eq!(
+        writes(&without),
+        [w(35, "B", 34, "ok"), w(37, "A", 33, "ok")]
+    );
+    assert_eq!(without.summary.final_balance, 80);
+    // An accurate clock: the same check at t=36 reads 36 ms and stops even without a margin.
+    let accurate = run(&Scenario {
+        client_drift: 0,
+        deadline_margin: 0,
+        ..long
+    });
+    assert_eq!(checks(&accurate)[0].1, 36);
+    assert_eq!(accurate.summary.final_balance, 90);
+}
+
+#[test]
+fn notes_quote_the_runs() {
+    let entry = deck::find("drift-margin").unwrap();
+    let notes = (entry.notes)(&deck::runs(entry)).join("\n");
+    for figure in [
+        "200‰ slow",
+        "counts 800 ms while 1000 pass",
+        "token 33",
+        "t=36: A's clock reads 28 ms",
+        "writes at t=37, 7 ms after its lease ran out (fencing off: 80)",
+        "With a margin of 8 ms (TTL × drift is 6 ms) it stops: 90",
+        "checks at t=15 (its clock: 12 of 22 ms)",
+        "80, the job ran twice",
+        "stale_fence (90)",
+        "TTL × 0.01 + 2 ms",
+    ] {
+        assert!(notes.contains(figure), "{figure}: {notes}");
+    }
+    let mut thin = Scenario::drift_margin();
+    thin.deadline_margin = 1;
+    let runs = deck::Runs(FencingPolicy::ALL.map(|p| run(&thin.clone().with_policy(p))));
+    let other = (entry.notes)(&runs).join("\n");
+    assert!(
+        other.contains("With a margin of 1 ms (TTL × drift is 6 ms) it still writes: 80"),
+        "{other}"
+    );
+    let mut sc = Scenario::drift_margin();
+    sc.client_drift = 100;
+    let runs = deck::Runs(FencingPolicy::ALL.map(|p| run(&sc.clone().with_policy(p))));
+    let other = (entry.notes)(&runs).join("\n");
+    assert!(
+        other.contains("counts 900 ms while 1000 pass") && other.contains("its clock: 13 of 22 ms"),
+        "{other}"
+    );
+}
+
+#[test]
+fn drift_and_margin_are_in_the_link_and_bounded() {
+    let mut sc = Scenario::drift_margin();
+    let plain = encode(&sc, 0);
+    assert!(
+        !plain.contains("&drift=") && !plain.contains("&margin="),
+        "{plain}"
+    );
+    sc.client_drift = 50;
+    sc.deadline_margin = 3;
+    let hash = encode(&sc, 2);
+    assert!(
+        hash.contains("&drift=50") && hash.contains("&margin=3"),
+        "{hash}"
+    );
+    assert_eq!(decode(&hash).map(|v| v.scenario), Ok(sc));
+    // The browser test's what-if: no pause, a 1 ms margin: A writes inside its lease.
+    let calm = decode("#s=drift-margin&fence=off&pause.A=none&margin=1").unwrap();
+    let calm = run(&calm.scenario);
+    assert_eq!(calm.summary.final_balance, 90);
+    assert_eq!(calm.summary.late_writes_accepted, 0);
+    let headline = decode("#s=gc-pause&drift=10&margin=5").unwrap().scenario;
+    assert_eq!((headline.client_drift, headline.deadline_margin), (10, 5));
+    for bad in ["fast", "901", "-1", "1000", ""] {
+        let err = decode(&format!("#s=drift-margin&drift={bad}")).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            format!("drift must be a whole number per mille from 0 to 900, not “{bad}”")
+        );
+    }
+    assert_eq!(
+        decode("#s=drift-margin&margin=soon"),
+        Err(ShareError::BadNumber {
+            key: "margin".to_owned(),
+            value: "soon".to_owned()
+        })
+    );
+    assert_eq!(
+        decode(&format!("#s=drift-margin&margin={}", MAX_TIME + 1)),
+        Err(ShareError::Invalid(ScenarioError::OutOfRange {
+            what: "deadline_margin",
+            value: MAX_TIME + 1,
+            min: 0,
+            max: MAX_TIME
+        }))
+    );
+    let mut wild = Scenario::drift_margin();
+    wild.client_drift = MAX_CLIENT_DRIFT + 1;
+    assert!(matches!(
+        wild.validate(),
+        Err(ScenarioError::OutOfRange {
+            what: "client_drift",
+            ..
+        })
+    ));
+}
