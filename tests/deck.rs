@@ -9,6 +9,9 @@ use fencing_lab::core::{
     TraceEvent, WriteError,
 };
 
+mod common;
+use common::{w, writes};
+
 const OFF: FencingPolicy = FencingPolicy::Off;
 const STRICT: FencingPolicy = FencingPolicy::Strict;
 const SAME: FencingPolicy = FencingPolicy::SameEpoch;
@@ -31,25 +34,6 @@ fn acquired(t: &Trace) -> Vec<(u64, String, u64)> {
             _ => None,
         })
         .collect()
-}
-
-/// (at, writer, token, code) of every write that reached storage, in arrival order.
-fn writes(t: &Trace) -> Vec<(u64, String, u64, &'static str)> {
-    t.writes
-        .iter()
-        .map(|w| {
-            (
-                w.at,
-                w.request.writer.clone(),
-                w.request.fence.unwrap().0,
-                w.result.as_ref().err().map_or("ok", WriteError::code),
-            )
-        })
-        .collect()
-}
-
-fn w(at: u64, writer: &str, token: u64, code: &'static str) -> (u64, String, u64, &'static str) {
-    (at, writer.to_owned(), token, code)
 }
 
 fn a(at: u64, owner: &str, token: u64) -> (u64, String, u64) {

@@ -9,27 +9,11 @@ use fencing_lab::core::{
 };
 use fencing_lab::share::{decode, encode, ShareError};
 
+mod common;
+use common::{w, writes};
+
 fn run_as(policy: FencingPolicy) -> Trace {
     run(&Scenario::lock_delay().with_policy(policy))
-}
-
-/// (at, writer, token, code) of each write in arrival order.
-fn writes(t: &Trace) -> Vec<(u64, String, u64, &'static str)> {
-    t.writes
-        .iter()
-        .map(|w| {
-            (
-                w.at,
-                w.request.writer.clone(),
-                w.request.fence.unwrap().0,
-                w.result.as_ref().err().map_or("ok", |e| e.code()),
-            )
-        })
-        .collect()
-}
-
-fn w(at: u64, who: &str, tok: u64, code: &'static str) -> (u64, String, u64, &'static str) {
-    (at, who.to_owned(), tok, code)
 }
 
 #[test]

@@ -112,8 +112,9 @@ impl World<'_> {
                     .min_by_key(|(_, l)| l.expires_at)
                     .map(|(i, l)| (i, l.expires_at))
             };
+            // The live lease due first (a lost one only if it is due strictly earlier).
             let (lease, at, cause) = match (due(&self.leases), due(&self.lost)) {
-                (Some((i, a)), Some((_, b))) if a <= b => {
+                (Some((i, a)), lost) if lost.is_none_or(|(_, b)| a <= b) => {
                     let l = self.take(i);
                     let cause = if self.jumped.contains(&l.fence) {
                         ExpiryCause::ClockJump
@@ -123,16 +124,7 @@ impl World<'_> {
                     (l, a, cause)
                 }
                 (_, Some((j, b))) => (self.lost.remove(j), b, ExpiryCause::LostInFailover),
-                (Some((i, a)), None) => {
-                    let l = self.take(i);
-                    let cause = if self.jumped.contains(&l.fence) {
-                        ExpiryCause::ClockJump
-                    } else {
-                        ExpiryCause::Ttl
-                    };
-                    (l, a, cause)
-                }
-                (None, None) => return,
+                (_, None) => return,
             };
             if cause != ExpiryCause::LostInFailover {
                 if let Some(i) = self.index(&lease.owner) {

@@ -971,23 +971,6 @@ fn act(
                 send(c, w, now, packets)?
             }
         },
-        Step::Claim { what } => match st.token {
-            // The claim row: the same conditional write as a publish, before any outside call.
-            None => {
-                c.saw(now, skipped(SkipReason::NoToken));
-                Next::At(now)
-            }
-            Some(_) => {
-                let w = Write {
-                    token: st.token,
-                    amount: 0,
-                    key: None,
-                    publish: Some(what.clone()),
-                };
-                st.last_write = Some(w.clone());
-                send(c, w, now, packets)?
-            }
-        },
         Step::ProviderCall {
             what,
             idempotency_key,
@@ -1034,7 +1017,8 @@ fn act(
                 Next::At(now)
             }
         }
-        Step::Publish { result } => match st.token {
+        // A claim row is the same conditional write as a publish, made before an outside call.
+        Step::Publish { result } | Step::Claim { what: result } => match st.token {
             None => {
                 c.saw(now, skipped(SkipReason::NoToken));
                 Next::At(now)
