@@ -1328,18 +1328,20 @@ mod tests {
         assert!(lab.error().unwrap().contains("no actor number 7"));
     }
 
+    fn names(lab: &Lab) -> Vec<&str> {
+        lab.scenario()
+            .actors
+            .iter()
+            .map(|a| a.name.as_str())
+            .collect()
+    }
+
     #[test]
     fn clients_can_be_added_and_removed_between_two_and_five() {
         let mut lab = Lab::default();
         lab.update(Msg::Seek(usize::MAX));
         lab.update(Msg::SetClients(3));
-        let names: Vec<_> = lab
-            .scenario()
-            .actors
-            .iter()
-            .map(|a| a.name.as_str())
-            .collect();
-        assert_eq!(names, ["A", "B", "C"]);
+        assert_eq!(names(&lab), ["A", "B", "C"]);
         let (b, c) = (&lab.scenario().actors[1], &lab.scenario().actors[2]);
         assert_eq!((&c.script, c.start_at), (&b.script, b.start_at));
         assert!(c.pauses.is_empty());
@@ -1357,13 +1359,7 @@ mod tests {
         lab.update(Msg::SetClients(1));
         assert!(lab.error().is_some());
         lab.update(Msg::SetClients(5));
-        let names: Vec<_> = lab
-            .scenario()
-            .actors
-            .iter()
-            .map(|a| a.name.as_str())
-            .collect();
-        assert_eq!(names, ["A", "B", "C", "D", "E"]);
+        assert_eq!(names(&lab), ["A", "B", "C", "D", "E"]);
         lab.update(Msg::SetClients(2));
         assert_eq!(lab.scenario(), &Scenario::gc_pause());
         assert!(lab.at_end(), "the viewer stays at the end");

@@ -270,8 +270,8 @@ struct Outcome {
     writes: Vec<Attempt>,
 }
 
-fn predict(sc: &Scenario) -> Outcome {
-    let trace = core::run(sc);
+/// What the core predicts, read off its run of the scenario.
+fn predict(trace: &core::Trace) -> Outcome {
     Outcome {
         balance: trace.summary.final_balance,
         last_fence: trace.summary.last_fence.map(|f| f.0),
@@ -582,18 +582,26 @@ fn run_case(c: &Case, n: usize, srv: &Servers) -> Result<Report, String> {
         Some(m) => m.iter().find(|(r, _)| *r == raw).map_or(raw, |(_, v)| *v),
         None => raw,
     };
-    let writes = rows
+    // The storage's log as it holds it (raw tokens), and as reported (etcd's by rank).
+    let logged: Vec<Attempt> = rows
         .iter()
         .map(|r| {
             let mut f = r.splitn(3, '|');
             let writer = f.next().unwrap_or_default().to_owned();
-            let token = f.next().and_then(|t| t.parse().ok()).map(map);
+            let token = f.next().and_then(|t| t.parse().ok());
             let code = f.next().unwrap_or_default().to_owned();
             Attempt {
                 writer,
                 token,
                 code,
             }
+        })
+        .collect();
+    let writes = logged
+        .iter()
+        .map(|a| Attempt {
+            token: a.token.map(map),
+            ..a.clone()
         })
         .collect();
     // The high-water mark: the result row's epoch where the job publishes, else the fence.
@@ -621,15 +629,12 @@ fn run_case(c: &Case, n: usize, srv: &Servers) -> Result<Report, String> {
         core::Account {
             balance,
             last_fence: (sc.policy != FencingPolicy::Off && mark > 0).then_some(core::Fence(mark)),
-            last_write_fence: rows
+            last_write_fence: logged
                 .iter()
                 .rev()
-                .find_map(|r| {
-                    let mut f = r.splitn(3, '|');
-                    let token = f.nth(1)?;
-                    (f.next()? == "ok").then(|| token.parse().ok().map(core::Fence))
-                })
-                .flatten(),
+                .find(|a| a.code == "ok")
+                .and_then(|a| a.token)
+                .map(core::Fence),
             result: (result_set == "set").then(|| result.to_owned()),
         },
         core::Recording {
@@ -981,12 +986,13 @@ fn replay(cases: &[Case]) -> Result<usize, String> {
             println!(
                 "| {} | {policy} | – | {} | not reproduced | {why} |",
                 c.label,
-                show(&predict(&c.sc))
+                show(&predict(&core::run(&c.sc)))
             );
             skipped.push(format!("{} {policy}: {why}", c.label));
             continue;
         }
-        let predicted = predict(&c.sc);
+        let sim = core::run(&c.sc);
+        let predicted = predict(&sim);
         let (scale, slot) = timing(c);
         runs += 1;
         let mut result = run_case(c, 2 * n, &srv);
@@ -1033,7 +1039,6 @@ fn replay(cases: &[Case]) -> Result<usize, String> {
                     ));
                 }
                 // How close the recording came to the simulation: event for event.
-                let sim = core::run(&c.sc);
                 let first_diff = sim
                     .events
                     .iter()

@@ -782,6 +782,27 @@ pub fn owner_of(sc: &Scenario, value: &str) -> String {
         .map_or_else(|| value.to_owned(), |i| sc.actors[i].name.clone())
 }
 
+/// The lock answered OK at `now`: the client's lease starts, and it says so.
+fn granted(
+    c: &Client,
+    st: &mut State,
+    now: Millis,
+    fence: Fence,
+    nodes: Vec<usize>,
+    token_later: bool,
+) {
+    st.lease_from = Some(now);
+    c.saw(
+        now,
+        EventKind::Acquired {
+            fence,
+            expires_at: now + c.sc.lease_ttl,
+            nodes,
+            token_later,
+        },
+    );
+}
+
 fn refused(retry_in: Millis, nodes: Vec<usize>) -> EventKind {
     // Who holds it and until when: filled in by the fold from the grants it has seen.
     EventKind::AcquireRefused {
@@ -862,16 +883,7 @@ fn act(
                     o.grants += 1;
                     sc.first_fence + o.grants - 1
                 };
-                st.lease_from = Some(now);
-                c.saw(
-                    now,
-                    EventKind::Acquired {
-                        fence: Fence(lease),
-                        expires_at: now + sc.lease_ttl,
-                        nodes: Vec::new(),
-                        token_later: true,
-                    },
-                );
+                granted(c, st, now, Fence(lease), Vec::new(), true);
                 st.token = None;
                 st.token_pending = true;
                 Next::Again(now + COUNTER_GAP)
@@ -880,16 +892,7 @@ fn act(
         Step::Acquire { retry_every } => match c.acquire(now)? {
             (Some(token), nodes) => {
                 c.shared.lock().unwrap_or_else(|e| e.into_inner()).grants += 1;
-                st.lease_from = Some(now);
-                c.saw(
-                    now,
-                    EventKind::Acquired {
-                        fence: Fence(token),
-                        expires_at: now + sc.lease_ttl,
-                        nodes,
-                        token_later: false,
-                    },
-                );
+                granted(c, st, now, Fence(token), nodes, false);
                 st.token = Some(token);
                 Next::At(now)
             }

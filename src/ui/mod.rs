@@ -17,7 +17,7 @@ use wasm_bindgen::JsCast;
 
 use std::sync::Arc;
 
-use crate::core::{deck, FencingPolicy, Scenario, Trace};
+use crate::core::{deck, FencingPolicy, Millis, Scenario, Trace};
 use crate::lab::{key_to_msg, Lab, Msg};
 use crate::share;
 use crate::view::{options, Act};
@@ -528,7 +528,6 @@ fn WhatIf(scenario: Memo<Scenario>, dispatch: Dispatch) -> impl IntoView {
     let mid = Memo::new(move |_| scenario.with(|sc| sc.horizon / 2));
     let count = Memo::new(move |_| scenario.with(|sc| sc.actors.len()));
     let (fewest, most) = (*crate::core::CLIENTS.start(), *crate::core::CLIENTS.end());
-    let failover_value = move || failover.get().map(|t| t.to_string()).unwrap_or_default();
     // A replica's lag matters only for a failover of a Redis that holds the lock.
     let lagging = Memo::new(move |_| {
         scenario.with(|sc| {
@@ -537,12 +536,7 @@ fn WhatIf(scenario: Memo<Scenario>, dispatch: Dispatch) -> impl IntoView {
                 && sc.token_source != TokenSource::LockService
         })
     });
-    let lag_value = move || {
-        scenario
-            .with(|sc| sc.replication_lag)
-            .map(|t| t.to_string())
-            .unwrap_or_default()
-    };
+    let lag = Memo::new(move |_| scenario.with(|sc| sc.replication_lag));
     view! {
         <details class="whatif" data-testid="whatif">
             <summary>"What if…"</summary>
@@ -692,35 +686,16 @@ fn WhatIf(scenario: Memo<Scenario>, dispatch: Dispatch) -> impl IntoView {
                         .get()
                         .then(|| {
                             view! {
-                                <label class="inline">
-                                    "Failover at "
-                                    <input
-                                        type="number"
-                                        min="0"
-                                        placeholder="never"
-                                        aria-label="Failover at (ms)"
-                                        prop:value=failover_value
-                                        on:change:target=move |e| {
-                                            let v = e.target().value();
-                                            let msg = match v.trim() {
-                                                "" => Msg::SetFailover(None),
-                                                t => {
-                                                    match t.parse::<u64>() {
-                                                        Ok(ms) => Msg::SetFailover(Some(ms)),
-                                                        Err(_) => {
-                                                            Msg::Refuse(
-                                                                "A failover time needs whole milliseconds (empty: never)."
-                                                                    .to_owned(),
-                                                            )
-                                                        }
-                                                    }
-                                                }
-                                            };
-                                            dispatch.msg(msg);
-                                            e.target().set_value(&failover_value());
-                                        }
-                                    /> " ms"
-                                </label>
+                                <OptionalMs
+                                    label="Failover at "
+                                    aria="Failover at (ms)"
+                                    placeholder="never"
+                                    title=None
+                                    value=failover
+                                    set=Msg::SetFailover
+                                    bad="A failover time needs whole milliseconds (empty: never)."
+                                    dispatch
+                                />
                             }
                         })
                 }}
@@ -729,41 +704,63 @@ fn WhatIf(scenario: Memo<Scenario>, dispatch: Dispatch) -> impl IntoView {
                         .get()
                         .then(|| {
                             view! {
-                                <label class="inline">
-                                    "replica lag "
-                                    <input
-                                        type="number"
-                                        min="0"
-                                        placeholder="cut"
-                                        aria-label="Replica lag (ms)"
-                                        title="How far the promoted replica is behind the primary; empty: cut off before the run"
-                                        prop:value=lag_value
-                                        on:change:target=move |e| {
-                                            let v = e.target().value();
-                                            let msg = match v.trim() {
-                                                "" => Msg::SetReplicationLag(None),
-                                                t => {
-                                                    match t.parse::<u64>() {
-                                                        Ok(ms) => Msg::SetReplicationLag(Some(ms)),
-                                                        Err(_) => {
-                                                            Msg::Refuse(
-                                                                "A replica lag needs whole milliseconds (empty: replication cut before the run)."
-                                                                    .to_owned(),
-                                                            )
-                                                        }
-                                                    }
-                                                }
-                                            };
-                                            dispatch.msg(msg);
-                                            e.target().set_value(&lag_value());
-                                        }
-                                    /> " ms"
-                                </label>
+                                <OptionalMs
+                                    label="replica lag "
+                                    aria="Replica lag (ms)"
+                                    placeholder="cut"
+                                    title=Some(
+                                        "How far the promoted replica is behind the primary; empty: cut off before the run",
+                                    )
+                                    value=lag
+                                    set=Msg::SetReplicationLag
+                                    bad="A replica lag needs whole milliseconds (empty: replication cut before the run)."
+                                    dispatch
+                                />
                             }
                         })
                 }}
             </span>
         </details>
+    }
+}
+
+/// A what-if field for a time that may be unset (ms): empty sends `set(None)`; anything
+/// but whole milliseconds is refused with `bad`, and the field shows the value in force.
+#[component]
+fn OptionalMs(
+    label: &'static str,
+    aria: &'static str,
+    placeholder: &'static str,
+    title: Option<&'static str>,
+    value: Memo<Option<Millis>>,
+    set: fn(Option<Millis>) -> Msg,
+    bad: &'static str,
+    dispatch: Dispatch,
+) -> impl IntoView {
+    let shown = move || value.get().map(|t| t.to_string()).unwrap_or_default();
+    view! {
+        <label class="inline">
+            {label}
+            <input
+                type="number"
+                min="0"
+                placeholder=placeholder
+                aria-label=aria
+                title=title
+                prop:value=shown
+                on:change:target=move |e| {
+                    let msg = match e.target().value().trim() {
+                        "" => set(None),
+                        t => {
+                            t.parse::<Millis>()
+                                .map_or_else(|_| Msg::Refuse(bad.to_owned()), |ms| set(Some(ms)))
+                        }
+                    };
+                    dispatch.msg(msg);
+                    e.target().set_value(&shown());
+                }
+            /> " ms"
+        </label>
     }
 }
 
