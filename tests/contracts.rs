@@ -770,7 +770,8 @@ fn engine_late_release_is_a_noop() {
             reason: NoopReason::OtherHolder {
                 owner: "B".to_owned(),
                 fence: Fence(34)
-            }
+            },
+            deleted: vec![],
         }
     );
     let n = narration_of(&trace, noop);

@@ -1103,6 +1103,20 @@ fn clock_jump_expires_the_lease_early_and_fencing_still_holds() {
             (span.fence, span.to, span.end),
             (Fence(33), 10, LeaseEnd::Expired)
         );
+        // A's release runs compare-and-delete on every node (Redis docs, "Releasing the
+        // Lock"): its own leftover keys on nodes 1 and 2 are deleted, yet nothing is released.
+        let rel = by(&t, "A", |k| matches!(k, EventKind::ReleaseNoop { .. }));
+        assert_eq!(rel.len(), 1, "{policy:?}");
+        assert!(
+            matches!(&rel[0].kind, EventKind::ReleaseNoop { deleted, .. } if *deleted == [0, 1]),
+            "{:?}",
+            rel[0].kind
+        );
+        let n = narration_of(&t, rel[0]);
+        assert!(
+            n.contains("are deleted") && !n.contains("deletes nothing"),
+            "{n}"
+        );
     }
 }
 

@@ -451,7 +451,8 @@ impl Sim<'_> {
         self.actors[actor].believes = false;
         let via = ReleaseMode::CompareAndDelete;
         let reach = self.reach(actor);
-        match self.lock.release(now, res, &name, &reach) {
+        let (released, deleted) = self.lock.release(now, res, &name, &reach);
+        match released {
             Ok(fence) => self.say(actor, EventKind::Released { fence, via }),
             Err(_) => {
                 let reason = match (self.lock.holder(now, res), self.actors[actor].fence) {
@@ -463,7 +464,14 @@ impl Sim<'_> {
                     (None, Some(_)) => NoopReason::Expired,
                     (None, None) => NoopReason::NeverHeld,
                 };
-                self.say(actor, EventKind::ReleaseNoop { via, reason });
+                self.say(
+                    actor,
+                    EventKind::ReleaseNoop {
+                        via,
+                        reason,
+                        deleted,
+                    },
+                );
             }
         }
     }
@@ -510,6 +518,7 @@ impl Sim<'_> {
             None => EventKind::ReleaseNoop {
                 via,
                 reason: NoopReason::Expired,
+                deleted: Vec::new(),
             },
         };
         self.say(actor, kind);

@@ -35,9 +35,9 @@ impl Locks {
         key: &str,
         owner: &str,
         reach: &[usize],
-    ) -> Result<Fence, LockError> {
+    ) -> (Result<Fence, LockError>, Vec<usize>) {
         match self {
-            Locks::One(l) => l.release(now, key, owner),
+            Locks::One(l) => (l.release(now, key, owner), Vec::new()),
             Locks::Quorum(r) => r.release(now, key, owner, reach),
         }
     }

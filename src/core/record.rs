@@ -232,7 +232,7 @@ impl World<'_> {
                             *fence = l.fence;
                         }
                     }
-                    EventKind::ReleaseNoop { reason, via } => {
+                    EventKind::ReleaseNoop { reason, via, .. } => {
                         *reason = match self.leases.iter().find(|l| l.is_live(at)) {
                             Some(l) if *via == ReleaseMode::CompareAndDelete => {
                                 NoopReason::OtherHolder {

@@ -117,25 +117,33 @@ impl Redlock {
         self.lease_of(owner, fence, key)
     }
 
-    /// Compare-and-delete on every reachable node; a no-op unless the caller held the lock.
+    /// Compare-and-delete on every reachable node, whether or not the caller still holds the
+    /// lock (as Redis's Redlock description says a release is run). It releases the lock
+    /// only if the caller held a majority; the nodes where its own key was deleted come back
+    /// either way, since a minority of leftover keys is deleted too.
     pub fn release(
         &mut self,
         now: Millis,
         key: &str,
         owner: &str,
         reach: &[usize],
-    ) -> Result<Fence, LockError> {
-        let lease = self
+    ) -> (Result<Fence, LockError>, Vec<usize>) {
+        let held = self
             .holders(now, key)
             .into_iter()
             .find(|l| l.owner == owner)
-            .ok_or(LockError::NotHolder)?;
-        for &n in reach {
-            if let Some(node) = self.nodes.get_mut(n) {
-                let _ = node.release(now, key, owner);
-            }
-        }
-        Ok(lease.fence)
+            .map(|l| l.fence)
+            .ok_or(LockError::NotHolder);
+        let deleted = reach
+            .iter()
+            .copied()
+            .filter(|&n| {
+                self.nodes
+                    .get_mut(n)
+                    .is_some_and(|node| node.release(now, key, owner).is_ok())
+            })
+            .collect();
+        (held, deleted)
     }
 
     /// Extends on every reachable node; held only while a majority took the extension.

@@ -823,7 +823,19 @@ fn sentence(t: &Trace, i: usize) -> String {
         } => format!(
             "{name} DELs {res}: the key still held its own lease (token {fence}), so this time nothing went wrong."
         ),
-        EventKind::ReleaseNoop { via, reason } => {
+        EventKind::ReleaseNoop {
+            via: ReleaseMode::CompareAndDelete,
+            deleted,
+            ..
+        } if !deleted.is_empty() => {
+            let n = sc.redlock.as_ref().map_or(1, |r| r.nodes);
+            format!(
+                "{name} releases with compare-and-delete on every node it reaches. Its own keys are still on {} ({} of {n}) and are deleted, but its lock had already lost its majority: a minority of keys is no lock, so nothing is released. Without this those keys would have stayed until their PX ran out.",
+                node_list(deleted),
+                deleted.len()
+            )
+        }
+        EventKind::ReleaseNoop { via, reason, .. } => {
             let why = match reason {
                 NoopReason::OtherHolder { owner, fence } => {
                     format!("the lease now belongs to {owner} (token {fence})")
@@ -1223,7 +1235,10 @@ pub fn say(t: &Trace, step: usize) -> String {
         {
             "The checked delete saw the key is not this client's any more and removed nothing."
         }
-        EventKind::ReleaseNoop { via: ReleaseMode::CompareAndDelete, reason: NoopReason::OtherHolder { .. } } => {
+        EventKind::ReleaseNoop { via: ReleaseMode::CompareAndDelete, deleted, .. } if !deleted.is_empty() => {
+            "Redlock runs the release on every node, whatever the client believes it holds there. Deleting a minority of leftover keys releases nothing: the lock had already ended with its majority."
+        }
+        EventKind::ReleaseNoop { via: ReleaseMode::CompareAndDelete, reason: NoopReason::OtherHolder { .. }, .. } => {
             "Compare-and-delete saw someone else's value and deleted nothing; GET then DEL would have deleted their lease."
         }
         EventKind::ReleaseNoop { via: ReleaseMode::CompareAndDelete, .. } => {

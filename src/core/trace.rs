@@ -187,6 +187,10 @@ pub enum EventKind {
     ReleaseNoop {
         via: ReleaseMode,
         reason: NoopReason,
+        /// Redlock: the nodes where the script still found and deleted the caller's own key.
+        /// The release runs on every node, but a minority of keys was no lock to release.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        deleted: Vec<usize>,
     },
     /// The GET half of a GET-then-DEL release: what the key held (`None`: nothing live).
     LockValueRead {

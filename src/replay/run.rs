@@ -399,21 +399,30 @@ impl Client<'_> {
         Ok(self.eval(EXTEND_OWNED, &[&res], &[&name, &px])?.int() == Some(1))
     }
 
-    /// The compare-and-delete release; true if it deleted our own lease.
-    fn release_cad(&mut self) -> Result<bool, String> {
+    /// The compare-and-delete release: `Ok(Ok(()))` if it released our own lease, else
+    /// `Ok(Err(nodes))` with the Redlock nodes where it still deleted a leftover key of ours.
+    fn release_cad(&mut self) -> Result<Result<(), Vec<usize>>, String> {
         let res = self.sc.resource.clone();
         let name = self.me.clone();
+        let released = |ok: bool| if ok { Ok(()) } else { Err(Vec::new()) };
         match self.env.lock {
-            LockBackend::Redis => Ok(self.eval(RELEASE_CAD, &[&res], &[&name])?.int() == Some(1)),
+            LockBackend::Redis => Ok(released(
+                self.eval(RELEASE_CAD, &[&res], &[&name])?.int() == Some(1),
+            )),
             LockBackend::Redlock => {
                 // The script runs on every node it reaches; the lock was released only if
                 // it still held it, i.e. a majority of its keys were there to delete.
-                let mut deleted = 0;
-                for (_, r) in &mut self.nodes {
-                    deleted +=
-                        usize::from(eval_on(r, RELEASE_CAD, &[&res], &[&name])?.int() == Some(1));
+                let mut deleted = Vec::new();
+                for (n, r) in &mut self.nodes {
+                    if eval_on(r, RELEASE_CAD, &[&res], &[&name])?.int() == Some(1) {
+                        deleted.push(*n);
+                    }
                 }
-                Ok(deleted >= self.majority())
+                if deleted.len() >= self.majority() {
+                    Ok(Ok(()))
+                } else {
+                    Ok(Err(deleted))
+                }
             }
             LockBackend::Etcd => {
                 let etcd = self.etcd()?;
@@ -421,7 +430,7 @@ impl Client<'_> {
                 if let Some(l) = self.lease.take() {
                     etcd.revoke(l)?;
                 }
-                Ok(deleted)
+                Ok(released(deleted))
             }
         }
     }
@@ -832,10 +841,13 @@ fn released(via: ReleaseMode) -> EventKind {
     }
 }
 
-fn noop(via: ReleaseMode) -> EventKind {
+/// A release that released nothing; `deleted`: the Redlock nodes where it still deleted its
+/// own leftover key.
+fn noop(via: ReleaseMode, deleted: Vec<usize>) -> EventKind {
     EventKind::ReleaseNoop {
         via,
         reason: NoopReason::NeverHeld,
+        deleted,
     }
 }
 
@@ -1184,10 +1196,9 @@ fn act(
         Step::Release => match sc.release {
             ReleaseMode::CompareAndDelete => {
                 let via = ReleaseMode::CompareAndDelete;
-                if c.release_cad()? {
-                    c.saw(now, released(via));
-                } else {
-                    c.saw(now, noop(via));
+                match c.release_cad()? {
+                    Ok(()) => c.saw(now, released(via)),
+                    Err(deleted) => c.saw(now, noop(via, deleted)),
                 }
                 Next::At(now)
             }
@@ -1221,7 +1232,7 @@ fn act(
                             },
                         );
                     }
-                    None => c.saw(now, noop(via)),
+                    None => c.saw(now, noop(via, Vec::new())),
                 }
                 Next::At(now)
             }
