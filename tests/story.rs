@@ -632,3 +632,73 @@ fn a_skip_while_another_client_still_believes_says_so() {
         .unwrap();
     assert!(story::say(&t, skip + 1).contains("one holder at a time"));
 }
+
+/// "Compare-and-delete saw someone else's value …; a plain DEL would have deleted their
+/// lease": rerun with a plain DEL and it does; rerun with GET then DEL and the GET sees the
+/// other value, so nothing is deleted (the client compares before it DELs).
+#[test]
+fn a_refused_release_names_the_delete_that_would_have_hurt() {
+    let mut checked = 0;
+    for t in deck_runs() {
+        for (step, _, say) in lines(&t) {
+            if !say.contains("a plain DEL would have deleted their lease") {
+                continue;
+            }
+            let e = t.event_at(step).unwrap();
+            let who = e.actor.clone().unwrap();
+            assert!(
+                matches!(
+                    e.kind,
+                    EventKind::ReleaseNoop {
+                        via: ReleaseMode::CompareAndDelete,
+                        ..
+                    }
+                ),
+                "{} step {step}",
+                who
+            );
+            let release_by = |mode: ReleaseMode| {
+                let rerun = run(&Scenario {
+                    release: mode,
+                    ..t.scenario.clone()
+                });
+                rerun
+                    .events
+                    .iter()
+                    .filter(|r| r.actor.as_deref() == Some(&who) && r.at == e.at)
+                    .map(|r| r.kind.clone())
+                    .find(|k| {
+                        matches!(
+                            k,
+                            EventKind::Released { .. }
+                                | EventKind::ReleaseNoop { .. }
+                                | EventKind::DeletedOthersLease { .. }
+                                | EventKind::LockValueRead { .. }
+                        )
+                    })
+            };
+            assert!(
+                matches!(
+                    release_by(ReleaseMode::Del),
+                    Some(EventKind::DeletedOthersLease { .. })
+                ),
+                "{}: a plain DEL by {who} at t={} deletes another's lease",
+                t.scenario.id,
+                e.at
+            );
+            assert!(
+                matches!(
+                    release_by(ReleaseMode::GetThenDel),
+                    Some(EventKind::LockValueRead { owner: Some(ref o), .. }) if *o != who
+                ),
+                "{}: GET then DEL by {who} reads another's value and does not DEL",
+                t.scenario.id
+            );
+            checked += 1;
+        }
+    }
+    assert!(
+        checked > 0,
+        "the deck has a release refused by compare-and-delete"
+    );
+}

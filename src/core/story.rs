@@ -1239,7 +1239,7 @@ pub fn say(t: &Trace, step: usize) -> String {
             "Redlock runs the release on every node, whatever the client believes it holds there. Deleting a minority of leftover keys releases nothing: the lock had already ended with its majority."
         }
         EventKind::ReleaseNoop { via: ReleaseMode::CompareAndDelete, reason: NoopReason::OtherHolder { .. }, .. } => {
-            "Compare-and-delete saw someone else's value and deleted nothing; GET then DEL would have deleted their lease."
+            "Compare-and-delete saw someone else's value and deleted nothing; a plain DEL would have deleted their lease."
         }
         EventKind::ReleaseNoop { via: ReleaseMode::CompareAndDelete, .. } => {
             "Nothing to delete: the lease was already gone. Compare-and-delete is safe either way."
