@@ -56,4 +56,11 @@ fn main() {
             story::outcome(&trace)
         );
     }
+    if let Some(entry) = args.get(1).and_then(|id| deck::find(id)) {
+        // The speaker notes, written from the entry's three runs.
+        println!("== notes ==");
+        for note in (entry.notes)(&deck::runs(entry)) {
+            println!("- {note}");
+        }
+    }
 }

@@ -14,9 +14,9 @@
 use fencing_lab::core::deck::DECK;
 use fencing_lab::core::story;
 use fencing_lab::core::{
-    random_token, run, Actor, ClockJump, EventKind, Fence, FencingPolicy, Grant, Lease, LeaseEnd,
-    Pause, PauseCause, ReleaseMode, Scenario, Step, TokenSource, Trace, WriteError, WriteRecord,
-    RANDOM_TOKENS,
+    random_token, run, Actor, ClockJump, EventKind, ExpiryCause, Fence, FencingPolicy, Grant,
+    Lease, LeaseEnd, Pause, PauseCause, ReleaseMode, Scenario, Step, TokenSource, Trace,
+    WriteError, WriteRecord, RANDOM_TOKENS,
 };
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
@@ -374,12 +374,27 @@ fn check_single_live_lease(trace: &Trace) -> Result<(), TestCaseError> {
                     e.at,
                     model
                 );
-                prop_assert_eq!(*expires_at, e.at + sc.lease_ttl);
+                // A row lock's "lease" is its session's idle clock (none without a timeout).
+                let due = match (sc.row_lock, sc.idle_timeout()) {
+                    (Some(_), None) => u64::MAX,
+                    _ => e.at + sc.lease_ttl,
+                };
+                prop_assert_eq!(*expires_at, due);
                 model = Some(Lease {
                     owner: e.actor.clone().unwrap(),
                     fence: *fence,
                     expires_at: *expires_at,
                 });
+            }
+            // A statement of a row lock's holder restarts its session's idle clock.
+            EventKind::JobChecked { .. } | EventKind::WriteApplied { result: Ok(_), .. }
+                if sc.row_lock.is_some() =>
+            {
+                if let (Some(l), Some(t)) = (model.as_mut(), sc.idle_timeout()) {
+                    if Some(&l.owner) == e.actor.as_ref() && l.is_live(e.at) {
+                        l.expires_at = e.at + t;
+                    }
+                }
             }
             EventKind::Extended {
                 fence, expires_at, ..
@@ -566,9 +581,12 @@ fn check_minted_tokens(trace: &Trace) -> Result<(), TestCaseError> {
             prop_assert!(w[0] < w[1], "minted {} after {}", w[1], w[0]);
         }
     }
-    // Every token that reaches storage was minted.
+    // Every token that reaches storage was minted; under a row lock none reaches it.
     for w in &trace.writes {
-        prop_assert!(minted.contains(&w.request.fence.unwrap()));
+        match w.request.fence {
+            Some(f) => prop_assert!(minted.contains(&f)),
+            None => prop_assert!(trace.scenario.row_lock.is_some(), "{:?}", w),
+        }
     }
     Ok(())
 }
@@ -939,12 +957,41 @@ proptest! {
         check_summary(&trace)?;
         check_late_writes(&trace)?;
         match sc.policy {
+            _ if sc.row_lock.is_some() => check_row_lock(&trace)?,
             FencingPolicy::Strict => check_strict(&trace)?,
             FencingPolicy::SameEpoch => check_same_epoch(&trace)?,
             FencingPolicy::Off => {}
         }
         prop_assert_eq!(run(&sc), trace);
     }
+}
+
+/// A row lock in the storage itself: no write carries a token, whatever the policy; a write
+/// is refused only as `session_terminated`, and only after the server ended its writer's
+/// session; the job never runs twice.
+fn check_row_lock(trace: &Trace) -> Result<(), TestCaseError> {
+    let mut ended: Vec<&str> = Vec::new();
+    let mut writes = trace.writes.iter();
+    for e in &trace.events {
+        match &e.kind {
+            EventKind::LeaseExpired { owner, cause, .. } => {
+                prop_assert_eq!(*cause, ExpiryCause::IdleTimeout);
+                ended.push(owner);
+            }
+            EventKind::WriteApplied { .. } => {
+                let w = writes.next().unwrap();
+                prop_assert_eq!(w.request.fence, None);
+                if let Err(err) = &w.result {
+                    prop_assert_eq!(err, &WriteError::SessionTerminated);
+                    prop_assert!(ended.contains(&w.request.writer.as_str()), "{:?}", w);
+                }
+            }
+            _ => {}
+        }
+    }
+    prop_assert_eq!(trace.summary.last_fence, None);
+    prop_assert_eq!(trace.summary.duplicate_runs, 0);
+    Ok(())
 }
 
 /// The generator is only as good as what it reaches: with a fixed seed, make sure a

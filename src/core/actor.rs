@@ -3,8 +3,10 @@
 //! happened and queues the actor's next turn.
 
 use super::clock::Millis;
-use super::lease::{renewal_interval, Acquire, Fence};
+use super::lease::{renewal_interval, Acquire, Fence, Lease};
+use super::ledger::WriteError;
 use super::ledger::WriteRequest;
+use super::locks::RowAnswer;
 use super::queue::{Class, Pending};
 use super::scenario::{
     client_elapsed, random_token, ReleaseMode, Step, TokenSource, COUNTER_GAP, GET_DEL_GAP,
@@ -15,6 +17,11 @@ use super::trace::{EventKind, Grant, Lane, NoopReason, ProviderOutcome, SkipReas
 /// Runs `actor`'s current step of its script.
 pub(super) fn step(sim: &mut Sim<'_>, actor: usize) {
     sim.step(actor);
+}
+
+/// Row lock: the holder's transaction ended; the lock goes to the first waiter.
+pub(super) fn row_handoff(sim: &mut Sim<'_>) {
+    sim.row_handoff();
 }
 
 /// `actor`'s write, sent at `sent_at`, reaches storage. `grant` is the sender's own grant as
@@ -90,6 +97,123 @@ impl Sim<'_> {
         Some((fence, expires_at))
     }
 
+    /// Row lock: `actor`'s transaction now holds the row lock (its `SELECT … FOR UPDATE`
+    /// returned). Its idle clock starts now.
+    fn row_granted(&mut self, actor: usize, lease: Lease) {
+        let name = self.name(actor).to_owned();
+        let st = &mut self.actors[actor];
+        st.fence = Some(lease.fence);
+        st.believes = true;
+        st.lease_from = Some(self.clock.now());
+        self.grants.push(Grant {
+            owner: name,
+            fence: lease.fence,
+        });
+        if lease.expires_at != Millis::MAX {
+            let fence = lease.fence;
+            self.push(lease.expires_at, Class::Expiry, Pending::Expiry { fence });
+        }
+        let kind = EventKind::Acquired {
+            fence: lease.fence,
+            expires_at: lease.expires_at,
+            nodes: Vec::new(),
+            token_later: false,
+        };
+        self.say(actor, kind);
+    }
+
+    /// Row lock: the holder's transaction has ended; the first waiter's statement returns
+    /// with the lock and it carries on with the step after its acquire.
+    fn row_handoff(&mut self) {
+        let now = self.now();
+        let Some(lease) = self.lock.row().and_then(|r| r.grant_next(now)) else {
+            return;
+        };
+        let Some(actor) = self.sc.actor_index(&lease.owner) else {
+            return;
+        };
+        self.row_granted(actor, lease);
+        let st = &mut self.actors[actor];
+        st.pc += 1;
+        if st.pc >= self.sc.actors[actor].script.len() {
+            st.done = true;
+        } else {
+            self.schedule_step(actor, now);
+        }
+    }
+
+    /// Row lock: a statement of `actor`'s transaction finished, so its idle clock restarts.
+    fn row_touch(&mut self, actor: usize) {
+        let now = self.now();
+        let name = self.name(actor).to_owned();
+        if let Some(l) = self.lock.row().and_then(|r| r.touch(now, &name)) {
+            if l.expires_at != Millis::MAX {
+                let fence = l.fence;
+                self.push(l.expires_at, Class::Expiry, Pending::Expiry { fence });
+            }
+        }
+    }
+
+    /// Row lock: `actor` sends a statement on a session the server has terminated. It gets
+    /// the FATAL and its connection is gone: it stops.
+    fn connection_lost(&mut self, actor: usize) {
+        self.cancel(actor);
+        self.say(actor, EventKind::ConnectionLost);
+    }
+
+    /// A statement step under a row lock (acquire, status read, commit); `true` when it
+    /// was handled here.
+    fn row_step(&mut self, actor: usize, step: &Step) -> bool {
+        if !matches!(step, Step::Acquire { .. } | Step::CheckDone | Step::Release) {
+            return false;
+        }
+        if self.actors[actor].session_gone {
+            self.connection_lost(actor);
+            return true;
+        }
+        let now = self.now();
+        let name = self.name(actor).to_owned();
+        match step {
+            Step::Acquire { .. } => {
+                let answer = self.lock.row().map(|r| r.lock(now, &name));
+                match answer {
+                    Some(RowAnswer::Locked(lease)) => {
+                        self.row_granted(actor, lease);
+                        false // on to the next step as usual
+                    }
+                    Some(RowAnswer::Waits { holder }) => {
+                        self.say(actor, EventKind::LockWait { holder });
+                        true // blocked: `row_handoff` resumes it
+                    }
+                    None => false,
+                }
+            }
+            Step::CheckDone => {
+                self.row_touch(actor);
+                false // the read itself is the usual one
+            }
+            _ => {
+                // COMMIT: the transaction's writes are durable and its row lock is released.
+                let fence = self.actors[actor].fence.unwrap_or(Fence(0));
+                self.actors[actor].believes = false;
+                if let Some(r) = self.lock.row() {
+                    r.end();
+                }
+                let via = ReleaseMode::CompareAndDelete;
+                self.say(actor, EventKind::Released { fence, via });
+                self.row_handoff();
+                let st = &mut self.actors[actor];
+                st.pc += 1;
+                if st.pc >= self.sc.actors[actor].script.len() {
+                    st.done = true;
+                } else {
+                    self.schedule_step(actor, now);
+                }
+                true
+            }
+        }
+    }
+
     fn step(&mut self, actor: usize) {
         let sc = self.sc;
         let a = &sc.actors[actor];
@@ -97,6 +221,15 @@ impl Sim<'_> {
             self.actors[actor].done = true;
             return;
         };
+        if sc.row_lock.is_some() {
+            // A stopped client (its connection gone) sends nothing more.
+            if self.actors[actor].done {
+                return;
+            }
+            if self.row_step(actor, &step) {
+                return;
+            }
+        }
         let now = self.now();
         let name = a.name.clone();
         let res = &sc.resource;
@@ -111,6 +244,7 @@ impl Sim<'_> {
                 st.fence = Some(fence);
                 self.say(actor, EventKind::TokenTaken { fence });
             }
+            Step::Acquire { .. } if sc.row_lock.is_some() => {} // granted in `row_step`
             Step::Acquire { retry_every } => {
                 // The random SET value of this client's next grant, if that is the token.
                 let value = (sc.token_source == TokenSource::RandomValue).then(|| {
@@ -386,10 +520,12 @@ impl Sim<'_> {
             self.say(actor, EventKind::WriteSkipped { reason });
             return Some(self.now());
         };
+        // Under a row lock the UPDATE runs in the lock holder's transaction: no token.
+        let fence = self.sc.row_lock.is_none().then_some(fence);
         let request = WriteRequest {
             resource: self.sc.resource.clone(),
             writer: self.name(actor).to_owned(),
-            fence: Some(fence),
+            fence,
             amount,
             idempotency_key,
             publish,
@@ -546,9 +682,22 @@ impl Sim<'_> {
         let amount = request.amount;
         let publish = request.publish.clone();
         let highest_accepted = self.highest_accepted;
-        let result = self.ledger.debit(now, request);
+        let gone = self.sc.row_lock.is_some() && self.actors[actor].session_gone;
+        let result = if gone {
+            // Its transaction was rolled back with its session: the UPDATE never runs, and
+            // the client, seeing the FATAL, stops.
+            self.cancel(actor);
+            Err(self
+                .ledger
+                .refuse(now, request, WriteError::SessionTerminated))
+        } else {
+            self.ledger.debit(now, request)
+        };
         if result.is_ok() {
             self.highest_accepted = self.highest_accepted.max(fence);
+            if self.sc.row_lock.is_some() {
+                self.row_touch(actor);
+            }
         }
         let superseded_by = grant
             .and_then(|i| self.grants.get(i + 1..))

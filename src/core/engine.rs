@@ -219,12 +219,24 @@ impl Sim<'_> {
         let jumped = self.events.iter().any(|e| {
             matches!(&e.kind, EventKind::LockClockJumped { shortened: Some(s), .. } if s.fence == fence)
         });
-        let cause = if jumped {
+        let cause = if self.sc.row_lock.is_some() {
+            ExpiryCause::IdleTimeout
+        } else if jumped {
             ExpiryCause::ClockJump
         } else {
             ExpiryCause::Ttl
         };
         let owner_knew = self.awareness(&owner);
+        if cause == ExpiryCause::IdleTimeout {
+            // PostgreSQL terminates the session: its transaction is rolled back, its row
+            // lock released, and every statement it sends from now on fails.
+            if let Some(i) = self.sc.actor_index(&owner) {
+                self.actors[i].session_gone = true;
+            }
+            if let Some(r) = self.lock.row() {
+                r.end();
+            }
+        }
         let kind = EventKind::LeaseExpired {
             owner,
             fence,
@@ -232,5 +244,8 @@ impl Sim<'_> {
             owner_knew,
         };
         self.emit(None, Lane::Lease, kind);
+        if cause == ExpiryCause::IdleTimeout {
+            actor::row_handoff(self);
+        }
     }
 }

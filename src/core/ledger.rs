@@ -112,6 +112,10 @@ pub enum WriteError {
     /// so nothing is applied and storage answers with the original result (the balance that
     /// the first attempt left), from which the client learns that its write landed.
     DuplicateIntent { key: String, original_balance: i64 },
+    /// The writer's transaction no longer exists: the server terminated its session (a row
+    /// lock's `idle_in_transaction_session_timeout`, SQLSTATE 25P03) and rolled it back, so
+    /// the statement never runs. Nothing to do with tokens.
+    SessionTerminated,
 }
 
 impl WriteError {
@@ -121,6 +125,7 @@ impl WriteError {
             WriteError::StaleFence { .. } => "stale_fence",
             WriteError::MissingFence => "missing_fence",
             WriteError::DuplicateIntent { .. } => "duplicate_intent",
+            WriteError::SessionTerminated => "session_terminated",
         }
     }
 }
@@ -253,6 +258,19 @@ impl Ledger {
             balance_after: balance,
         });
         result.map(|()| balance)
+    }
+
+    /// Logs a write that never ran because its writer's transaction was gone (see
+    /// [`WriteError::SessionTerminated`]): refused before any rule is checked.
+    pub fn refuse(&mut self, now: Millis, request: WriteRequest, error: WriteError) -> WriteError {
+        let balance_after = self.account(&request.resource).balance;
+        self.log.push(WriteRecord {
+            at: now,
+            request,
+            result: Err(error.clone()),
+            balance_after,
+        });
+        error
     }
 
     /// An epoch barrier: the new holder's token is written before it starts work, raising

@@ -1,5 +1,7 @@
 //! The lock service a run talks to, behind one set of operations so that the engine need
-//! not care which kind it is.
+//! not care which kind it is, and the PostgreSQL row lock that is no lock service at all.
+
+use std::collections::VecDeque;
 
 use super::clock::Millis;
 use super::lease::{Acquire, Fence, Lease, LeaseLock, LockError};
@@ -11,6 +13,96 @@ use super::redlock::Redlock;
 pub(super) enum Locks {
     One(LeaseLock),
     Quorum(Redlock),
+    Row(RowLocks),
+}
+
+/// What `SELECT … FOR UPDATE` answers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum RowAnswer {
+    /// The row was free: the caller's transaction holds its lock now.
+    Locked(Lease),
+    /// Another transaction holds it: the statement waits behind `holder`.
+    Waits { holder: String },
+}
+
+/// A PostgreSQL row lock on the account row (one row: the scenario's resource). The holder
+/// is a [`Lease`] whose `fence` is only the grant's number (no token reaches storage) and
+/// whose `expires_at` is when its session's idle-in-transaction timeout fires, counted from
+/// its last statement (`Millis::MAX` with no timeout). Waiters queue in arrival order.
+#[derive(Debug, Clone)]
+pub(super) struct RowLocks {
+    holder: Option<Lease>,
+    waiting: VecDeque<String>,
+    next: u64,
+    idle_timeout: Option<Millis>,
+}
+
+impl RowLocks {
+    pub(super) fn new(first: u64, idle_timeout: Option<Millis>) -> Self {
+        Self {
+            holder: None,
+            waiting: VecDeque::new(),
+            next: first,
+            idle_timeout,
+        }
+    }
+
+    /// When a session idle since `now` is terminated.
+    fn deadline(&self, now: Millis) -> Millis {
+        self.idle_timeout
+            .map_or(Millis::MAX, |t| now.saturating_add(t))
+    }
+
+    fn grant(&mut self, now: Millis, owner: &str) -> Lease {
+        let lease = Lease {
+            owner: owner.to_owned(),
+            fence: Fence(self.next),
+            expires_at: self.deadline(now),
+        };
+        self.next += 1;
+        self.holder = Some(lease.clone());
+        lease
+    }
+
+    /// `SELECT … FOR UPDATE` from `owner`'s transaction at `now`.
+    pub(super) fn lock(&mut self, now: Millis, owner: &str) -> RowAnswer {
+        match &self.holder {
+            Some(h) => {
+                let holder = h.owner.clone();
+                self.waiting.push_back(owner.to_owned());
+                RowAnswer::Waits { holder }
+            }
+            None => RowAnswer::Locked(self.grant(now, owner)),
+        }
+    }
+
+    /// A statement of the holder's finished at `now`: its idle clock starts again. Returns
+    /// the lease with its new deadline.
+    pub(super) fn touch(&mut self, now: Millis, owner: &str) -> Option<Lease> {
+        let deadline = self.deadline(now);
+        let h = self.holder.as_mut().filter(|h| h.owner == owner)?;
+        h.expires_at = deadline;
+        Some(h.clone())
+    }
+
+    /// The holder's transaction ends (COMMIT, or the server terminating its session).
+    /// Returns the lease it held; [`RowLocks::grant_next`] then hands the lock on.
+    pub(super) fn end(&mut self) -> Option<Lease> {
+        self.holder.take()
+    }
+
+    /// The first waiter's `SELECT … FOR UPDATE` returns with the lock, if the row is free.
+    pub(super) fn grant_next(&mut self, now: Millis) -> Option<Lease> {
+        if self.holder.is_some() {
+            return None;
+        }
+        let w = self.waiting.pop_front()?;
+        Some(self.grant(now, &w))
+    }
+
+    fn holder(&self, now: Millis) -> Option<&Lease> {
+        self.holder.as_ref().filter(|h| h.is_live(now))
+    }
 }
 
 impl Locks {
@@ -26,6 +118,22 @@ impl Locks {
         match self {
             Locks::One(l) => (l.acquire_with(now, key, owner, ttl, value), Vec::new()),
             Locks::Quorum(r) => r.acquire(now, key, owner, ttl, reach),
+            Locks::Row(r) => match r.lock(now, owner) {
+                RowAnswer::Locked(l) => (
+                    Acquire::Acquired {
+                        fence: l.fence,
+                        expires_at: l.expires_at,
+                    },
+                    Vec::new(),
+                ),
+                RowAnswer::Waits { holder } => (
+                    Acquire::Held {
+                        holder,
+                        expires_at: Millis::MAX,
+                    },
+                    Vec::new(),
+                ),
+            },
         }
     }
 
@@ -39,6 +147,14 @@ impl Locks {
         match self {
             Locks::One(l) => (l.release(now, key, owner), Vec::new()),
             Locks::Quorum(r) => r.release(now, key, owner, reach),
+            Locks::Row(r) => match r.holder(now) {
+                Some(h) if h.owner == owner => {
+                    let fence = h.fence;
+                    r.end();
+                    (Ok(fence), Vec::new())
+                }
+                _ => (Err(LockError::NotHolder), Vec::new()),
+            },
         }
     }
 
@@ -48,6 +164,9 @@ impl Locks {
                 l.delete(now, key);
             }
             Locks::Quorum(r) => r.delete(now, key, reach),
+            Locks::Row(r) => {
+                r.end();
+            }
         }
     }
 
@@ -62,6 +181,11 @@ impl Locks {
         match self {
             Locks::One(l) => l.extend(now, key, owner, ttl),
             Locks::Quorum(r) => r.extend(now, key, owner, ttl, reach),
+            // A statement restarts the idle clock; there is nothing else to extend.
+            Locks::Row(r) => r
+                .touch(now, owner)
+                .map(|l| l.expires_at)
+                .ok_or(LockError::NotHolder),
         }
     }
 
@@ -69,6 +193,7 @@ impl Locks {
         match self {
             Locks::One(l) => l.is_held(now, key, owner),
             Locks::Quorum(r) => r.is_held(now, key, owner),
+            Locks::Row(r) => r.holder(now).is_some_and(|h| h.owner == owner),
         }
     }
 
@@ -77,13 +202,14 @@ impl Locks {
         match self {
             Locks::One(l) => l.holder(now, key).cloned(),
             Locks::Quorum(r) => r.holder(now, key),
+            Locks::Row(r) => r.holder(now).cloned(),
         }
     }
 
     /// Redlock only: the other clients that hold a majority at the same time.
     pub(super) fn others(&self, now: Millis, key: &str) -> Vec<Lease> {
         match self {
-            Locks::One(_) => Vec::new(),
+            Locks::One(_) | Locks::Row(_) => Vec::new(),
             Locks::Quorum(r) => {
                 let mut all = r.holders(now, key);
                 all.pop();
@@ -97,6 +223,7 @@ impl Locks {
         match self {
             Locks::One(l) => l.entry(key).filter(|l| l.fence == fence).cloned(),
             Locks::Quorum(r) => r.lease(key, fence),
+            Locks::Row(r) => r.holder.clone().filter(|l| l.fence == fence),
         }
     }
 
@@ -104,6 +231,8 @@ impl Locks {
         match self {
             Locks::One(l) => l.clock_jump(now, by),
             Locks::Quorum(r) => r.clock_jump(now, by, node),
+            // The idle timeout runs on PostgreSQL's own timer, not a lock node's clock.
+            Locks::Row(_) => {}
         }
     }
 
@@ -117,7 +246,15 @@ impl Locks {
         match (self, lag) {
             (Locks::One(l), None) => l.failover(now, counter_lost),
             (Locks::One(l), Some(lag)) => l.failover_after(now, lag, counter_lost),
-            (Locks::Quorum(_), _) => Vec::new(),
+            (Locks::Quorum(_) | Locks::Row(_), _) => Vec::new(),
+        }
+    }
+
+    /// The row lock, when the lock is one.
+    pub(super) fn row(&mut self) -> Option<&mut RowLocks> {
+        match self {
+            Locks::Row(r) => Some(r),
+            _ => None,
         }
     }
 
@@ -125,6 +262,7 @@ impl Locks {
         match self {
             Locks::One(l) => l.next_fence(),
             Locks::Quorum(r) => r.next_fence(),
+            Locks::Row(r) => Fence(r.next),
         }
     }
 }

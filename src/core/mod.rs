@@ -35,8 +35,9 @@ pub use ledger::{Account, FencingPolicy, Ledger, WriteError, WriteRecord, WriteR
 pub use record::{observations_of, recorded, Observation};
 pub use scenario::{
     client_elapsed, random_token, Actor, ClockJump, Pause, PauseCause, RedlockSetup, ReleaseMode,
-    Scenario, ScenarioError, Step, TokenSource, CLIENTS, COUNTER_GAP, GET_DEL_GAP, MAX_ACTORS,
-    MAX_CLIENT_DRIFT, MAX_LABEL, MAX_NODES, MAX_STEPS, MAX_TIME, RANDOM_TOKENS,
+    RowLock, Scenario, ScenarioError, Step, TokenSource, CLIENTS, COUNTER_GAP, GET_DEL_GAP,
+    IDLE_IN_TRANSACTION_TIMEOUT, MAX_ACTORS, MAX_CLIENT_DRIFT, MAX_LABEL, MAX_NODES, MAX_STEPS,
+    MAX_TIME, RANDOM_TOKENS,
 };
 pub use trace::{
     Awareness, EventKind, ExpiryCause, Grant, Lane, LeaseEnd, LeaseSpan, NoopReason,

@@ -116,7 +116,9 @@ impl World<'_> {
             let (lease, at, cause) = match (due(&self.leases), due(&self.lost)) {
                 (Some((i, a)), lost) if lost.is_none_or(|(_, b)| a <= b) => {
                     let l = self.take(i);
-                    let cause = if self.jumped.contains(&l.fence) {
+                    let cause = if self.sc.row_lock.is_some() {
+                        ExpiryCause::IdleTimeout
+                    } else if self.jumped.contains(&l.fence) {
                         ExpiryCause::ClockJump
                     } else {
                         ExpiryCause::Ttl
@@ -149,6 +151,21 @@ impl World<'_> {
     fn take(&mut self, i: usize) -> Lease {
         self.keys.remove(i);
         self.leases.remove(i)
+    }
+
+    /// Row lock: a statement of `owner`'s transaction finished at `at`, so its session's idle
+    /// clock starts again (the server's timer, which no client sees: derived here).
+    fn touch(&mut self, at: Millis, owner: &str) {
+        let Some(ttl) = self.sc.idle_timeout() else {
+            return;
+        };
+        if let Some(l) = self
+            .leases
+            .iter_mut()
+            .rfind(|l| l.owner == owner && l.is_live(at))
+        {
+            l.expires_at = at.saturating_add(ttl);
+        }
     }
 
     fn remove_lease(&mut self, owner: &str) -> Option<Lease> {
@@ -218,6 +235,13 @@ impl World<'_> {
                     }
                 }
             }
+            EventKind::LockWait { holder } if holder.is_empty() => {
+                if let Some(l) = self.leases.iter().find(|l| l.is_live(at)) {
+                    holder.clone_from(&l.owner);
+                }
+            }
+            EventKind::JobChecked { .. } if self.sc.row_lock.is_some() => self.touch(at, &name),
+            EventKind::ConnectionLost => set(&mut self.believes, me, false),
             EventKind::PauseStarted { .. } => set(&mut self.paused, me, true),
             EventKind::PauseEnded { lease_gone } => {
                 set(&mut self.paused, me, false);
@@ -365,6 +389,13 @@ impl World<'_> {
                 if let (Ok(balance), Some(_)) = (&mut *result, publish.as_ref()) {
                     *balance = self.account.balance; // a publish leaves the balance be
                 }
+                if self.sc.row_lock.is_some() {
+                    match result {
+                        Ok(_) => self.touch(at, &name),
+                        // The client got the FATAL: it stops believing, and stops.
+                        Err(_) => set(&mut self.believes, me, false),
+                    }
+                }
                 if let Ok(balance) = result {
                     self.highest_accepted = self.highest_accepted.max(*fence);
                     self.account.balance = *balance;
@@ -473,6 +504,7 @@ pub fn observations_of(trace: &Trace) -> Vec<Observation> {
                     holder.clear();
                     *until = 0;
                 }
+                EventKind::LockWait { holder } => holder.clear(),
                 EventKind::PauseEnded { lease_gone } => *lease_gone = false,
                 EventKind::ReleaseNoop { reason, .. } => *reason = NoopReason::NeverHeld,
                 EventKind::LockValueRead { fence, .. } => *fence = None,

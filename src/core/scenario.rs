@@ -268,6 +268,26 @@ pub struct ClockJump {
     pub by: Millis,
 }
 
+/// The lock is a row lock in the same PostgreSQL that holds the account, instead of a lease
+/// on a lock server: `Step::Acquire` is `BEGIN; SELECT … FROM accounts WHERE id = $id FOR
+/// UPDATE`, which waits in the row's lock queue while another transaction holds it (no
+/// refusal, no retry); `Step::CheckDone` and `Step::Debit` are statements in that
+/// transaction, and `Step::Release` is its `COMMIT`. With `idle_timeout`, the server runs
+/// `idle_in_transaction_session_timeout` = [`Scenario::lease_ttl`]: a session idle in its
+/// transaction for that long (counted from its last statement) is terminated, its
+/// transaction rolled back and its row lock released; its next statement fails with SQLSTATE
+/// [`IDLE_IN_TRANSACTION_TIMEOUT`]. Writes carry no token: the transaction is the check, so
+/// the fencing policy has nothing to compare.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RowLock {
+    /// Whether `idle_in_transaction_session_timeout` is set (to the TTL); off, it is 0 and a
+    /// stalled holder keeps the row lock until it commits.
+    pub idle_timeout: bool,
+}
+
+/// SQLSTATE of PostgreSQL's "terminating connection due to idle-in-transaction timeout".
+pub const IDLE_IN_TRANSACTION_TIMEOUT: &str = "25P03";
+
 /// One client.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Actor {
@@ -350,6 +370,9 @@ pub struct Scenario {
     /// reads whether it is done). Two of its debits landing means the job ran twice.
     #[serde(default)]
     pub job: Option<String>,
+    /// The lock is a PostgreSQL row lock in the storage itself ([`RowLock`]), not a lease.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub row_lock: Option<RowLock>,
 }
 
 /// Why a scenario was refused before running.
@@ -370,6 +393,11 @@ pub enum ScenarioError {
     },
     /// A job label that is empty or longer than [`MAX_LABEL`].
     BadJob,
+    /// Under a row lock, a debit not followed at once by the `Release` that commits it (the
+    /// model applies an UPDATE as it runs, so it must commit in the same instant).
+    UncommittedDebit {
+        actor: String,
+    },
     OutOfRange {
         what: &'static str,
         value: u64,
@@ -404,6 +432,10 @@ impl fmt::Display for ScenarioError {
                     "the job needs a description of 1 to {MAX_LABEL} characters"
                 )
             }
+            ScenarioError::UncommittedDebit { actor } => write!(
+                f,
+                "{actor}'s debit under a row lock must be followed at once by its COMMIT (Release)"
+            ),
             ScenarioError::OutOfRange {
                 what,
                 value,
@@ -444,6 +476,13 @@ impl Scenario {
                 .iter()
                 .any(|s| matches!(s, Step::Publish { .. } | Step::Claim { .. }))
         })
+    }
+
+    /// The PostgreSQL idle-in-transaction timeout of a row lock, if one is set.
+    pub fn idle_timeout(&self) -> Option<Millis> {
+        self.row_lock
+            .filter(|r| r.idle_timeout)
+            .map(|_| self.lease_ttl)
     }
 
     /// Whether the job's writes are claim rows written before an outside call.
@@ -616,6 +655,16 @@ impl Scenario {
             for p in &a.pauses {
                 in_range("pause start", p.start, 0, MAX_TIME)?;
                 in_range("pause duration", p.duration, 0, MAX_TIME)?;
+            }
+            if self.row_lock.is_some() {
+                let uncommitted = a.script.iter().enumerate().any(|(k, s)| {
+                    matches!(s, Step::Debit { .. }) && a.script.get(k + 1) != Some(&Step::Release)
+                });
+                if uncommitted {
+                    return Err(ScenarioError::UncommittedDebit {
+                        actor: a.name.clone(),
+                    });
+                }
             }
             for s in &a.script {
                 match s {

@@ -5,8 +5,9 @@
 
 use super::clock::{Clock, Millis, SplitMix64};
 use super::lease::{Fence, Lease, LeaseLock};
+use super::ledger::FencingPolicy;
 use super::ledger::{Ledger, WriteRequest};
-use super::locks::Locks;
+use super::locks::{Locks, RowLocks};
 use super::queue::{Class, Pending, Queue};
 use super::redlock::Redlock;
 use super::scenario::Scenario;
@@ -31,6 +32,8 @@ pub(super) struct ActorState {
     pub(super) renew_due: Option<Millis>,
     /// When the actor's lease was last granted or renewed (its local deadline counts from here).
     pub(super) lease_from: Option<Millis>,
+    /// Row lock: the server terminated this actor's session; every statement it sends fails.
+    pub(super) session_gone: bool,
 }
 
 pub(super) struct Sim<'a> {
@@ -64,14 +67,22 @@ pub(super) struct Sim<'a> {
 impl<'a> Sim<'a> {
     /// The world at t=0: the account opened, no lease, nothing queued.
     pub(super) fn new(sc: &'a Scenario) -> Self {
-        let mut ledger = Ledger::new(sc.policy);
+        // Under a row lock no write carries a token: the transaction is the check.
+        let policy = match sc.row_lock {
+            Some(_) => FencingPolicy::Off,
+            None => sc.policy,
+        };
+        let mut ledger = Ledger::new(policy);
         ledger.open(&sc.resource, sc.initial_balance);
         Sim {
             sc,
             clock: Clock::at(0),
-            lock: match &sc.redlock {
-                None => Locks::One(LeaseLock::new(sc.first_fence).with_lock_delay(sc.lock_delay)),
-                Some(r) => Locks::Quorum(Redlock::new(r.nodes, sc.first_fence)),
+            lock: match (&sc.redlock, sc.row_lock) {
+                (_, Some(_)) => Locks::Row(RowLocks::new(sc.first_fence, sc.idle_timeout())),
+                (None, None) => {
+                    Locks::One(LeaseLock::new(sc.first_fence).with_lock_delay(sc.lock_delay))
+                }
+                (Some(r), None) => Locks::Quorum(Redlock::new(r.nodes, sc.first_fence)),
             },
             ledger,
             queue: Queue::default(),

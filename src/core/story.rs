@@ -5,7 +5,9 @@
 use super::clock::Millis;
 use super::lease::Fence;
 use super::ledger::{FencingPolicy, WriteError};
-use super::scenario::{PauseCause, ReleaseMode, Scenario, TokenSource};
+use super::scenario::{
+    PauseCause, ReleaseMode, Scenario, TokenSource, IDLE_IN_TRANSACTION_TIMEOUT,
+};
 use super::trace::{
     Awareness, EventKind, ExpiryCause, NoopReason, ProviderOutcome, SkipReason, Trace, TraceEvent,
 };
@@ -123,6 +125,8 @@ pub fn label(e: &TraceEvent) -> String {
         EventKind::Acquired { fence, .. } => format!("acquire #{fence}"),
         EventKind::TokenTaken { fence } => format!("INCR → #{fence}"),
         EventKind::AcquireRefused { .. } => "lock_held".to_owned(),
+        EventKind::LockWait { .. } => "FOR UPDATE waits".to_owned(),
+        EventKind::ConnectionLost => format!("FATAL {IDLE_IN_TRANSACTION_TIMEOUT}"),
         EventKind::LeaseExpired { fence, .. } => format!("#{fence} expires"),
         EventKind::PauseStarted { cause, .. } => match cause {
             PauseCause::Gc => "GC pause".to_owned(),
@@ -197,6 +201,11 @@ pub fn label(e: &TraceEvent) -> String {
 /// [`label`] as the timeline of `t` shows it: with a separate counter a lease's number is not
 /// its token, so lease markers go without one.
 pub fn marker_label(t: &Trace, e: &TraceEvent) -> String {
+    if t.scenario.row_lock.is_some() {
+        if let Some(l) = row_label(e) {
+            return l;
+        }
+    }
     if t.scenario.claims() {
         if let EventKind::WriteApplied {
             publish: Some(_), ..
@@ -221,6 +230,9 @@ pub fn marker_label(t: &Trace, e: &TraceEvent) -> String {
 
 /// The words on a lease band: its owner and token, or with a separate counter only its owner.
 pub fn band_label(sc: &Scenario, owner: &str, fence: Fence) -> String {
+    if sc.row_lock.is_some() {
+        return format!("{owner} · row lock");
+    }
     match sc.token_source {
         TokenSource::SeparateCounter => format!("{owner} · lease"),
         _ => format!("{owner} · token {fence}"),
@@ -231,6 +243,9 @@ pub fn band_label(sc: &Scenario, owner: &str, fence: Fence) -> String {
 pub fn narration(t: &Trace, step: usize) -> String {
     let sc = &t.scenario;
     let Some(e) = t.event_at(step) else {
+        if sc.row_lock.is_some() {
+            return row_opening(sc);
+        }
         let storage = if sc.claims() {
             format!("{}'s claim row is empty", sc.resource)
         } else if sc.publishes() {
@@ -268,7 +283,10 @@ pub fn narration(t: &Trace, step: usize) -> String {
     } else {
         format!("t={} ms", e.at)
     };
-    let s = sentence(t, step - 1);
+    let s = match sc.row_lock {
+        Some(_) => row_sentence(t, step - 1).unwrap_or_else(|| sentence(t, step - 1)),
+        None => sentence(t, step - 1),
+    };
     if sc.token_source == TokenSource::SeparateCounter {
         format!("{stamp} — {}", without_lease_tokens(&s))
     } else {
@@ -493,6 +511,9 @@ fn sentence(t: &Trace, i: usize) -> String {
                 ExpiryCause::ClockJump => format!(
                     "{owner}'s lease (token {fence}) expires early, by the lock node's jumped clock, so the lock is free.{knew}"
                 ),
+                ExpiryCause::IdleTimeout => format!(
+                    "The server terminates {owner}'s session (idle in its transaction too long), rolls its transaction back and releases its lock.{knew}"
+                ),
                 ExpiryCause::LostInFailover => {
                     let other = e.snapshot.holder.as_ref().filter(|l| l.owner != *owner);
                     let overlap = match other {
@@ -530,6 +551,12 @@ fn sentence(t: &Trace, i: usize) -> String {
         EventKind::PauseEnded { lease_gone: true } => {
             format!("{name} wakes up and carries on, unaware its lease is gone.")
         }
+        EventKind::LockWait { holder } => format!(
+            "{name} asks for {res}, held by {holder}: it waits in the lock's queue until {holder} lets go."
+        ),
+        EventKind::ConnectionLost => format!(
+            "{name} sends its next statement, but the server has terminated its session: FATAL {IDLE_IN_TRANSACTION_TIMEOUT}, and its connection is gone. {name} stops."
+        ),
         EventKind::PauseEnded { lease_gone: false } => format!("{name} wakes up and carries on."),
         EventKind::Checked { held: true } => format!(
             "{name} checks is_held: true. It is about to write — but true now says nothing about a moment later."
@@ -719,6 +746,9 @@ fn sentence(t: &Trace, i: usize) -> String {
                 ),
                 Err(WriteError::MissingFence) => format!(
                     "{name}'s {what} carries no token: rejected (missing_fence). {stays}"
+                ),
+                Err(WriteError::SessionTerminated) => format!(
+                    "{name}'s {what} cannot run: the server terminated its session and rolled its transaction back ({IDLE_IN_TRANSACTION_TIMEOUT}). {stays}"
                 ),
             }
         }
@@ -1050,6 +1080,11 @@ fn sentence(t: &Trace, i: usize) -> String {
 /// What to say out loud at `step`.
 pub fn say(t: &Trace, step: usize) -> String {
     let sc = &t.scenario;
+    if sc.row_lock.is_some() {
+        if let Some(s) = row_say(t, step) {
+            return s;
+        }
+    }
     let Some(e) = t.event_at(step) else {
         return format!(
             "{} clients, one {}, one lease lock. Watch what the lock promises and what the storage checks.",
@@ -1101,6 +1136,8 @@ pub fn say(t: &Trace, step: usize) -> String {
             "While the lock key exists, the create-if-absent transaction fails for everyone else."
         }
         EventKind::AcquireRefused { .. } => "While a lease is live, NX refuses everyone else.",
+        EventKind::LockWait { .. } => "A blocking lock makes the next client wait instead of refusing it.",
+        EventKind::ConnectionLost => "A terminated session takes its transaction with it: nothing it sends runs.",
         EventKind::LeaseExpired { cause, owner_knew, .. } => match (cause, owner_knew) {
             (ExpiryCause::Ttl, Awareness::Paused) => {
                 "The lock server cannot see that the holder is stopped; it only knows the TTL ran out."
@@ -1117,6 +1154,9 @@ pub fn say(t: &Trace, step: usize) -> String {
             }
             (ExpiryCause::LostInFailover, _) => {
                 "This lease ended by its TTL, but the failover had already let a second client in."
+            }
+            (ExpiryCause::IdleTimeout, _) => {
+                "The server ended the holder's transaction, and with it the lock."
             }
         },
         EventKind::PauseStarted { cause: PauseCause::Gc, .. } => {
@@ -1361,6 +1401,7 @@ fn say_write(t: &Trace, i: usize) -> String {
         Err(WriteError::StaleFence { .. }) => "Storage compares tokens and refuses the older generation. Safety comes from the check at the resource, not from the lock.".to_owned(),
         Err(WriteError::DuplicateIntent { .. }) => "The idempotency key stops the same intent twice and returns its original result; it is not a fence.".to_owned(),
         Err(WriteError::MissingFence) => "With fencing on, a write without a token is refused.".to_owned(),
+        Err(WriteError::SessionTerminated) => "Its transaction no longer exists, so its write cannot run: no token is involved.".to_owned(),
         Ok(_) if late && fencing && sc.token_source == TokenSource::SeparateCounter => format!(
             "{name}'s superseded lease carries the newer token, so storage takes its write and will refuse the real holder's. Mint the token in the same atomic step as the grant."
         ),
@@ -1502,6 +1543,12 @@ pub fn outcome(t: &Trace) -> String {
             1 => "; a retry answered from its idempotency key".to_owned(),
             n => format!("; {n} retries answered from their idempotency keys"),
         };
+        if t.scenario.row_lock.is_some() {
+            return format!(
+                "{}'s UPDATE failed: {code} ({IDLE_IN_TRANSACTION_TIMEOUT}){more}",
+                w.request.writer
+            );
+        }
         format!(
             "{}'s {} refused: {code}{more}{dedupe}; last fence {}",
             w.request.writer,
@@ -1530,4 +1577,273 @@ pub fn outcome(t: &Trace) -> String {
 /// Whether a fencing policy's column is a counterfactual here (Redlock mints no token).
 pub fn counterfactual(t: &Trace) -> bool {
     t.scenario.token_source == TokenSource::Counterfactual && t.scenario.policy.checks_fence()
+}
+
+// ---- A PostgreSQL row lock (`Scenario::row_lock`): the storage arbitrates itself. ----
+
+/// `SELECT … FOR UPDATE` on the scenario's row, as the narration quotes it.
+fn for_update(sc: &Scenario) -> String {
+    format!(
+        "BEGIN; SELECT … FROM accounts WHERE id = '{}' FOR UPDATE",
+        sc.resource
+    )
+}
+
+/// The idle-in-transaction timeout setting, in words.
+fn idle_setting(sc: &Scenario) -> String {
+    match sc.idle_timeout() {
+        Some(ms) => format!("idle_in_transaction_session_timeout = {}", duration(sc, ms)),
+        None => "no idle_in_transaction_session_timeout (0: never)".to_owned(),
+    }
+}
+
+/// What the fencing policy does here: nothing, since no write carries a token.
+fn no_token_clause(sc: &Scenario) -> String {
+    match sc.policy {
+        FencingPolicy::Off => "fencing is off, and nothing here needs it".to_owned(),
+        p => format!(
+            "fencing is set to {}, but there is no token to compare: the row lock is the check",
+            p.short()
+        ),
+    }
+}
+
+/// When the server terminated `owner`'s session, if it did before event `i`.
+fn terminated_at(t: &Trace, i: usize, owner: &str) -> Option<Millis> {
+    before(t, i).find_map(|p| match &p.kind {
+        EventKind::LeaseExpired {
+            owner: o,
+            cause: ExpiryCause::IdleTimeout,
+            ..
+        } if o == owner => Some(p.at),
+        _ => None,
+    })
+}
+
+/// How long event `i`'s actor waited in the lock queue before this grant, if it waited.
+fn waited(t: &Trace, i: usize) -> Option<(Millis, String)> {
+    let e = &t.events[i];
+    before(t, i)
+        .take_while(|p| !(p.actor == e.actor && matches!(p.kind, EventKind::Acquired { .. })))
+        .find_map(|p| match &p.kind {
+            EventKind::LockWait { holder } if p.actor == e.actor => {
+                Some((e.at.saturating_sub(p.at), holder.clone()))
+            }
+            _ => None,
+        })
+}
+
+/// The opening line of a row-lock scenario.
+fn row_opening(sc: &Scenario) -> String {
+    format!(
+        "Balance {} on {res}. {} clients lock {res}'s own row in the PostgreSQL that holds the balance ({}), with {}. No lock server, no token: the fencing policy ({}) has nothing to check. Press → to begin.",
+        sc.initial_balance,
+        sc.actors.len(),
+        for_update(sc),
+        idle_setting(sc),
+        sc.policy.short(),
+        res = sc.resource,
+    )
+}
+
+/// A timeline label of a row-lock scenario, where it differs from [`label`].
+fn row_label(e: &TraceEvent) -> Option<String> {
+    Some(match &e.kind {
+        EventKind::Acquired { .. } => "row locked".to_owned(),
+        EventKind::LeaseExpired {
+            cause: ExpiryCause::IdleTimeout,
+            ..
+        } => format!("idle timeout {IDLE_IN_TRANSACTION_TIMEOUT}"),
+        EventKind::Released { .. } => "COMMIT".to_owned(),
+        EventKind::WriteApplied {
+            amount,
+            result: Ok(_),
+            ..
+        } => format!("UPDATE −{amount} ok"),
+        EventKind::WriteApplied {
+            amount,
+            result: Err(e),
+            ..
+        } => match e {
+            WriteError::SessionTerminated => {
+                format!("UPDATE −{amount}: {IDLE_IN_TRANSACTION_TIMEOUT}")
+            }
+            e => format!("UPDATE −{amount}: {}", e.code()),
+        },
+        _ => return None,
+    })
+}
+
+/// The narration of event `i` of a row-lock scenario, where it differs from [`sentence`].
+fn row_sentence(t: &Trace, i: usize) -> Option<String> {
+    let sc = &t.scenario;
+    let e = &t.events[i];
+    let name = e.actor.clone().unwrap_or_default();
+    let res = &sc.resource;
+    let at = |t: Millis| instant(sc, t);
+    let dur = |ms: Millis| duration(sc, ms);
+    let idle_clause = |expires_at: Millis| {
+        match sc.idle_timeout() {
+        Some(ms) if expires_at != Millis::MAX => format!(
+            " If it sends no statement before t={}, {} of idling in its transaction end its session.",
+            at(expires_at),
+            dur(ms)
+        ),
+        _ => " No idle timeout is set: only its own COMMIT or ROLLBACK releases the lock.".to_owned(),
+    }
+    };
+    Some(match &e.kind {
+        EventKind::Acquired { expires_at, .. } => match waited(t, i) {
+            Some((w, holder)) => format!(
+                "{name}'s SELECT … FOR UPDATE returns after waiting {}: {holder}'s transaction has ended, and {name}'s transaction now holds the row lock on {res}.{}",
+                dur(w),
+                idle_clause(*expires_at)
+            ),
+            None => format!(
+                "{name} runs {}: the row is free, so {name}'s transaction takes its row lock, in the same database that holds the balance.{}",
+                for_update(sc),
+                idle_clause(*expires_at)
+            ),
+        },
+        EventKind::LockWait { holder } => format!(
+            "{name} runs {}: {holder}'s transaction holds the row lock, so {name}'s statement blocks in the lock queue. No refusal and no retry: it returns when {holder}'s transaction ends.",
+            for_update(sc)
+        ),
+        EventKind::LeaseExpired {
+            owner,
+            cause: ExpiryCause::IdleTimeout,
+            owner_knew,
+            ..
+        } => {
+            let knew = match owner_knew {
+                Awareness::Paused => format!(" {owner} is paused and cannot know."),
+                Awareness::Unaware => format!(" {owner} has not noticed."),
+                Awareness::Knows => String::new(),
+            };
+            format!(
+                "PostgreSQL terminates {owner}'s session: idle in its transaction since t={}, it reached idle_in_transaction_session_timeout ({}), FATAL {IDLE_IN_TRANSACTION_TIMEOUT}. Its transaction is rolled back and its row lock released.{knew}",
+                at(e.at.saturating_sub(sc.lease_ttl)),
+                dur(sc.lease_ttl)
+            )
+        }
+        EventKind::JobChecked { done: false } => format!(
+            "{name} reads the job's status in its transaction: not done (no debit has committed), so it starts {}.",
+            sc.job.as_deref().unwrap_or("the job")
+        ),
+        EventKind::JobChecked { done: true } => format!(
+            "{name} reads the job's status in its transaction: done (a debit has committed), so it skips {} and commits.",
+            sc.job.as_deref().unwrap_or("the job")
+        ),
+        EventKind::WriteApplied {
+            amount,
+            result: Ok(balance),
+            ..
+        } => format!(
+            "{name}'s UPDATE accounts SET balance = balance − {amount} runs in its transaction, which holds the row lock: balance {balance}. No token goes with it: {}.",
+            no_token_clause(sc)
+        ),
+        EventKind::WriteApplied {
+            amount,
+            result: Err(WriteError::SessionTerminated),
+            ..
+        } => {
+            let when = terminated_at(t, i, &name)
+                .map_or_else(String::new, |t| format!(" at t={}", at(t)));
+            format!(
+                "{name} sends UPDATE accounts SET balance = balance − {amount} on its old connection, but PostgreSQL terminated that session{when}: FATAL {IDLE_IN_TRANSACTION_TIMEOUT}, terminating connection due to idle-in-transaction timeout. The UPDATE never runs, and {name} stops. Balance stays {}.",
+                e.snapshot.balance
+            )
+        }
+        EventKind::Released { .. } => {
+            let since = before(t, i)
+                .take_while(|p| {
+                    !(p.actor == e.actor && matches!(p.kind, EventKind::Acquired { .. }))
+                })
+                .any(|p| {
+                    p.actor == e.actor
+                        && matches!(p.kind, EventKind::WriteApplied { result: Ok(_), .. })
+                });
+            if since {
+                format!("{name} COMMITs: its debit is durable, and its row lock on {res} is released.")
+            } else {
+                format!("{name} COMMITs: it wrote nothing, and its row lock on {res} is released.")
+            }
+        }
+        EventKind::PauseEnded { lease_gone: true } => match terminated_at(t, i, &name) {
+            Some(x) => format!(
+                "{name} wakes up and carries on, unaware that PostgreSQL terminated its session at t={}.",
+                at(x)
+            ),
+            None => return None,
+        },
+        EventKind::ConnectionLost => {
+            let when = terminated_at(t, i, &name)
+                .map_or_else(String::new, |t| format!(" at t={}", at(t)));
+            format!(
+                "{name} sends its next statement on the session PostgreSQL terminated{when}: FATAL {IDLE_IN_TRANSACTION_TIMEOUT}, the connection is gone, and {name} stops."
+            )
+        }
+        _ => return None,
+    })
+}
+
+/// The "Say:" line at `step` of a row-lock scenario, where it differs from [`say`].
+fn row_say(t: &Trace, step: usize) -> Option<String> {
+    let sc = &t.scenario;
+    let Some(e) = t.event_at(step) else {
+        return Some(format!(
+            "{} clients, one {} row, and the lock lives in the same database as the balance. Watch what happens to a holder's transaction when it loses the lock.",
+            sc.actors.len(),
+            sc.resource
+        ));
+    };
+    let i = step - 1;
+    let name = e.actor.clone().unwrap_or_default();
+    Some(match &e.kind {
+        EventKind::Acquired { .. } => match waited(t, i) {
+            None => "No lock server: the database that holds the balance arbitrates, and only one transaction at a time can hold this row's lock.".to_owned(),
+            Some((w, holder)) => {
+                let others: Vec<&str> = e
+                    .snapshot
+                    .believers
+                    .iter()
+                    .map(String::as_str)
+                    .filter(|b| *b != name)
+                    .collect();
+                match others.as_slice() {
+                    [] => format!(
+                        "{name} waited {} for the row, holding a connection the whole time: a blocking lock trades a refusal for a wait, and {holder}'s stall became {name}'s.",
+                        duration(sc, w)
+                    ),
+                    [one, ..] => format!(
+                        "{one} still believes it holds the lock while {name} holds it: two believers, as with a lease. The difference: {one}'s transaction is gone, so nothing {one} sends can write."
+                    ),
+                }
+            }
+        },
+        EventKind::LockWait { .. } => "Unlike SET NX, FOR UPDATE does not refuse: the second client waits in PostgreSQL's lock queue, for as long as the holder's transaction lives, unless lock_timeout or statement_timeout is set.".to_owned(),
+        EventKind::LeaseExpired {
+            owner,
+            cause: ExpiryCause::IdleTimeout,
+            ..
+        } => format!(
+            "The idle timeout is a lease too: the server cannot tell a paused or slow client from a dead one. But lock and data live in one system, so ending the lock also ends {owner}'s transaction: nothing it did in it survives."
+        ),
+        EventKind::WriteApplied { result: Ok(_), .. } => {
+            "Lock and write in one transaction: no token is needed while the transaction holds the row, whatever the fencing policy says.".to_owned()
+        }
+        EventKind::WriteApplied {
+            result: Err(WriteError::SessionTerminated),
+            ..
+        } => format!(
+            "Storage refuses {name} because its transaction no longer exists, not because of a token: the same under off, strict and same-epoch."
+        ),
+        EventKind::Released { .. } => {
+            "COMMIT makes the writes durable and releases the row lock in one step: there is no separate release to get wrong.".to_owned()
+        }
+        EventKind::ConnectionLost => {
+            "A terminated session takes its transaction with it: nothing it sends runs.".to_owned()
+        }
+        _ => return None,
+    })
 }

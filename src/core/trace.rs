@@ -38,6 +38,10 @@ pub enum ExpiryCause {
     ClockJump,
     /// A lease that a failed primary lost: only its holder still counted it, until its TTL.
     LostInFailover,
+    /// A PostgreSQL row lock whose session sat idle in its transaction for
+    /// `idle_in_transaction_session_timeout`: the server terminated the session (SQLSTATE
+    /// 25P03), rolled its transaction back and released the lock.
+    IdleTimeout,
 }
 
 /// Why a release deleted nothing.
@@ -114,6 +118,14 @@ pub enum EventKind {
         #[serde(default)]
         nodes: Vec<usize>,
     },
+    /// `SELECT … FOR UPDATE` found the row locked by `holder`'s transaction: the statement
+    /// blocks in the row's lock queue (no refusal, no retry) until that transaction ends.
+    LockWait {
+        holder: String,
+    },
+    /// A statement on a session the server has terminated: the client gets the FATAL
+    /// (SQLSTATE 25P03) and its connection is gone, so the actor stops.
+    ConnectionLost,
     LeaseExpired {
         owner: String,
         fence: Fence,
@@ -299,6 +311,8 @@ impl TraceEvent {
     pub fn result_code(&self) -> &'static str {
         match &self.kind {
             EventKind::AcquireRefused { .. } => "lock_held",
+            EventKind::LockWait { .. } => "lock_wait",
+            EventKind::ConnectionLost => "session_terminated",
             EventKind::WriteApplied { result: Err(e), .. } => e.code(),
             EventKind::DeadlineChecked { ok: false, .. } => "past_deadline",
             EventKind::Checked { held: false }

@@ -70,7 +70,7 @@ pub fn Storage(trace: Memo<Arc<Trace>>, step: Memo<usize>) -> impl IntoView {
                     <span class="cap">{text(m, |m| m.fence_caption.to_owned())}</span>
                 </div>
                 <div class="metric small">
-                    <span class="k">"Lock server says"</span>
+                    <span class="k">{text(m, |m| m.holder_source.to_owned())}</span>
                     <span data-testid="holder">{text(m, |m| m.holder.clone())}</span>
                     <span class="k">"Believe they hold it"</span>
                     <span data-testid="believers" class:warn=move || m.with(|m| m.two_believe)>

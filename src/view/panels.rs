@@ -41,6 +41,8 @@ pub struct StorageModel {
     pub value: String,
     pub fence: String,
     pub fence_caption: &'static str,
+    /// Who answers "who holds the lock": the lock server, or the database itself.
+    pub holder_source: &'static str,
     pub holder: String,
     pub believers: String,
     /// More than one client believes it holds the lock.
@@ -66,7 +68,9 @@ pub struct LogRow {
 
 pub fn storage(t: &Trace, step: usize) -> StorageModel {
     let s = t.snapshot_at(step);
-    let (fence, fence_caption) = if t.scenario.policy.checks_fence() {
+    let (fence, fence_caption) = if t.scenario.row_lock.is_some() {
+        ("none".to_owned(), "no token: the row lock is the check")
+    } else if t.scenario.policy.checks_fence() {
         (
             token(s.last_fence),
             "last fence: highest token storage accepted",
@@ -78,6 +82,15 @@ pub fn storage(t: &Trace, step: usize) -> StorageModel {
         )
     };
     let holder = match &s.holder {
+        // A row lock: its deadline is the session's idle timeout, if one is set.
+        Some(l) if t.scenario.row_lock.is_some() => match t.scenario.idle_timeout() {
+            Some(_) => format!(
+                "{} (row lock; idle timeout at {})",
+                l.owner,
+                story::time_label(&t.scenario, l.expires_at)
+            ),
+            None => format!("{} (row lock; no idle timeout)", l.owner),
+        },
         // With a separate counter a lease's number is not its token: say only until when.
         Some(l) if t.scenario.token_source == crate::core::TokenSource::SeparateCounter => format!(
             "{} (until {})",
@@ -134,6 +147,11 @@ pub fn storage(t: &Trace, step: usize) -> StorageModel {
         value: story::value(t, step),
         fence,
         fence_caption,
+        holder_source: if t.scenario.row_lock.is_some() {
+            "PostgreSQL says"
+        } else {
+            "Lock server says"
+        },
         holder,
         believers,
         two_believe: s.believers.len() > 1,

@@ -668,6 +668,8 @@ fn classify(kind: &EventKind, late: bool) -> (Shape, Verdict) {
         EventKind::WriteApplied { result: Ok(_), .. } => (Shape::Write, Verdict::Ok),
         EventKind::WriteApplied { result: Err(_), .. } => (Shape::Write, Verdict::Rejected),
         EventKind::AcquireRefused { .. }
+        | EventKind::LockWait { .. }
+        | EventKind::ConnectionLost
         | EventKind::ReleaseNoop { .. }
         | EventKind::ExtendFailed { .. }
         | EventKind::WriteTimedOut { .. } => (Shape::Op, Verdict::Refused),
