@@ -51,6 +51,9 @@ struct Case {
 /// Which real servers grant the lock and mint the token: the one place that maps the
 /// scenario's `token_source` (and `redlock`) onto servers.
 fn backend(sc: &Scenario) -> LockBackend {
+    if sc.row_lock.is_some() {
+        return LockBackend::RowLock;
+    }
     match (&sc.redlock, sc.token_source) {
         (Some(_), _) => LockBackend::Redlock,
         (None, TokenSource::LockService) => LockBackend::Etcd,
@@ -86,6 +89,11 @@ fn not_reproducible(c: &Case) -> Option<String> {
         return Some("debits and publishes share one high-water mark in the core; the harness keeps the balance's fence and the result row's epoch apart".to_owned());
     }
     match c.lock {
+        LockBackend::RowLock => {
+            if sc.actors.iter().any(|a| a.network_delay > 0) {
+                return Some("a delayed packet would need a second connection, outside the lock holder's transaction".to_owned());
+            }
+        }
         LockBackend::Etcd => {
             if steps().any(|s| matches!(s, Step::Extend | Step::WorkRenewing { .. })) {
                 return Some(
@@ -180,7 +188,9 @@ fn slot_ms() -> f64 {
 fn timing(c: &Case) -> (f64, f64) {
     let g = granularity(&c.sc) as f64;
     match c.lock {
-        LockBackend::Redis | LockBackend::Redlock => (slot_ms() / g, slot_ms()),
+        LockBackend::Redis | LockBackend::Redlock | LockBackend::RowLock => {
+            (slot_ms() / g, slot_ms())
+        }
         LockBackend::Etcd => {
             let s = etcd_scale(&c.sc);
             (s, s * g)
@@ -192,13 +202,18 @@ fn timing(c: &Case) -> (f64, f64) {
 /// behind it has the SET, 10 ms behind it does not.
 const LAGS: [Millis; 2] = [5, 10];
 
-/// A deck scenario as it is, on etcd, or with a lagging replica.
+/// A deck scenario as it is, on etcd, with a lagging replica, or (a row lock) without the
+/// idle-in-transaction timeout.
 #[derive(Clone, Copy)]
 enum Variant {
     Deck,
     Etcd,
     Lag(Millis),
+    NoIdleTimeout,
 }
+
+/// Suffix of the row-lock run without `idle_in_transaction_session_timeout`.
+const NO_TIMEOUT_SUFFIX: &str = "@no-timeout";
 
 fn cases(ids: &[String]) -> Result<Vec<Case>, String> {
     let mut out = Vec::new();
@@ -213,6 +228,12 @@ fn cases(ids: &[String]) -> Result<Vec<Case>, String> {
                 labels.push((format!("{}@lag{lag}", e.id), Variant::Lag(lag)));
             }
         }
+        if (e.build)().row_lock.is_some() {
+            labels.push((
+                format!("{}{NO_TIMEOUT_SUFFIX}", e.id),
+                Variant::NoIdleTimeout,
+            ));
+        }
         for (label, variant) in labels {
             if !want(&label) {
                 continue;
@@ -223,6 +244,11 @@ fn cases(ids: &[String]) -> Result<Vec<Case>, String> {
                     Variant::Deck => {}
                     Variant::Etcd => sc.token_source = TokenSource::LockService,
                     Variant::Lag(lag) => sc.replication_lag = Some(lag),
+                    Variant::NoIdleTimeout => {
+                        sc.row_lock = Some(core::RowLock {
+                            idle_timeout: false,
+                        })
+                    }
                 }
                 out.push(Case {
                     label: label.clone(),
@@ -239,6 +265,11 @@ fn cases(ids: &[String]) -> Result<Vec<Case>, String> {
                 .map(|e| e.id.to_owned())
                 .chain(ON_ETCD.iter().map(|i| format!("{i}{ETCD_SUFFIX}")))
                 .chain(LAGS.iter().map(|l| format!("redis-failover@lag{l}")))
+                .chain(
+                    DECK.iter()
+                        .filter(|e| (e.build)().row_lock.is_some())
+                        .map(|e| format!("{}{NO_TIMEOUT_SUFFIX}", e.id)),
+                )
                 .collect();
             return Err(format!(
                 "unknown scenario {id:?}; known: {}",
@@ -440,6 +471,11 @@ fn run_case(c: &Case, n: usize, srv: &Servers) -> Result<Report, String> {
     let mut nodes = Vec::new();
     let mut cluster = None;
     match c.lock {
+        LockBackend::RowLock => {
+            notes.push(
+                "no lock server: the row lock is PostgreSQL's own, on the account's row".to_owned(),
+            );
+        }
         LockBackend::Etcd => {
             if sc.failover_at.is_some() {
                 let e = EtcdServer::start(&srv.dir, &format!("etcd-{n}"), ETCD_CLUSTER)?;
@@ -597,13 +633,42 @@ fn run_case(c: &Case, n: usize, srv: &Servers) -> Result<Report, String> {
             }
         })
         .collect();
-    let writes = logged
+    let mut writes: Vec<Attempt> = logged
         .iter()
         .map(|a| Attempt {
             token: a.token.map(map),
             ..a.clone()
         })
         .collect();
+    if c.lock == LockBackend::RowLock {
+        // An UPDATE on a terminated session never reached the server, so its write_log has
+        // no row for it: the client saw it fail (25P03). Put those where they happened.
+        let mut seen: Vec<&core::Observation> = obs
+            .events
+            .iter()
+            .filter(|o| matches!(o.kind, core::EventKind::WriteApplied { .. }))
+            .collect();
+        seen.sort_by_key(|o| o.at);
+        let mut from_log = writes.into_iter();
+        writes = Vec::new();
+        for o in seen {
+            match (&o.kind, &o.request) {
+                (
+                    core::EventKind::WriteApplied {
+                        result: Err(core::WriteError::SessionTerminated),
+                        ..
+                    },
+                    Some(r),
+                ) => writes.push(Attempt {
+                    writer: r.writer.clone(),
+                    token: None,
+                    code: "session_terminated".to_owned(),
+                }),
+                _ => writes.extend(from_log.next()),
+            }
+        }
+        writes.extend(from_log);
+    }
     // The high-water mark: the result row's epoch where the job publishes, else the fence.
     let mark = if sc.publishes() { epoch } else { fence };
     let mark: u64 = mark.parse().map_err(|_| "fence")?;
@@ -617,9 +682,23 @@ fn run_case(c: &Case, n: usize, srv: &Servers) -> Result<Report, String> {
                 sc.redlock.as_ref().map_or(0, |r| r.nodes)
             ),
             LockBackend::Redis => format!("Redis {}", srv.versions.redis),
+            LockBackend::RowLock => format!(
+                "PostgreSQL {} (SELECT … FOR UPDATE{})",
+                srv.versions.pg,
+                match sc.idle_timeout() {
+                    Some(ms) => format!(
+                        ", idle_in_transaction_session_timeout = {:.0} ms",
+                        ms as f64 * scale
+                    ),
+                    None => String::new(),
+                }
+            ),
         },
         format!("PostgreSQL {}", srv.versions.pg),
     ];
+    if c.lock == LockBackend::RowLock {
+        systems.remove(1); // the lock and the storage are one server
+    }
     if faketime.is_some() {
         systems.push("libfaketime".to_owned());
     }

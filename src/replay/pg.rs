@@ -4,8 +4,10 @@
 //! statement it is asked to `\echo` a marker, so a reply is "every line up to the marker".
 //! Measured on the dev machine: ~0.05 ms per statement round trip, far below the time scale.
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
 
 const MARK: &str = "__replay_done__";
 
@@ -16,42 +18,121 @@ pub struct PgAddr {
     pub port: u16,
 }
 
+/// A session's stderr as it is read, and the thread reading it (until it is joined).
+type Captured = (Arc<Mutex<String>>, Option<JoinHandle<()>>);
+
 pub struct Psql {
     child: Child,
     stdin: ChildStdin,
     stdout: BufReader<ChildStdout>,
+    /// Everything the session wrote to stderr, when it is captured ([`Psql::connect_as`]).
+    stderr: Option<Captured>,
 }
 
 impl Psql {
     /// Opens a session whose `search_path` is `schema` (one schema per run).
     pub fn connect(addr: &PgAddr, schema: Option<&str>) -> Result<Self, String> {
+        Self::open(addr, schema, None)
+    }
+
+    /// [`Psql::connect`] with `application_name` set (so `pg_stat_activity` and
+    /// `pg_blocking_pids` can name the session) and its stderr captured, with verbose errors
+    /// (each carries its SQLSTATE), for a client whose errors are observations.
+    pub fn connect_as(addr: &PgAddr, schema: &str, app: &str) -> Result<Self, String> {
+        let mut s = Self::open(addr, Some(schema), Some(app))?;
+        s.query("\\set VERBOSITY verbose")?;
+        Ok(s)
+    }
+
+    fn open(addr: &PgAddr, schema: Option<&str>, app: Option<&str>) -> Result<Self, String> {
         let mut cmd = Command::new("psql");
         cmd.args(["-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=0"])
             .args(["-h", &addr.socket_dir, "-p", &addr.port.to_string()])
             .args(["-U", "postgres", "-d", "postgres"])
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::inherit());
+            .stderr(if app.is_some() {
+                Stdio::piped()
+            } else {
+                Stdio::inherit()
+            });
         if let Some(s) = schema {
             cmd.env("PGOPTIONS", format!("-c search_path={s}"));
+        }
+        if let Some(a) = app {
+            cmd.env("PGAPPNAME", a);
         }
         let mut child = cmd.spawn().map_err(|e| format!("psql: {e}"))?;
         let stdin = child.stdin.take().ok_or("psql stdin")?;
         let stdout = BufReader::new(child.stdout.take().ok_or("psql stdout")?);
+        let stderr = match child.stderr.take() {
+            Some(mut err) => {
+                let text = Arc::new(Mutex::new(String::new()));
+                let sink = text.clone();
+                let h = std::thread::spawn(move || {
+                    let mut buf = [0u8; 1024];
+                    while let Ok(n) = err.read(&mut buf) {
+                        if n == 0 {
+                            break;
+                        }
+                        sink.lock()
+                            .unwrap_or_else(|e| e.into_inner())
+                            .push_str(&String::from_utf8_lossy(&buf[..n]));
+                    }
+                });
+                Some((text, Some(h)))
+            }
+            None => None,
+        };
         let mut s = Self {
             child,
             stdin,
             stdout,
+            stderr,
         };
         s.query("SELECT 1;")?;
         Ok(s)
     }
 
+    /// What the session wrote to stderr (captured sessions only). Once psql has exited (a
+    /// lost connection), waits for it and for the last of its stderr.
+    pub fn stderr(&mut self) -> String {
+        let Some((text, handle)) = self.stderr.as_mut() else {
+            return String::new();
+        };
+        if let Some(h) = handle.take() {
+            // Called after a failed statement: psql is exiting. Wait for it (at most 2 s).
+            let t0 = std::time::Instant::now();
+            while self.child.try_wait().ok().flatten().is_none()
+                && t0.elapsed() < std::time::Duration::from_secs(2)
+            {
+                std::thread::sleep(std::time::Duration::from_millis(1));
+            }
+            if self.child.try_wait().ok().flatten().is_some() {
+                let _ = h.join();
+            } else {
+                *handle = Some(h);
+            }
+        }
+        text.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
     /// Runs one statement and returns its output rows (`|`-separated columns). An SQL error
     /// goes to stderr and yields no rows.
     pub fn query(&mut self, sql: &str) -> Result<Vec<String>, String> {
+        self.send(sql)?;
+        self.recv()
+    }
+
+    /// Sends one statement without waiting for its reply ([`Psql::recv`] reads it).
+    pub fn send(&mut self, sql: &str) -> Result<(), String> {
         writeln!(self.stdin, "{sql}\n\\echo {MARK}").map_err(|e| format!("psql: {e}"))?;
-        self.stdin.flush().map_err(|e| e.to_string())?;
+        self.stdin.flush().map_err(|e| e.to_string())
+    }
+
+    /// The reply to the statement sent last: its rows, or `Err` if psql exited (a lost
+    /// connection ends a non-interactive psql).
+    pub fn recv(&mut self) -> Result<Vec<String>, String> {
         let mut rows = Vec::new();
         loop {
             let mut l = String::new();
@@ -81,6 +162,9 @@ impl Drop for Psql {
     fn drop(&mut self) {
         let _ = writeln!(self.stdin, "\\q");
         let _ = self.child.wait();
+        if let Some((_, Some(h))) = self.stderr.take() {
+            let _ = h.join();
+        }
     }
 }
 

@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 use fencing_lab::core::{
     client_elapsed, random_token, renewal_interval, Actor, EventKind, Fence, FencingPolicy, Millis,
     NoopReason, Observation, ProviderOutcome, ReleaseMode, Scenario, SkipReason, SplitMix64, Step,
-    TokenSource, WriteError, WriteRequest, COUNTER_GAP, GET_DEL_GAP,
+    TokenSource, WriteError, WriteRequest, COUNTER_GAP, GET_DEL_GAP, IDLE_IN_TRANSACTION_TIMEOUT,
 };
 
 use super::etcd::{Etcd, LockTxn};
@@ -44,6 +44,9 @@ pub enum LockBackend {
     /// Redlock over several redis-servers; the token is a separate counter's (a PostgreSQL
     /// sequence), Redlock itself mints none (`TokenSource::Counterfactual`).
     Redlock,
+    /// No lock server: `SELECT … FOR UPDATE` on the account's row in the storage's own
+    /// PostgreSQL, with `idle_in_transaction_session_timeout` (`Scenario::row_lock`). No token.
+    RowLock,
 }
 
 /// Where the run's timing and servers are.
@@ -222,6 +225,10 @@ struct Client<'a> {
     /// Redlock: a connection to each node this client reaches, by node number.
     nodes: Vec<(usize, Redis)>,
     pg: Psql,
+    /// Row lock: a second session that watches this client's own in `pg_stat_activity`.
+    observer: Option<Psql>,
+    /// Row lock: this client's `application_name` (the run's schema and its name).
+    app: String,
     /// The etcd lease of the lock we hold (etcd backend).
     lease: Option<i64>,
     /// The value this client SETs as the lock's value and checks on release, extend and
@@ -332,6 +339,9 @@ impl Client<'_> {
                     None
                 }
             }
+            LockBackend::RowLock => {
+                return Err("a row lock is taken by SELECT … FOR UPDATE".to_owned())
+            }
             LockBackend::Etcd => {
                 let etcd = self.etcd()?;
                 let ttl_s = (sc.lease_ttl as f64 * self.env.scale / 1000.0).round() as u64;
@@ -367,6 +377,7 @@ impl Client<'_> {
             LockBackend::Redis => Ok(self.redis()?.cmd(&["GET", &res])?.text()),
             LockBackend::Etcd => self.etcd()?.get(&res),
             LockBackend::Redlock => Err("GET on Redlock: not one value".to_owned()),
+            LockBackend::RowLock => Err("GET on a row lock: there is no lock key".to_owned()),
         }
     }
 
@@ -424,6 +435,7 @@ impl Client<'_> {
                     Ok(Err(deleted))
                 }
             }
+            LockBackend::RowLock => Err("a row lock is released by COMMIT".to_owned()),
             LockBackend::Etcd => {
                 let etcd = self.etcd()?;
                 let deleted = etcd.unlock(&res, &name)?;
@@ -557,7 +569,18 @@ pub fn run_actor(
     rng: &Mutex<SplitMix64>,
 ) -> Result<(), String> {
     let actor = &sc.actors[idx];
-    let pg = Psql::connect(&env.pg, Some(&env.schema));
+    let app = format!("{}-{}", env.schema, actor.name);
+    let (pg, observer) = if env.lock == LockBackend::RowLock {
+        let mut pg = Psql::connect_as(&env.pg, &env.schema, &app)?;
+        if let Some(ttl) = sc.idle_timeout() {
+            // The server's own timer, in real ms: the scenario's TTL at this run's scale.
+            let ms = (ttl as f64 * env.scale).round() as u64;
+            pg.query(&format!("SET idle_in_transaction_session_timeout = {ms};"))?;
+        }
+        (Ok(pg), Some(Psql::connect(&env.pg, Some(&env.schema))?))
+    } else {
+        (Psql::connect(&env.pg, Some(&env.schema)), None)
+    };
     let mut nodes = Vec::new();
     if env.lock == LockBackend::Redlock {
         let reach = sc
@@ -582,6 +605,8 @@ pub fn run_actor(
         redis: None,
         nodes,
         pg: pg?,
+        observer,
+        app,
         lease: None,
         me: actor.name.clone(),
         grants: 0,
@@ -861,6 +886,9 @@ fn act(
     packets: &mut Vec<Packet>,
 ) -> Result<Next, String> {
     let sc = c.sc;
+    if c.env.lock == LockBackend::RowLock {
+        return act_row(c, st, step, now);
+    }
     Ok(match step {
         Step::Acquire { .. } if st.token_pending => {
             // The second round trip: INCR on the separate counter (a sequence in its own
@@ -1237,5 +1265,276 @@ fn act(
                 Next::At(now)
             }
         },
+    })
+}
+
+/// The scenario time of the grain nearest to now: when a blocked statement returned.
+fn scenario_now(env: &Env) -> Millis {
+    let grain = (env.slot / env.scale).round().max(1.0);
+    ((env.elapsed_ms() / env.slot).round().max(0.0) * grain) as Millis
+}
+
+/// The SQLSTATE of PostgreSQL's idle-in-transaction termination, if the client's psql
+/// reported it (psql exits when its connection is lost; verbose errors carry the code).
+fn session_terminated(c: &mut Client) -> Option<String> {
+    let err = c.pg.stderr();
+    err.contains(IDLE_IN_TRANSACTION_TIMEOUT)
+        .then(|| {
+            err.lines()
+                .find(|l| l.contains(IDLE_IN_TRANSACTION_TIMEOUT))
+        })
+        .flatten()
+        .map(|l| l.trim().to_owned())
+}
+
+/// A statement failed: the session is gone if psql reported 25P03; anything else is the
+/// harness's failure.
+fn lost(c: &mut Client, now: Millis, what: &str, e: String) -> Result<String, String> {
+    match session_terminated(c) {
+        Some(line) => {
+            c.note(format!(
+                "{} at t={now}: its {what} failed, psql said “{line}” and exited (connection lost)",
+                c.name
+            ));
+            Ok(line)
+        }
+        None => Err(format!(
+            "{}: {what} failed without {IDLE_IN_TRANSACTION_TIMEOUT}: {e}; stderr: {}",
+            c.name,
+            c.pg.stderr()
+        )),
+    }
+}
+
+/// This client's session as `pg_stat_activity` shows it: its state (with " (for update)"
+/// once its query is the `SELECT … FOR UPDATE`), its wait event type and whose sessions
+/// block it (their application names, without the run's prefix).
+fn activity(c: &mut Client) -> Result<(String, String, Vec<String>), String> {
+    let prefix = format!("{}-", c.env.schema);
+    let app = lit(&c.app);
+    let observer = c.observer.as_mut().ok_or("no observer session")?;
+    let row = observer.one(&format!(
+        "SELECT coalesce(a.state, '') || CASE WHEN a.query LIKE '%FOR UPDATE%' THEN ' (for update)' ELSE '' END || '|' || coalesce(a.wait_event_type, '') || '|' || coalesce((SELECT string_agg(b.application_name, ',') FROM pg_stat_activity b WHERE b.pid = ANY (pg_blocking_pids(a.pid))), '') FROM pg_stat_activity a WHERE a.application_name = {app};"
+    ))?;
+    let mut f = row.splitn(3, '|');
+    let state = f.next().unwrap_or_default().to_owned();
+    let wait = f.next().unwrap_or_default().to_owned();
+    let blockers = f
+        .next()
+        .unwrap_or_default()
+        .split(',')
+        .filter(|b| !b.is_empty())
+        .map(|b| b.strip_prefix(&prefix).unwrap_or(b).to_owned())
+        .collect();
+    Ok((state, wait, blockers))
+}
+
+/// A step under a row lock, on the client's own PostgreSQL session: `BEGIN; SELECT … FOR
+/// UPDATE` (which blocks while another transaction holds the row), the status read and the
+/// debit inside that transaction, `COMMIT`. A session the server terminated makes psql exit:
+/// the next statement reports 25P03 and the client stops.
+fn act_row(c: &mut Client, st: &mut State, step: &Step, now: Millis) -> Result<Next, String> {
+    let sc = c.sc;
+    let res = lit(&sc.resource);
+    Ok(match step {
+        Step::Acquire { .. } => {
+            c.pg.send(&format!(
+                "BEGIN; SELECT balance FROM accounts WHERE id = {res} FOR UPDATE;"
+            ))?;
+            // Watch the session from outside until it either holds the row (idle in its
+            // transaction) or waits on a lock, and behind whom.
+            let deadline = c.env.elapsed_ms() + c.env.slot / 4.0;
+            let mut waited_for = None;
+            while c.env.elapsed_ms() < deadline {
+                let (state, wait, blockers) = activity(c)?;
+                if state == "active (for update)" && wait == "Lock" && !blockers.is_empty() {
+                    waited_for = Some(blockers.join(","));
+                    break;
+                }
+                if state == "idle in transaction (for update)" {
+                    break; // it holds the row
+                }
+                thread::sleep(Duration::from_micros(500));
+            }
+            if let Some(holder) = &waited_for {
+                c.note(format!(
+                    "{} at t={now}: SELECT … FOR UPDATE waits on a Lock (pg_stat_activity), blocked by {holder} (pg_blocking_pids)",
+                    c.name
+                ));
+                c.saw(
+                    now,
+                    EventKind::LockWait {
+                        holder: holder.clone(),
+                    },
+                );
+            }
+            if let Err(e) = c.pg.recv() {
+                lost(c, now, "SELECT … FOR UPDATE", e)?;
+                c.saw(now, EventKind::ConnectionLost);
+                return Ok(Next::Stop);
+            }
+            if waited_for.is_none() && scenario_now(c.env) > now {
+                // It returned a grain or more later, though the watch saw no lock wait in
+                // time: it waited all the same (the fold names the holder it waited behind).
+                c.note(format!(
+                    "{} at t={now}: SELECT … FOR UPDATE returned late without a lock wait seen in pg_stat_activity",
+                    c.name
+                ));
+                c.saw(
+                    now,
+                    EventKind::LockWait {
+                        holder: String::new(),
+                    },
+                );
+                waited_for = Some(String::new());
+            }
+            let at = if waited_for.is_some() {
+                let at = scenario_now(c.env);
+                c.note(format!(
+                    "{}: its SELECT … FOR UPDATE returned at t={at} ({:.0} real ms after the start)",
+                    c.name,
+                    c.env.elapsed_ms()
+                ));
+                at
+            } else {
+                now
+            };
+            let fence = {
+                let mut o = c.shared.lock().unwrap_or_else(|e| e.into_inner());
+                o.grants += 1;
+                sc.first_fence + o.grants - 1
+            };
+            st.token = Some(fence);
+            c.saw(
+                at,
+                EventKind::Acquired {
+                    fence: Fence(fence),
+                    expires_at: sc.idle_timeout().map_or(Millis::MAX, |t| at + t),
+                    nodes: Vec::new(),
+                    token_later: false,
+                },
+            );
+            Next::At(at)
+        }
+        Step::Work { ms } => Next::At(now + ms),
+        Step::CheckDone => {
+            // The job's status, read inside the transaction that holds the row.
+            let sql = format!(
+                "SELECT EXISTS (SELECT 1 FROM write_log WHERE account = {res} AND kind IN ('debit', 'publish') AND result = 'ok');"
+            );
+            match c.pg.one(&sql) {
+                Err(e) => {
+                    lost(c, now, "status read", e)?;
+                    c.saw(now, EventKind::ConnectionLost);
+                    Next::Stop
+                }
+                Ok(v) => {
+                    let done = v == "t";
+                    c.saw(now, EventKind::JobChecked { done });
+                    if !done {
+                        Next::At(now)
+                    } else {
+                        let script = &sc.actors[c.idx].script;
+                        match script[st.pc..].iter().position(|s| *s == Step::Release) {
+                            Some(i) => Next::Goto(st.pc + i, now),
+                            None => Next::Stop,
+                        }
+                    }
+                }
+            }
+        }
+        Step::Debit {
+            amount,
+            idempotency_key,
+        } => {
+            // The UPDATE in the lock holder's transaction: no token (policy 'off').
+            let w = Write {
+                token: None,
+                amount: *amount,
+                key: idempotency_key.clone(),
+                publish: None,
+            };
+            let sql = format!(
+                "SELECT debit('off', {res}, {}, NULL, {amount}, {});",
+                lit(&c.name),
+                opt_lit(idempotency_key.as_deref())
+            );
+            match c.pg.one(&sql) {
+                Ok(reply) => {
+                    let o = applied(sc, c.idx, &w, now, now, &reply)?;
+                    c.shared
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .events
+                        .push(o);
+                    Next::At(now)
+                }
+                Err(e) => {
+                    lost(c, now, "UPDATE", e)?;
+                    c.shared
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .events
+                        .push(Observation {
+                            at: now,
+                            actor: Some(c.idx),
+                            kind: EventKind::WriteApplied {
+                                fence: None,
+                                amount: *amount,
+                                sent_at: now,
+                                result: Err(WriteError::SessionTerminated),
+                                superseded_by: None,
+                                highest_accepted: None,
+                                publish: None,
+                            },
+                            request: Some(WriteRequest {
+                                resource: sc.resource.clone(),
+                                writer: c.name.clone(),
+                                fence: None,
+                                amount: *amount,
+                                idempotency_key: idempotency_key.clone(),
+                                publish: None,
+                            }),
+                        });
+                    Next::Stop
+                }
+            }
+        }
+        Step::Release => match c.pg.query("COMMIT;") {
+            Ok(_) => {
+                // The COMMIT came first on the server: a waiter's SELECT … FOR UPDATE returns
+                // only after it, though its thread may have logged that a moment sooner.
+                let mut o = c.shared.lock().unwrap_or_else(|e| e.into_inner());
+                let waited = |o: &Observed, actor: Option<usize>| {
+                    o.events.iter().any(|p| {
+                        p.actor == actor
+                            && matches!(&p.kind, EventKind::LockWait { holder } if *holder == c.name)
+                    })
+                };
+                let at = o.events.iter().position(|p| {
+                    p.at == now
+                        && p.actor != Some(c.idx)
+                        && matches!(p.kind, EventKind::Acquired { .. })
+                        && waited(&o, p.actor)
+                });
+                let seen = Observation {
+                    at: now,
+                    actor: Some(c.idx),
+                    kind: released(ReleaseMode::CompareAndDelete),
+                    request: None,
+                };
+                match at {
+                    Some(i) => o.events.insert(i, seen),
+                    None => o.events.push(seen),
+                }
+                Next::At(now)
+            }
+            Err(e) => {
+                lost(c, now, "COMMIT", e)?;
+                c.saw(now, EventKind::ConnectionLost);
+                Next::Stop
+            }
+        },
+        other => return Err(format!("{other:?} is not modelled under a row lock")),
     })
 }

@@ -433,11 +433,13 @@ pub fn params(sc: &Scenario, base: Option<&Scenario>) -> ParamsModel {
         min: param.min(),
         value: param.value(sc, actor).unwrap_or_default(),
     };
-    let mut groups = vec![FieldGroup::Ttl(field(
-        Param::Ttl,
-        None,
-        "Lease TTL (ms)".to_owned(),
-    ))];
+    // A row lock's TTL is the server's idle_in_transaction_session_timeout.
+    let ttl = if sc.row_lock.is_some() {
+        "Idle timeout (ms)"
+    } else {
+        "Lease TTL (ms)"
+    };
+    let mut groups = vec![FieldGroup::Ttl(field(Param::Ttl, None, ttl.to_owned()))];
     for (i, a) in sc.actors.iter().enumerate() {
         let delayed_by_default = base
             .and_then(|b| b.actors.get(i))

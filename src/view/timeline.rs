@@ -379,7 +379,19 @@ pub fn grid(t: &Trace) -> Grid {
         .actors
         .iter()
         .map(|a| (a.name.clone(), false))
-        .chain([("lease".to_owned(), true), ("storage".to_owned(), true)])
+        .chain([
+            // A row lock lives in the storage itself: its lane is the row's lock.
+            (
+                if t.scenario.row_lock.is_some() {
+                    "row lock"
+                } else {
+                    "lease"
+                }
+                .to_owned(),
+                true,
+            ),
+            ("storage".to_owned(), true),
+        ])
         .enumerate()
         .map(|(i, (name, infra))| LaneRow {
             name,

@@ -32,6 +32,9 @@ const DECK = [
   // A slow client clock and a deadline margin: A's check passes, a GC pause after it still
   // lands the late debit unfenced; the fence refuses it.
   ['drift-margin', { off: '80', strict: '90', same_epoch: '90' }, { strict: ['stale_fence'] }],
+  // The lock is a PostgreSQL row lock in the same database: B waits (no refusal), the idle
+  // timeout ends A's session and transaction, and A's late UPDATE fails under every policy.
+  ['row-lock', { off: '90', strict: '90', same_epoch: '90' }, { off: ['lock_wait', 'session_terminated'], strict: ['lock_wait', 'session_terminated'], same_epoch: ['lock_wait', 'session_terminated'] }],
 ];
 
 for (const [id, balances, markers] of DECK) {
@@ -104,6 +107,20 @@ for (const [id, balances, markers] of DECK) {
           assert.match(await text(bad.page, 'error'), /drift must be a whole number per mille from 0 to 900, not “fast”/);
           await bad.context.close();
         }
+      }
+      if (id === 'row-lock') {
+        // No token anywhere, and the same words whatever the policy.
+        assert.equal(await page.locator('svg.timeline.main g.ev[data-result="stale_fence"]').count(), 0);
+        assert.match(await text(page, 'summary-off'), /A's UPDATE failed: session_terminated \(25P03\)/);
+        assert.match(await text(page, 'summary-on'), /A's UPDATE failed: session_terminated \(25P03\)/);
+        assert.equal(await text(page, 'last-fence'), 'none');
+        assert.match(await text(page, 'narration'), /terminated that session at t=30: FATAL 25P03/);
+        // Step back to B's grant at t=30: it waited 10 ms in the lock queue.
+        const back = await open(`#s=${id}&fence=${policy}&step=6`);
+        assert.deepEqual((await position(back.page))[0], 6);
+        assert.match(await text(back.page, 'narration'), /B's SELECT … FOR UPDATE returns after waiting 10 ms/);
+        assert.match(await text(back.page, 'holder'), /^B \(row lock; idle timeout at 60 ms\)$/);
+        await back.context.close();
       }
       if (id === 'renewal') {
         assert.match(await text(page, 'herd-caption'), /1000 holders/);
