@@ -967,7 +967,7 @@ proptest! {
 }
 
 /// A row lock in the storage itself: no write carries a token, whatever the policy; a write
-/// is refused only as `session_terminated`, and only after the server ended its writer's
+/// is refused only as `session_ended`, and only after the server ended its writer's
 /// session; the job never runs twice.
 fn check_row_lock(trace: &Trace) -> Result<(), TestCaseError> {
     let mut ended: Vec<&str> = Vec::new();

@@ -43,7 +43,7 @@ fn the_timeout_ends_a_stalled_holder_and_its_late_update_fails_under_every_polic
         let p = t.scenario.policy;
         assert_eq!(
             writes(t),
-            [w(35, "B", 0, "ok"), w(55, "A", 0, "session_terminated")],
+            [w(35, "B", 0, "ok"), w(55, "A", 0, "session_ended")],
             "{p:?}: no write carries a token; A's UPDATE cannot run"
         );
         let s = &t.summary;
@@ -60,7 +60,7 @@ fn the_timeout_ends_a_stalled_holder_and_its_late_update_fails_under_every_polic
         );
         assert_eq!(
             story::outcome(t),
-            format!("A's UPDATE failed: session_terminated ({IDLE_IN_TRANSACTION_TIMEOUT})")
+            format!("A's UPDATE failed: session_ended ({IDLE_IN_TRANSACTION_TIMEOUT})")
         );
     }
     // The policy changes nothing: the same events, snapshots and write log.
@@ -126,7 +126,7 @@ fn b_waits_in_the_queue_until_the_server_terminates_a() {
             e.actor.as_deref() == Some("A") && matches!(e.kind, EventKind::WriteApplied { .. })
         })
         .unwrap();
-    assert_eq!(failed.result_code(), "session_terminated");
+    assert_eq!(failed.result_code(), "session_ended");
     assert!(
         failed.snapshot.believers.is_empty(),
         "B has committed; A learns its session is gone"
@@ -207,7 +207,7 @@ fn each_statement_restarts_the_idle_clock() {
     let slow = run(&Scenario::row_lock_slow_job(&Scenario::row_lock()));
     assert_eq!(
         writes(&slow),
-        [w(35, "B", 0, "ok"), w(40, "A", 0, "session_terminated")]
+        [w(35, "B", 0, "ok"), w(40, "A", 0, "session_ended")]
     );
     assert!(slow.events.iter().any(|e| matches!(
         e.kind,
@@ -244,10 +244,7 @@ fn a_read_on_a_terminated_session_loses_the_connection_and_writes_nothing() {
         .filter(|e| e.kind == EventKind::ConnectionLost)
         .collect();
     assert_eq!(lost.len(), 1);
-    assert_eq!(
-        (lost[0].at, lost[0].result_code()),
-        (50, "session_terminated")
-    );
+    assert_eq!((lost[0].at, lost[0].result_code()), (50, "session_ended"));
     assert!(lost[0].snapshot.believers.iter().all(|b| b != "A"));
     assert_eq!(
         writes(&t),
@@ -414,6 +411,6 @@ fn the_link_restores_the_entry_and_its_edits() {
     assert_eq!(row_lock_wait(&t, "B"), 25);
     assert_eq!(
         writes(&t),
-        [w(50, "B", 0, "ok"), w(55, "A", 0, "session_terminated")]
+        [w(50, "B", 0, "ok"), w(55, "A", 0, "session_ended")]
     );
 }

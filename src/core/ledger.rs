@@ -125,7 +125,7 @@ impl WriteError {
             WriteError::StaleFence { .. } => "stale_fence",
             WriteError::MissingFence => "missing_fence",
             WriteError::DuplicateIntent { .. } => "duplicate_intent",
-            WriteError::SessionTerminated => "session_terminated",
+            WriteError::SessionTerminated => "session_ended",
         }
     }
 }

@@ -1836,7 +1836,7 @@ fn row_say(t: &Trace, step: usize) -> Option<String> {
             result: Err(WriteError::SessionTerminated),
             ..
         } => format!(
-            "Storage refuses {name} because its transaction no longer exists, not because of a token: the same under off, strict and same-epoch."
+            "Storage will not run {name}'s write because its transaction no longer exists, not because of a token: the same under off, strict and same-epoch."
         ),
         EventKind::Released { .. } => {
             "COMMIT makes the writes durable and releases the row lock in one step: there is no separate release to get wrong.".to_owned()

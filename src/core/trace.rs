@@ -312,7 +312,7 @@ impl TraceEvent {
         match &self.kind {
             EventKind::AcquireRefused { .. } => "lock_held",
             EventKind::LockWait { .. } => "lock_wait",
-            EventKind::ConnectionLost => "session_terminated",
+            EventKind::ConnectionLost => "session_ended",
             EventKind::WriteApplied { result: Err(e), .. } => e.code(),
             EventKind::DeadlineChecked { ok: false, .. } => "past_deadline",
             EventKind::Checked { held: false }

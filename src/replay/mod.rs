@@ -662,7 +662,7 @@ fn run_case(c: &Case, n: usize, srv: &Servers) -> Result<Report, String> {
                 ) => writes.push(Attempt {
                     writer: r.writer.clone(),
                     token: None,
-                    code: "session_terminated".to_owned(),
+                    code: "session_ended".to_owned(),
                 }),
                 _ => writes.extend(from_log.next()),
             }

@@ -1276,7 +1276,7 @@ fn scenario_now(env: &Env) -> Millis {
 
 /// The SQLSTATE of PostgreSQL's idle-in-transaction termination, if the client's psql
 /// reported it (psql exits when its connection is lost; verbose errors carry the code).
-fn session_terminated(c: &mut Client) -> Option<String> {
+fn terminated_line(c: &mut Client) -> Option<String> {
     let err = c.pg.stderr();
     err.contains(IDLE_IN_TRANSACTION_TIMEOUT)
         .then(|| {
@@ -1290,7 +1290,7 @@ fn session_terminated(c: &mut Client) -> Option<String> {
 /// A statement failed: the session is gone if psql reported 25P03; anything else is the
 /// harness's failure.
 fn lost(c: &mut Client, now: Millis, what: &str, e: String) -> Result<String, String> {
-    match session_terminated(c) {
+    match terminated_line(c) {
         Some(line) => {
             c.note(format!(
                 "{} at t={now}: its {what} failed, psql said “{line}” and exited (connection lost)",

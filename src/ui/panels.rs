@@ -246,7 +246,13 @@ fn Group(
     match key.0 {
         Param::Ttl => view! {
             <span class="pause-edit">
-                "Lease TTL "
+                // "Lease TTL", or a row lock's "Idle timeout": the field's own label.
+                {move || {
+                    g.with(|g| match g {
+                        Some(FieldGroup::Ttl(f)) => f.label.trim_end_matches(" (ms)").to_owned(),
+                        _ => "Lease TTL".to_owned(),
+                    })
+                }} " "
                 {input(|g| match g {
                     FieldGroup::Ttl(f) => Some(f),
                     _ => None,

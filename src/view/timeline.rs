@@ -383,7 +383,7 @@ pub fn grid(t: &Trace) -> Grid {
             // A row lock lives in the storage itself: its lane is the row's lock.
             (
                 if t.scenario.row_lock.is_some() {
-                    "row lock"
+                    "lock"
                 } else {
                     "lease"
                 }

@@ -34,7 +34,7 @@ const DECK = [
   ['drift-margin', { off: '80', strict: '90', same_epoch: '90' }, { strict: ['stale_fence'] }],
   // The lock is a PostgreSQL row lock in the same database: B waits (no refusal), the idle
   // timeout ends A's session and transaction, and A's late UPDATE fails under every policy.
-  ['row-lock', { off: '90', strict: '90', same_epoch: '90' }, { off: ['lock_wait', 'session_terminated'], strict: ['lock_wait', 'session_terminated'], same_epoch: ['lock_wait', 'session_terminated'] }],
+  ['row-lock', { off: '90', strict: '90', same_epoch: '90' }, { off: ['lock_wait', 'session_ended'], strict: ['lock_wait', 'session_ended'], same_epoch: ['lock_wait', 'session_ended'] }],
 ];
 
 for (const [id, balances, markers] of DECK) {
@@ -111,8 +111,8 @@ for (const [id, balances, markers] of DECK) {
       if (id === 'row-lock') {
         // No token anywhere, and the same words whatever the policy.
         assert.equal(await page.locator('svg.timeline.main g.ev[data-result="stale_fence"]').count(), 0);
-        assert.match(await text(page, 'summary-off'), /A's UPDATE failed: session_terminated \(25P03\)/);
-        assert.match(await text(page, 'summary-on'), /A's UPDATE failed: session_terminated \(25P03\)/);
+        assert.match(await text(page, 'summary-off'), /A's UPDATE failed: session_ended \(25P03\)/);
+        assert.match(await text(page, 'summary-on'), /A's UPDATE failed: session_ended \(25P03\)/);
         assert.equal(await text(page, 'last-fence'), 'none');
         assert.match(await text(page, 'narration'), /terminated that session at t=30: FATAL 25P03/);
         // Step back to B's grant at t=30: it waited 10 ms in the lock queue.
