@@ -37,4 +37,5 @@ fn replay_refuses_an_unknown_scenario() {
         assert!(stderr.contains(id), "{id} missing from: {stderr}");
     }
     assert!(stderr.contains("redis-failover@etcd"), "{stderr}");
+    assert!(stderr.contains("row-lock@no-timeout"), "{stderr}");
 }
