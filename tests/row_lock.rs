@@ -307,6 +307,19 @@ fn a_debit_under_a_row_lock_must_commit_at_once() {
         })
     );
     assert_eq!(Scenario::row_lock().validate(), Ok(()));
+    // Nor does it have a lock server to fail over, or a lock node's clock to step.
+    let failover = Scenario {
+        failover_at: Some(5),
+        ..Scenario::row_lock()
+    };
+    assert_eq!(
+        failover.validate(),
+        Err(ScenarioError::NotForRowLock {
+            what: "lock server to fail over"
+        })
+    );
+    let err = decode("#s=row-lock&failover=5").unwrap_err().to_string();
+    assert!(err.contains("no lock server to fail over"), "{err}");
 }
 
 #[test]

@@ -393,6 +393,11 @@ pub enum ScenarioError {
     },
     /// A job label that is empty or longer than [`MAX_LABEL`].
     BadJob,
+    /// Something a row lock does not have: a lock server to fail over, a lock node's clock to
+    /// step, Redlock nodes, a lock-delay.
+    NotForRowLock {
+        what: &'static str,
+    },
     /// Under a row lock, a debit not followed at once by the `Release` that commits it (the
     /// model applies an UPDATE as it runs, so it must commit in the same instant).
     UncommittedDebit {
@@ -432,6 +437,10 @@ impl fmt::Display for ScenarioError {
                     "the job needs a description of 1 to {MAX_LABEL} characters"
                 )
             }
+            ScenarioError::NotForRowLock { what } => write!(
+                f,
+                "a row lock in PostgreSQL has no {what}: the lock is the database's own"
+            ),
             ScenarioError::UncommittedDebit { actor } => write!(
                 f,
                 "{actor}'s debit under a row lock must be followed at once by its COMMIT (Release)"
@@ -655,6 +664,17 @@ impl Scenario {
             for p in &a.pauses {
                 in_range("pause start", p.start, 0, MAX_TIME)?;
                 in_range("pause duration", p.duration, 0, MAX_TIME)?;
+            }
+            if self.row_lock.is_some() && i == 0 {
+                let missing = [
+                    (self.failover_at.is_some(), "lock server to fail over"),
+                    (!self.lock_clock_jumps.is_empty(), "lock node clock to step"),
+                    (self.redlock.is_some(), "Redlock nodes"),
+                    (self.lock_delay > 0, "lock-delay"),
+                ];
+                if let Some((_, what)) = missing.into_iter().find(|m| m.0) {
+                    return Err(ScenarioError::NotForRowLock { what });
+                }
             }
             if self.row_lock.is_some() {
                 let uncommitted = a.script.iter().enumerate().any(|(k, s)| {

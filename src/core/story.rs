@@ -1620,17 +1620,31 @@ fn terminated_at(t: &Trace, i: usize, owner: &str) -> Option<Millis> {
     })
 }
 
-/// How long event `i`'s actor waited in the lock queue before this grant, if it waited.
+/// How long event `i`'s actor waited in the lock queue before this grant, if it waited, and
+/// whose transaction ended to let it in (not necessarily the one it queued behind).
 fn waited(t: &Trace, i: usize) -> Option<(Millis, String)> {
     let e = &t.events[i];
-    before(t, i)
+    let asked = before(t, i)
         .take_while(|p| !(p.actor == e.actor && matches!(p.kind, EventKind::Acquired { .. })))
-        .find_map(|p| match &p.kind {
-            EventKind::LockWait { holder } if p.actor == e.actor => {
-                Some((e.at.saturating_sub(p.at), holder.clone()))
-            }
+        .find(|p| p.actor == e.actor && matches!(p.kind, EventKind::LockWait { .. }))?;
+    let ended = before(t, i).find_map(|p| match &p.kind {
+        EventKind::Released { .. } => p.actor.clone(),
+        EventKind::LeaseExpired { owner, .. } => Some(owner.clone()),
+        _ => None,
+    })?;
+    Some((e.at.saturating_sub(asked.at), ended))
+}
+
+/// Whether `name` is frozen in a pause at event `i`.
+fn is_paused(t: &Trace, i: usize, name: &str) -> bool {
+    before(t, i + 1)
+        .filter(|p| p.actor.as_deref() == Some(name))
+        .find_map(|p| match p.kind {
+            EventKind::PauseStarted { .. } => Some(true),
+            EventKind::PauseEnded { .. } => Some(false),
             _ => None,
         })
+        .unwrap_or(false)
 }
 
 /// The opening line of a row-lock scenario.
@@ -1695,9 +1709,17 @@ fn row_sentence(t: &Trace, i: usize) -> Option<String> {
     Some(match &e.kind {
         EventKind::Acquired { expires_at, .. } => match waited(t, i) {
             Some((w, holder)) => format!(
-                "{name}'s SELECT … FOR UPDATE returns after waiting {}: {holder}'s transaction has ended, and {name}'s transaction now holds the row lock on {res}.{}",
-                dur(w),
-                idle_clause(*expires_at)
+                "{name}'s SELECT … FOR UPDATE returns {}: {holder}'s transaction has ended, and {name}'s transaction now holds the row lock on {res}.{}{}",
+                match w {
+                    0 => "without waiting longer".to_owned(),
+                    w => format!("after waiting {}", dur(w)),
+                },
+                idle_clause(*expires_at),
+                if is_paused(t, i, &name) {
+                    format!(" {name} is paused: it reads the reply when it wakes, while its idle clock runs.")
+                } else {
+                    String::new()
+                }
             ),
             None => format!(
                 "{name} runs {}: the row is free, so {name}'s transaction takes its row lock, in the same database that holds the balance.{}",
@@ -1811,6 +1833,9 @@ fn row_say(t: &Trace, step: usize) -> Option<String> {
                     .filter(|b| *b != name)
                     .collect();
                 match others.as_slice() {
+                    [] if w == 0 => format!(
+                        "{holder}'s transaction ended in the same instant {name} asked: no wait this time. A blocking lock costs a waiter only what is left of the holder's transaction."
+                    ),
                     [] => format!(
                         "{name} waited {} for the row, holding a connection the whole time: a blocking lock trades a refusal for a wait, and {holder}'s stall became {name}'s.",
                         duration(sc, w)
@@ -1840,6 +1865,9 @@ fn row_say(t: &Trace, step: usize) -> Option<String> {
         ),
         EventKind::Released { .. } => {
             "COMMIT makes the writes durable and releases the row lock in one step: there is no separate release to get wrong.".to_owned()
+        }
+        EventKind::PauseEnded { lease_gone: false } if e.snapshot.believers.contains(&name) => {
+            "Its transaction still holds the row lock, so this pause did no harm.".to_owned()
         }
         EventKind::ConnectionLost => {
             "A terminated session takes its transaction with it: nothing it sends runs.".to_owned()

@@ -1223,7 +1223,8 @@ mod tests {
         let all = cases(&[]).expect("cases");
         assert_eq!(
             all.len(),
-            (DECK.len() + ON_ETCD.len() + LAGS.len()) * FencingPolicy::ALL.len()
+            // + the row lock without its idle timeout.
+            (DECK.len() + ON_ETCD.len() + LAGS.len() + 1) * FencingPolicy::ALL.len()
         );
         for c in &all {
             let (scale, slot) = timing(c);

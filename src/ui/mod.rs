@@ -503,8 +503,11 @@ fn WhatIf(scenario: Memo<Scenario>, dispatch: Dispatch) -> impl IntoView {
     use crate::core::{ReleaseMode, Step, TokenSource};
     let tokens = Memo::new(move |_| scenario.with(|sc| sc.token_source));
     let release = Memo::new(move |_| scenario.with(|sc| sc.release));
-    // Redlock mints no token and has no single primary to fail over.
-    let single = Memo::new(move |_| scenario.with(|sc| sc.redlock.is_none()));
+    // Redlock mints no token and has no single primary to fail over; a row lock has no lock
+    // server at all, no token and no release but its COMMIT.
+    let single =
+        Memo::new(move |_| scenario.with(|sc| sc.redlock.is_none() && sc.row_lock.is_none()));
+    let leased = Memo::new(move |_| scenario.with(|sc| sc.row_lock.is_none()));
     let barrier = Memo::new(move |_| {
         scenario.with(|sc| {
             sc.actors
@@ -646,22 +649,32 @@ fn WhatIf(scenario: Memo<Scenario>, dispatch: Dispatch) -> impl IntoView {
                             }
                         })
                 }}
-                <label class="inline">
-                    "Release "
-                    <select
-                        aria-label="Release"
-                        on:change:target=move |e| {
-                            if let Some(m) = ReleaseMode::from_code(&e.target().value()) {
-                                dispatch.msg(Msg::SetRelease(m));
+                {move || {
+                    leased
+                        .get()
+                        .then(|| {
+                            view! {
+                                <label class="inline">
+                                    "Release "
+                                    <select
+                                        aria-label="Release"
+                                        on:change:target=move |e| {
+                                            if let Some(m) = ReleaseMode::from_code(
+                                                &e.target().value(),
+                                            ) {
+                                                dispatch.msg(Msg::SetRelease(m));
+                                            }
+                                        }
+                                        inner_html=options(
+                                            ReleaseMode::ALL
+                                                .map(|m| (m.code().to_owned(), m.option().to_owned(), "")),
+                                        )
+                                        prop:value=move || release.get().code()
+                                    ></select>
+                                </label>
                             }
-                        }
-                        inner_html=options(
-                            ReleaseMode::ALL
-                                .map(|m| (m.code().to_owned(), m.option().to_owned(), "")),
-                        )
-                        prop:value=move || release.get().code()
-                    ></select>
-                </label>
+                        })
+                }}
                 {move || {
                     barrier
                         .get()
