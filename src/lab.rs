@@ -904,12 +904,12 @@ pub const CONTROLS: [Control; 12] = [
     },
     Control {
         action: "move / resize a pause",
-        how: "drag the grey block / its right edge; or type exact values",
+        how: "drag the grey block / its right edge; or `Tab` to it and `←` / `→` (1 ms), `Shift` + `←` / `→` to resize; or type exact values",
         keys: &[],
     },
     Control {
         action: "add / remove a pause",
-        how: "drag along an empty stretch of a client's lane / double-click the pause; or **What if… → + pause / − pause**",
+        how: "drag along an empty stretch of a client's lane / double-click the pause, or `Delete` on it; or **What if… → + pause / − pause**",
         keys: &[],
     },
     Control {
@@ -1012,6 +1012,23 @@ pub fn resized(p: Pause, delta: i64, horizon: Millis) -> Pause {
         start: p.start,
         duration: (p.duration as i64 + delta).clamp(1, max_len) as Millis,
     }
+}
+
+/// A key pressed on a focused pause block: `←` / `→` move it 1 ms, with `Shift` they
+/// shrink / grow it 1 ms from its right edge, `Delete` or `Backspace` removes it. `None` for
+/// any other key, so the page's own keys (stepping) still work elsewhere.
+pub fn pause_key(key: &str, shift: bool, actor: usize, p: Pause, horizon: Millis) -> Option<Msg> {
+    let delta = match key {
+        "ArrowLeft" => -1,
+        "ArrowRight" => 1,
+        "Delete" | "Backspace" => return Some(Msg::RemovePause { actor }),
+        _ => return None,
+    };
+    let grip = if shift { Grip::Resize } else { Grip::Move };
+    Some(Msg::SetPause {
+        actor,
+        pause: grip.apply(p, delta, horizon),
+    })
 }
 
 #[cfg(test)]
@@ -1334,6 +1351,73 @@ mod tests {
             .iter()
             .map(|a| a.name.as_str())
             .collect()
+    }
+
+    #[test]
+    fn keys_on_a_focused_pause_move_resize_and_remove_it() {
+        let p = Pause {
+            start: 5,
+            duration: 50,
+        };
+        let set = |key, shift| match pause_key(key, shift, 0, p, 100) {
+            Some(Msg::SetPause { actor: 0, pause }) => (pause.start, pause.duration),
+            _ => panic!("{key} (shift {shift}) should set A's pause"),
+        };
+        assert_eq!(set("ArrowRight", false), (6, 50));
+        assert_eq!(set("ArrowLeft", false), (4, 50));
+        assert_eq!(set("ArrowRight", true), (5, 51));
+        assert_eq!(set("ArrowLeft", true), (5, 49));
+        // Clamped like a drag: never before 0, never past the horizon, never shorter than 1.
+        let edge = |key, shift, p| match pause_key(key, shift, 0, p, 100) {
+            Some(Msg::SetPause { pause, .. }) => (pause.start, pause.duration),
+            _ => panic!("{key} should set the pause"),
+        };
+        assert_eq!(
+            edge(
+                "ArrowLeft",
+                false,
+                Pause {
+                    start: 0,
+                    duration: 50
+                }
+            ),
+            (0, 50)
+        );
+        assert_eq!(
+            edge(
+                "ArrowRight",
+                false,
+                Pause {
+                    start: 50,
+                    duration: 50
+                }
+            ),
+            (50, 50)
+        );
+        assert_eq!(
+            edge(
+                "ArrowLeft",
+                true,
+                Pause {
+                    start: 5,
+                    duration: 1
+                }
+            ),
+            (5, 1)
+        );
+        for key in ["Delete", "Backspace"] {
+            assert!(matches!(
+                pause_key(key, false, 1, p, 100),
+                Some(Msg::RemovePause { actor: 1 })
+            ));
+        }
+        assert!(pause_key("f", false, 0, p, 100).is_none());
+        // Through the lab, as the page sends it: the run follows and the link keeps it.
+        let mut lab = Lab::default();
+        lab.update(pause_key("ArrowRight", false, 0, p, 100).unwrap());
+        assert_eq!(lab.scenario().actors[0].pauses[0].start, 6);
+        lab.update(pause_key("Delete", false, 0, p, 100).unwrap());
+        assert!(lab.scenario().actors[0].pauses.is_empty());
     }
 
     #[test]
