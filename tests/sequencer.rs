@@ -27,7 +27,7 @@ fn plain(policy: FencingPolicy) -> Trace {
 }
 
 #[test]
-fn the_entry_is_the_pause_that_ends_at_31_with_the_sequencer_check() {
+fn the_entry_is_a_pause_that_ends_between_b_s_grant_and_b_s_debit() {
     let sc = Scenario::sequencer();
     assert_eq!(sc.id, "sequencer");
     assert_eq!(sc.check, StorageCheck::Sequencer);
@@ -36,7 +36,7 @@ fn the_entry_is_the_pause_that_ends_at_31_with_the_sequencer_check() {
         sc.actors[0].pauses,
         [Pause {
             start: 5,
-            duration: 26
+            duration: 30
         }]
     );
     assert!(deck::find("sequencer").is_some());
@@ -46,7 +46,7 @@ fn the_entry_is_the_pause_that_ends_at_31_with_the_sequencer_check() {
 #[test]
 fn fencing_off_checks_nothing_the_sequencer_included() {
     let off = run_as(FencingPolicy::Off);
-    assert_eq!(writes(&off), [w(31, "A", 33, "ok"), w(35, "B", 34, "ok")]);
+    assert_eq!(writes(&off), [w(35, "A", 33, "ok"), w(40, "B", 34, "ok")]);
     assert_eq!(off.summary.final_balance, 80);
     assert_eq!(off.summary.late_writes_accepted, 1);
     assert_eq!(off.summary.duplicate_runs, 1);
@@ -66,7 +66,7 @@ fn the_highest_token_check_alone_takes_a_s_write_on_this_schedule() {
         let t = plain(policy);
         assert_eq!(
             writes(&t),
-            [w(31, "A", 33, "ok"), w(35, "B", 34, "ok")],
+            [w(35, "A", 33, "ok"), w(40, "B", 34, "ok")],
             "{policy:?}"
         );
         assert_eq!(t.summary.final_balance, 80);
@@ -82,7 +82,7 @@ fn the_sequencer_check_refuses_a_before_storage_has_seen_34() {
         let t = run_as(policy);
         assert_eq!(
             writes(&t),
-            [w(31, "A", 33, "stale_sequencer"), w(35, "B", 34, "ok")],
+            [w(35, "A", 33, "stale_sequencer"), w(40, "B", 34, "ok")],
             "{policy:?}"
         );
         assert_eq!(t.summary.final_balance, 90);
@@ -149,13 +149,13 @@ fn the_sequencer_check_refuses_a_before_storage_has_seen_34() {
 
 #[test]
 fn a_lapsed_lease_is_refused_even_with_no_newer_holder() {
-    // B arrives only after A's write: nobody holds the lock when A writes at t=31.
+    // B arrives only after A's write: nobody holds the lock when A writes at t=35.
     let mut sc = Scenario::sequencer();
     sc.actors[1].start_at = 40;
     let t = run(&sc);
     assert_eq!(
         writes(&t),
-        [w(31, "A", 33, "stale_sequencer"), w(45, "B", 34, "ok")]
+        [w(35, "A", 33, "stale_sequencer"), w(50, "B", 34, "ok")]
     );
     let e = t
         .events
@@ -258,9 +258,9 @@ fn notes_quote_the_runs() {
     let notes = (entry.notes)(&runs);
     let text = notes.join("\n");
     for figure in [
-        "ends at t=31 this time",
+        "ends at t=35 this time",
         "ran out at t=30 and B got 34 at t=30",
-        "at t=31, before B's at t=35",
+        "at t=35, before B's at t=40",
         "A's 33 is accepted under strict (80) and accepted under same-epoch (80)",
         "A's 33 is stale_sequencer (strict 90, same-epoch 90)",
         "sequencer included: 80",

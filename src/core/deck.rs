@@ -622,17 +622,24 @@ fn headline_b() -> Actor {
 }
 
 impl Scenario {
-    /// The headline with A's pause ending at t=31 (5..31), tokens from the lock service and
-    /// storage checking each write's sequencer with it: A's lease ran out at t=30 and B got
-    /// 34 then, but B debits only at t=35, so A's 33 reaches storage first, before storage
-    /// has seen 34. The highest-token check alone takes it; the sequencer check does not.
+    /// The headline's race with A waking after B's grant but before B's debit, tokens from
+    /// the lock service, and storage checking each write's sequencer with it: A (33, lease
+    /// until t=30) pauses 5..35; B gets 34 at t=30 and works 10 ms, so A's 33 reaches
+    /// storage at t=35, before storage has seen 34 (B's debit comes at t=40). The
+    /// highest-token check alone takes it; the sequencer check does not. (Every time is a
+    /// multiple of 5 ms, so the etcd replay's 500 ms slots keep the order.)
     pub fn sequencer() -> Self {
+        let mut a = writer("A", 0, 10, 5);
+        a.pauses.push(pause(5, 30));
         Scenario {
-            id: "sequencer".to_owned(),
-            title: "Sequencer check with the lock service".to_owned(),
             token_source: TokenSource::LockService,
             check: StorageCheck::Sequencer,
-            ..Scenario::gc_pause().with_pause(0, pause(5, 26))
+            ..job_scenario(
+                "sequencer",
+                "Sequencer check with the lock service",
+                vec![a, writer("B", 20, 10, 5)],
+                100,
+            )
         }
     }
 
