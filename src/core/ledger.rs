@@ -122,8 +122,8 @@ impl StorageCheck {
     /// The option text in the Storage checks control.
     pub fn option(self) -> &'static str {
         match self {
-            StorageCheck::HighestToken => "the highest token seen",
-            StorageCheck::Sequencer => "+ the sequencer, with the lock service",
+            StorageCheck::HighestToken => "the highest token",
+            StorageCheck::Sequencer => "+ the sequencer (lock service)",
         }
     }
 }
