@@ -624,20 +624,21 @@ fn headline_b() -> Actor {
 impl Scenario {
     /// The headline's race with A waking after B's grant but before B's debit, tokens from
     /// the lock service, and storage checking each write's sequencer with it: A (33, lease
-    /// until t=30) pauses 5..35; B gets 34 at t=30 and works 10 ms, so A's 33 reaches
-    /// storage at t=35, before storage has seen 34 (B's debit comes at t=40). The
-    /// highest-token check alone takes it; the sequencer check does not. (Every time is a
-    /// multiple of 5 ms, so the etcd replay's 500 ms slots keep the order.)
+    /// until t=30) pauses 5..45; B gets 34 at t=30 and works 20 ms, so A's 33 reaches
+    /// storage at t=45, before storage has seen 34 (B's debit comes at t=50). The
+    /// highest-token check alone takes it; the sequencer check does not. Every time is a
+    /// multiple of 5 ms, and B holds the lock when A writes even if it gets it one retry
+    /// later (t=40): etcd sweeps expired leases only about every 500 ms, 5 ms on its replay.
     pub fn sequencer() -> Self {
         let mut a = writer("A", 0, 10, 5);
-        a.pauses.push(pause(5, 30));
+        a.pauses.push(pause(5, 40));
         Scenario {
             token_source: TokenSource::LockService,
             check: StorageCheck::Sequencer,
             ..job_scenario(
                 "sequencer",
                 "Sequencer check with the lock service",
-                vec![a, writer("B", 20, 10, 5)],
+                vec![a, writer("B", 20, 20, 5)],
                 100,
             )
         }
