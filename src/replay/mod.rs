@@ -1167,8 +1167,16 @@ mod tests {
         let all = cases(&[]).expect("cases");
         assert_eq!(
             all.len(),
-            (DECK.len() + ON_ETCD.len() + LAGS.len()) * FencingPolicy::ALL.len()
+            (DECK.len() + ON_ETCD.len() + LAGS.len() + 1) * FencingPolicy::ALL.len(),
+            "the deck, its etcd runs, the lags and {HIGHEST_TOO}@highest"
         );
+        let highest = all
+            .iter()
+            .find(|c| c.label == format!("{HIGHEST_TOO}@highest"))
+            .expect("the highest-token run");
+        assert_eq!(highest.sc.check, StorageCheck::HighestToken);
+        assert_eq!(highest.lock, LockBackend::Etcd);
+        assert_eq!(granularity(&highest.sc), 5, "every time a multiple of 5 ms");
         for c in &all {
             let (scale, slot) = timing(c);
             assert!(scale > 0.0 && slot >= 5.0, "{}", c.label);
@@ -1189,6 +1197,27 @@ mod tests {
             .find(|c| c.label == "handoff-barrier")
             .expect("handoff");
         assert_eq!(granularity(&handoff.sc), 1_000);
+    }
+
+    #[test]
+    fn the_sequencer_check_is_replayed_on_etcd_only() {
+        let case = |sc: Scenario| Case {
+            label: "x".to_owned(),
+            lock: backend(&sc),
+            sc,
+        };
+        let on_redis = Scenario {
+            check: StorageCheck::Sequencer,
+            ..Scenario::gc_pause()
+        };
+        let why = not_reproducible(&case(on_redis.clone())).expect("not on Redis");
+        assert!(why.contains("against etcd only"), "{why}");
+        // Off, storage asks nothing: the run is an ordinary one.
+        assert_eq!(
+            not_reproducible(&case(on_redis.with_policy(FencingPolicy::Off))),
+            None
+        );
+        assert_eq!(not_reproducible(&case(Scenario::sequencer())), None);
     }
 
     #[test]
