@@ -496,7 +496,8 @@ fn Header(scenario: Memo<Scenario>, trace: Memo<Arc<Trace>>, dispatch: Dispatch)
 const NEW_DELAY_MS: u64 = 10;
 
 /// The what-ifs an interviewer asks for, folded behind one summary so the page still fits:
-/// where tokens come from, how clients release, whether the handoff barrier runs, and when
+/// where tokens come from, what storage checks (the highest token, or the sequencer with the
+/// lock service too), how clients release, whether the handoff barrier runs, and when
 /// (or whether) the lock server fails over. Each is a `Msg`; the lab reruns the core.
 #[component]
 fn WhatIf(scenario: Memo<Scenario>, dispatch: Dispatch) -> impl IntoView {
