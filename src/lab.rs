@@ -10,7 +10,7 @@ use std::sync::Arc;
 use crate::core::explore::{ExploreSpec, Explorer, PolicyStats};
 use crate::core::{
     deck, renewal_herd, run, FencingPolicy, HerdReport, Millis, Pause, ReleaseMode, Scenario,
-    TokenSource, Trace,
+    StorageCheck, TokenSource, Trace,
 };
 
 /// Everything the screen shows, derived from one scenario.
@@ -91,6 +91,9 @@ pub enum Msg {
     SetRelease(ReleaseMode),
     /// Whether the handoff barrier runs.
     SetBarrier(bool),
+    /// How storage validates a token: the highest seen only, or a sequencer check with the
+    /// lock service as well.
+    SetCheck(StorageCheck),
     /// When the lock server's primary fails over, or never.
     SetFailover(Option<Millis>),
     /// How far the promoted Redis replica lags (`None`: cut off before the run).
@@ -385,6 +388,11 @@ impl Lab {
             Msg::SetBarrier(on) => {
                 let mut sc = self.scenario().clone();
                 sc.skip_barrier = !on;
+                self.replace(sc);
+            }
+            Msg::SetCheck(check) => {
+                let mut sc = self.scenario().clone();
+                sc.check = check;
                 self.replace(sc);
             }
             Msg::SetFailover(at) => {
@@ -924,7 +932,7 @@ pub const CONTROLS: [Control; 12] = [
     },
     Control {
         action: "change the design",
-        how: "**What if…**: tokens from, release, handoff barrier, failover time, replica lag",
+        how: "**What if…**: tokens from, release, storage checks (the highest token, or the sequencer with the lock service too), handoff barrier, failover time, replica lag",
         keys: &[],
     },
     Control {

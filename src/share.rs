@@ -9,8 +9,8 @@ use std::fmt;
 
 use crate::core::deck;
 use crate::core::{
-    FencingPolicy, Millis, Pause, ReleaseMode, Scenario, ScenarioError, TokenSource, CLIENTS,
-    MAX_CLIENT_DRIFT,
+    FencingPolicy, Millis, Pause, ReleaseMode, Scenario, ScenarioError, StorageCheck, TokenSource,
+    CLIENTS, MAX_CLIENT_DRIFT,
 };
 
 /// Longest hash accepted; a real one is well under 200 characters.
@@ -158,6 +158,9 @@ pub fn encode(sc: &Scenario, step: usize) -> String {
         if sc.skip_barrier {
             out.push_str("&barrier=off");
         }
+        if b.check != sc.check {
+            out.push_str(&format!("&check={}", sc.check.code()));
+        }
         if b.lock_delay != sc.lock_delay {
             out.push_str(&format!("&lockdelay={}", sc.lock_delay));
         }
@@ -283,6 +286,14 @@ pub fn decode(hash: &str) -> Result<View, ShareError> {
             }
             "ttl" => sc.lease_ttl = number(k, v)?,
             "lockdelay" => sc.lock_delay = number(k, v)?,
+            "check" => {
+                sc.check = choice(
+                    StorageCheck::from_code(v),
+                    "check",
+                    "highest or sequencer",
+                    v,
+                )?;
+            }
             "lag" => {
                 sc.replication_lag = match v {
                     "cut" => None,

@@ -15,8 +15,8 @@ use fencing_lab::core::deck::DECK;
 use fencing_lab::core::story;
 use fencing_lab::core::{
     random_token, run, Actor, ClockJump, EventKind, Fence, FencingPolicy, Grant, Lease, LeaseEnd,
-    Pause, PauseCause, ReleaseMode, Scenario, Step, TokenSource, Trace, WriteError, WriteRecord,
-    RANDOM_TOKENS,
+    Pause, PauseCause, ReleaseMode, Scenario, Step, StorageCheck, TokenSource, Trace, WriteError,
+    WriteRecord, RANDOM_TOKENS,
 };
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
@@ -164,10 +164,12 @@ fn deck_variant() -> impl Strategy<Value = Scenario> {
         policy(),
         any::<u64>(),
         prop::option::of((any::<prop::sample::Index>(), 0u64..=100, 0u64..=100)),
+        prop::sample::select(StorageCheck::ALL.to_vec()),
     )
-        .prop_map(|(i, policy, seed, nudge)| {
+        .prop_map(|(i, policy, seed, nudge, check)| {
             let mut sc = (DECK[i].build)().with_policy(policy);
             sc.seed = seed;
+            sc.check = check;
             if let Some((who, start, duration)) = nudge {
                 let h = sc.horizon;
                 let pause = Pause {
@@ -281,6 +283,12 @@ fn check_strict(trace: &Trace) -> Result<(), TestCaseError> {
                     "a stale token must fail as stale first"
                 );
             }
+            // The rule admitted it; the lock service then said its lease is not the live one.
+            Err(WriteError::StaleSequencer { token: t, .. }) => {
+                prop_assert_eq!(trace.scenario.check, StorageCheck::Sequencer);
+                prop_assert_eq!(*t, token);
+                prop_assert!(high.is_none_or(|h| token > h), "the rule refuses first");
+            }
             Err(e) => prop_assert!(false, "unexpected rejection under strict: {e:?}"),
         }
     }
@@ -346,6 +354,11 @@ fn check_same_epoch(trace: &Trace) -> Result<(), TestCaseError> {
                     high.is_none_or(|h| token >= h),
                     "a stale token must fail as stale first"
                 );
+            }
+            Err(WriteError::StaleSequencer { token: t, .. }) => {
+                prop_assert_eq!(trace.scenario.check, StorageCheck::Sequencer);
+                prop_assert_eq!(*t, token);
+                prop_assert!(high.is_none_or(|h| token >= h), "the rule refuses first");
             }
             Err(e) => prop_assert!(false, "unexpected rejection under same-epoch: {e:?}"),
         }
@@ -863,6 +876,30 @@ fn check_summary(trace: &Trace) -> Result<(), TestCaseError> {
     Ok(())
 }
 
+/// The sequencer check: storage asks the lock service only with fencing on, so off it
+/// refuses nothing that way; on, a write it accepts came from the live lease (no late write
+/// lands), and each refusal names the live lease, which is not the writer's.
+fn check_sequencer(trace: &Trace) -> Result<(), TestCaseError> {
+    let sc = &trace.scenario;
+    let asks = sc.check == StorageCheck::Sequencer && sc.policy.checks_fence();
+    if asks {
+        prop_assert_eq!(trace.summary.late_writes_accepted, 0);
+    }
+    for e in &trace.events {
+        if let EventKind::WriteApplied {
+            result: Err(WriteError::StaleSequencer { live, .. }),
+            superseded_by,
+            ..
+        } = &e.kind
+        {
+            prop_assert!(asks, "a sequencer refusal without the check");
+            prop_assert_eq!(*live, e.snapshot.holder.as_ref().map(|l| l.fence));
+            prop_assert!(live.is_none() || superseded_by.is_some());
+        }
+    }
+    Ok(())
+}
+
 // ---------------------------------------------------------------------------------------
 // Properties
 // ---------------------------------------------------------------------------------------
@@ -938,6 +975,7 @@ proptest! {
         check_balance(&trace)?;
         check_summary(&trace)?;
         check_late_writes(&trace)?;
+        check_sequencer(&trace)?;
         match sc.policy {
             FencingPolicy::Strict => check_strict(&trace)?,
             FencingPolicy::SameEpoch => check_same_epoch(&trace)?,

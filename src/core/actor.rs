@@ -546,7 +546,20 @@ impl Sim<'_> {
         let amount = request.amount;
         let publish = request.publish.clone();
         let highest_accepted = self.highest_accepted;
-        let result = self.ledger.debit(now, request);
+        // The sequencer check, if storage makes it: one call to the lock service asking
+        // whether the lease this write was sent under is still the live one.
+        let live = self.lock.holder(now, &self.sc.resource);
+        let own = grant.and_then(|i| self.grants.get(i).map(|g| (i, g)));
+        let newest = self.grants.len().checked_sub(1);
+        let sequencer = || match (own, &live) {
+            (Some((i, g)), Some(l))
+                if Some(i) == newest && l.owner == g.owner && l.fence == g.fence =>
+            {
+                Ok(())
+            }
+            _ => Err(live.as_ref().map(|l| l.fence)),
+        };
+        let result = self.ledger.debit_checked(now, request, sequencer);
         if result.is_ok() {
             self.highest_accepted = self.highest_accepted.max(fence);
         }

@@ -31,7 +31,9 @@ pub use deck::{DeckEntry, DECK};
 pub use engine::run;
 pub use herd::{renewal_herd, HerdReport, HERD_BUCKETS, MAX_HERD, MAX_HERD_RENEWALS};
 pub use lease::{renewal_interval, Acquire, Fence, Lease, LeaseLock, LockError};
-pub use ledger::{Account, FencingPolicy, Ledger, WriteError, WriteRecord, WriteRequest};
+pub use ledger::{
+    Account, FencingPolicy, Ledger, StorageCheck, WriteError, WriteRecord, WriteRequest,
+};
 pub use record::{observations_of, recorded, Observation};
 pub use scenario::{
     client_elapsed, random_token, Actor, ClockJump, Pause, PauseCause, RedlockSetup, ReleaseMode,

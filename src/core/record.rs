@@ -359,8 +359,15 @@ impl World<'_> {
                     .and_then(|later| later.last())
                     .map(|(_, g)| g.clone());
                 *highest_accepted = self.highest_accepted;
-                if let Err(WriteError::StaleFence { last, .. }) = result {
-                    *last = self.account.last_fence.unwrap_or(Fence(0));
+                match result {
+                    Err(WriteError::StaleFence { last, .. }) => {
+                        *last = self.account.last_fence.unwrap_or(Fence(0));
+                    }
+                    // What the lock service answered the sequencer check with: the live lease.
+                    Err(WriteError::StaleSequencer { live, .. }) => {
+                        *live = self.leases.iter().rfind(|l| l.is_live(at)).map(|l| l.fence);
+                    }
+                    _ => {}
                 }
                 if let (Ok(balance), Some(_)) = (&mut *result, publish.as_ref()) {
                     *balance = self.account.balance; // a publish leaves the balance be
@@ -501,6 +508,7 @@ pub fn observations_of(trace: &Trace) -> Vec<Observation> {
                     *highest_accepted = None;
                     match result {
                         Err(WriteError::StaleFence { last, .. }) => *last = Fence(0),
+                        Err(WriteError::StaleSequencer { live, .. }) => *live = None,
                         Ok(balance) if publish.is_some() => *balance = -1,
                         _ => {}
                     }

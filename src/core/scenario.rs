@@ -6,7 +6,7 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 use super::clock::{Millis, SplitMix64};
-use super::ledger::FencingPolicy;
+use super::ledger::{FencingPolicy, StorageCheck};
 
 /// Upper bounds that keep an edited or imported scenario small enough to simulate instantly.
 pub const MAX_ACTORS: usize = 16;
@@ -333,6 +333,11 @@ pub struct Scenario {
     /// grants the lock to nobody for this long. Redis has no such thing (0).
     #[serde(default)]
     pub lock_delay: Millis,
+    /// How storage validates a write's token besides the fencing rule: only against the
+    /// highest token it has seen, or also with the lock service (a sequencer check). With
+    /// fencing off storage checks nothing, so this changes nothing then.
+    #[serde(default)]
+    pub check: StorageCheck,
     /// How far the Redis replica that a failover promotes lags behind the primary (ms): it
     /// has every write made at least this long before the failover. `None`: replication was
     /// cut before the run, so it has none of the run's writes.

@@ -64,7 +64,7 @@ pub(super) struct Sim<'a> {
 impl<'a> Sim<'a> {
     /// The world at t=0: the account opened, no lease, nothing queued.
     pub(super) fn new(sc: &'a Scenario) -> Self {
-        let mut ledger = Ledger::new(sc.policy);
+        let mut ledger = Ledger::new(sc.policy).with_check(sc.check);
         ledger.open(&sc.resource, sc.initial_balance);
         Sim {
             sc,

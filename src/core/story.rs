@@ -4,7 +4,7 @@
 
 use super::clock::Millis;
 use super::lease::Fence;
-use super::ledger::{FencingPolicy, WriteError};
+use super::ledger::{FencingPolicy, StorageCheck, WriteError};
 use super::scenario::{PauseCause, ReleaseMode, Scenario, TokenSource};
 use super::trace::{
     Awareness, EventKind, ExpiryCause, NoopReason, ProviderOutcome, SkipReason, Trace, TraceEvent,
@@ -257,8 +257,13 @@ pub fn narration(t: &Trace, step: usize) -> String {
             ),
             None => format!("{} lease lock", duration(sc, sc.lease_ttl)),
         };
+        let check = match (sc.check, sc.policy.checks_fence()) {
+            (StorageCheck::HighestToken, _) => "",
+            (StorageCheck::Sequencer, true) => " Storage checks each write's token, then asks the lock service whether the write's lease is still the live one (a sequencer check, as Chubby's CheckSequencer).",
+            (StorageCheck::Sequencer, false) => " Fencing is off, so storage checks nothing: no token and no sequencer.",
+        };
         return format!(
-            "{storage}. {} clients share a {lock}; tokens come from {}. Press → to begin.",
+            "{storage}. {} clients share a {lock}; tokens come from {}.{check} Press → to begin.",
             sc.actors.len(),
             token_source_short(sc)
         );
@@ -301,6 +306,27 @@ fn twice_name(sc: &Scenario) -> &'static str {
         "duplicate publish"
     } else {
         "double charge"
+    }
+}
+
+/// Whether storage asks the lock service about each write's lease (a sequencer check): only
+/// with fencing on, since fencing off means storage checks nothing.
+pub fn asks_lock_service(sc: &Scenario) -> bool {
+    sc.check == StorageCheck::Sequencer && sc.policy.checks_fence()
+}
+
+/// The live lease a sequencer check was answered with, in words: "B holds it now, with
+/// token 34" (`e` is the write's event; its snapshot shows the lock as the check saw it).
+fn live_lease(e: &TraceEvent, writer: &str) -> String {
+    match &e.snapshot.holder {
+        Some(l) if l.owner == writer => {
+            format!(
+                "the live lease is {writer}'s own newer one, token {}",
+                l.fence
+            )
+        }
+        Some(l) => format!("{} holds it now, with token {}", l.owner, l.fence),
+        None => "no lease on it is live at all".to_owned(),
     }
 }
 
@@ -662,6 +688,9 @@ fn sentence(t: &Trace, i: usize) -> String {
                             "{name}'s {what} with token {tok} is accepted. Balance {balance}."
                         ),
                     };
+                    if asks_lock_service(sc) {
+                        s += &format!(" Before applying it, storage asked the lock service: {name}'s lease is still the live one.");
+                    }
                     let fencing = sc.policy.checks_fence();
                     if let (Some(g), Some(f)) = (superseded_by, fence) {
                         let (n, o) = (g.fence, &g.owner);
@@ -688,6 +717,8 @@ fn sentence(t: &Trace, i: usize) -> String {
                     }
                     if fencing {
                         s += &format!(" Last fence is now {}.", token(e.snapshot.last_fence));
+                    } else if sc.check == StorageCheck::Sequencer {
+                        s += " Fencing is off: storage checks neither the token nor the sequencer.";
                     } else {
                         s += " Storage is not checking tokens.";
                     }
@@ -720,6 +751,16 @@ fn sentence(t: &Trace, i: usize) -> String {
                 Err(WriteError::MissingFence) => format!(
                     "{name}'s {what} carries no token: rejected (missing_fence). {stays}"
                 ),
+                Err(WriteError::StaleSequencer { token, .. }) => {
+                    let seen = match e.snapshot.last_fence {
+                        None => "storage has seen no token yet".to_owned(),
+                        Some(h) => format!("the highest token storage has seen is {h}"),
+                    };
+                    format!(
+                        "{name}'s {what} with token {token} passes the fencing rule ({seen}), but storage then asks the lock service whether {name}'s lease is still the live one: it is not, {}. Rejected: stale_sequencer. {stays}",
+                        live_lease(e, &name)
+                    )
+                }
             }
         }
         EventKind::ProviderCall {
@@ -1361,6 +1402,15 @@ fn say_write(t: &Trace, i: usize) -> String {
         Err(WriteError::StaleFence { .. }) => "Storage compares tokens and refuses the older generation. Safety comes from the check at the resource, not from the lock.".to_owned(),
         Err(WriteError::DuplicateIntent { .. }) => "The idempotency key stops the same intent twice and returns its original result; it is not a fence.".to_owned(),
         Err(WriteError::MissingFence) => "With fencing on, a write without a token is refused.".to_owned(),
+        Err(WriteError::StaleSequencer { token, live: Some(l) })
+            if e.snapshot.last_fence.is_none_or(|h| h < *l) =>
+        {
+            format!(
+                "Storage has never seen {l}, so the highest-token check alone would have taken {name}'s {token}. Asking the lock service refuses it the moment its lease stops being the live one. The price: a round trip to the lock service per write, and storage now waits on the lock service being up."
+            )
+        }
+        Err(WriteError::StaleSequencer { live: None, .. }) => "Nobody holds the lock, and still the write is refused: the sequencer check asks whether this lease is live, not whether a newer one exists.".to_owned(),
+        Err(WriteError::StaleSequencer { .. }) => "The lock service says this lease is no longer the live one, so storage refuses the write.".to_owned(),
         Ok(_) if late && fencing && sc.token_source == TokenSource::SeparateCounter => format!(
             "{name}'s superseded lease carries the newer token, so storage takes its write and will refuse the real holder's. Mint the token in the same atomic step as the grant."
         ),
@@ -1393,6 +1443,7 @@ fn say_write(t: &Trace, i: usize) -> String {
                 "The job has now run twice although this token passed the check: {first}'s earlier write came from a superseded lease that storage could not yet refuse."
             )
         }
+        Ok(_) if asks_lock_service(sc) => "Storage asked the lock service before applying: this lease is live, so the write lands. The model checks and applies at one instant; in a real resource the apply comes a moment after the answer, and a lease that lapses in that gap still lands.".to_owned(),
         Ok(_) if fencing => "The write carries its token; storage keeps the highest token it has accepted.".to_owned(),
         Ok(_) => "Storage is not checking tokens: it trusts whoever shows up.".to_owned(),
     }

@@ -20,8 +20,8 @@ use std::sync::{Arc, Barrier, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use fencing_lab::core::{
-    self, FencingPolicy, Millis, ReleaseMode, Scenario, SplitMix64, Step, TokenSource, COUNTER_GAP,
-    DECK, GET_DEL_GAP,
+    self, FencingPolicy, Millis, ReleaseMode, Scenario, SplitMix64, Step, StorageCheck,
+    TokenSource, COUNTER_GAP, DECK, GET_DEL_GAP,
 };
 use serde_json::json;
 
@@ -79,6 +79,18 @@ fn not_reproducible(c: &Case) -> Option<String> {
     }
     if sc.lock_delay > 0 {
         return Some("lock-delay is Chubby's: Redis has none (SET NX succeeds the moment the key expires), and an etcd lease has none either".to_owned());
+    }
+    if sc.check == StorageCheck::Sequencer && sc.policy.checks_fence() {
+        // The harness, acting as the resource, asks etcd: the lock key's create revision is
+        // the holder's token. Redis has no grant number to ask about but its counter.
+        if c.lock != LockBackend::Etcd {
+            return Some("the harness makes the sequencer check against etcd only (the lock key's create revision); with a Redis lock it would compare the lock's value and the fence counter, which it does not".to_owned());
+        }
+        if steps().any(|s| matches!(s, Step::Publish { .. } | Step::Claim { .. }))
+            || sc.actors.iter().any(|a| a.network_delay > 0)
+        {
+            return Some("the harness checks sequencers on undelayed debits only".to_owned());
+        }
     }
     let publishes = steps().any(|s| matches!(s, Step::Publish { .. }));
     let debits = steps().any(|s| matches!(s, Step::Debit { .. }));
@@ -198,7 +210,13 @@ enum Variant {
     Deck,
     Etcd,
     Lag(Millis),
+    /// The same schedule with storage checking only the highest token it has seen.
+    Highest,
 }
+
+/// The deck entry whose schedule is replayed a second time with only the highest-token
+/// check (`sequencer@highest`): the run that the sequencer check changes.
+const HIGHEST_TOO: &str = "sequencer";
 
 fn cases(ids: &[String]) -> Result<Vec<Case>, String> {
     let mut out = Vec::new();
@@ -213,6 +231,9 @@ fn cases(ids: &[String]) -> Result<Vec<Case>, String> {
                 labels.push((format!("{}@lag{lag}", e.id), Variant::Lag(lag)));
             }
         }
+        if e.id == HIGHEST_TOO {
+            labels.push((format!("{}@highest", e.id), Variant::Highest));
+        }
         for (label, variant) in labels {
             if !want(&label) {
                 continue;
@@ -223,6 +244,7 @@ fn cases(ids: &[String]) -> Result<Vec<Case>, String> {
                     Variant::Deck => {}
                     Variant::Etcd => sc.token_source = TokenSource::LockService,
                     Variant::Lag(lag) => sc.replication_lag = Some(lag),
+                    Variant::Highest => sc.check = StorageCheck::HighestToken,
                 }
                 out.push(Case {
                     label: label.clone(),
@@ -239,6 +261,7 @@ fn cases(ids: &[String]) -> Result<Vec<Case>, String> {
                 .map(|e| e.id.to_owned())
                 .chain(ON_ETCD.iter().map(|i| format!("{i}{ETCD_SUFFIX}")))
                 .chain(LAGS.iter().map(|l| format!("redis-failover@lag{l}")))
+                .chain([format!("{HIGHEST_TOO}@highest")])
                 .collect();
             return Err(format!(
                 "unknown scenario {id:?}; known: {}",
@@ -1144,8 +1167,16 @@ mod tests {
         let all = cases(&[]).expect("cases");
         assert_eq!(
             all.len(),
-            (DECK.len() + ON_ETCD.len() + LAGS.len()) * FencingPolicy::ALL.len()
+            (DECK.len() + ON_ETCD.len() + LAGS.len() + 1) * FencingPolicy::ALL.len(),
+            "the deck, its etcd runs, the lags and {HIGHEST_TOO}@highest"
         );
+        let highest = all
+            .iter()
+            .find(|c| c.label == format!("{HIGHEST_TOO}@highest"))
+            .expect("the highest-token run");
+        assert_eq!(highest.sc.check, StorageCheck::HighestToken);
+        assert_eq!(highest.lock, LockBackend::Etcd);
+        assert_eq!(granularity(&highest.sc), 5, "every time a multiple of 5 ms");
         for c in &all {
             let (scale, slot) = timing(c);
             assert!(scale > 0.0 && slot >= 5.0, "{}", c.label);
@@ -1166,6 +1197,27 @@ mod tests {
             .find(|c| c.label == "handoff-barrier")
             .expect("handoff");
         assert_eq!(granularity(&handoff.sc), 1_000);
+    }
+
+    #[test]
+    fn the_sequencer_check_is_replayed_on_etcd_only() {
+        let case = |sc: Scenario| Case {
+            label: "x".to_owned(),
+            lock: backend(&sc),
+            sc,
+        };
+        let on_redis = Scenario {
+            check: StorageCheck::Sequencer,
+            ..Scenario::gc_pause()
+        };
+        let why = not_reproducible(&case(on_redis.clone())).expect("not on Redis");
+        assert!(why.contains("against etcd only"), "{why}");
+        // Off, storage asks nothing: the run is an ordinary one.
+        assert_eq!(
+            not_reproducible(&case(on_redis.with_policy(FencingPolicy::Off))),
+            None
+        );
+        assert_eq!(not_reproducible(&case(Scenario::sequencer())), None);
     }
 
     #[test]

@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 use fencing_lab::core::{
     client_elapsed, random_token, renewal_interval, Actor, EventKind, Fence, FencingPolicy, Millis,
     NoopReason, Observation, ProviderOutcome, ReleaseMode, Scenario, SkipReason, SplitMix64, Step,
-    TokenSource, WriteError, WriteRequest, COUNTER_GAP, GET_DEL_GAP,
+    StorageCheck, TokenSource, WriteError, WriteRequest, COUNTER_GAP, GET_DEL_GAP,
 };
 
 use super::etcd::{Etcd, LockTxn};
@@ -159,6 +159,7 @@ fn write_result(reply: &str, w: &Write) -> Result<Result<i64, WriteError>, Strin
             last: Fence(0),
         }),
         "missing_fence" => Err(WriteError::MissingFence),
+        "stale_sequencer" => Err(WriteError::StaleSequencer { token, live: None }),
         "duplicate_intent" => Err(WriteError::DuplicateIntent {
             key: w.key.clone().unwrap_or_default(),
             original_balance: balance,
@@ -484,7 +485,9 @@ struct Write {
     publish: Option<String>,
 }
 
-fn write_sql(sc: &Scenario, writer: &str, w: &Write) -> String {
+/// `live`: the sequencer check's answer (the write's lease is the live one), or `None` when
+/// the resource does not ask.
+fn write_sql(sc: &Scenario, writer: &str, w: &Write, live: Option<bool>) -> String {
     let token = w.token.map_or_else(|| "NULL".to_owned(), |t| t.to_string());
     match &w.publish {
         Some(result) => format!(
@@ -495,12 +498,13 @@ fn write_sql(sc: &Scenario, writer: &str, w: &Write) -> String {
             lit(result)
         ),
         None => format!(
-            "SELECT debit({}, {}, {}, {token}, {}, {});",
+            "SELECT debit({}, {}, {}, {token}, {}, {}, {});",
             lit(policy_code(sc.policy)),
             lit(&sc.resource),
             lit(writer),
             w.amount,
-            opt_lit(w.key.as_deref())
+            opt_lit(w.key.as_deref()),
+            live.unwrap_or(true)
         ),
     }
 }
@@ -690,8 +694,9 @@ type Packet = thread::JoinHandle<Result<(), String>>;
 fn send(c: &mut Client, w: Write, now: Millis, packets: &mut Vec<Packet>) -> Result<Next, String> {
     let actor = &c.sc.actors[c.idx];
     let delay = actor.network_delay;
-    let sql = write_sql(c.sc, &c.name, &w);
     if delay == 0 {
+        let live = sequencer_check(c, &w, now)?;
+        let sql = write_sql(c.sc, &c.name, &w, live);
         let reply = c.pg.one(&sql)?;
         let o = applied(c.sc, c.idx, &w, now, now, &reply)?;
         c.shared
@@ -701,6 +706,7 @@ fn send(c: &mut Client, w: Write, now: Millis, packets: &mut Vec<Packet>) -> Res
             .push(o);
         return Ok(Next::At(now));
     }
+    let sql = write_sql(c.sc, &c.name, &w, None);
     let arrives = now + delay;
     c.saw(
         now,
@@ -777,6 +783,29 @@ fn send(c: &mut Client, w: Write, now: Millis, packets: &mut Vec<Packet>) -> Res
             Ok(Next::TimedOut(now + t))
         }
     }
+}
+
+/// The sequencer check, made by the harness acting as the resource, just before the write
+/// reaches PostgreSQL: is the lock key's create revision on etcd still this write's token?
+/// (A lapsed lease's key is gone; a new holder's key has a newer create revision.) Asked
+/// only with fencing on; PostgreSQL still applies the fencing rule first. `None`: not asked.
+fn sequencer_check(c: &Client, w: &Write, now: Millis) -> Result<Option<bool>, String> {
+    let sc = c.sc;
+    let (true, Some(token)) = (
+        sc.check == StorageCheck::Sequencer && sc.policy.checks_fence(),
+        w.token,
+    ) else {
+        return Ok(None);
+    };
+    let live = c.etcd()?.create_revision(&sc.resource)?;
+    c.note(format!(
+        "{} at t={now}: the resource asked etcd for {}'s lock key: create revision {}, the write's token {token}: {}",
+        c.name,
+        sc.resource,
+        live.map_or_else(|| "none (no key)".to_owned(), |r| r.to_string()),
+        if live == Some(token) { "its lease is the live one" } else { "not the live lease" }
+    ));
+    Ok(Some(live == Some(token)))
 }
 
 /// Whose lease a lock value is: the actor of that name, or under

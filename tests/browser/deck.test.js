@@ -32,6 +32,9 @@ const DECK = [
   // A slow client clock and a deadline margin: A's check passes, a GC pause after it still
   // lands the late debit unfenced; the fence refuses it.
   ['drift-margin', { off: '80', strict: '90', same_epoch: '90' }, { strict: ['stale_fence'] }],
+  // A's pause ends at t=31, before B writes: storage has not seen 34, and asks the lock
+  // service instead (a sequencer check). Off, storage checks nothing.
+  ['sequencer', { off: '80', strict: '90', same_epoch: '90' }, { strict: ['stale_sequencer'], same_epoch: ['stale_sequencer'] }],
 ];
 
 for (const [id, balances, markers] of DECK) {
@@ -105,6 +108,35 @@ for (const [id, balances, markers] of DECK) {
           await bad.context.close();
         }
       }
+      if (id === 'sequencer') {
+        assert.equal(await page.getByLabel('Storage checks').inputValue(), 'sequencer');
+        assert.match(await text(page, 'summary-off'), /double charge: job ran twice — A's 33 landed from a superseded lease/);
+        if (policy !== 'off') {
+          assert.match(await text(page, 'summary-on'), /A's 33 refused: stale_sequencer; last fence 34/);
+          // Step back to A's debit at t=31: refused, though storage has seen no token yet.
+          const back = await open(`#s=${id}&fence=${policy}&step=9`);
+          assert.deepEqual((await position(back.page))[0], 9);
+          const words = await text(back.page, 'narration');
+          assert.match(words, /passes the fencing rule \(storage has seen no token yet\)/);
+          assert.match(words, /B holds it now, with token 34\. Rejected: stale_sequencer/);
+          await back.context.close();
+        }
+        if (policy === 'strict') {
+          // What if… storage checks only the highest token: the same schedule lets A's 33 in.
+          const plain = await open(`#s=${id}&fence=strict&step=99999`);
+          await plain.page.getByTestId('whatif').locator('summary').click();
+          await plain.page.getByLabel('Storage checks').selectOption('highest');
+          await plain.page.waitForFunction(() => location.hash.includes('check=highest'));
+          assert.equal(await text(plain.page, 'balance'), '80');
+          assert.match(await text(plain.page, 'summary-on'), /double charge: job ran twice — A's 33 landed from a superseded lease/);
+          await plain.context.close();
+        }
+        if (policy === 'off') {
+          const bad = await open(`#s=${id}&check=chubby`);
+          assert.match(await text(bad.page, 'error'), /check must be highest or sequencer, not “chubby”/);
+          await bad.context.close();
+        }
+      }
       if (id === 'renewal') {
         assert.match(await text(page, 'herd-caption'), /1000 holders/);
         // Folded so the page fits a projector; one click on its summary opens the chart.
@@ -116,6 +148,26 @@ for (const [id, balances, markers] of DECK) {
     }
   });
 }
+
+test('what if… storage checks the sequencer: the pause that ends at t=31 on the headline, 80 then 90', async () => {
+  const { page, context } = await open('#s=gc-pause&fence=strict&ttl=30&pause.A=5,26&step=99999');
+  assert.equal(await text(page, 'balance'), '80');
+  assert.match(await text(page, 'summary-on'), /double charge: job ran twice — A's 33 landed from a superseded lease/);
+  await page.getByTestId('whatif').locator('summary').click();
+  assert.equal(await page.getByLabel('Storage checks').inputValue(), 'highest');
+  await page.getByLabel('Storage checks').selectOption('sequencer');
+  await page.waitForFunction(() => location.hash.includes('check=sequencer'));
+  assert.equal(await text(page, 'balance'), '90');
+  assert.match(await text(page, 'summary-on'), /A's 33 refused: stale_sequencer; last fence 34/);
+  assert.ok(await page.locator('svg.timeline.main g.ev[data-result="stale_sequencer"]').count() > 0);
+  // The link keeps it: reopened, the page shows the same run.
+  const hash = await page.evaluate(() => location.hash);
+  const again = await open(hash);
+  assert.equal(await text(again.page, 'balance'), '90');
+  assert.equal(await again.page.getByLabel('Storage checks').inputValue(), 'sequencer');
+  await again.context.close();
+  await context.close();
+});
 
 test('the scenario picker loads each entry at step 0', async () => {
   const { page, context } = await open();
