@@ -7,7 +7,8 @@ use super::lease::Fence;
 use super::ledger::{FencingPolicy, WriteError};
 use super::scenario::{PauseCause, ReleaseMode, Scenario, TokenSource};
 use super::trace::{
-    Awareness, EventKind, ExpiryCause, NoopReason, ProviderOutcome, SkipReason, Trace, TraceEvent,
+    Awareness, EventKind, ExpiryCause, LockCommand, NoopReason, ProviderOutcome, SkipReason, Trace,
+    TraceEvent,
 };
 
 /// From this horizon on, times are written in seconds ("t=15.0 s") instead of ms.
@@ -187,6 +188,13 @@ pub fn label(e: &TraceEvent) -> String {
             ProviderOutcome::Deduped => "provider: deduped".to_owned(),
             ProviderOutcome::NotCalled => "no provider call".to_owned(),
         },
+        EventKind::LockUnanswered { command, .. } => format!("{}: no reply", command.short()),
+        EventKind::LockTimedOut {
+            command,
+            cancelled: true,
+            ..
+        } => format!("{} timed out: stop", command.short()),
+        EventKind::LockTimedOut { command, .. } => format!("{} timed out", command.short()),
         EventKind::ResumeRace { worker_first: true } => "worker first".to_owned(),
         EventKind::ResumeRace {
             worker_first: false,
@@ -257,8 +265,20 @@ pub fn narration(t: &Trace, step: usize) -> String {
             ),
             None => format!("{} lease lock", duration(sc, sc.lease_ttl)),
         };
+        let cut = match (
+            &sc.partition,
+            sc.partition.and_then(|p| sc.actors.get(p.actor)),
+        ) {
+            (Some(p), Some(a)) => format!(
+                " {} is cut off from the lock service (not from storage) from t={} to t={}.",
+                a.name,
+                instant(sc, p.start),
+                instant(sc, p.end)
+            ),
+            _ => String::new(),
+        };
         return format!(
-            "{storage}. {} clients share a {lock}; tokens come from {}. Press → to begin.",
+            "{storage}. {} clients share a {lock}; tokens come from {}.{cut} Press → to begin.",
             sc.actors.len(),
             token_source_short(sc)
         );
@@ -333,6 +353,34 @@ fn lease_age(t: &Trace, i: usize) -> Millis {
                 )
         })
         .map_or(0, |p| e.at.saturating_sub(p.at))
+}
+
+/// The renewal `owner` sent without a reply that it is still waiting for at event `i`:
+/// when it was sent, and when its client's timeout gives up on it (`None`: no timeout).
+fn waiting_renewal(t: &Trace, i: usize, owner: &str) -> Option<(Millis, Option<Millis>)> {
+    for p in before(t, i) {
+        if p.actor.as_deref() != Some(owner) {
+            continue;
+        }
+        match &p.kind {
+            EventKind::LockTimedOut {
+                command: LockCommand::Renew,
+                ..
+            } => return None,
+            EventKind::LockUnanswered {
+                command: LockCommand::Renew,
+                timeout_at,
+            } => return Some((p.at, *timeout_at)),
+            _ => {}
+        }
+    }
+    None
+}
+
+/// Whether `actor` was cut off from the lock service at `at` by the scenario's partition.
+fn partitioned(sc: &Scenario, actor: &str, at: Millis) -> bool {
+    sc.partition
+        .is_some_and(|p| p.contains(at) && sc.actors.get(p.actor).is_some_and(|a| a.name == actor))
 }
 
 /// A drift rate in words: 200 per mille is "20%".
@@ -472,10 +520,19 @@ fn sentence(t: &Trace, i: usize) -> String {
             cause,
             owner_knew,
         } => {
-            let knew = match owner_knew {
-                Awareness::Paused => format!(" {owner} is paused and cannot know."),
-                Awareness::Unaware => format!(" {owner} has not noticed."),
-                Awareness::Knows => String::new(),
+            let knew = match (owner_knew, waiting_renewal(t, i, owner)) {
+                (Awareness::Unaware, Some((sent, Some(until)))) => format!(
+                    " {owner} is still running, cut off from the lock service: its renewal sent at t={} got no reply, and its client waits for one until t={}.",
+                    at(sent),
+                    at(until)
+                ),
+                (Awareness::Unaware, Some((sent, None))) => format!(
+                    " {owner} is still running, cut off from the lock service: its renewal sent at t={} got no reply, and its client waits for one with no timeout.",
+                    at(sent)
+                ),
+                (Awareness::Paused, _) => format!(" {owner} is paused and cannot know."),
+                (Awareness::Unaware, None) => format!(" {owner} has not noticed."),
+                (Awareness::Knows, _) => String::new(),
             };
             match cause {
                 ExpiryCause::Ttl if sc.lock_delay > 0 => format!(
@@ -1034,6 +1091,97 @@ fn sentence(t: &Trace, i: usize) -> String {
             }
             s
         }
+        EventKind::LockUnanswered {
+            command,
+            timeout_at,
+        } => {
+            let lease = e
+                .snapshot
+                .holder
+                .as_ref()
+                .filter(|l| l.owner == name)
+                .map(|l| (l.fence, l.expires_at));
+            let what = match (command, lease) {
+                (LockCommand::Renew, Some((f, _))) => {
+                    format!("{name}'s watchdog sends a renewal of its lease (token {f})")
+                }
+                (LockCommand::Renew, None) => format!("{name}'s watchdog sends a renewal"),
+                (LockCommand::Acquire, _) => format!("{name} sends its acquire for {res}"),
+                (LockCommand::Extend, _) => format!("{name} sends an extend of its lease"),
+                (LockCommand::CheckHeld, _) => format!("{name} sends an is_held check"),
+                (LockCommand::Release, _) => format!("{name} sends its release of {res}"),
+            };
+            let end = sc.partition.map_or(e.at, |p| p.end);
+            let wait = match timeout_at {
+                Some(t) => format!(
+                    "{name}'s client will wait for a reply until t={} (its {} timeout)",
+                    at(*t),
+                    dur(t - e.at)
+                ),
+                None => format!("{name}'s client has no timeout on it: it will wait for ever"),
+            };
+            let rest = match (command, lease) {
+                (LockCommand::Renew, Some((_, until))) => format!(
+                    " Meanwhile the job keeps working, and the lease still ends at t={} on the lock service: nothing will extend it.",
+                    at(until)
+                ),
+                (LockCommand::Renew, None) => " Meanwhile the job keeps working.".to_owned(),
+                _ => format!(" {name} waits and does nothing else."),
+            };
+            format!(
+                "{what}, but {name} is cut off from the lock service (a network partition until t={}): the command is dropped, never executed, and no reply comes. {wait}.{rest}",
+                at(end)
+            )
+        }
+        EventKind::LockTimedOut {
+            command,
+            sent_at,
+            cancelled,
+            wrote_at,
+            lease_ended_at,
+        } => {
+            let mut s = format!(
+                "{name}'s client gives up on the {} it sent at t={}: no reply in {}.",
+                command.noun(),
+                at(*sent_at),
+                dur(e.at - sent_at)
+            );
+            s += &match (command, cancelled) {
+                (LockCommand::Renew | LockCommand::Extend, true) => {
+                    " It treats the renewal as failed, and the job self-cancels.".to_owned()
+                }
+                (LockCommand::CheckHeld, true) => {
+                    " It treats the check as false and gives up.".to_owned()
+                }
+                (LockCommand::Renew | LockCommand::Extend | LockCommand::CheckHeld, false) => {
+                    " Its job has already stopped, so there is nothing left to cancel.".to_owned()
+                }
+                (LockCommand::Acquire, _) => {
+                    " It treats the acquire as refused and will try again.".to_owned()
+                }
+                (LockCommand::Release, _) => " It moves on without knowing whether its key was deleted (it was not: the partition dropped the command).".to_owned(),
+            };
+            if let Some(end) = lease_ended_at {
+                s += &format!(
+                    " Its lease had ended at t={} on the lock service, {} before.",
+                    at(*end),
+                    dur(e.at.saturating_sub(*end))
+                );
+            } else if let Some(l) = e.snapshot.holder.as_ref().filter(|l| l.owner == name) {
+                s += &format!(" Its lease still runs until t={} on the lock service.", at(l.expires_at));
+            }
+            match wrote_at {
+                Some(w) if *w >= *sent_at && *cancelled => s += &format!(
+                    " Too late for the write: the job had sent it at t={}, while waiting, and a self-cancel cannot call it back.",
+                    at(*w)
+                ),
+                None | Some(_) if *cancelled && lease_ended_at.is_none() => {
+                    s += " The job has not written since: it stops in time."
+                }
+                _ => {}
+            }
+            s
+        }
         EventKind::ResumeRace { worker_first } => {
             let first = if *worker_first {
                 "the worker runs first and goes on with the job"
@@ -1104,6 +1252,11 @@ pub fn say(t: &Trace, step: usize) -> String {
         EventKind::LeaseExpired { cause, owner_knew, .. } => match (cause, owner_knew) {
             (ExpiryCause::Ttl, Awareness::Paused) => {
                 "The lock server cannot see that the holder is stopped; it only knows the TTL ran out."
+            }
+            (ExpiryCause::Ttl, Awareness::Unaware)
+                if matches!(&e.kind, EventKind::LeaseExpired { owner, .. } if waiting_renewal(t, i, owner).is_some()) =>
+            {
+                "The lock service cannot tell a cut-off holder from a dead one: it lets the lease run out so the lock can go to someone else. That is availability; the holder is still running and can still reach storage."
             }
             (ExpiryCause::Ttl, Awareness::Unaware) => {
                 "The TTL ran out while the holder is still running and still believes it holds the lock."
@@ -1302,11 +1455,89 @@ pub fn say(t: &Trace, step: usize) -> String {
                 (false, true) => "A call outside the storage carries no token; only the provider's idempotency key could stop a repeat.",
             }
         }
+        EventKind::LockUnanswered { timeout_at: None, .. } => {
+            "Without a timeout the client waits for ever: it never learns that the lock service did not answer."
+        }
+        EventKind::LockUnanswered {
+            command: LockCommand::Renew,
+            ..
+        } => {
+            "No reply is not a refusal: the client cannot tell a dropped renewal from a slow one. The lease counts down on the lock service while the job works on."
+        }
+        EventKind::LockUnanswered { .. } => {
+            "A partition is not a pause: the client keeps running, but nothing it sends to the lock service arrives, and it learns that only at its own timeout."
+        }
+        EventKind::LockTimedOut { .. } => return say_lock_timeout(t, i),
         EventKind::ResumeRace { .. } => {
             "After a pause, which thread runs first is a race: a self-cancel that has to win it is not a safety mechanism."
         }
     };
     s.to_owned()
+}
+
+/// The "Say:" line for a client giving up on an unanswered lock command.
+fn say_lock_timeout(t: &Trace, i: usize) -> String {
+    let sc = &t.scenario;
+    let e = &t.events[i];
+    let name = e.actor.clone().unwrap_or_default();
+    let EventKind::LockTimedOut {
+        command,
+        sent_at,
+        cancelled,
+        wrote_at,
+        lease_ended_at,
+    } = &e.kind
+    else {
+        return String::new();
+    };
+    let dur = |ms: Millis| duration(sc, ms);
+    let waited = e.at.saturating_sub(*sent_at);
+    // What became of the write the job sent while the command waited, if it has landed.
+    let write = wrote_at.filter(|w| w >= sent_at).and_then(|w| {
+        t.events[..i].iter().find_map(|p| match &p.kind {
+            EventKind::WriteApplied {
+                sent_at: s, result, ..
+            } if p.actor.as_deref() == Some(name.as_str()) && *s == w => Some(result.is_ok()),
+            _ => None,
+        })
+    });
+    match (command, cancelled, lease_ended_at) {
+        (LockCommand::Renew | LockCommand::Extend, true, Some(end)) => {
+            let left = end.saturating_sub(*sent_at);
+            let fate = match write {
+                Some(true) => " Its write had already landed: nothing refused it.",
+                Some(false) => " Its write had already reached storage, and only the fence refused it.",
+                None => "",
+            };
+            format!(
+                "{name} learned only at its own timeout, {} after sending, when {} had been left on the lease: after the lock was free for someone else.{fate} A self-cancel is only as quick as the timeout it waits for.",
+                dur(waited),
+                dur(left)
+            )
+        }
+        (LockCommand::Renew | LockCommand::Extend, true, None)
+            if wrote_at.is_some_and(|w| w >= *sent_at) =>
+        {
+            "The lease is still live, but the job's write is already on its way: a self-cancel stops what comes next, not what was sent. Only a check at storage can refuse it when it arrives.".to_owned()
+        }
+        (LockCommand::Renew | LockCommand::Extend, true, None) => {
+            let left = e
+                .snapshot
+                .holder
+                .as_ref()
+                .filter(|l| l.owner == name)
+                .map_or(0, |l| l.expires_at.saturating_sub(*sent_at));
+            format!(
+                "In time, this once: the {} timeout is shorter than the {} that was left on the lease, and the job had not written. A write already on its way, or a pause after the last check, would still get past it.",
+                dur(waited),
+                dur(left)
+            )
+        }
+        (LockCommand::Acquire, _, _) => "A timed-out acquire is not a refusal either: the client cannot tell whether its SET ran. Here it did not: the partition dropped it.".to_owned(),
+        (LockCommand::Release, _, _) => "The lock service never saw this release: whatever the client still held there stays until its TTL runs out.".to_owned(),
+        (LockCommand::CheckHeld, true, _) => "No answer is not \"false\", but stopping is the safe reading of it.".to_owned(),
+        _ => "The failure came after the job had stopped: there was nothing left for it to cancel.".to_owned(),
+    }
 }
 
 /// The "Say:" line for a write reaching storage.
@@ -1358,6 +1589,7 @@ fn say_write(t: &Trace, i: usize) -> String {
         Err(WriteError::StaleFence { last, .. }) if !late => format!(
             "Storage refused the holder of the newest lease: {name}'s token is older than the {last} a superseded holder took later. A fence is only as good as the order its tokens are minted in."
         ),
+        Err(WriteError::StaleFence { token, last }) if late && partitioned(sc, &name, e.at) => format!("{name} is still cut off from the lock service and has not learned its lease is gone, but storage has seen {last}, so it refuses {token}. Safety comes from the check at the resource, not from what the client knows."),
         Err(WriteError::StaleFence { .. }) => "Storage compares tokens and refuses the older generation. Safety comes from the check at the resource, not from the lock.".to_owned(),
         Err(WriteError::DuplicateIntent { .. }) => "The idempotency key stops the same intent twice and returns its original result; it is not a fence.".to_owned(),
         Err(WriteError::MissingFence) => "With fencing on, a write without a token is refused.".to_owned(),
@@ -1378,6 +1610,7 @@ fn say_write(t: &Trace, i: usize) -> String {
         Ok(_) if twice && rewrote_same(t, i) => "Wasted work, no harm: the job ran twice, but a report recomputed from the same input rewrote the value already in the row. A lock for efficiency can live with that; the same pause with a debit is a double charge (gc-pause).".to_owned(),
         Ok(_) if twice && late && sc.claims() => format!("Duplicate claim: the job ran twice, and the claim row now names {name}, a superseded holder, which will call the provider too. Only the provider's idempotency key can stop a second charge now."),
         Ok(_) if twice && late && sc.publishes() => "Duplicate publish: the job ran twice, and the result row now holds the superseded worker's result. The lease alone is not mutual exclusion.".to_owned(),
+        Ok(_) if twice && late && partitioned(sc, &name, e.at) => format!("Double charge, and nobody paused: {name} was cut off from the lock service, not from storage, so its write got through after its lease had gone to {}. The lease alone is not mutual exclusion.", superseded_by.as_ref().map_or_else(String::new, |g| g.owner.clone())),
         Ok(_) if twice && late => "Double charge: the job ran twice. Each debit is atomic, so no update was lost; a second lock generation charged again. The lease alone is not mutual exclusion.".to_owned(),
         Ok(_) if out_of_order => "Storage took a lower token after a higher one: nothing at the resource noticed the older generation.".to_owned(),
         Ok(_) if late => "Storage took a write from a superseded lease. The lease alone is not mutual exclusion.".to_owned(),
