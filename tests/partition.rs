@@ -367,7 +367,8 @@ fn every_step_says_what_happened_under_each_policy() {
             + 1;
         match policy {
             FencingPolicy::Off => {
-                assert!(say[gave_up].contains("Its write had already landed"));
+                assert!(say[gave_up].contains("had already landed: nothing refused it"));
+                assert!(words[gave_up].contains("after its lease had gone to B"));
                 assert!(say[a_write].contains("nobody paused"));
                 assert!(say[a_write].contains("not from storage"));
             }

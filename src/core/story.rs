@@ -377,6 +377,24 @@ fn waiting_renewal(t: &Trace, i: usize, owner: &str) -> Option<(Millis, Option<M
     None
 }
 
+/// What became of `actor`'s write sent at `sent`, if it reached storage before event `i`:
+/// who had been granted the lock after the writer (the write came from a superseded lease),
+/// and whether storage accepted it.
+fn write_fate(t: &Trace, i: usize, actor: &str, sent: Millis) -> Option<(Option<String>, bool)> {
+    t.events[..i].iter().find_map(|p| match &p.kind {
+        EventKind::WriteApplied {
+            sent_at,
+            result,
+            superseded_by,
+            ..
+        } if p.actor.as_deref() == Some(actor) && *sent_at == sent => Some((
+            superseded_by.as_ref().map(|g| g.owner.clone()),
+            result.is_ok(),
+        )),
+        _ => None,
+    })
+}
+
 /// Whether `actor` was cut off from the lock service at `at` by the scenario's partition.
 fn partitioned(sc: &Scenario, actor: &str, at: Millis) -> bool {
     sc.partition
@@ -1170,12 +1188,21 @@ fn sentence(t: &Trace, i: usize) -> String {
             } else if let Some(l) = e.snapshot.holder.as_ref().filter(|l| l.owner == name) {
                 s += &format!(" Its lease still runs until t={} on the lock service.", at(l.expires_at));
             }
-            match wrote_at {
-                Some(w) if *w >= *sent_at && *cancelled => s += &format!(
-                    " Too late for the write: the job had sent it at t={}, while waiting, and a self-cancel cannot call it back.",
-                    at(*w)
+            let sent_since = wrote_at.filter(|w| *w >= *sent_at);
+            match (sent_since, sent_since.and_then(|w| write_fate(t, i, &name, w))) {
+                (Some(w), Some((Some(o), _))) if *cancelled => s += &format!(
+                    " Too late for its write: the job had sent it at t={}, after its lease had gone to {o}, and a self-cancel cannot call it back.",
+                    at(w)
                 ),
-                None | Some(_) if *cancelled && lease_ended_at.is_none() => {
+                (Some(w), Some((None, _))) => s += &format!(
+                    " Its write, sent at t={}, had reached storage before anyone else was granted the lock.",
+                    at(w)
+                ),
+                (Some(w), None) if *cancelled => s += &format!(
+                    " Its write, sent at t={}, is still on its way: a self-cancel cannot call it back.",
+                    at(w)
+                ),
+                (None, _) if *cancelled && lease_ended_at.is_none() => {
                     s += " The job has not written since: it stops in time."
                 }
                 _ => {}
@@ -1492,21 +1519,17 @@ fn say_lock_timeout(t: &Trace, i: usize) -> String {
     };
     let dur = |ms: Millis| duration(sc, ms);
     let waited = e.at.saturating_sub(*sent_at);
-    // What became of the write the job sent while the command waited, if it has landed.
-    let write = wrote_at.filter(|w| w >= sent_at).and_then(|w| {
-        t.events[..i].iter().find_map(|p| match &p.kind {
-            EventKind::WriteApplied {
-                sent_at: s, result, ..
-            } if p.actor.as_deref() == Some(name.as_str()) && *s == w => Some(result.is_ok()),
-            _ => None,
-        })
-    });
+    // What became of the write the job sent while the command waited, if it has arrived.
+    let sent = wrote_at.filter(|w| w >= sent_at);
+    let fate = sent.and_then(|w| write_fate(t, i, &name, w));
     match (command, cancelled, lease_ended_at) {
         (LockCommand::Renew | LockCommand::Extend, true, Some(end)) => {
             let left = end.saturating_sub(*sent_at);
-            let fate = match write {
-                Some(true) => " Its write had already landed: nothing refused it.",
-                Some(false) => " Its write had already reached storage, and only the fence refused it.",
+            let fate = match fate {
+                Some((Some(_), true)) => " Its write from the superseded lease had already landed: nothing refused it.",
+                Some((Some(_), false)) => " Its write from the superseded lease had already reached storage, and only the fence refused it.",
+                Some((None, _)) => " Its write had landed before anyone else held the lock, so no harm came of it.",
+                None if sent.is_some() => " Its write is still on its way, and no self-cancel can call it back.",
                 None => "",
             };
             format!(
@@ -1515,10 +1538,11 @@ fn say_lock_timeout(t: &Trace, i: usize) -> String {
                 dur(left)
             )
         }
-        (LockCommand::Renew | LockCommand::Extend, true, None)
-            if wrote_at.is_some_and(|w| w >= *sent_at) =>
-        {
+        (LockCommand::Renew | LockCommand::Extend, true, None) if sent.is_some() && fate.is_none() => {
             "The lease is still live, but the job's write is already on its way: a self-cancel stops what comes next, not what was sent. Only a check at storage can refuse it when it arrives.".to_owned()
+        }
+        (LockCommand::Renew | LockCommand::Extend, true, None) if sent.is_some() => {
+            "The client stops while its lease is still live, and its write landed under it: this time the timeout was short enough.".to_owned()
         }
         (LockCommand::Renew | LockCommand::Extend, true, None) => {
             let left = e

@@ -80,6 +80,9 @@ fn not_reproducible(c: &Case) -> Option<String> {
     if sc.lock_delay > 0 {
         return Some("lock-delay is Chubby's: Redis has none (SET NX succeeds the moment the key expires), and an etcd lease has none either".to_owned());
     }
+    if sc.partition.is_some() && c.lock != LockBackend::Redis {
+        return Some("a partition is replayed against one Redis only (the harness drops the cut-off client's commands)".to_owned());
+    }
     let publishes = steps().any(|s| matches!(s, Step::Publish { .. }));
     let debits = steps().any(|s| matches!(s, Step::Debit { .. }));
     if publishes && debits {
