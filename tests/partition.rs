@@ -345,18 +345,18 @@ fn every_step_says_what_happened_under_each_policy() {
         let find =
             |pred: fn(&EventKind) -> bool| t.events.iter().position(|e| pred(&e.kind)).unwrap() + 1;
         let lost = find(|k| matches!(k, EventKind::LockUnanswered { .. }));
-        assert!(words[lost].contains("A's watchdog sends a renewal of its lease (token 33)"));
-        assert!(words[lost].contains("until t=50 (its 30 ms timeout)"));
-        assert!(words[lost].contains("the lease still ends at t=40"));
+        assert!(words[lost].contains("A's watchdog sends a renewal (token 33), but a partition cuts A off from the lock service until t=65"));
+        assert!(words[lost].contains("waits for one until t=50 (30 ms timeout)"));
+        assert!(words[lost].contains("the job works on, and the lease still ends at t=40."));
         assert!(say[lost].contains("No reply is not a refusal"));
         let expiry = find(|k| matches!(k, EventKind::LeaseExpired { .. }));
         assert!(words[expiry].contains("its renewal sent at t=20 got no reply"));
         assert!(say[expiry].contains("cannot tell a cut-off holder from a dead one"));
         let gave_up = find(|k| matches!(k, EventKind::LockTimedOut { .. }));
         assert!(words[gave_up].contains("no reply in 30 ms"));
-        assert!(words[gave_up].contains("Its lease had ended at t=40"));
-        assert!(words[gave_up].contains("had sent it at t=48"));
-        assert!(say[gave_up].contains("when 20 ms had been left on the lease"));
+        assert!(words[gave_up].contains("Its lease had ended at t=40."));
+        assert!(words[gave_up].contains("Too late for its write, sent at t=48"));
+        assert!(say[gave_up].contains("though its lease had only 20 ms left then: too late"));
         let a_write = t
             .events
             .iter()
@@ -367,8 +367,8 @@ fn every_step_says_what_happened_under_each_policy() {
             + 1;
         match policy {
             FencingPolicy::Off => {
-                assert!(say[gave_up].contains("had already landed: nothing refused it"));
-                assert!(words[gave_up].contains("after its lease had gone to B"));
+                assert!(say[gave_up].contains("had already landed, and nothing refused it"));
+                assert!(words[gave_up].contains("after the lease went to B"));
                 assert!(say[a_write].contains("nobody paused"));
                 assert!(say[a_write].contains("not from storage"));
             }

@@ -288,7 +288,7 @@ pub struct Actor {
     pub request_timeout: Option<Millis>,
     /// How long the client waits for the lock service's reply to a command (acquire, renew,
     /// extend, is_held, release) before treating it as failed. Only a [`Partition`] leaves a
-    /// command unanswered. `None`: it waits for ever (redis-py's default `socket_timeout`).
+    /// command unanswered. `None`: it waits for ever (a connection with no read timeout).
     #[serde(default)]
     pub lock_timeout: Option<Millis>,
 }

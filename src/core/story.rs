@@ -1121,7 +1121,7 @@ fn sentence(t: &Trace, i: usize) -> String {
                 .map(|l| (l.fence, l.expires_at));
             let what = match (command, lease) {
                 (LockCommand::Renew, Some((f, _))) => {
-                    format!("{name}'s watchdog sends a renewal of its lease (token {f})")
+                    format!("{name}'s watchdog sends a renewal (token {f})")
                 }
                 (LockCommand::Renew, None) => format!("{name}'s watchdog sends a renewal"),
                 (LockCommand::Acquire, _) => format!("{name} sends its acquire for {res}"),
@@ -1132,23 +1132,24 @@ fn sentence(t: &Trace, i: usize) -> String {
             let end = sc.partition.map_or(e.at, |p| p.end);
             let wait = match timeout_at {
                 Some(t) => format!(
-                    "{name}'s client will wait for a reply until t={} (its {} timeout)",
+                    "{name}'s client waits for one until t={} ({} timeout)",
                     at(*t),
                     dur(t - e.at)
                 ),
-                None => format!("{name}'s client has no timeout on it: it will wait for ever"),
+                None => format!("{name}'s client has no timeout: it will wait for ever"),
             };
             let rest = match (command, lease) {
                 (LockCommand::Renew, Some((_, until))) => format!(
-                    " Meanwhile the job keeps working, and the lease still ends at t={} on the lock service: nothing will extend it.",
+                    "; the job works on, and the lease still ends at t={}.",
                     at(until)
                 ),
-                (LockCommand::Renew, None) => " Meanwhile the job keeps working.".to_owned(),
-                _ => format!(" {name} waits and does nothing else."),
+                (LockCommand::Renew, None) => "; the job works on.".to_owned(),
+                _ => "; it does nothing else meanwhile.".to_owned(),
             };
             format!(
-                "{what}, but {name} is cut off from the lock service (a network partition until t={}): the command is dropped, never executed, and no reply comes. {wait}.{rest}",
-                at(end)
+                "{what}, but a partition cuts {name} off from the lock service until t={}: the {} is dropped, never executed, and no reply comes. {wait}{rest}",
+                at(end),
+                command.noun()
             )
         }
         EventKind::LockTimedOut {
@@ -1166,7 +1167,7 @@ fn sentence(t: &Trace, i: usize) -> String {
             );
             s += &match (command, cancelled) {
                 (LockCommand::Renew | LockCommand::Extend, true) => {
-                    " It treats the renewal as failed, and the job self-cancels.".to_owned()
+                    " The job self-cancels.".to_owned()
                 }
                 (LockCommand::CheckHeld, true) => {
                     " It treats the check as false and gives up.".to_owned()
@@ -1180,18 +1181,14 @@ fn sentence(t: &Trace, i: usize) -> String {
                 (LockCommand::Release, _) => " It moves on without knowing whether its key was deleted (it was not: the partition dropped the command).".to_owned(),
             };
             if let Some(end) = lease_ended_at {
-                s += &format!(
-                    " Its lease had ended at t={} on the lock service, {} before.",
-                    at(*end),
-                    dur(e.at.saturating_sub(*end))
-                );
+                s += &format!(" Its lease had ended at t={}.", at(*end));
             } else if let Some(l) = e.snapshot.holder.as_ref().filter(|l| l.owner == name) {
                 s += &format!(" Its lease still runs until t={} on the lock service.", at(l.expires_at));
             }
             let sent_since = wrote_at.filter(|w| *w >= *sent_at);
             match (sent_since, sent_since.and_then(|w| write_fate(t, i, &name, w))) {
                 (Some(w), Some((Some(o), _))) if *cancelled => s += &format!(
-                    " Too late for its write: the job had sent it at t={}, after its lease had gone to {o}, and a self-cancel cannot call it back.",
+                    " Too late for its write, sent at t={} after the lease went to {o}: a self-cancel cannot call it back.",
                     at(w)
                 ),
                 (Some(w), Some((None, _))) => s += &format!(
@@ -1526,14 +1523,14 @@ fn say_lock_timeout(t: &Trace, i: usize) -> String {
         (LockCommand::Renew | LockCommand::Extend, true, Some(end)) => {
             let left = end.saturating_sub(*sent_at);
             let fate = match fate {
-                Some((Some(_), true)) => " Its write from the superseded lease had already landed: nothing refused it.",
+                Some((Some(_), true)) => " Its write from the superseded lease had already landed, and nothing refused it.",
                 Some((Some(_), false)) => " Its write from the superseded lease had already reached storage, and only the fence refused it.",
                 Some((None, _)) => " Its write had landed before anyone else held the lock, so no harm came of it.",
                 None if sent.is_some() => " Its write is still on its way, and no self-cancel can call it back.",
                 None => "",
             };
             format!(
-                "{name} learned only at its own timeout, {} after sending, when {} had been left on the lease: after the lock was free for someone else.{fate} A self-cancel is only as quick as the timeout it waits for.",
+                "{name} learned only at its own timeout, {} after sending, though its lease had only {} left then: too late.{fate}",
                 dur(waited),
                 dur(left)
             )

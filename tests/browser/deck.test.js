@@ -118,7 +118,7 @@ for (const [id, balances, markers] of DECK) {
         // Step 12: A's client gives up on its renewal at t=50, after its write.
         const learned = await open(`#s=${id}&fence=${policy}&step=12`);
         assert.match(await text(learned.page, 'narration'), /^t=50 ms — A's client gives up on the renewal it sent at t=20: no reply in 30 ms\./);
-        assert.match(await text(learned.page, 'narration'), /Too late for the write: the job had sent it at t=48/);
+        assert.match(await text(learned.page, 'narration'), /Too late for its write, sent at t=48 after the lease went to B: a self-cancel cannot call it back\./);
         await learned.context.close();
         if (policy === 'off') {
           assert.match(await text(page, 'summary-off'), /double charge: job ran twice — A's 33 landed from a superseded lease, after 34/);
