@@ -377,8 +377,7 @@ fn Drawing(model: Memo<TimelineModel>, live: bool, grab: GrabWrite) -> impl Into
                 each=move || model.with(|m| m.markers.iter().map(|m| m.key).collect::<Vec<_>>())
                 key=|k| *k
                 children=move |key| view! { <MarkerRow model key grab /> }
-            />
-            <g class="cursor">
+            /> <g class="cursor">
                 <line
                     x1=move || model.with(|m| n(m.cursor.x))
                     x2=move || model.with(|m| n(m.cursor.x))
