@@ -298,8 +298,10 @@ pub struct Actor {
 /// so it is never executed and no reply comes; the client learns only at its own
 /// [`Actor::lock_timeout`]. Storage stays reachable, and the client keeps running.
 ///
-/// Dropped, not delayed: a command sent in the window never arrives, even after the
-/// partition heals (a client that gives up closes its connection).
+/// Dropped, not delayed: the model delivers nothing sent in the window, even after the
+/// partition heals. Over TCP the kernel would retransmit, so a command could still arrive
+/// after the heal; in the deck's run the only one, A's renewal, would then find the key no
+/// longer A's and extend nothing. The replay never sends it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Partition {
     /// The index of the cut-off client in `Scenario::actors`.

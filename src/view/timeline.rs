@@ -579,7 +579,8 @@ fn cut(t: &Trace, g: &Geometry, labels: &mut Labels) -> Option<Cut> {
         let mut x = x0 + 4.0;
         while x + w <= x1 {
             let r = (x, y - 13.0, x + w, y + 4.0);
-            if labels.free(r, None) {
+            // A little air on each side, so the text does not touch a marker's ring.
+            if labels.free((r.0 - 4.0, r.1, r.2 + 4.0, r.3), None) {
                 labels.block(r, None);
                 return Some(Text {
                     x: x + 3.0,
@@ -1143,6 +1144,37 @@ mod tests {
         let mut own = Labels::default();
         own.block((592.0, 42.0, 608.0, 58.0), Some(9));
         assert_eq!(own.place(9, 600.0, &rows, "acquire #34"), Some(50.0));
+    }
+
+    #[test]
+    fn a_partition_is_a_band_on_the_cut_off_lane_with_its_label_clear_of_markers() {
+        let t = run(&Scenario::partition());
+        let g = Geometry::of(&t);
+        let m = model(&t, t.len(), true);
+        let cut = m.cut.expect("the partition is drawn");
+        assert_eq!((cut.body.x, cut.body.x + cut.body.w), (g.x(15), g.x(65)));
+        let lane_top = g.lane_mid(0) - g.lane_h() / 2.0;
+        assert!(cut.body.y >= lane_top && cut.body.y + cut.body.h <= lane_top + g.lane_h());
+        assert_eq!(
+            cut.title,
+            "A cut off from the lock service (not from storage), t=15 to t=65"
+        );
+        let label = cut.label.expect("the label fits between A's markers");
+        assert_eq!(label.text, CUT_LABELS[0]);
+        let half = Labels::width(&label.text);
+        for mk in &m.markers {
+            let r = f64::from(mk.ring);
+            let clear =
+                mk.x + r < label.x || mk.x - r > label.x + half || (mk.y - label.y).abs() > 17.0;
+            assert!(clear, "marker at {},{} under the label", mk.x, mk.y);
+            if let Some(l) = &mk.label {
+                let w = Labels::width(&l.text) / 2.0;
+                let apart =
+                    l.x + w < label.x || l.x - w > label.x + half || (l.y - label.y).abs() >= 17.0;
+                assert!(apart, "{} overlaps the partition label", l.text);
+            }
+        }
+        assert!(model(&run(&Scenario::gc_pause()), 0, true).cut.is_none());
     }
 
     #[test]
