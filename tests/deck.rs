@@ -87,6 +87,7 @@ fn deck_lists_the_scenarios_in_order() {
             "efficiency",
             "drift-margin",
             "sequencer",
+            "partition",
         ]
     );
 }

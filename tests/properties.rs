@@ -15,8 +15,8 @@ use fencing_lab::core::deck::DECK;
 use fencing_lab::core::story;
 use fencing_lab::core::{
     random_token, run, Actor, ClockJump, EventKind, Fence, FencingPolicy, Grant, Lease, LeaseEnd,
-    Pause, PauseCause, ReleaseMode, Scenario, Step, StorageCheck, TokenSource, Trace, WriteError,
-    WriteRecord, RANDOM_TOKENS,
+    Partition, Pause, PauseCause, ReleaseMode, Scenario, Step, StorageCheck, TokenSource, Trace,
+    WriteError, WriteRecord, RANDOM_TOKENS,
 };
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
@@ -66,6 +66,7 @@ fn actor() -> impl Strategy<Value = Actor> {
         prop::collection::vec(step(), 0..=8),
         prop::sample::select(vec![PauseCause::Gc, PauseCause::Stall]),
         prop::option::weighted(0.2, 1u64..=60),
+        prop::option::weighted(0.7, 1u64..=80),
     )
         .prop_map(
             |(
@@ -76,6 +77,7 @@ fn actor() -> impl Strategy<Value = Actor> {
                 mut script,
                 pause_cause,
                 request_timeout,
+                lock_timeout,
             )| {
                 if lead_acquire {
                     script.insert(0, Step::Acquire { retry_every: 10 });
@@ -88,6 +90,7 @@ fn actor() -> impl Strategy<Value = Actor> {
                     script,
                     pause_cause,
                     request_timeout,
+                    lock_timeout,
                 }
             },
         )
@@ -113,7 +116,11 @@ fn scenario() -> impl Strategy<Value = Scenario> {
         ),
         any::<u64>(),
         prop::sample::select(vec![TokenSource::SameRedis, TokenSource::LockService]),
-        prop::option::weighted(0.3, Just("charge order 1".to_owned())),
+        (
+            prop::option::weighted(0.3, Just("charge order 1".to_owned())),
+            // One client cut off from the lock service (not from storage) for a while.
+            prop::option::weighted(0.25, (0usize..2, 0u64..=250, 1u64..=120)),
+        ),
     )
         .prop_map(
             |(
@@ -128,8 +135,13 @@ fn scenario() -> impl Strategy<Value = Scenario> {
                 lock_clock_jumps,
                 seed,
                 token_source,
-                job,
+                (job, cut),
             )| {
+                let partition = cut.map(|(actor, start, len)| Partition {
+                    actor,
+                    start,
+                    end: start + len,
+                });
                 for (a, name) in actors.iter_mut().zip(NAMES) {
                     a.name = name.to_owned();
                 }
@@ -149,6 +161,7 @@ fn scenario() -> impl Strategy<Value = Scenario> {
                     seed,
                     token_source,
                     job,
+                    partition,
                     ..Scenario::default()
                 }
             },

@@ -36,11 +36,11 @@ pub use ledger::{
 };
 pub use record::{observations_of, recorded, Observation};
 pub use scenario::{
-    client_elapsed, random_token, Actor, ClockJump, Pause, PauseCause, RedlockSetup, ReleaseMode,
-    Scenario, ScenarioError, Step, TokenSource, CLIENTS, COUNTER_GAP, GET_DEL_GAP, MAX_ACTORS,
-    MAX_CLIENT_DRIFT, MAX_LABEL, MAX_NODES, MAX_STEPS, MAX_TIME, RANDOM_TOKENS,
+    client_elapsed, random_token, Actor, ClockJump, Partition, Pause, PauseCause, RedlockSetup,
+    ReleaseMode, Scenario, ScenarioError, Step, TokenSource, CLIENTS, COUNTER_GAP, GET_DEL_GAP,
+    MAX_ACTORS, MAX_CLIENT_DRIFT, MAX_LABEL, MAX_NODES, MAX_STEPS, MAX_TIME, RANDOM_TOKENS,
 };
 pub use trace::{
-    Awareness, EventKind, ExpiryCause, Grant, Lane, LeaseEnd, LeaseSpan, NoopReason,
+    Awareness, EventKind, ExpiryCause, Grant, Lane, LeaseEnd, LeaseSpan, LockCommand, NoopReason,
     ProviderOutcome, Recording, Shortened, SkipReason, Snapshot, Summary, Trace, TraceEvent,
 };

@@ -10,8 +10,8 @@ use super::lease::{Fence, Lease};
 use super::ledger::{Account, FencingPolicy, WriteError, WriteRecord, WriteRequest};
 use super::scenario::{ReleaseMode, Scenario, TokenSource};
 use super::trace::{
-    Awareness, EventKind, ExpiryCause, Grant, Lane, NoopReason, Recording, Shortened, Snapshot,
-    Trace, TraceEvent,
+    Awareness, EventKind, ExpiryCause, Grant, Lane, LockCommand, NoopReason, Recording, Shortened,
+    Snapshot, Trace, TraceEvent,
 };
 
 /// One thing a client saw, or the harness did (a pause, a failover, a clock step), at
@@ -283,6 +283,17 @@ impl World<'_> {
                 set(&mut self.believes, me, false);
                 *lease_ended_at = me.and_then(|i| self.ended[i]);
             }
+            EventKind::LockTimedOut {
+                command,
+                cancelled,
+                lease_ended_at,
+                ..
+            } => {
+                if *cancelled || *command == LockCommand::Release {
+                    set(&mut self.believes, me, false);
+                }
+                *lease_ended_at = me.and_then(|i| self.ended[i]);
+            }
             EventKind::Failover {
                 lost,
                 next_fence,
@@ -486,7 +497,8 @@ pub fn observations_of(trace: &Trace) -> Vec<Observation> {
                 EventKind::DeletedOthersLease { fence, .. } | EventKind::Released { fence, .. } => {
                     *fence = Fence(0)
                 }
-                EventKind::ExtendFailed { lease_ended_at, .. } => *lease_ended_at = None,
+                EventKind::ExtendFailed { lease_ended_at, .. }
+                | EventKind::LockTimedOut { lease_ended_at, .. } => *lease_ended_at = None,
                 EventKind::Failover {
                     lost, rolled_back, ..
                 } => {

@@ -286,6 +286,35 @@ pub struct Actor {
     /// itself may still be delivered and executed later. `None`: it waits for the reply.
     #[serde(default)]
     pub request_timeout: Option<Millis>,
+    /// How long the client waits for the lock service's reply to a command (acquire, renew,
+    /// extend, is_held, release) before treating it as failed. Only a [`Partition`] leaves a
+    /// command unanswered. `None`: it waits for ever (a connection with no read timeout).
+    #[serde(default)]
+    pub lock_timeout: Option<Millis>,
+}
+
+/// A network partition between one client and the lock service: from `start` until `end`
+/// every lock command the client sends (acquire, renew, extend, is_held, release) is dropped,
+/// so it is never executed and no reply comes; the client learns only at its own
+/// [`Actor::lock_timeout`]. Storage stays reachable, and the client keeps running.
+///
+/// Dropped, not delayed: the model delivers nothing sent in the window, even after the
+/// partition heals. Over TCP the kernel would retransmit, so a command could still arrive
+/// after the heal; in the deck's run the only one, A's renewal, would then find the key no
+/// longer A's and extend nothing. The replay never sends it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Partition {
+    /// The index of the cut-off client in `Scenario::actors`.
+    pub actor: usize,
+    pub start: Millis,
+    pub end: Millis,
+}
+
+impl Partition {
+    /// Whether the window is open at `t` (`start` ≤ t < `end`).
+    pub fn contains(&self, t: Millis) -> bool {
+        self.start <= t && t < self.end
+    }
 }
 
 /// Everything needed to reproduce a run. `Default` is an empty (invalid) scenario, there
@@ -355,6 +384,9 @@ pub struct Scenario {
     /// reads whether it is done). Two of its debits landing means the job ran twice.
     #[serde(default)]
     pub job: Option<String>,
+    /// One client cut off from the lock service (not from storage) for a while.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub partition: Option<Partition>,
 }
 
 /// Why a scenario was refused before running.
@@ -375,6 +407,8 @@ pub enum ScenarioError {
     },
     /// A job label that is empty or longer than [`MAX_LABEL`].
     BadJob,
+    /// A partition that names no client, or whose window is empty.
+    BadPartition(String),
     OutOfRange {
         what: &'static str,
         value: u64,
@@ -409,6 +443,7 @@ impl fmt::Display for ScenarioError {
                     "the job needs a description of 1 to {MAX_LABEL} characters"
                 )
             }
+            ScenarioError::BadPartition(why) => write!(f, "the partition {why}"),
             ScenarioError::OutOfRange {
                 what,
                 value,
@@ -590,6 +625,23 @@ impl Scenario {
             in_range("replication_lag", lag, 0, MAX_TIME)?;
         }
         in_range("client_drift", self.client_drift, 0, MAX_CLIENT_DRIFT)?;
+        if let Some(p) = &self.partition {
+            if p.actor >= self.actors.len() {
+                return Err(ScenarioError::BadPartition(format!(
+                    "names client {}, but there are only {}",
+                    p.actor + 1,
+                    self.actors.len()
+                )));
+            }
+            in_range("partition start", p.start, 0, MAX_TIME)?;
+            in_range("partition end", p.end, 0, MAX_TIME)?;
+            if p.end <= p.start {
+                return Err(ScenarioError::BadPartition(format!(
+                    "must end after it starts (from t={} to t={})",
+                    p.start, p.end
+                )));
+            }
+        }
         in_range("deadline_margin", self.deadline_margin, 0, MAX_TIME)?;
         in_range(
             "lock_clock_jumps",
@@ -617,6 +669,9 @@ impl Scenario {
             in_range("network_delay", a.network_delay, 0, MAX_TIME)?;
             if let Some(t) = a.request_timeout {
                 in_range("request_timeout", t, 1, MAX_TIME)?;
+            }
+            if let Some(t) = a.lock_timeout {
+                in_range("lock_timeout", t, 1, MAX_TIME)?;
             }
             for p in &a.pauses {
                 in_range("pause start", p.start, 0, MAX_TIME)?;

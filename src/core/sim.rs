@@ -31,6 +31,11 @@ pub(super) struct ActorState {
     pub(super) renew_due: Option<Millis>,
     /// When the actor's lease was last granted or renewed (its local deadline counts from here).
     pub(super) lease_from: Option<Millis>,
+    /// `Step::WorkRenewing`: when the watchdog sent a renewal that has had no reply yet (a
+    /// partition dropped it); it sends no other until it gives up on this one.
+    pub(super) renew_sent: Option<Millis>,
+    /// When the actor last sent a write to storage.
+    pub(super) wrote_at: Option<Millis>,
 }
 
 pub(super) struct Sim<'a> {
@@ -142,6 +147,15 @@ impl Sim<'_> {
                 .collect(),
             other_holders: self.lock.others(now, &self.sc.resource),
         }
+    }
+
+    /// Whether `actor` is cut off from the lock service now (a [`Partition`]).
+    ///
+    /// [`Partition`]: super::scenario::Partition
+    pub(super) fn cut_off(&self, actor: usize) -> bool {
+        self.sc
+            .partition
+            .is_some_and(|p| p.actor == actor && p.contains(self.now()))
     }
 
     /// The lock nodes `actor` can reach (every node of a single server).

@@ -15,9 +15,10 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use fencing_lab::core::{
-    client_elapsed, random_token, renewal_interval, Actor, EventKind, Fence, FencingPolicy, Millis,
-    NoopReason, Observation, ProviderOutcome, ReleaseMode, Scenario, SkipReason, SplitMix64, Step,
-    StorageCheck, TokenSource, WriteError, WriteRequest, COUNTER_GAP, GET_DEL_GAP,
+    client_elapsed, random_token, renewal_interval, Actor, EventKind, Fence, FencingPolicy,
+    LockCommand, Millis, NoopReason, Observation, ProviderOutcome, ReleaseMode, Scenario,
+    SkipReason, SplitMix64, Step, StorageCheck, TokenSource, WriteError, WriteRequest, COUNTER_GAP,
+    GET_DEL_GAP,
 };
 
 use super::etcd::{Etcd, LockTxn};
@@ -234,6 +235,13 @@ struct Client<'a> {
 }
 
 impl Client<'_> {
+    /// Whether this client is cut off from the lock service at scenario time `t`.
+    fn cut_off(&self, t: Millis) -> bool {
+        self.sc
+            .partition
+            .is_some_and(|p| p.actor == self.idx && p.contains(t))
+    }
+
     fn redis(&mut self) -> Result<&mut Redis, String> {
         let port = self.env.redis_port.load(Ordering::SeqCst);
         if self.redis.as_ref().is_none_or(|(p, _)| *p != port) {
@@ -526,6 +534,11 @@ struct State {
     renew_due: Option<Millis>,
     /// When the lease was last granted or renewed: the client's local deadline counts from here.
     lease_from: Option<Millis>,
+    /// The watchdog's renewal that a partition dropped: when it was sent, and when the
+    /// client's timeout gives up on it.
+    renew_sent: Option<(Millis, Millis)>,
+    /// When the client last sent a write.
+    wrote_at: Option<Millis>,
 }
 
 /// What a step leaves to do next.
@@ -597,10 +610,19 @@ pub fn run_actor(
     let mut packets = Vec::new();
     // When the actor finished its script or stopped (`None`: still going at the horizon).
     let mut done_at: Option<Millis> = None;
+    let mut cancelled = false;
     while let Some(step) = actor.script.get(st.pc) {
         let woke = past_pauses(actor, t);
         let paused = woke != t;
         t = woke;
+        if st.renew_sent.is_some_and(|(_, at)| at <= t) {
+            // The watchdog gives up on its dropped renewal before this step: the job stops.
+            let at = st.renew_sent.map_or(t, |(_, at)| at);
+            renewal_timed_out(&c, &mut st, true);
+            done_at = Some(at);
+            cancelled = true;
+            break;
+        }
         if t > sc.horizon {
             break;
         }
@@ -642,6 +664,11 @@ pub fn run_actor(
         if st.pc < actor.script.len() {
             done_at = None;
         }
+    }
+    if !cancelled {
+        // The job finished (or stopped) with a renewal still unanswered: its timeout comes
+        // later and has nothing left to cancel.
+        renewal_timed_out(&c, &mut st, false);
     }
     saw_pauses(&c, done_at);
     for p in packets {
@@ -880,6 +907,103 @@ fn noop(via: ReleaseMode, deleted: Vec<usize>) -> EventKind {
     }
 }
 
+/// The lock command a step sends, if it sends one (a watchdog's renewal is found inside
+/// `Step::WorkRenewing`), as the engine has it.
+fn lock_command(step: &Step) -> Option<LockCommand> {
+    match step {
+        Step::Acquire { .. } => Some(LockCommand::Acquire),
+        Step::CheckHeld => Some(LockCommand::CheckHeld),
+        Step::Extend => Some(LockCommand::Extend),
+        Step::Release => Some(LockCommand::Release),
+        _ => None,
+    }
+}
+
+/// A lock command in the partition: the harness, being the cut-off client, never gets it to
+/// Redis (nothing is sent) and waits for the reply until its own timeout, doing nothing
+/// else. Then, as the engine: an acquire is tried again, a release given up on, an extend or
+/// is_held check stops the job.
+fn unanswered(
+    c: &mut Client,
+    st: &mut State,
+    command: LockCommand,
+    step: &Step,
+    now: Millis,
+) -> Result<Next, String> {
+    let timeout = c.sc.actors[c.idx].lock_timeout;
+    let timeout_at = timeout.map(|t| now + t);
+    c.saw(
+        now,
+        EventKind::LockUnanswered {
+            command,
+            timeout_at,
+        },
+    );
+    let Some(at) = timeout_at else {
+        return Ok(Next::Stop); // no timeout: it waits for ever
+    };
+    if at > c.sc.horizon {
+        return Ok(Next::Stop);
+    }
+    let late = c
+        .env
+        .sleep_until(at, STEPS_FROM + STEPS_SPAN * now as f64 / at as f64);
+    c.late(late);
+    let cancelled = matches!(command, LockCommand::Extend | LockCommand::CheckHeld);
+    c.saw(
+        at,
+        EventKind::LockTimedOut {
+            command,
+            sent_at: now,
+            cancelled,
+            wrote_at: st.wrote_at,
+            lease_ended_at: None,
+        },
+    );
+    Ok(match (command, step) {
+        (LockCommand::Acquire, Step::Acquire { retry_every }) => Next::Again(at + retry_every),
+        (LockCommand::Release, _) => {
+            st.del_pending = false;
+            Next::TimedOut(at)
+        }
+        _ => Next::Stop,
+    })
+}
+
+/// The watchdog's timeout on its dropped renewal, at `at`: the job self-cancels if it is still
+/// running (`running`), as in the engine.
+fn renewal_timed_out(c: &Client, st: &mut State, running: bool) {
+    let Some((sent_at, at)) = st.renew_sent.take() else {
+        return;
+    };
+    if at > c.sc.horizon {
+        return;
+    }
+    let late = c
+        .env
+        .sleep_until(at, STEPS_FROM + STEPS_SPAN * sent_at as f64 / at as f64);
+    c.late(late);
+    c.saw(
+        at,
+        EventKind::LockTimedOut {
+            command: LockCommand::Renew,
+            sent_at,
+            cancelled: running,
+            wrote_at: st.wrote_at,
+            lease_ended_at: None,
+        },
+    );
+    c.note(format!(
+        "{} at t={at}: no reply to the renewal it sent at t={sent_at}; its client gives up{}",
+        c.name,
+        if running {
+            " and the job self-cancels"
+        } else {
+            ""
+        }
+    ));
+}
+
 /// THE interpretation of a scenario step as real actions, mirroring the engine's `step`.
 fn act(
     c: &mut Client,
@@ -890,6 +1014,9 @@ fn act(
     packets: &mut Vec<Packet>,
 ) -> Result<Next, String> {
     let sc = c.sc;
+    if let Some(command) = lock_command(step).filter(|_| c.cut_off(now)) {
+        return unanswered(c, st, command, step, now);
+    }
     Ok(match step {
         Step::Acquire { .. } if st.token_pending => {
             // The second round trip: INCR on the separate counter (a sequence in its own
@@ -1012,6 +1139,7 @@ fn act(
                     publish: None,
                 };
                 st.last_write = Some(w.clone());
+                st.wrote_at = Some(now);
                 send(c, w, now, packets)?
             }
         },
@@ -1075,6 +1203,7 @@ fn act(
                     publish: Some(result.clone()),
                 };
                 st.last_write = Some(w.clone());
+                st.wrote_at = Some(now);
                 send(c, w, now, packets)?
             }
         },
@@ -1088,6 +1217,7 @@ fn act(
                         idempotency_key: w.key.clone(),
                     },
                 );
+                st.wrote_at = Some(now);
                 send(c, w, now, packets)?
             }
             None => {
@@ -1116,7 +1246,7 @@ fn act(
             let schedule = |st: &mut State, until: Millis| {
                 let mut r = rng.lock().unwrap_or_else(|e| e.into_inner());
                 let due = now + renewal_interval(sc.lease_ttl, Some(&mut r));
-                if due < until {
+                if due < until && st.renew_sent.is_none() {
                     st.renew_due = Some(due);
                     Next::Again(due)
                 } else {
@@ -1149,6 +1279,24 @@ fn act(
                         st.work_until = None;
                         st.renew_due = None;
                         Next::At(now)
+                    } else if c.cut_off(now) {
+                        // The partition drops the renewal: nothing is sent to Redis, no reply
+                        // comes, and the worker carries on while the client waits.
+                        let timeout_at = sc.actors[c.idx].lock_timeout.map(|t| now + t);
+                        st.renew_due = None;
+                        st.renew_sent = Some((now, timeout_at.unwrap_or(Millis::MAX)));
+                        c.saw(
+                            now,
+                            EventKind::LockUnanswered {
+                                command: LockCommand::Renew,
+                                timeout_at,
+                            },
+                        );
+                        c.note(format!(
+                            "{} at t={now}: cut off from Redis, its watchdog's renewal is never sent; the job works on",
+                            c.name
+                        ));
+                        Next::Again(until.max(now))
                     } else if c.extend(now)? {
                         let next = schedule(st, until);
                         st.lease_from = Some(now);

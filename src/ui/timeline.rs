@@ -332,8 +332,35 @@ fn PauseRow(model: Memo<TimelineModel>, key: (usize, usize), live: Option<Live>)
 #[component]
 fn Drawing(model: Memo<TimelineModel>, live: bool, grab: GrabWrite) -> impl IntoView {
     let keys = |f: fn(&TimelineModel) -> Vec<(usize, usize)>| move || model.with(f);
+    let cut = Memo::new(move |_| model.with(|m| m.cut.clone()));
     view! {
         <g class="drawing">
+            {move || {
+                cut.get()
+                    .map(|c| {
+                        view! {
+                            <g class="cut">
+                                <title>{c.title.clone()}</title>
+                                <rect
+                                    class="cut-body"
+                                    x=n(c.body.x)
+                                    y=n(c.body.y)
+                                    width=n(c.body.w)
+                                    height=n(c.body.h)
+                                ></rect>
+                                {c
+                                    .label
+                                    .map(|l| {
+                                        view! {
+                                            <text class="cut-label" x=n(l.x) y=n(l.y)>
+                                                {l.text}
+                                            </text>
+                                        }
+                                    })}
+                            </g>
+                        }
+                    })
+            }}
             <For
                 each=keys(|m| m.bands.iter().map(|b| b.key).collect())
                 key=|k| *k
@@ -363,8 +390,7 @@ fn Drawing(model: Memo<TimelineModel>, live: bool, grab: GrabWrite) -> impl Into
                 each=move || model.with(|m| m.markers.iter().map(|m| m.key).collect::<Vec<_>>())
                 key=|k| *k
                 children=move |key| view! { <MarkerRow model key grab /> }
-            />
-            <g class="cursor">
+            /> <g class="cursor">
                 <line
                     x1=move || model.with(|m| n(m.cursor.x))
                     x2=move || model.with(|m| n(m.cursor.x))

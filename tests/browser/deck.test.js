@@ -32,9 +32,12 @@ const DECK = [
   // A slow client clock and a deadline margin: A's check passes, a GC pause after it still
   // lands the late debit unfenced; the fence refuses it.
   ['drift-margin', { off: '80', strict: '90', same_epoch: '90' }, { strict: ['stale_fence'] }],
-  // A's pause ends at t=31, before B writes: storage has not seen 34, and asks the lock
+  // A's pause ends at t=45, before B writes: storage has not seen 34, and asks the lock
   // service instead (a sequencer check). Off, storage checks nothing.
   ['sequencer', { off: '80', strict: '90', same_epoch: '90' }, { strict: ['stale_sequencer'], same_epoch: ['stale_sequencer'] }],
+  // A cut off from the lock service, not from storage: its renewal gets no reply, the lease
+  // runs out, B takes over, and A, never paused, debits; it learns only at its timeout.
+  ['partition', { off: '80', strict: '90', same_epoch: '90' }, { off: ['no_reply', 'timeout'], strict: ['no_reply', 'timeout', 'stale_fence'], same_epoch: ['no_reply', 'timeout', 'stale_fence'] }],
 ];
 
 for (const [id, balances, markers] of DECK) {
@@ -113,7 +116,7 @@ for (const [id, balances, markers] of DECK) {
         assert.match(await text(page, 'summary-off'), /double charge: job ran twice — A's 33 landed from a superseded lease/);
         if (policy !== 'off') {
           assert.match(await text(page, 'summary-on'), /A's 33 refused: stale_sequencer; last fence 34/);
-          // Step back to A's debit at t=31: refused, though storage has seen no token yet.
+          // Step back to A's debit at t=45: refused, though storage has seen no token yet.
           const back = await open(`#s=${id}&fence=${policy}&step=9`);
           assert.deepEqual((await position(back.page))[0], 9);
           const words = await text(back.page, 'narration');
@@ -134,6 +137,36 @@ for (const [id, balances, markers] of DECK) {
         if (policy === 'off') {
           const bad = await open(`#s=${id}&check=chubby`);
           assert.match(await text(bad.page, 'error'), /check must be highest or sequencer, not “chubby”/);
+          await bad.context.close();
+        }
+      }
+      if (id === 'partition') {
+        // The window is drawn on A's lane, and no pause anywhere.
+        const cut = page.locator('svg.timeline.main g.cut');
+        assert.equal(await cut.count(), 1);
+        assert.equal(await cut.locator('text.cut-label').textContent(), 'cut off from lock service');
+        assert.match(await cut.locator('title').textContent(), /A cut off from the lock service \(not from storage\), t=15 to t=65/);
+        assert.equal(await page.locator('svg.timeline.main .pause').count(), 0);
+        // Step 12: A's client gives up on its renewal at t=50, after its write.
+        const learned = await open(`#s=${id}&fence=${policy}&step=12`);
+        assert.match(await text(learned.page, 'narration'), /^t=50 ms — A's client gives up on the renewal it sent at t=20: no reply in 30 ms\./);
+        assert.match(await text(learned.page, 'narration'), /Too late for its write, sent at t=48 after the lease went to B: a self-cancel cannot call it back\./);
+        await learned.context.close();
+        if (policy === 'off') {
+          assert.match(await text(page, 'summary-off'), /double charge: job ran twice — A's 33 landed from a superseded lease, after 34/);
+          // Edited in the link: a 10 ms timeout gives up at t=30, before A writes: 90 unfenced.
+          const quick = await open(`#s=${id}&fence=off&locktimeout.A=10&step=99999`);
+          assert.equal(await text(quick.page, 'balance'), '90');
+          assert.equal(await quick.page.locator('svg.timeline.main g.ev[data-result="stale_fence"]').count(), 0);
+          await quick.context.close();
+          // Edited: the partition later (25 to 55): the t=20 renewal gets through, and the
+          // lease now runs until t=50, past A's debit at 48: one charge, nobody refused.
+          const late = await open(`#s=${id}&fence=off&partition.A=25,30&step=99999`);
+          assert.equal(await text(late.page, 'balance'), '90');
+          assert.match(await late.page.locator('svg.timeline.main g.cut title').textContent(), /t=25 to t=55/);
+          await late.context.close();
+          const bad = await open(`#s=${id}&partition.A=90,20`);
+          assert.match(await text(bad.page, 'error'), /A's partition must end by t=100 ms/);
           await bad.context.close();
         }
       }
