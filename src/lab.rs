@@ -10,7 +10,7 @@ use std::sync::Arc;
 use crate::core::explore::{ExploreSpec, Explorer, PolicyStats};
 use crate::core::{
     deck, renewal_herd, run, FencingPolicy, HerdReport, Millis, Pause, ReleaseMode, Scenario,
-    TokenSource, Trace,
+    StorageCheck, TokenSource, Trace,
 };
 
 /// Everything the screen shows, derived from one scenario.
@@ -91,6 +91,9 @@ pub enum Msg {
     SetRelease(ReleaseMode),
     /// Whether the handoff barrier runs.
     SetBarrier(bool),
+    /// How storage validates a token: the highest seen only, or a sequencer check with the
+    /// lock service as well.
+    SetCheck(StorageCheck),
     /// When the lock server's primary fails over, or never.
     SetFailover(Option<Millis>),
     /// How far the promoted Redis replica lags (`None`: cut off before the run).
@@ -385,6 +388,11 @@ impl Lab {
             Msg::SetBarrier(on) => {
                 let mut sc = self.scenario().clone();
                 sc.skip_barrier = !on;
+                self.replace(sc);
+            }
+            Msg::SetCheck(check) => {
+                let mut sc = self.scenario().clone();
+                sc.check = check;
                 self.replace(sc);
             }
             Msg::SetFailover(at) => {
@@ -904,12 +912,12 @@ pub const CONTROLS: [Control; 12] = [
     },
     Control {
         action: "move / resize a pause",
-        how: "drag the grey block / its right edge; or type exact values",
+        how: "drag the grey block / its right edge; or `Tab` to it and `←` / `→` (1 ms), `Shift` + `←` / `→` to resize; or type exact values",
         keys: &[],
     },
     Control {
         action: "add / remove a pause",
-        how: "drag along an empty stretch of a client's lane / double-click the pause; or **What if… → + pause / − pause**",
+        how: "drag along an empty stretch of a client's lane / double-click the pause, or `Delete` on it; or **What if… → + pause / − pause**",
         keys: &[],
     },
     Control {
@@ -924,7 +932,7 @@ pub const CONTROLS: [Control; 12] = [
     },
     Control {
         action: "change the design",
-        how: "**What if…**: tokens from, release, handoff barrier, failover time, replica lag",
+        how: "**What if…**: tokens from, release, storage checks (the highest token, or the sequencer with the lock service too), handoff barrier, failover time, replica lag",
         keys: &[],
     },
     Control {
@@ -1012,6 +1020,23 @@ pub fn resized(p: Pause, delta: i64, horizon: Millis) -> Pause {
         start: p.start,
         duration: (p.duration as i64 + delta).clamp(1, max_len) as Millis,
     }
+}
+
+/// A key pressed on a focused pause block: `←` / `→` move it 1 ms, with `Shift` they
+/// shrink / grow it 1 ms from its right edge, `Delete` or `Backspace` removes it. `None` for
+/// any other key, so the page's own keys (stepping) still work elsewhere.
+pub fn pause_key(key: &str, shift: bool, actor: usize, p: Pause, horizon: Millis) -> Option<Msg> {
+    let delta = match key {
+        "ArrowLeft" => -1,
+        "ArrowRight" => 1,
+        "Delete" | "Backspace" => return Some(Msg::RemovePause { actor }),
+        _ => return None,
+    };
+    let grip = if shift { Grip::Resize } else { Grip::Move };
+    Some(Msg::SetPause {
+        actor,
+        pause: grip.apply(p, delta, horizon),
+    })
 }
 
 #[cfg(test)]
@@ -1334,6 +1359,73 @@ mod tests {
             .iter()
             .map(|a| a.name.as_str())
             .collect()
+    }
+
+    #[test]
+    fn keys_on_a_focused_pause_move_resize_and_remove_it() {
+        let p = Pause {
+            start: 5,
+            duration: 50,
+        };
+        let set = |key, shift| match pause_key(key, shift, 0, p, 100) {
+            Some(Msg::SetPause { actor: 0, pause }) => (pause.start, pause.duration),
+            _ => panic!("{key} (shift {shift}) should set A's pause"),
+        };
+        assert_eq!(set("ArrowRight", false), (6, 50));
+        assert_eq!(set("ArrowLeft", false), (4, 50));
+        assert_eq!(set("ArrowRight", true), (5, 51));
+        assert_eq!(set("ArrowLeft", true), (5, 49));
+        // Clamped like a drag: never before 0, never past the horizon, never shorter than 1.
+        let edge = |key, shift, p| match pause_key(key, shift, 0, p, 100) {
+            Some(Msg::SetPause { pause, .. }) => (pause.start, pause.duration),
+            _ => panic!("{key} should set the pause"),
+        };
+        assert_eq!(
+            edge(
+                "ArrowLeft",
+                false,
+                Pause {
+                    start: 0,
+                    duration: 50
+                }
+            ),
+            (0, 50)
+        );
+        assert_eq!(
+            edge(
+                "ArrowRight",
+                false,
+                Pause {
+                    start: 50,
+                    duration: 50
+                }
+            ),
+            (50, 50)
+        );
+        assert_eq!(
+            edge(
+                "ArrowLeft",
+                true,
+                Pause {
+                    start: 5,
+                    duration: 1
+                }
+            ),
+            (5, 1)
+        );
+        for key in ["Delete", "Backspace"] {
+            assert!(matches!(
+                pause_key(key, false, 1, p, 100),
+                Some(Msg::RemovePause { actor: 1 })
+            ));
+        }
+        assert!(pause_key("f", false, 0, p, 100).is_none());
+        // Through the lab, as the page sends it: the run follows and the link keeps it.
+        let mut lab = Lab::default();
+        lab.update(pause_key("ArrowRight", false, 0, p, 100).unwrap());
+        assert_eq!(lab.scenario().actors[0].pauses[0].start, 6);
+        lab.update(pause_key("Delete", false, 0, p, 100).unwrap());
+        assert!(lab.scenario().actors[0].pauses.is_empty());
     }
 
     #[test]

@@ -9,8 +9,8 @@ use std::fmt;
 
 use crate::core::deck;
 use crate::core::{
-    FencingPolicy, Millis, Pause, ReleaseMode, Scenario, ScenarioError, TokenSource, CLIENTS,
-    MAX_CLIENT_DRIFT,
+    FencingPolicy, Millis, Partition, Pause, ReleaseMode, Scenario, ScenarioError, StorageCheck,
+    TokenSource, CLIENTS, MAX_CLIENT_DRIFT,
 };
 
 /// Longest hash accepted; a real one is well under 200 characters.
@@ -51,6 +51,10 @@ pub enum ShareError {
     PauseTooLate { client: String, horizon: Millis },
     /// A failover after the scenario's horizon.
     FailoverTooLate { horizon: Millis },
+    /// A partition that ends after the scenario's horizon.
+    PartitionTooLate { client: String, horizon: Millis },
+    /// `partition.X` for two clients: one is cut off at a time.
+    TwoPartitions,
     /// `tokens=` on a Redlock scenario, which mints no token.
     TokensUnderRedlock,
     /// Every value parsed, but the scenario they make fails [`Scenario::validate`].
@@ -101,6 +105,12 @@ impl fmt::Display for ShareError {
             }
             ShareError::FailoverTooLate { horizon } => {
                 write!(f, "the failover must come by t={horizon} ms")
+            }
+            ShareError::PartitionTooLate { client, horizon } => {
+                write!(f, "{client}'s partition must end by t={horizon} ms")
+            }
+            ShareError::TwoPartitions => {
+                f.write_str("only one client can be cut off from the lock service at a time")
             }
             ShareError::TokensUnderRedlock => {
                 f.write_str("Redlock mints no token: tokens= does not apply to it")
@@ -158,6 +168,9 @@ pub fn encode(sc: &Scenario, step: usize) -> String {
         if sc.skip_barrier {
             out.push_str("&barrier=off");
         }
+        if b.check != sc.check {
+            out.push_str(&format!("&check={}", sc.check.code()));
+        }
         if b.lock_delay != sc.lock_delay {
             out.push_str(&format!("&lockdelay={}", sc.lock_delay));
         }
@@ -190,6 +203,29 @@ pub fn encode(sc: &Scenario, step: usize) -> String {
             // A pause the deck has and the presenter removed.
             None if paused_by_default => out.push_str(&format!("&pause.{}=none", a.name)),
             None => {}
+        }
+        let base_actor = base.as_ref().and_then(|b| b.actors.get(i));
+        let base_cut = base
+            .as_ref()
+            .and_then(|b| b.partition)
+            .filter(|p| p.actor == i);
+        let cut = sc.partition.filter(|p| p.actor == i);
+        if cut != base_cut {
+            match cut {
+                Some(p) => out.push_str(&format!(
+                    "&partition.{}={},{}",
+                    a.name,
+                    p.start,
+                    p.end - p.start
+                )),
+                None => out.push_str(&format!("&partition.{}=none", a.name)),
+            }
+        }
+        if base_actor.and_then(|b| b.lock_timeout) != a.lock_timeout {
+            match a.lock_timeout {
+                Some(t) => out.push_str(&format!("&locktimeout.{}={t}", a.name)),
+                None => out.push_str(&format!("&locktimeout.{}=none", a.name)),
+            }
         }
         let default_delay = base
             .as_ref()
@@ -270,6 +306,7 @@ pub fn decode(hash: &str) -> Result<View, ShareError> {
         sc = sc.with_clients(choice(n, "clients", "2, 3, 4 or 5", v)?);
     }
     let mut step = 0;
+    let mut cut_set = false;
     for &(k, v) in &pairs {
         match k {
             "s" | "clients" => {}
@@ -283,6 +320,14 @@ pub fn decode(hash: &str) -> Result<View, ShareError> {
             }
             "ttl" => sc.lease_ttl = number(k, v)?,
             "lockdelay" => sc.lock_delay = number(k, v)?,
+            "check" => {
+                sc.check = choice(
+                    StorageCheck::from_code(v),
+                    "check",
+                    "highest or sequencer",
+                    v,
+                )?;
+            }
             "lag" => {
                 sc.replication_lag = match v {
                     "cut" => None,
@@ -367,6 +412,37 @@ pub fn decode(hash: &str) -> Result<View, ShareError> {
                         sc = sc.with_pause(idx, pause);
                     }
                     "delay" => sc.actors[idx].network_delay = number(k, v)?,
+                    "partition" if v == "none" => {
+                        sc.partition = sc.partition.filter(|p| p.actor != idx);
+                    }
+                    "partition" => {
+                        if cut_set {
+                            return Err(ShareError::TwoPartitions);
+                        }
+                        cut_set = true;
+                        let (s, d) = v
+                            .split_once(',')
+                            .ok_or_else(|| ShareError::BadPause { key: k.to_owned() })?;
+                        let start = number(k, s)?;
+                        let end = start.saturating_add(number(k, d)?);
+                        if end > sc.horizon {
+                            return Err(ShareError::PartitionTooLate {
+                                client: actor.to_owned(),
+                                horizon: sc.horizon,
+                            });
+                        }
+                        sc.partition = Some(Partition {
+                            actor: idx,
+                            start,
+                            end,
+                        });
+                    }
+                    "locktimeout" => {
+                        sc.actors[idx].lock_timeout = match v {
+                            "none" => None,
+                            _ => Some(number(k, v)?),
+                        }
+                    }
                     _ => return Err(unknown()),
                 }
             }
@@ -416,6 +492,15 @@ mod tests {
             ("#s=gc-pause&s=gc-pause", "given twice"),
             ("#s=gc-pause&ttl", "key=value"),
             ("#s=<script>", "unexpected character"),
+            ("#s=partition&partition.A=90,20", "partition must end by"),
+            ("#s=partition&partition.A=15", "start,length"),
+            ("#s=partition&partition.A=15,0", "must end after it starts"),
+            ("#s=partition&partition.A=1,2&partition.B=3,4", "one client"),
+            (
+                "#s=partition&locktimeout.A=0",
+                "lock_timeout = 0 is out of range",
+            ),
+            ("#s=partition&locktimeout.A=soon", "whole number"),
         ];
         for (hash, want) in cases {
             let got = decode(hash).expect_err(hash).to_string();

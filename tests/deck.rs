@@ -86,6 +86,8 @@ fn deck_lists_the_scenarios_in_order() {
             "lock-delay",
             "efficiency",
             "drift-margin",
+            "sequencer",
+            "partition",
             "row-lock",
         ]
     );

@@ -15,8 +15,8 @@ use fencing_lab::core::deck::DECK;
 use fencing_lab::core::story;
 use fencing_lab::core::{
     random_token, run, Actor, ClockJump, EventKind, ExpiryCause, Fence, FencingPolicy, Grant,
-    Lease, LeaseEnd, Pause, PauseCause, ReleaseMode, Scenario, Step, TokenSource, Trace,
-    WriteError, WriteRecord, RANDOM_TOKENS,
+    Lease, LeaseEnd, Partition, Pause, PauseCause, ReleaseMode, Scenario, Step, StorageCheck,
+    TokenSource, Trace, WriteError, WriteRecord, RANDOM_TOKENS,
 };
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
@@ -66,6 +66,7 @@ fn actor() -> impl Strategy<Value = Actor> {
         prop::collection::vec(step(), 0..=8),
         prop::sample::select(vec![PauseCause::Gc, PauseCause::Stall]),
         prop::option::weighted(0.2, 1u64..=60),
+        prop::option::weighted(0.7, 1u64..=80),
     )
         .prop_map(
             |(
@@ -76,6 +77,7 @@ fn actor() -> impl Strategy<Value = Actor> {
                 mut script,
                 pause_cause,
                 request_timeout,
+                lock_timeout,
             )| {
                 if lead_acquire {
                     script.insert(0, Step::Acquire { retry_every: 10 });
@@ -88,6 +90,7 @@ fn actor() -> impl Strategy<Value = Actor> {
                     script,
                     pause_cause,
                     request_timeout,
+                    lock_timeout,
                 }
             },
         )
@@ -113,7 +116,11 @@ fn scenario() -> impl Strategy<Value = Scenario> {
         ),
         any::<u64>(),
         prop::sample::select(vec![TokenSource::SameRedis, TokenSource::LockService]),
-        prop::option::weighted(0.3, Just("charge order 1".to_owned())),
+        (
+            prop::option::weighted(0.3, Just("charge order 1".to_owned())),
+            // One client cut off from the lock service (not from storage) for a while.
+            prop::option::weighted(0.25, (0usize..2, 0u64..=250, 1u64..=120)),
+        ),
     )
         .prop_map(
             |(
@@ -128,8 +135,13 @@ fn scenario() -> impl Strategy<Value = Scenario> {
                 lock_clock_jumps,
                 seed,
                 token_source,
-                job,
+                (job, cut),
             )| {
+                let partition = cut.map(|(actor, start, len)| Partition {
+                    actor,
+                    start,
+                    end: start + len,
+                });
                 for (a, name) in actors.iter_mut().zip(NAMES) {
                     a.name = name.to_owned();
                 }
@@ -149,6 +161,7 @@ fn scenario() -> impl Strategy<Value = Scenario> {
                     seed,
                     token_source,
                     job,
+                    partition,
                     ..Scenario::default()
                 }
             },
@@ -164,10 +177,15 @@ fn deck_variant() -> impl Strategy<Value = Scenario> {
         policy(),
         any::<u64>(),
         prop::option::of((any::<prop::sample::Index>(), 0u64..=100, 0u64..=100)),
+        prop::sample::select(StorageCheck::ALL.to_vec()),
     )
-        .prop_map(|(i, policy, seed, nudge)| {
+        .prop_map(|(i, policy, seed, nudge, check)| {
             let mut sc = (DECK[i].build)().with_policy(policy);
             sc.seed = seed;
+            // A row lock has no lock service for storage to ask: it keeps the plain check.
+            if sc.row_lock.is_none() {
+                sc.check = check;
+            }
             if let Some((who, start, duration)) = nudge {
                 let h = sc.horizon;
                 let pause = Pause {
@@ -281,6 +299,12 @@ fn check_strict(trace: &Trace) -> Result<(), TestCaseError> {
                     "a stale token must fail as stale first"
                 );
             }
+            // The rule admitted it; the lock service then said its lease is not the live one.
+            Err(WriteError::StaleSequencer { token: t, .. }) => {
+                prop_assert_eq!(trace.scenario.check, StorageCheck::Sequencer);
+                prop_assert_eq!(*t, token);
+                prop_assert!(high.is_none_or(|h| token > h), "the rule refuses first");
+            }
             Err(e) => prop_assert!(false, "unexpected rejection under strict: {e:?}"),
         }
     }
@@ -346,6 +370,11 @@ fn check_same_epoch(trace: &Trace) -> Result<(), TestCaseError> {
                     high.is_none_or(|h| token >= h),
                     "a stale token must fail as stale first"
                 );
+            }
+            Err(WriteError::StaleSequencer { token: t, .. }) => {
+                prop_assert_eq!(trace.scenario.check, StorageCheck::Sequencer);
+                prop_assert_eq!(*t, token);
+                prop_assert!(high.is_none_or(|h| token >= h), "the rule refuses first");
             }
             Err(e) => prop_assert!(false, "unexpected rejection under same-epoch: {e:?}"),
         }
@@ -881,6 +910,30 @@ fn check_summary(trace: &Trace) -> Result<(), TestCaseError> {
     Ok(())
 }
 
+/// The sequencer check: storage asks the lock service only with fencing on, so off it
+/// refuses nothing that way; on, a write it accepts came from the live lease (no late write
+/// lands), and each refusal names the live lease, which is not the writer's.
+fn check_sequencer(trace: &Trace) -> Result<(), TestCaseError> {
+    let sc = &trace.scenario;
+    let asks = sc.check == StorageCheck::Sequencer && sc.policy.checks_fence();
+    if asks {
+        prop_assert_eq!(trace.summary.late_writes_accepted, 0);
+    }
+    for e in &trace.events {
+        if let EventKind::WriteApplied {
+            result: Err(WriteError::StaleSequencer { live, .. }),
+            superseded_by,
+            ..
+        } = &e.kind
+        {
+            prop_assert!(asks, "a sequencer refusal without the check");
+            prop_assert_eq!(*live, e.snapshot.holder.as_ref().map(|l| l.fence));
+            prop_assert!(live.is_none() || superseded_by.is_some());
+        }
+    }
+    Ok(())
+}
+
 // ---------------------------------------------------------------------------------------
 // Properties
 // ---------------------------------------------------------------------------------------
@@ -956,6 +1009,7 @@ proptest! {
         check_balance(&trace)?;
         check_summary(&trace)?;
         check_late_writes(&trace)?;
+        check_sequencer(&trace)?;
         match sc.policy {
             _ if sc.row_lock.is_some() => check_row_lock(&trace)?,
             FencingPolicy::Strict => check_strict(&trace)?,

@@ -3,7 +3,7 @@
 
 use fencing_lab::core::{
     deck, observations_of, recorded, run, Account, FencingPolicy, Recording, ReleaseMode, Scenario,
-    TokenSource,
+    StorageCheck, TokenSource,
 };
 
 fn recording() -> Recording {
@@ -31,16 +31,19 @@ fn the_fold_rebuilds_every_deck_run_from_what_clients_see() {
 }
 
 /// And the what-ifs: every release mode, token source and TTL, with and without the
-/// barrier, and with a replica that lags, on every deck scenario.
+/// barrier, with a replica that lags, and with each storage check, on every deck scenario.
 #[test]
 fn the_fold_rebuilds_the_what_ifs_too() {
     for entry in deck::DECK {
         for release in ReleaseMode::ALL {
             for token_source in TokenSource::CHOICES {
-                for (ttl, skip_barrier, lag) in [
-                    (20, false, None),
-                    (30, true, Some(0)),
-                    (45, false, Some(10)),
+                for (ttl, skip_barrier, lag, check) in [
+                    (20, false, None, StorageCheck::HighestToken),
+                    (30, true, Some(0), StorageCheck::HighestToken),
+                    (45, false, Some(10), StorageCheck::HighestToken),
+                    (20, false, None, StorageCheck::Sequencer),
+                    (30, true, Some(0), StorageCheck::Sequencer),
+                    (45, false, Some(10), StorageCheck::Sequencer),
                 ] {
                     let base = (entry.build)();
                     if base.redlock.is_some() && token_source != base.token_source {
@@ -52,6 +55,7 @@ fn the_fold_rebuilds_the_what_ifs_too() {
                         lease_ttl: ttl,
                         skip_barrier,
                         replication_lag: lag,
+                        check,
                         ..base
                     };
                     rebuilds(&sc, entry.id);

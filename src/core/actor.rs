@@ -12,7 +12,7 @@ use super::scenario::{
     client_elapsed, random_token, ReleaseMode, Step, TokenSource, COUNTER_GAP, GET_DEL_GAP,
 };
 use super::sim::Sim;
-use super::trace::{EventKind, Grant, Lane, NoopReason, ProviderOutcome, SkipReason};
+use super::trace::{EventKind, Grant, Lane, LockCommand, NoopReason, ProviderOutcome, SkipReason};
 
 /// Runs `actor`'s current step of its script.
 pub(super) fn step(sim: &mut Sim<'_>, actor: usize) {
@@ -22,6 +22,28 @@ pub(super) fn step(sim: &mut Sim<'_>, actor: usize) {
 /// Row lock: the holder's transaction ended; the lock goes to the first waiter.
 pub(super) fn row_handoff(sim: &mut Sim<'_>) {
     sim.row_handoff();
+}
+
+/// `actor`'s client gives up on a lock command it sent at `sent_at` and got no reply to.
+pub(super) fn lock_timed_out(
+    sim: &mut Sim<'_>,
+    actor: usize,
+    command: LockCommand,
+    sent_at: Millis,
+) {
+    sim.lock_timed_out(actor, command, sent_at);
+}
+
+/// The lock command a step sends, if it sends one (a watchdog's renewal is found inside
+/// `Step::WorkRenewing`).
+fn lock_command(step: &Step) -> Option<LockCommand> {
+    match step {
+        Step::Acquire { .. } => Some(LockCommand::Acquire),
+        Step::CheckHeld => Some(LockCommand::CheckHeld),
+        Step::Extend => Some(LockCommand::Extend),
+        Step::Release => Some(LockCommand::Release),
+        _ => None,
+    }
 }
 
 /// `actor`'s write, sent at `sent_at`, reaches storage. `grant` is the sender's own grant as
@@ -43,7 +65,7 @@ impl Sim<'_> {
         let now = self.now();
         let due = now.saturating_add(renewal_interval(self.sc.lease_ttl, Some(&mut self.rng)));
         let st = &mut self.actors[actor];
-        if due < until {
+        if due < until && st.renew_sent.is_none() {
             st.renew_due = Some(due);
             self.schedule_step(actor, due);
         } else {
@@ -214,9 +236,92 @@ impl Sim<'_> {
         }
     }
 
+    /// A lock command sent during a partition: dropped, so no reply comes. The client's
+    /// timeout (if it has one) gives up on it later.
+    fn unanswered(&mut self, actor: usize, command: LockCommand) {
+        let now = self.now();
+        let timeout_at = self.sc.actors[actor]
+            .lock_timeout
+            .map(|t| self.after_pauses(actor, now.saturating_add(t)));
+        self.say(
+            actor,
+            EventKind::LockUnanswered {
+                command,
+                timeout_at,
+            },
+        );
+        if let Some(at) = timeout_at {
+            let p = Pending::LockTimeout {
+                actor,
+                command,
+                sent_at: now,
+            };
+            self.push(at, Class::Step, p);
+        }
+    }
+
+    /// The client's timeout on an unanswered lock command: it treats the command as failed.
+    /// A renewal or extend that failed, or an is_held check without an answer, stops the job
+    /// (if it is still running); an acquire is tried again; a release is given up on.
+    fn lock_timed_out(&mut self, actor: usize, command: LockCommand, sent_at: Millis) {
+        let now = self.now();
+        let st = &self.actors[actor];
+        let wrote_at = st.wrote_at;
+        let running = !st.done;
+        let lease_ended_at = self.lease_ended_at(actor);
+        let cancelled = match command {
+            LockCommand::Renew | LockCommand::Extend | LockCommand::CheckHeld => running,
+            LockCommand::Acquire | LockCommand::Release => false,
+        };
+        if command == LockCommand::Renew {
+            self.actors[actor].renew_sent = None;
+        }
+        if cancelled {
+            self.cancel(actor);
+        }
+        if command == LockCommand::Release {
+            self.actors[actor].believes = false;
+        }
+        let kind = EventKind::LockTimedOut {
+            command,
+            sent_at,
+            cancelled,
+            wrote_at,
+            lease_ended_at,
+        };
+        self.say(actor, kind);
+        if !running {
+            return;
+        }
+        let script = &self.sc.actors[actor].script;
+        match command {
+            LockCommand::Acquire => {
+                let retry = match script.get(self.actors[actor].pc) {
+                    Some(Step::Acquire { retry_every }) => *retry_every,
+                    _ => 0,
+                };
+                self.schedule_step(actor, now.saturating_add(retry));
+            }
+            LockCommand::Release => {
+                let st = &mut self.actors[actor];
+                st.del_pending = false;
+                st.pc += 1;
+                if st.pc >= script.len() {
+                    st.done = true;
+                } else {
+                    self.schedule_step(actor, now);
+                }
+            }
+            LockCommand::Renew | LockCommand::Extend | LockCommand::CheckHeld => {}
+        }
+    }
+
     fn step(&mut self, actor: usize) {
         let sc = self.sc;
         let a = &sc.actors[actor];
+        if self.actors[actor].done {
+            return; // stopped while this step was queued (a watchdog's timeout cancelled it)
+        }
         let Some(step) = a.script.get(self.actors[actor].pc).cloned() else {
             self.actors[actor].done = true;
             return;
@@ -227,6 +332,12 @@ impl Sim<'_> {
                 return;
             }
             if self.row_step(actor, &step) {
+                return;
+            }
+        }
+        if self.cut_off(actor) {
+            if let Some(command) = lock_command(&step) {
+                self.unanswered(actor, command);
                 return;
             }
         }
@@ -433,6 +544,15 @@ impl Sim<'_> {
                     self.say(actor, EventKind::ResumeRace { worker_first });
                     renew = !worker_first;
                 }
+                if renew && self.cut_off(actor) {
+                    // The watchdog's renewal is dropped; the worker carries on beside it.
+                    let st = &mut self.actors[actor];
+                    st.renew_due = None;
+                    st.renew_sent = Some(now);
+                    self.unanswered(actor, LockCommand::Renew);
+                    self.schedule_step(actor, until.max(now));
+                    return;
+                }
                 if renew {
                     match self.renew(actor, now) {
                         Some((fence, expires_at)) => {
@@ -539,6 +659,7 @@ impl Sim<'_> {
     fn send(&mut self, actor: usize, request: WriteRequest) -> Option<Millis> {
         let now = self.now();
         self.actors[actor].last_write = Some(request.clone());
+        self.actors[actor].wrote_at = Some(now);
         let delay = self.sc.actors[actor].network_delay;
         let grant = self.own_grant(actor, request.fence);
         if delay == 0 {
@@ -682,6 +803,19 @@ impl Sim<'_> {
         let amount = request.amount;
         let publish = request.publish.clone();
         let highest_accepted = self.highest_accepted;
+        // The sequencer check, if storage makes it: one call to the lock service asking
+        // whether the lease this write was sent under is still the live one.
+        let live = self.lock.holder(now, &self.sc.resource);
+        let own = grant.and_then(|i| self.grants.get(i).map(|g| (i, g)));
+        let newest = self.grants.len().checked_sub(1);
+        let sequencer = || match (own, &live) {
+            (Some((i, g)), Some(l))
+                if Some(i) == newest && l.owner == g.owner && l.fence == g.fence =>
+            {
+                Ok(())
+            }
+            _ => Err(live.as_ref().map(|l| l.fence)),
+        };
         let gone = self.sc.row_lock.is_some() && self.actors[actor].session_gone;
         let result = if gone {
             // Its transaction was rolled back with its session: the UPDATE never runs, and
@@ -691,7 +825,7 @@ impl Sim<'_> {
                 .ledger
                 .refuse(now, request, WriteError::SessionTerminated))
         } else {
-            self.ledger.debit(now, request)
+            self.ledger.debit_checked(now, request, sequencer)
         };
         if result.is_ok() {
             self.highest_accepted = self.highest_accepted.max(fence);

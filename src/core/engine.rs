@@ -120,6 +120,11 @@ impl Sim<'_> {
                 }
             }
             Pending::Step { actor } => actor::step(self, actor),
+            Pending::LockTimeout {
+                actor,
+                command,
+                sent_at,
+            } => actor::lock_timed_out(self, actor, command, sent_at),
         }
     }
 

@@ -86,6 +86,48 @@ impl FencingPolicy {
     }
 }
 
+/// How the storage decides that a token still has authority, on top of the fencing rule.
+/// Chubby's paper (Burrows, OSDI 2006, §2.4) gives a server two ways to test a sequencer:
+/// against the most recent one it has observed, or against Chubby itself.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StorageCheck {
+    /// Only the fencing rule against the highest token storage has seen: a lease is revoked
+    /// here only once storage has seen a newer token.
+    #[default]
+    HighestToken,
+    /// The fencing rule, then (for a write it admits) one call to the lock service: is the
+    /// lease this write was sent under still the live one? (Chubby's CheckSequencer.) The
+    /// model checks and applies at one instant; a real resource has a gap between the
+    /// lock service's answer and its apply unless the two are ordered.
+    Sequencer,
+}
+
+impl StorageCheck {
+    pub const ALL: [StorageCheck; 2] = [StorageCheck::HighestToken, StorageCheck::Sequencer];
+
+    /// Stable identifier (URL hash, select values).
+    pub fn code(self) -> &'static str {
+        match self {
+            StorageCheck::HighestToken => "highest",
+            StorageCheck::Sequencer => "sequencer",
+        }
+    }
+
+    /// Parses [`StorageCheck::code`].
+    pub fn from_code(code: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|c| c.code() == code)
+    }
+
+    /// The option text in the Storage checks control.
+    pub fn option(self) -> &'static str {
+        match self {
+            StorageCheck::HighestToken => "the highest token",
+            StorageCheck::Sequencer => "+ the sequencer (lock service)",
+        }
+    }
+}
+
 /// A debit as it arrives at the storage.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct WriteRequest {
@@ -108,6 +150,10 @@ pub enum WriteError {
     StaleFence { token: Fence, last: Fence },
     /// Fencing is on but the write carried no token.
     MissingFence,
+    /// The token passed the fencing rule, but the lock service says the lease the write was
+    /// sent under is no longer the live one ([`StorageCheck::Sequencer`]). `live` is the
+    /// token of the lease that is live now, if any.
+    StaleSequencer { token: Fence, live: Option<Fence> },
     /// The idempotency key was already applied: the retry is a duplicate of a landed intent,
     /// so nothing is applied and storage answers with the original result (the balance that
     /// the first attempt left), from which the client learns that its write landed.
@@ -124,6 +170,7 @@ impl WriteError {
         match self {
             WriteError::StaleFence { .. } => "stale_fence",
             WriteError::MissingFence => "missing_fence",
+            WriteError::StaleSequencer { .. } => "stale_sequencer",
             WriteError::DuplicateIntent { .. } => "duplicate_intent",
             WriteError::SessionTerminated => "session_ended",
         }
@@ -170,6 +217,8 @@ impl WriteRecord {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Ledger {
     policy: FencingPolicy,
+    #[serde(default)]
+    check: StorageCheck,
     accounts: BTreeMap<String, Account>,
     log: Vec<WriteRecord>,
     /// Applied idempotency keys, with the balance their write left (the stored result).
@@ -180,10 +229,21 @@ impl Ledger {
     pub fn new(policy: FencingPolicy) -> Self {
         Self {
             policy,
+            check: StorageCheck::HighestToken,
             accounts: BTreeMap::new(),
             log: Vec::new(),
             applied_intents: BTreeMap::new(),
         }
+    }
+
+    /// The same storage, validating tokens by `check` as well.
+    pub fn with_check(mut self, check: StorageCheck) -> Self {
+        self.check = check;
+        self
+    }
+
+    pub fn check(&self) -> StorageCheck {
+        self.check
     }
 
     /// Opens (or resets) `resource` with a starting balance.
@@ -221,21 +281,42 @@ impl Ledger {
     /// Applies a write (a debit, or a publish of a result) if the policy admits its token and
     /// its intent is new. Every attempt is logged. Returns the new balance.
     pub fn debit(&mut self, now: Millis, request: WriteRequest) -> Result<i64, WriteError> {
+        self.debit_checked(now, request, || Ok(()))
+    }
+
+    /// [`Ledger::debit`], asking the lock service about the write's lease when the check is
+    /// [`StorageCheck::Sequencer`]: `sequencer` is that call (`Err` carries the live lease's
+    /// token). It is made only for a write the fencing rule admits, and never with fencing
+    /// off (off means storage checks nothing).
+    pub fn debit_checked(
+        &mut self,
+        now: Millis,
+        request: WriteRequest,
+        sequencer: impl FnOnce() -> Result<(), Option<Fence>>,
+    ) -> Result<i64, WriteError> {
+        let ask = self.check == StorageCheck::Sequencer && self.policy.checks_fence();
         let account = self.accounts.entry(request.resource.clone()).or_default();
-        let result = admit(self.policy, account.last_fence, request.fence).and_then(|()| {
-            let original = request.idempotency_key.as_ref().and_then(|key| {
-                self.applied_intents
-                    .get(&(request.resource.clone(), key.clone()))
-                    .map(|&b| (key, b))
+        let result = admit(self.policy, account.last_fence, request.fence)
+            .and_then(|()| match (ask, request.fence) {
+                (true, Some(token)) => {
+                    sequencer().map_err(|live| WriteError::StaleSequencer { token, live })
+                }
+                _ => Ok(()),
+            })
+            .and_then(|()| {
+                let original = request.idempotency_key.as_ref().and_then(|key| {
+                    self.applied_intents
+                        .get(&(request.resource.clone(), key.clone()))
+                        .map(|&b| (key, b))
+                });
+                match original {
+                    Some((key, original_balance)) => Err(WriteError::DuplicateIntent {
+                        key: key.clone(),
+                        original_balance,
+                    }),
+                    None => Ok(()),
+                }
             });
-            match original {
-                Some((key, original_balance)) => Err(WriteError::DuplicateIntent {
-                    key: key.clone(),
-                    original_balance,
-                }),
-                None => Ok(()),
-            }
-        });
         if result.is_ok() {
             account.balance -= request.amount;
             if let Some(r) = &request.publish {

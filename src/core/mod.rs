@@ -31,15 +31,17 @@ pub use deck::{DeckEntry, DECK};
 pub use engine::run;
 pub use herd::{renewal_herd, HerdReport, HERD_BUCKETS, MAX_HERD, MAX_HERD_RENEWALS};
 pub use lease::{renewal_interval, Acquire, Fence, Lease, LeaseLock, LockError};
-pub use ledger::{Account, FencingPolicy, Ledger, WriteError, WriteRecord, WriteRequest};
+pub use ledger::{
+    Account, FencingPolicy, Ledger, StorageCheck, WriteError, WriteRecord, WriteRequest,
+};
 pub use record::{observations_of, recorded, Observation};
 pub use scenario::{
-    client_elapsed, random_token, Actor, ClockJump, Pause, PauseCause, RedlockSetup, ReleaseMode,
-    RowLock, Scenario, ScenarioError, Step, TokenSource, CLIENTS, COUNTER_GAP, GET_DEL_GAP,
-    IDLE_IN_TRANSACTION_TIMEOUT, MAX_ACTORS, MAX_CLIENT_DRIFT, MAX_LABEL, MAX_NODES, MAX_STEPS,
-    MAX_TIME, RANDOM_TOKENS,
+    client_elapsed, random_token, Actor, ClockJump, Partition, Pause, PauseCause, RedlockSetup,
+    ReleaseMode, RowLock, Scenario, ScenarioError, Step, TokenSource, CLIENTS, COUNTER_GAP,
+    GET_DEL_GAP, IDLE_IN_TRANSACTION_TIMEOUT, MAX_ACTORS, MAX_CLIENT_DRIFT, MAX_LABEL, MAX_NODES,
+    MAX_STEPS, MAX_TIME, RANDOM_TOKENS,
 };
 pub use trace::{
-    Awareness, EventKind, ExpiryCause, Grant, Lane, LeaseEnd, LeaseSpan, NoopReason,
+    Awareness, EventKind, ExpiryCause, Grant, Lane, LeaseEnd, LeaseSpan, LockCommand, NoopReason,
     ProviderOutcome, Recording, Shortened, SkipReason, Snapshot, Summary, Trace, TraceEvent,
 };

@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 use super::clock::Millis;
 use super::lease::Fence;
 use super::ledger::WriteRequest;
+use super::trace::LockCommand;
 
 /// Order of simultaneous events: the world changes (clock step, expiry, failover) before
 /// anyone acts at that instant. A clock step comes first because it can expire a lease on
@@ -55,6 +56,12 @@ pub(super) enum Pending {
     },
     Step {
         actor: usize,
+    },
+    /// The client's timeout on a lock command that got no reply (a partition dropped it).
+    LockTimeout {
+        actor: usize,
+        command: LockCommand,
+        sent_at: Millis,
     },
 }
 

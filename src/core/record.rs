@@ -10,8 +10,8 @@ use super::lease::{Fence, Lease};
 use super::ledger::{Account, FencingPolicy, WriteError, WriteRecord, WriteRequest};
 use super::scenario::{ReleaseMode, Scenario, TokenSource};
 use super::trace::{
-    Awareness, EventKind, ExpiryCause, Grant, Lane, NoopReason, Recording, Shortened, Snapshot,
-    Trace, TraceEvent,
+    Awareness, EventKind, ExpiryCause, Grant, Lane, LockCommand, NoopReason, Recording, Shortened,
+    Snapshot, Trace, TraceEvent,
 };
 
 /// One thing a client saw, or the harness did (a pause, a failover, a clock step), at
@@ -307,6 +307,17 @@ impl World<'_> {
                 set(&mut self.believes, me, false);
                 *lease_ended_at = me.and_then(|i| self.ended[i]);
             }
+            EventKind::LockTimedOut {
+                command,
+                cancelled,
+                lease_ended_at,
+                ..
+            } => {
+                if *cancelled || *command == LockCommand::Release {
+                    set(&mut self.believes, me, false);
+                }
+                *lease_ended_at = me.and_then(|i| self.ended[i]);
+            }
             EventKind::Failover {
                 lost,
                 next_fence,
@@ -383,8 +394,15 @@ impl World<'_> {
                     .and_then(|later| later.last())
                     .map(|(_, g)| g.clone());
                 *highest_accepted = self.highest_accepted;
-                if let Err(WriteError::StaleFence { last, .. }) = result {
-                    *last = self.account.last_fence.unwrap_or(Fence(0));
+                match result {
+                    Err(WriteError::StaleFence { last, .. }) => {
+                        *last = self.account.last_fence.unwrap_or(Fence(0));
+                    }
+                    // What the lock service answered the sequencer check with: the live lease.
+                    Err(WriteError::StaleSequencer { live, .. }) => {
+                        *live = self.leases.iter().rfind(|l| l.is_live(at)).map(|l| l.fence);
+                    }
+                    _ => {}
                 }
                 if let (Ok(balance), Some(_)) = (&mut *result, publish.as_ref()) {
                     *balance = self.account.balance; // a publish leaves the balance be
@@ -511,7 +529,8 @@ pub fn observations_of(trace: &Trace) -> Vec<Observation> {
                 EventKind::DeletedOthersLease { fence, .. } | EventKind::Released { fence, .. } => {
                     *fence = Fence(0)
                 }
-                EventKind::ExtendFailed { lease_ended_at, .. } => *lease_ended_at = None,
+                EventKind::ExtendFailed { lease_ended_at, .. }
+                | EventKind::LockTimedOut { lease_ended_at, .. } => *lease_ended_at = None,
                 EventKind::Failover {
                     lost, rolled_back, ..
                 } => {
@@ -533,6 +552,7 @@ pub fn observations_of(trace: &Trace) -> Vec<Observation> {
                     *highest_accepted = None;
                     match result {
                         Err(WriteError::StaleFence { last, .. }) => *last = Fence(0),
+                        Err(WriteError::StaleSequencer { live, .. }) => *live = None,
                         Ok(balance) if publish.is_some() => *balance = -1,
                         _ => {}
                     }

@@ -6,7 +6,7 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 use super::clock::{Millis, SplitMix64};
-use super::ledger::FencingPolicy;
+use super::ledger::{FencingPolicy, StorageCheck};
 
 /// Upper bounds that keep an edited or imported scenario small enough to simulate instantly.
 pub const MAX_ACTORS: usize = 16;
@@ -306,6 +306,35 @@ pub struct Actor {
     /// itself may still be delivered and executed later. `None`: it waits for the reply.
     #[serde(default)]
     pub request_timeout: Option<Millis>,
+    /// How long the client waits for the lock service's reply to a command (acquire, renew,
+    /// extend, is_held, release) before treating it as failed. Only a [`Partition`] leaves a
+    /// command unanswered. `None`: it waits for ever (a connection with no read timeout).
+    #[serde(default)]
+    pub lock_timeout: Option<Millis>,
+}
+
+/// A network partition between one client and the lock service: from `start` until `end`
+/// every lock command the client sends (acquire, renew, extend, is_held, release) is dropped,
+/// so it is never executed and no reply comes; the client learns only at its own
+/// [`Actor::lock_timeout`]. Storage stays reachable, and the client keeps running.
+///
+/// Dropped, not delayed: the model delivers nothing sent in the window, even after the
+/// partition heals. Over TCP the kernel would retransmit, so a command could still arrive
+/// after the heal; in the deck's run the only one, A's renewal, would then find the key no
+/// longer A's and extend nothing. The replay never sends it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Partition {
+    /// The index of the cut-off client in `Scenario::actors`.
+    pub actor: usize,
+    pub start: Millis,
+    pub end: Millis,
+}
+
+impl Partition {
+    /// Whether the window is open at `t` (`start` ≤ t < `end`).
+    pub fn contains(&self, t: Millis) -> bool {
+        self.start <= t && t < self.end
+    }
 }
 
 /// Everything needed to reproduce a run. `Default` is an empty (invalid) scenario, there
@@ -353,6 +382,11 @@ pub struct Scenario {
     /// grants the lock to nobody for this long. Redis has no such thing (0).
     #[serde(default)]
     pub lock_delay: Millis,
+    /// How storage validates a write's token besides the fencing rule: only against the
+    /// highest token it has seen, or also with the lock service (a sequencer check). With
+    /// fencing off storage checks nothing, so this changes nothing then.
+    #[serde(default)]
+    pub check: StorageCheck,
     /// How far the Redis replica that a failover promotes lags behind the primary (ms): it
     /// has every write made at least this long before the failover. `None`: replication was
     /// cut before the run, so it has none of the run's writes.
@@ -373,6 +407,9 @@ pub struct Scenario {
     /// The lock is a PostgreSQL row lock in the storage itself ([`RowLock`]), not a lease.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub row_lock: Option<RowLock>,
+    /// One client cut off from the lock service (not from storage) for a while.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub partition: Option<Partition>,
 }
 
 /// Why a scenario was refused before running.
@@ -403,6 +440,8 @@ pub enum ScenarioError {
     UncommittedDebit {
         actor: String,
     },
+    /// A partition that names no client, or whose window is empty.
+    BadPartition(String),
     OutOfRange {
         what: &'static str,
         value: u64,
@@ -445,6 +484,7 @@ impl fmt::Display for ScenarioError {
                 f,
                 "{actor}'s debit under a row lock must be followed at once by its COMMIT (Release)"
             ),
+            ScenarioError::BadPartition(why) => write!(f, "the partition {why}"),
             ScenarioError::OutOfRange {
                 what,
                 value,
@@ -633,6 +673,23 @@ impl Scenario {
             in_range("replication_lag", lag, 0, MAX_TIME)?;
         }
         in_range("client_drift", self.client_drift, 0, MAX_CLIENT_DRIFT)?;
+        if let Some(p) = &self.partition {
+            if p.actor >= self.actors.len() {
+                return Err(ScenarioError::BadPartition(format!(
+                    "names client {}, but there are only {}",
+                    p.actor + 1,
+                    self.actors.len()
+                )));
+            }
+            in_range("partition start", p.start, 0, MAX_TIME)?;
+            in_range("partition end", p.end, 0, MAX_TIME)?;
+            if p.end <= p.start {
+                return Err(ScenarioError::BadPartition(format!(
+                    "must end after it starts (from t={} to t={})",
+                    p.start, p.end
+                )));
+            }
+        }
         in_range("deadline_margin", self.deadline_margin, 0, MAX_TIME)?;
         in_range(
             "lock_clock_jumps",
@@ -661,6 +718,9 @@ impl Scenario {
             if let Some(t) = a.request_timeout {
                 in_range("request_timeout", t, 1, MAX_TIME)?;
             }
+            if let Some(t) = a.lock_timeout {
+                in_range("lock_timeout", t, 1, MAX_TIME)?;
+            }
             for p in &a.pauses {
                 in_range("pause start", p.start, 0, MAX_TIME)?;
                 in_range("pause duration", p.duration, 0, MAX_TIME)?;
@@ -671,6 +731,11 @@ impl Scenario {
                     (!self.lock_clock_jumps.is_empty(), "lock node clock to step"),
                     (self.redlock.is_some(), "Redlock nodes"),
                     (self.lock_delay > 0, "lock-delay"),
+                    (self.partition.is_some(), "lock service to be cut off from"),
+                    (
+                        self.check == StorageCheck::Sequencer,
+                        "lock service for storage to ask (a sequencer check)",
+                    ),
                 ];
                 if let Some((_, what)) = missing.into_iter().find(|m| m.0) {
                     return Err(ScenarioError::NotForRowLock { what });

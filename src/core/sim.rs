@@ -34,6 +34,11 @@ pub(super) struct ActorState {
     pub(super) lease_from: Option<Millis>,
     /// Row lock: the server terminated this actor's session; every statement it sends fails.
     pub(super) session_gone: bool,
+    /// `Step::WorkRenewing`: when the watchdog sent a renewal that has had no reply yet (a
+    /// partition dropped it); it sends no other until it gives up on this one.
+    pub(super) renew_sent: Option<Millis>,
+    /// When the actor last sent a write to storage.
+    pub(super) wrote_at: Option<Millis>,
 }
 
 pub(super) struct Sim<'a> {
@@ -72,7 +77,7 @@ impl<'a> Sim<'a> {
             Some(_) => FencingPolicy::Off,
             None => sc.policy,
         };
-        let mut ledger = Ledger::new(policy);
+        let mut ledger = Ledger::new(policy).with_check(sc.check);
         ledger.open(&sc.resource, sc.initial_balance);
         Sim {
             sc,
@@ -153,6 +158,15 @@ impl Sim<'_> {
                 .collect(),
             other_holders: self.lock.others(now, &self.sc.resource),
         }
+    }
+
+    /// Whether `actor` is cut off from the lock service now (a [`Partition`]).
+    ///
+    /// [`Partition`]: super::scenario::Partition
+    pub(super) fn cut_off(&self, actor: usize) -> bool {
+        self.sc
+            .partition
+            .is_some_and(|p| p.actor == actor && p.contains(self.now()))
     }
 
     /// The lock nodes `actor` can reach (every node of a single server).

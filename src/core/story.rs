@@ -4,12 +4,13 @@
 
 use super::clock::Millis;
 use super::lease::Fence;
-use super::ledger::{FencingPolicy, WriteError};
+use super::ledger::{FencingPolicy, StorageCheck, WriteError};
 use super::scenario::{
     PauseCause, ReleaseMode, Scenario, TokenSource, IDLE_IN_TRANSACTION_TIMEOUT,
 };
 use super::trace::{
-    Awareness, EventKind, ExpiryCause, NoopReason, ProviderOutcome, SkipReason, Trace, TraceEvent,
+    Awareness, EventKind, ExpiryCause, LockCommand, NoopReason, ProviderOutcome, SkipReason, Trace,
+    TraceEvent,
 };
 
 /// From this horizon on, times are written in seconds ("t=15.0 s") instead of ms.
@@ -191,6 +192,13 @@ pub fn label(e: &TraceEvent) -> String {
             ProviderOutcome::Deduped => "provider: deduped".to_owned(),
             ProviderOutcome::NotCalled => "no provider call".to_owned(),
         },
+        EventKind::LockUnanswered { command, .. } => format!("{}: no reply", command.short()),
+        EventKind::LockTimedOut {
+            command,
+            cancelled: true,
+            ..
+        } => format!("{} timed out: stop", command.short()),
+        EventKind::LockTimedOut { command, .. } => format!("{} timed out", command.short()),
         EventKind::ResumeRace { worker_first: true } => "worker first".to_owned(),
         EventKind::ResumeRace {
             worker_first: false,
@@ -272,8 +280,25 @@ pub fn narration(t: &Trace, step: usize) -> String {
             ),
             None => format!("{} lease lock", duration(sc, sc.lease_ttl)),
         };
+        let check = match (sc.check, sc.policy.checks_fence()) {
+            (StorageCheck::HighestToken, _) => "",
+            (StorageCheck::Sequencer, true) => " Storage checks each write's token, then asks the lock service whether the write's lease is still the live one (a sequencer check, as Chubby's CheckSequencer).",
+            (StorageCheck::Sequencer, false) => " Fencing is off, so storage checks nothing: no token and no sequencer.",
+        };
+        let cut = match (
+            &sc.partition,
+            sc.partition.and_then(|p| sc.actors.get(p.actor)),
+        ) {
+            (Some(p), Some(a)) => format!(
+                " {} is cut off from the lock service (not from storage) from t={} to t={}.",
+                a.name,
+                instant(sc, p.start),
+                instant(sc, p.end)
+            ),
+            _ => String::new(),
+        };
         return format!(
-            "{storage}. {} clients share a {lock}; tokens come from {}. Press → to begin.",
+            "{storage}. {} clients share a {lock}; tokens come from {}.{check}{cut} Press → to begin.",
             sc.actors.len(),
             token_source_short(sc)
         );
@@ -322,6 +347,27 @@ fn twice_name(sc: &Scenario) -> &'static str {
     }
 }
 
+/// Whether storage asks the lock service about each write's lease (a sequencer check): only
+/// with fencing on, since fencing off means storage checks nothing.
+pub fn asks_lock_service(sc: &Scenario) -> bool {
+    sc.check == StorageCheck::Sequencer && sc.policy.checks_fence()
+}
+
+/// The live lease a sequencer check was answered with, in words: "B holds it now, with
+/// token 34" (`e` is the write's event; its snapshot shows the lock as the check saw it).
+fn live_lease(e: &TraceEvent, writer: &str) -> String {
+    match &e.snapshot.holder {
+        Some(l) if l.owner == writer => {
+            format!(
+                "the live lease is {writer}'s own newer one, token {}",
+                l.fence
+            )
+        }
+        Some(l) => format!("{} holds it now, with token {}", l.owner, l.fence),
+        None => "no lease on it is live at all".to_owned(),
+    }
+}
+
 /// The storage's headline figure after `step`: the balance, or the result row of a job that
 /// publishes ("—" while empty).
 pub fn value(t: &Trace, step: usize) -> String {
@@ -351,6 +397,52 @@ fn lease_age(t: &Trace, i: usize) -> Millis {
                 )
         })
         .map_or(0, |p| e.at.saturating_sub(p.at))
+}
+
+/// The renewal `owner` sent without a reply that it is still waiting for at event `i`:
+/// when it was sent, and when its client's timeout gives up on it (`None`: no timeout).
+fn waiting_renewal(t: &Trace, i: usize, owner: &str) -> Option<(Millis, Option<Millis>)> {
+    for p in before(t, i) {
+        if p.actor.as_deref() != Some(owner) {
+            continue;
+        }
+        match &p.kind {
+            EventKind::LockTimedOut {
+                command: LockCommand::Renew,
+                ..
+            } => return None,
+            EventKind::LockUnanswered {
+                command: LockCommand::Renew,
+                timeout_at,
+            } => return Some((p.at, *timeout_at)),
+            _ => {}
+        }
+    }
+    None
+}
+
+/// What became of `actor`'s write sent at `sent`, if it reached storage before event `i`:
+/// who had been granted the lock after the writer (the write came from a superseded lease),
+/// and whether storage accepted it.
+fn write_fate(t: &Trace, i: usize, actor: &str, sent: Millis) -> Option<(Option<String>, bool)> {
+    t.events[..i].iter().find_map(|p| match &p.kind {
+        EventKind::WriteApplied {
+            sent_at,
+            result,
+            superseded_by,
+            ..
+        } if p.actor.as_deref() == Some(actor) && *sent_at == sent => Some((
+            superseded_by.as_ref().map(|g| g.owner.clone()),
+            result.is_ok(),
+        )),
+        _ => None,
+    })
+}
+
+/// Whether `actor` was cut off from the lock service at `at` by the scenario's partition.
+fn partitioned(sc: &Scenario, actor: &str, at: Millis) -> bool {
+    sc.partition
+        .is_some_and(|p| p.contains(at) && sc.actors.get(p.actor).is_some_and(|a| a.name == actor))
 }
 
 /// A drift rate in words: 200 per mille is "20%".
@@ -490,10 +582,19 @@ fn sentence(t: &Trace, i: usize) -> String {
             cause,
             owner_knew,
         } => {
-            let knew = match owner_knew {
-                Awareness::Paused => format!(" {owner} is paused and cannot know."),
-                Awareness::Unaware => format!(" {owner} has not noticed."),
-                Awareness::Knows => String::new(),
+            let knew = match (owner_knew, waiting_renewal(t, i, owner)) {
+                (Awareness::Unaware, Some((sent, Some(until)))) => format!(
+                    " {owner} is still running, cut off from the lock service: its renewal sent at t={} got no reply, and its client waits for one until t={}.",
+                    at(sent),
+                    at(until)
+                ),
+                (Awareness::Unaware, Some((sent, None))) => format!(
+                    " {owner} is still running, cut off from the lock service: its renewal sent at t={} got no reply, and its client waits for one with no timeout.",
+                    at(sent)
+                ),
+                (Awareness::Paused, _) => format!(" {owner} is paused and cannot know."),
+                (Awareness::Unaware, None) => format!(" {owner} has not noticed."),
+                (Awareness::Knows, _) => String::new(),
             };
             match cause {
                 ExpiryCause::Ttl if sc.lock_delay > 0 => format!(
@@ -689,6 +790,9 @@ fn sentence(t: &Trace, i: usize) -> String {
                             "{name}'s {what} with token {tok} is accepted. Balance {balance}."
                         ),
                     };
+                    if asks_lock_service(sc) {
+                        s += &format!(" Before applying it, storage asked the lock service: {name}'s lease is still the live one.");
+                    }
                     let fencing = sc.policy.checks_fence();
                     if let (Some(g), Some(f)) = (superseded_by, fence) {
                         let (n, o) = (g.fence, &g.owner);
@@ -715,6 +819,8 @@ fn sentence(t: &Trace, i: usize) -> String {
                     }
                     if fencing {
                         s += &format!(" Last fence is now {}.", token(e.snapshot.last_fence));
+                    } else if sc.check == StorageCheck::Sequencer {
+                        s += " Fencing is off: storage checks neither the token nor the sequencer.";
                     } else {
                         s += " Storage is not checking tokens.";
                     }
@@ -750,6 +856,16 @@ fn sentence(t: &Trace, i: usize) -> String {
                 Err(WriteError::SessionTerminated) => format!(
                     "{name}'s {what} cannot run: the server terminated its session and rolled its transaction back ({IDLE_IN_TRANSACTION_TIMEOUT}). {stays}"
                 ),
+                Err(WriteError::StaleSequencer { token, .. }) => {
+                    let seen = match e.snapshot.last_fence {
+                        None => "storage has seen no token yet".to_owned(),
+                        Some(h) => format!("the highest token storage has seen is {h}"),
+                    };
+                    format!(
+                        "{name}'s {what} with token {token} passes the fencing rule ({seen}), but storage then asks the lock service whether {name}'s lease is still the live one: it is not, {}. Rejected: stale_sequencer. {stays}",
+                        live_lease(e, &name)
+                    )
+                }
             }
         }
         EventKind::ProviderCall {
@@ -1064,6 +1180,103 @@ fn sentence(t: &Trace, i: usize) -> String {
             }
             s
         }
+        EventKind::LockUnanswered {
+            command,
+            timeout_at,
+        } => {
+            let lease = e
+                .snapshot
+                .holder
+                .as_ref()
+                .filter(|l| l.owner == name)
+                .map(|l| (l.fence, l.expires_at));
+            let what = match (command, lease) {
+                (LockCommand::Renew, Some((f, _))) => {
+                    format!("{name}'s watchdog sends a renewal (token {f})")
+                }
+                (LockCommand::Renew, None) => format!("{name}'s watchdog sends a renewal"),
+                (LockCommand::Acquire, _) => format!("{name} sends its acquire for {res}"),
+                (LockCommand::Extend, _) => format!("{name} sends an extend of its lease"),
+                (LockCommand::CheckHeld, _) => format!("{name} sends an is_held check"),
+                (LockCommand::Release, _) => format!("{name} sends its release of {res}"),
+            };
+            let end = sc.partition.map_or(e.at, |p| p.end);
+            let wait = match timeout_at {
+                Some(t) => format!(
+                    "{name}'s client waits for one until t={} ({} timeout)",
+                    at(*t),
+                    dur(t - e.at)
+                ),
+                None => format!("{name}'s client has no timeout: it will wait for ever"),
+            };
+            let rest = match (command, lease) {
+                (LockCommand::Renew, Some((_, until))) => format!(
+                    "; the job works on, and the lease still ends at t={}.",
+                    at(until)
+                ),
+                (LockCommand::Renew, None) => "; the job works on.".to_owned(),
+                _ => "; it does nothing else meanwhile.".to_owned(),
+            };
+            format!(
+                "{what}, but a partition cuts {name} off from the lock service until t={}: the {} is dropped, never executed, and no reply comes. {wait}{rest}",
+                at(end),
+                command.noun()
+            )
+        }
+        EventKind::LockTimedOut {
+            command,
+            sent_at,
+            cancelled,
+            wrote_at,
+            lease_ended_at,
+        } => {
+            let mut s = format!(
+                "{name}'s client gives up on the {} it sent at t={}: no reply in {}.",
+                command.noun(),
+                at(*sent_at),
+                dur(e.at - sent_at)
+            );
+            s += &match (command, cancelled) {
+                (LockCommand::Renew | LockCommand::Extend, true) => {
+                    " The job self-cancels.".to_owned()
+                }
+                (LockCommand::CheckHeld, true) => {
+                    " It treats the check as false and gives up.".to_owned()
+                }
+                (LockCommand::Renew | LockCommand::Extend | LockCommand::CheckHeld, false) => {
+                    " Its job has already stopped, so there is nothing left to cancel.".to_owned()
+                }
+                (LockCommand::Acquire, _) => {
+                    " It treats the acquire as refused and will try again.".to_owned()
+                }
+                (LockCommand::Release, _) => " It moves on without knowing whether its key was deleted (it was not: the partition dropped the command).".to_owned(),
+            };
+            if let Some(end) = lease_ended_at {
+                s += &format!(" Its lease had ended at t={}.", at(*end));
+            } else if let Some(l) = e.snapshot.holder.as_ref().filter(|l| l.owner == name) {
+                s += &format!(" Its lease still runs until t={} on the lock service.", at(l.expires_at));
+            }
+            let sent_since = wrote_at.filter(|w| *w >= *sent_at);
+            match (sent_since, sent_since.and_then(|w| write_fate(t, i, &name, w))) {
+                (Some(w), Some((Some(o), _))) if *cancelled => s += &format!(
+                    " Too late for its write, sent at t={} after the lease went to {o}: a self-cancel cannot call it back.",
+                    at(w)
+                ),
+                (Some(w), Some((None, _))) => s += &format!(
+                    " Its write, sent at t={}, had reached storage before anyone else was granted the lock.",
+                    at(w)
+                ),
+                (Some(w), None) if *cancelled => s += &format!(
+                    " Its write, sent at t={}, is still on its way: a self-cancel cannot call it back.",
+                    at(w)
+                ),
+                (None, _) if *cancelled && lease_ended_at.is_none() => {
+                    s += " The job has not written since: it stops in time."
+                }
+                _ => {}
+            }
+            s
+        }
         EventKind::ResumeRace { worker_first } => {
             let first = if *worker_first {
                 "the worker runs first and goes on with the job"
@@ -1141,6 +1354,11 @@ pub fn say(t: &Trace, step: usize) -> String {
         EventKind::LeaseExpired { cause, owner_knew, .. } => match (cause, owner_knew) {
             (ExpiryCause::Ttl, Awareness::Paused) => {
                 "The lock server cannot see that the holder is stopped; it only knows the TTL ran out."
+            }
+            (ExpiryCause::Ttl, Awareness::Unaware)
+                if matches!(&e.kind, EventKind::LeaseExpired { owner, .. } if waiting_renewal(t, i, owner).is_some()) =>
+            {
+                "The lock service cannot tell a cut-off holder from a dead one: it lets the lease run out so the lock can go to someone else. That is availability; the holder is still running and can still reach storage."
             }
             (ExpiryCause::Ttl, Awareness::Unaware) => {
                 "The TTL ran out while the holder is still running and still believes it holds the lock."
@@ -1342,11 +1560,86 @@ pub fn say(t: &Trace, step: usize) -> String {
                 (false, true) => "A call outside the storage carries no token; only the provider's idempotency key could stop a repeat.",
             }
         }
+        EventKind::LockUnanswered { timeout_at: None, .. } => {
+            "Without a timeout the client waits for ever: it never learns that the lock service did not answer."
+        }
+        EventKind::LockUnanswered {
+            command: LockCommand::Renew,
+            ..
+        } => {
+            "No reply is not a refusal: the client cannot tell a dropped renewal from a slow one. The lease counts down on the lock service while the job works on."
+        }
+        EventKind::LockUnanswered { .. } => {
+            "A partition is not a pause: the client keeps running, but nothing it sends to the lock service arrives, and it learns that only at its own timeout."
+        }
+        EventKind::LockTimedOut { .. } => return say_lock_timeout(t, i),
         EventKind::ResumeRace { .. } => {
             "After a pause, which thread runs first is a race: a self-cancel that has to win it is not a safety mechanism."
         }
     };
     s.to_owned()
+}
+
+/// The "Say:" line for a client giving up on an unanswered lock command.
+fn say_lock_timeout(t: &Trace, i: usize) -> String {
+    let sc = &t.scenario;
+    let e = &t.events[i];
+    let name = e.actor.clone().unwrap_or_default();
+    let EventKind::LockTimedOut {
+        command,
+        sent_at,
+        cancelled,
+        wrote_at,
+        lease_ended_at,
+    } = &e.kind
+    else {
+        return String::new();
+    };
+    let dur = |ms: Millis| duration(sc, ms);
+    let waited = e.at.saturating_sub(*sent_at);
+    // What became of the write the job sent while the command waited, if it has arrived.
+    let sent = wrote_at.filter(|w| w >= sent_at);
+    let fate = sent.and_then(|w| write_fate(t, i, &name, w));
+    match (command, cancelled, lease_ended_at) {
+        (LockCommand::Renew | LockCommand::Extend, true, Some(end)) => {
+            let left = end.saturating_sub(*sent_at);
+            let fate = match fate {
+                Some((Some(_), true)) => " Its write from the superseded lease had already landed, and nothing refused it.",
+                Some((Some(_), false)) => " Its write from the superseded lease had already reached storage, and only the fence refused it.",
+                Some((None, _)) => " Its write had landed before anyone else held the lock, so no harm came of it.",
+                None if sent.is_some() => " Its write is still on its way, and no self-cancel can call it back.",
+                None => "",
+            };
+            format!(
+                "{name} learned only at its own timeout, {} after sending, though its lease had only {} left then: too late.{fate}",
+                dur(waited),
+                dur(left)
+            )
+        }
+        (LockCommand::Renew | LockCommand::Extend, true, None) if sent.is_some() && fate.is_none() => {
+            "The lease is still live, but the job's write is already on its way: a self-cancel stops what comes next, not what was sent. Only a check at storage can refuse it when it arrives.".to_owned()
+        }
+        (LockCommand::Renew | LockCommand::Extend, true, None) if sent.is_some() => {
+            "The client stops while its lease is still live, and its write landed under it: this time the timeout was short enough.".to_owned()
+        }
+        (LockCommand::Renew | LockCommand::Extend, true, None) => {
+            let left = e
+                .snapshot
+                .holder
+                .as_ref()
+                .filter(|l| l.owner == name)
+                .map_or(0, |l| l.expires_at.saturating_sub(*sent_at));
+            format!(
+                "In time, this once: the {} timeout is shorter than the {} that was left on the lease, and the job had not written. A write already on its way, or a pause after the last check, would still get past it.",
+                dur(waited),
+                dur(left)
+            )
+        }
+        (LockCommand::Acquire, _, _) => "A timed-out acquire is not a refusal either: the client cannot tell whether its SET ran. Here it did not: the partition dropped it.".to_owned(),
+        (LockCommand::Release, _, _) => "The lock service never saw this release: whatever the client still held there stays until its TTL runs out.".to_owned(),
+        (LockCommand::CheckHeld, true, _) => "No answer is not \"false\", but stopping is the safe reading of it.".to_owned(),
+        _ => "The failure came after the job had stopped: there was nothing left for it to cancel.".to_owned(),
+    }
 }
 
 /// The "Say:" line for a write reaching storage.
@@ -1398,10 +1691,20 @@ fn say_write(t: &Trace, i: usize) -> String {
         Err(WriteError::StaleFence { last, .. }) if !late => format!(
             "Storage refused the holder of the newest lease: {name}'s token is older than the {last} a superseded holder took later. A fence is only as good as the order its tokens are minted in."
         ),
+        Err(WriteError::StaleFence { token, last }) if late && partitioned(sc, &name, e.at) => format!("{name} is still cut off from the lock service and has not learned its lease is gone, but storage has seen {last}, so it refuses {token}. Safety comes from the check at the resource, not from what the client knows."),
         Err(WriteError::StaleFence { .. }) => "Storage compares tokens and refuses the older generation. Safety comes from the check at the resource, not from the lock.".to_owned(),
         Err(WriteError::DuplicateIntent { .. }) => "The idempotency key stops the same intent twice and returns its original result; it is not a fence.".to_owned(),
         Err(WriteError::MissingFence) => "With fencing on, a write without a token is refused.".to_owned(),
         Err(WriteError::SessionTerminated) => "Its transaction no longer exists, so its write cannot run: no token is involved.".to_owned(),
+        Err(WriteError::StaleSequencer { token, live: Some(l) })
+            if e.snapshot.last_fence.is_none_or(|h| h < *l) =>
+        {
+            format!(
+                "Storage has never seen {l}, so the highest-token check alone would have taken {name}'s {token}. Asking the lock service refuses it the moment its lease stops being the live one. The price: a round trip to the lock service per write, and storage now waits on the lock service being up."
+            )
+        }
+        Err(WriteError::StaleSequencer { live: None, .. }) => "Nobody holds the lock, and still the write is refused: the sequencer check asks whether this lease is live, not whether a newer one exists.".to_owned(),
+        Err(WriteError::StaleSequencer { .. }) => "The lock service says this lease is no longer the live one, so storage refuses the write.".to_owned(),
         Ok(_) if late && fencing && sc.token_source == TokenSource::SeparateCounter => format!(
             "{name}'s superseded lease carries the newer token, so storage takes its write and will refuse the real holder's. Mint the token in the same atomic step as the grant."
         ),
@@ -1419,6 +1722,7 @@ fn say_write(t: &Trace, i: usize) -> String {
         Ok(_) if twice && rewrote_same(t, i) => "Wasted work, no harm: the job ran twice, but a report recomputed from the same input rewrote the value already in the row. A lock for efficiency can live with that; the same pause with a debit is a double charge (gc-pause).".to_owned(),
         Ok(_) if twice && late && sc.claims() => format!("Duplicate claim: the job ran twice, and the claim row now names {name}, a superseded holder, which will call the provider too. Only the provider's idempotency key can stop a second charge now."),
         Ok(_) if twice && late && sc.publishes() => "Duplicate publish: the job ran twice, and the result row now holds the superseded worker's result. The lease alone is not mutual exclusion.".to_owned(),
+        Ok(_) if twice && late && partitioned(sc, &name, e.at) => format!("Double charge, and nobody paused: {name} was cut off from the lock service, not from storage, so its write got through after its lease had gone to {}. The lease alone is not mutual exclusion.", superseded_by.as_ref().map_or_else(String::new, |g| g.owner.clone())),
         Ok(_) if twice && late => "Double charge: the job ran twice. Each debit is atomic, so no update was lost; a second lock generation charged again. The lease alone is not mutual exclusion.".to_owned(),
         Ok(_) if out_of_order => "Storage took a lower token after a higher one: nothing at the resource noticed the older generation.".to_owned(),
         Ok(_) if late => "Storage took a write from a superseded lease. The lease alone is not mutual exclusion.".to_owned(),
@@ -1434,6 +1738,7 @@ fn say_write(t: &Trace, i: usize) -> String {
                 "The job has now run twice although this token passed the check: {first}'s earlier write came from a superseded lease that storage could not yet refuse."
             )
         }
+        Ok(_) if asks_lock_service(sc) => "Storage asked the lock service before applying: this lease is live, so the write lands. The model checks and applies at one instant; in a real resource the apply comes a moment after the answer, and a lease that lapses in that gap still lands.".to_owned(),
         Ok(_) if fencing => "The write carries its token; storage keeps the highest token it has accepted.".to_owned(),
         Ok(_) => "Storage is not checking tokens: it trusts whoever shows up.".to_owned(),
     }

@@ -78,6 +78,48 @@ pub enum ProviderOutcome {
     NotCalled,
 }
 
+/// A command a client sends to the lock service (what a [`Partition`] can leave unanswered).
+///
+/// [`Partition`]: super::scenario::Partition
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LockCommand {
+    /// `SET NX PX` (the acquire script).
+    Acquire,
+    /// A watchdog's renewal, sent while the job works beside it.
+    Renew,
+    /// An explicit extend by the job itself.
+    Extend,
+    /// An `is_held` check.
+    CheckHeld,
+    /// The release (compare-and-delete, or the GET / DEL of the unsafe kinds).
+    Release,
+}
+
+impl LockCommand {
+    /// The command in a few words: "renewal", "acquire", …
+    pub fn noun(self) -> &'static str {
+        match self {
+            LockCommand::Acquire => "acquire",
+            LockCommand::Renew => "renewal",
+            LockCommand::Extend => "extend",
+            LockCommand::CheckHeld => "is_held check",
+            LockCommand::Release => "release",
+        }
+    }
+
+    /// The short form of a timeline label: "renew", "acquire", …
+    pub fn short(self) -> &'static str {
+        match self {
+            LockCommand::Acquire => "acquire",
+            LockCommand::Renew => "renew",
+            LockCommand::Extend => "extend",
+            LockCommand::CheckHeld => "is_held",
+            LockCommand::Release => "release",
+        }
+    }
+}
+
 /// The lease a clock step cut short.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Shortened {
@@ -268,6 +310,25 @@ pub enum EventKind {
     ResumeRace {
         worker_first: bool,
     },
+    /// The client sent a lock command during a partition: it is dropped, never executed, and
+    /// no reply will come. `timeout_at`: when the client's own timeout gives up on it
+    /// (`None`: it waits for ever). A watchdog's renewal leaves the job working beside it.
+    LockUnanswered {
+        command: LockCommand,
+        timeout_at: Option<Millis>,
+    },
+    /// The client gave up on a lock command it sent at `sent_at` and got no reply to.
+    /// `cancelled`: it stopped its job on that (a renewal or extend treated as failed, an
+    /// is_held check as false). `wrote_at`: when its job had sent its last write, if it had.
+    LockTimedOut {
+        command: LockCommand,
+        sent_at: Millis,
+        cancelled: bool,
+        wrote_at: Option<Millis>,
+        /// When its lease had ended on the lock service, if it had (filled in from the
+        /// lock's side: the client cannot see it).
+        lease_ended_at: Option<Millis>,
+    },
 }
 
 /// The state of the world right after an event.
@@ -319,7 +380,8 @@ impl TraceEvent {
             | EventKind::ExtendFailed { .. }
             | EventKind::ReleaseNoop { .. } => "not_holder",
             EventKind::WriteSkipped { .. } | EventKind::GaveUp => "skipped",
-            EventKind::WriteTimedOut { .. } => "timeout",
+            EventKind::WriteTimedOut { .. } | EventKind::LockTimedOut { .. } => "timeout",
+            EventKind::LockUnanswered { .. } => "no_reply",
             EventKind::BarrierSet { result: Err(e), .. } => e.code(),
             EventKind::DeletedOthersLease { .. } => "deleted_other_lease",
             EventKind::SideEffect { .. } => "unfenced",

@@ -120,6 +120,18 @@ impl Etcd {
             .map(|s| String::from_utf8_lossy(&unb64(s)).into_owned()))
     }
 
+    /// The create revision of `key`, if it exists: the lock key's, which is its holder's
+    /// token. A resource that compares it with a write's token checks that the write's lease
+    /// is still the live one (a key whose lease expired is gone; a new holder's key has a
+    /// newer create revision).
+    pub fn create_revision(&self, key: &str) -> Result<Option<u64>, String> {
+        let v = self.post("/v3/kv/range", &json!({ "key": b64(key) }))?;
+        Ok(v["kvs"]
+            .get(0)
+            .and_then(|kv| num(&kv["create_revision"]))
+            .map(|r| r as u64))
+    }
+
     /// A plain put; its revision is a token from the consensus store.
     pub fn put_revision(&self, key: &str, value: &str) -> Result<u64, String> {
         let v = self.post(

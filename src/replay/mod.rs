@@ -20,8 +20,8 @@ use std::sync::{Arc, Barrier, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use fencing_lab::core::{
-    self, FencingPolicy, Millis, ReleaseMode, Scenario, SplitMix64, Step, TokenSource, COUNTER_GAP,
-    DECK, GET_DEL_GAP,
+    self, FencingPolicy, Millis, ReleaseMode, Scenario, SplitMix64, Step, StorageCheck,
+    TokenSource, COUNTER_GAP, DECK, GET_DEL_GAP,
 };
 use serde_json::json;
 
@@ -82,6 +82,21 @@ fn not_reproducible(c: &Case) -> Option<String> {
     }
     if sc.lock_delay > 0 {
         return Some("lock-delay is Chubby's: Redis has none (SET NX succeeds the moment the key expires), and an etcd lease has none either".to_owned());
+    }
+    if sc.check == StorageCheck::Sequencer && sc.policy.checks_fence() {
+        // The harness, acting as the resource, asks etcd: the lock key's create revision is
+        // the holder's token. Redis has no grant number to ask about but its counter.
+        if c.lock != LockBackend::Etcd {
+            return Some("the harness makes the sequencer check against etcd only (the lock key's create revision); with a Redis lock it would compare the lock's value and the fence counter, which it does not".to_owned());
+        }
+        if steps().any(|s| matches!(s, Step::Publish { .. } | Step::Claim { .. }))
+            || sc.actors.iter().any(|a| a.network_delay > 0)
+        {
+            return Some("the harness checks sequencers on undelayed debits only".to_owned());
+        }
+    }
+    if sc.partition.is_some() && c.lock != LockBackend::Redis {
+        return Some("a partition is replayed against one Redis only (the harness drops the cut-off client's commands)".to_owned());
     }
     let publishes = steps().any(|s| matches!(s, Step::Publish { .. }));
     let debits = steps().any(|s| matches!(s, Step::Debit { .. }));
@@ -209,11 +224,17 @@ enum Variant {
     Deck,
     Etcd,
     Lag(Millis),
+    /// The same schedule with storage checking only the highest token it has seen.
+    Highest,
     NoIdleTimeout,
 }
 
 /// Suffix of the row-lock run without `idle_in_transaction_session_timeout`.
 const NO_TIMEOUT_SUFFIX: &str = "@no-timeout";
+
+/// The deck entry whose schedule is replayed a second time with only the highest-token
+/// check (`sequencer@highest`): the run that the sequencer check changes.
+const HIGHEST_TOO: &str = "sequencer";
 
 fn cases(ids: &[String]) -> Result<Vec<Case>, String> {
     let mut out = Vec::new();
@@ -234,6 +255,9 @@ fn cases(ids: &[String]) -> Result<Vec<Case>, String> {
                 Variant::NoIdleTimeout,
             ));
         }
+        if e.id == HIGHEST_TOO {
+            labels.push((format!("{}@highest", e.id), Variant::Highest));
+        }
         for (label, variant) in labels {
             if !want(&label) {
                 continue;
@@ -249,6 +273,7 @@ fn cases(ids: &[String]) -> Result<Vec<Case>, String> {
                             idle_timeout: false,
                         })
                     }
+                    Variant::Highest => sc.check = StorageCheck::HighestToken,
                 }
                 out.push(Case {
                     label: label.clone(),
@@ -265,6 +290,7 @@ fn cases(ids: &[String]) -> Result<Vec<Case>, String> {
                 .map(|e| e.id.to_owned())
                 .chain(ON_ETCD.iter().map(|i| format!("{i}{ETCD_SUFFIX}")))
                 .chain(LAGS.iter().map(|l| format!("redis-failover@lag{l}")))
+                .chain([format!("{HIGHEST_TOO}@highest")])
                 .chain(
                     DECK.iter()
                         .filter(|e| (e.build)().row_lock.is_some())
@@ -1223,9 +1249,16 @@ mod tests {
         let all = cases(&[]).expect("cases");
         assert_eq!(
             all.len(),
-            // + the row lock without its idle timeout.
-            (DECK.len() + ON_ETCD.len() + LAGS.len() + 1) * FencingPolicy::ALL.len()
+            (DECK.len() + ON_ETCD.len() + LAGS.len() + 2) * FencingPolicy::ALL.len(),
+            "the deck, its etcd runs, the lags, {HIGHEST_TOO}@highest and row-lock{NO_TIMEOUT_SUFFIX}"
         );
+        let highest = all
+            .iter()
+            .find(|c| c.label == format!("{HIGHEST_TOO}@highest"))
+            .expect("the highest-token run");
+        assert_eq!(highest.sc.check, StorageCheck::HighestToken);
+        assert_eq!(highest.lock, LockBackend::Etcd);
+        assert_eq!(granularity(&highest.sc), 5, "every time a multiple of 5 ms");
         for c in &all {
             let (scale, slot) = timing(c);
             assert!(scale > 0.0 && slot >= 5.0, "{}", c.label);
@@ -1246,6 +1279,27 @@ mod tests {
             .find(|c| c.label == "handoff-barrier")
             .expect("handoff");
         assert_eq!(granularity(&handoff.sc), 1_000);
+    }
+
+    #[test]
+    fn the_sequencer_check_is_replayed_on_etcd_only() {
+        let case = |sc: Scenario| Case {
+            label: "x".to_owned(),
+            lock: backend(&sc),
+            sc,
+        };
+        let on_redis = Scenario {
+            check: StorageCheck::Sequencer,
+            ..Scenario::gc_pause()
+        };
+        let why = not_reproducible(&case(on_redis.clone())).expect("not on Redis");
+        assert!(why.contains("against etcd only"), "{why}");
+        // Off, storage asks nothing: the run is an ordinary one.
+        assert_eq!(
+            not_reproducible(&case(on_redis.with_policy(FencingPolicy::Off))),
+            None
+        );
+        assert_eq!(not_reproducible(&case(Scenario::sequencer())), None);
     }
 
     #[test]

@@ -186,6 +186,9 @@ pub fn opt_lit(s: Option<&str>) -> String {
 /// The debit is exactly the statement of the policy:
 /// strict `… WHERE id = $id AND fence < $tok`, same-epoch `… AND fence <= $tok`, off the
 /// plain `UPDATE`. The fence check comes before the intent check, as in the core's ledger.
+/// `p_live` is the sequencer check's answer, asked of etcd by the harness acting as the
+/// resource (false: the write's lease is not the live one); a token the rule admits is then
+/// refused as `stale_sequencer`, so the rule still refuses first, as in the core.
 /// The publish is the same rule on the result row: `UPDATE job_results SET result = $r,
 /// epoch = $tok WHERE job = $id AND epoch < $tok` (strict), `<=` (same-epoch), or plain (off).
 /// The barrier raises the high-water mark (the result row's epoch when `on_results`, else the
@@ -217,12 +220,17 @@ CREATE TABLE provider_charges (idempotency_key text PRIMARY KEY, actor text NOT 
 CREATE TABLE provider_calls (seq bigserial PRIMARY KEY, actor text NOT NULL, idempotency_key text NOT NULL,
   outcome text NOT NULL);
 
-CREATE FUNCTION debit(policy text, p_id text, p_writer text, p_tok bigint, p_amt bigint, p_key text)
+CREATE FUNCTION debit(policy text, p_id text, p_writer text, p_tok bigint, p_amt bigint, p_key text,
+  p_live boolean DEFAULT true)
 RETURNS text LANGUAGE plpgsql AS $$
 DECLARE code text := 'ok'; bal bigint;
 BEGIN
   IF policy <> 'off' AND p_tok IS NULL THEN
     code := 'missing_fence';
+  ELSIF policy <> 'off' AND NOT p_live AND EXISTS (SELECT 1 FROM accounts WHERE id = p_id
+      AND (fence < p_tok OR (policy = 'same_epoch' AND fence = p_tok))) THEN
+    -- The rule admits the token, but the lock service said its lease is not the live one.
+    code := 'stale_sequencer';
   ELSE
     BEGIN
       IF policy = 'strict' THEN

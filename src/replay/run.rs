@@ -15,9 +15,10 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use fencing_lab::core::{
-    client_elapsed, random_token, renewal_interval, Actor, EventKind, Fence, FencingPolicy, Millis,
-    NoopReason, Observation, ProviderOutcome, ReleaseMode, Scenario, SkipReason, SplitMix64, Step,
-    TokenSource, WriteError, WriteRequest, COUNTER_GAP, GET_DEL_GAP, IDLE_IN_TRANSACTION_TIMEOUT,
+    client_elapsed, random_token, renewal_interval, Actor, EventKind, Fence, FencingPolicy,
+    LockCommand, Millis, NoopReason, Observation, ProviderOutcome, ReleaseMode, Scenario,
+    SkipReason, SplitMix64, Step, StorageCheck, TokenSource, WriteError, WriteRequest, COUNTER_GAP,
+    GET_DEL_GAP, IDLE_IN_TRANSACTION_TIMEOUT,
 };
 
 use super::etcd::{Etcd, LockTxn};
@@ -162,6 +163,7 @@ fn write_result(reply: &str, w: &Write) -> Result<Result<i64, WriteError>, Strin
             last: Fence(0),
         }),
         "missing_fence" => Err(WriteError::MissingFence),
+        "stale_sequencer" => Err(WriteError::StaleSequencer { token, live: None }),
         "duplicate_intent" => Err(WriteError::DuplicateIntent {
             key: w.key.clone().unwrap_or_default(),
             original_balance: balance,
@@ -240,6 +242,13 @@ struct Client<'a> {
 }
 
 impl Client<'_> {
+    /// Whether this client is cut off from the lock service at scenario time `t`.
+    fn cut_off(&self, t: Millis) -> bool {
+        self.sc
+            .partition
+            .is_some_and(|p| p.actor == self.idx && p.contains(t))
+    }
+
     fn redis(&mut self) -> Result<&mut Redis, String> {
         let port = self.env.redis_port.load(Ordering::SeqCst);
         if self.redis.as_ref().is_none_or(|(p, _)| *p != port) {
@@ -496,7 +505,9 @@ struct Write {
     publish: Option<String>,
 }
 
-fn write_sql(sc: &Scenario, writer: &str, w: &Write) -> String {
+/// `live`: the sequencer check's answer (the write's lease is the live one), or `None` when
+/// the resource does not ask.
+fn write_sql(sc: &Scenario, writer: &str, w: &Write, live: Option<bool>) -> String {
     let token = w.token.map_or_else(|| "NULL".to_owned(), |t| t.to_string());
     match &w.publish {
         Some(result) => format!(
@@ -507,12 +518,13 @@ fn write_sql(sc: &Scenario, writer: &str, w: &Write) -> String {
             lit(result)
         ),
         None => format!(
-            "SELECT debit({}, {}, {}, {token}, {}, {});",
+            "SELECT debit({}, {}, {}, {token}, {}, {}, {});",
             lit(policy_code(sc.policy)),
             lit(&sc.resource),
             lit(writer),
             w.amount,
-            opt_lit(w.key.as_deref())
+            opt_lit(w.key.as_deref()),
+            live.unwrap_or(true)
         ),
     }
 }
@@ -534,6 +546,11 @@ struct State {
     renew_due: Option<Millis>,
     /// When the lease was last granted or renewed: the client's local deadline counts from here.
     lease_from: Option<Millis>,
+    /// The watchdog's renewal that a partition dropped: when it was sent, and when the
+    /// client's timeout gives up on it.
+    renew_sent: Option<(Millis, Millis)>,
+    /// When the client last sent a write.
+    wrote_at: Option<Millis>,
 }
 
 /// What a step leaves to do next.
@@ -618,10 +635,19 @@ pub fn run_actor(
     let mut packets = Vec::new();
     // When the actor finished its script or stopped (`None`: still going at the horizon).
     let mut done_at: Option<Millis> = None;
+    let mut cancelled = false;
     while let Some(step) = actor.script.get(st.pc) {
         let woke = past_pauses(actor, t);
         let paused = woke != t;
         t = woke;
+        if st.renew_sent.is_some_and(|(_, at)| at <= t) {
+            // The watchdog gives up on its dropped renewal before this step: the job stops.
+            let at = st.renew_sent.map_or(t, |(_, at)| at);
+            renewal_timed_out(&c, &mut st, true);
+            done_at = Some(at);
+            cancelled = true;
+            break;
+        }
         if t > sc.horizon {
             break;
         }
@@ -663,6 +689,11 @@ pub fn run_actor(
         if st.pc < actor.script.len() {
             done_at = None;
         }
+    }
+    if !cancelled {
+        // The job finished (or stopped) with a renewal still unanswered: its timeout comes
+        // later and has nothing left to cancel.
+        renewal_timed_out(&c, &mut st, false);
     }
     saw_pauses(&c, done_at);
     for p in packets {
@@ -715,8 +746,9 @@ type Packet = thread::JoinHandle<Result<(), String>>;
 fn send(c: &mut Client, w: Write, now: Millis, packets: &mut Vec<Packet>) -> Result<Next, String> {
     let actor = &c.sc.actors[c.idx];
     let delay = actor.network_delay;
-    let sql = write_sql(c.sc, &c.name, &w);
     if delay == 0 {
+        let live = sequencer_check(c, &w, now)?;
+        let sql = write_sql(c.sc, &c.name, &w, live);
         let reply = c.pg.one(&sql)?;
         let o = applied(c.sc, c.idx, &w, now, now, &reply)?;
         c.shared
@@ -726,6 +758,7 @@ fn send(c: &mut Client, w: Write, now: Millis, packets: &mut Vec<Packet>) -> Res
             .push(o);
         return Ok(Next::At(now));
     }
+    let sql = write_sql(c.sc, &c.name, &w, None);
     let arrives = now + delay;
     c.saw(
         now,
@@ -804,6 +837,29 @@ fn send(c: &mut Client, w: Write, now: Millis, packets: &mut Vec<Packet>) -> Res
     }
 }
 
+/// The sequencer check, made by the harness acting as the resource, just before the write
+/// reaches PostgreSQL: is the lock key's create revision on etcd still this write's token?
+/// (A lapsed lease's key is gone; a new holder's key has a newer create revision.) Asked
+/// only with fencing on; PostgreSQL still applies the fencing rule first. `None`: not asked.
+fn sequencer_check(c: &Client, w: &Write, now: Millis) -> Result<Option<bool>, String> {
+    let sc = c.sc;
+    let (true, Some(token)) = (
+        sc.check == StorageCheck::Sequencer && sc.policy.checks_fence(),
+        w.token,
+    ) else {
+        return Ok(None);
+    };
+    let live = c.etcd()?.create_revision(&sc.resource)?;
+    c.note(format!(
+        "{} at t={now}: the resource asked etcd for {}'s lock key: create revision {}, the write's token {token}: {}",
+        c.name,
+        sc.resource,
+        live.map_or_else(|| "none (no key)".to_owned(), |r| r.to_string()),
+        if live == Some(token) { "its lease is the live one" } else { "not the live lease" }
+    ));
+    Ok(Some(live == Some(token)))
+}
+
 /// Whose lease a lock value is: the actor of that name, or under
 /// `TokenSource::RandomValue` the actor that drew that value.
 pub fn owner_of(sc: &Scenario, value: &str) -> String {
@@ -876,6 +932,103 @@ fn noop(via: ReleaseMode, deleted: Vec<usize>) -> EventKind {
     }
 }
 
+/// The lock command a step sends, if it sends one (a watchdog's renewal is found inside
+/// `Step::WorkRenewing`), as the engine has it.
+fn lock_command(step: &Step) -> Option<LockCommand> {
+    match step {
+        Step::Acquire { .. } => Some(LockCommand::Acquire),
+        Step::CheckHeld => Some(LockCommand::CheckHeld),
+        Step::Extend => Some(LockCommand::Extend),
+        Step::Release => Some(LockCommand::Release),
+        _ => None,
+    }
+}
+
+/// A lock command in the partition: the harness, being the cut-off client, never gets it to
+/// Redis (nothing is sent) and waits for the reply until its own timeout, doing nothing
+/// else. Then, as the engine: an acquire is tried again, a release given up on, an extend or
+/// is_held check stops the job.
+fn unanswered(
+    c: &mut Client,
+    st: &mut State,
+    command: LockCommand,
+    step: &Step,
+    now: Millis,
+) -> Result<Next, String> {
+    let timeout = c.sc.actors[c.idx].lock_timeout;
+    let timeout_at = timeout.map(|t| now + t);
+    c.saw(
+        now,
+        EventKind::LockUnanswered {
+            command,
+            timeout_at,
+        },
+    );
+    let Some(at) = timeout_at else {
+        return Ok(Next::Stop); // no timeout: it waits for ever
+    };
+    if at > c.sc.horizon {
+        return Ok(Next::Stop);
+    }
+    let late = c
+        .env
+        .sleep_until(at, STEPS_FROM + STEPS_SPAN * now as f64 / at as f64);
+    c.late(late);
+    let cancelled = matches!(command, LockCommand::Extend | LockCommand::CheckHeld);
+    c.saw(
+        at,
+        EventKind::LockTimedOut {
+            command,
+            sent_at: now,
+            cancelled,
+            wrote_at: st.wrote_at,
+            lease_ended_at: None,
+        },
+    );
+    Ok(match (command, step) {
+        (LockCommand::Acquire, Step::Acquire { retry_every }) => Next::Again(at + retry_every),
+        (LockCommand::Release, _) => {
+            st.del_pending = false;
+            Next::TimedOut(at)
+        }
+        _ => Next::Stop,
+    })
+}
+
+/// The watchdog's timeout on its dropped renewal, at `at`: the job self-cancels if it is still
+/// running (`running`), as in the engine.
+fn renewal_timed_out(c: &Client, st: &mut State, running: bool) {
+    let Some((sent_at, at)) = st.renew_sent.take() else {
+        return;
+    };
+    if at > c.sc.horizon {
+        return;
+    }
+    let late = c
+        .env
+        .sleep_until(at, STEPS_FROM + STEPS_SPAN * sent_at as f64 / at as f64);
+    c.late(late);
+    c.saw(
+        at,
+        EventKind::LockTimedOut {
+            command: LockCommand::Renew,
+            sent_at,
+            cancelled: running,
+            wrote_at: st.wrote_at,
+            lease_ended_at: None,
+        },
+    );
+    c.note(format!(
+        "{} at t={at}: no reply to the renewal it sent at t={sent_at}; its client gives up{}",
+        c.name,
+        if running {
+            " and the job self-cancels"
+        } else {
+            ""
+        }
+    ));
+}
+
 /// THE interpretation of a scenario step as real actions, mirroring the engine's `step`.
 fn act(
     c: &mut Client,
@@ -888,6 +1041,9 @@ fn act(
     let sc = c.sc;
     if c.env.lock == LockBackend::RowLock {
         return act_row(c, st, step, now);
+    }
+    if let Some(command) = lock_command(step).filter(|_| c.cut_off(now)) {
+        return unanswered(c, st, command, step, now);
     }
     Ok(match step {
         Step::Acquire { .. } if st.token_pending => {
@@ -1011,6 +1167,7 @@ fn act(
                     publish: None,
                 };
                 st.last_write = Some(w.clone());
+                st.wrote_at = Some(now);
                 send(c, w, now, packets)?
             }
         },
@@ -1074,6 +1231,7 @@ fn act(
                     publish: Some(result.clone()),
                 };
                 st.last_write = Some(w.clone());
+                st.wrote_at = Some(now);
                 send(c, w, now, packets)?
             }
         },
@@ -1087,6 +1245,7 @@ fn act(
                         idempotency_key: w.key.clone(),
                     },
                 );
+                st.wrote_at = Some(now);
                 send(c, w, now, packets)?
             }
             None => {
@@ -1115,7 +1274,7 @@ fn act(
             let schedule = |st: &mut State, until: Millis| {
                 let mut r = rng.lock().unwrap_or_else(|e| e.into_inner());
                 let due = now + renewal_interval(sc.lease_ttl, Some(&mut r));
-                if due < until {
+                if due < until && st.renew_sent.is_none() {
                     st.renew_due = Some(due);
                     Next::Again(due)
                 } else {
@@ -1148,6 +1307,24 @@ fn act(
                         st.work_until = None;
                         st.renew_due = None;
                         Next::At(now)
+                    } else if c.cut_off(now) {
+                        // The partition drops the renewal: nothing is sent to Redis, no reply
+                        // comes, and the worker carries on while the client waits.
+                        let timeout_at = sc.actors[c.idx].lock_timeout.map(|t| now + t);
+                        st.renew_due = None;
+                        st.renew_sent = Some((now, timeout_at.unwrap_or(Millis::MAX)));
+                        c.saw(
+                            now,
+                            EventKind::LockUnanswered {
+                                command: LockCommand::Renew,
+                                timeout_at,
+                            },
+                        );
+                        c.note(format!(
+                            "{} at t={now}: cut off from Redis, its watchdog's renewal is never sent; the job works on",
+                            c.name
+                        ));
+                        Next::Again(until.max(now))
                     } else if c.extend(now)? {
                         let next = schedule(st, until);
                         st.lease_from = Some(now);

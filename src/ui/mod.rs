@@ -496,12 +496,14 @@ fn Header(scenario: Memo<Scenario>, trace: Memo<Arc<Trace>>, dispatch: Dispatch)
 const NEW_DELAY_MS: u64 = 10;
 
 /// The what-ifs an interviewer asks for, folded behind one summary so the page still fits:
-/// where tokens come from, how clients release, whether the handoff barrier runs, and when
+/// where tokens come from, what storage checks (the highest token, or the sequencer with the
+/// lock service too), how clients release, whether the handoff barrier runs, and when
 /// (or whether) the lock server fails over. Each is a `Msg`; the lab reruns the core.
 #[component]
 fn WhatIf(scenario: Memo<Scenario>, dispatch: Dispatch) -> impl IntoView {
-    use crate::core::{ReleaseMode, Step, TokenSource};
+    use crate::core::{ReleaseMode, Step, StorageCheck, TokenSource};
     let tokens = Memo::new(move |_| scenario.with(|sc| sc.token_source));
+    let check = Memo::new(move |_| scenario.with(|sc| sc.check));
     let release = Memo::new(move |_| scenario.with(|sc| sc.release));
     // Redlock mints no token and has no single primary to fail over; a row lock has no lock
     // server at all, no token and no release but its COMMIT.
@@ -644,6 +646,35 @@ fn WhatIf(scenario: Memo<Scenario>, dispatch: Dispatch) -> impl IntoView {
                                                 .map(|t| (t.code().to_owned(), t.option().to_owned(), "")),
                                         )
                                         prop:value=move || tokens.get().code()
+                                    ></select>
+                                </label>
+                            }
+                        })
+                }}
+                {move || {
+                    leased
+                        .get()
+                        .then(|| {
+                            view! {
+                                <label
+                                    class="inline"
+                                    title="Fencing on: storage checks the token against the highest it has seen, or also asks the lock service whether the write's lease is still the live one (a sequencer check). Fencing off checks nothing."
+                                >
+                                    "Storage checks "
+                                    <select
+                                        aria-label="Storage checks"
+                                        on:change:target=move |e| {
+                                            if let Some(c) = StorageCheck::from_code(
+                                                &e.target().value(),
+                                            ) {
+                                                dispatch.msg(Msg::SetCheck(c));
+                                            }
+                                        }
+                                        inner_html=options(
+                                            StorageCheck::ALL
+                                                .map(|c| (c.code().to_owned(), c.option().to_owned(), "")),
+                                        )
+                                        prop:value=move || check.get().code()
                                     ></select>
                                 </label>
                             }

@@ -8,7 +8,7 @@ use leptos::prelude::*;
 
 use super::Dispatch;
 use crate::core::{Millis, Pause, Trace};
-use crate::lab::{dragged_delay, Grip, Msg};
+use crate::lab::{dragged_delay, pause_key, Grip, Msg};
 use crate::view::timeline::{
     self as model, n, Band, Belief, Conflict, Grid, Key, Marker, PauseBlock, TimelineModel, VIEW_W,
 };
@@ -207,10 +207,12 @@ fn label_text(m: &Marker) -> String {
         .map_or_else(String::new, |t| t.text.clone())
 }
 
-/// What a live pause block can do: start a drag, and send messages (remove it).
+/// What a live pause block can do: start a drag, take a key while focused, and send
+/// messages (remove it).
 #[derive(Clone, Copy)]
 struct Live {
     grab: Callback<(ev::PointerEvent, usize, Grip)>,
+    key: Callback<(ev::KeyboardEvent, usize)>,
     dispatch: Dispatch,
 }
 
@@ -245,7 +247,11 @@ fn PauseRow(model: Memo<TimelineModel>, key: (usize, usize), live: Option<Live>)
     let draggable = p.with_untracked(|p| p.as_ref().is_some_and(|p| p.draggable));
     match live.filter(|_| draggable) {
         None => view! { <g class="pause">{block}</g> }.into_any(),
-        Some(Live { grab, dispatch }) => {
+        Some(Live {
+            grab,
+            key: on_key,
+            dispatch,
+        }) => {
             let name = p.with_untracked(|p| p.as_ref().map(|p| p.name.clone()).unwrap_or_default());
             let actor = key.0;
             let hit = bar(
@@ -275,8 +281,15 @@ fn PauseRow(model: Memo<TimelineModel>, key: (usize, usize), live: Option<Live>)
                     data-testid=format!("pause-{name}")
                     data-actor=actor.to_string()
                     data-grip=Grip::Move.code()
+                    tabindex="0"
+                    role="button"
+                    aria-label=format!(
+                        "{name}'s pause: arrow keys move it, Shift with arrow keys resizes it, Delete removes it",
+                    )
+                    aria-keyshortcuts="ArrowLeft ArrowRight Shift+ArrowLeft Shift+ArrowRight Delete"
                     on:pointerdown=move |e| grab.run((e, actor, Grip::Move))
                     on:dblclick=move |_| dispatch.msg(Msg::RemovePause { actor })
+                    on:keydown=move |e| on_key.run((e, actor))
                 >
                     <title>
                         {format!(
@@ -319,8 +332,35 @@ fn PauseRow(model: Memo<TimelineModel>, key: (usize, usize), live: Option<Live>)
 #[component]
 fn Drawing(model: Memo<TimelineModel>, live: bool, grab: GrabWrite) -> impl IntoView {
     let keys = |f: fn(&TimelineModel) -> Vec<(usize, usize)>| move || model.with(f);
+    let cut = Memo::new(move |_| model.with(|m| m.cut.clone()));
     view! {
         <g class="drawing">
+            {move || {
+                cut.get()
+                    .map(|c| {
+                        view! {
+                            <g class="cut">
+                                <title>{c.title.clone()}</title>
+                                <rect
+                                    class="cut-body"
+                                    x=n(c.body.x)
+                                    y=n(c.body.y)
+                                    width=n(c.body.w)
+                                    height=n(c.body.h)
+                                ></rect>
+                                {c
+                                    .label
+                                    .map(|l| {
+                                        view! {
+                                            <text class="cut-label" x=n(l.x) y=n(l.y)>
+                                                {l.text}
+                                            </text>
+                                        }
+                                    })}
+                            </g>
+                        }
+                    })
+            }}
             <For
                 each=keys(|m| m.bands.iter().map(|b| b.key).collect())
                 key=|k| *k
@@ -350,8 +390,7 @@ fn Drawing(model: Memo<TimelineModel>, live: bool, grab: GrabWrite) -> impl Into
                 each=move || model.with(|m| m.markers.iter().map(|m| m.key).collect::<Vec<_>>())
                 key=|k| *k
                 children=move |key| view! { <MarkerRow model key grab /> }
-            />
-            <g class="cursor">
+            /> <g class="cursor">
                 <line
                     x1=move || model.with(|m| n(m.cursor.x))
                     x2=move || model.with(|m| n(m.cursor.x))
@@ -493,6 +532,18 @@ pub fn Timeline(trace: Memo<Arc<Trace>>, step: Memo<usize>, dispatch: Dispatch) 
     let grab = Callback::new(move |(e, actor, grip): (ev::PointerEvent, usize, Grip)| {
         begin(&e, actor, grip, None)
     });
+    // A key on a focused pause block; it goes no further (← → would step the story).
+    let on_key = Callback::new(move |(e, actor): (ev::KeyboardEvent, usize)| {
+        let found = trace.with_untracked(|t| {
+            let p = t.scenario.actors.get(actor)?.pauses.first().copied()?;
+            pause_key(&e.key(), e.shift_key(), actor, p, t.scenario.horizon)
+        });
+        if let Some(m) = found {
+            e.prevent_default();
+            e.stop_propagation();
+            dispatch.msg(m);
+        }
+    });
     // A drag from an empty stretch of a client's lane (one without a pause) draws a pause
     // from where it was pressed to the pointer. A plain click adds nothing, so a stray click
     // while presenting does not change the story.
@@ -586,7 +637,11 @@ pub fn Timeline(trace: Memo<Arc<Trace>>, step: Memo<usize>, dispatch: Dispatch) 
                         key=|k| *k
                         children=move |key| {
                             view! {
-                                <PauseRow model=drawn key live=Some(Live { grab, dispatch }) />
+                                <PauseRow
+                                    model=drawn
+                                    key
+                                    live=Some(Live { grab, key: on_key, dispatch })
+                                />
                             }
                         }
                     />

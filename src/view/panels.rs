@@ -197,11 +197,20 @@ pub fn compare(off: &Trace, on: &Trace) -> CompareModel {
         words: off.scenario.publishes(),
         off: side(off),
         on_policy: if story::counterfactual(on) {
-            format!("{}, counterfactual", on.scenario.policy.short())
+            format!("{}, counterfactual", policy_words(on))
         } else {
-            on.scenario.policy.short().to_owned()
+            policy_words(on)
         },
         on: side(on),
+    }
+}
+
+/// The policy's one word, and the sequencer check when storage makes it.
+fn policy_words(t: &Trace) -> String {
+    if story::asks_lock_service(&t.scenario) {
+        format!("{} + sequencer", t.scenario.policy.short())
+    } else {
+        t.scenario.policy.short().to_owned()
     }
 }
 
@@ -211,7 +220,7 @@ pub fn fork_line(t: &Trace) -> String {
     format!(
         "{} · fencing {} · TTL {} → {} {}, {} accepted, {} rejected, {} late accepted",
         t.scenario.title,
-        t.scenario.policy.short(),
+        policy_words(t),
         story::time_label(&t.scenario, t.scenario.lease_ttl),
         if t.scenario.publishes() {
             "result"

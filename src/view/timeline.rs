@@ -143,8 +143,22 @@ pub struct TimelineModel {
     pub markers: Vec<Marker>,
     /// Every pause; on the live timeline the first of each actor's is draggable.
     pub pauses: Vec<PauseBlock>,
+    /// The window in which a client is cut off from the lock service, on its lane.
+    pub cut: Option<Cut>,
     pub cursor: Cursor,
 }
+
+/// A partition drawn on the cut-off client's lane: its window, and a label if one fits.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Cut {
+    pub body: Bar,
+    pub label: Option<Text>,
+    /// What it is, in words (the band's tooltip).
+    pub title: String,
+}
+
+/// The words inside a partition band, longest first (the first that fits is drawn).
+pub const CUT_LABELS: [&str; 2] = ["cut off from lock service", "partition"];
 
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct Cursor {
@@ -425,6 +439,7 @@ pub fn model(t: &Trace, step: usize, live: bool) -> TimelineModel {
         labels.block((s.x - s.r, s.y - s.r, s.x + s.r, s.y + s.r), Some(s.event));
     }
     let bands = bands(t, &g, &mut labels);
+    let cut = cut(t, &g, &mut labels);
     let markers = markers(t, &g, step, &spots, &mut labels);
     // Rows in a fixed order (by owner, by lane; by time within one) rather than by time
     // alone, so a drag that makes two lanes' events trade places moves no node. Labels were
@@ -438,6 +453,7 @@ pub fn model(t: &Trace, step: usize, live: bool) -> TimelineModel {
         conflicts: conflicts(t, &g),
         markers,
         pauses: pauses(t, &g, live),
+        cut,
         cursor: Cursor {
             x: g.x(t.snapshot_at(step).at),
             y1: TOP - 4.0,
@@ -558,6 +574,50 @@ fn conflicts(t: &Trace, g: &Geometry) -> Vec<Conflict> {
             }
         })
         .collect()
+}
+
+/// The partition band on the cut-off client's lane, with its label on the lane's middle line
+/// where it touches no marker (the markers' own labels then keep clear of it).
+fn cut(t: &Trace, g: &Geometry, labels: &mut Labels) -> Option<Cut> {
+    let sc = &t.scenario;
+    let p = sc.partition?;
+    let name = &sc.actors.get(p.actor)?.name;
+    let (x0, x1) = (g.x(p.start), g.x(p.end.min(sc.horizon)));
+    let h = g.lane_h();
+    let top = g.lane_mid(p.actor) - h / 2.0;
+    let y = g.lane_mid(p.actor) + 5.0;
+    let label = CUT_LABELS.iter().find_map(|text| {
+        let w = Labels::width(text);
+        let mut x = x0 + 4.0;
+        while x + w <= x1 {
+            let r = (x, y - 13.0, x + w, y + 4.0);
+            // A little air on each side, so the text does not touch a marker's ring.
+            if labels.free((r.0 - 4.0, r.1, r.2 + 4.0, r.3), None) {
+                labels.block(r, None);
+                return Some(Text {
+                    x: x + 3.0,
+                    y,
+                    text: (*text).to_owned(),
+                });
+            }
+            x += 4.0;
+        }
+        None
+    });
+    Some(Cut {
+        body: Bar {
+            x: x0,
+            y: top + 2.0,
+            w: (x1 - x0).max(2.0),
+            h: h - 4.0,
+        },
+        label,
+        title: format!(
+            "{name} cut off from the lock service (not from storage), t={} to t={}",
+            story::instant(sc, p.start),
+            story::instant(sc, p.end)
+        ),
+    })
 }
 
 fn pauses(t: &Trace, g: &Geometry, live: bool) -> Vec<PauseBlock> {
@@ -684,7 +744,9 @@ fn classify(kind: &EventKind, late: bool) -> (Shape, Verdict) {
         | EventKind::ConnectionLost
         | EventKind::ReleaseNoop { .. }
         | EventKind::ExtendFailed { .. }
-        | EventKind::WriteTimedOut { .. } => (Shape::Op, Verdict::Refused),
+        | EventKind::WriteTimedOut { .. }
+        | EventKind::LockUnanswered { .. }
+        | EventKind::LockTimedOut { .. } => (Shape::Op, Verdict::Refused),
         EventKind::LeaseExpired { .. } => (Shape::Expiry, Verdict::Ok),
         EventKind::SideEffect { .. } => (Shape::Op, Verdict::Unprotected),
         // The provider charged nothing: a deduped key, or no call after a refused claim.
@@ -1096,6 +1158,37 @@ mod tests {
         let mut own = Labels::default();
         own.block((592.0, 42.0, 608.0, 58.0), Some(9));
         assert_eq!(own.place(9, 600.0, &rows, "acquire #34"), Some(50.0));
+    }
+
+    #[test]
+    fn a_partition_is_a_band_on_the_cut_off_lane_with_its_label_clear_of_markers() {
+        let t = run(&Scenario::partition());
+        let g = Geometry::of(&t);
+        let m = model(&t, t.len(), true);
+        let cut = m.cut.expect("the partition is drawn");
+        assert_eq!((cut.body.x, cut.body.x + cut.body.w), (g.x(15), g.x(65)));
+        let lane_top = g.lane_mid(0) - g.lane_h() / 2.0;
+        assert!(cut.body.y >= lane_top && cut.body.y + cut.body.h <= lane_top + g.lane_h());
+        assert_eq!(
+            cut.title,
+            "A cut off from the lock service (not from storage), t=15 to t=65"
+        );
+        let label = cut.label.expect("the label fits between A's markers");
+        assert_eq!(label.text, CUT_LABELS[0]);
+        let half = Labels::width(&label.text);
+        for mk in &m.markers {
+            let r = f64::from(mk.ring);
+            let clear =
+                mk.x + r < label.x || mk.x - r > label.x + half || (mk.y - label.y).abs() > 17.0;
+            assert!(clear, "marker at {},{} under the label", mk.x, mk.y);
+            if let Some(l) = &mk.label {
+                let w = Labels::width(&l.text) / 2.0;
+                let apart =
+                    l.x + w < label.x || l.x - w > label.x + half || (l.y - label.y).abs() >= 17.0;
+                assert!(apart, "{} overlaps the partition label", l.text);
+            }
+        }
+        assert!(model(&run(&Scenario::gc_pause()), 0, true).cut.is_none());
     }
 
     #[test]

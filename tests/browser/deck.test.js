@@ -32,6 +32,12 @@ const DECK = [
   // A slow client clock and a deadline margin: A's check passes, a GC pause after it still
   // lands the late debit unfenced; the fence refuses it.
   ['drift-margin', { off: '80', strict: '90', same_epoch: '90' }, { strict: ['stale_fence'] }],
+  // A's pause ends at t=45, before B writes: storage has not seen 34, and asks the lock
+  // service instead (a sequencer check). Off, storage checks nothing.
+  ['sequencer', { off: '80', strict: '90', same_epoch: '90' }, { strict: ['stale_sequencer'], same_epoch: ['stale_sequencer'] }],
+  // A cut off from the lock service, not from storage: its renewal gets no reply, the lease
+  // runs out, B takes over, and A, never paused, debits; it learns only at its timeout.
+  ['partition', { off: '80', strict: '90', same_epoch: '90' }, { off: ['no_reply', 'timeout'], strict: ['no_reply', 'timeout', 'stale_fence'], same_epoch: ['no_reply', 'timeout', 'stale_fence'] }],
   // The lock is a PostgreSQL row lock in the same database: B waits (no refusal), the idle
   // timeout ends A's session and transaction, and A's late UPDATE fails under every policy.
   ['row-lock', { off: '90', strict: '90', same_epoch: '90' }, { off: ['lock_wait', 'session_ended'], strict: ['lock_wait', 'session_ended'], same_epoch: ['lock_wait', 'session_ended'] }],
@@ -108,6 +114,65 @@ for (const [id, balances, markers] of DECK) {
           await bad.context.close();
         }
       }
+      if (id === 'sequencer') {
+        assert.equal(await page.getByLabel('Storage checks').inputValue(), 'sequencer');
+        assert.match(await text(page, 'summary-off'), /double charge: job ran twice — A's 33 landed from a superseded lease/);
+        if (policy !== 'off') {
+          assert.match(await text(page, 'summary-on'), /A's 33 refused: stale_sequencer; last fence 34/);
+          // Step back to A's debit at t=45: refused, though storage has seen no token yet.
+          const back = await open(`#s=${id}&fence=${policy}&step=9`);
+          assert.deepEqual((await position(back.page))[0], 9);
+          const words = await text(back.page, 'narration');
+          assert.match(words, /passes the fencing rule \(storage has seen no token yet\)/);
+          assert.match(words, /B holds it now, with token 34\. Rejected: stale_sequencer/);
+          await back.context.close();
+        }
+        if (policy === 'strict') {
+          // What if… storage checks only the highest token: the same schedule lets A's 33 in.
+          const plain = await open(`#s=${id}&fence=strict&step=99999`);
+          await plain.page.getByTestId('whatif').locator('summary').click();
+          await plain.page.getByLabel('Storage checks').selectOption('highest');
+          await plain.page.waitForFunction(() => location.hash.includes('check=highest'));
+          assert.equal(await text(plain.page, 'balance'), '80');
+          assert.match(await text(plain.page, 'summary-on'), /double charge: job ran twice — A's 33 landed from a superseded lease/);
+          await plain.context.close();
+        }
+        if (policy === 'off') {
+          const bad = await open(`#s=${id}&check=chubby`);
+          assert.match(await text(bad.page, 'error'), /check must be highest or sequencer, not “chubby”/);
+          await bad.context.close();
+        }
+      }
+      if (id === 'partition') {
+        // The window is drawn on A's lane, and no pause anywhere.
+        const cut = page.locator('svg.timeline.main g.cut');
+        assert.equal(await cut.count(), 1);
+        assert.equal(await cut.locator('text.cut-label').textContent(), 'cut off from lock service');
+        assert.match(await cut.locator('title').textContent(), /A cut off from the lock service \(not from storage\), t=15 to t=65/);
+        assert.equal(await page.locator('svg.timeline.main .pause').count(), 0);
+        // Step 12: A's client gives up on its renewal at t=50, after its write.
+        const learned = await open(`#s=${id}&fence=${policy}&step=12`);
+        assert.match(await text(learned.page, 'narration'), /^t=50 ms — A's client gives up on the renewal it sent at t=20: no reply in 30 ms\./);
+        assert.match(await text(learned.page, 'narration'), /Too late for its write, sent at t=48 after the lease went to B: a self-cancel cannot call it back\./);
+        await learned.context.close();
+        if (policy === 'off') {
+          assert.match(await text(page, 'summary-off'), /double charge: job ran twice — A's 33 landed from a superseded lease, after 34/);
+          // Edited in the link: a 10 ms timeout gives up at t=30, before A writes: 90 unfenced.
+          const quick = await open(`#s=${id}&fence=off&locktimeout.A=10&step=99999`);
+          assert.equal(await text(quick.page, 'balance'), '90');
+          assert.equal(await quick.page.locator('svg.timeline.main g.ev[data-result="stale_fence"]').count(), 0);
+          await quick.context.close();
+          // Edited: the partition later (25 to 55): the t=20 renewal gets through, and the
+          // lease now runs until t=50, past A's debit at 48: one charge, nobody refused.
+          const late = await open(`#s=${id}&fence=off&partition.A=25,30&step=99999`);
+          assert.equal(await text(late.page, 'balance'), '90');
+          assert.match(await late.page.locator('svg.timeline.main g.cut title').textContent(), /t=25 to t=55/);
+          await late.context.close();
+          const bad = await open(`#s=${id}&partition.A=90,20`);
+          assert.match(await text(bad.page, 'error'), /A's partition must end by t=100 ms/);
+          await bad.context.close();
+        }
+      }
       if (id === 'row-lock') {
         // No token anywhere, and the same words whatever the policy.
         assert.equal(await page.locator('svg.timeline.main g.ev[data-result="stale_fence"]').count(), 0);
@@ -133,6 +198,26 @@ for (const [id, balances, markers] of DECK) {
     }
   });
 }
+
+test('what if… storage checks the sequencer: the pause that ends at t=31 on the headline, 80 then 90', async () => {
+  const { page, context } = await open('#s=gc-pause&fence=strict&ttl=30&pause.A=5,26&step=99999');
+  assert.equal(await text(page, 'balance'), '80');
+  assert.match(await text(page, 'summary-on'), /double charge: job ran twice — A's 33 landed from a superseded lease/);
+  await page.getByTestId('whatif').locator('summary').click();
+  assert.equal(await page.getByLabel('Storage checks').inputValue(), 'highest');
+  await page.getByLabel('Storage checks').selectOption('sequencer');
+  await page.waitForFunction(() => location.hash.includes('check=sequencer'));
+  assert.equal(await text(page, 'balance'), '90');
+  assert.match(await text(page, 'summary-on'), /A's 33 refused: stale_sequencer; last fence 34/);
+  assert.ok(await page.locator('svg.timeline.main g.ev[data-result="stale_sequencer"]').count() > 0);
+  // The link keeps it: reopened, the page shows the same run.
+  const hash = await page.evaluate(() => location.hash);
+  const again = await open(hash);
+  assert.equal(await text(again.page, 'balance'), '90');
+  assert.equal(await again.page.getByLabel('Storage checks').inputValue(), 'sequencer');
+  await again.context.close();
+  await context.close();
+});
 
 test('the scenario picker loads each entry at step 0', async () => {
   const { page, context } = await open();

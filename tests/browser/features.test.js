@@ -238,6 +238,30 @@ test('pauses on any lane: a drag on an empty stretch draws one (a click does not
   await context.close();
 });
 
+test("a pause by keyboard: Tab to A's pause, arrows move it, Shift+arrows resize it, Delete removes it", async () => {
+  const { page, context } = await open('#s=gc-pause&fence=strict&step=6');
+  const pauseA = page.getByRole('button', { name: /^A's pause/ });
+  await pauseA.focus();
+  const [at] = await position(page);
+  await page.keyboard.press('ArrowRight');
+  await page.keyboard.press('ArrowRight');
+  // The pause moved 2 ms and the story did not step (→ stays with the focused pause).
+  assert.equal((await position(page))[0], at);
+  assert.equal(await page.getByLabel('A pause start (ms)').inputValue(), '7');
+  assert.equal(await page.getByLabel('A pause length (ms)').inputValue(), '50');
+  await page.keyboard.press('Shift+ArrowLeft');
+  assert.equal(await page.getByLabel('A pause length (ms)').inputValue(), '49');
+  await page.waitForFunction(() => location.hash.includes('pause.A=7,49'));
+  await page.keyboard.press('Delete');
+  assert.equal(await page.getByTestId('pause-A').count(), 0);
+  await page.waitForFunction(() => location.hash.includes('pause.A=none'));
+  // Without the pause A finishes within its lease; B finds the job done.
+  await stepToEnd(page);
+  assert.equal(await text(page, 'balance'), '90');
+  assert.equal(await page.getByTestId('ledger-row').count(), 1);
+  await context.close();
+});
+
 test('what if a third client: + client adds lane C (a copy of B), the link keeps it, − client removes it', async () => {
   const { page, context } = await open('#s=gc-pause&fence=strict&step=99');
   const lanes = page.locator('svg.timeline.main text.lane-name.actor');

@@ -11,7 +11,7 @@ for (const [width, height] of [[1024, 768], [1280, 720]]) {
   test(`projector ${width}x${height}: every scenario fits, normal and presenter mode`, async () => {
     const { page, context } = await open('', { viewport: { width, height } });
     const ids = await page.getByLabel('Scenario').locator('option').evaluateAll((os) => os.map((o) => o.value).filter((v) => v !== 'recording'));
-    assert.equal(ids.length, 16);
+    assert.equal(ids.length, 18);
     const misfits = [];
     await context.close();
     for (const id of ids) {
