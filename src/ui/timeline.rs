@@ -207,6 +207,15 @@ fn label_text(m: &Marker) -> String {
         .map_or_else(String::new, |t| t.text.clone())
 }
 
+/// A focusable pause block's name: its visible label first (what a screen reader user and a
+/// sighted one both call it), then what the keys do.
+fn pause_name(p: &PauseBlock) -> String {
+    format!(
+        "{}'s {}: arrow keys move it, Shift with arrow keys resizes it, Delete removes it",
+        p.name, p.label.text
+    )
+}
+
 /// What a live pause block can do: start a drag, take a key while focused, and send
 /// messages (remove it).
 #[derive(Clone, Copy)]
@@ -283,9 +292,7 @@ fn PauseRow(model: Memo<TimelineModel>, key: (usize, usize), live: Option<Live>)
                     data-grip=Grip::Move.code()
                     tabindex="0"
                     role="button"
-                    aria-label=format!(
-                        "{name}'s pause: arrow keys move it, Shift with arrow keys resizes it, Delete removes it",
-                    )
+                    aria-label=field(p, pause_name)
                     aria-keyshortcuts="ArrowLeft ArrowRight Shift+ArrowLeft Shift+ArrowRight Delete"
                     on:pointerdown=move |e| grab.run((e, actor, Grip::Move))
                     on:dblclick=move |_| dispatch.msg(Msg::RemovePause { actor })
@@ -640,7 +647,11 @@ pub fn Timeline(trace: Memo<Arc<Trace>>, step: Memo<usize>, dispatch: Dispatch) 
                                 <PauseRow
                                     model=drawn
                                     key
-                                    live=Some(Live { grab, key: on_key, dispatch })
+                                    live=Some(Live {
+                                        grab,
+                                        key: on_key,
+                                        dispatch,
+                                    })
                                 />
                             }
                         }

@@ -240,7 +240,7 @@ test('pauses on any lane: a drag on an empty stretch draws one (a click does not
 
 test("a pause by keyboard: Tab to A's pause, arrows move it, Shift+arrows resize it, Delete removes it", async () => {
   const { page, context } = await open('#s=gc-pause&fence=strict&step=6');
-  const pauseA = page.getByRole('button', { name: /^A's pause/ });
+  const pauseA = page.getByRole('button', { name: /^A's GC pause 50 ms: arrow keys move it/ });
   await pauseA.focus();
   const [at] = await position(page);
   await page.keyboard.press('ArrowRight');
