@@ -155,13 +155,7 @@ impl Sim<'_> {
             return;
         };
         self.row_granted(actor, lease);
-        let st = &mut self.actors[actor];
-        st.pc += 1;
-        if st.pc >= self.sc.actors[actor].script.len() {
-            st.done = true;
-        } else {
-            self.schedule_step(actor, now);
-        }
+        self.advance(actor, Some(now));
     }
 
     /// Row lock: a statement of `actor`'s transaction finished, so its idle clock restarts.
@@ -224,13 +218,7 @@ impl Sim<'_> {
                 let via = ReleaseMode::CompareAndDelete;
                 self.say(actor, EventKind::Released { fence, via });
                 self.row_handoff();
-                let st = &mut self.actors[actor];
-                st.pc += 1;
-                if st.pc >= self.sc.actors[actor].script.len() {
-                    st.done = true;
-                } else {
-                    self.schedule_step(actor, now);
-                }
+                self.advance(actor, Some(now));
                 true
             }
         }
@@ -303,14 +291,8 @@ impl Sim<'_> {
                 self.schedule_step(actor, now.saturating_add(retry));
             }
             LockCommand::Release => {
-                let st = &mut self.actors[actor];
-                st.del_pending = false;
-                st.pc += 1;
-                if st.pc >= script.len() {
-                    st.done = true;
-                } else {
-                    self.schedule_step(actor, now);
-                }
+                self.actors[actor].del_pending = false;
+                self.advance(actor, Some(now));
             }
             LockCommand::Renew | LockCommand::Extend | LockCommand::CheckHeld => {}
         }
@@ -618,10 +600,17 @@ impl Sim<'_> {
                 ReleaseMode::Del => self.unconditional_del(actor, ReleaseMode::Del),
             },
         }
-        self.actors[actor].pc += 1;
-        if self.actors[actor].pc >= a.script.len() {
-            self.actors[actor].done = true;
-        } else if let Some(t) = next {
+        self.advance(actor, next);
+    }
+
+    /// The actor's step is over: on to its next one at `at` (`None`: something else, a reply
+    /// or a timeout, will resume it), or done after its last.
+    fn advance(&mut self, actor: usize, at: Option<Millis>) {
+        let st = &mut self.actors[actor];
+        st.pc += 1;
+        if st.pc >= self.sc.actors[actor].script.len() {
+            st.done = true;
+        } else if let Some(t) = at {
             self.schedule_step(actor, t);
         }
     }

@@ -1137,19 +1137,13 @@ fn act(
                 lit(&sc.resource)
             ))? == "t";
             c.saw(now, EventKind::JobChecked { done });
-            if !done {
-                Next::At(now)
-            } else {
+            if done {
                 c.note(format!(
                     "{} at t={now}: read the job's status, found it done, skips to its release",
                     c.name
                 ));
-                let script = &sc.actors[c.idx].script;
-                match script[st.pc..].iter().position(|s| *s == Step::Release) {
-                    Some(i) => Next::Goto(st.pc + i, now),
-                    None => Next::Stop,
-                }
             }
+            after_status(done, &sc.actors[c.idx].script, st.pc, now)
         }
         Step::Debit {
             amount,
@@ -1608,15 +1602,7 @@ fn act_row(c: &mut Client, st: &mut State, step: &Step, now: Millis) -> Result<N
                 Ok(v) => {
                     let done = v == "t";
                     c.saw(now, EventKind::JobChecked { done });
-                    if !done {
-                        Next::At(now)
-                    } else {
-                        let script = &sc.actors[c.idx].script;
-                        match script[st.pc..].iter().position(|s| *s == Step::Release) {
-                            Some(i) => Next::Goto(st.pc + i, now),
-                            None => Next::Stop,
-                        }
-                    }
+                    after_status(done, &sc.actors[c.idx].script, st.pc, now)
                 }
             }
         }
@@ -1714,4 +1700,16 @@ fn act_row(c: &mut Client, st: &mut State, step: &Step, now: Millis) -> Result<N
         },
         other => return Err(format!("{other:?} is not modelled under a row lock")),
     })
+}
+
+/// After a job-status read at step `pc`: a job not done goes on with the next step; a done
+/// one skips to the actor's release (or stops if it has none), as the engine's does.
+fn after_status(done: bool, script: &[Step], pc: usize, now: Millis) -> Next {
+    if !done {
+        return Next::At(now);
+    }
+    match script[pc..].iter().position(|s| *s == Step::Release) {
+        Some(i) => Next::Goto(pc + i, now),
+        None => Next::Stop,
+    }
 }

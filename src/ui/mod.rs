@@ -630,24 +630,17 @@ fn WhatIf(scenario: Memo<Scenario>, dispatch: Dispatch) -> impl IntoView {
                         .get()
                         .then(|| {
                             view! {
-                                <label class="inline">
-                                    "Tokens from "
-                                    <select
-                                        aria-label="Tokens from"
-                                        on:change:target=move |e| {
-                                            if let Some(t) = TokenSource::from_code(
-                                                &e.target().value(),
-                                            ) {
-                                                dispatch.msg(Msg::SetTokenSource(t));
-                                            }
-                                        }
-                                        inner_html=options(
-                                            TokenSource::CHOICES
-                                                .map(|t| (t.code().to_owned(), t.option().to_owned(), "")),
-                                        )
-                                        prop:value=move || tokens.get().code()
-                                    ></select>
-                                </label>
+                                <Choice
+                                    label="Tokens from"
+                                    title=None
+                                    options=options(
+                                        TokenSource::CHOICES
+                                            .map(|t| (t.code().to_owned(), t.option().to_owned(), "")),
+                                    )
+                                    value=Signal::derive(move || tokens.get().code())
+                                    pick=|c| TokenSource::from_code(c).map(Msg::SetTokenSource)
+                                    dispatch
+                                />
                             }
                         })
                 }}
@@ -656,27 +649,19 @@ fn WhatIf(scenario: Memo<Scenario>, dispatch: Dispatch) -> impl IntoView {
                         .get()
                         .then(|| {
                             view! {
-                                <label
-                                    class="inline"
-                                    title="Fencing on: storage checks the token against the highest it has seen, or also asks the lock service whether the write's lease is still the live one (a sequencer check). Fencing off checks nothing."
-                                >
-                                    "Storage checks "
-                                    <select
-                                        aria-label="Storage checks"
-                                        on:change:target=move |e| {
-                                            if let Some(c) = StorageCheck::from_code(
-                                                &e.target().value(),
-                                            ) {
-                                                dispatch.msg(Msg::SetCheck(c));
-                                            }
-                                        }
-                                        inner_html=options(
-                                            StorageCheck::ALL
-                                                .map(|c| (c.code().to_owned(), c.option().to_owned(), "")),
-                                        )
-                                        prop:value=move || check.get().code()
-                                    ></select>
-                                </label>
+                                <Choice
+                                    label="Storage checks"
+                                    title=Some(
+                                        "Fencing on: storage checks the token against the highest it has seen, or also asks the lock service whether the write's lease is still the live one (a sequencer check). Fencing off checks nothing.",
+                                    )
+                                    options=options(
+                                        StorageCheck::ALL
+                                            .map(|c| (c.code().to_owned(), c.option().to_owned(), "")),
+                                    )
+                                    value=Signal::derive(move || check.get().code())
+                                    pick=|c| StorageCheck::from_code(c).map(Msg::SetCheck)
+                                    dispatch
+                                />
                             }
                         })
                 }}
@@ -685,24 +670,17 @@ fn WhatIf(scenario: Memo<Scenario>, dispatch: Dispatch) -> impl IntoView {
                         .get()
                         .then(|| {
                             view! {
-                                <label class="inline">
-                                    "Release "
-                                    <select
-                                        aria-label="Release"
-                                        on:change:target=move |e| {
-                                            if let Some(m) = ReleaseMode::from_code(
-                                                &e.target().value(),
-                                            ) {
-                                                dispatch.msg(Msg::SetRelease(m));
-                                            }
-                                        }
-                                        inner_html=options(
-                                            ReleaseMode::ALL
-                                                .map(|m| (m.code().to_owned(), m.option().to_owned(), "")),
-                                        )
-                                        prop:value=move || release.get().code()
-                                    ></select>
-                                </label>
+                                <Choice
+                                    label="Release"
+                                    title=None
+                                    options=options(
+                                        ReleaseMode::ALL
+                                            .map(|m| (m.code().to_owned(), m.option().to_owned(), "")),
+                                    )
+                                    value=Signal::derive(move || release.get().code())
+                                    pick=|c| ReleaseMode::from_code(c).map(Msg::SetRelease)
+                                    dispatch
+                                />
                             }
                         })
                 }}
@@ -765,6 +743,35 @@ fn WhatIf(scenario: Memo<Scenario>, dispatch: Dispatch) -> impl IntoView {
                 }}
             </span>
         </details>
+    }
+}
+
+/// A what-if select of one design choice: the options are markup from a pure renderer, and
+/// the picked value goes back through its type's `from_code` (`pick`) as a message.
+#[component]
+fn Choice(
+    label: &'static str,
+    title: Option<&'static str>,
+    options: String,
+    value: Signal<&'static str>,
+    pick: fn(&str) -> Option<Msg>,
+    dispatch: Dispatch,
+) -> impl IntoView {
+    view! {
+        <label class="inline" title=title>
+            {label}
+            " "
+            <select
+                aria-label=label
+                on:change:target=move |e| {
+                    if let Some(m) = pick(&e.target().value()) {
+                        dispatch.msg(m);
+                    }
+                }
+                inner_html=options
+                prop:value=move || value.get()
+            ></select>
+        </label>
     }
 }
 
