@@ -207,8 +207,8 @@ fn label_text(m: &Marker) -> String {
         .map_or_else(String::new, |t| t.text.clone())
 }
 
-/// A focusable pause block's name: its visible label first (what a screen reader user and a
-/// sighted one both call it), then what the keys do.
+/// A focusable pause block's name (a slider whose value is its start): its visible label
+/// first, what a screen reader user and a sighted one both call it, then what the keys do.
 fn pause_name(p: &PauseBlock) -> String {
     format!(
         "{}'s {}: arrow keys move it, Shift with arrow keys resizes it, Delete removes it",
@@ -291,8 +291,12 @@ fn PauseRow(model: Memo<TimelineModel>, key: (usize, usize), live: Option<Live>)
                     data-actor=actor.to_string()
                     data-grip=Grip::Move.code()
                     tabindex="0"
-                    role="button"
+                    role="slider"
                     aria-label=field(p, pause_name)
+                    aria-valuemin="0"
+                    aria-valuemax=field(p, |p| p.max_start.to_string())
+                    aria-valuenow=field(p, |p| p.start.to_string())
+                    aria-valuetext=field(p, |p| p.span.clone())
                     aria-keyshortcuts="ArrowLeft ArrowRight Shift+ArrowLeft Shift+ArrowRight Delete"
                     on:pointerdown=move |e| grab.run((e, actor, Grip::Move))
                     on:dblclick=move |_| dispatch.msg(Msg::RemovePause { actor })

@@ -333,6 +333,12 @@ pub struct PauseBlock {
     pub draggable: bool,
     pub body: Bar,
     pub label: Text,
+    /// Where it starts, and the latest start that keeps it inside the run: a keyboard user
+    /// moves it like a slider's value.
+    pub start: Millis,
+    pub max_start: Millis,
+    /// The same in words, e.g. "starts at 5 ms, lasts 50 ms".
+    pub span: String,
 }
 
 impl PauseBlock {
@@ -647,6 +653,13 @@ fn pauses(t: &Trace, g: &Geometry, live: bool) -> Vec<PauseBlock> {
                     y: y + 17.5,
                     text: format!("{cause} {}", story::time_label(&t.scenario, p.duration)),
                 },
+                start: p.start,
+                max_start: t.scenario.horizon.saturating_sub(p.duration),
+                span: format!(
+                    "starts at {}, lasts {}",
+                    story::time_label(&t.scenario, p.start),
+                    story::time_label(&t.scenario, p.duration)
+                ),
             });
         }
     }
@@ -1201,6 +1214,9 @@ mod tests {
         assert_eq!((p.actor, p.name.as_str()), (0, "A"));
         assert_eq!(p.label.text, "GC pause 50 ms");
         assert_eq!(p.grip().x, p.body.x + p.body.w - 5.0);
+        // As a slider for the keyboard: its start, within 0..=horizon − length.
+        assert_eq!((p.start, p.max_start), (5, t.scenario.horizon - 50));
+        assert_eq!(p.span, "starts at 5 ms, lasts 50 ms");
         let copy = model(&t, 0, false);
         assert!(
             !copy.pauses[0].draggable,
@@ -1215,6 +1231,7 @@ mod tests {
         assert_eq!(t.scenario.actors[0].pause_cause, PauseCause::Stall);
         let m = model(&t, t.len(), true);
         assert_eq!(m.pauses[0].label.text, "stall 15.0 s");
+        assert_eq!(m.pauses[0].span, "starts at 1.0 s, lasts 15.0 s");
     }
 
     #[test]

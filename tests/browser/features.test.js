@@ -240,7 +240,7 @@ test('pauses on any lane: a drag on an empty stretch draws one (a click does not
 
 test("a pause by keyboard: Tab to A's pause, arrows move it, Shift+arrows resize it, Delete removes it", async () => {
   const { page, context } = await open('#s=gc-pause&fence=strict&step=6');
-  const pauseA = page.getByRole('button', { name: /^A's GC pause 50 ms: arrow keys move it/ });
+  const pauseA = page.getByRole('slider', { name: /^A's GC pause 50 ms: arrow keys move it/ });
   await pauseA.focus();
   const [at] = await position(page);
   await page.keyboard.press('ArrowRight');
@@ -249,6 +249,8 @@ test("a pause by keyboard: Tab to A's pause, arrows move it, Shift+arrows resize
   assert.equal((await position(page))[0], at);
   assert.equal(await page.getByLabel('A pause start (ms)').inputValue(), '7');
   assert.equal(await page.getByLabel('A pause length (ms)').inputValue(), '50');
+  assert.equal(await pauseA.getAttribute('aria-valuenow'), '7');
+  assert.equal(await pauseA.getAttribute('aria-valuetext'), 'starts at 7 ms, lasts 50 ms');
   await page.keyboard.press('Shift+ArrowLeft');
   assert.equal(await page.getByLabel('A pause length (ms)').inputValue(), '49');
   await page.waitForFunction(() => location.hash.includes('pause.A=7,49'));
