@@ -34,18 +34,6 @@ pub(super) fn lock_timed_out(
     sim.lock_timed_out(actor, command, sent_at);
 }
 
-/// The lock command a step sends, if it sends one (a watchdog's renewal is found inside
-/// `Step::WorkRenewing`).
-fn lock_command(step: &Step) -> Option<LockCommand> {
-    match step {
-        Step::Acquire { .. } => Some(LockCommand::Acquire),
-        Step::CheckHeld => Some(LockCommand::CheckHeld),
-        Step::Extend => Some(LockCommand::Extend),
-        Step::Release => Some(LockCommand::Release),
-        _ => None,
-    }
-}
-
 /// `actor`'s write, sent at `sent_at`, reaches storage. `grant` is the sender's own grant as
 /// it sent the write.
 pub(super) fn deliver(
@@ -318,7 +306,7 @@ impl Sim<'_> {
             }
         }
         if self.cut_off(actor) {
-            if let Some(command) = lock_command(&step) {
+            if let Some(command) = LockCommand::sent_by(&step) {
                 self.unanswered(actor, command);
                 return;
             }

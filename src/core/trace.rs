@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use super::clock::Millis;
 use super::lease::{Fence, Lease};
 use super::ledger::{WriteError, WriteRecord};
-use super::scenario::{PauseCause, ReleaseMode, Scenario};
+use super::scenario::{PauseCause, ReleaseMode, Scenario, Step};
 
 /// Where an event is drawn on the timeline.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -97,6 +97,18 @@ pub enum LockCommand {
 }
 
 impl LockCommand {
+    /// The lock command a step sends, if it sends one (a watchdog's renewal is found inside
+    /// `Step::WorkRenewing`). The engine and the replay harness both drop these in a partition.
+    pub fn sent_by(step: &Step) -> Option<Self> {
+        match step {
+            Step::Acquire { .. } => Some(LockCommand::Acquire),
+            Step::CheckHeld => Some(LockCommand::CheckHeld),
+            Step::Extend => Some(LockCommand::Extend),
+            Step::Release => Some(LockCommand::Release),
+            _ => None,
+        }
+    }
+
     /// The command in a few words: "renewal", "acquire", …
     pub fn noun(self) -> &'static str {
         match self {

@@ -932,18 +932,6 @@ fn noop(via: ReleaseMode, deleted: Vec<usize>) -> EventKind {
     }
 }
 
-/// The lock command a step sends, if it sends one (a watchdog's renewal is found inside
-/// `Step::WorkRenewing`), as the engine has it.
-fn lock_command(step: &Step) -> Option<LockCommand> {
-    match step {
-        Step::Acquire { .. } => Some(LockCommand::Acquire),
-        Step::CheckHeld => Some(LockCommand::CheckHeld),
-        Step::Extend => Some(LockCommand::Extend),
-        Step::Release => Some(LockCommand::Release),
-        _ => None,
-    }
-}
-
 /// A lock command in the partition: the harness, being the cut-off client, never gets it to
 /// Redis (nothing is sent) and waits for the reply until its own timeout, doing nothing
 /// else. Then, as the engine: an acquire is tried again, a release given up on, an extend or
@@ -1042,7 +1030,7 @@ fn act(
     if c.env.lock == LockBackend::RowLock {
         return act_row(c, st, step, now);
     }
-    if let Some(command) = lock_command(step).filter(|_| c.cut_off(now)) {
+    if let Some(command) = LockCommand::sent_by(step).filter(|_| c.cut_off(now)) {
         return unanswered(c, st, command, step, now);
     }
     Ok(match step {
