@@ -141,9 +141,12 @@ fn MarkerRow(model: Memo<TimelineModel>, key: Key, grab: GrabWrite) -> impl Into
     // A row's key fixes its event kind, and so whether it is a write with a link.
     let linked = m.with_untracked(|m| m.as_ref().is_some_and(|m| m.link.is_some()));
     let labelled = has(m, |m| m.label.is_some());
+    // The marker is one group placed by `transform`: a drag that moves it rewrites one
+    // attribute, and its circles and glyph keep fixed local coordinates (no text layout).
     view! {
         <g
             class=field(m, Marker::class)
+            transform=field(m, |m| format!("translate({},{})", n(m.x), n(m.y)))
             data-step=field(m, |m| m.step.to_string())
             data-result=field(m, |m| m.result.to_owned())
             on:pointerdown=move |e| press(Press::Down(e))
@@ -155,26 +158,16 @@ fn MarkerRow(model: Memo<TimelineModel>, key: Key, grab: GrabWrite) -> impl Into
                     view! {
                         <line
                             class=field(m, |m| format!("link {}", m.verdict.code()))
-                            x1=field(m, |m| m.link.map_or_else(String::new, |l| n(l.x1)))
-                            y1=field(m, |m| m.link.map_or_else(String::new, |l| n(l.y1)))
-                            x2=field(m, |m| m.link.map_or_else(String::new, |l| n(l.x2)))
-                            y2=field(m, |m| m.link.map_or_else(String::new, |l| n(l.y2)))
+                            x1=field(m, |m| m.link.map_or_else(String::new, |l| n(l.x1 - m.x)))
+                            y1=field(m, |m| m.link.map_or_else(String::new, |l| n(l.y1 - m.y)))
+                            x2=field(m, |m| m.link.map_or_else(String::new, |l| n(l.x2 - m.x)))
+                            y2=field(m, |m| m.link.map_or_else(String::new, |l| n(l.y2 - m.y)))
                         ></line>
                     }
                 })}
-            <circle
-                class="ring"
-                cx=field(m, |m| n(m.x))
-                cy=field(m, |m| n(m.y))
-                r=field(m, |m| m.ring.to_string())
-            ></circle>
-            <circle
-                class="dot"
-                cx=field(m, |m| n(m.x))
-                cy=field(m, |m| n(m.y))
-                r=field(m, |m| m.dot.to_string())
-            ></circle>
-            <text class="glyph" x=field(m, |m| n(m.x)) y=field(m, |m| n(m.y + 4.5))>
+            <circle class="ring" r=field(m, |m| m.ring.to_string())></circle>
+            <circle class="dot" r=field(m, |m| m.dot.to_string())></circle>
+            <text class="glyph" y="4.5">
                 {field(m, |m| m.glyph.to_owned())}
             </text>
             {move || {
@@ -192,13 +185,13 @@ fn MarkerRow(model: Memo<TimelineModel>, key: Key, grab: GrabWrite) -> impl Into
     }
 }
 
-/// Where a marker's label goes, and what it says (empty while it has none).
+/// Where a marker's label goes, relative to the marker (its group's `transform` places it).
 fn label_x(m: &Marker) -> String {
-    m.label.as_ref().map_or_else(String::new, |t| n(t.x))
+    m.label.as_ref().map_or_else(String::new, |t| n(t.x - m.x))
 }
 
 fn label_y(m: &Marker) -> String {
-    m.label.as_ref().map_or_else(String::new, |t| n(t.y))
+    m.label.as_ref().map_or_else(String::new, |t| n(t.y - m.y))
 }
 
 fn label_text(m: &Marker) -> String {
