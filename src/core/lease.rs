@@ -9,10 +9,18 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 use super::clock::{Millis, SplitMix64};
+use super::json::{FromJson, Json, JsonError};
 
 /// A fencing token: the generation of the lock that may write. Strictly increasing, never reused.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub struct Fence(pub u64);
+
+/// A newtype struct: serde writes the bare number.
+impl FromJson for Fence {
+    fn from_json(json: &Json) -> Result<Self, JsonError> {
+        u64::from_json(json).map(Fence)
+    }
+}
 
 impl fmt::Display for Fence {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -26,6 +34,17 @@ pub struct Lease {
     pub owner: String,
     pub fence: Fence,
     pub expires_at: Millis,
+}
+
+impl FromJson for Lease {
+    fn from_json(json: &Json) -> Result<Self, JsonError> {
+        let f = json.fields()?;
+        Ok(Lease {
+            owner: f.field("owner")?,
+            fence: f.field("fence")?,
+            expires_at: f.field("expires_at")?,
+        })
+    }
 }
 
 impl Lease {

@@ -7,6 +7,7 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 use super::clock::Millis;
+use super::json::{FromJson, Json, JsonError};
 use super::lease::Fence;
 
 /// How the storage treats the token that comes with a write.
@@ -21,6 +22,16 @@ pub enum FencingPolicy {
     /// `token >= last_fence`: the same lock generation may write again; retries are
     /// deduplicated by the idempotency key, not by the fence.
     SameEpoch,
+}
+
+impl FromJson for FencingPolicy {
+    fn from_json(json: &Json) -> Result<Self, JsonError> {
+        json.one_of(&[
+            ("off", Self::Off),
+            ("strict", Self::Strict),
+            ("same_epoch", Self::SameEpoch),
+        ])
+    }
 }
 
 impl FencingPolicy {
@@ -103,6 +114,15 @@ pub enum StorageCheck {
     Sequencer,
 }
 
+impl FromJson for StorageCheck {
+    fn from_json(json: &Json) -> Result<Self, JsonError> {
+        json.one_of(&[
+            ("highest_token", Self::HighestToken),
+            ("sequencer", Self::Sequencer),
+        ])
+    }
+}
+
 impl StorageCheck {
     pub const ALL: [StorageCheck; 2] = [StorageCheck::HighestToken, StorageCheck::Sequencer];
 
@@ -143,6 +163,20 @@ pub struct WriteRequest {
     pub publish: Option<String>,
 }
 
+impl FromJson for WriteRequest {
+    fn from_json(json: &Json) -> Result<Self, JsonError> {
+        let f = json.fields()?;
+        Ok(WriteRequest {
+            resource: f.field("resource")?,
+            writer: f.field("writer")?,
+            fence: f.field("fence")?,
+            amount: f.field("amount")?,
+            idempotency_key: f.field("idempotency_key")?,
+            publish: f.field_or_default("publish")?,
+        })
+    }
+}
+
 /// Why the storage refused a write.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum WriteError {
@@ -177,6 +211,38 @@ impl WriteError {
     }
 }
 
+impl FromJson for WriteError {
+    fn from_json(json: &Json) -> Result<Self, JsonError> {
+        let v = json.variant()?;
+        Ok(match v.name {
+            "StaleFence" => {
+                let f = v.fields()?;
+                WriteError::StaleFence {
+                    token: f.field("token")?,
+                    last: f.field("last")?,
+                }
+            }
+            "MissingFence" => v.unit(WriteError::MissingFence)?,
+            "StaleSequencer" => {
+                let f = v.fields()?;
+                WriteError::StaleSequencer {
+                    token: f.field("token")?,
+                    live: f.field("live")?,
+                }
+            }
+            "DuplicateIntent" => {
+                let f = v.fields()?;
+                WriteError::DuplicateIntent {
+                    key: f.field("key")?,
+                    original_balance: f.field("original_balance")?,
+                }
+            }
+            "SessionTerminated" => v.unit(WriteError::SessionTerminated)?,
+            _ => return Err(v.unknown()),
+        })
+    }
+}
+
 impl fmt::Display for WriteError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.code())
@@ -205,6 +271,18 @@ pub struct WriteRecord {
     pub request: WriteRequest,
     pub result: Result<(), WriteError>,
     pub balance_after: i64,
+}
+
+impl FromJson for WriteRecord {
+    fn from_json(json: &Json) -> Result<Self, JsonError> {
+        let f = json.fields()?;
+        Ok(WriteRecord {
+            at: f.field("at")?,
+            request: f.field("request")?,
+            result: f.field("result")?,
+            balance_after: f.field("balance_after")?,
+        })
+    }
 }
 
 impl WriteRecord {

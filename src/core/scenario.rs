@@ -6,6 +6,7 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 use super::clock::{Millis, SplitMix64};
+use super::json::{FromJson, Json, JsonError};
 use super::ledger::{FencingPolicy, StorageCheck};
 
 /// Upper bounds that keep an edited or imported scenario small enough to simulate instantly.
@@ -27,6 +28,16 @@ pub const MAX_LABEL: usize = 80;
 pub struct Pause {
     pub start: Millis,
     pub duration: Millis,
+}
+
+impl FromJson for Pause {
+    fn from_json(json: &Json) -> Result<Self, JsonError> {
+        let f = json.fields()?;
+        Ok(Pause {
+            start: f.field("start")?,
+            duration: f.field("duration")?,
+        })
+    }
 }
 
 impl Pause {
@@ -100,6 +111,55 @@ pub enum Step {
     },
 }
 
+/// `rename_all = "snake_case"`: variants by their snake_case names.
+impl FromJson for Step {
+    fn from_json(json: &Json) -> Result<Self, JsonError> {
+        let v = json.variant()?;
+        Ok(match v.name {
+            "acquire" => Step::Acquire {
+                retry_every: v.fields()?.field("retry_every")?,
+            },
+            "work" => Step::Work {
+                ms: v.fields()?.field("ms")?,
+            },
+            "check_held" => v.unit(Step::CheckHeld)?,
+            "check_deadline" => v.unit(Step::CheckDeadline)?,
+            "debit" => {
+                let f = v.fields()?;
+                Step::Debit {
+                    amount: f.field("amount")?,
+                    idempotency_key: f.field("idempotency_key")?,
+                }
+            }
+            "extend" => v.unit(Step::Extend)?,
+            "release" => v.unit(Step::Release)?,
+            "retry" => v.unit(Step::Retry)?,
+            "work_renewing" => Step::WorkRenewing {
+                ms: v.fields()?.field("ms")?,
+            },
+            "barrier" => v.unit(Step::Barrier)?,
+            "side_effect" => Step::SideEffect {
+                what: v.fields()?.field("what")?,
+            },
+            "publish" => Step::Publish {
+                result: v.fields()?.field("result")?,
+            },
+            "check_done" => v.unit(Step::CheckDone)?,
+            "claim" => Step::Claim {
+                what: v.fields()?.field("what")?,
+            },
+            "provider_call" => {
+                let f = v.fields()?;
+                Step::ProviderCall {
+                    what: f.field("what")?,
+                    idempotency_key: f.field("idempotency_key")?,
+                }
+            }
+            _ => return Err(v.unknown()),
+        })
+    }
+}
+
 /// What stops an actor in a [`Pause`]: only the words differ, the stall is the same.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -109,6 +169,12 @@ pub enum PauseCause {
     Gc,
     /// The job hangs (a slow call, a page fault, a SIGSTOP, a VM migration).
     Stall,
+}
+
+impl FromJson for PauseCause {
+    fn from_json(json: &Json) -> Result<Self, JsonError> {
+        json.one_of(&[("gc", Self::Gc), ("stall", Self::Stall)])
+    }
 }
 
 /// Where fencing tokens come from.
@@ -147,6 +213,18 @@ pub fn random_token(seed: u64, actor: usize, nth: usize) -> u64 {
     let stream = ((actor as u64 + 1) << 32) | nth as u64;
     let mut rng = SplitMix64::new(seed ^ stream.wrapping_mul(0x9E37_79B9_7F4A_7C15));
     rng.between(*RANDOM_TOKENS.start(), *RANDOM_TOKENS.end())
+}
+
+impl FromJson for TokenSource {
+    fn from_json(json: &Json) -> Result<Self, JsonError> {
+        json.one_of(&[
+            ("same_redis", Self::SameRedis),
+            ("lock_service", Self::LockService),
+            ("separate_counter", Self::SeparateCounter),
+            ("counterfactual", Self::Counterfactual),
+            ("random_value", Self::RandomValue),
+        ])
+    }
 }
 
 impl TokenSource {
@@ -206,6 +284,17 @@ pub struct RedlockSetup {
     pub jumping_node: usize,
 }
 
+impl FromJson for RedlockSetup {
+    fn from_json(json: &Json) -> Result<Self, JsonError> {
+        let f = json.fields()?;
+        Ok(RedlockSetup {
+            nodes: f.field("nodes")?,
+            reach: f.field_or_default("reach")?,
+            jumping_node: f.field_or_default("jumping_node")?,
+        })
+    }
+}
+
 /// Most Redlock nodes.
 pub const MAX_NODES: usize = 9;
 
@@ -221,6 +310,16 @@ pub enum ReleaseMode {
     GetThenDel,
     /// A plain `DEL` with no check at all: whoever holds the key loses it.
     Del,
+}
+
+impl FromJson for ReleaseMode {
+    fn from_json(json: &Json) -> Result<Self, JsonError> {
+        json.one_of(&[
+            ("compare_and_delete", Self::CompareAndDelete),
+            ("get_then_del", Self::GetThenDel),
+            ("del", Self::Del),
+        ])
+    }
 }
 
 impl ReleaseMode {
@@ -268,6 +367,16 @@ pub struct ClockJump {
     pub by: Millis,
 }
 
+impl FromJson for ClockJump {
+    fn from_json(json: &Json) -> Result<Self, JsonError> {
+        let f = json.fields()?;
+        Ok(ClockJump {
+            at: f.field("at")?,
+            by: f.field("by")?,
+        })
+    }
+}
+
 /// The lock is a row lock in the same PostgreSQL that holds the account, instead of a lease
 /// on a lock server: `Step::Acquire` is `BEGIN; SELECT … FROM accounts WHERE id = $id FOR
 /// UPDATE`, which waits in the row's lock queue while another transaction holds it (no
@@ -283,6 +392,14 @@ pub struct RowLock {
     /// Whether `idle_in_transaction_session_timeout` is set (to the TTL); off, it is 0 and a
     /// stalled holder keeps the row lock until it commits.
     pub idle_timeout: bool,
+}
+
+impl FromJson for RowLock {
+    fn from_json(json: &Json) -> Result<Self, JsonError> {
+        Ok(RowLock {
+            idle_timeout: json.fields()?.field("idle_timeout")?,
+        })
+    }
 }
 
 /// SQLSTATE of PostgreSQL's "terminating connection due to idle-in-transaction timeout".
@@ -313,6 +430,22 @@ pub struct Actor {
     pub lock_timeout: Option<Millis>,
 }
 
+impl FromJson for Actor {
+    fn from_json(json: &Json) -> Result<Self, JsonError> {
+        let f = json.fields()?;
+        Ok(Actor {
+            name: f.field("name")?,
+            start_at: f.field("start_at")?,
+            pauses: f.field_or_default("pauses")?,
+            network_delay: f.field_or_default("network_delay")?,
+            script: f.field("script")?,
+            pause_cause: f.field_or_default("pause_cause")?,
+            request_timeout: f.field_or_default("request_timeout")?,
+            lock_timeout: f.field_or_default("lock_timeout")?,
+        })
+    }
+}
+
 /// A network partition between one client and the lock service: from `start` until `end`
 /// every lock command the client sends (acquire, renew, extend, is_held, release) is dropped,
 /// so it is never executed and no reply comes; the client learns only at its own
@@ -328,6 +461,17 @@ pub struct Partition {
     pub actor: usize,
     pub start: Millis,
     pub end: Millis,
+}
+
+impl FromJson for Partition {
+    fn from_json(json: &Json) -> Result<Self, JsonError> {
+        let f = json.fields()?;
+        Ok(Partition {
+            actor: f.field("actor")?,
+            start: f.field("start")?,
+            end: f.field("end")?,
+        })
+    }
 }
 
 impl Partition {
@@ -410,6 +554,38 @@ pub struct Scenario {
     /// One client cut off from the lock service (not from storage) for a while.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub partition: Option<Partition>,
+}
+
+impl FromJson for Scenario {
+    fn from_json(json: &Json) -> Result<Self, JsonError> {
+        let f = json.fields()?;
+        Ok(Scenario {
+            id: f.field_or_default("id")?,
+            title: f.field("title")?,
+            resource: f.field("resource")?,
+            initial_balance: f.field("initial_balance")?,
+            first_fence: f.field("first_fence")?,
+            lease_ttl: f.field("lease_ttl")?,
+            policy: f.field("policy")?,
+            actors: f.field("actors")?,
+            horizon: f.field("horizon")?,
+            release: f.field_or_default("release")?,
+            failover_at: f.field_or_default("failover_at")?,
+            token_source: f.field_or_default("token_source")?,
+            redlock: f.field_or_default("redlock")?,
+            lock_clock_jumps: f.field_or_default("lock_clock_jumps")?,
+            skip_barrier: f.field_or_default("skip_barrier")?,
+            seed: f.field_or_default("seed")?,
+            lock_delay: f.field_or_default("lock_delay")?,
+            check: f.field_or_default("check")?,
+            replication_lag: f.field_or_default("replication_lag")?,
+            client_drift: f.field_or_default("client_drift")?,
+            deadline_margin: f.field_or_default("deadline_margin")?,
+            job: f.field_or_default("job")?,
+            row_lock: f.field_or_default("row_lock")?,
+            partition: f.field_or_default("partition")?,
+        })
+    }
 }
 
 /// Why a scenario was refused before running.

@@ -5,6 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::clock::Millis;
+use super::json::{FromJson, Json, JsonError};
 use super::lease::{Fence, Lease};
 use super::ledger::{WriteError, WriteRecord};
 use super::scenario::{PauseCause, ReleaseMode, Scenario, Step};
@@ -18,6 +19,18 @@ pub enum Lane {
     Storage,
 }
 
+impl FromJson for Lane {
+    fn from_json(json: &Json) -> Result<Self, JsonError> {
+        let v = json.variant()?;
+        match v.name {
+            "Actor" => v.newtype().map(Lane::Actor),
+            "Lease" => v.unit(Lane::Lease),
+            "Storage" => v.unit(Lane::Storage),
+            _ => Err(v.unknown()),
+        }
+    }
+}
+
 /// What the owner of a lease knew when the lock server let it go.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Awareness {
@@ -27,6 +40,16 @@ pub enum Awareness {
     Unaware,
     /// It had already stopped believing (released, gave up, or never knew of it).
     Knows,
+}
+
+impl FromJson for Awareness {
+    fn from_json(json: &Json) -> Result<Self, JsonError> {
+        json.one_of(&[
+            ("Paused", Self::Paused),
+            ("Unaware", Self::Unaware),
+            ("Knows", Self::Knows),
+        ])
+    }
 }
 
 /// Why a lease ended without a release.
@@ -44,6 +67,17 @@ pub enum ExpiryCause {
     IdleTimeout,
 }
 
+impl FromJson for ExpiryCause {
+    fn from_json(json: &Json) -> Result<Self, JsonError> {
+        json.one_of(&[
+            ("Ttl", Self::Ttl),
+            ("ClockJump", Self::ClockJump),
+            ("LostInFailover", Self::LostInFailover),
+            ("IdleTimeout", Self::IdleTimeout),
+        ])
+    }
+}
+
 /// Why a release deleted nothing.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum NoopReason {
@@ -57,6 +91,25 @@ pub enum NoopReason {
     NeverHeld,
 }
 
+impl FromJson for NoopReason {
+    fn from_json(json: &Json) -> Result<Self, JsonError> {
+        let v = json.variant()?;
+        Ok(match v.name {
+            "OtherHolder" => {
+                let f = v.fields()?;
+                NoopReason::OtherHolder {
+                    owner: f.field("owner")?,
+                    fence: f.field("fence")?,
+                }
+            }
+            "Expired" => v.unit(NoopReason::Expired)?,
+            "Lost" => v.unit(NoopReason::Lost)?,
+            "NeverHeld" => v.unit(NoopReason::NeverHeld)?,
+            _ => return Err(v.unknown()),
+        })
+    }
+}
+
 /// Why a write was not sent.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum SkipReason {
@@ -64,6 +117,15 @@ pub enum SkipReason {
     NoToken,
     /// A retry with nothing sent before.
     NothingToRetry,
+}
+
+impl FromJson for SkipReason {
+    fn from_json(json: &Json) -> Result<Self, JsonError> {
+        json.one_of(&[
+            ("NoToken", Self::NoToken),
+            ("NothingToRetry", Self::NothingToRetry),
+        ])
+    }
 }
 
 /// What a provider call came to.
@@ -76,6 +138,16 @@ pub enum ProviderOutcome {
     Deduped,
     /// The caller's claim row was refused, so it never called.
     NotCalled,
+}
+
+impl FromJson for ProviderOutcome {
+    fn from_json(json: &Json) -> Result<Self, JsonError> {
+        json.one_of(&[
+            ("charged", Self::Charged),
+            ("deduped", Self::Deduped),
+            ("not_called", Self::NotCalled),
+        ])
+    }
 }
 
 /// A command a client sends to the lock service (what a [`Partition`] can leave unanswered).
@@ -94,6 +166,18 @@ pub enum LockCommand {
     CheckHeld,
     /// The release (compare-and-delete, or the GET / DEL of the unsafe kinds).
     Release,
+}
+
+impl FromJson for LockCommand {
+    fn from_json(json: &Json) -> Result<Self, JsonError> {
+        json.one_of(&[
+            ("acquire", Self::Acquire),
+            ("renew", Self::Renew),
+            ("extend", Self::Extend),
+            ("check_held", Self::CheckHeld),
+            ("release", Self::Release),
+        ])
+    }
 }
 
 impl LockCommand {
@@ -143,11 +227,33 @@ pub struct Shortened {
     pub ends_at: Millis,
 }
 
+impl FromJson for Shortened {
+    fn from_json(json: &Json) -> Result<Self, JsonError> {
+        let f = json.fields()?;
+        Ok(Shortened {
+            owner: f.field("owner")?,
+            fence: f.field("fence")?,
+            granted_until: f.field("granted_until")?,
+            ends_at: f.field("ends_at")?,
+        })
+    }
+}
+
 /// One grant of the lease.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Grant {
     pub owner: String,
     pub fence: Fence,
+}
+
+impl FromJson for Grant {
+    fn from_json(json: &Json) -> Result<Self, JsonError> {
+        let f = json.fields()?;
+        Ok(Grant {
+            owner: f.field("owner")?,
+            fence: f.field("fence")?,
+        })
+    }
 }
 
 /// What happened.
@@ -343,6 +449,216 @@ pub enum EventKind {
     },
 }
 
+impl FromJson for EventKind {
+    fn from_json(json: &Json) -> Result<Self, JsonError> {
+        use EventKind as K;
+        let v = json.variant()?;
+        Ok(match v.name {
+            "Acquired" => {
+                let f = v.fields()?;
+                K::Acquired {
+                    fence: f.field("fence")?,
+                    expires_at: f.field("expires_at")?,
+                    nodes: f.field_or_default("nodes")?,
+                    token_later: f.field_or_default("token_later")?,
+                }
+            }
+            "AcquireRefused" => {
+                let f = v.fields()?;
+                K::AcquireRefused {
+                    holder: f.field("holder")?,
+                    until: f.field("until")?,
+                    retry_in: f.field("retry_in")?,
+                    nodes: f.field_or_default("nodes")?,
+                }
+            }
+            "LockWait" => K::LockWait {
+                holder: v.fields()?.field("holder")?,
+            },
+            "ConnectionLost" => v.unit(K::ConnectionLost)?,
+            "LeaseExpired" => {
+                let f = v.fields()?;
+                K::LeaseExpired {
+                    owner: f.field("owner")?,
+                    fence: f.field("fence")?,
+                    cause: f.field("cause")?,
+                    owner_knew: f.field("owner_knew")?,
+                }
+            }
+            "PauseStarted" => {
+                let f = v.fields()?;
+                K::PauseStarted {
+                    until: f.field("until")?,
+                    cause: f.field("cause")?,
+                }
+            }
+            "PauseEnded" => K::PauseEnded {
+                lease_gone: v.fields()?.field("lease_gone")?,
+            },
+            "Checked" => K::Checked {
+                held: v.fields()?.field("held")?,
+            },
+            "DeadlineChecked" => {
+                let f = v.fields()?;
+                K::DeadlineChecked {
+                    local: f.field("local")?,
+                    deadline: f.field("deadline")?,
+                    ok: f.field("ok")?,
+                }
+            }
+            "GaveUp" => v.unit(K::GaveUp)?,
+            "WriteSent" => {
+                let f = v.fields()?;
+                K::WriteSent {
+                    fence: f.field("fence")?,
+                    amount: f.field("amount")?,
+                    arrives_at: f.field("arrives_at")?,
+                }
+            }
+            "WriteTimedOut" => {
+                let f = v.fields()?;
+                K::WriteTimedOut {
+                    fence: f.field("fence")?,
+                    sent_at: f.field("sent_at")?,
+                    arrives_at: f.field("arrives_at")?,
+                }
+            }
+            "WriteApplied" => {
+                let f = v.fields()?;
+                K::WriteApplied {
+                    fence: f.field("fence")?,
+                    amount: f.field("amount")?,
+                    sent_at: f.field("sent_at")?,
+                    result: f.field("result")?,
+                    superseded_by: f.field("superseded_by")?,
+                    highest_accepted: f.field("highest_accepted")?,
+                    publish: f.field_or_default("publish")?,
+                }
+            }
+            "WriteSkipped" => K::WriteSkipped {
+                reason: v.fields()?.field("reason")?,
+            },
+            "Extended" => {
+                let f = v.fields()?;
+                K::Extended {
+                    fence: f.field("fence")?,
+                    expires_at: f.field("expires_at")?,
+                    watchdog: f.field("watchdog")?,
+                }
+            }
+            "ExtendFailed" => {
+                let f = v.fields()?;
+                K::ExtendFailed {
+                    watchdog: f.field("watchdog")?,
+                    lease_ended_at: f.field("lease_ended_at")?,
+                }
+            }
+            "Released" => {
+                let f = v.fields()?;
+                K::Released {
+                    fence: f.field("fence")?,
+                    via: f.field("via")?,
+                }
+            }
+            "ReleaseNoop" => {
+                let f = v.fields()?;
+                K::ReleaseNoop {
+                    via: f.field("via")?,
+                    reason: f.field("reason")?,
+                    deleted: f.field_or_default("deleted")?,
+                }
+            }
+            "LockValueRead" => {
+                let f = v.fields()?;
+                K::LockValueRead {
+                    owner: f.field("owner")?,
+                    fence: f.field("fence")?,
+                }
+            }
+            "DeletedOthersLease" => {
+                let f = v.fields()?;
+                K::DeletedOthersLease {
+                    owner: f.field("owner")?,
+                    fence: f.field("fence")?,
+                }
+            }
+            "Retried" => {
+                let f = v.fields()?;
+                K::Retried {
+                    fence: f.field("fence")?,
+                    amount: f.field("amount")?,
+                    idempotency_key: f.field("idempotency_key")?,
+                }
+            }
+            "LockClockJumped" => {
+                let f = v.fields()?;
+                K::LockClockJumped {
+                    by: f.field("by")?,
+                    shortened: f.field("shortened")?,
+                }
+            }
+            "Failover" => {
+                let f = v.fields()?;
+                K::Failover {
+                    lost: f.field("lost")?,
+                    next_fence: f.field("next_fence")?,
+                    rolled_back: f.field("rolled_back")?,
+                }
+            }
+            "BarrierSet" => {
+                let f = v.fields()?;
+                K::BarrierSet {
+                    fence: f.field("fence")?,
+                    result: f.field("result")?,
+                }
+            }
+            "SideEffect" => {
+                let f = v.fields()?;
+                K::SideEffect {
+                    what: f.field("what")?,
+                    lease_live: f.field("lease_live")?,
+                }
+            }
+            "ProviderCall" => {
+                let f = v.fields()?;
+                K::ProviderCall {
+                    what: f.field("what")?,
+                    idempotency_key: f.field("idempotency_key")?,
+                    outcome: f.field("outcome")?,
+                    lease_live: f.field("lease_live")?,
+                }
+            }
+            "TokenTaken" => K::TokenTaken {
+                fence: v.fields()?.field("fence")?,
+            },
+            "JobChecked" => K::JobChecked {
+                done: v.fields()?.field("done")?,
+            },
+            "ResumeRace" => K::ResumeRace {
+                worker_first: v.fields()?.field("worker_first")?,
+            },
+            "LockUnanswered" => {
+                let f = v.fields()?;
+                K::LockUnanswered {
+                    command: f.field("command")?,
+                    timeout_at: f.field("timeout_at")?,
+                }
+            }
+            "LockTimedOut" => {
+                let f = v.fields()?;
+                K::LockTimedOut {
+                    command: f.field("command")?,
+                    sent_at: f.field("sent_at")?,
+                    cancelled: f.field("cancelled")?,
+                    wrote_at: f.field("wrote_at")?,
+                    lease_ended_at: f.field("lease_ended_at")?,
+                }
+            }
+            _ => return Err(v.unknown()),
+        })
+    }
+}
+
 /// The state of the world right after an event.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Snapshot {
@@ -368,6 +684,23 @@ pub struct Snapshot {
     pub other_holders: Vec<Lease>,
 }
 
+impl FromJson for Snapshot {
+    fn from_json(json: &Json) -> Result<Self, JsonError> {
+        let f = json.fields()?;
+        Ok(Snapshot {
+            at: f.field("at")?,
+            holder: f.field("holder")?,
+            balance: f.field("balance")?,
+            last_fence: f.field("last_fence")?,
+            last_write_fence: f.field("last_write_fence")?,
+            result: f.field_or_default("result")?,
+            believers: f.field("believers")?,
+            lost_leases: f.field_or_default("lost_leases")?,
+            other_holders: f.field_or_default("other_holders")?,
+        })
+    }
+}
+
 /// One entry of the trace.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TraceEvent {
@@ -377,6 +710,19 @@ pub struct TraceEvent {
     pub lane: Lane,
     pub kind: EventKind,
     pub snapshot: Snapshot,
+}
+
+impl FromJson for TraceEvent {
+    fn from_json(json: &Json) -> Result<Self, JsonError> {
+        let f = json.fields()?;
+        Ok(TraceEvent {
+            at: f.field("at")?,
+            actor: f.field("actor")?,
+            lane: f.field("lane")?,
+            kind: f.field("kind")?,
+            snapshot: f.field("snapshot")?,
+        })
+    }
 }
 
 impl TraceEvent {
@@ -518,6 +864,29 @@ pub struct Summary {
     pub provider_deduped: usize,
 }
 
+impl FromJson for Summary {
+    fn from_json(json: &Json) -> Result<Self, JsonError> {
+        let f = json.fields()?;
+        Ok(Summary {
+            final_balance: f.field("final_balance")?,
+            accepted_writes: f.field("accepted_writes")?,
+            rejected_writes: f.field("rejected_writes")?,
+            late_writes_accepted: f.field("late_writes_accepted")?,
+            out_of_order_writes: f.field("out_of_order_writes")?,
+            duplicate_runs: f.field_or_default("duplicate_runs")?,
+            max_believers: f.field("max_believers")?,
+            last_fence: f.field("last_fence")?,
+            last_write_fence: f.field("last_write_fence")?,
+            max_live_leases: f.field_or_default("max_live_leases")?,
+            unprotected_side_effects: f.field_or_default("unprotected_side_effects")?,
+            side_effects: f.field_or_default("side_effects")?,
+            harmless_reruns: f.field_or_default("harmless_reruns")?,
+            provider_charges: f.field_or_default("provider_charges")?,
+            provider_deduped: f.field_or_default("provider_deduped")?,
+        })
+    }
+}
+
 impl Summary {
     /// The lock service itself granted the same lock to two clients at once.
     pub fn two_holders(&self) -> bool {
@@ -542,6 +911,17 @@ pub struct Recording {
     pub notes: Vec<String>,
 }
 
+impl FromJson for Recording {
+    fn from_json(json: &Json) -> Result<Self, JsonError> {
+        let f = json.fields()?;
+        Ok(Recording {
+            systems: f.field("systems")?,
+            timing: f.field("timing")?,
+            notes: f.field_or_default("notes")?,
+        })
+    }
+}
+
 impl Recording {
     /// "Redis 7.0.15 · PostgreSQL 15.18": the label the page shows on a recorded timeline.
     pub fn label(&self) -> String {
@@ -562,6 +942,20 @@ pub struct Trace {
     /// Set when the events were observed on real servers rather than simulated.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub recorded: Option<Recording>,
+}
+
+impl FromJson for Trace {
+    fn from_json(json: &Json) -> Result<Self, JsonError> {
+        let f = json.fields()?;
+        Ok(Trace {
+            scenario: f.field("scenario")?,
+            initial: f.field("initial")?,
+            events: f.field("events")?,
+            writes: f.field("writes")?,
+            summary: f.field("summary")?,
+            recorded: f.field_or_default("recorded")?,
+        })
+    }
 }
 
 impl Trace {
