@@ -352,7 +352,7 @@ fn absent_defaulted_and_optional_fields_read_as_serde_reads_them() {
             ..Default::default()
         }
     );
-    // An `Option` field without `#[serde(default)]` may be absent too.
+    // Any `Option` field may be absent, as serde read it.
     let d: Step = read(r#"{"debit": {"amount": 3}}"#).unwrap();
     assert_eq!(
         d,

@@ -1,12 +1,12 @@
 //! A small JSON reader: text to a [`Json`] tree, then to a type through [`FromJson`].
 //!
 //! The replay writes recordings with serde's `Serialize` and serde_json; the page reads them
-//! back with this instead of serde's derived `Deserialize`, which weighed more than the rest
-//! of the page's logic. The readers (next to each type) mirror what the derives wrote:
+//! back with this instead of serde's derived `Deserialize` and serde_json, which were a fifth
+//! of the page's wasm. The readers (next to each type) mirror what the derives wrote:
 //! externally tagged enums (a unit variant as its name, any other as a one-key object),
 //! `Result` as `{"Ok": …}` / `{"Err": …}`, a newtype struct as its inner value, unknown keys
-//! ignored, a missing `Option` field read as `None` and a `#[serde(default)]` one as its
-//! default.
+//! ignored, a missing `Option` field read as `None`, and a field older recordings predate
+//! (once `#[serde(default)]`) read as its default.
 
 use std::fmt;
 
@@ -419,7 +419,7 @@ impl Fields<'_> {
         self.read(name, T::missing())
     }
 
-    /// A `#[serde(default)]` field: `T::default()` when absent.
+    /// A field older files may lack (once `#[serde(default)]`): `T::default()` when absent.
     pub fn field_or_default<T: FromJson + Default>(&self, name: &str) -> Result<T, JsonError> {
         self.read(name, Some(T::default()))
     }

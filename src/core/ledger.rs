@@ -4,14 +4,14 @@
 use std::collections::BTreeMap;
 use std::fmt;
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use super::clock::Millis;
 use super::json::{FromJson, Json, JsonError};
 use super::lease::Fence;
 
 /// How the storage treats the token that comes with a write.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum FencingPolicy {
     /// Tokens are ignored: the lease alone is trusted (the bug being demonstrated).
@@ -100,7 +100,7 @@ impl FencingPolicy {
 /// How the storage decides that a token still has authority, on top of the fencing rule.
 /// Chubby's paper (Burrows, OSDI 2006, §2.4) gives a server two ways to test a sequencer:
 /// against the most recent one it has observed, or against Chubby itself.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum StorageCheck {
     /// Only the fencing rule against the highest token storage has seen: a lease is revoked
@@ -149,7 +149,7 @@ impl StorageCheck {
 }
 
 /// A debit as it arrives at the storage.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct WriteRequest {
     pub resource: String,
     pub writer: String,
@@ -159,7 +159,6 @@ pub struct WriteRequest {
     /// "This intent runs once": dedupes a retry. It is not a fence.
     pub idempotency_key: Option<String>,
     /// A publish: the value written to the row's result (and `amount` is 0).
-    #[serde(default)]
     pub publish: Option<String>,
 }
 
@@ -178,7 +177,7 @@ impl FromJson for WriteRequest {
 }
 
 /// Why the storage refused a write.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub enum WriteError {
     /// The token is older than (or, under Strict, equal to) one already accepted.
     StaleFence { token: Fence, last: Fence },
@@ -252,7 +251,7 @@ impl fmt::Display for WriteError {
 impl std::error::Error for WriteError {}
 
 /// One account's state.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct Account {
     pub balance: i64,
     /// High-water mark of accepted tokens; only kept while fencing is on.
@@ -260,12 +259,11 @@ pub struct Account {
     /// The token that came with the last accepted write, checked or not.
     pub last_write_fence: Option<Fence>,
     /// The value of the last accepted publish (a job's result row).
-    #[serde(default)]
     pub result: Option<String>,
 }
 
 /// One attempted write, accepted or not: the append-only log.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct WriteRecord {
     pub at: Millis,
     pub request: WriteRequest,
@@ -292,10 +290,9 @@ impl WriteRecord {
 }
 
 /// The storage.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Ledger {
     policy: FencingPolicy,
-    #[serde(default)]
     check: StorageCheck,
     accounts: BTreeMap<String, Account>,
     log: Vec<WriteRecord>,

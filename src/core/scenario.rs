@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use super::clock::{Millis, SplitMix64};
 use super::json::{FromJson, Json, JsonError};
@@ -24,7 +24,7 @@ pub const MAX_CLIENT_DRIFT: u64 = 900;
 pub const MAX_LABEL: usize = 80;
 
 /// A stop-the-world stall of one actor: it does nothing in `[start, start + duration)`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct Pause {
     pub start: Millis,
     pub duration: Millis,
@@ -51,7 +51,7 @@ impl Pause {
 }
 
 /// One instruction of an actor's script.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Step {
     /// Try to take the lease with the scenario TTL; while it is held, retry every `retry_every` ms.
@@ -161,7 +161,7 @@ impl FromJson for Step {
 }
 
 /// What stops an actor in a [`Pause`]: only the words differ, the stall is the same.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum PauseCause {
     /// A stop-the-world garbage-collection pause.
@@ -178,7 +178,7 @@ impl FromJson for PauseCause {
 }
 
 /// Where fencing tokens come from.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum TokenSource {
     /// One Lua script on the lock's own Redis: `SET key val NX PX ttl` and, if it answered OK,
@@ -275,12 +275,10 @@ impl TokenSource {
 /// Redlock instead of one Redis: `nodes` independent nodes, a client holds the lock while a
 /// majority holds its key. `reach[i]` lists the nodes actor `i` can reach (all when missing
 /// or empty). `lock_clock_jumps` step the clock of node `jumping_node` only.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct RedlockSetup {
     pub nodes: usize,
-    #[serde(default)]
     pub reach: Vec<Vec<usize>>,
-    #[serde(default)]
     pub jumping_node: usize,
 }
 
@@ -299,7 +297,7 @@ impl FromJson for RedlockSetup {
 pub const MAX_NODES: usize = 9;
 
 /// How [`Step::Release`] deletes the lock key.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ReleaseMode {
     /// One atomic Lua script: delete only if the value is still mine.
@@ -361,7 +359,7 @@ pub const GET_DEL_GAP: Millis = 1;
 
 /// A forward step of the lock node's clock (NTP step, operator fix): every TTL it is
 /// counting down loses `by` ms of real time.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct ClockJump {
     pub at: Millis,
     pub by: Millis,
@@ -387,7 +385,7 @@ impl FromJson for ClockJump {
 /// transaction rolled back and its row lock released; its next statement fails with SQLSTATE
 /// [`IDLE_IN_TRANSACTION_TIMEOUT`]. Writes carry no token: the transaction is the check, so
 /// the fencing policy has nothing to compare.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 pub struct RowLock {
     /// Whether `idle_in_transaction_session_timeout` is set (to the TTL); off, it is 0 and a
     /// stalled holder keeps the row lock until it commits.
@@ -406,27 +404,22 @@ impl FromJson for RowLock {
 pub const IDLE_IN_TRANSACTION_TIMEOUT: &str = "25P03";
 
 /// One client.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct Actor {
     pub name: String,
     pub start_at: Millis,
-    #[serde(default)]
     pub pauses: Vec<Pause>,
     /// One-way delay of this actor's writes to the storage.
-    #[serde(default)]
     pub network_delay: Millis,
     pub script: Vec<Step>,
     /// What the pauses are, for the words.
-    #[serde(default)]
     pub pause_cause: PauseCause,
     /// How long the client waits for a write's reply before giving up on it; the request
     /// itself may still be delivered and executed later. `None`: it waits for the reply.
-    #[serde(default)]
     pub request_timeout: Option<Millis>,
     /// How long the client waits for the lock service's reply to a command (acquire, renew,
     /// extend, is_held, release) before treating it as failed. Only a [`Partition`] leaves a
     /// command unanswered. `None`: it waits for ever (a connection with no read timeout).
-    #[serde(default)]
     pub lock_timeout: Option<Millis>,
 }
 
@@ -455,7 +448,7 @@ impl FromJson for Actor {
 /// partition heals. Over TCP the kernel would retransmit, so a command could still arrive
 /// after the heal; in the deck's run the only one, A's renewal, would then find the key no
 /// longer A's and extend nothing. The replay never sends it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct Partition {
     /// The index of the cut-off client in `Scenario::actors`.
     pub actor: usize,
@@ -483,10 +476,9 @@ impl Partition {
 
 /// Everything needed to reproduce a run. `Default` is an empty (invalid) scenario, there
 /// for struct-update syntax: `Scenario { actors, ..Scenario::default() }`.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct Scenario {
     /// The deck entry this scenario was built from (`"gc-pause"`, …); empty for a hand-made one.
-    #[serde(default)]
     pub id: String,
     pub title: String,
     pub resource: String,
@@ -498,61 +490,48 @@ pub struct Scenario {
     /// The span the timeline shows; nothing is simulated past it.
     pub horizon: Millis,
     /// How `Step::Release` deletes the key.
-    #[serde(default)]
     pub release: ReleaseMode,
     /// When the lock server's primary crashes. With [`TokenSource::SameRedis`] the primary
     /// had not replicated the newest lock keys (nor the INCRs of their tokens) and a replica
     /// without them is promoted; with [`TokenSource::LockService`] the new leader has the log.
-    #[serde(default)]
     pub failover_at: Option<Millis>,
     /// Where tokens come from.
-    #[serde(default)]
     pub token_source: TokenSource,
     /// Redlock over several nodes instead of one Redis.
-    #[serde(default)]
     pub redlock: Option<RedlockSetup>,
     /// Forward jumps of the lock node's clock.
-    #[serde(default)]
     pub lock_clock_jumps: Vec<ClockJump>,
     /// `Step::Barrier` is skipped: the new holder starts without first establishing its
     /// epoch at the resource (the what-if of the handoff).
-    #[serde(default)]
     pub skip_barrier: bool,
     /// Seed of the renewal jitter (and of which resuming thread runs first), so a run
     /// replays exactly.
-    #[serde(default)]
     pub seed: u64,
     /// Chubby-style lock-delay (ms): after a lease expires without a release, the lock server
     /// grants the lock to nobody for this long. Redis has no such thing (0).
-    #[serde(default)]
     pub lock_delay: Millis,
     /// How storage validates a write's token besides the fencing rule: only against the
     /// highest token it has seen, or also with the lock service (a sequencer check). With
     /// fencing off storage checks nothing, so this changes nothing then.
-    #[serde(default)]
     pub check: StorageCheck,
     /// How far the Redis replica that a failover promotes lags behind the primary (ms): it
     /// has every write made at least this long before the failover. `None`: replication was
     /// cut before the run, so it has none of the run's writes.
-    #[serde(default)]
     pub replication_lag: Option<Millis>,
     /// How slow every client's own clock runs against the lock server's, per mille (200: it
     /// counts 4 ms while 5 pass). Only `Step::CheckDeadline` reads a client's clock.
-    #[serde(default)]
     pub client_drift: u64,
     /// How much earlier than the TTL a client stops (`Step::CheckDeadline`): its local
     /// deadline is TTL − margin after its acquire, on its own clock.
-    #[serde(default)]
     pub deadline_margin: Millis,
     /// The one job every actor's debits carry out, if they all run the same job (`Step::CheckDone`
     /// reads whether it is done). Two of its debits landing means the job ran twice.
-    #[serde(default)]
     pub job: Option<String>,
     /// The lock is a PostgreSQL row lock in the storage itself ([`RowLock`]), not a lease.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub row_lock: Option<RowLock>,
     /// One client cut off from the lock service (not from storage) for a while.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub partition: Option<Partition>,
 }
 

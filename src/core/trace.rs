@@ -2,7 +2,7 @@
 //! world was left; the words for it are written elsewhere ([`super::story`]), and the
 //! verdicts are read off the facts by [`super::audit`].
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use super::clock::Millis;
 use super::json::{FromJson, Json, JsonError};
@@ -11,7 +11,7 @@ use super::ledger::{WriteError, WriteRecord};
 use super::scenario::{PauseCause, ReleaseMode, Scenario, Step};
 
 /// Where an event is drawn on the timeline.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub enum Lane {
     /// The actor with this index in `Scenario::actors`.
     Actor(usize),
@@ -32,7 +32,7 @@ impl FromJson for Lane {
 }
 
 /// What the owner of a lease knew when the lock server let it go.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub enum Awareness {
     /// Frozen in a pause: it cannot know.
     Paused,
@@ -53,7 +53,7 @@ impl FromJson for Awareness {
 }
 
 /// Why a lease ended without a release.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub enum ExpiryCause {
     /// Its TTL ran out on the lock server's clock.
     Ttl,
@@ -79,7 +79,7 @@ impl FromJson for ExpiryCause {
 }
 
 /// Why a release deleted nothing.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub enum NoopReason {
     /// The key now holds someone else's lease.
     OtherHolder { owner: String, fence: Fence },
@@ -111,7 +111,7 @@ impl FromJson for NoopReason {
 }
 
 /// Why a write was not sent.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub enum SkipReason {
     /// The actor never got a token.
     NoToken,
@@ -129,7 +129,7 @@ impl FromJson for SkipReason {
 }
 
 /// What a provider call came to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ProviderOutcome {
     /// A new idempotency key: the provider charged.
@@ -153,7 +153,7 @@ impl FromJson for ProviderOutcome {
 /// A command a client sends to the lock service (what a [`Partition`] can leave unanswered).
 ///
 /// [`Partition`]: super::scenario::Partition
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum LockCommand {
     /// `SET NX PX` (the acquire script).
@@ -217,7 +217,7 @@ impl LockCommand {
 }
 
 /// The lease a clock step cut short.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Shortened {
     pub owner: String,
     pub fence: Fence,
@@ -240,7 +240,7 @@ impl FromJson for Shortened {
 }
 
 /// One grant of the lease.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Grant {
     pub owner: String,
     pub fence: Fence,
@@ -257,17 +257,15 @@ impl FromJson for Grant {
 }
 
 /// What happened.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub enum EventKind {
     Acquired {
         fence: Fence,
         expires_at: Millis,
         /// Redlock: the nodes that answered OK (empty for a single lock server).
-        #[serde(default)]
         nodes: Vec<usize>,
         /// The grant carried no token: a separate counter hands one out a round trip later
         /// (`fence` is then only the lease's number).
-        #[serde(default)]
         token_later: bool,
     },
     AcquireRefused {
@@ -275,7 +273,6 @@ pub enum EventKind {
         until: Millis,
         retry_in: Millis,
         /// Redlock: the nodes that answered OK, too few for a majority (their keys are deleted again).
-        #[serde(default)]
         nodes: Vec<usize>,
     },
     /// `SELECT … FOR UPDATE` found the row locked by `holder`'s transaction: the statement
@@ -335,7 +332,6 @@ pub enum EventKind {
         /// not (a barrier is not a write, so it does not count here).
         highest_accepted: Option<Fence>,
         /// For a publish, the result it writes (then `amount` is 0).
-        #[serde(default)]
         publish: Option<String>,
     },
     WriteSkipped {
@@ -361,7 +357,7 @@ pub enum EventKind {
         reason: NoopReason,
         /// Redlock: the nodes where the script still found and deleted the caller's own key.
         /// The release runs on every node, but a minority of keys was no lock to release.
-        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        #[serde(skip_serializing_if = "Vec::is_empty")]
         deleted: Vec<usize>,
     },
     /// The GET half of a GET-then-DEL release: what the key held (`None`: nothing live).
@@ -660,7 +656,7 @@ impl FromJson for EventKind {
 }
 
 /// The state of the world right after an event.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Snapshot {
     pub at: Millis,
     /// The live lease, as the lock server sees it.
@@ -671,16 +667,13 @@ pub struct Snapshot {
     /// Token of the last accepted write, checked or not.
     pub last_write_fence: Option<Fence>,
     /// The result row's value, for a job that publishes.
-    #[serde(default)]
     pub result: Option<String>,
     /// Actors that believe they hold the lease; more than one is the whole problem.
     pub believers: Vec<String>,
     /// Leases a failed primary granted and lost that are still within their TTL: their
     /// holders were told "OK", though the current primary has never heard of them.
-    #[serde(default)]
     pub lost_leases: Vec<Lease>,
     /// Redlock: further clients that hold a majority of keys at once (the lock granted twice).
-    #[serde(default)]
     pub other_holders: Vec<Lease>,
 }
 
@@ -702,7 +695,7 @@ impl FromJson for Snapshot {
 }
 
 /// One entry of the trace.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct TraceEvent {
     pub at: Millis,
     /// Who acted; `None` for the lock server's own events.
@@ -802,7 +795,7 @@ impl TraceEvent {
 }
 
 /// How a lease span ended on the lease lane.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub enum LeaseEnd {
     Expired,
     Released,
@@ -811,7 +804,7 @@ pub enum LeaseEnd {
 }
 
 /// A lease as a band on the lease lane.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct LeaseSpan {
     pub owner: String,
     pub fence: Fence,
@@ -821,7 +814,7 @@ pub struct LeaseSpan {
 }
 
 /// What a run amounts to: the verdicts [`super::audit`] reads off the events.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Summary {
     pub final_balance: i64,
     pub accepted_writes: usize,
@@ -835,7 +828,6 @@ pub struct Summary {
     /// policy refuses these by its rule, so this is informative only with fencing off.
     pub out_of_order_writes: usize,
     /// Writes of one job landed from two lock generations: the job ran twice.
-    #[serde(default)]
     pub duplicate_runs: usize,
     /// Most actors that believed at once that they held the lease.
     pub max_believers: usize,
@@ -844,23 +836,17 @@ pub struct Summary {
     /// Most leases live at once: granted and neither expired, released nor deleted, counting
     /// those a failed primary lost. Above 1 only after a failover: two holders according to
     /// the lock service itself, not just two believers.
-    #[serde(default)]
     pub max_live_leases: usize,
     /// Side effects (calls that carry no token) made by an actor without a live lease.
-    #[serde(default)]
     pub unprotected_side_effects: usize,
     /// Side effects made in all, protected or not.
-    #[serde(default)]
     pub side_effects: usize,
     /// Accepted publishes, after the job's first, that rewrote the value already in the
     /// result row: a second run that wasted work but changed nothing.
-    #[serde(default)]
     pub harmless_reruns: usize,
     /// Provider calls that charged (a new idempotency key).
-    #[serde(default)]
     pub provider_charges: usize,
     /// Provider calls the provider answered from an idempotency key already used.
-    #[serde(default)]
     pub provider_deduped: usize,
 }
 
@@ -900,14 +886,13 @@ impl Summary {
 }
 
 /// Where and how a recorded trace was made.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Recording {
     /// The servers and their versions, e.g. "Redis 7.0.15", "PostgreSQL 15.18".
     pub systems: Vec<String>,
     /// How scenario time was stretched, e.g. "1 scenario ms = 20 real ms".
     pub timing: String,
     /// What the harness saw besides the events (a failover, a clock step, a PTTL).
-    #[serde(default)]
     pub notes: Vec<String>,
 }
 
@@ -930,7 +915,7 @@ impl Recording {
 }
 
 /// A complete run.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Trace {
     pub scenario: Scenario,
     /// The state before the first event (step 0).
@@ -940,7 +925,7 @@ pub struct Trace {
     pub writes: Vec<WriteRecord>,
     pub summary: Summary,
     /// Set when the events were observed on real servers rather than simulated.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub recorded: Option<Recording>,
 }
 
