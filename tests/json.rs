@@ -440,7 +440,7 @@ fn syntax_errors_say_line_and_column() {
     );
     assert_eq!(
         syntax("\"tab\there\""),
-        "line 1, column 5: expected a control character to be escaped, found `\\t`"
+        "line 1, column 5: expected a control character to be escaped, found U+0009"
     );
     assert_eq!(
         syntax("\"open"),

@@ -9,7 +9,7 @@ use std::fmt;
 use serde::Serialize;
 
 use super::clock::{Millis, SplitMix64};
-use super::json::{FromJson, Json, JsonError};
+use super::json::{FirstError, FromJson, Json};
 
 /// A fencing token: the generation of the lock that may write. Strictly increasing, never reused.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -17,8 +17,8 @@ pub struct Fence(pub u64);
 
 /// A newtype struct: serde writes the bare number.
 impl FromJson for Fence {
-    fn from_json(json: &Json) -> Result<Self, JsonError> {
-        u64::from_json(json).map(Fence)
+    fn from_json(json: &Json, err: &mut FirstError) -> Self {
+        Fence(u64::from_json(json, err))
     }
 }
 
@@ -37,13 +37,13 @@ pub struct Lease {
 }
 
 impl FromJson for Lease {
-    fn from_json(json: &Json) -> Result<Self, JsonError> {
-        let f = json.fields()?;
-        Ok(Lease {
-            owner: f.field("owner")?,
-            fence: f.field("fence")?,
-            expires_at: f.field("expires_at")?,
-        })
+    fn from_json(json: &Json, err: &mut FirstError) -> Self {
+        let mut f = json.fields(err);
+        Lease {
+            owner: f.field("owner"),
+            fence: f.field("fence"),
+            expires_at: f.field("expires_at"),
+        }
     }
 }
 

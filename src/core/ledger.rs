@@ -7,7 +7,7 @@ use std::fmt;
 use serde::Serialize;
 
 use super::clock::Millis;
-use super::json::{FromJson, Json, JsonError};
+use super::json::{FirstError, FromJson, Json};
 use super::lease::Fence;
 
 /// How the storage treats the token that comes with a write.
@@ -25,8 +25,8 @@ pub enum FencingPolicy {
 }
 
 impl FromJson for FencingPolicy {
-    fn from_json(json: &Json) -> Result<Self, JsonError> {
-        json.one_of(&[
+    fn from_json(json: &Json, err: &mut FirstError) -> Self {
+        json.variant(err).one_of(&[
             ("off", Self::Off),
             ("strict", Self::Strict),
             ("same_epoch", Self::SameEpoch),
@@ -115,8 +115,8 @@ pub enum StorageCheck {
 }
 
 impl FromJson for StorageCheck {
-    fn from_json(json: &Json) -> Result<Self, JsonError> {
-        json.one_of(&[
+    fn from_json(json: &Json, err: &mut FirstError) -> Self {
+        json.variant(err).one_of(&[
             ("highest_token", Self::HighestToken),
             ("sequencer", Self::Sequencer),
         ])
@@ -163,16 +163,16 @@ pub struct WriteRequest {
 }
 
 impl FromJson for WriteRequest {
-    fn from_json(json: &Json) -> Result<Self, JsonError> {
-        let f = json.fields()?;
-        Ok(WriteRequest {
-            resource: f.field("resource")?,
-            writer: f.field("writer")?,
-            fence: f.field("fence")?,
-            amount: f.field("amount")?,
-            idempotency_key: f.field("idempotency_key")?,
-            publish: f.field_or_default("publish")?,
-        })
+    fn from_json(json: &Json, err: &mut FirstError) -> Self {
+        let mut f = json.fields(err);
+        WriteRequest {
+            resource: f.field("resource"),
+            writer: f.field("writer"),
+            fence: f.field("fence"),
+            amount: f.field("amount"),
+            idempotency_key: f.field("idempotency_key"),
+            publish: f.field_or_default("publish"),
+        }
     }
 }
 
@@ -211,34 +211,34 @@ impl WriteError {
 }
 
 impl FromJson for WriteError {
-    fn from_json(json: &Json) -> Result<Self, JsonError> {
-        let v = json.variant()?;
-        Ok(match v.name {
+    fn from_json(json: &Json, err: &mut FirstError) -> Self {
+        let v = json.variant(err);
+        match v.name {
             "StaleFence" => {
-                let f = v.fields()?;
+                let mut f = v.fields();
                 WriteError::StaleFence {
-                    token: f.field("token")?,
-                    last: f.field("last")?,
+                    token: f.field("token"),
+                    last: f.field("last"),
                 }
             }
-            "MissingFence" => v.unit(WriteError::MissingFence)?,
+            "MissingFence" => v.unit(WriteError::MissingFence),
             "StaleSequencer" => {
-                let f = v.fields()?;
+                let mut f = v.fields();
                 WriteError::StaleSequencer {
-                    token: f.field("token")?,
-                    live: f.field("live")?,
+                    token: f.field("token"),
+                    live: f.field("live"),
                 }
             }
             "DuplicateIntent" => {
-                let f = v.fields()?;
+                let mut f = v.fields();
                 WriteError::DuplicateIntent {
-                    key: f.field("key")?,
-                    original_balance: f.field("original_balance")?,
+                    key: f.field("key"),
+                    original_balance: f.field("original_balance"),
                 }
             }
-            "SessionTerminated" => v.unit(WriteError::SessionTerminated)?,
-            _ => return Err(v.unknown()),
-        })
+            "SessionTerminated" => v.unit(WriteError::SessionTerminated),
+            _ => v.unknown(WriteError::MissingFence),
+        }
     }
 }
 
@@ -272,14 +272,14 @@ pub struct WriteRecord {
 }
 
 impl FromJson for WriteRecord {
-    fn from_json(json: &Json) -> Result<Self, JsonError> {
-        let f = json.fields()?;
-        Ok(WriteRecord {
-            at: f.field("at")?,
-            request: f.field("request")?,
-            result: f.field("result")?,
-            balance_after: f.field("balance_after")?,
-        })
+    fn from_json(json: &Json, err: &mut FirstError) -> Self {
+        let mut f = json.fields(err);
+        WriteRecord {
+            at: f.field("at"),
+            request: f.field("request"),
+            result: f.field("result"),
+            balance_after: f.field("balance_after"),
+        }
     }
 }
 

@@ -6,7 +6,7 @@ use std::fmt;
 use serde::Serialize;
 
 use super::clock::{Millis, SplitMix64};
-use super::json::{FromJson, Json, JsonError};
+use super::json::{FirstError, FromJson, Json};
 use super::ledger::{FencingPolicy, StorageCheck};
 
 /// Upper bounds that keep an edited or imported scenario small enough to simulate instantly.
@@ -31,12 +31,12 @@ pub struct Pause {
 }
 
 impl FromJson for Pause {
-    fn from_json(json: &Json) -> Result<Self, JsonError> {
-        let f = json.fields()?;
-        Ok(Pause {
-            start: f.field("start")?,
-            duration: f.field("duration")?,
-        })
+    fn from_json(json: &Json, err: &mut FirstError) -> Self {
+        let mut f = json.fields(err);
+        Pause {
+            start: f.field("start"),
+            duration: f.field("duration"),
+        }
     }
 }
 
@@ -113,50 +113,50 @@ pub enum Step {
 
 /// `rename_all = "snake_case"`: variants by their snake_case names.
 impl FromJson for Step {
-    fn from_json(json: &Json) -> Result<Self, JsonError> {
-        let v = json.variant()?;
-        Ok(match v.name {
+    fn from_json(json: &Json, err: &mut FirstError) -> Self {
+        let v = json.variant(err);
+        match v.name {
             "acquire" => Step::Acquire {
-                retry_every: v.fields()?.field("retry_every")?,
+                retry_every: v.fields().field("retry_every"),
             },
             "work" => Step::Work {
-                ms: v.fields()?.field("ms")?,
+                ms: v.fields().field("ms"),
             },
-            "check_held" => v.unit(Step::CheckHeld)?,
-            "check_deadline" => v.unit(Step::CheckDeadline)?,
+            "check_held" => v.unit(Step::CheckHeld),
+            "check_deadline" => v.unit(Step::CheckDeadline),
             "debit" => {
-                let f = v.fields()?;
+                let mut f = v.fields();
                 Step::Debit {
-                    amount: f.field("amount")?,
-                    idempotency_key: f.field("idempotency_key")?,
+                    amount: f.field("amount"),
+                    idempotency_key: f.field("idempotency_key"),
                 }
             }
-            "extend" => v.unit(Step::Extend)?,
-            "release" => v.unit(Step::Release)?,
-            "retry" => v.unit(Step::Retry)?,
+            "extend" => v.unit(Step::Extend),
+            "release" => v.unit(Step::Release),
+            "retry" => v.unit(Step::Retry),
             "work_renewing" => Step::WorkRenewing {
-                ms: v.fields()?.field("ms")?,
+                ms: v.fields().field("ms"),
             },
-            "barrier" => v.unit(Step::Barrier)?,
+            "barrier" => v.unit(Step::Barrier),
             "side_effect" => Step::SideEffect {
-                what: v.fields()?.field("what")?,
+                what: v.fields().field("what"),
             },
             "publish" => Step::Publish {
-                result: v.fields()?.field("result")?,
+                result: v.fields().field("result"),
             },
-            "check_done" => v.unit(Step::CheckDone)?,
+            "check_done" => v.unit(Step::CheckDone),
             "claim" => Step::Claim {
-                what: v.fields()?.field("what")?,
+                what: v.fields().field("what"),
             },
             "provider_call" => {
-                let f = v.fields()?;
+                let mut f = v.fields();
                 Step::ProviderCall {
-                    what: f.field("what")?,
-                    idempotency_key: f.field("idempotency_key")?,
+                    what: f.field("what"),
+                    idempotency_key: f.field("idempotency_key"),
                 }
             }
-            _ => return Err(v.unknown()),
-        })
+            _ => v.unknown(Step::Extend),
+        }
     }
 }
 
@@ -172,8 +172,9 @@ pub enum PauseCause {
 }
 
 impl FromJson for PauseCause {
-    fn from_json(json: &Json) -> Result<Self, JsonError> {
-        json.one_of(&[("gc", Self::Gc), ("stall", Self::Stall)])
+    fn from_json(json: &Json, err: &mut FirstError) -> Self {
+        json.variant(err)
+            .one_of(&[("gc", Self::Gc), ("stall", Self::Stall)])
     }
 }
 
@@ -216,8 +217,8 @@ pub fn random_token(seed: u64, actor: usize, nth: usize) -> u64 {
 }
 
 impl FromJson for TokenSource {
-    fn from_json(json: &Json) -> Result<Self, JsonError> {
-        json.one_of(&[
+    fn from_json(json: &Json, err: &mut FirstError) -> Self {
+        json.variant(err).one_of(&[
             ("same_redis", Self::SameRedis),
             ("lock_service", Self::LockService),
             ("separate_counter", Self::SeparateCounter),
@@ -283,13 +284,13 @@ pub struct RedlockSetup {
 }
 
 impl FromJson for RedlockSetup {
-    fn from_json(json: &Json) -> Result<Self, JsonError> {
-        let f = json.fields()?;
-        Ok(RedlockSetup {
-            nodes: f.field("nodes")?,
-            reach: f.field_or_default("reach")?,
-            jumping_node: f.field_or_default("jumping_node")?,
-        })
+    fn from_json(json: &Json, err: &mut FirstError) -> Self {
+        let mut f = json.fields(err);
+        RedlockSetup {
+            nodes: f.field("nodes"),
+            reach: f.field_or_default("reach"),
+            jumping_node: f.field_or_default("jumping_node"),
+        }
     }
 }
 
@@ -311,8 +312,8 @@ pub enum ReleaseMode {
 }
 
 impl FromJson for ReleaseMode {
-    fn from_json(json: &Json) -> Result<Self, JsonError> {
-        json.one_of(&[
+    fn from_json(json: &Json, err: &mut FirstError) -> Self {
+        json.variant(err).one_of(&[
             ("compare_and_delete", Self::CompareAndDelete),
             ("get_then_del", Self::GetThenDel),
             ("del", Self::Del),
@@ -366,12 +367,12 @@ pub struct ClockJump {
 }
 
 impl FromJson for ClockJump {
-    fn from_json(json: &Json) -> Result<Self, JsonError> {
-        let f = json.fields()?;
-        Ok(ClockJump {
-            at: f.field("at")?,
-            by: f.field("by")?,
-        })
+    fn from_json(json: &Json, err: &mut FirstError) -> Self {
+        let mut f = json.fields(err);
+        ClockJump {
+            at: f.field("at"),
+            by: f.field("by"),
+        }
     }
 }
 
@@ -393,10 +394,10 @@ pub struct RowLock {
 }
 
 impl FromJson for RowLock {
-    fn from_json(json: &Json) -> Result<Self, JsonError> {
-        Ok(RowLock {
-            idle_timeout: json.fields()?.field("idle_timeout")?,
-        })
+    fn from_json(json: &Json, err: &mut FirstError) -> Self {
+        RowLock {
+            idle_timeout: json.fields(err).field("idle_timeout"),
+        }
     }
 }
 
@@ -424,18 +425,18 @@ pub struct Actor {
 }
 
 impl FromJson for Actor {
-    fn from_json(json: &Json) -> Result<Self, JsonError> {
-        let f = json.fields()?;
-        Ok(Actor {
-            name: f.field("name")?,
-            start_at: f.field("start_at")?,
-            pauses: f.field_or_default("pauses")?,
-            network_delay: f.field_or_default("network_delay")?,
-            script: f.field("script")?,
-            pause_cause: f.field_or_default("pause_cause")?,
-            request_timeout: f.field_or_default("request_timeout")?,
-            lock_timeout: f.field_or_default("lock_timeout")?,
-        })
+    fn from_json(json: &Json, err: &mut FirstError) -> Self {
+        let mut f = json.fields(err);
+        Actor {
+            name: f.field("name"),
+            start_at: f.field("start_at"),
+            pauses: f.field_or_default("pauses"),
+            network_delay: f.field_or_default("network_delay"),
+            script: f.field("script"),
+            pause_cause: f.field_or_default("pause_cause"),
+            request_timeout: f.field_or_default("request_timeout"),
+            lock_timeout: f.field_or_default("lock_timeout"),
+        }
     }
 }
 
@@ -457,13 +458,13 @@ pub struct Partition {
 }
 
 impl FromJson for Partition {
-    fn from_json(json: &Json) -> Result<Self, JsonError> {
-        let f = json.fields()?;
-        Ok(Partition {
-            actor: f.field("actor")?,
-            start: f.field("start")?,
-            end: f.field("end")?,
-        })
+    fn from_json(json: &Json, err: &mut FirstError) -> Self {
+        let mut f = json.fields(err);
+        Partition {
+            actor: f.field("actor"),
+            start: f.field("start"),
+            end: f.field("end"),
+        }
     }
 }
 
@@ -536,34 +537,34 @@ pub struct Scenario {
 }
 
 impl FromJson for Scenario {
-    fn from_json(json: &Json) -> Result<Self, JsonError> {
-        let f = json.fields()?;
-        Ok(Scenario {
-            id: f.field_or_default("id")?,
-            title: f.field("title")?,
-            resource: f.field("resource")?,
-            initial_balance: f.field("initial_balance")?,
-            first_fence: f.field("first_fence")?,
-            lease_ttl: f.field("lease_ttl")?,
-            policy: f.field("policy")?,
-            actors: f.field("actors")?,
-            horizon: f.field("horizon")?,
-            release: f.field_or_default("release")?,
-            failover_at: f.field_or_default("failover_at")?,
-            token_source: f.field_or_default("token_source")?,
-            redlock: f.field_or_default("redlock")?,
-            lock_clock_jumps: f.field_or_default("lock_clock_jumps")?,
-            skip_barrier: f.field_or_default("skip_barrier")?,
-            seed: f.field_or_default("seed")?,
-            lock_delay: f.field_or_default("lock_delay")?,
-            check: f.field_or_default("check")?,
-            replication_lag: f.field_or_default("replication_lag")?,
-            client_drift: f.field_or_default("client_drift")?,
-            deadline_margin: f.field_or_default("deadline_margin")?,
-            job: f.field_or_default("job")?,
-            row_lock: f.field_or_default("row_lock")?,
-            partition: f.field_or_default("partition")?,
-        })
+    fn from_json(json: &Json, err: &mut FirstError) -> Self {
+        let mut f = json.fields(err);
+        Scenario {
+            id: f.field_or_default("id"),
+            title: f.field("title"),
+            resource: f.field("resource"),
+            initial_balance: f.field("initial_balance"),
+            first_fence: f.field("first_fence"),
+            lease_ttl: f.field("lease_ttl"),
+            policy: f.field("policy"),
+            actors: f.field("actors"),
+            horizon: f.field("horizon"),
+            release: f.field_or_default("release"),
+            failover_at: f.field_or_default("failover_at"),
+            token_source: f.field_or_default("token_source"),
+            redlock: f.field_or_default("redlock"),
+            lock_clock_jumps: f.field_or_default("lock_clock_jumps"),
+            skip_barrier: f.field_or_default("skip_barrier"),
+            seed: f.field_or_default("seed"),
+            lock_delay: f.field_or_default("lock_delay"),
+            check: f.field_or_default("check"),
+            replication_lag: f.field_or_default("replication_lag"),
+            client_drift: f.field_or_default("client_drift"),
+            deadline_margin: f.field_or_default("deadline_margin"),
+            job: f.field_or_default("job"),
+            row_lock: f.field_or_default("row_lock"),
+            partition: f.field_or_default("partition"),
+        }
     }
 }
 

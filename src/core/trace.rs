@@ -5,7 +5,7 @@
 use serde::Serialize;
 
 use super::clock::Millis;
-use super::json::{FromJson, Json, JsonError};
+use super::json::{FirstError, FromJson, Json};
 use super::lease::{Fence, Lease};
 use super::ledger::{WriteError, WriteRecord};
 use super::scenario::{PauseCause, ReleaseMode, Scenario, Step};
@@ -20,13 +20,13 @@ pub enum Lane {
 }
 
 impl FromJson for Lane {
-    fn from_json(json: &Json) -> Result<Self, JsonError> {
-        let v = json.variant()?;
+    fn from_json(json: &Json, err: &mut FirstError) -> Self {
+        let v = json.variant(err);
         match v.name {
-            "Actor" => v.newtype().map(Lane::Actor),
+            "Actor" => Lane::Actor(v.newtype()),
             "Lease" => v.unit(Lane::Lease),
             "Storage" => v.unit(Lane::Storage),
-            _ => Err(v.unknown()),
+            _ => v.unknown(Lane::Lease),
         }
     }
 }
@@ -43,8 +43,8 @@ pub enum Awareness {
 }
 
 impl FromJson for Awareness {
-    fn from_json(json: &Json) -> Result<Self, JsonError> {
-        json.one_of(&[
+    fn from_json(json: &Json, err: &mut FirstError) -> Self {
+        json.variant(err).one_of(&[
             ("Paused", Self::Paused),
             ("Unaware", Self::Unaware),
             ("Knows", Self::Knows),
@@ -68,8 +68,8 @@ pub enum ExpiryCause {
 }
 
 impl FromJson for ExpiryCause {
-    fn from_json(json: &Json) -> Result<Self, JsonError> {
-        json.one_of(&[
+    fn from_json(json: &Json, err: &mut FirstError) -> Self {
+        json.variant(err).one_of(&[
             ("Ttl", Self::Ttl),
             ("ClockJump", Self::ClockJump),
             ("LostInFailover", Self::LostInFailover),
@@ -92,21 +92,21 @@ pub enum NoopReason {
 }
 
 impl FromJson for NoopReason {
-    fn from_json(json: &Json) -> Result<Self, JsonError> {
-        let v = json.variant()?;
-        Ok(match v.name {
+    fn from_json(json: &Json, err: &mut FirstError) -> Self {
+        let v = json.variant(err);
+        match v.name {
             "OtherHolder" => {
-                let f = v.fields()?;
+                let mut f = v.fields();
                 NoopReason::OtherHolder {
-                    owner: f.field("owner")?,
-                    fence: f.field("fence")?,
+                    owner: f.field("owner"),
+                    fence: f.field("fence"),
                 }
             }
-            "Expired" => v.unit(NoopReason::Expired)?,
-            "Lost" => v.unit(NoopReason::Lost)?,
-            "NeverHeld" => v.unit(NoopReason::NeverHeld)?,
-            _ => return Err(v.unknown()),
-        })
+            "Expired" => v.unit(NoopReason::Expired),
+            "Lost" => v.unit(NoopReason::Lost),
+            "NeverHeld" => v.unit(NoopReason::NeverHeld),
+            _ => v.unknown(NoopReason::Expired),
+        }
     }
 }
 
@@ -120,8 +120,8 @@ pub enum SkipReason {
 }
 
 impl FromJson for SkipReason {
-    fn from_json(json: &Json) -> Result<Self, JsonError> {
-        json.one_of(&[
+    fn from_json(json: &Json, err: &mut FirstError) -> Self {
+        json.variant(err).one_of(&[
             ("NoToken", Self::NoToken),
             ("NothingToRetry", Self::NothingToRetry),
         ])
@@ -141,8 +141,8 @@ pub enum ProviderOutcome {
 }
 
 impl FromJson for ProviderOutcome {
-    fn from_json(json: &Json) -> Result<Self, JsonError> {
-        json.one_of(&[
+    fn from_json(json: &Json, err: &mut FirstError) -> Self {
+        json.variant(err).one_of(&[
             ("charged", Self::Charged),
             ("deduped", Self::Deduped),
             ("not_called", Self::NotCalled),
@@ -169,8 +169,8 @@ pub enum LockCommand {
 }
 
 impl FromJson for LockCommand {
-    fn from_json(json: &Json) -> Result<Self, JsonError> {
-        json.one_of(&[
+    fn from_json(json: &Json, err: &mut FirstError) -> Self {
+        json.variant(err).one_of(&[
             ("acquire", Self::Acquire),
             ("renew", Self::Renew),
             ("extend", Self::Extend),
@@ -228,14 +228,14 @@ pub struct Shortened {
 }
 
 impl FromJson for Shortened {
-    fn from_json(json: &Json) -> Result<Self, JsonError> {
-        let f = json.fields()?;
-        Ok(Shortened {
-            owner: f.field("owner")?,
-            fence: f.field("fence")?,
-            granted_until: f.field("granted_until")?,
-            ends_at: f.field("ends_at")?,
-        })
+    fn from_json(json: &Json, err: &mut FirstError) -> Self {
+        let mut f = json.fields(err);
+        Shortened {
+            owner: f.field("owner"),
+            fence: f.field("fence"),
+            granted_until: f.field("granted_until"),
+            ends_at: f.field("ends_at"),
+        }
     }
 }
 
@@ -247,12 +247,12 @@ pub struct Grant {
 }
 
 impl FromJson for Grant {
-    fn from_json(json: &Json) -> Result<Self, JsonError> {
-        let f = json.fields()?;
-        Ok(Grant {
-            owner: f.field("owner")?,
-            fence: f.field("fence")?,
-        })
+    fn from_json(json: &Json, err: &mut FirstError) -> Self {
+        let mut f = json.fields(err);
+        Grant {
+            owner: f.field("owner"),
+            fence: f.field("fence"),
+        }
     }
 }
 
@@ -446,212 +446,212 @@ pub enum EventKind {
 }
 
 impl FromJson for EventKind {
-    fn from_json(json: &Json) -> Result<Self, JsonError> {
+    fn from_json(json: &Json, err: &mut FirstError) -> Self {
         use EventKind as K;
-        let v = json.variant()?;
-        Ok(match v.name {
+        let v = json.variant(err);
+        match v.name {
             "Acquired" => {
-                let f = v.fields()?;
+                let mut f = v.fields();
                 K::Acquired {
-                    fence: f.field("fence")?,
-                    expires_at: f.field("expires_at")?,
-                    nodes: f.field_or_default("nodes")?,
-                    token_later: f.field_or_default("token_later")?,
+                    fence: f.field("fence"),
+                    expires_at: f.field("expires_at"),
+                    nodes: f.field_or_default("nodes"),
+                    token_later: f.field_or_default("token_later"),
                 }
             }
             "AcquireRefused" => {
-                let f = v.fields()?;
+                let mut f = v.fields();
                 K::AcquireRefused {
-                    holder: f.field("holder")?,
-                    until: f.field("until")?,
-                    retry_in: f.field("retry_in")?,
-                    nodes: f.field_or_default("nodes")?,
+                    holder: f.field("holder"),
+                    until: f.field("until"),
+                    retry_in: f.field("retry_in"),
+                    nodes: f.field_or_default("nodes"),
                 }
             }
             "LockWait" => K::LockWait {
-                holder: v.fields()?.field("holder")?,
+                holder: v.fields().field("holder"),
             },
-            "ConnectionLost" => v.unit(K::ConnectionLost)?,
+            "ConnectionLost" => v.unit(K::ConnectionLost),
             "LeaseExpired" => {
-                let f = v.fields()?;
+                let mut f = v.fields();
                 K::LeaseExpired {
-                    owner: f.field("owner")?,
-                    fence: f.field("fence")?,
-                    cause: f.field("cause")?,
-                    owner_knew: f.field("owner_knew")?,
+                    owner: f.field("owner"),
+                    fence: f.field("fence"),
+                    cause: f.field("cause"),
+                    owner_knew: f.field("owner_knew"),
                 }
             }
             "PauseStarted" => {
-                let f = v.fields()?;
+                let mut f = v.fields();
                 K::PauseStarted {
-                    until: f.field("until")?,
-                    cause: f.field("cause")?,
+                    until: f.field("until"),
+                    cause: f.field("cause"),
                 }
             }
             "PauseEnded" => K::PauseEnded {
-                lease_gone: v.fields()?.field("lease_gone")?,
+                lease_gone: v.fields().field("lease_gone"),
             },
             "Checked" => K::Checked {
-                held: v.fields()?.field("held")?,
+                held: v.fields().field("held"),
             },
             "DeadlineChecked" => {
-                let f = v.fields()?;
+                let mut f = v.fields();
                 K::DeadlineChecked {
-                    local: f.field("local")?,
-                    deadline: f.field("deadline")?,
-                    ok: f.field("ok")?,
+                    local: f.field("local"),
+                    deadline: f.field("deadline"),
+                    ok: f.field("ok"),
                 }
             }
-            "GaveUp" => v.unit(K::GaveUp)?,
+            "GaveUp" => v.unit(K::GaveUp),
             "WriteSent" => {
-                let f = v.fields()?;
+                let mut f = v.fields();
                 K::WriteSent {
-                    fence: f.field("fence")?,
-                    amount: f.field("amount")?,
-                    arrives_at: f.field("arrives_at")?,
+                    fence: f.field("fence"),
+                    amount: f.field("amount"),
+                    arrives_at: f.field("arrives_at"),
                 }
             }
             "WriteTimedOut" => {
-                let f = v.fields()?;
+                let mut f = v.fields();
                 K::WriteTimedOut {
-                    fence: f.field("fence")?,
-                    sent_at: f.field("sent_at")?,
-                    arrives_at: f.field("arrives_at")?,
+                    fence: f.field("fence"),
+                    sent_at: f.field("sent_at"),
+                    arrives_at: f.field("arrives_at"),
                 }
             }
             "WriteApplied" => {
-                let f = v.fields()?;
+                let mut f = v.fields();
                 K::WriteApplied {
-                    fence: f.field("fence")?,
-                    amount: f.field("amount")?,
-                    sent_at: f.field("sent_at")?,
-                    result: f.field("result")?,
-                    superseded_by: f.field("superseded_by")?,
-                    highest_accepted: f.field("highest_accepted")?,
-                    publish: f.field_or_default("publish")?,
+                    fence: f.field("fence"),
+                    amount: f.field("amount"),
+                    sent_at: f.field("sent_at"),
+                    result: f.field("result"),
+                    superseded_by: f.field("superseded_by"),
+                    highest_accepted: f.field("highest_accepted"),
+                    publish: f.field_or_default("publish"),
                 }
             }
             "WriteSkipped" => K::WriteSkipped {
-                reason: v.fields()?.field("reason")?,
+                reason: v.fields().field("reason"),
             },
             "Extended" => {
-                let f = v.fields()?;
+                let mut f = v.fields();
                 K::Extended {
-                    fence: f.field("fence")?,
-                    expires_at: f.field("expires_at")?,
-                    watchdog: f.field("watchdog")?,
+                    fence: f.field("fence"),
+                    expires_at: f.field("expires_at"),
+                    watchdog: f.field("watchdog"),
                 }
             }
             "ExtendFailed" => {
-                let f = v.fields()?;
+                let mut f = v.fields();
                 K::ExtendFailed {
-                    watchdog: f.field("watchdog")?,
-                    lease_ended_at: f.field("lease_ended_at")?,
+                    watchdog: f.field("watchdog"),
+                    lease_ended_at: f.field("lease_ended_at"),
                 }
             }
             "Released" => {
-                let f = v.fields()?;
+                let mut f = v.fields();
                 K::Released {
-                    fence: f.field("fence")?,
-                    via: f.field("via")?,
+                    fence: f.field("fence"),
+                    via: f.field("via"),
                 }
             }
             "ReleaseNoop" => {
-                let f = v.fields()?;
+                let mut f = v.fields();
                 K::ReleaseNoop {
-                    via: f.field("via")?,
-                    reason: f.field("reason")?,
-                    deleted: f.field_or_default("deleted")?,
+                    via: f.field("via"),
+                    reason: f.field("reason"),
+                    deleted: f.field_or_default("deleted"),
                 }
             }
             "LockValueRead" => {
-                let f = v.fields()?;
+                let mut f = v.fields();
                 K::LockValueRead {
-                    owner: f.field("owner")?,
-                    fence: f.field("fence")?,
+                    owner: f.field("owner"),
+                    fence: f.field("fence"),
                 }
             }
             "DeletedOthersLease" => {
-                let f = v.fields()?;
+                let mut f = v.fields();
                 K::DeletedOthersLease {
-                    owner: f.field("owner")?,
-                    fence: f.field("fence")?,
+                    owner: f.field("owner"),
+                    fence: f.field("fence"),
                 }
             }
             "Retried" => {
-                let f = v.fields()?;
+                let mut f = v.fields();
                 K::Retried {
-                    fence: f.field("fence")?,
-                    amount: f.field("amount")?,
-                    idempotency_key: f.field("idempotency_key")?,
+                    fence: f.field("fence"),
+                    amount: f.field("amount"),
+                    idempotency_key: f.field("idempotency_key"),
                 }
             }
             "LockClockJumped" => {
-                let f = v.fields()?;
+                let mut f = v.fields();
                 K::LockClockJumped {
-                    by: f.field("by")?,
-                    shortened: f.field("shortened")?,
+                    by: f.field("by"),
+                    shortened: f.field("shortened"),
                 }
             }
             "Failover" => {
-                let f = v.fields()?;
+                let mut f = v.fields();
                 K::Failover {
-                    lost: f.field("lost")?,
-                    next_fence: f.field("next_fence")?,
-                    rolled_back: f.field("rolled_back")?,
+                    lost: f.field("lost"),
+                    next_fence: f.field("next_fence"),
+                    rolled_back: f.field("rolled_back"),
                 }
             }
             "BarrierSet" => {
-                let f = v.fields()?;
+                let mut f = v.fields();
                 K::BarrierSet {
-                    fence: f.field("fence")?,
-                    result: f.field("result")?,
+                    fence: f.field("fence"),
+                    result: f.field("result"),
                 }
             }
             "SideEffect" => {
-                let f = v.fields()?;
+                let mut f = v.fields();
                 K::SideEffect {
-                    what: f.field("what")?,
-                    lease_live: f.field("lease_live")?,
+                    what: f.field("what"),
+                    lease_live: f.field("lease_live"),
                 }
             }
             "ProviderCall" => {
-                let f = v.fields()?;
+                let mut f = v.fields();
                 K::ProviderCall {
-                    what: f.field("what")?,
-                    idempotency_key: f.field("idempotency_key")?,
-                    outcome: f.field("outcome")?,
-                    lease_live: f.field("lease_live")?,
+                    what: f.field("what"),
+                    idempotency_key: f.field("idempotency_key"),
+                    outcome: f.field("outcome"),
+                    lease_live: f.field("lease_live"),
                 }
             }
             "TokenTaken" => K::TokenTaken {
-                fence: v.fields()?.field("fence")?,
+                fence: v.fields().field("fence"),
             },
             "JobChecked" => K::JobChecked {
-                done: v.fields()?.field("done")?,
+                done: v.fields().field("done"),
             },
             "ResumeRace" => K::ResumeRace {
-                worker_first: v.fields()?.field("worker_first")?,
+                worker_first: v.fields().field("worker_first"),
             },
             "LockUnanswered" => {
-                let f = v.fields()?;
+                let mut f = v.fields();
                 K::LockUnanswered {
-                    command: f.field("command")?,
-                    timeout_at: f.field("timeout_at")?,
+                    command: f.field("command"),
+                    timeout_at: f.field("timeout_at"),
                 }
             }
             "LockTimedOut" => {
-                let f = v.fields()?;
+                let mut f = v.fields();
                 K::LockTimedOut {
-                    command: f.field("command")?,
-                    sent_at: f.field("sent_at")?,
-                    cancelled: f.field("cancelled")?,
-                    wrote_at: f.field("wrote_at")?,
-                    lease_ended_at: f.field("lease_ended_at")?,
+                    command: f.field("command"),
+                    sent_at: f.field("sent_at"),
+                    cancelled: f.field("cancelled"),
+                    wrote_at: f.field("wrote_at"),
+                    lease_ended_at: f.field("lease_ended_at"),
                 }
             }
-            _ => return Err(v.unknown()),
-        })
+            _ => v.unknown(K::GaveUp),
+        }
     }
 }
 
@@ -678,19 +678,19 @@ pub struct Snapshot {
 }
 
 impl FromJson for Snapshot {
-    fn from_json(json: &Json) -> Result<Self, JsonError> {
-        let f = json.fields()?;
-        Ok(Snapshot {
-            at: f.field("at")?,
-            holder: f.field("holder")?,
-            balance: f.field("balance")?,
-            last_fence: f.field("last_fence")?,
-            last_write_fence: f.field("last_write_fence")?,
-            result: f.field_or_default("result")?,
-            believers: f.field("believers")?,
-            lost_leases: f.field_or_default("lost_leases")?,
-            other_holders: f.field_or_default("other_holders")?,
-        })
+    fn from_json(json: &Json, err: &mut FirstError) -> Self {
+        let mut f = json.fields(err);
+        Snapshot {
+            at: f.field("at"),
+            holder: f.field("holder"),
+            balance: f.field("balance"),
+            last_fence: f.field("last_fence"),
+            last_write_fence: f.field("last_write_fence"),
+            result: f.field_or_default("result"),
+            believers: f.field("believers"),
+            lost_leases: f.field_or_default("lost_leases"),
+            other_holders: f.field_or_default("other_holders"),
+        }
     }
 }
 
@@ -706,15 +706,15 @@ pub struct TraceEvent {
 }
 
 impl FromJson for TraceEvent {
-    fn from_json(json: &Json) -> Result<Self, JsonError> {
-        let f = json.fields()?;
-        Ok(TraceEvent {
-            at: f.field("at")?,
-            actor: f.field("actor")?,
-            lane: f.field("lane")?,
-            kind: f.field("kind")?,
-            snapshot: f.field("snapshot")?,
-        })
+    fn from_json(json: &Json, err: &mut FirstError) -> Self {
+        let mut f = json.fields(err);
+        TraceEvent {
+            at: f.field("at"),
+            actor: f.field("actor"),
+            lane: f.field("lane"),
+            kind: f.field("kind"),
+            snapshot: f.field("snapshot"),
+        }
     }
 }
 
@@ -851,25 +851,25 @@ pub struct Summary {
 }
 
 impl FromJson for Summary {
-    fn from_json(json: &Json) -> Result<Self, JsonError> {
-        let f = json.fields()?;
-        Ok(Summary {
-            final_balance: f.field("final_balance")?,
-            accepted_writes: f.field("accepted_writes")?,
-            rejected_writes: f.field("rejected_writes")?,
-            late_writes_accepted: f.field("late_writes_accepted")?,
-            out_of_order_writes: f.field("out_of_order_writes")?,
-            duplicate_runs: f.field_or_default("duplicate_runs")?,
-            max_believers: f.field("max_believers")?,
-            last_fence: f.field("last_fence")?,
-            last_write_fence: f.field("last_write_fence")?,
-            max_live_leases: f.field_or_default("max_live_leases")?,
-            unprotected_side_effects: f.field_or_default("unprotected_side_effects")?,
-            side_effects: f.field_or_default("side_effects")?,
-            harmless_reruns: f.field_or_default("harmless_reruns")?,
-            provider_charges: f.field_or_default("provider_charges")?,
-            provider_deduped: f.field_or_default("provider_deduped")?,
-        })
+    fn from_json(json: &Json, err: &mut FirstError) -> Self {
+        let mut f = json.fields(err);
+        Summary {
+            final_balance: f.field("final_balance"),
+            accepted_writes: f.field("accepted_writes"),
+            rejected_writes: f.field("rejected_writes"),
+            late_writes_accepted: f.field("late_writes_accepted"),
+            out_of_order_writes: f.field("out_of_order_writes"),
+            duplicate_runs: f.field_or_default("duplicate_runs"),
+            max_believers: f.field("max_believers"),
+            last_fence: f.field("last_fence"),
+            last_write_fence: f.field("last_write_fence"),
+            max_live_leases: f.field_or_default("max_live_leases"),
+            unprotected_side_effects: f.field_or_default("unprotected_side_effects"),
+            side_effects: f.field_or_default("side_effects"),
+            harmless_reruns: f.field_or_default("harmless_reruns"),
+            provider_charges: f.field_or_default("provider_charges"),
+            provider_deduped: f.field_or_default("provider_deduped"),
+        }
     }
 }
 
@@ -897,13 +897,13 @@ pub struct Recording {
 }
 
 impl FromJson for Recording {
-    fn from_json(json: &Json) -> Result<Self, JsonError> {
-        let f = json.fields()?;
-        Ok(Recording {
-            systems: f.field("systems")?,
-            timing: f.field("timing")?,
-            notes: f.field_or_default("notes")?,
-        })
+    fn from_json(json: &Json, err: &mut FirstError) -> Self {
+        let mut f = json.fields(err);
+        Recording {
+            systems: f.field("systems"),
+            timing: f.field("timing"),
+            notes: f.field_or_default("notes"),
+        }
     }
 }
 
@@ -930,16 +930,16 @@ pub struct Trace {
 }
 
 impl FromJson for Trace {
-    fn from_json(json: &Json) -> Result<Self, JsonError> {
-        let f = json.fields()?;
-        Ok(Trace {
-            scenario: f.field("scenario")?,
-            initial: f.field("initial")?,
-            events: f.field("events")?,
-            writes: f.field("writes")?,
-            summary: f.field("summary")?,
-            recorded: f.field_or_default("recorded")?,
-        })
+    fn from_json(json: &Json, err: &mut FirstError) -> Self {
+        let mut f = json.fields(err);
+        Trace {
+            scenario: f.field("scenario"),
+            initial: f.field("initial"),
+            events: f.field("events"),
+            writes: f.field("writes"),
+            summary: f.field("summary"),
+            recorded: f.field_or_default("recorded"),
+        }
     }
 }
 
