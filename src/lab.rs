@@ -152,7 +152,7 @@ pub fn read_recording(text: &str) -> Result<Trace, String> {
         ));
     }
     let t: Trace =
-        serde_json::from_str(text).map_err(|e| format!("That is not a recorded trace: {e}."))?;
+        crate::core::json::read(text).map_err(|e| format!("That is not a recorded trace: {e}."))?;
     let Some(rec) = t.recorded.clone() else {
         return Err(
             "That trace has no “recorded” field: it is not a recording from real servers."

@@ -1,13 +1,13 @@
 //! Injected time. The engine owns one [`Clock`] and hands `now` to every call, so
 //! no component can observe time it was not given.
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 /// Milliseconds since the start of a scenario.
 pub type Millis = u64;
 
 /// A clock that only moves when told to.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 pub struct Clock {
     now: Millis,
 }

@@ -24,7 +24,7 @@
 //! partial exploration has covered the same schedules under every policy, so the per-policy
 //! counts can be compared at any moment.
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use super::clock::Millis;
 use super::engine::run;
@@ -39,7 +39,7 @@ pub const MAX_SCHEDULES: usize = 200_000;
 pub const EXAMPLES_PER_KIND: usize = 20;
 
 /// What to explore.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ExploreSpec {
     /// Index in `Scenario::actors` of the actor whose pause (and packet delay) is varied.
     pub actor: usize,
@@ -61,7 +61,7 @@ impl ExploreSpec {
 }
 
 /// One point of the enumeration: enough to rebuild the exact scenario with [`Schedule::apply`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct Schedule {
     /// The actor whose pause and delay this schedule sets.
     pub actor: usize,
@@ -96,7 +96,7 @@ impl Schedule {
 }
 
 /// How one schedule went.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize)]
 pub struct Verdict {
     /// Storage accepted a write whose token was already superseded by a newer grant.
     pub late_write: bool,
@@ -135,14 +135,14 @@ pub fn classify(sc: &Scenario) -> Verdict {
 }
 
 /// A violating schedule kept so the UI can load it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct Example {
     pub schedule: Schedule,
     pub verdict: Verdict,
 }
 
 /// The counts for one policy.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct PolicyStats {
     pub policy: FencingPolicy,
     /// Schedules run so far under this policy.

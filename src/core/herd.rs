@@ -4,7 +4,7 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use super::clock::{Millis, SplitMix64};
 use super::lease::{renewal_interval, LeaseLock};
@@ -21,7 +21,7 @@ pub const MAX_HERD_RENEWALS: u64 = 2_000_000;
 pub const HERD_BUCKETS: u64 = 100;
 
 /// The renewal load one lock server sees from a herd of holders.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct HerdReport {
     /// The parameters actually simulated (after clamping).
     pub holders: usize,

@@ -6,13 +6,21 @@
 use std::collections::BTreeMap;
 use std::fmt;
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use super::clock::{Millis, SplitMix64};
+use super::json::{FirstError, FromJson, Json};
 
 /// A fencing token: the generation of the lock that may write. Strictly increasing, never reused.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 pub struct Fence(pub u64);
+
+/// A newtype struct: serde writes the bare number.
+impl FromJson for Fence {
+    fn from_json(json: &Json, err: &mut FirstError) -> Self {
+        Fence(u64::from_json(json, err))
+    }
+}
 
 impl fmt::Display for Fence {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -21,11 +29,22 @@ impl fmt::Display for Fence {
 }
 
 /// One granted lease.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Lease {
     pub owner: String,
     pub fence: Fence,
     pub expires_at: Millis,
+}
+
+impl FromJson for Lease {
+    fn from_json(json: &Json, err: &mut FirstError) -> Self {
+        let mut f = json.fields(err);
+        Lease {
+            owner: f.field("owner"),
+            fence: f.field("fence"),
+            expires_at: f.field("expires_at"),
+        }
+    }
 }
 
 impl Lease {
@@ -36,7 +55,7 @@ impl Lease {
 }
 
 /// The answer to a non-blocking acquire.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub enum Acquire {
     Acquired { fence: Fence, expires_at: Millis },
     Held { holder: String, expires_at: Millis },
@@ -61,7 +80,7 @@ impl Acquire {
 }
 
 /// Why a lock operation was refused.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub enum LockError {
     /// Somebody else holds a live lease.
     LockHeld { holder: String },
@@ -88,21 +107,18 @@ impl fmt::Display for LockError {
 impl std::error::Error for LockError {}
 
 /// A table of leases keyed by resource, plus the token counter.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct LeaseLock {
     leases: BTreeMap<String, Lease>,
     next_fence: u64,
     /// Chubby's lock-delay: after a lease lapses without a release, nobody gets the lock
     /// for this long (0: the lock is free the moment the lease expires, as in Redis).
-    #[serde(default)]
     lock_delay: Millis,
     /// The primary's writes in order: when, which key, what it holds after (`None`:
     /// deleted), and the counter after. An asynchronous replica has a prefix of these
     /// (see [`LeaseLock::failover_after`]).
-    #[serde(default)]
     writes: Vec<(Millis, String, Option<Lease>, u64)>,
     /// The counter before the first write.
-    #[serde(default)]
     first_fence: u64,
 }
 

@@ -4,13 +4,14 @@
 use std::collections::BTreeMap;
 use std::fmt;
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use super::clock::Millis;
+use super::json::{FirstError, FromJson, Json};
 use super::lease::Fence;
 
 /// How the storage treats the token that comes with a write.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum FencingPolicy {
     /// Tokens are ignored: the lease alone is trusted (the bug being demonstrated).
@@ -21,6 +22,16 @@ pub enum FencingPolicy {
     /// `token >= last_fence`: the same lock generation may write again; retries are
     /// deduplicated by the idempotency key, not by the fence.
     SameEpoch,
+}
+
+impl FromJson for FencingPolicy {
+    fn from_json(json: &Json, err: &mut FirstError) -> Self {
+        json.variant(err).one_of(&[
+            ("off", Self::Off),
+            ("strict", Self::Strict),
+            ("same_epoch", Self::SameEpoch),
+        ])
+    }
 }
 
 impl FencingPolicy {
@@ -89,7 +100,7 @@ impl FencingPolicy {
 /// How the storage decides that a token still has authority, on top of the fencing rule.
 /// Chubby's paper (Burrows, OSDI 2006, §2.4) gives a server two ways to test a sequencer:
 /// against the most recent one it has observed, or against Chubby itself.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum StorageCheck {
     /// Only the fencing rule against the highest token storage has seen: a lease is revoked
@@ -101,6 +112,15 @@ pub enum StorageCheck {
     /// model checks and applies at one instant; a real resource has a gap between the
     /// lock service's answer and its apply unless the two are ordered.
     Sequencer,
+}
+
+impl FromJson for StorageCheck {
+    fn from_json(json: &Json, err: &mut FirstError) -> Self {
+        json.variant(err).one_of(&[
+            ("highest_token", Self::HighestToken),
+            ("sequencer", Self::Sequencer),
+        ])
+    }
 }
 
 impl StorageCheck {
@@ -129,7 +149,7 @@ impl StorageCheck {
 }
 
 /// A debit as it arrives at the storage.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct WriteRequest {
     pub resource: String,
     pub writer: String,
@@ -139,12 +159,25 @@ pub struct WriteRequest {
     /// "This intent runs once": dedupes a retry. It is not a fence.
     pub idempotency_key: Option<String>,
     /// A publish: the value written to the row's result (and `amount` is 0).
-    #[serde(default)]
     pub publish: Option<String>,
 }
 
+impl FromJson for WriteRequest {
+    fn from_json(json: &Json, err: &mut FirstError) -> Self {
+        let mut f = json.fields(err);
+        WriteRequest {
+            resource: f.field("resource"),
+            writer: f.field("writer"),
+            fence: f.field("fence"),
+            amount: f.field("amount"),
+            idempotency_key: f.field("idempotency_key"),
+            publish: f.field_or_default("publish"),
+        }
+    }
+}
+
 /// Why the storage refused a write.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub enum WriteError {
     /// The token is older than (or, under Strict, equal to) one already accepted.
     StaleFence { token: Fence, last: Fence },
@@ -177,6 +210,38 @@ impl WriteError {
     }
 }
 
+impl FromJson for WriteError {
+    fn from_json(json: &Json, err: &mut FirstError) -> Self {
+        let v = json.variant(err);
+        match v.name {
+            "StaleFence" => {
+                let mut f = v.fields();
+                WriteError::StaleFence {
+                    token: f.field("token"),
+                    last: f.field("last"),
+                }
+            }
+            "MissingFence" => v.unit(WriteError::MissingFence),
+            "StaleSequencer" => {
+                let mut f = v.fields();
+                WriteError::StaleSequencer {
+                    token: f.field("token"),
+                    live: f.field("live"),
+                }
+            }
+            "DuplicateIntent" => {
+                let mut f = v.fields();
+                WriteError::DuplicateIntent {
+                    key: f.field("key"),
+                    original_balance: f.field("original_balance"),
+                }
+            }
+            "SessionTerminated" => v.unit(WriteError::SessionTerminated),
+            _ => v.unknown(WriteError::MissingFence),
+        }
+    }
+}
+
 impl fmt::Display for WriteError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.code())
@@ -186,7 +251,7 @@ impl fmt::Display for WriteError {
 impl std::error::Error for WriteError {}
 
 /// One account's state.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct Account {
     pub balance: i64,
     /// High-water mark of accepted tokens; only kept while fencing is on.
@@ -194,17 +259,28 @@ pub struct Account {
     /// The token that came with the last accepted write, checked or not.
     pub last_write_fence: Option<Fence>,
     /// The value of the last accepted publish (a job's result row).
-    #[serde(default)]
     pub result: Option<String>,
 }
 
 /// One attempted write, accepted or not: the append-only log.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct WriteRecord {
     pub at: Millis,
     pub request: WriteRequest,
     pub result: Result<(), WriteError>,
     pub balance_after: i64,
+}
+
+impl FromJson for WriteRecord {
+    fn from_json(json: &Json, err: &mut FirstError) -> Self {
+        let mut f = json.fields(err);
+        WriteRecord {
+            at: f.field("at"),
+            request: f.field("request"),
+            result: f.field("result"),
+            balance_after: f.field("balance_after"),
+        }
+    }
 }
 
 impl WriteRecord {
@@ -214,10 +290,9 @@ impl WriteRecord {
 }
 
 /// The storage.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Ledger {
     policy: FencingPolicy,
-    #[serde(default)]
     check: StorageCheck,
     accounts: BTreeMap<String, Account>,
     log: Vec<WriteRecord>,

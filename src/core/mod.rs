@@ -5,8 +5,8 @@
 //! and in wasm alike.
 //!
 //! The modules form a line, each using only those before it (`tests/layering.rs` checks it):
-//! clock ← lease ← redlock ← ledger ← scenario ← trace ← audit ← record ← queue ← locks ← sim ← actor ←
-//! engine ← story ← deck ← explore, herd.
+//! json ← clock ← lease ← redlock ← ledger ← scenario ← trace ← audit ← record ← queue ← locks ←
+//! sim ← actor ← engine ← story ← deck ← explore, herd.
 
 mod actor;
 mod audit;
@@ -15,6 +15,7 @@ pub mod deck;
 mod engine;
 pub mod explore;
 mod herd;
+pub mod json;
 mod lease;
 mod ledger;
 mod locks;
