@@ -293,6 +293,8 @@ fn App() -> impl IntoView {
         })
     };
     let pressed = |m: Memo<bool>| move || m.get().to_string();
+    // The scrubber's end moves only when a run gains or loses steps, not on every drag.
+    let steps = Memo::new(move |_| trace.with(|t| t.len()));
 
     view! {
         <main class="app" class:presenting=move || presenting.get() on:click=on_click>
@@ -346,7 +348,7 @@ fn App() -> impl IntoView {
                     type="range"
                     aria-label="Scrubber"
                     min="0"
-                    prop:max=move || trace.with(|t| t.len().to_string())
+                    prop:max=move || steps.get().to_string()
                     prop:value=move || step.get().to_string()
                     on:input:target=move |e| {
                         if let Ok(v) = e.target().value().parse::<usize>() {

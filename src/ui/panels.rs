@@ -17,10 +17,14 @@ use crate::view::timeline as chart;
 #[component]
 pub fn Story(trace: Memo<Arc<Trace>>, step: Memo<usize>) -> impl IntoView {
     let m = Memo::new(move |_| trace.with(|t| model::story(t, step.get())));
+    // The question changes with the deck entry, not with each step or drag: its own memo,
+    // so its paragraph is not rebuilt when only the narration changes.
+    let question = Memo::new(move |_| m.with(|m| m.question));
     view! {
         <section class="story" aria-live="polite">
             {move || {
-                m.with(|m| m.question)
+                question
+                    .get()
                     .map(|q| {
                         view! {
                             <p class="question" data-testid="question">
