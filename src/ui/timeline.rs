@@ -616,7 +616,10 @@ pub fn Timeline(trace: Memo<Arc<Trace>>, step: Memo<usize>, dispatch: Dispatch) 
     let end_drag = move |_e: ev::PointerEvent| drag.set_value(None);
 
     view! {
-        <figure class="timeline-wrap">
+        <figure
+            class="timeline-wrap"
+            style:aspect-ratio=move || geometry.with(model::Geometry::aspect_ratio)
+        >
             <svg
                 node_ref=svg_ref
                 class="timeline main"

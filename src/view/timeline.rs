@@ -84,6 +84,12 @@ impl Geometry {
     pub fn view_box(&self) -> String {
         format!("0 0 {} {}", n(VIEW_W), n(self.height()))
     }
+
+    /// The drawing's width over its height, as CSS `aspect-ratio`: the page sizes the
+    /// timeline's box from it without laying out the drawing (see `.timeline-wrap`).
+    pub fn aspect_ratio(&self) -> String {
+        format!("{} / {}", n(VIEW_W), n(self.height()))
+    }
 }
 
 /// A coordinate with one decimal, without pulling float formatting into the wasm.
