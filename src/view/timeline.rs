@@ -1042,6 +1042,28 @@ mod tests {
         assert_eq!(n(0.04), "0.0");
     }
 
+    /// The page sizes the timeline's box by this ratio and fits the drawing into it: it must
+    /// be the view box's own width over height, for 2 to 5 lanes of clients alike.
+    #[test]
+    fn the_box_takes_the_drawings_aspect_ratio() {
+        for sc in [
+            Scenario::gc_pause(),
+            (crate::core::deck::find("unsafe-release").unwrap().build)(),
+        ] {
+            let g = Geometry::of(&run(&sc));
+            let vb: Vec<String> = g.view_box().split(' ').map(str::to_owned).collect();
+            assert_eq!(g.aspect_ratio(), format!("{} / {}", vb[2], vb[3]));
+        }
+        let two = Geometry::of(&run(&Scenario::gc_pause()));
+        let three = Geometry::of(&run(&(crate::core::deck::find("unsafe-release")
+            .unwrap()
+            .build)()));
+        assert!(
+            three.height() > two.height(),
+            "a third client's lane makes it taller"
+        );
+    }
+
     #[test]
     fn headline_marks_the_rejected_write() {
         let t = run(&Scenario::gc_pause());
