@@ -4,27 +4,17 @@
 
 use fencing_lab::core::deck::{self, REPORT};
 use fencing_lab::core::story;
-use fencing_lab::core::{run, EventKind, Fence, FencingPolicy, Scenario, Step, Trace};
+use fencing_lab::core::{run, Fence, FencingPolicy, Scenario, Step, Trace};
 use fencing_lab::share::{decode, encode};
 
 mod common;
-use common::{w, writes};
+use common::{w, write_step, writes};
 
 fn run_as(policy: FencingPolicy) -> Trace {
     run(&Scenario::efficiency().with_policy(policy))
 }
 
 /// Step `n` (1-based) at which the write by `who` is shown.
-fn write_step(t: &Trace, who: &str) -> usize {
-    1 + t
-        .events
-        .iter()
-        .position(|e| {
-            e.actor.as_deref() == Some(who) && matches!(e.kind, EventKind::WriteApplied { .. })
-        })
-        .unwrap()
-}
-
 #[test]
 fn fencing_off_the_job_runs_twice_and_the_row_holds_one_runs_value() {
     let off = run_as(FencingPolicy::Off);

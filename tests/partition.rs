@@ -13,7 +13,7 @@ use fencing_lab::core::{
 use fencing_lab::share::{decode, encode, ShareError};
 
 mod common;
-use common::{w, writes};
+use common::{w, write_step, writes};
 
 fn run_as(policy: FencingPolicy) -> Trace {
     run(&Scenario::partition().with_policy(policy))
@@ -357,14 +357,7 @@ fn every_step_says_what_happened_under_each_policy() {
         assert!(words[gave_up].contains("Its lease had ended at t=40."));
         assert!(words[gave_up].contains("Too late for its write, sent at t=48"));
         assert!(say[gave_up].contains("though its lease had only 20 ms left then: too late"));
-        let a_write = t
-            .events
-            .iter()
-            .position(|e| {
-                e.actor.as_deref() == Some("A") && matches!(e.kind, EventKind::WriteApplied { .. })
-            })
-            .unwrap()
-            + 1;
+        let a_write = write_step(&t, "A");
         match policy {
             FencingPolicy::Off => {
                 assert!(say[gave_up].contains("had already landed, and nothing refused it"));

@@ -12,7 +12,7 @@ use fencing_lab::core::{
 use fencing_lab::share::{decode, encode};
 
 mod common;
-use common::{w, writes};
+use common::{w, write_step, writes};
 
 fn run_as(policy: FencingPolicy) -> Trace {
     run(&Scenario::row_lock().with_policy(policy))
@@ -347,14 +347,7 @@ fn the_words_name_no_token_and_say_the_policy_changes_nothing() {
             "{opening}"
         );
         assert!(opening.contains("idle_in_transaction_session_timeout = 30 ms"));
-        let a_write = t
-            .events
-            .iter()
-            .position(|e| {
-                e.actor.as_deref() == Some("A") && matches!(e.kind, EventKind::WriteApplied { .. })
-            })
-            .unwrap()
-            + 1;
+        let a_write = write_step(&t, "A");
         let n = story::narration(&t, a_write);
         assert!(
             n.contains("terminated that session at t=30: FATAL 25P03"),

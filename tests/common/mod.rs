@@ -1,6 +1,6 @@
 //! Helpers the scenario test files share.
 
-use fencing_lab::core::Trace;
+use fencing_lab::core::{EventKind, Trace};
 
 /// One storage attempt: (at, writer, token, result code), in arrival order.
 pub type Attempt = (u64, String, u64, &'static str);
@@ -23,4 +23,16 @@ pub fn writes(t: &Trace) -> Vec<Attempt> {
 /// An expected [`Attempt`].
 pub fn w(at: u64, writer: &str, token: u64, code: &'static str) -> Attempt {
     (at, writer.to_owned(), token, code)
+}
+
+/// The step that shows `who`'s first write reaching storage (its event's index + 1).
+#[allow(dead_code)] // not every scenario test file looks a write up by its writer
+pub fn write_step(t: &Trace, who: &str) -> usize {
+    1 + t
+        .events
+        .iter()
+        .position(|e| {
+            e.actor.as_deref() == Some(who) && matches!(e.kind, EventKind::WriteApplied { .. })
+        })
+        .unwrap()
 }
