@@ -76,11 +76,14 @@ try {
     // Start where the pause is: the sweep's first quarter heads right from x0.
     const phase = (x0 - left) / (right - left) / 4;
     const start = performance.now();
-    let last = block.getAttribute('x') + label.textContent;
+    // What the page shows of the pause: where it starts (the slider's value) and its label.
+    const slider = document.querySelector('[data-testid=pause-A]');
+    const shown = () => slider.getAttribute('aria-valuenow') + label.textContent;
+    let last = shown();
     while (performance.now() - start < 5000) {
       const x = at(phase + (performance.now() - start) / 5000);
       const m = await time(() => fire('pointermove', x));
-      const view = block.getAttribute('x') + label.textContent;
+      const view = shown();
       out.views.push(view);
       out.every.push(m.rerender);
       out.everyFrame.push(m.toFrame);
@@ -121,6 +124,43 @@ try {
   const cold = await sweep();
   const warm = [await sweep(), await sweep(), await sweep()];
   const base = await floor();
+  // Where the drag's tail comes from. The same pause, moved one millisecond at a time with
+  // the slider's arrow keys (the same SetPause as a drag), back and forth 60 times: once
+  // across a start where the run gains or loses an event (a marker and a log row come and
+  // go), once where only attributes change. Timed like a move above.
+  const steps = await dragPage.evaluate(async () => {
+    const { benchTask: task, benchFrame: frame, benchTime: time } = window;
+    const slider = document.querySelector('[data-testid=pause-A]');
+    const key = (k) => slider.dispatchEvent(new KeyboardEvent('keydown', { key: k, bubbles: true, cancelable: true }));
+    const start = () => Number(slider.getAttribute('aria-valuenow'));
+    const goTo = async (s) => {
+      for (let guard = 0; start() !== s && guard < 1000; guard++) { key(start() < s ? 'ArrowRight' : 'ArrowLeft'); await task(); }
+    };
+    let nodes = 0;
+    const seen = new MutationObserver((rs) => { for (const r of rs) nodes += r.addedNodes.length + r.removedNodes.length; });
+    seen.observe(document.querySelector('main'), { subtree: true, childList: true });
+    // The first start (from 1 ms) whose step to the next adds or removes nodes, and the
+    // first one after it that changes attributes only.
+    const kind = async (s) => { await goTo(s); nodes = 0; key('ArrowRight'); await task(); return nodes > 0; };
+    let across = null;
+    let within = null;
+    for (let s = 1; s < 60 && within === null; s++) {
+      const structural = await kind(s);
+      if (structural && across === null) across = s;
+      else if (!structural && across !== null && s > across + 2) within = s;
+    }
+    seen.disconnect();
+    const alternate = async (s) => {
+      await goTo(s);
+      const xs = [];
+      for (let i = 0; i < 60; i++) {
+        await frame(); await task();
+        xs.push((await time(() => key(i % 2 ? 'ArrowLeft' : 'ArrowRight'))).rerender);
+      }
+      return xs;
+    };
+    return { across, within, acrossMs: await alternate(across), withinMs: await alternate(within) };
+  });
   const pool = (key) => warm.flatMap((w) => w[key]);
   console.log(`drag.moves_per_5s_drag ${cold.every.length}`);
   console.log(`drag.distinct_views ${new Set([cold, ...warm].flatMap((w) => w.views)).size}`);
@@ -140,6 +180,8 @@ try {
   console.log(`drag.long_tasks_over_50ms ${longTasks.length}`);
   console.log(`drag.longest_task_ms ${(longTasks.length ? Math.max(...longTasks) : 0).toFixed(1)}`);
   console.log(`drag.final_balance ${warm[2].balance}`);
+  figures(`drag.keys.across_a_threshold.start_${steps.across}_${steps.across + 1}`, steps.acrossMs);
+  figures(`drag.keys.within_a_stretch.start_${steps.within}_${steps.within + 1}`, steps.withinMs);
   await dragContext.close();
 
   const { page, context } = await openApp(browser, hooks.origin);
