@@ -75,9 +75,18 @@ pub fn Storage(trace: Memo<Arc<Trace>>, step: Memo<usize>) -> impl IntoView {
                 </div>
                 <div class="metric small">
                     <span class="k">{text(m, |m| m.holder_source.to_owned())}</span>
-                    <span data-testid="holder">{text(m, |m| m.holder.clone())}</span>
+                    <span
+                        data-testid="holder"
+                        class:below=move || m.with(|m| model::below_label(&m.holder))
+                    >
+                        {text(m, |m| m.holder.clone())}
+                    </span>
                     <span class="k">"Believe they hold it"</span>
-                    <span data-testid="believers" class:warn=move || m.with(|m| m.two_believe)>
+                    <span
+                        data-testid="believers"
+                        class:warn=move || m.with(|m| m.two_believe)
+                        class:below=move || m.with(|m| model::below_label(&m.believers))
+                    >
                         {text(m, |m| m.believers.clone())}
                     </span>
                 </div>

@@ -66,6 +66,16 @@ pub struct LogRow {
     pub after: String,
 }
 
+/// Longer than this, a "lock server says" or "believe they hold it" answer does not fit
+/// beside its label in the storage panel's metrics column (290 px, 14 px text): the page
+/// puts it on its own line under the label, instead of wrapping it word by word beside it.
+pub const BESIDE_LABEL: usize = 11;
+
+/// Whether an answer of the storage panel goes on its own line under its label.
+pub fn below_label(answer: &str) -> bool {
+    answer.chars().count() > BESIDE_LABEL
+}
+
 pub fn storage(t: &Trace, step: usize) -> StorageModel {
     let s = t.snapshot_at(step);
     let (fence, fence_caption) = if t.scenario.row_lock.is_some() {
@@ -505,6 +515,21 @@ mod tests {
         );
         assert_eq!(m.rows[1].change, "−10");
         assert!(storage(&t, 0).rows.is_empty());
+    }
+
+    #[test]
+    fn a_named_holder_goes_under_its_label_and_nobody_beside_it() {
+        let t = run(&Scenario::gc_pause());
+        let lines: Vec<(String, String)> = (0..=t.len())
+            .map(|s| storage(&t, s))
+            .map(|m| (m.holder, m.believers))
+            .collect();
+        assert!(lines.iter().any(|(h, _)| h == "B (token 34, until 60 ms)"));
+        for (holder, believers) in &lines {
+            assert_eq!(below_label(holder), holder != "nobody", "{holder}");
+            assert!(!below_label(believers), "{believers}");
+        }
+        assert!(below_label("A and B and C"));
     }
 
     #[test]
