@@ -305,7 +305,8 @@ pub struct Marker {
     /// The event's narration, for the tooltip.
     pub tooltip: String,
     pub link: Option<Link>,
-    /// Left off where it would touch another label or marker.
+    /// Centred above or below the marker, else beside it; left off where it would touch
+    /// another label or marker.
     pub label: Option<Text>,
 }
 
@@ -717,6 +718,29 @@ impl Labels {
         self.block(Self::label_box(x, y, text), Some(owner));
         Some(y)
     }
+
+    /// For a label with no room centred on its marker: the first place, on a baseline in
+    /// `ys`, where it starts at `x` (to the right) or ends there (to the left), inside the
+    /// drawing and clear of the lane names; taken. Returns the label's centre and baseline.
+    pub fn place_beside(
+        &mut self,
+        owner: usize,
+        x: f64,
+        ys: &[f64],
+        text: &str,
+    ) -> Option<(f64, f64)> {
+        let half = Self::width(text) / 2.0;
+        let inside = |r: Rect| r.0 >= LEFT && r.2 <= VIEW_W;
+        let (cx, y) = ys
+            .iter()
+            .flat_map(|&y| [(x + half, y), (x - half, y)])
+            .find(|&(cx, y)| {
+                let r = Self::label_box(cx, y, text);
+                inside(r) && self.free(r, Some(owner))
+            })?;
+        self.block(Self::label_box(cx, y, text), Some(owner));
+        Some((cx, y))
+    }
 }
 
 /// Where a drawn event sits. Pause starts and ends are shown by the pause block instead.
@@ -791,7 +815,9 @@ fn markers(
 ) -> Vec<Marker> {
     let storage_y = g.lane_mid(g.lane_index(Lane::Storage));
     let mut seen: Vec<(usize, Discriminant<EventKind>)> = Vec::with_capacity(spots.len());
-    spots
+    // Labels with no room centred above or below their marker, for the second pass.
+    let mut left_off: Vec<(usize, f64, [f64; 2], String)> = Vec::new();
+    let mut markers: Vec<Marker> = spots
         .iter()
         .map(|s| {
             let (i, x, y) = (s.event, s.x, s.y);
@@ -841,9 +867,13 @@ fn markers(
                 Shape::Op => &[-12.0, 24.0],
             };
             let ys = [y + offsets[0], y + offsets[1]];
-            let label = labels
-                .place(i, x, &ys, &text)
-                .map(|ly| Text { x, y: ly, text });
+            let label = match labels.place(i, x, &ys, &text) {
+                Some(ly) => Some(Text { x, y: ly, text }),
+                None => {
+                    left_off.push((i, x, ys, text));
+                    None
+                }
+            };
             Marker {
                 key: Key { lane, kind, nth },
                 step: i + 1,
@@ -862,7 +892,22 @@ fn markers(
                 label,
             }
         })
-        .collect()
+        .collect();
+    // Second pass: a label left off goes beside its marker (starting or ending at it)
+    // where that is free. Only labels that had no place move, so every label placed
+    // centred above keeps its place.
+    for (i, x, ys, text) in left_off {
+        if let Some(spot) = labels.place_beside(i, x, &ys, &text) {
+            if let Some(m) = markers.iter_mut().find(|m| m.step == i + 1) {
+                m.label = Some(Text {
+                    x: spot.0,
+                    y: spot.1,
+                    text,
+                });
+            }
+        }
+    }
+    markers
 }
 
 /// The thundering herd as two bar charts (fixed schedule above, jittered below): renewals
@@ -1199,6 +1244,65 @@ mod tests {
         let mut own = Labels::default();
         own.block((592.0, 42.0, 608.0, 58.0), Some(9));
         assert_eq!(own.place(9, 600.0, &rows, "acquire #34"), Some(50.0));
+    }
+
+    #[test]
+    fn a_label_with_no_room_centred_goes_beside_its_marker_inside_the_drawing() {
+        let rows = [50.0, 80.0];
+        let text = "release #34"; // 87.4 units wide
+        let half = Labels::width(text) / 2.0;
+        // Where it goes beside a marker at `x`, with `block` taken.
+        let beside = |block: Option<Rect>, x: f64| {
+            let mut l = Labels::default();
+            if let Some(b) = block {
+                l.block(b, None);
+                assert_eq!(l.place(1, x, &rows, text), None, "no room centred");
+            }
+            l.place_beside(1, x, &rows, text)
+        };
+        // It starts at the marker, or else ends there; not at all if both sides are taken.
+        let cases = [
+            (Some((560.0, 0.0, 640.0, 100.0)), 600.0, None),
+            (Some((590.0, 0.0, 610.0, 100.0)), 600.0, None),
+            (Some((560.0, 0.0, 605.0, 100.0)), 610.0, Some(610.0 + half)),
+            (Some((615.0, 0.0, 700.0, 100.0)), 610.0, Some(610.0 - half)),
+            // Never over the lane names, nor past the right edge.
+            (None, LEFT + 10.0, Some(LEFT + 10.0 + half)),
+            (Some((LEFT + 20.0, 0.0, VIEW_W, 100.0)), LEFT + 10.0, None),
+            (None, VIEW_W - 10.0, Some(VIEW_W - 10.0 - half)),
+        ];
+        for (block, x, centre) in cases {
+            assert_eq!(
+                beside(block, x),
+                centre.map(|c| (c, 50.0)),
+                "{block:?} at {x}"
+            );
+        }
+    }
+
+    #[test]
+    fn labels_left_off_centred_go_beside_their_marker() {
+        // In the headline, B's release has no room centred above or below; it goes beside.
+        let t = run(&Scenario::gc_pause());
+        let m = model(&t, t.len(), true);
+        let beside = |marker: &Marker, label: &Text| {
+            ((label.x - marker.x).abs() - Labels::width(&label.text) / 2.0).abs() < 1e-9
+        };
+        let release = m
+            .markers
+            .iter()
+            .find(|k| story::marker_label(&t, &t.events[k.step - 1]) == "release #34")
+            .expect("B's release is drawn");
+        let label = release.label.as_ref().expect("and labelled");
+        assert!(beside(release, label), "{label:?} beside x={}", release.x);
+        // Every label is centred on its marker, or starts or ends at it.
+        for (marker, label) in m
+            .markers
+            .iter()
+            .filter_map(|k| k.label.as_ref().map(|l| (k, l)))
+        {
+            assert!(label.x == marker.x || beside(marker, label), "{label:?}");
+        }
     }
 
     #[test]
