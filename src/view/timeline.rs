@@ -711,12 +711,8 @@ impl Labels {
 
     /// The first baseline in `ys` where a label of `text` centred on `x` is free; taken.
     pub fn place(&mut self, owner: usize, x: f64, ys: &[f64], text: &str) -> Option<f64> {
-        let y = ys
-            .iter()
-            .copied()
-            .find(|&y| self.free(Self::label_box(x, y, text), Some(owner)))?;
-        self.block(Self::label_box(x, y, text), Some(owner));
-        Some(y)
+        self.take_first(owner, text, ys.iter().map(|&y| (x, y)))
+            .map(|(_, y)| y)
     }
 
     /// For a label with no room centred on its marker: the first place, on a baseline in
@@ -730,16 +726,25 @@ impl Labels {
         text: &str,
     ) -> Option<(f64, f64)> {
         let half = Self::width(text) / 2.0;
-        let inside = |r: Rect| r.0 >= LEFT && r.2 <= VIEW_W;
-        let (cx, y) = ys
-            .iter()
-            .flat_map(|&y| [(x + half, y), (x - half, y)])
-            .find(|&(cx, y)| {
-                let r = Self::label_box(cx, y, text);
-                inside(r) && self.free(r, Some(owner))
-            })?;
-        self.block(Self::label_box(cx, y, text), Some(owner));
-        Some((cx, y))
+        let inside = |&(cx, y): &(f64, f64)| {
+            let r = Self::label_box(cx, y, text);
+            r.0 >= LEFT && r.2 <= VIEW_W
+        };
+        let sides = ys.iter().flat_map(|&y| [(x + half, y), (x - half, y)]);
+        self.take_first(owner, text, sides.filter(inside))
+    }
+
+    /// The first of `spots` (a label's centre and baseline) where `text` is free of every
+    /// box but `owner`'s own; taken.
+    fn take_first(
+        &mut self,
+        owner: usize,
+        text: &str,
+        mut spots: impl Iterator<Item = (f64, f64)>,
+    ) -> Option<(f64, f64)> {
+        let (x, y) = spots.find(|&(x, y)| self.free(Self::label_box(x, y, text), Some(owner)))?;
+        self.block(Self::label_box(x, y, text), Some(owner));
+        Some((x, y))
     }
 }
 
@@ -815,11 +820,13 @@ fn markers(
 ) -> Vec<Marker> {
     let storage_y = g.lane_mid(g.lane_index(Lane::Storage));
     let mut seen: Vec<(usize, Discriminant<EventKind>)> = Vec::with_capacity(spots.len());
-    // Labels with no room centred above or below their marker, for the second pass.
-    let mut left_off: Vec<(usize, f64, [f64; 2], String)> = Vec::new();
+    // Labels with no room centred above or below their marker (the marker's place in
+    // `markers`, its baselines, the text), for the second pass.
+    let mut left_off: Vec<(usize, [f64; 2], String)> = Vec::new();
     let mut markers: Vec<Marker> = spots
         .iter()
-        .map(|s| {
+        .enumerate()
+        .map(|(k, s)| {
             let (i, x, y) = (s.event, s.x, s.y);
             let e = &t.events[i];
             let lane = g.lane_index(e.lane);
@@ -870,7 +877,7 @@ fn markers(
             let label = match labels.place(i, x, &ys, &text) {
                 Some(ly) => Some(Text { x, y: ly, text }),
                 None => {
-                    left_off.push((i, x, ys, text));
+                    left_off.push((k, ys, text));
                     None
                 }
             };
@@ -895,16 +902,11 @@ fn markers(
         .collect();
     // Second pass: a label left off goes beside its marker (starting or ending at it)
     // where that is free. Only labels that had no place move, so every label placed
-    // centred above keeps its place.
-    for (i, x, ys, text) in left_off {
-        if let Some(spot) = labels.place_beside(i, x, &ys, &text) {
-            if let Some(m) = markers.iter_mut().find(|m| m.step == i + 1) {
-                m.label = Some(Text {
-                    x: spot.0,
-                    y: spot.1,
-                    text,
-                });
-            }
+    // centred above or below keeps its place.
+    for (k, ys, text) in left_off {
+        let m = &mut markers[k];
+        if let Some((x, y)) = labels.place_beside(m.step - 1, m.x, &ys, &text) {
+            m.label = Some(Text { x, y, text });
         }
     }
     markers
