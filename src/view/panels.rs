@@ -67,8 +67,11 @@ pub struct LogRow {
 }
 
 /// Longer than this, a "lock server says" or "believe they hold it" answer does not fit
-/// beside its label in the storage panel's metrics column (290 px, 14 px text): the page
-/// puts it on its own line under the label, instead of wrapping it word by word beside it.
+/// beside its label in the storage panel's metrics column (290 px of 14 px text; 220 px at
+/// 1100 px wide and below, where the labels lose their letter-spacing): the page puts it on
+/// its own line under the label, instead of wrapping it word by word beside it. The answers
+/// a run gives are "nobody", one to three names, or a holder with its token and deadline
+/// (15 characters or more).
 pub const BESIDE_LABEL: usize = 11;
 
 /// Whether an answer of the storage panel goes on its own line under its label.
