@@ -150,6 +150,7 @@ try {
       else if (!structural && across !== null && s > across + 2) within = s;
     }
     seen.disconnect();
+    if (across === null || within === null) return { across, within, acrossMs: [], withinMs: [] };
     const alternate = async (s) => {
       await goTo(s);
       const xs = [];
@@ -180,8 +181,12 @@ try {
   console.log(`drag.long_tasks_over_50ms ${longTasks.length}`);
   console.log(`drag.longest_task_ms ${(longTasks.length ? Math.max(...longTasks) : 0).toFixed(1)}`);
   console.log(`drag.final_balance ${warm[2].balance}`);
-  figures(`drag.keys.across_a_threshold.start_${steps.across}_${steps.across + 1}`, steps.acrossMs);
-  figures(`drag.keys.within_a_stretch.start_${steps.within}_${steps.within + 1}`, steps.withinMs);
+  if (steps.across === null || steps.within === null) {
+    console.log(`drag.keys not measured: no start with nodes coming and going (${steps.across}) and a stretch after it (${steps.within}) in 1..59 ms`);
+  } else {
+    figures(`drag.keys.across_a_threshold.start_${steps.across}_${steps.across + 1}`, steps.acrossMs);
+    figures(`drag.keys.within_a_stretch.start_${steps.within}_${steps.within + 1}`, steps.withinMs);
+  }
   await dragContext.close();
 
   const { page, context } = await openApp(browser, hooks.origin);
