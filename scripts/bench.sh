@@ -68,6 +68,20 @@ echo "== bundle: plain Leptos counter, same build" >&2
 (cd "$counter" && RUSTFLAGS="" CARGO_TARGET_DIR="$root/target/bench-counter-target" trunk build --release --offline > /dev/null 2>&1)
 read -r counter_raw counter_gz < <(bundle "$counter/dist")
 
+# The pure floor (examples/pure_floor.rs): everything the page computes, nothing rendered, no
+# Leptos; built and optimized as trunk builds the app (release profile, wasm-bindgen, wasm-opt
+# with index.html's flags), wasm only.
+echo "== bundle: pure floor (examples/pure_floor.rs), same build" >&2
+cargo build --release --locked --example pure_floor --target wasm32-unknown-unknown > /dev/null 2>&1
+pure=target/bench-pure-floor
+rm -rf "$pure"
+wasm-bindgen --target web --no-typescript --out-dir "$pure" target/wasm32-unknown-unknown/release/examples/pure_floor.wasm
+opt_flags=$(sed -n 's/.*data-wasm-opt-params="\([^"]*\)".*/\1/p' index.html)
+# shellcheck disable=SC2086 # the flags are words
+wasm-opt -Oz $opt_flags "$pure/pure_floor_bg.wasm" -o "$pure/pure_floor.opt.wasm"
+pure_gz=$(gz "$pure/pure_floor.opt.wasm")
+app_wasm_gz=$(gz "$(find dist -maxdepth 1 -name '*.wasm' | head -1)")
+
 echo "== browser: drag, explorer and first paint in headless Chromium" >&2
 browser=$(cd tests/browser && node bench.mjs)
 
@@ -83,6 +97,10 @@ echo "bundle.counter.raw_bytes $counter_raw"
 echo "bundle.counter.gzip_bytes $counter_gz"
 awk -v a="$app_gz" -v c="$counter_gz" 'BEGIN { printf "bundle.gzip_ratio_app_over_counter %.2f\n", a / c }'
 awk -v a="$app_gz" 'BEGIN { printf "bundle.gzip_budget_used %.1f%% of 150,000 bytes\n", 100 * a / 150000 }'
+echo "bundle.app.wasm_gzip_bytes $app_wasm_gz"
+echo "bundle.pure_floor.wasm_gzip_bytes $pure_gz"
+awk -v p="$pure_gz" -v a="$app_wasm_gz" 'BEGIN { printf "bundle.pure_floor_share_of_app_wasm %.2f\n", p / a }'
+awk -v p="$pure_gz" 'BEGIN { printf "bundle.pure_floor_budget_used %.1f%% of 150,000 bytes\n", 100 * p / 150000 }'
 echo "bundle.single_file.raw_bytes $(stat -c %s dist/fencing-lab.html)"
 echo "bundle.single_file.gzip_bytes $(gz dist/fencing-lab.html)"
 echo "$browser"
