@@ -74,7 +74,8 @@ fn a_pause_longer_than_ttl_plus_delay_still_lands_unfenced_and_is_refused_fenced
         "{words}"
     );
     assert!(story::say(&off, i + 1).contains("cannot close it"));
-    assert!(story::narration(&off, 0).contains("20 ms lock-delay (Chubby's; Redis has none)"));
+    assert!(story::narration(&off, 0)
+        .contains("20 ms lock-delay (as in Chubby; Redis, etcd and ZooKeeper have none)"));
     assert_eq!(writes(&off), [w(55, "B", 34, "ok"), w(65, "A", 33, "ok")]);
     assert_eq!(off.summary.final_balance, 80);
     assert_eq!(off.summary.late_writes_accepted, 1);

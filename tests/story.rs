@@ -702,3 +702,62 @@ fn a_refused_release_names_the_delete_that_would_have_hurt() {
         "the deck has a release refused by compare-and-delete"
     );
 }
+
+/// Lines a review found false at their own step, now said only where they are true: the
+/// live holder's write is never "the older generation", a storage that asks the lock service
+/// is never one that "enforces nothing", and same-epoch admitting the last fence's own token
+/// says so (and that strict would refuse it).
+#[test]
+fn generations_sequencers_and_equal_epochs_are_said_only_where_true() {
+    let (mut live_but_lower, mut equal_admitted) = (0, 0);
+    for t in all_runs() {
+        let asks = story::asks_lock_service(&t.scenario);
+        for (step, _, s) in lines(&t) {
+            if asks {
+                assert!(
+                    !s.contains("Nothing at the storage enforces it"),
+                    "{} step {step}: {s}",
+                    who(&t)
+                );
+            }
+            let last_before = step
+                .checked_sub(1)
+                .and_then(|p| t.event_at(p))
+                .and_then(|p| p.snapshot.last_fence);
+            if s.contains("Same-epoch (≥) admits a token equal to the last fence") {
+                equal_admitted += 1;
+                let Some(EventKind::WriteApplied { fence, .. }) = t.event_at(step).map(|e| &e.kind)
+                else {
+                    panic!("{} step {step} is not a write: {s}", who(&t));
+                };
+                assert_eq!(t.scenario.policy, FencingPolicy::SameEpoch, "{}", who(&t));
+                assert_eq!(*fence, last_before, "{} step {step}", who(&t));
+            }
+            let Some(EventKind::WriteApplied {
+                result: Ok(_),
+                superseded_by: None,
+                ..
+            }) = t.event_at(step).map(|e| &e.kind)
+            else {
+                continue;
+            };
+            assert!(
+                !s.contains("older generation"),
+                "{} step {step}: {s}",
+                who(&t)
+            );
+            if s.contains("holds the live lease, yet its token is lower") {
+                live_but_lower += 1;
+            }
+        }
+    }
+    assert!(
+        live_but_lower > 0 && equal_admitted > 0,
+        "both lines are reached: {live_but_lower} / {equal_admitted}"
+    );
+    // Concretely: separate-counter off, B's debit with 33 after A's 34.
+    let t = run(&(deck::find("separate-counter").unwrap().build)().with_policy(FencingPolicy::Off));
+    assert!(lines(&t).iter().any(|(_, _, s)| s
+        .starts_with("B holds the live lease, yet its token is lower")
+        && s.ends_with("the job ran twice, a double charge.")));
+}

@@ -195,6 +195,13 @@ fn notes_quote_the_runs() {
     ] {
         assert!(notes.contains(&figure), "{figure}: {notes}");
     }
+    // The t=31 what-if is the deck's own draw (with the other draw both writes land).
+    assert!(
+        notes.contains(&format!(
+            "Back to the first draw (A {a}, B {b}), with A's pause ending at t=31"
+        )),
+        "{notes}"
+    );
     // Another seed, other figures: the notes are computed.
     let sc = Scenario {
         seed: 99,

@@ -111,7 +111,7 @@ pub static DECK: &[DeckEntry] = &[
             let (a, b) = (r.token(0), r.token(1));
             vec![
                 format!("A's debit pay-1 lands, the reply is lost, A retries: same token {a}, same key pay-1."),
-                format!("Strict refuses the retry as stale_fence ({a} is not > {a}), and A cannot tell whether pay-1 landed: the refusal is ambiguous. Same-epoch admits the token; the key returns the original result, so A learns it landed."),
+                format!("Strict refuses the retry as stale_fence ({a} is not > {a}), and A cannot tell whether pay-1 landed: this storage checks the fence before the key, so the refusal is ambiguous. Same-epoch admits the token; the key returns the original result, so A learns it landed. A storage that looked the key up first would answer the retry under strict too."),
                 "The key dedupes even with fencing off: it is the intent's identity, not a fence.".to_owned(),
                 format!("Then A stalls, B writes with {b}, and A sends a new intent pay-3 with {a}: off, it lands ({off}); strict {strict}, same-epoch {same}: stale_fence."),
                 "Tokens order lock generations; keys dedupe intents. You need both.".to_owned(),
@@ -169,7 +169,7 @@ pub static DECK: &[DeckEntry] = &[
             let (a, b) = (r.token(0), r.token(1));
             vec![
                 "The primary acknowledges A's SET, then crashes before replicating it; the promoted replica has no key.".to_owned(),
-                "B acquires the same key: the lock service itself now has two live leases, not just two believers.".to_owned(),
+                "B acquires the same key: the lock service itself has now granted it twice, and both grants are unexpired: not just two believers.".to_owned(),
                 format!("The token came from INCR on the same Redis, so the counter rolled back too: A has {a} and B gets {b}. Storage cannot tell them apart."),
                 format!("Off: {off}. Strict refuses the second equal token ({strict}) — by luck of arrival order. Same-epoch admits both: {same}, the job ran twice."),
                 {
@@ -258,7 +258,7 @@ pub static DECK: &[DeckEntry] = &[
                 "Node 3's clock jumps 25 ms forward: A's key there expires, though A's own clock says its lock runs until t=30.".to_owned(),
                 "B now gets nodes 3–5, a majority. Node 3 counted in both majorities: A and B both believe they hold the lock, and neither paused.".to_owned(),
                 format!("Off: {off}, the job ran twice. Redlock mints no token, so that is what really happens."),
-                format!("The strict column is counterfactual: with a token from a separate linearizable counter, A's {a} would be stale_fence ({strict}). Kleppmann's point: Redlock cannot give you that token."),
+                format!("The strict column is counterfactual: with a token minted in the same step as each grant (an etcd revision, a ZooKeeper zxid), A's {a} would be stale_fence ({strict}). Kleppmann's point: Redlock cannot give you that token, and a counter INCRed after the grant is no substitute (separate-counter)."),
             ]
         },
         build: Scenario::clock_jump,
@@ -306,7 +306,7 @@ pub static DECK: &[DeckEntry] = &[
                 format!("The headline schedule, but each client's token is the random value it SETs (a UUID in production): A drew {a}, B drew {b}. Unique, not ordered."),
                 format!("Fencing off: both debits land, balance {off}: the double charge of the headline. The random value changed nothing."),
                 format!("Strict and same-epoch compare {b} with A's late {a}: A's is larger, so storage accepts the superseded write by luck of the draw (strict {strict}, same-epoch {same}; last fence {}).", fence(r.strict())),
-                format!("Another draw ({}): A's late debit is refused ({}) — the right answer by the same luck. Keep this draw and end A's pause at t=31: A's stale write lands first and {refused}, the real holder, is refused stale_fence ({}).", draws.join(", "), other.summary.final_balance, first.summary.final_balance),
+                format!("Another draw ({}): A's late debit is refused ({}) — the right answer by the same luck. Back to the first draw (A {a}, B {b}), with A's pause ending at t=31: A's stale write lands first and {refused}, the real holder, is refused stale_fence ({}).", draws.join(", "), other.summary.final_balance, first.summary.final_balance),
                 "A random value is an owner ID: it makes compare-and-delete safe. A fencing token is a number that only goes up, minted with the grant.".to_owned(),
             ]
         },
@@ -327,7 +327,7 @@ pub static DECK: &[DeckEntry] = &[
                 format!("Fencing off: A wakes after B has charged, its claim lands too (the row now says “{}”), and A calls the provider as well: {} charge, {} call deduped by the idempotency key “{}”.", claim(r.off()), off_c, off_d, PROVIDER_KEY),
                 format!("Strict: storage has seen {b}, A's late claim with {a} is stale_fence, and A never calls: {on_c} charge, {on_d} deduped. The row says “{}”.", claim(r.strict())),
                 "The idempotency key says \"this intent runs once\": it saved the card with fencing off, but it cannot tell an old lock generation from a new one. The fence says \"this generation may write\": it cannot reach the provider, so it guards the claim row in front of it.".to_owned(),
-                "You want both: the fence on the claim keeps a stale holder from acting, the key keeps the real holder's own retry from charging twice.".to_owned(),
+                "You want both: the fence on the claim stops a holder that is already stale when it claims; the key stops a retry from charging twice, and a holder that went stale between its claim and its call.".to_owned(),
             ]
         },
         build: Scenario::claim_row,

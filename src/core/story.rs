@@ -63,7 +63,7 @@ pub fn token_source(sc: &Scenario) -> &'static str {
             "the lock service itself (the lock key's revision in etcd, a sequential znode in ZooKeeper)"
         }
         TokenSource::Counterfactual => {
-            "nowhere: Redlock mints no token, so the numbers shown are what a separate counter would hand out (counterfactual)"
+            "nowhere: Redlock mints no token, so the numbers shown are what a lock service minting one with each grant would hand out (counterfactual)"
         }
         TokenSource::SeparateCounter => {
             "a separate counter, INCRed one round trip after the SET (it survives a failover, but it is not tied to the grant)"
@@ -98,7 +98,9 @@ fn without_lease_tokens(s: &str) -> String {
 fn token_source_short(sc: &Scenario) -> &'static str {
     match sc.token_source {
         TokenSource::SameRedis => "INCR in the acquire script on the same Redis",
-        TokenSource::LockService => "the lock service (an etcd revision, a ZooKeeper znode)",
+        TokenSource::LockService => {
+            "the lock service (an etcd revision, a ZooKeeper zxid or znode version)"
+        }
         TokenSource::Counterfactual => {
             "nowhere: Redlock mints none (the numbers are counterfactual)"
         }
@@ -268,7 +270,7 @@ pub fn narration(t: &Trace, step: usize) -> String {
                 r.nodes
             ),
             None if sc.lock_delay > 0 => format!(
-                "{} lease lock with a {} lock-delay (Chubby's; Redis has none)",
+                "{} lease lock with a {} lock-delay (as in Chubby; Redis, etcd and ZooKeeper have none)",
                 duration(sc, sc.lease_ttl),
                 duration(sc, sc.lock_delay)
             ),
@@ -480,7 +482,7 @@ fn sentence(t: &Trace, i: usize) -> String {
         } if sc.redlock.is_some() => {
             let total = sc.redlock.as_ref().map_or(0, |r| r.nodes);
             format!(
-                "{name} runs Redlock on {res}: SET NX PX {} answers OK on {} — {} of {total}, a majority. The lock runs until t={} by those nodes' clocks. Redlock mints no token; {fence} is what a separate counter would hand out (counterfactual).",
+                "{name} runs Redlock on {res}: SET NX PX {} answers OK on {} — {} of {total}, a majority. The lock runs until t={} by those nodes' clocks. Redlock mints no token; {fence} is what a lock service minting one with each grant would hand out (counterfactual).",
                 sc.lease_ttl,
                 node_list(nodes),
                 nodes.len(),
@@ -1327,6 +1329,7 @@ pub fn say(t: &Trace, step: usize) -> String {
                 Some((who, _)) if sc.token_source == TokenSource::Counterfactual => format!(
                     "A majority said OK to {name} while {who} still believes it holds the lock, and Redlock gave neither a token: nothing downstream can tell their writes apart."
                 ),
+                None if asks_lock_service(sc) => "A lease is a promise with a timer: nobody else should write until it runs out. Here storage will check it: each write asks the lock service whether its lease is still the live one.".to_owned(),
                 None => "A lease is a promise with a timer: nobody else should write until it runs out. Nothing at the storage enforces it.".to_owned(),
                 Some((who, f)) if f >= *fence => format!(
                     "Token {fence} again: {who} was given {f} before the failover, and the rolled-back counter hands it out once more. Two holders now carry tokens storage cannot order."
@@ -1412,7 +1415,7 @@ pub fn say(t: &Trace, step: usize) -> String {
             "Both lock generations got past the claim; only the provider's idempotency key kept this to one charge. A key stops a repeat of one intent, not a stale holder: that is the fence's job."
         }
         EventKind::ProviderCall { outcome: ProviderOutcome::NotCalled, .. } => {
-            "The fenced claim row stopped the stale holder before the call: the claim is written before any call, so the fence protects the provider by proxy."
+            "The fenced claim row stopped the stale holder before the call. It stops a holder already stale when it claims; one that goes stale between its claim and its call still calls, and only the provider's idempotency key covers that."
         }
         EventKind::GaveUp => {
             let barrier = before(t, i).next().is_some_and(|p| {
@@ -1555,9 +1558,9 @@ pub fn say(t: &Trace, step: usize) -> String {
         EventKind::SideEffect { what, lease_live } => {
             let again = before(t, i).any(|p| matches!(&p.kind, EventKind::SideEffect { what: w, .. } if w == what));
             match (again, lease_live) {
-                (true, _) => "Charged twice, under every fencing policy: the payment API never sees a token. Only the provider's own idempotency key could stop the repeat.",
+                (true, _) => "Charged twice, under every fencing policy: the payment API never sees a token. The provider's idempotency key could stop the repeat, or a fenced claim row written just before the call (claim-row) would have refused this stale worker.",
                 (false, false) => "Fencing only protects what checks the token. This call did not, so the stale worker made it anyway.",
-                (false, true) => "A call outside the storage carries no token; only the provider's idempotency key could stop a repeat.",
+                (false, true) => "A call outside the storage carries no token: a repeat is stopped only by the provider's idempotency key, or by a fenced claim written before the call.",
             }
         }
         EventKind::LockUnanswered { timeout_at: None, .. } => {
@@ -1680,14 +1683,14 @@ fn say_write(t: &Trace, i: usize) -> String {
         Err(WriteError::StaleFence { token, last }) if token == last => {
             let earlier = accepted_before(t, i).find(|p| p.fence() == Some(*token));
             match earlier.and_then(|p| p.actor.clone()) {
-                Some(w) if w == name => "Strict refuses an equal token, so this retry's stale_fence is ambiguous: the client cannot tell whether its first debit landed. Same-epoch (≥) would admit it and leave the dedupe to the idempotency key.".to_owned(),
+                Some(w) if w == name => "Strict refuses an equal token, and this storage checks the fence before the idempotency key: the retry gets stale_fence, not its first debit's stored result, so the client cannot tell whether that debit landed. Check the key first, or use same-epoch (≥), and the key answers the retry.".to_owned(),
                 Some(w) => format!(
                     "{w} and {name} carry the same token {token}: storage cannot tell the two holders apart and refused whichever came second."
                 ),
                 None => "Strict refuses a token equal to the last fence; same-epoch (≥) would admit it.".to_owned(),
             }
         }
-        Err(WriteError::StaleFence { .. }) if sc.token_source == TokenSource::Counterfactual => "Counterfactual: with a token from a separate counter, storage would refuse the older generation here. Redlock hands out none, so the real run is the fencing-off column.".to_owned(),
+        Err(WriteError::StaleFence { .. }) if sc.token_source == TokenSource::Counterfactual => "Counterfactual: with a token minted in the same step as each grant (an etcd revision, a ZooKeeper zxid), storage would refuse the older generation here. Redlock mints none, so the real run is the fencing-off column.".to_owned(),
         Err(WriteError::StaleFence { last, .. }) if !late => format!(
             "Storage refused the holder of the newest lease: {name}'s token is older than the {last} a superseded holder took later. A fence is only as good as the order its tokens are minted in."
         ),
@@ -1724,6 +1727,12 @@ fn say_write(t: &Trace, i: usize) -> String {
         Ok(_) if twice && late && sc.publishes() => "Duplicate publish: the job ran twice, and the result row now holds the superseded worker's result. The lease alone is not mutual exclusion.".to_owned(),
         Ok(_) if twice && late && partitioned(sc, &name, e.at) => format!("Double charge, and nobody paused: {name} was cut off from the lock service, not from storage, so its write got through after its lease had gone to {}. The lease alone is not mutual exclusion.", superseded_by.as_ref().map_or_else(String::new, |g| g.owner.clone())),
         Ok(_) if twice && late => "Double charge: the job ran twice. Each debit is atomic, so no update was lost; a second lock generation charged again. The lease alone is not mutual exclusion.".to_owned(),
+        // The writer holds the live lease, so the higher token came from a superseded grant
+        // that was minted its token later (a counter apart from the grant).
+        Ok(_) if out_of_order && !late => {
+            let tail = if twice { " Both debits landed: the job ran twice, a double charge." } else { "" };
+            format!("{name} holds the live lease, yet its token is lower than one storage already took from a superseded holder: nothing at the resource checked.{tail}")
+        }
         Ok(_) if out_of_order => "Storage took a lower token after a higher one: nothing at the resource noticed the older generation.".to_owned(),
         Ok(_) if late => "Storage took a write from a superseded lease. The lease alone is not mutual exclusion.".to_owned(),
         Ok(_) if twice && !fencing => {
@@ -1739,6 +1748,16 @@ fn say_write(t: &Trace, i: usize) -> String {
             )
         }
         Ok(_) if asks_lock_service(sc) => "Storage asked the lock service before applying: this lease is live, so the write lands. The model checks and applies at one instant; in a real resource the apply comes a moment after the answer, and a lease that lapses in that gap still lands.".to_owned(),
+        Ok(_) if sc.policy == FencingPolicy::SameEpoch
+            && fence.is_some()
+            && before(t, i).next().and_then(|p| p.snapshot.last_fence) == *fence =>
+        {
+            if before(t, i).any(|p| matches!(p.kind, EventKind::BarrierSet { result: Ok(()), .. })) {
+                "Same-epoch (≥) admits a token equal to the last fence, so the barrier's owner can write. Strict (>) would refuse it: the barrier would have spent the epoch.".to_owned()
+            } else {
+                "Same-epoch (≥) admits a token equal to the last fence; strict (>) would refuse it.".to_owned()
+            }
+        }
         Ok(_) if fencing => "The write carries its token; storage keeps the highest token it has accepted.".to_owned(),
         Ok(_) => "Storage is not checking tokens: it trusts whoever shows up.".to_owned(),
     }
