@@ -1558,7 +1558,7 @@ pub fn say(t: &Trace, step: usize) -> String {
         EventKind::SideEffect { what, lease_live } => {
             let again = before(t, i).any(|p| matches!(&p.kind, EventKind::SideEffect { what: w, .. } if w == what));
             match (again, lease_live) {
-                (true, _) => "Charged twice, under every fencing policy: the payment API never sees a token. The provider's idempotency key could stop the repeat, or a fenced claim row written just before the call (claim-row) would have refused this stale worker.",
+                (true, _) => "Charged twice, under every fencing policy: the payment API never sees a token. The provider's idempotency key, or a fenced claim row before each call (claim-row), could stop it.",
                 (false, false) => "Fencing only protects what checks the token. This call did not, so the stale worker made it anyway.",
                 (false, true) => "A call outside the storage carries no token: a repeat is stopped only by the provider's idempotency key, or by a fenced claim written before the call.",
             }
