@@ -796,6 +796,7 @@ fn sentence(t: &Trace, i: usize) -> String {
                         s += &format!(" Before applying it, storage asked the lock service: {name}'s lease is still the live one.");
                     }
                     let fencing = sc.policy.checks_fence();
+                    let mut said_order = false;
                     if let (Some(g), Some(f)) = (superseded_by, fence) {
                         let (n, o) = (g.fence, &g.owner);
                         if sc.token_source == TokenSource::SeparateCounter {
@@ -807,14 +808,18 @@ fn sentence(t: &Trace, i: usize) -> String {
                             sc.token_source == TokenSource::RandomValue,
                             highest_accepted,
                         ) {
-                            s += &format!(" {o} was granted the lock after {name}, with {n}, and storage holds {h}; {f} happens to be larger, so it passes the check: a write from a superseded lease, let in by the draw.");
+                            s += &format!(" {o} was granted the lock after {name}, with {n}, and storage holds {h}; {f} happens to be larger, so a write from a superseded lease passes the check, let in by the draw.");
                         } else if fencing && e.snapshot.last_fence <= Some(*f) {
                             s += &format!(" {o} has already been granted token {n}, but storage has not seen it yet, so {f} passes the check: a write from a superseded lease.");
+                        } else if *highest_accepted == Some(n) && *f < n {
+                            // One sentence for both facts about the same token.
+                            s += &format!(" {o} had already been granted token {n}, and storage had already taken it: this write comes from a superseded lease and lands out of token order.");
+                            said_order = true;
                         } else {
                             s += &format!(" {o} had already been granted token {n}: this write comes from a superseded lease.");
                         }
                     }
-                    if let (Some(f), Some(h)) = (fence, highest_accepted) {
+                    if let (Some(f), Some(h), false) = (fence, highest_accepted, said_order) {
                         if f < h {
                             s += &format!(" Storage had already accepted token {h}: this one landed out of token order.");
                         }
@@ -1675,7 +1680,7 @@ fn say_write(t: &Trace, i: usize) -> String {
         Ok(_) if late && fencing && random && highest_accepted.is_some() => {
             let newer = superseded_by.as_ref().map_or_else(String::new, |g| format!(", though {}'s is the newer grant", g.owner));
             format!(
-                "By luck of the draw: {name}'s superseded {} is larger than the {} storage holds, so storage took it{newer}. A lower draw would have refused it, by the same luck; a larger stale value that lands first gets the real holder refused instead. Unique is not ordered: a fencing token must only go up.",
+                "By luck of the draw: {name}'s superseded {} is larger than the {} storage holds, so storage took it{newer}. A lower draw would have refused it, by the same luck. Unique is not ordered: a fencing token must only go up.",
                 token(*fence),
                 token(*highest_accepted)
             )
