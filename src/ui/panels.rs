@@ -68,7 +68,11 @@ pub fn Storage(trace: Memo<Arc<Trace>>, step: Memo<usize>) -> impl IntoView {
                 </div>
                 <div class="metric">
                     <span class="k">"Last fence"</span>
-                    <span class="v" data-testid="last-fence">
+                    <span
+                        class="v"
+                        class:long=move || m.with(|m| model::long_figure(&m.fence))
+                        data-testid="last-fence"
+                    >
                         {text(m, |m| m.fence.clone())}
                     </span>
                     <span class="cap">{text(m, |m| m.fence_caption.to_owned())}</span>

@@ -79,6 +79,12 @@ pub fn below_label(answer: &str) -> bool {
     answer.chars().count() > BESIDE_LABEL
 }
 
+/// A figure with more digits than the metric's narrow column holds at full size (a random
+/// token such as 842162, in `uuid-token`): it is drawn smaller instead of running into the log.
+pub fn long_figure(figure: &str) -> bool {
+    figure.chars().count() > 4
+}
+
 pub fn storage(t: &Trace, step: usize) -> StorageModel {
     let s = t.snapshot_at(step);
     let (fence, fence_caption) = if t.scenario.row_lock.is_some() {
@@ -533,6 +539,17 @@ mod tests {
             assert!(!below_label(believers), "{believers}");
         }
         assert!(below_label("A and B and C"));
+    }
+
+    #[test]
+    fn a_random_token_is_a_long_figure_and_a_counter_token_is_not() {
+        let t = run(&Scenario::uuid_token());
+        let fence = storage(&t, t.len()).fence;
+        assert_eq!(fence, "842162");
+        assert!(long_figure(&fence));
+        let t = run(&Scenario::gc_pause().with_policy(crate::core::FencingPolicy::Strict));
+        assert!(!long_figure(&storage(&t, t.len()).fence));
+        assert!(!long_figure("—"));
     }
 
     #[test]
