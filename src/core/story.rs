@@ -1755,7 +1755,7 @@ fn say_write(t: &Trace, i: usize) -> String {
         Ok(_) if asks_lock_service(sc) => "Storage asked the lock service before applying: this lease is live, so the write lands. The model checks and applies at one instant; in a real resource the apply comes a moment after the answer, and a lease that lapses in that gap still lands.".to_owned(),
         Ok(_) if sc.policy == FencingPolicy::SameEpoch
             && fence.is_some()
-            && before(t, i).next().and_then(|p| p.snapshot.last_fence) == *fence =>
+            && t.snapshot_at(i).last_fence == *fence =>
         {
             if before(t, i).any(|p| matches!(p.kind, EventKind::BarrierSet { result: Ok(()), .. })) {
                 "Same-epoch (≥) admits a token equal to the last fence, so the barrier's owner can write. Strict (>) would refuse it: the barrier would have spent the epoch.".to_owned()
