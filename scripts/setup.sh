@@ -1,52 +1,106 @@
 #!/usr/bin/env bash
-# Installs what building and testing fencing-lab needs, skipping whatever is already
-# present at the right version, so only the first run on a machine is slow (~15 min).
-# Afterwards: source scripts/env.sh (done by serve.sh and test.sh) for PATH.
+# Installs what fencing-lab needs, skipping whatever is already present at the right version.
+#   bash scripts/setup.sh serve   what building and serving the page needs: the wasm32 target,
+#                                 trunk, wasm-bindgen-cli, and binaryen + terser from npm
+#   bash scripts/setup.sh [test]  that, plus what the tests need: leptosfmt, Debian's Chromium
+#                                 and ChromeDriver, the replay's servers, playwright-core and axe
+# On a fresh 2-core machine the compiles dominate, so the downloads (apt, npm) run in the
+# background while cargo builds the tools, and tools whose speed does not matter (trunk only
+# orchestrates; leptosfmt formats a few files) are built unoptimised (`--debug`), about half
+# the compile time. Afterwards: source scripts/env.sh (done by serve.sh and test.sh) for PATH.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+mode=${1:-test}
+case "$mode" in serve | test) ;; *) echo "usage: setup.sh [serve|test]" >&2; exit 2 ;; esac
 
-say() { printf '\n== setup: %s\n' "$*"; }
+started=$(date +%s)
+say() { printf '\n== setup (%ss): %s\n' "$(($(date +%s) - started))" "$*"; }
 
 TRUNK_VERSION=0.21.14
+LEPTOSFMT_VERSION=0.1.33
 # wasm-bindgen-cli must match the wasm-bindgen crate in Cargo.lock exactly.
 WASM_BINDGEN_VERSION=$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/version = |"/, ""); print; exit }' Cargo.lock)
+
+# Debian packages: the browser for the browser tests; the servers the replay runs against
+# (scripts/replay.sh starts private instances of them, so their own services stay off).
+apt_missing=()
+if [ "$mode" = test ]; then
+  [ -x /usr/bin/chromium ] || apt_missing+=(chromium)
+  [ -x /usr/bin/chromedriver ] || apt_missing+=(chromium-driver)
+  command -v redis-server >/dev/null || apt_missing+=(redis-server)
+  [ -x /usr/lib/postgresql/15/bin/initdb ] || apt_missing+=(postgresql)
+  command -v etcd >/dev/null || apt_missing+=(etcd-server)
+  [ -e /usr/lib/x86_64-linux-gnu/faketime/libfaketimeMT.so.1 ] || apt_missing+=(faketime)
+fi
+
+# npm: binaryen's wasm-opt (Debian's wasm-opt 108 corrupts wasm-bindgen's externref table) and
+# terser are the build's (dependencies); playwright-core (no browser download: it drives
+# /usr/bin/chromium) and axe are the tests' (devDependencies).
+npm_want=(binaryen terser)
+npm_flags=(--omit=dev)
+if [ "$mode" = test ]; then
+  npm_want+=(playwright-core @axe-core/playwright)
+  npm_flags=()
+fi
+
+log=$(mktemp -d)
+pids=()
+if [ ${#apt_missing[@]} -gt 0 ]; then
+  if [ "$(id -u)" != 0 ]; then
+    echo "setup: missing ${apt_missing[*]}; run as root to install them" >&2
+    exit 2
+  fi
+  say "apt-get install ${apt_missing[*]} (in the background)"
+  (
+    export DEBIAN_FRONTEND=noninteractive
+    # policy-rc.d exit 101 keeps the packages' own services from starting: the replay runs
+    # private instances. Added only if absent, and removed again afterwards.
+    added_policy=0
+    if [ ! -e /usr/sbin/policy-rc.d ]; then
+      printf '#!/bin/sh\nexit 101\n' >/usr/sbin/policy-rc.d
+      chmod +x /usr/sbin/policy-rc.d
+      added_policy=1
+    fi
+    apt-get update -qq
+    apt-get install -y -qq --no-install-recommends "${apt_missing[@]}"
+    if [ "$added_policy" = 1 ]; then rm -f /usr/sbin/policy-rc.d; fi
+  ) >"$log/apt" 2>&1 &
+  pids+=("$!:apt")
+fi
+if ! (cd tests/browser && npm ls --depth=0 "${npm_want[@]}" >/dev/null 2>&1); then
+  say "npm ci ${npm_flags[*]} in tests/browser (in the background)"
+  (cd tests/browser && npm ci --no-audit --no-fund "${npm_flags[@]}") >"$log/npm" 2>&1 &
+  pids+=("$!:npm")
+fi
 
 if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
   say "rustup target add wasm32-unknown-unknown"
   rustup target add wasm32-unknown-unknown
 fi
-
 if ! trunk --version 2>/dev/null | grep -qx "trunk $TRUNK_VERSION"; then
-  say "cargo install trunk@$TRUNK_VERSION (rustc 1.95 cannot build trunk 0.22)"
-  cargo install --locked "trunk@$TRUNK_VERSION"
+  say "cargo install --debug trunk@$TRUNK_VERSION (rustc 1.95 cannot build trunk 0.22)"
+  cargo install --debug --locked "trunk@$TRUNK_VERSION"
 fi
-
 if ! wasm-bindgen --version 2>/dev/null | grep -qx "wasm-bindgen $WASM_BINDGEN_VERSION"; then
+  # Optimised: it rewrites the page's wasm on every build.
   say "cargo install wasm-bindgen-cli@$WASM_BINDGEN_VERSION"
+  # Not --locked: its published lock file names a yanked webpki-roots.
   cargo install --force "wasm-bindgen-cli@$WASM_BINDGEN_VERSION"
 fi
-
-LEPTOSFMT_VERSION=0.1.33
-if ! leptosfmt --version 2>/dev/null | grep -qx "leptosfmt $LEPTOSFMT_VERSION"; then
-  say "cargo install leptosfmt@$LEPTOSFMT_VERSION (formats the view! blocks)"
-  cargo install --locked "leptosfmt@$LEPTOSFMT_VERSION"
+if [ "$mode" = test ] && ! leptosfmt --version 2>/dev/null | grep -qx "leptosfmt $LEPTOSFMT_VERSION"; then
+  say "cargo install --debug leptosfmt@$LEPTOSFMT_VERSION (formats the view! blocks)"
+  cargo install --debug --locked "leptosfmt@$LEPTOSFMT_VERSION"
 fi
 
-missing=()
-[ -x /usr/bin/chromium ] || missing+=(chromium)
-[ -x /usr/bin/chromedriver ] || missing+=(chromium-driver)
-if [ ${#missing[@]} -gt 0 ]; then
-  say "apt-get install ${missing[*]}"
-  export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq
-  apt-get install -y -qq "${missing[@]}"
-fi
+for entry in "${pids[@]}"; do
+  pid=${entry%%:*} name=${entry#*:}
+  if ! wait "$pid"; then
+    echo "setup: $name failed:" >&2
+    cat "$log/$name" >&2
+    exit 1
+  fi
+  say "$name done"
+done
+rm -rf "$log"
 
-# playwright-core (no browser download: it drives /usr/bin/chromium) and binaryen's
-# wasm-opt (Debian's wasm-opt 108 corrupts wasm-bindgen's externref table).
-if ! (cd tests/browser && npm ls --depth=0 playwright-core binaryen terser @axe-core/playwright >/dev/null 2>&1); then
-  say "npm ci in tests/browser"
-  (cd tests/browser && npm ci --no-audit --no-fund)
-fi
-
-say "ready: $(trunk --version), $(wasm-bindgen --version), $(/usr/bin/chromium --version 2>/dev/null | head -1)"
+say "ready ($mode): $(trunk --version), $(wasm-bindgen --version)$([ "$mode" = test ] && printf ', %s' "$(/usr/bin/chromium --version 2>/dev/null | head -1)")"
