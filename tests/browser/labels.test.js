@@ -3,12 +3,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { screenshot } from './harness.js';
-import { session, position } from './session.js';
+import { session, position, pressAndRead, readAfter } from './session.js';
 
 const open = session();
 
 /** Overlaps among the timeline's labels and markers, as drawn by the browser. */
-const overlaps = (page) => page.evaluate(() => {
+const overlaps = () => {
   const svg = document.querySelector('svg.timeline.main');
   const box = (el) => el.getBoundingClientRect();
   const labels = [...svg.querySelectorAll('text.ev-label, text.band-label, text.conflict-label')]
@@ -21,7 +21,7 @@ const overlaps = (page) => page.evaluate(() => {
     dots.forEach((d) => { if (d.owner !== l.owner && hit(l.b, d.b)) found.push(`"${l.text}" on a marker`); });
   });
   return { found, labels: labels.length };
-});
+};
 
 for (const [width, height] of [[1024, 768], [1280, 720]]) {
   test(`labels ${width}x${height}: none overlaps another label or marker, at any step`, async () => {
@@ -34,12 +34,13 @@ for (const [width, height] of [[1024, 768], [1280, 720]]) {
       const app = await open(`#s=${id}&step=99999`, { viewport: { width, height } });
       const [, len] = await position(app.page);
       await app.page.locator('body').click({ position: { x: 2, y: height - 2 } });
+      let view = await readAfter(app.page, null, overlaps);
       for (let step = len; step >= 0; step--) {
-        const { found, labels } = await overlaps(app.page);
+        const { found, labels } = view;
         assert.ok(labels >= 3, `${id} step ${step}: the timeline has its labels (${labels})`);
         problems.push(...found.map((f) => `${id} step ${step}: ${f}`));
         checked++;
-        if (step > 0) await app.page.keyboard.press('ArrowLeft');
+        if (step > 0) view = await pressAndRead(app.page, 'ArrowLeft', step, overlaps);
       }
       assert.equal((await position(app.page))[0], 0, `${id}: stepped back to the start`);
       if (id === 'unsafe-release') await screenshot(app.page, `labels-${width}.png`);

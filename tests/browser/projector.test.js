@@ -6,21 +6,25 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { screenshot } from './harness.js';
-import { session, position } from './session.js';
+import { session, pressAndRead, readAfter } from './session.js';
 
 const open = session();
+
+/** The page's extent and the timeline's height, with the step it shows (run in the page). */
+const fit = ([at, len]) => {
+  const svg = document.querySelector('svg.timeline.main').getBoundingClientRect();
+  return { at, len, w: document.documentElement.scrollWidth, h: document.documentElement.scrollHeight, svg: svg.height };
+};
 
 /** Every step from where the page is to the end (→) or back to step 0 (←): what does not fit. */
 async function walk(page, key, label, [width, height]) {
   const misfits = [];
+  let view = await readAfter(page, null, fit);
   for (let i = 0; i < 80; i++) {
-    const [at, len] = await position(page);
-    const [w, h] = await page.evaluate(() => [document.documentElement.scrollWidth, document.documentElement.scrollHeight]);
-    const svg = await page.locator('svg.timeline.main').boundingBox();
-    if (w > width || h > height || svg.height < 150) misfits.push(`${label} step ${at}: ${w}x${h}, timeline ${Math.round(svg.height)} px`);
+    const { at, len, w, h, svg } = view;
+    if (w > width || h > height || svg < 150) misfits.push(`${label} step ${at}: ${w}x${h}, timeline ${Math.round(svg)} px`);
     if ((key === 'ArrowRight' && at === len) || (key === 'ArrowLeft' && at === 0)) return misfits;
-    await page.keyboard.press(key);
-    await page.waitForFunction((was) => !document.querySelector('[data-testid=clock]').textContent.includes(`step ${was} `), at);
+    view = await pressAndRead(page, key, at, fit);
   }
   throw new Error(`${label}: the walk never reached its end`);
 }
