@@ -4,7 +4,7 @@
 
 use super::clock::Millis;
 use super::lease::Fence;
-use super::ledger::{FencingPolicy, StorageCheck, WriteError};
+use super::ledger::{FencingPolicy, StorageCheck, WriteError, WriteRecord};
 use super::scenario::{
     PauseCause, ReleaseMode, Scenario, TokenSource, IDLE_IN_TRANSACTION_TIMEOUT,
 };
@@ -74,32 +74,12 @@ pub fn token_source(sc: &Scenario) -> &'static str {
     }
 }
 
-/// With a separate counter a lease has no token of its own: drop the "(token N)" that
-/// names a lease in a sentence (writes say "with token N" and keep theirs).
-fn without_lease_tokens(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    let mut rest = s;
-    while let Some(i) = rest.find(" (token ") {
-        let tail = &rest[i + " (token ".len()..];
-        let digits = tail.bytes().take_while(u8::is_ascii_digit).count();
-        if digits > 0 && tail[digits..].starts_with(')') {
-            out.push_str(&rest[..i]);
-            rest = &tail[digits + 1..];
-        } else {
-            out.push_str(&rest[..i + 1]);
-            rest = &rest[i + 1..];
-        }
-    }
-    out.push_str(rest);
-    out
-}
-
 /// [`token_source`] in a few words, for the opening line.
 fn token_source_short(sc: &Scenario) -> &'static str {
     match sc.token_source {
         TokenSource::SameRedis => "INCR in the acquire script on the same Redis",
         TokenSource::LockService => {
-            "the lock service (an etcd revision, a ZooKeeper zxid or znode version)"
+            "the lock service (an etcd revision, a ZooKeeper czxid or sequential-node number)"
         }
         TokenSource::Counterfactual => {
             "nowhere: Redlock mints none (the numbers are counterfactual)"
@@ -133,7 +113,7 @@ pub fn label(e: &TraceEvent) -> String {
         EventKind::LeaseExpired { fence, .. } => format!("#{fence} expires"),
         EventKind::PauseStarted { cause, .. } => match cause {
             PauseCause::Gc => "GC pause".to_owned(),
-            PauseCause::Stall => "stall".to_owned(),
+            PauseCause::Stall => "process frozen".to_owned(),
         },
         EventKind::PauseEnded { .. } => "wakes".to_owned(),
         EventKind::Checked { held } => format!("is_held = {held}"),
@@ -270,7 +250,7 @@ pub fn narration(t: &Trace, step: usize) -> String {
                 r.nodes
             ),
             None if sc.lock_delay > 0 => format!(
-                "{} lease lock with a {} lock-delay (as in Chubby; Redis, etcd and ZooKeeper have none)",
+                "{} lease lock with a {} lock-delay, as in Chubby (Consul's session lock-delay is 15 s by default; times scaled down here; Redis, etcd and ZooKeeper have none)",
                 duration(sc, sc.lease_ttl),
                 duration(sc, sc.lock_delay)
             ),
@@ -300,8 +280,11 @@ pub fn narration(t: &Trace, step: usize) -> String {
             _ => String::new(),
         };
         return format!(
-            "{storage}. {} clients share a {lock}; tokens come from {}.{check}{cut} Press → to begin.",
-            sc.actors.len(),
+            "{storage}. {} a {lock}; tokens come from {}.{check}{cut} Press → to begin.",
+            match sc.actors.len() {
+                1 => "1 client holds".to_owned(),
+                n => format!("{n} clients share"),
+            },
             token_source_short(sc)
         );
     };
@@ -314,11 +297,7 @@ pub fn narration(t: &Trace, step: usize) -> String {
         Some(_) => row_sentence(t, step - 1).unwrap_or_else(|| sentence(t, step - 1)),
         None => sentence(t, step - 1),
     };
-    if sc.token_source == TokenSource::SeparateCounter {
-        format!("{stamp} — {}", without_lease_tokens(&s))
-    } else {
-        format!("{stamp} — {s}")
-    }
+    format!("{stamp} — {s}")
 }
 
 /// Whether event `i` is an accepted publish, after an earlier accepted write, of the value
@@ -466,11 +445,13 @@ fn accepted_before(t: &Trace, i: usize) -> impl Iterator<Item = &TraceEvent> {
     before(t, i).filter(|e| matches!(e.kind, EventKind::WriteApplied { result: Ok(_), .. }))
 }
 
+mod facts;
 mod narrate;
 mod outcome;
 mod row;
 mod say;
 
+pub use facts::{facts, lease_fields, lease_token, LeaseFacts, StepFacts};
 use narrate::sentence;
 pub use outcome::{counterfactual, outcome};
 use row::{row_label, row_opening, row_say, row_sentence};

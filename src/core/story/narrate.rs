@@ -9,6 +9,12 @@ pub(super) fn sentence(t: &Trace, i: usize) -> String {
     let res = &sc.resource;
     let at = |t: Millis| instant(sc, t);
     let dur = |ms: Millis| duration(sc, ms);
+    let all = facts(t);
+    let fx = &all[i + 1];
+    // The step's lease by both its fields ("value rnd-A, token 33"), where it names one.
+    let fields =
+        |l: &Option<LeaseFacts>| l.as_ref().map_or_else(String::new, |l| lease_fields(sc, l));
+    let value = fx.lease.as_ref().map_or("", |l| l.value.as_str());
     match &e.kind {
         EventKind::Acquired {
             fence,
@@ -18,7 +24,8 @@ pub(super) fn sentence(t: &Trace, i: usize) -> String {
         } if sc.redlock.is_some() => {
             let total = sc.redlock.as_ref().map_or(0, |r| r.nodes);
             format!(
-                "{name} runs Redlock on {res}: SET NX PX {} answers OK on {} — {} of {total}, a majority. The lock runs until t={} by those nodes' clocks. Redlock mints no token; {fence} is what a lock service minting one with each grant would hand out (counterfactual).",
+                "{name} runs Redlock on {res}: SET {res} {} NX PX {} answers OK on {} — {} of {total}, a majority. The lock runs until t={} by those nodes' clocks. Redlock mints no token; {fence} is what a lock service minting one with each grant would hand out (counterfactual).",
+                value,
                 sc.lease_ttl,
                 node_list(nodes),
                 nodes.len(),
@@ -28,7 +35,7 @@ pub(super) fn sentence(t: &Trace, i: usize) -> String {
         EventKind::AcquireRefused { retry_in, nodes, .. } if sc.redlock.is_some() => {
             let total = sc.redlock.as_ref().map_or(0, |r| r.nodes);
             format!(
-                "{name} runs Redlock on {res}: OK from {} only ({} of {total}), no majority, so it deletes those keys again (lock_held). Retrying in {}.",
+                "{name} runs Redlock on {res}: OK from {} only ({} of {total}), no majority, so it deletes those keys again (lock_held). Retrying in ~{} (randomised in a real client).",
                 node_list(nodes),
                 nodes.len(),
                 dur(*retry_in)
@@ -39,7 +46,7 @@ pub(super) fn sentence(t: &Trace, i: usize) -> String {
             token_later: true,
             ..
         } => format!(
-            "{name}'s SET NX PX {} on {res} answers OK: the lease runs until t={}. It has no token yet: that comes from INCR on a separate counter, one more round trip away.",
+            "{name}'s SET {res} {value} NX PX {} answers OK: the lease runs until t={}. It has no token yet: that comes from INCR on a separate counter, one more round trip away.",
             sc.lease_ttl,
             at(*expires_at)
         ),
@@ -62,8 +69,12 @@ pub(super) fn sentence(t: &Trace, i: usize) -> String {
             fence, expires_at, ..
         } => match sc.token_source {
             TokenSource::Counterfactual | TokenSource::SameRedis | TokenSource::SeparateCounter => format!(
-                "{name} runs the acquire script on {res}: SET NX PX {} answers OK, and INCR on the fence counter in the same script gives token {fence}. The lease runs until t={}.",
+                "{name} runs the acquire script on {res}: SET {res} {value} NX PX {} answers OK, and INCR fence in the same script gives token {fence}. The lease runs until t={}.",
                 sc.lease_ttl,
+                at(*expires_at)
+            ),
+            TokenSource::LockService if sc.lock_delay > 0 => format!(
+                "{name} acquires {res} from the Chubby-style lock service and gets a sequencer with token {fence}. The lease runs until t={}.",
                 at(*expires_at)
             ),
             TokenSource::LockService => format!(
@@ -96,7 +107,7 @@ pub(super) fn sentence(t: &Trace, i: usize) -> String {
         } => {
             if sc.lock_delay > 0 && e.snapshot.holder.is_none() && sc.redlock.is_none() {
                 return format!(
-                    "{name} tries to acquire {res}: refused (lock_held) — no lease is live, but {holder}'s lapsed without a release, and the lock-delay keeps {res} from everyone until t={}. Retrying in {}.",
+                    "{name} tries to acquire {res}: refused (lock_held) — no lease is live, but {holder}'s lapsed without a release, and the lock-delay keeps {res} from everyone until t={}. Retrying in ~{} (randomised in a real client).",
                     at(*until),
                     dur(*retry_in)
                 );
@@ -106,10 +117,11 @@ pub(super) fn sentence(t: &Trace, i: usize) -> String {
                 | TokenSource::Counterfactual
                 | TokenSource::SeparateCounter
                 | TokenSource::RandomValue => "SET NX answers nil (lock_held)",
+                TokenSource::LockService if sc.lock_delay > 0 => "refused (lock_held)",
                 TokenSource::LockService => "the lock key exists (lock_held)",
             };
             format!(
-                "{name} tries to acquire {res}: {answer} — {holder}'s lease runs until t={}. Retrying in {}.",
+                "{name} tries to acquire {res}: {answer} — {holder}'s lease runs until t={}. Retrying in ~{} (randomised in a real client).",
                 at(*until),
                 dur(*retry_in)
             )
@@ -134,21 +146,22 @@ pub(super) fn sentence(t: &Trace, i: usize) -> String {
                 (Awareness::Unaware, None) => format!(" {owner} has not noticed."),
                 (Awareness::Knows, _) => String::new(),
             };
+            let tk = lease_token(sc, *fence);
             match cause {
                 ExpiryCause::Ttl if sc.lock_delay > 0 => format!(
-                    "{owner}'s lease (token {fence}) expires: its TTL ran out on the lock server without a release, so the lock-delay starts: nobody gets {res} for {} more, until t={}.{knew}",
+                    "{owner}'s lease{tk} expires: its TTL ran out on the lock server without a release, so the lock-delay starts: nobody gets {res} for {} more, until t={}.{knew}",
                     dur(sc.lock_delay),
                     at(e.at.saturating_add(sc.lock_delay))
                 ),
                 ExpiryCause::Ttl => format!(
-                    "{owner}'s lease (token {fence}) expires: its TTL ran out on the lock server, so the lock is free.{knew}"
+                    "{owner}'s lease{tk} expires: its TTL ran out on the lock server, so the lock is free.{knew}"
                 ),
                 ExpiryCause::ClockJump if sc.redlock.is_some() => format!(
-                    "{owner}'s Redlock lease (token {fence}) ends early: its key on node {} expired by the jumped clock, so {owner} no longer holds a majority of nodes.{knew}",
+                    "{owner}'s Redlock lease{tk} ends early: its key on node {} expired by the jumped clock, so {owner} no longer holds a majority of nodes.{knew}",
                     sc.redlock.as_ref().map_or(0, |r| r.jumping_node) + 1
                 ),
                 ExpiryCause::ClockJump => format!(
-                    "{owner}'s lease (token {fence}) expires early, by the lock node's jumped clock, so the lock is free.{knew}"
+                    "{owner}'s lease{tk} expires early, by the lock node's jumped clock, so the lock is free.{knew}"
                 ),
                 ExpiryCause::IdleTimeout => format!(
                     "The server terminates {owner}'s session (idle in its transaction too long), rolls its transaction back and releases its lock.{knew}"
@@ -157,13 +170,13 @@ pub(super) fn sentence(t: &Trace, i: usize) -> String {
                     let other = e.snapshot.holder.as_ref().filter(|l| l.owner != *owner);
                     let overlap = match other {
                         Some(l) => format!(
-                            " Until now, {owner}'s lost lease and {}'s lease (token {}) were both live.",
-                            l.owner, l.fence
+                            " Until now, {owner}'s lost lease and {}'s lease{} were both live.",
+                            l.owner, lease_token(sc, l.fence)
                         ),
                         None => String::new(),
                     };
                     format!(
-                        "{owner}'s lease (token {fence}) runs out by its TTL. The promoted replica never had it, so only {owner} still counted it.{overlap}"
+                        "{owner}'s lease{tk} runs out by its TTL. The promoted replica never had it, so only {owner} still counted it.{overlap}"
                     )
                 }
             }
@@ -176,7 +189,7 @@ pub(super) fn sentence(t: &Trace, i: usize) -> String {
                     at(*until)
                 ),
                 PauseCause::Stall => format!(
-                    "{name}'s job stalls for {} (it hangs and does nothing) until t={}.",
+                    "{name}'s whole process freezes for {} (a long collector pause or a VM freeze) until t={}: no thread runs, so nothing renews its lease.",
                     dur(until - e.at),
                     at(*until)
                 ),
@@ -442,11 +455,12 @@ pub(super) fn sentence(t: &Trace, i: usize) -> String {
             at(*expires_at)
         ),
         EventKind::Extended {
-            fence,
             expires_at,
             watchdog: None,
+            ..
         } => format!(
-            "{name} extends its lease (token {fence}) until t={}, with the ownership check and the PEXPIRE in one script.",
+            "{name} extends its lease ({}) until t={}: one script compares the value and runs PEXPIRE.",
+            fields(&fx.lease),
             at(*expires_at)
         ),
         EventKind::Extended {
@@ -454,6 +468,10 @@ pub(super) fn sentence(t: &Trace, i: usize) -> String {
             expires_at,
             watchdog: Some(next),
         } => {
+            let lease = match &fx.lease {
+                Some(l) if sc.token_source != TokenSource::LockService => format!(" ({})", lease_fields(sc, l)),
+                _ => lease_token(sc, *fence),
+            };
             let next = match next {
                 Some(d) => format!(
                     "next renewal at t={} (a third of the TTL, ±25% jitter)",
@@ -462,7 +480,7 @@ pub(super) fn sentence(t: &Trace, i: usize) -> String {
                 None => "the work ends before the next renewal is due".to_owned(),
             };
             format!(
-                "{name}'s watchdog renews its lease (token {fence}) until t={}; {next}.",
+                "{name}'s watchdog renews its lease{lease} until t={}; {next}.",
                 at(*expires_at)
             )
         }
@@ -479,7 +497,7 @@ pub(super) fn sentence(t: &Trace, i: usize) -> String {
                 Some(t) => format!(" — its lease had already ended at t={}", at(*t)),
                 None => String::new(),
             };
-            format!("{who}: refused (not_holder){when}. The job self-cancels and does not write.")
+            format!("{who}: the extend script answers 0 (not_holder){when}. The job self-cancels and does not write.")
         }
         EventKind::Released {
             fence,
@@ -488,8 +506,8 @@ pub(super) fn sentence(t: &Trace, i: usize) -> String {
             "{name} releases {res}: it deletes its lock key in a transaction that checks the key is still its own (token {fence}), and revokes its lease."
         ),
         EventKind::Released {
-            fence,
             via: ReleaseMode::CompareAndDelete,
+            ..
         } => {
             let whereat = if sc.redlock.is_some() {
                 " on each node it reaches"
@@ -497,20 +515,24 @@ pub(super) fn sentence(t: &Trace, i: usize) -> String {
                 ""
             };
             format!(
-                "{name} releases {res} with compare-and-delete (one Lua script){whereat}: the value is still its own (token {fence}), so the key is deleted."
+                "{name} releases {res} with compare-and-delete (one Lua script){whereat}: the key still holds its own value, {}, so it is deleted.{}",
+                fx.lease.as_ref().map_or("", |l| l.value.as_str()),
+                value_not_token(sc, &fx.lease)
             )
         }
         EventKind::Released {
-            fence,
             via: ReleaseMode::Del,
+            ..
         } => format!(
-            "{name} releases {res} with a plain DEL, no check at all: the key still held its own lease (token {fence}), so this time nothing went wrong."
+            "{name} releases {res} with a plain DEL, no check at all: the key still held its own lease ({}), so this time nothing went wrong.",
+            fields(&fx.lease)
         ),
         EventKind::Released {
-            fence,
             via: ReleaseMode::GetThenDel,
+            ..
         } => format!(
-            "{name} DELs {res}: the key still held its own lease (token {fence}), so this time nothing went wrong."
+            "{name} DELs {res}: the key still held its own lease ({}), so this time nothing went wrong.",
+            fields(&fx.lease)
         ),
         EventKind::ReleaseNoop {
             via: ReleaseMode::CompareAndDelete,
@@ -526,40 +548,54 @@ pub(super) fn sentence(t: &Trace, i: usize) -> String {
         }
         EventKind::ReleaseNoop { via, reason, .. } => {
             let why = match reason {
-                NoopReason::OtherHolder { owner, fence } => {
-                    format!("the lease now belongs to {owner} (token {fence})")
+                NoopReason::OtherHolder { owner, .. } => {
+                    format!("the lease now belongs to {owner} ({})", fields(&fx.lease))
                 }
                 NoopReason::Expired => "its lease had already expired".to_owned(),
                 NoopReason::Lost => "the failed primary lost its lease".to_owned(),
                 NoopReason::NeverHeld => "it never held the lease".to_owned(),
             };
             match via {
-                ReleaseMode::CompareAndDelete if sc.token_source == TokenSource::LockService => {
+                ReleaseMode::CompareAndDelete if sc.token_source != TokenSource::LockService => {
+                    if let (NoopReason::OtherHolder { owner, .. }, Some(l), Some(mine)) = (reason, &fx.lease, &fx.own) {
+                        let same = match (l.token, mine.token) {
+                            (Some(a), Some(b)) if a == b && sc.token_source != TokenSource::RandomValue => {
+                                format!(" Both leases carry token {a}: only the value tells them apart.")
+                            }
+                            _ => String::new(),
+                        };
+                        return format!(
+                            "{name} tries to release: compare-and-delete finds {owner}'s value {} in the key, not its own {}, so it deletes nothing.{same}",
+                            l.value, mine.value
+                        );
+                    }
+                    format!("{name} tries to release: a no-op, {why}. Compare-and-delete deletes nothing.")
+                }
+                ReleaseMode::CompareAndDelete => {
                     format!("{name} tries to release: a no-op, {why}. The checked delete removes nothing.")
                 }
-                ReleaseMode::CompareAndDelete => format!(
-                    "{name} tries to release: a no-op, {why}. Compare-and-delete deletes nothing."
-                ),
                 ReleaseMode::GetThenDel | ReleaseMode::Del => {
                     format!("{name} DELs {res}: nothing live to delete, {why}.")
                 }
             }
         }
         EventKind::LockValueRead { owner, fence } => match (owner, fence) {
-            (Some(o), Some(f)) if *o == name => format!(
-                "{name} releases the unsafe way: GET {res} returns its own value (token {f}), so it will DEL next — two commands, with a gap between them."
+            (Some(o), Some(_)) if *o == name => format!(
+                "{name} releases the unsafe way: GET {res} returns its own value ({}), so it will DEL next — two commands, with a gap between them.",
+                fields(&fx.lease)
             ),
-            (Some(o), f) => format!(
-                "{name} GETs {res}: the value is {o}'s (token {}), not its own, so it does not DEL.",
-                token(*f)
+            (Some(o), _) => format!(
+                "{name} GETs {res}: the value is {o}'s ({}), not its own, so it does not DEL.",
+                fields(&fx.lease)
             ),
             (None, _) => {
                 format!("{name} GETs {res}: nil — its lease is already gone, so it does not DEL.")
             }
         },
-        EventKind::DeletedOthersLease { owner, fence } => format!(
-            "{name} DELs {res} without checking {}: it deletes {owner}'s live lease (token {fence}). The lock is free while {owner} is still working.",
-            if sc.release == ReleaseMode::Del { "whose it is" } else { "again" }
+        EventKind::DeletedOthersLease { owner, .. } => format!(
+            "{name} DELs {res} without checking {}: it deletes {owner}'s live lease ({}). The lock is free while {owner} is still working.",
+            if sc.release == ReleaseMode::Del { "whose it is" } else { "again" },
+            fields(&fx.lease)
         ),
         EventKind::Retried {
             fence,
@@ -596,10 +632,10 @@ pub(super) fn sentence(t: &Trace, i: usize) -> String {
         }
         EventKind::LockClockJumped { by, shortened } => match shortened {
             Some(s) => format!(
-                "The lock node's clock jumps forward {} (an NTP step). {}'s lease (token {}) now ends at t={} instead of t={}; as far as {} knows, it still runs until t={}.",
+                "The lock node's clock jumps forward {} (an NTP step). {}'s lease{} now ends at t={} instead of t={}; as far as {} knows, it still runs until t={}.",
                 dur(*by),
                 s.owner,
-                s.fence,
+                lease_token(sc, s.fence),
                 at(s.ends_at),
                 at(s.granted_until),
                 s.owner,
@@ -735,7 +771,7 @@ pub(super) fn sentence(t: &Trace, i: usize) -> String {
                 .map(|l| (l.fence, l.expires_at));
             let what = match (command, lease) {
                 (LockCommand::Renew, Some((f, _))) => {
-                    format!("{name}'s watchdog sends a renewal (token {f})")
+                    format!("{name}'s watchdog sends a renewal{}", lease_token(sc, f))
                 }
                 (LockCommand::Renew, None) => format!("{name}'s watchdog sends a renewal"),
                 (LockCommand::Acquire, _) => format!("{name} sends its acquire for {res}"),
@@ -830,5 +866,16 @@ pub(super) fn sentence(t: &Trace, i: usize) -> String {
                 "{name} wakes with its work finished and a renewal overdue. Its worker and watchdog threads race; this time {first}."
             )
         }
+    }
+}
+
+/// After a compare-and-delete: the script compares the random value, and the token is not
+/// in the key (nothing to add where the value is the token, or the lease has none).
+fn value_not_token(sc: &Scenario, lease: &Option<LeaseFacts>) -> String {
+    match (lease.as_ref().and_then(|l| l.token), sc.token_source) {
+        (Some(tok), TokenSource::SameRedis | TokenSource::Counterfactual) => {
+            format!(" The script compares that value; token {tok} is not in the key.")
+        }
+        _ => String::new(),
     }
 }

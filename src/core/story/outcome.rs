@@ -61,9 +61,15 @@ pub fn outcome(t: &Trace) -> String {
             } else {
                 twice_name(&t.scenario)
             };
+            // A claim row is the claim, not the job: the provider call is counted apart.
+            let ran = if t.scenario.claims() {
+                format!("claimed {times}")
+            } else {
+                format!("job ran {times}")
+            };
             parts.push(match l {
-                Some(l) => format!("{name}: job ran {times} — {l}"),
-                None => format!("{name}: job ran {times}"),
+                Some(l) => format!("{name}: {ran} — {l}"),
+                None => format!("{name}: {ran}"),
             });
         }
     }
@@ -86,9 +92,7 @@ pub fn outcome(t: &Trace) -> String {
             format!("the unfenced call ran {} times", s.side_effects).replace(" 2 times", " twice"),
         );
     }
-    let is_dedupe = |w: &&crate::core::ledger::WriteRecord| {
-        matches!(w.result, Err(WriteError::DuplicateIntent { .. }))
-    };
+    let is_dedupe = |w: &&WriteRecord| matches!(w.result, Err(WriteError::DuplicateIntent { .. }));
     let deduped = t.writes.iter().filter(is_dedupe).count();
     let refusals: Vec<_> = t
         .writes
@@ -96,27 +100,23 @@ pub fn outcome(t: &Trace) -> String {
         .filter(|w| !w.accepted() && !is_dedupe(w))
         .collect();
     let refused = refusals.first().map(|w| {
-        let code = w.result.as_ref().err().map_or("", |e| e.code());
-        let more = match refusals.len() {
-            1 => String::new(),
-            n => format!(" (+{} more)", n - 1),
-        };
         let dedupe = match deduped {
             0 => String::new(),
             1 => "; a retry answered from its idempotency key".to_owned(),
             n => format!("; {n} retries answered from their idempotency keys"),
         };
         if t.scenario.row_lock.is_some() {
+            let code = w.result.as_ref().err().map_or("", |e| e.code());
             return format!(
-                "{}'s UPDATE failed: {code} ({IDLE_IN_TRANSACTION_TIMEOUT}){more}",
+                "{}'s UPDATE failed: {code} ({IDLE_IN_TRANSACTION_TIMEOUT})",
                 w.request.writer
             );
         }
         format!(
-            "{}'s {} refused: {code}{more}{dedupe}; last fence {}",
-            w.request.writer,
-            token(w.request.fence),
-            token(s.last_fence)
+            "{}{dedupe}; last fence {}{}",
+            refused_writers(&refusals),
+            token(s.last_fence),
+            arrival_luck(t, &refusals)
         )
     });
     // A refusal is news unless the job ran twice anyway; it comes after a late write that
@@ -140,4 +140,55 @@ pub fn outcome(t: &Trace) -> String {
 /// Whether a fencing policy's column is a counterfactual here (Redlock mints no token).
 pub fn counterfactual(t: &Trace) -> bool {
     t.scenario.token_source == TokenSource::Counterfactual && t.scenario.policy.checks_fence()
+}
+
+/// Every refused write, named: "A's 41 and B's 42 refused: stale_fence", one group per
+/// error code in order of first appearance (no "+1 more" hiding who was refused).
+fn refused_writers(refusals: &[&WriteRecord]) -> String {
+    let mut groups: Vec<(&str, Vec<(String, usize)>)> = Vec::new();
+    for w in refusals {
+        let code = w.result.as_ref().err().map_or("", |e| e.code());
+        let who = format!("{}'s {}", w.request.writer, token(w.request.fence));
+        match groups.iter_mut().find(|(c, _)| *c == code) {
+            // The same writer and token again (a retry): counted, not repeated.
+            Some((_, names)) => match names.iter_mut().find(|(n, _)| *n == who) {
+                Some((_, k)) => *k += 1,
+                None => names.push((who, 1)),
+            },
+            None => groups.push((code, vec![(who, 1)])),
+        }
+    }
+    groups
+        .into_iter()
+        .map(|(code, names)| {
+            let names: Vec<String> = names
+                .into_iter()
+                .map(|(n, k)| if k > 1 { format!("{n} (×{k})") } else { n })
+                .collect();
+            (code, names)
+        })
+        .map(|(code, names)| match names.as_slice() {
+            [init @ .., last] if !init.is_empty() => {
+                format!("{} and {last} refused: {code}", init.join(", "))
+            }
+            _ => format!("{} refused: {code}", names.join("")),
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// " (by luck of arrival order)" when a refusal turned on two holders carrying the same
+/// token: no rule can order duplicate tokens, so whoever arrived second was refused.
+fn arrival_luck(t: &Trace, refusals: &[&WriteRecord]) -> &'static str {
+    let duplicate = refusals.iter().any(|w| match &w.result {
+        Err(WriteError::StaleFence { token, last }) if token == last => t.writes.iter().any(|o| {
+            o.accepted() && o.request.fence == Some(*token) && o.request.writer != w.request.writer
+        }),
+        _ => false,
+    });
+    if duplicate {
+        " (by luck of arrival order: duplicate tokens cannot be ordered)"
+    } else {
+        ""
+    }
 }

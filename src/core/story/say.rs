@@ -3,7 +3,19 @@
 use super::*;
 
 /// What to say out loud at `step`.
+///
+/// A line already said at an earlier step of the same run is not said again: the step
+/// shows [`Line::Again`] instead, so a repeated retry or status read costs two words.
 pub fn say(t: &Trace, step: usize) -> String {
+    let s = say_once(t, step);
+    if (0..step).any(|k| say_once(t, k) == s) {
+        return Line::Again.text().to_owned();
+    }
+    s
+}
+
+/// [`say`] before repeats are collapsed.
+fn say_once(t: &Trace, step: usize) -> String {
     let sc = &t.scenario;
     if sc.row_lock.is_some() {
         if let Some(s) = row_say(t, step) {
@@ -12,8 +24,11 @@ pub fn say(t: &Trace, step: usize) -> String {
     }
     let Some(e) = t.event_at(step) else {
         return format!(
-            "{} clients, one {}, one lease lock. Watch what the lock promises and what the storage checks.",
-            sc.actors.len(),
+            "{}, one {}. Watch what the lock promises and what the storage checks.",
+            match sc.actors.len() {
+                1 => "1 client".to_owned(),
+                n => format!("{n} clients"),
+            },
             sc.resource
         );
     };
@@ -40,7 +55,7 @@ pub fn say(t: &Trace, step: usize) -> String {
                     "A majority said OK to {name} while {who} still believes it holds the lock, and Redlock gave neither a token: nothing downstream can tell their writes apart."
                 ),
                 None if asks_lock_service(sc) => "A lease is a promise with a timer: nobody else should write until it runs out. Here storage will check it: each write asks the lock service whether its lease is still the live one.".to_owned(),
-                None => "A lease is a promise with a timer: nobody else should write until it runs out. Nothing at the storage enforces it.".to_owned(),
+                None => "A lease is a promise with a timer; nothing at the storage enforces it.".to_owned(),
                 Some((who, f)) if f >= *fence => format!(
                     "Token {fence} again: {who} was given {f} before the failover, and the rolled-back counter hands it out once more. Two holders now carry tokens storage cannot order."
                 ),
@@ -50,13 +65,16 @@ pub fn say(t: &Trace, step: usize) -> String {
             };
         }
         EventKind::TokenTaken { .. } => {
-            "A token taken apart from the grant orders whoever reaches the counter first, not whoever got the lease first: a pause between SET and INCR hands the older lease the newer token."
+            "A token taken after the grant orders whoever reaches the counter first: a pause between SET and INCR hands the older lease the newer token."
         }
         EventKind::AcquireRefused { .. } if sc.redlock.is_some() => {
             "Without a majority there is no lock: Redlock deletes the keys it did get and tries again."
         }
         EventKind::AcquireRefused { .. } if sc.lock_delay > 0 && e.snapshot.holder.is_none() => {
-            "Lock-delay: after a lease lapses without a release, nobody gets the lock for a while, so a holder that is only slow can finish or notice. It narrows the window; it cannot close it."
+            "Lock-delay: after a lease lapses unreleased, nobody gets the lock for a while, so a slow holder can finish. It narrows the window; it cannot close it."
+        }
+        EventKind::AcquireRefused { .. } if sc.token_source == TokenSource::LockService && sc.lock_delay > 0 => {
+            "While a lease is live, the lock service refuses everyone else."
         }
         EventKind::AcquireRefused { .. } if sc.token_source == TokenSource::LockService => {
             "While the lock key exists, the create-if-absent transaction fails for everyone else."
@@ -66,7 +84,7 @@ pub fn say(t: &Trace, step: usize) -> String {
         EventKind::ConnectionLost => "A terminated session takes its transaction with it: nothing it sends runs.",
         EventKind::LeaseExpired { cause, owner_knew, .. } => match (cause, owner_knew) {
             (ExpiryCause::Ttl, Awareness::Paused) => {
-                "The lock server cannot see that the holder is stopped; it only knows the TTL ran out."
+                "The lock server sees the TTL run out, not that the holder is stopped."
             }
             (ExpiryCause::Ttl, Awareness::Unaware)
                 if matches!(&e.kind, EventKind::LeaseExpired { owner, .. } if waiting_renewal(t, i, owner).is_some()) =>
@@ -91,13 +109,13 @@ pub fn say(t: &Trace, step: usize) -> String {
             }
         },
         EventKind::PauseStarted { cause: PauseCause::Gc, .. } => {
-            "A stop-the-world pause: the process cannot tell it was stopped, or for how long."
+            Line::NoWarning.text()
         }
         EventKind::PauseStarted { cause: PauseCause::Stall, .. } => {
-            "A stalled job cannot tell how long it was stuck, and its lease keeps counting down."
+            Line::WholeProcessPause.text()
         }
         EventKind::PauseEnded { lease_gone: true } => {
-            "It wakes with no idea time passed, and still believes it holds the lock."
+            Line::WakesUnaware.text()
         }
         EventKind::PauseEnded { lease_gone: false } if e.snapshot.believers.contains(&name) => {
             "Its lease is still live, so this pause did no harm."
@@ -143,7 +161,7 @@ pub fn say(t: &Trace, step: usize) -> String {
             }
         }
         EventKind::JobChecked { done: false } => {
-            "Read the status, then act: the lock is meant to make that safe by letting one holder in at a time."
+            "Read, then act: the lock is meant to let one holder in at a time."
         }
         EventKind::JobChecked { done: true } => {
             // Another client may still believe it holds the lock (a paused one that read the
@@ -175,7 +193,7 @@ pub fn say(t: &Trace, step: usize) -> String {
         EventKind::WriteApplied { .. } => return say_write(t, i),
         EventKind::WriteSkipped { .. } => "No token, no write.",
         EventKind::Extended { watchdog: Some(_), .. } => {
-            "Renew at about a third of the TTL, with ±25% jitter, and check ownership in the same atomic step."
+            "Renew at about a third of the TTL, jittered, checking your value in the same atomic step."
         }
         EventKind::Extended { .. } => {
             "Extend with the ownership check in the same script; GET then PEXPIRE could extend someone else's lease."
@@ -222,8 +240,10 @@ pub fn say(t: &Trace, step: usize) -> String {
             "GET then DEL is two commands: the key can change hands between them."
         }
         EventKind::LockValueRead { .. } => "The GET saw the key is no longer its own, so no DEL follows.",
-        EventKind::DeletedOthersLease { .. } => {
-            "The unconditional DEL deleted someone else's lease. Compare-and-delete in one Lua script cannot."
+        EventKind::DeletedOthersLease { owner, .. } => {
+            return format!(
+                "The unconditional DEL deleted {owner}'s live lease: the next client can now hold the lock while {owner} still works, two holders at once. Compare-and-delete in one Lua script cannot do that."
+            )
         }
         EventKind::Retried { .. } => {
             "A lost reply makes a retry look like a new request: same token, same idempotency key."
@@ -395,17 +415,22 @@ fn say_write(t: &Trace, i: usize) -> String {
             match earlier.and_then(|p| p.actor.clone()) {
                 Some(w) if w == name => "Strict refuses an equal token, and this storage checks the fence before the idempotency key: the retry gets stale_fence, not its first debit's stored result, so the client cannot tell whether that debit landed. Check the key first, or use same-epoch (≥), and the key answers the retry.".to_owned(),
                 Some(w) => format!(
-                    "{w} and {name} carry the same token {token}: storage cannot tell the two holders apart and refused whichever came second."
+                    "{w} and {name} carry the same token {token}: storage cannot tell the two holders apart and refused whichever came second. {}",
+                    Line::DuplicateTokens.text()
+                ),
+                None if before(t, i).any(|p| matches!(p.kind, EventKind::BarrierSet { result: Ok(()), .. })) => format!(
+                    "Strict spends the barrier's epoch: its own holder is refused. {}",
+                    Line::WhichRule.text()
                 ),
                 None => "Strict refuses a token equal to the last fence; same-epoch (≥) would admit it.".to_owned(),
             }
         }
-        Err(WriteError::StaleFence { .. }) if sc.token_source == TokenSource::Counterfactual => "Counterfactual: with a token minted in the same step as each grant (an etcd revision, a ZooKeeper zxid), storage would refuse the older generation here. Redlock mints none, so the real run is the fencing-off column.".to_owned(),
+        Err(WriteError::StaleFence { .. }) if sc.token_source == TokenSource::Counterfactual => "Counterfactual: with a token minted in the same step as each grant (an etcd revision, a ZooKeeper czxid), storage would refuse the older generation here. Redlock mints none, so the real run is the fencing-off column.".to_owned(),
         Err(WriteError::StaleFence { last, .. }) if !late => format!(
             "Storage refused the holder of the newest lease: {name}'s token is older than the {last} a superseded holder took later. A fence is only as good as the order its tokens are minted in."
         ),
         Err(WriteError::StaleFence { token, last }) if late && partitioned(sc, &name, e.at) => format!("{name} is still cut off from the lock service and has not learned its lease is gone, but storage has seen {last}, so it refuses {token}. Safety comes from the check at the resource, not from what the client knows."),
-        Err(WriteError::StaleFence { .. }) => "Storage compares tokens and refuses the older generation. Safety comes from the check at the resource, not from the lock.".to_owned(),
+        Err(WriteError::StaleFence { token, last }) => refusal_credit(t, i, *token, *last),
         Err(WriteError::DuplicateIntent { .. }) => "The idempotency key stops the same intent twice and returns its original result; it is not a fence.".to_owned(),
         Err(WriteError::MissingFence) => "With fencing on, a write without a token is refused.".to_owned(),
         Err(WriteError::SessionTerminated) => "Its transaction no longer exists, so its write cannot run: no token is involved.".to_owned(),
@@ -435,8 +460,8 @@ fn say_write(t: &Trace, i: usize) -> String {
         Ok(_) if twice && rewrote_same(t, i) => "Wasted work, no harm: the job ran twice, but a report recomputed from the same input rewrote the value already in the row. A lock for efficiency can live with that; the same pause with a debit is a double charge (gc-pause).".to_owned(),
         Ok(_) if twice && late && sc.claims() => format!("Duplicate claim: the job ran twice, and the claim row now names {name}, a superseded holder, which will call the provider too. Only the provider's idempotency key can stop a second charge now."),
         Ok(_) if twice && late && sc.publishes() => "Duplicate publish: the job ran twice, and the result row now holds the superseded worker's result. The lease alone is not mutual exclusion.".to_owned(),
-        Ok(_) if twice && late && partitioned(sc, &name, e.at) => format!("Double charge, and nobody paused: {name} was cut off from the lock service, not from storage, so its write got through after its lease had gone to {}. The lease alone is not mutual exclusion.", superseded_by.as_ref().map_or_else(String::new, |g| g.owner.clone())),
-        Ok(_) if twice && late => "Double charge: the job ran twice. Each debit is atomic, so no update was lost; a second lock generation charged again. The lease alone is not mutual exclusion.".to_owned(),
+        Ok(_) if twice && late && partitioned(sc, &name, e.at) => format!("Double charge, and nobody paused: {name} was cut off from the lock service, not from storage, so its write got through after its lease had gone to {}. {}", superseded_by.as_ref().map_or_else(String::new, |g| g.owner.clone()), Line::IdempotencyShort.text()),
+        Ok(_) if twice && late => format!("Double charge. {}", Line::IdempotencyAnswer.text()),
         // The writer holds the live lease, so the higher token came from a superseded grant
         // that was minted its token later (a counter apart from the grant).
         Ok(_) if out_of_order && !late => {
@@ -444,6 +469,7 @@ fn say_write(t: &Trace, i: usize) -> String {
             format!("{name} holds the live lease, yet its token is lower than one storage already took from a superseded holder: nothing at the resource checked.{tail}")
         }
         Ok(_) if out_of_order => "Storage took a lower token after a higher one: nothing at the resource noticed the older generation.".to_owned(),
+        Ok(_) if late && sc.publishes() => format!("{name}'s late result is a different write from the new holder's, not a repeat: no idempotency key on the job catches it. Only the fence could have refused it."),
         Ok(_) if late => "Storage took a write from a superseded lease. The lease alone is not mutual exclusion.".to_owned(),
         Ok(_) if twice && !fencing => {
             let first = accepted_before(t, i).last().and_then(|p| p.actor.clone()).unwrap_or_default();
@@ -471,4 +497,61 @@ fn say_write(t: &Trace, i: usize) -> String {
         Ok(_) if fencing => "The write carries its token; storage keeps the highest token it has accepted.".to_owned(),
         Ok(_) => "Storage is not checking tokens: it trusts whoever shows up.".to_owned(),
     }
+}
+
+/// The fixed Say lines, keyed by what they answer (words in one table, as the leptos
+/// examples keep theirs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Line {
+    /// A pause gives no warning; only a monotonic clock read afterwards shows it.
+    NoWarning,
+    /// A stall long enough for a lease to lapse stops the whole process.
+    WholeProcessPause,
+    /// Waking from a pause: still a believer.
+    WakesUnaware,
+    /// What an idempotency key stops, and what only the fence stops.
+    IdempotencyAnswer,
+    /// [`Line::IdempotencyAnswer`] in one sentence, for a step with more to say.
+    IdempotencyShort,
+    /// Equal tokens from two holders: no rule orders them.
+    DuplicateTokens,
+    /// When to use strict (>) and when same-epoch (≥).
+    WhichRule,
+    /// A line the run has already said.
+    Again,
+}
+
+impl Line {
+    pub fn text(self) -> &'static str {
+        match self {
+            Line::NoWarning => "No warning comes. Only a monotonic clock read afterwards shows a pause, and a pause can land after that read too.",
+            Line::WholeProcessPause => "A whole-process pause: no thread runs, not even a watchdog, so nothing renews the lease.",
+            Line::WakesUnaware => "It still believes it holds the lock; only a monotonic clock read could show the gap.",
+            Line::IdempotencyAnswer => "A key per order would stop this duplicate, the same intent twice. Only the fence also stops a stale holder's different write: a late result, a value read before the pause.",
+            Line::Again => "As before.",
+            Line::IdempotencyShort => "A key per order would stop this duplicate; only the fence stops a stale holder's different write.",
+            Line::DuplicateTokens => "No rule can order duplicate tokens: this refusal is luck of arrival order.",
+            Line::WhichRule => "Use same-epoch (≥) when one grant makes several writes, with an idempotency key per write; strict (>) suits one write per grant, with retries deduped by key before the fence check.",
+        }
+    }
+}
+
+/// A refusal credited to what made it work: storage had already seen the newer token. Where
+/// the order could have flipped, say what covers it.
+fn refusal_credit(t: &Trace, i: usize, token: Fence, last: Fence) -> String {
+    let name = t.events[i].actor.clone().unwrap_or_default();
+    let barrier =
+        before(t, i).any(|p| matches!(p.kind, EventKind::BarrierSet { result: Ok(()), .. }));
+    if barrier {
+        return format!(
+            "Storage refuses {token} because the barrier set epoch {last} before the new holder started: the order cannot flip."
+        );
+    }
+    let first = accepted_before(t, i)
+        .find(|p| p.fence() == Some(last))
+        .and_then(|p| p.actor.clone())
+        .unwrap_or_default();
+    format!(
+        "Refused only because storage already saw {last} from {first}. Had {name}'s {token} arrived first, both would land; a handoff barrier, or one conditional write of status and fence, covers that."
+    )
 }
