@@ -65,32 +65,76 @@ fn by<'a>(t: &'a Trace, actor: &str, pred: impl Fn(&EventKind) -> bool) -> Vec<&
 // The deck itself.
 // ---------------------------------------------------------------------------------------
 
+/// `fencing-lab ARGS…`: (exit code, stdout, stderr).
+fn cli(args: &[&str]) -> (i32, String, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_fencing-lab"))
+        .args(args)
+        .output()
+        .expect("the binary runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
 #[test]
-fn deck_lists_the_scenarios_in_order() {
-    let ids: Vec<_> = DECK.iter().map(|e| e.id).collect();
-    assert_eq!(
-        ids,
-        [
-            "gc-pause",
-            "toctou",
-            "same-token-retry",
-            "unsafe-release",
-            "delayed-packet",
-            "redis-failover",
-            "separate-counter",
-            "renewal",
-            "handoff-barrier",
-            "clock-jump",
-            "uuid-token",
-            "claim-row",
-            "lock-delay",
-            "efficiency",
-            "drift-margin",
-            "sequencer",
-            "partition",
-            "row-lock",
-        ]
+fn deck_json_is_the_deck_as_data() {
+    let (code, json, _) = cli(&["deck", "--json"]);
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(&json).expect("deck --json is JSON");
+    assert_eq!(v, serde_json::to_value(deck::data()).unwrap());
+    let entries = v["entries"].as_array().unwrap();
+    assert_eq!(v["count"], entries.len());
+    assert_eq!(entries.len(), DECK.len());
+    for (e, d) in entries.iter().zip(DECK) {
+        assert_eq!(e["id"], d.id);
+        assert_eq!(e["question"], d.question);
+        for (p, t) in FencingPolicy::ALL.iter().zip(deck::runs(d).0) {
+            let r = &e["runs"][p.code()];
+            assert_eq!(r["value"], story::final_value(&t), "{} {p:?}", d.id);
+            assert_eq!(r["outcome"], story::outcome(&t), "{} {p:?}", d.id);
+            assert_eq!(r["steps"], t.len());
+            // The codes are those of the run's events, each once, never "ok".
+            let codes: Vec<&str> = r["codes"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|c| c.as_str().unwrap())
+                .collect();
+            assert!(codes
+                .iter()
+                .all(|c| *c != "ok" && t.events.iter().any(|e| e.result_code() == *c)));
+            assert!(t
+                .events
+                .iter()
+                .all(|e| e.result_code() == "ok" || codes.contains(&e.result_code())));
+        }
+    }
+    let (code, _, err) = cli(&["deck", "--yaml"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("unknown option"), "{err}");
+}
+
+#[test]
+fn story_accepts_the_decks_spelling_and_refuses_an_unknown_policy() {
+    // U7: `same-epoch` (the deck's column) and `same_epoch` (the link's) print the same run,
+    // and only that run.
+    let (code, dashed, _) = cli(&["story", "gc-pause", "same-epoch"]);
+    assert_eq!(code, 0);
+    assert_eq!(dashed, cli(&["story", "gc-pause", "same_epoch"]).1);
+    assert!(dashed.starts_with("== fencing same-epoch"), "{dashed}");
+    assert_eq!(dashed.matches("== fencing ").count(), 1);
+    let (code, out, err) = cli(&["story", "gc-pause", "strictest"]);
+    assert_eq!(code, 2);
+    assert!(out.is_empty(), "nothing else is printed: {out}");
+    assert!(
+        err.contains("unknown fencing policy \"strictest\"; use off, strict or same-epoch"),
+        "{err}"
     );
+    let (code, _, err) = cli(&["story", "nope"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("usage: fencing-lab story <deck id> [off|strict|same-epoch]"));
 }
 
 #[test]

@@ -14,6 +14,7 @@ use super::scenario::{
 };
 use super::story;
 use super::trace::{EventKind, Trace};
+use serde::Serialize;
 
 /// One scenario of the deck, with what to say while it plays.
 #[derive(Debug, Clone, Copy)]
@@ -638,7 +639,7 @@ pub static DECK: &[DeckEntry] = &[
                 format!("A's UPDATE ({refused}) fails: its transaction no longer exists. That is what stops it, not a token, so every fencing policy ends the same: off {off}, strict {strict}, same-epoch {same}. Lock and data in one system: losing the lock loses the transaction."),
                 format!("Costs. With no timeout nothing ends A's hold: B waits {no_timeout_wait} ms, until A wakes and commits at t={commit}, then finds the job done ({}). The holder keeps a connection and the row lock for the whole job, blocking every other writer of that row (plain reads still run), and its open transaction holds back VACUUM.", no_timeout.summary.final_balance),
                 format!("The timeout is itself a lease: a healthy job that works {slow_work} ms between statements is killed the same way ({slow_failed}'s UPDATE fails; balance {}). And it only covers writes in this database: a payment API call cannot be rolled back (claim-row).", slow.summary.final_balance),
-                format!("Lock-free, when one statement can check and write: UPDATE accounts SET balance = balance − 10, order_1_charged = true WHERE id = '{}' AND NOT order_1_charged. The row lock lasts that one statement, and a second run matches no row (UPDATE 0): a no-op.", sc.resource),
+                format!("No held lock at all, when one statement can check and write: UPDATE accounts SET balance = balance − 10, order_1_charged = true WHERE id = '{}' AND NOT order_1_charged. The row lock lasts only that statement, and a second run matches no row (UPDATE 0): a no-op.", sc.resource),
             ]
         },
         build: Scenario::row_lock,
@@ -700,6 +701,90 @@ pub fn table() -> String {
         );
     }
     out
+}
+
+/// The deck as data (`fencing-lab deck --json`): what the native and browser tests read
+/// instead of their own copies of the ids, the count and the outcome tables.
+#[derive(Debug, Clone, Serialize)]
+pub struct DeckData {
+    pub count: usize,
+    pub entries: Vec<EntryData>,
+}
+
+/// One deck entry as data.
+#[derive(Debug, Clone, Serialize)]
+pub struct EntryData {
+    pub id: &'static str,
+    pub title: &'static str,
+    pub question: &'static str,
+    /// One run per fencing policy, keyed by the policy's code.
+    pub runs: PolicyRuns,
+}
+
+/// A deck entry's three runs, by policy code (as the page's `fence=` spells them).
+#[derive(Debug, Clone, Serialize)]
+pub struct PolicyRuns {
+    pub off: RunData,
+    pub strict: RunData,
+    pub same_epoch: RunData,
+}
+
+/// What one run ends with, as the page shows it.
+#[derive(Debug, Clone, Serialize)]
+pub struct RunData {
+    /// The storage's headline figure at the end (the balance, or the result row).
+    pub value: String,
+    /// [`story::outcome`]: the comparison panel's caption.
+    pub outcome: String,
+    /// Events after the setup step.
+    pub steps: usize,
+    /// Words of all the run's Say lines.
+    pub say_words: usize,
+    /// The distinct result codes of the run's timeline markers other than `ok`, in order of
+    /// first appearance.
+    pub codes: Vec<&'static str>,
+}
+
+/// [`DeckData`] for the whole deck.
+pub fn data() -> DeckData {
+    let entries: Vec<EntryData> = DECK
+        .iter()
+        .map(|e| EntryData {
+            id: e.id,
+            title: e.title,
+            question: e.question,
+            runs: {
+                let [off, strict, same_epoch] = runs(e).0.map(|t| run_data(&t));
+                PolicyRuns {
+                    off,
+                    strict,
+                    same_epoch,
+                }
+            },
+        })
+        .collect();
+    DeckData {
+        count: entries.len(),
+        entries,
+    }
+}
+
+fn run_data(t: &Trace) -> RunData {
+    let mut codes: Vec<&'static str> = Vec::new();
+    for code in t.events.iter().map(|e| e.result_code()) {
+        if code != "ok" && !codes.contains(&code) {
+            codes.push(code);
+        }
+    }
+    RunData {
+        value: story::final_value(t),
+        outcome: story::outcome(t),
+        steps: t.len(),
+        say_words: (0..=t.len())
+            .map(|s| story::say(t, s).split_whitespace().count())
+            .sum(),
+        codes,
+    }
 }
 
 /// An actor without pauses or network delay.

@@ -78,6 +78,7 @@ pub fn token_source(sc: &Scenario) -> &'static str {
 fn token_source_short(sc: &Scenario) -> &'static str {
     match sc.token_source {
         TokenSource::SameRedis => "INCR in the acquire script on the same Redis",
+        TokenSource::LockService if sc.lock_delay > 0 => "the lock service (a Chubby sequencer)",
         TokenSource::LockService => {
             "the lock service (an etcd revision, a ZooKeeper czxid or sequential-node number)"
         }
@@ -255,7 +256,7 @@ pub fn narration(t: &Trace, step: usize) -> String {
                 duration(sc, sc.lock_delay)
             ),
             None if sc.client_drift > 0 || sc.deadline_margin > 0 => format!(
-                "{} lease lock; client clocks run {} slow, and stop at TTL − {}",
+                "{} lease lock; client clocks run {} slow (exaggerated for visibility: real clocks drift by tens of ppm), and stop at TTL − {}",
                 duration(sc, sc.lease_ttl),
                 per_mille(sc.client_drift),
                 duration(sc, sc.deadline_margin)
@@ -455,4 +456,4 @@ pub use facts::{facts, lease_fields, lease_token, LeaseFacts, StepFacts};
 use narrate::sentence;
 pub use outcome::{counterfactual, outcome};
 use row::{row_label, row_opening, row_say, row_sentence};
-pub use say::say;
+pub use say::{say, Line};

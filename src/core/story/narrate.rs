@@ -261,7 +261,7 @@ pub(super) fn sentence(t: &Trace, i: usize) -> String {
                 )
             }) =>
         {
-            format!("{name} gives up: its claim was refused, so it never calls the provider.")
+            format!("{name} stops: a newer lock generation owns the job.")
         }
         EventKind::GaveUp => format!("{name} gives up without writing."),
         EventKind::JobChecked { done } => {

@@ -235,7 +235,7 @@ pub(super) fn row_say(t: &Trace, step: usize) -> Option<String> {
     let sc = &t.scenario;
     let Some(e) = t.event_at(step) else {
         return Some(format!(
-            "{} clients, one {} row, and the lock lives in the same database as the balance. Watch what happens to a holder's transaction when it loses the lock.",
+            "{} clients, one {} row, locked in the database that holds the balance. Watch a holder's transaction when it loses the lock.",
             sc.actors.len(),
             sc.resource
         ));
@@ -262,18 +262,18 @@ pub(super) fn row_say(t: &Trace, step: usize) -> Option<String> {
                         duration(sc, w)
                     ),
                     [one, ..] => format!(
-                        "{one} still believes it holds the lock while {name} holds it: two believers, as with a lease. The difference: {one}'s transaction is gone, so nothing {one} sends can write."
+                        "{one} still believes it holds the lock while {name} holds it: two believers, as with a lease. The difference: {one}'s transaction is gone, so nothing in that transaction can commit."
                     ),
                 }
             }
         },
-        EventKind::LockWait { .. } => "Unlike SET NX, FOR UPDATE does not refuse: the second client waits in PostgreSQL's lock queue, for as long as the holder's transaction lives, unless lock_timeout or statement_timeout is set.".to_owned(),
+        EventKind::LockWait { .. } => "Unlike SET NX, FOR UPDATE does not refuse: the second client queues for as long as the holder's transaction lives, unless lock_timeout is set.".to_owned(),
         EventKind::LeaseExpired {
             owner,
             cause: ExpiryCause::IdleTimeout,
             ..
         } => format!(
-            "The idle timeout is a lease too: the server cannot tell a paused or slow client from a dead one. But lock and data live in one system, so ending the lock also ends {owner}'s transaction: nothing it did in it survives."
+            "The idle timeout is a lease too. But lock and data live in one system, so ending the lock also ends {owner}'s transaction: nothing it did survives."
         ),
         EventKind::WriteApplied { result: Ok(_), .. } => {
             "Lock and write in one transaction: no token is needed while the transaction holds the row, whatever the fencing policy says.".to_owned()

@@ -54,7 +54,7 @@ fn say_once(t: &Trace, step: usize) -> String {
                 Some((who, _)) if sc.token_source == TokenSource::Counterfactual => format!(
                     "A majority said OK to {name} while {who} still believes it holds the lock, and Redlock gave neither a token: nothing downstream can tell their writes apart."
                 ),
-                None if asks_lock_service(sc) => "A lease is a promise with a timer: nobody else should write until it runs out. Here storage will check it: each write asks the lock service whether its lease is still the live one.".to_owned(),
+                None if asks_lock_service(sc) => "A lease is a promise with a timer. Here storage checks it: each write asks the lock service whether its lease is still live.".to_owned(),
                 None => "A lease is a promise with a timer; nothing at the storage enforces it.".to_owned(),
                 Some((who, f)) if f >= *fence => format!(
                     "Token {fence} again: {who} was given {f} before the failover, and the rolled-back counter hands it out once more. Two holders now carry tokens storage cannot order."
@@ -89,7 +89,7 @@ fn say_once(t: &Trace, step: usize) -> String {
             (ExpiryCause::Ttl, Awareness::Unaware)
                 if matches!(&e.kind, EventKind::LeaseExpired { owner, .. } if waiting_renewal(t, i, owner).is_some()) =>
             {
-                "The lock service cannot tell a cut-off holder from a dead one: it lets the lease run out so the lock can go to someone else. That is availability; the holder is still running and can still reach storage."
+                "The lock service cannot tell a cut-off holder from a dead one, so it lets the lease run out. The holder still runs and still reaches storage."
             }
             (ExpiryCause::Ttl, Awareness::Unaware) => {
                 "The TTL ran out while the holder is still running and still believes it holds the lock."
@@ -143,7 +143,7 @@ fn say_once(t: &Trace, step: usize) -> String {
             "Both lock generations got past the claim; only the provider's idempotency key kept this to one charge. A key stops a repeat of one intent, not a stale holder: that is the fence's job."
         }
         EventKind::ProviderCall { outcome: ProviderOutcome::NotCalled, .. } => {
-            "The fenced claim row stopped the stale holder before the call. It stops a holder already stale when it claims; one that goes stale between its claim and its call still calls, and only the provider's idempotency key covers that."
+            "The fenced claim stopped the stale holder before the call. A holder that goes stale between claim and call still calls; only the provider's key covers that."
         }
         EventKind::GaveUp => {
             let barrier = before(t, i).next().is_some_and(|p| {
@@ -153,7 +153,7 @@ fn say_once(t: &Trace, step: usize) -> String {
                 matches!(p.kind, EventKind::ProviderCall { outcome: ProviderOutcome::NotCalled, .. })
             });
             if claim {
-                "A refused claim means a newer lock generation owns the job: stop, and never call the provider."
+                "A refused claim hands the job to the newer generation: this worker is done."
             } else if barrier {
                 "A refused barrier means a newer epoch already started: do not start."
             } else {
@@ -242,7 +242,7 @@ fn say_once(t: &Trace, step: usize) -> String {
         EventKind::LockValueRead { .. } => "The GET saw the key is no longer its own, so no DEL follows.",
         EventKind::DeletedOthersLease { owner, .. } => {
             return format!(
-                "The unconditional DEL deleted {owner}'s live lease: the next client can now hold the lock while {owner} still works, two holders at once. Compare-and-delete in one Lua script cannot do that."
+                "The DEL deleted {owner}'s live lease: the next client can take the lock while {owner} still works, two holders at once. Compare-and-delete cannot."
             )
         }
         EventKind::Retried { .. } => {
@@ -429,7 +429,7 @@ fn say_write(t: &Trace, i: usize) -> String {
         Err(WriteError::StaleFence { last, .. }) if !late => format!(
             "Storage refused the holder of the newest lease: {name}'s token is older than the {last} a superseded holder took later. A fence is only as good as the order its tokens are minted in."
         ),
-        Err(WriteError::StaleFence { token, last }) if late && partitioned(sc, &name, e.at) => format!("{name} is still cut off from the lock service and has not learned its lease is gone, but storage has seen {last}, so it refuses {token}. Safety comes from the check at the resource, not from what the client knows."),
+        Err(WriteError::StaleFence { token, last }) if late && partitioned(sc, &name, e.at) => format!("{name} is still cut off and has not learned its lease is gone, but storage has seen {last}, so it refuses {token}: the check at the resource, not what the client knows."),
         Err(WriteError::StaleFence { token, last }) => refusal_credit(t, i, *token, *last),
         Err(WriteError::DuplicateIntent { .. }) => "The idempotency key stops the same intent twice and returns its original result; it is not a fence.".to_owned(),
         Err(WriteError::MissingFence) => "With fencing on, a write without a token is refused.".to_owned(),
@@ -438,7 +438,7 @@ fn say_write(t: &Trace, i: usize) -> String {
             if e.snapshot.last_fence.is_none_or(|h| h < *l) =>
         {
             format!(
-                "Storage has never seen {l}, so the highest-token check alone would have taken {name}'s {token}. Asking the lock service refuses it the moment its lease stops being the live one. The price: a round trip to the lock service per write, and storage now waits on the lock service being up."
+                "Storage has never seen {l}, so the highest-token check alone would take {name}'s {token}. Asking the lock service refuses it once its lease is not live. The price: a round trip per write, and storage depends on the lock service."
             )
         }
         Err(WriteError::StaleSequencer { live: None, .. }) => "Nobody holds the lock, and still the write is refused: the sequencer check asks whether this lease is live, not whether a newer one exists.".to_owned(),
@@ -483,7 +483,7 @@ fn say_write(t: &Trace, i: usize) -> String {
                 "The job has now run twice although this token passed the check: {first}'s earlier write came from a superseded lease that storage could not yet refuse."
             )
         }
-        Ok(_) if asks_lock_service(sc) => "Storage asked the lock service before applying: this lease is live, so the write lands. The model checks and applies at one instant; in a real resource the apply comes a moment after the answer, and a lease that lapses in that gap still lands.".to_owned(),
+        Ok(_) if asks_lock_service(sc) => "The lock service says this lease is live, so the write lands. Here check and apply are one instant; in a real resource a lease that lapses between them still lands.".to_owned(),
         Ok(_) if sc.policy == FencingPolicy::SameEpoch
             && fence.is_some()
             && t.snapshot_at(i).last_fence == *fence =>
