@@ -108,9 +108,20 @@ fn f1_lock_value_and_token_are_two_things() {
     let f = &story::facts(&t)[1];
     let l = f.lease.as_ref().unwrap();
     assert_eq!(Some(l.value.clone()), l.token.map(|t| t.to_string()));
-    // A separate counter's lease has no token of its own.
+    // A separate counter's lease has no token of its own; the INCR that hands the superseded
+    // lease the newest token says so at its own step (not "As before.").
     let t = run_as("separate-counter", FencingPolicy::Strict);
     assert_eq!(story::facts(&t)[1].lease.as_ref().unwrap().token, None);
+    let incr = t
+        .events
+        .iter()
+        .rposition(|e| matches!(e.kind, EventKind::TokenTaken { .. }))
+        .unwrap();
+    let say = story::say(&t, incr + 1);
+    assert!(
+        say.contains("A's superseded lease now carries the newest token, 34"),
+        "{say}"
+    );
     // Nowhere is a release, GET or extend said to compare a token as the key's value.
     for (id, t) in deck_runs() {
         for w in words(&t) {
@@ -320,6 +331,12 @@ fn m8_m9_m10_retries_zookeeper_and_lock_delay() {
         "{acquire}"
     );
     assert!(!story::narration(&t, 0).contains("etcd revision"));
+    let release = step_of(&t, |e| matches!(e.kind, EventKind::Released { .. }));
+    let n = story::narration(&t, release);
+    assert!(
+        n.contains("no lock-delay") && !n.contains("transaction"),
+        "{n}"
+    );
 }
 
 /// U5, U6: claim-row's outcome agrees with itself; row-lock's notes and words are exact.

@@ -85,7 +85,7 @@ pub static DECK: &[DeckEntry] = &[
                 {
                     let keyed = run(&r.off().scenario.clone().keyed("order-1"));
                     format!(
-                        "What if… an idempotency key per order (both debits carry “order-1”): off ends at {} too. The key stops the same intent run twice; only the fence also stops a stale holder's different write, such as a late result (handoff-barrier).",
+                        "What if… an idempotency key per order (both debits carry “order-1”): off ends at {} too. The key stops the same intent run twice; only the fence stops a stale holder's different write, such as a late result (handoff-barrier).",
                         keyed.summary.final_balance
                     )
                 },

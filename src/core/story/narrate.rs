@@ -500,6 +500,12 @@ pub(super) fn sentence(t: &Trace, i: usize) -> String {
             format!("{who}: the extend script answers 0 (not_holder){when}. The job self-cancels and does not write.")
         }
         EventKind::Released {
+            via: ReleaseMode::CompareAndDelete,
+            ..
+        } if sc.token_source == TokenSource::LockService && sc.lock_delay > 0 => format!(
+            "{name} releases {res}: the lock service checks the lock is still its own and frees it at once, with no lock-delay."
+        ),
+        EventKind::Released {
             fence,
             via: ReleaseMode::CompareAndDelete,
         } if sc.token_source == TokenSource::LockService => format!(
@@ -548,8 +554,8 @@ pub(super) fn sentence(t: &Trace, i: usize) -> String {
         }
         EventKind::ReleaseNoop { via, reason, .. } => {
             let why = match reason {
-                NoopReason::OtherHolder { owner, .. } => {
-                    format!("the lease now belongs to {owner} ({})", fields(&fx.lease))
+                NoopReason::OtherHolder { owner, fence } => {
+                    format!("the lease now belongs to {owner}{}", lease_token(sc, *fence))
                 }
                 NoopReason::Expired => "its lease had already expired".to_owned(),
                 NoopReason::Lost => "the failed primary lost its lease".to_owned(),

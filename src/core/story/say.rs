@@ -64,6 +64,12 @@ fn say_once(t: &Trace, step: usize) -> String {
                 ),
             };
         }
+        // The live lease is someone else's: this INCR gave a superseded lease the newer token.
+        EventKind::TokenTaken { fence } if e.snapshot.holder.as_ref().is_some_and(|h| h.owner != name) => {
+            return format!(
+                "{name}'s superseded lease now carries the newest token, {fence}: storage will trust it over the real holder's."
+            )
+        }
         EventKind::TokenTaken { .. } => {
             "A token taken after the grant orders whoever reaches the counter first: a pause between SET and INCR hands the older lease the newer token."
         }
@@ -527,7 +533,7 @@ impl Line {
             Line::NoWarning => "No warning comes. Only a monotonic clock read afterwards shows a pause, and a pause can land after that read too.",
             Line::WholeProcessPause => "A whole-process pause: no thread runs, not even a watchdog, so nothing renews the lease.",
             Line::WakesUnaware => "It still believes it holds the lock; only a monotonic clock read could show the gap.",
-            Line::IdempotencyAnswer => "A key per order would stop this duplicate, the same intent twice. Only the fence also stops a stale holder's different write: a late result, a value read before the pause.",
+            Line::IdempotencyAnswer => "A key per order would stop this duplicate, the same intent run twice; only the fence stops a stale holder's different write, such as a late result or a value read before the pause.",
             Line::Again => "As before.",
             Line::IdempotencyShort => "A key per order would stop this duplicate; only the fence stops a stale holder's different write.",
             Line::DuplicateTokens => "No rule can order duplicate tokens: this refusal is luck of arrival order.",
