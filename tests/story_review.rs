@@ -342,11 +342,16 @@ fn m8_m9_m10_retries_zookeeper_and_lock_delay() {
 /// U5, U6: claim-row's outcome agrees with itself; row-lock's notes and words are exact.
 #[test]
 fn u5_u6_claim_row_and_row_lock_words() {
-    let o = story::outcome(&run_as("claim-row", FencingPolicy::Off));
+    let off = run_as("claim-row", FencingPolicy::Off);
+    let o = story::outcome(&off);
     assert!(
         o.contains("claimed twice") && !o.contains("job ran twice"),
         "{o}"
     );
+    // The provider charged once: no line of the run says the job ran twice.
+    for w in words(&off) {
+        assert!(!w.contains("ran twice"), "{w}");
+    }
     let n = notes("row-lock");
     assert!(!n.contains("Lock-free"), "{n}");
     for p in FencingPolicy::ALL {

@@ -382,6 +382,8 @@ pub(super) fn sentence(t: &Trace, i: usize) -> String {
                     }
                     if rewrote_same(t, i) {
                         s += " The job has now run twice, but this run wrote the value the row already held: wasted work, no harm.";
+                    } else if sc.claims() && accepted_before(t, i).next().is_some() {
+                        s += " The job has now been claimed twice: a duplicate claim.";
                     } else if sc.job.is_some() && accepted_before(t, i).next().is_some() {
                         s += &format!(" The job has now run twice: a {}.", twice_name(sc));
                     }
