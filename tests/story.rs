@@ -761,5 +761,6 @@ fn generations_sequencers_and_equal_epochs_are_said_only_where_true() {
     let t = run(&(deck::find("separate-counter").unwrap().build)().with_policy(FencingPolicy::Off));
     assert!(lines(&t).iter().any(|(_, _, s)| s
         .starts_with("B holds the live lease, yet its token is lower")
-        && s.ends_with("the job ran twice, a double charge.")));
+        && s.contains("Both debits landed: a double charge.")
+        && s.ends_with(story::Line::IdempotencyShort.text())));
 }

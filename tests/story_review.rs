@@ -167,6 +167,22 @@ fn m1_the_headline_answers_idempotency() {
     let say = story::say(&t, last);
     assert!(say.contains(Line::IdempotencyAnswer.text()), "{say}");
     assert!(say.contains("key per order") && say.contains("different write"));
+    // Said at the second debit of every off run that charges twice, pause or no pause, and
+    // true of each (no "before the pause" where nobody paused).
+    for (id, t) in deck_runs() {
+        if t.scenario.policy != FencingPolicy::Off
+            || t.summary.duplicate_runs == 0
+            || t.scenario.publishes()
+        {
+            continue;
+        }
+        let says: String = (0..=t.len()).map(|s| story::say(&t, s)).collect();
+        assert!(
+            says.contains("key per order would stop this duplicate"),
+            "{id}"
+        );
+        assert!(!says.contains("before the pause"), "{id}");
+    }
     // The what-if: a key per order makes the off run 90 too, and the notes say it.
     let keyed = run(&Scenario::gc_pause()
         .keyed("order-1")

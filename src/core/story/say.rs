@@ -471,7 +471,11 @@ fn say_write(t: &Trace, i: usize) -> String {
         // The writer holds the live lease, so the higher token came from a superseded grant
         // that was minted its token later (a counter apart from the grant).
         Ok(_) if out_of_order && !late => {
-            let tail = if twice { " Both debits landed: the job ran twice, a double charge." } else { "" };
+            let tail = if twice {
+                format!(" Both debits landed: a double charge. {}", Line::IdempotencyShort.text())
+            } else {
+                String::new()
+            };
             format!("{name} holds the live lease, yet its token is lower than one storage already took from a superseded holder: nothing at the resource checked.{tail}")
         }
         Ok(_) if out_of_order => "Storage took a lower token after a higher one: nothing at the resource noticed the older generation.".to_owned(),
@@ -479,8 +483,14 @@ fn say_write(t: &Trace, i: usize) -> String {
         Ok(_) if late => "Storage took a write from a superseded lease. The lease alone is not mutual exclusion.".to_owned(),
         Ok(_) if twice && !fencing => {
             let first = accepted_before(t, i).last().and_then(|p| p.actor.clone()).unwrap_or_default();
+            // A debit's duplicate is an intent run twice: say what a key would and would not do.
+            let key = if sc.publishes() {
+                String::new()
+            } else {
+                format!(" {}", Line::IdempotencyShort.text())
+            };
             format!(
-                "The job has now run twice: storage is not checking tokens, so {first}'s write from a superseded lease landed as well as this one."
+                "The job has now run twice: storage is not checking tokens, so {first}'s write from a superseded lease landed as well as this one.{key}"
             )
         }
         Ok(_) if twice => {
@@ -533,7 +543,7 @@ impl Line {
             Line::NoWarning => "No warning comes. Only a monotonic clock read afterwards shows a pause, and a pause can land after that read too.",
             Line::WholeProcessPause => "A whole-process pause: no thread runs, not even a watchdog, so nothing renews the lease.",
             Line::WakesUnaware => "It still believes it holds the lock; only a monotonic clock read could show the gap.",
-            Line::IdempotencyAnswer => "A key per order would stop this duplicate, the same intent run twice; only the fence stops a stale holder's different write, such as a late result or a value read before the pause.",
+            Line::IdempotencyAnswer => "A key per order would stop this duplicate, the same intent run twice; only the fence stops a stale holder's different write, such as a late result or a value computed from a stale read.",
             Line::Again => "As before.",
             Line::IdempotencyShort => "A key per order would stop this duplicate; only the fence stops a stale holder's different write.",
             Line::DuplicateTokens => "No rule can order duplicate tokens: this refusal is luck of arrival order.",
