@@ -444,7 +444,7 @@ fn get_then_del_deletes_the_successors_lease() {
             matches!(k, EventKind::DeletedOthersLease { .. })
         });
         assert_eq!(del.len(), 1);
-        assert_eq!(del[0].at, 56);
+        assert_eq!(del[0].at, 54);
         assert_eq!(
             del[0].kind,
             EventKind::DeletedOthersLease {
@@ -473,7 +473,7 @@ fn get_then_del_deletes_the_successors_lease() {
         }
         assert_eq!(
             writes(&t),
-            [w(57, "C", 35, "ok"), w(58, "B", 34, b_code)],
+            [w(57, "C", 35, "ok"), w(59, "B", 34, b_code)],
             "{policy:?}"
         );
         assert_eq!(t.summary.final_balance, balance);
@@ -484,7 +484,7 @@ fn get_then_del_deletes_the_successors_lease() {
             .into_iter()
             .find(|s| s.owner == "B")
             .unwrap();
-        assert_eq!((b_span.to, b_span.end), (56, LeaseEnd::Released));
+        assert_eq!((b_span.to, b_span.end), (54, LeaseEnd::Released));
     }
 }
 

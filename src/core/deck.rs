@@ -1218,10 +1218,12 @@ impl Scenario {
     }
 
     /// GET-then-DEL release: A finishes other work and GETs its own value at t=5; the pause
-    /// (6..56) lands before the DEL. B takes 34 at t=30, finds order 1 not charged and
-    /// works until t=58; A's DEL at t=56 deletes B's lease, so C (polling from t=48) takes
-    /// 35, finds order 1 still not charged and charges at t=57: two holders at once, both
-    /// running the same job. Set `release` to `CompareAndDelete` for the safe version.
+    /// (6..54) lands before the DEL. B takes 34 at t=30, finds order 1 not charged and
+    /// works until t=59; A's DEL at t=54 deletes B's lease, so C (polling from t=48 every
+    /// 8 ms) takes 35 at t=56, finds order 1 still not charged and charges at t=57: two
+    /// holders at once, both running the same job. Clients that depend on each other act
+    /// at least 2 ms apart, so the replay on real servers sees the same order. Set
+    /// `release` to `CompareAndDelete` for the safe version.
     pub fn unsafe_release() -> Self {
         let mut a = actor(
             "A",
@@ -1232,14 +1234,14 @@ impl Scenario {
                 Step::Release,
             ],
         );
-        a.pauses.push(pause(6, 50));
+        a.pauses.push(pause(6, 48));
         let b = actor(
             "B",
             30,
             vec![
                 Step::Acquire { retry_every: 10 },
                 Step::CheckDone,
-                Step::Work { ms: 28 },
+                Step::Work { ms: 29 },
                 debit(10, None),
                 Step::Release,
             ],
@@ -1252,6 +1254,7 @@ impl Scenario {
                 Step::CheckDone,
                 Step::Work { ms: 1 },
                 debit(10, None),
+                Step::Work { ms: 3 },
                 Step::Release,
             ],
         );
