@@ -23,6 +23,10 @@ phase setup bash scripts/setup.sh test
 source scripts/env.sh
 
 phase native cargo test --locked
+# The deck as data for the browser tests (tests/browser/deck-data.js), from the binary that
+# `cargo test` just built, so they need no build of their own.
+export FENCING_DECK_JSON="$PWD/target/deck.json"
+target/debug/fencing-lab deck --json >"$FENCING_DECK_JSON"
 
 # The deck against real redis-server, PostgreSQL and etcd (scripts/replay.sh).
 phase replay bash scripts/replay.sh

@@ -24,8 +24,24 @@ fn main() {
         return;
     }
     if args.first().map(String::as_str) == Some("deck") {
-        // The README's deck table, regenerated from the runs.
-        print!("{}", deck::table());
+        match args.get(1).map(String::as_str) {
+            // The deck as data, for the native and browser tests.
+            Some("--json") => match serde_json::to_string_pretty(&deck::data()) {
+                Ok(json) => println!("{json}"),
+                Err(e) => {
+                    eprintln!("fencing-lab deck --json: {e}");
+                    std::process::exit(1);
+                }
+            },
+            // The README's deck table, regenerated from the runs.
+            None => print!("{}", deck::table()),
+            Some(other) => {
+                eprintln!(
+                    "fencing-lab deck: unknown option {other:?}; usage: fencing-lab deck [--json]"
+                );
+                std::process::exit(2);
+            }
+        }
         return;
     }
     // `story ID [POLICY]`: one deck entry's words, step by step; default: the headline.
@@ -33,15 +49,24 @@ fn main() {
         Some("story") => match args.get(1).and_then(|id| deck::find(id)) {
             Some(e) => (e.build)(),
             None => {
-                eprintln!("usage: fencing-lab story <deck id> [off|strict|same_epoch]");
+                eprintln!("usage: fencing-lab story <deck id> [off|strict|same-epoch]");
                 std::process::exit(2);
             }
         },
         _ => Scenario::gc_pause(),
     };
-    let policies = match args.get(2).and_then(|p| FencingPolicy::from_code(p)) {
-        Some(p) => vec![p],
+    // The deck spells the policy `same-epoch`, the page's link `same_epoch`: both work.
+    let policies = match args.get(2) {
         None => vec![FencingPolicy::Off, FencingPolicy::Strict],
+        Some(p) => match FencingPolicy::from_code(&p.replace('-', "_")) {
+            Some(p) => vec![p],
+            None => {
+                eprintln!(
+                    "fencing-lab story: unknown fencing policy {p:?}; use off, strict or same-epoch"
+                );
+                std::process::exit(2);
+            }
+        },
     };
     for policy in policies {
         let trace = run(&scenario.clone().with_policy(policy));

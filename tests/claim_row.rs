@@ -140,7 +140,14 @@ fn fenced_the_late_claim_is_refused_and_a_never_calls() {
         assert!(t.events[gave_up + 1..]
             .iter()
             .all(|e| e.actor.as_deref() != Some("A")));
-        assert!(story::narration(&t, gave_up + 1).contains("never calls the provider"));
+        // The step before said A does not call; the give-up says why it stops, not that again.
+        let stop = story::narration(&t, gave_up + 1);
+        assert!(
+            stop.contains("newer lock generation owns the job"),
+            "{stop}"
+        );
+        assert!(!stop.contains("provider"), "{stop}");
+        assert!(story::narration(&t, gave_up).contains("does not call the provider"));
     }
 }
 

@@ -775,7 +775,7 @@ fn engine_late_release_is_a_noop() {
         }
     );
     let n = narration_of(&trace, noop);
-    assert!(n.contains("belongs to B"), "{n}");
+    assert!(n.contains("finds B's value rnd-B"), "{n}");
     let h = noop.snapshot.holder.as_ref().expect("B still holds");
     assert_eq!((h.owner.as_str(), h.fence), ("B", Fence(34)));
     // B's own release at t=75 comes after its lease expired at t=60.

@@ -61,7 +61,7 @@ fn the_check_passes_and_a_pause_after_it_lands_unfenced() {
     );
     assert!(story::say(&off, step).contains("cannot cover a pause after the check"));
     assert!(
-        story::narration(&off, 0).contains("client clocks run 20% slow, and stop at TTL − 8 ms")
+        story::narration(&off, 0).contains("client clocks run 20% slow (exaggerated for visibility: real clocks drift by tens of ppm), and stop at TTL − 8 ms")
     );
     assert_eq!(writes(&off), [w(35, "B", 34, "ok"), w(56, "A", 33, "ok")]);
     assert_eq!(off.summary.final_balance, 80);

@@ -48,6 +48,17 @@ fn every_scenario() -> Vec<Scenario> {
     bases.push(Scenario::row_lock_slow_job(&Scenario::row_lock()));
     bases.push(Scenario::drift_margin_long_job(&Scenario::drift_margin()));
     bases.push(Scenario::partition_deadline());
+    bases.push(Scenario::delayed_packet_timeout());
+    // A call outside storage (no deck entry makes one since the handoff lost its card
+    // charge to claim-row; a scenario from JSON still can).
+    let mut charge = Scenario::handoff_barrier();
+    charge.actors[0].script.insert(
+        3,
+        fencing_lab::core::Step::SideEffect {
+            what: "charge the card".to_owned(),
+        },
+    );
+    bases.push(charge);
     bases.push(Scenario::partition_with(PARTITION_QUICK_TIMEOUT, None));
     bases.push(Scenario::partition_with(
         PARTITION_QUICK_TIMEOUT,

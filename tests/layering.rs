@@ -280,6 +280,31 @@ fn core_sources() -> BTreeMap<String, String> {
             let name = path.file_stem().unwrap().to_string_lossy().into_owned();
             let src = std::fs::read_to_string(&path).expect("readable source");
             files.insert(name, src);
+        } else if path.join("mod.rs").is_file() {
+            // A module split into a directory (`story/`): its files together are the module.
+            // Inside it, `super::` is the module itself, so only `super::super::` (the core)
+            // names another core module.
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            let mut parts: Vec<_> = std::fs::read_dir(&path)
+                .expect("module dir")
+                .map(|e| e.expect("dir entry").path())
+                .filter(|p| p.extension().is_some_and(|e| e == "rs"))
+                .collect();
+            parts.sort();
+            let src: String = parts
+                .iter()
+                .map(|p| {
+                    let src = std::fs::read_to_string(p).expect("readable source");
+                    if p.file_name().is_some_and(|f| f == "mod.rs") {
+                        src
+                    } else {
+                        src.replace("super::super::", "super::")
+                            .replace("use super::*;", "")
+                    }
+                })
+                .collect::<Vec<_>>()
+                .join("\n");
+            files.insert(name, src);
         }
     }
     files

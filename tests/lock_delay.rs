@@ -74,8 +74,14 @@ fn a_pause_longer_than_ttl_plus_delay_still_lands_unfenced_and_is_refused_fenced
         "{words}"
     );
     assert!(story::say(&off, i + 1).contains("cannot close it"));
-    assert!(story::narration(&off, 0)
-        .contains("20 ms lock-delay (as in Chubby; Redis, etcd and ZooKeeper have none)"));
+    // A system that has a lock-delay (Chubby, Consul's sessions), with the scaling said.
+    let setup = story::narration(&off, 0);
+    assert!(
+        setup.contains("20 ms lock-delay, as in Chubby")
+            && setup.contains("Consul's session lock-delay is 15 s by default")
+            && setup.contains("scaled down"),
+        "{setup}"
+    );
     assert_eq!(writes(&off), [w(55, "B", 34, "ok"), w(65, "A", 33, "ok")]);
     assert_eq!(off.summary.final_balance, 80);
     assert_eq!(off.summary.late_writes_accepted, 1);

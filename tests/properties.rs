@@ -1140,7 +1140,9 @@ fn deck_variants_reach_the_deck_paths() {
     const N: usize = 1_000;
     let mut runner = TestRunner::deterministic();
     let strategy = deck_variant();
-    let mut hits = [0usize; 7];
+    // (No deck entry calls an unfenced outside system since handoff-barrier left the card
+    // charge to claim-row; the random scripts above still reach that path.)
+    let mut hits = [0usize; 6];
     for _ in 0..N {
         let t = run(&strategy.new_tree(&mut runner).unwrap().current());
         let has = |f: &dyn Fn(&EventKind) -> bool| t.events.iter().any(|e| f(&e.kind));
@@ -1148,7 +1150,6 @@ fn deck_variants_reach_the_deck_paths() {
             has(&|k| matches!(k, EventKind::DeletedOthersLease { .. })),
             t.summary.two_holders(),
             has(&|k| matches!(k, EventKind::BarrierSet { .. })),
-            t.summary.unprotected_side_effects > 0,
             has(&|k| matches!(k, EventKind::ExtendFailed { .. })),
             has(&|k| matches!(k, EventKind::ResumeRace { .. })),
             has(&|k| {
@@ -1169,7 +1170,6 @@ fn deck_variants_reach_the_deck_paths() {
         "unsafe DEL of another's lease",
         "two live leases",
         "barrier",
-        "unprotected side effect",
         "renewal self-cancel",
         "resume race",
         "rolled-back token counter",

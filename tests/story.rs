@@ -281,7 +281,7 @@ fn gc_is_said_only_of_a_gc_pause() {
             }
         }
     }
-    // The handoff's worker stalls; nothing about it says GC.
+    // The handoff's worker freezes whole (GC or VM); nothing about it says a GC pause.
     for p in FencingPolicy::ALL {
         let t = run(&(deck::find("handoff-barrier").unwrap().build)().with_policy(p));
         assert_eq!(t.scenario.actors[0].pause_cause, PauseCause::Stall);
@@ -296,7 +296,7 @@ fn gc_is_said_only_of_a_gc_pause() {
             .iter()
             .find(|e| matches!(e.kind, EventKind::PauseStarted { .. }))
             .unwrap();
-        assert_eq!(story::label(pause), "stall");
+        assert_eq!(story::label(pause), "process frozen");
     }
 }
 
@@ -761,5 +761,6 @@ fn generations_sequencers_and_equal_epochs_are_said_only_where_true() {
     let t = run(&(deck::find("separate-counter").unwrap().build)().with_policy(FencingPolicy::Off));
     assert!(lines(&t).iter().any(|(_, _, s)| s
         .starts_with("B holds the live lease, yet its token is lower")
-        && s.ends_with("the job ran twice, a double charge.")));
+        && s.contains("Both debits landed: a double charge.")
+        && s.ends_with(story::Line::IdempotencyShort.text())));
 }

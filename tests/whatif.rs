@@ -27,7 +27,7 @@ fn release_modes_on_the_unsafe_release_scenario() {
             .any(|e| matches!(e.kind, EventKind::DeletedOthersLease { .. }))
     };
     assert!(deleted(&get_del), "A's late DEL deletes B's lease");
-    assert_eq!(outcomes(&get_del)[0], (70, 1, 2));
+    assert_eq!(outcomes(&get_del)[0], (80, 1, 2));
     // Compare-and-delete and a plain DEL both release at t=5, before A's pause at t=6: no
     // gap for the pause to land in, so nobody's lease is deleted and nobody overlaps.
     for mode in [ReleaseMode::CompareAndDelete, ReleaseMode::Del] {
@@ -36,7 +36,7 @@ fn release_modes_on_the_unsafe_release_scenario() {
             ..Scenario::unsafe_release()
         };
         assert!(!deleted(&sc), "{mode:?}");
-        assert!(outcomes(&sc).iter().all(|o| *o == (70, 0, 1)), "{mode:?}");
+        assert!(outcomes(&sc).iter().all(|o| *o == (90, 0, 1)), "{mode:?}");
     }
     // A plain DEL after A's lease ran out deletes whoever holds it now.
     let mut late = Scenario {

@@ -14,6 +14,7 @@ use super::scenario::{
 };
 use super::story;
 use super::trace::{EventKind, Trace};
+use serde::Serialize;
 
 /// One scenario of the deck, with what to say while it plays.
 #[derive(Debug, Clone, Copy)]
@@ -80,8 +81,14 @@ pub static DECK: &[DeckEntry] = &[
                 format!("A takes the lease with token {a} and freezes in a GC pause longer than the TTL."),
                 format!("The lease expires; B takes token {b}, finds the job not done, and charges. Both believe they hold the lock."),
                 format!("Fencing off: A's late debit lands too, balance {off} — a double charge: the job ran twice. Each debit is atomic; nothing was lost."),
-                format!("Fencing on: storage has seen {b}, so A's {a} is stale_fence, balance {strict}."),
-                "Drag the pause to end at t=31: A's write reaches storage before B's, strict accepts it, and the job runs twice anyway. The token is checked only against what storage has seen.".to_owned(),
+                format!("Fencing on: storage has seen {b}, so A's {a} is stale_fence, balance {strict} — only because B wrote first. Drag the pause to end at t=31: A's write arrives first, strict accepts it, and the job runs twice anyway."),
+                {
+                    let keyed = run(&r.off().scenario.clone().keyed("order-1"));
+                    format!(
+                        "What if… an idempotency key per order (both debits carry “order-1”): off ends at {} too. The key stops the same intent run twice; only the fence stops a stale holder's different write, such as a late result (handoff-barrier).",
+                        keyed.summary.final_balance
+                    )
+                },
             ]
         },
         build: Scenario::gc_pause,
@@ -108,13 +115,13 @@ pub static DECK: &[DeckEntry] = &[
         question: "What if the reply is lost and the client retries? Is the token enough?",
         notes: |r| {
             let [off, strict, same] = r.balances();
-            let (a, b) = (r.token(0), r.token(1));
+            let a = r.token(0);
             vec![
                 format!("A's debit pay-1 lands, the reply is lost, A retries: same token {a}, same key pay-1."),
                 format!("Strict refuses the retry as stale_fence ({a} is not > {a}), and A cannot tell whether pay-1 landed: this storage checks the fence before the key, so the refusal is ambiguous. Same-epoch admits the token; the key returns the original result, so A learns it landed. A storage that looked the key up first would answer the retry under strict too."),
-                "The key dedupes even with fencing off: it is the intent's identity, not a fence.".to_owned(),
-                format!("Then A stalls, B writes with {b}, and A sends a new intent pay-3 with {a}: off, it lands ({off}); strict {strict}, same-epoch {same}: stale_fence."),
-                "Tokens order lock generations; keys dedupe intents. You need both.".to_owned(),
+                format!("The key dedupes even with fencing off: it is the intent's identity, not a fence. Every column ends at {off}, {strict}, {same}: charged once."),
+                "Which rule: same-epoch (≥) when a grant makes several writes (a retry, the barrier's own epoch), with an idempotency key per write; strict (>) only when each grant makes one write and retries are deduped by key before the fence check.".to_owned(),
+                "Tokens order lock generations; keys dedupe intents. You need both: a stale holder's new intent is the fence's to refuse (gc-pause).".to_owned(),
             ]
         },
         build: Scenario::same_token_retry,
@@ -127,9 +134,9 @@ pub static DECK: &[DeckEntry] = &[
             let [off, strict, _] = r.balances();
             let (b, c) = (r.token(1), r.token(2));
             vec![
-                format!("A GETs the key, sees its own value, then pauses before the DEL; its lease expires and B takes {b}."),
-                format!("A wakes and DELs unconditionally: it deletes B's lease, so C takes {c} while B still works. Two believers, B and C."),
-                format!("Fencing on: C wrote with {c} first, so B's late {b} is stale_fence ({strict}); off, it lands out of token order ({off})."),
+                format!("A GETs the key, sees its own value, then pauses before the DEL; its lease expires and B takes {b} and starts order 1."),
+                format!("A wakes and DELs unconditionally: it deletes B's live lease, so C takes {c} while B still works. The harm: two holders at once, B and C, both running order 1."),
+                format!("Off: both charge ({off}), a double charge. Fencing on: C wrote with {c} first, so B's late {b} is stale_fence ({strict}): the fence contains the damage, it does not restore B's lease."),
                 {
                     let cad = run(&Scenario {
                         release: ReleaseMode::CompareAndDelete,
@@ -151,11 +158,15 @@ pub static DECK: &[DeckEntry] = &[
         notes: |r| {
             let [off, strict, _] = r.balances();
             let (a, b) = (r.token(0), r.token(1));
+            let timeout = run(&Scenario::with_request_timeout(r.off().scenario.clone(), 10));
             vec![
-                "A sends its debit while its lease is live; the request sits in the network for 40 ms.".to_owned(),
-                "A's client times out after 10 ms, treats the debit as failed and releases cleanly. A timed-out request may still execute.".to_owned(),
-                format!("B takes the lock with {b}, finds the job not done and charges; A's request arrives afterwards. Nobody paused, and nobody believed they held the lock at the same time."),
+                "Kleppmann's delayed packet: A sends its debit while its lease is live; the request sits in the network for 40 ms. A never pauses and never releases.".to_owned(),
+                format!("The lease expires with the packet in flight; B takes the lock with {b}, finds the job not done and charges. A's request lands afterwards, from a lease that is gone."),
                 format!("Off: the job ran twice ({off}). Strict: storage has seen {b}, A's {a} is stale_fence ({strict}). Only the resource sees the real order."),
+                format!(
+                    "What if… A's client times out after 10 ms and releases: a timed-out request may still execute ({} off). That hazard is not the lease's: a perfect mutex shares it, and the fence still refuses it.",
+                    timeout.summary.final_balance
+                ),
             ]
         },
         build: Scenario::delayed_packet,
@@ -178,7 +189,7 @@ pub static DECK: &[DeckEntry] = &[
                         ..Scenario::redis_failover()
                     });
                     format!(
-                        "What if… tokens from etcd / ZooKeeper: lease and token survive the leader change, B waits and finds the job done ({} under every policy).",
+                        "What if… tokens from etcd / ZooKeeper: lease and token survive the leader change, B waits and finds the job done ({} under every policy). That fixes the failover only: a pause or a partition still needs the fence.",
                         etcd.summary.final_balance
                     )
                 },
@@ -208,12 +219,20 @@ pub static DECK: &[DeckEntry] = &[
         title: "Renewal and self-cancel",
         question: "Long jobs outlive the TTL. How do you renew, and what if renewal fails?",
         notes: |r| {
-            let [off, strict, _] = r.balances();
+            let [off, _, _] = r.balances();
             let b = r.token(1);
+            let worker = run(&Scenario {
+                seed: RENEWAL_WORKER_SEED,
+                ..r.off().scenario.clone()
+            });
+            let fenced = run(&Scenario {
+                seed: RENEWAL_WORKER_SEED,
+                ..r.strict().scenario.clone()
+            });
             vec![
                 "A's watchdog renews at about a third of the TTL with ±25% jitter, checking ownership atomically.".to_owned(),
                 format!("The pause lands after the last good renewal; the lease runs out and B takes {b} and charges."),
-                format!("A wakes with its work done and a renewal overdue: worker and watchdog race, and the worker writes first. Off: {off}, the job ran twice; strict: {strict}."),
+                format!("A wakes with its work done and a renewal overdue: worker and watchdog race. Here the watchdog runs first, the extend answers 0 and the job self-cancels ({off} off). What if… the worker runs first (another seed): its debit lands, {} off, {} strict.", worker.summary.final_balance, fenced.summary.final_balance),
                 "Self-cancel on a failed renewal stops the rest of a job; it cannot stop a write that is already on its way. That needs the fence.".to_owned(),
                 "Jitter matters at scale: holders renewing on a fixed schedule hit the lock server in the same millisecond.".to_owned(),
             ]
@@ -228,17 +247,17 @@ pub static DECK: &[DeckEntry] = &[
         notes: |r| {
             let (a, b) = (r.token(0), r.token(1));
             vec![
-                format!("A runs job 7 with token {a} and a 10 s lease, then stalls for 15 s; the scheduler hands the job to B with {b}."),
+                format!("A runs job 7 with token {a} and a 10 s lease, then its whole process freezes for 15 s (a long collector pause or a VM freeze); the scheduler hands the job to B with {b}."),
                 format!("Before B starts, the scheduler establishes epoch {b} in the job's result row, with an atomic update that cannot lower it; B then publishes with a conditional write requiring epoch {b}."),
                 format!("A wakes and publishes its result with {a}: rejected stale_fence under strict and same-epoch, even though B has not published yet. Off, A's result lands and B's overwrites it: a duplicate publish."),
-                format!("The card is charged {} times in every column: the payment API never sees a token. Fencing protects only what checks it.", r.strict().summary.side_effects),
+                "A's late result is a different write, not a repeat of B's: no idempotency key on the job catches it. Only the fence does.".to_owned(),
                 {
                     let bare = run(&Scenario {
                         skip_barrier: true,
                         ..Scenario::handoff_barrier()
                     });
                     format!(
-                        "Strict (>) spends the barrier: B's own write with {b} is refused too; same-epoch (≥) lets the barrier's owner write. What if… no barrier: A's {a} reaches the row before B's {b} and passes the check ({}).",
+                        "Strict (>) spends the barrier: B's own write with {b} is refused too, so use same-epoch (≥) here, with an idempotency key per write. What if… no barrier: A's {a} reaches the row before B's {b} and passes the check ({}).",
                         story::outcome(&bare)
                     )
                 },
@@ -258,7 +277,7 @@ pub static DECK: &[DeckEntry] = &[
                 "Node 3's clock jumps 25 ms forward: A's key there expires, though A's own clock says its lock runs until t=30.".to_owned(),
                 "B now gets nodes 3–5, a majority. Node 3 counted in both majorities: A and B both believe they hold the lock, and neither paused.".to_owned(),
                 format!("Off: {off}, the job ran twice. Redlock mints no token, so that is what really happens."),
-                format!("The strict column is counterfactual: with a token minted in the same step as each grant (an etcd revision, a ZooKeeper zxid), A's {a} would be stale_fence ({strict}). Kleppmann's point: Redlock cannot give you that token, and a counter INCRed after the grant is no substitute (separate-counter)."),
+                format!("The strict column is counterfactual: with a token minted in the same step as each grant (an etcd revision, a ZooKeeper czxid), A's {a} would be stale_fence ({strict}). Kleppmann's point: Redlock cannot give you that token, and a counter INCRed after the grant is no substitute (separate-counter)."),
             ]
         },
         build: Scenario::clock_jump,
@@ -620,7 +639,7 @@ pub static DECK: &[DeckEntry] = &[
                 format!("A's UPDATE ({refused}) fails: its transaction no longer exists. That is what stops it, not a token, so every fencing policy ends the same: off {off}, strict {strict}, same-epoch {same}. Lock and data in one system: losing the lock loses the transaction."),
                 format!("Costs. With no timeout nothing ends A's hold: B waits {no_timeout_wait} ms, until A wakes and commits at t={commit}, then finds the job done ({}). The holder keeps a connection and the row lock for the whole job, blocking every other writer of that row (plain reads still run), and its open transaction holds back VACUUM.", no_timeout.summary.final_balance),
                 format!("The timeout is itself a lease: a healthy job that works {slow_work} ms between statements is killed the same way ({slow_failed}'s UPDATE fails; balance {}). And it only covers writes in this database: a payment API call cannot be rolled back (claim-row).", slow.summary.final_balance),
-                format!("Lock-free, when one statement can check and write: UPDATE accounts SET balance = balance − 10, order_1_charged = true WHERE id = '{}' AND NOT order_1_charged. The row lock lasts that one statement, and a second run matches no row (UPDATE 0): a no-op.", sc.resource),
+                format!("No held lock at all, when one statement can check and write: UPDATE accounts SET balance = balance − 10, order_1_charged = true WHERE id = '{}' AND NOT order_1_charged. The row lock lasts only that statement, and a second run matches no row (UPDATE 0): a no-op.", sc.resource),
             ]
         },
         build: Scenario::row_lock,
@@ -682,6 +701,90 @@ pub fn table() -> String {
         );
     }
     out
+}
+
+/// The deck as data (`fencing-lab deck --json`): what the native and browser tests read
+/// instead of their own copies of the ids, the count and the outcome tables.
+#[derive(Debug, Clone, Serialize)]
+pub struct DeckData {
+    pub count: usize,
+    pub entries: Vec<EntryData>,
+}
+
+/// One deck entry as data.
+#[derive(Debug, Clone, Serialize)]
+pub struct EntryData {
+    pub id: &'static str,
+    pub title: &'static str,
+    pub question: &'static str,
+    /// One run per fencing policy, keyed by the policy's code.
+    pub runs: PolicyRuns,
+}
+
+/// A deck entry's three runs, by policy code (as the page's `fence=` spells them).
+#[derive(Debug, Clone, Serialize)]
+pub struct PolicyRuns {
+    pub off: RunData,
+    pub strict: RunData,
+    pub same_epoch: RunData,
+}
+
+/// What one run ends with, as the page shows it.
+#[derive(Debug, Clone, Serialize)]
+pub struct RunData {
+    /// The storage's headline figure at the end (the balance, or the result row).
+    pub value: String,
+    /// [`story::outcome`]: the comparison panel's caption.
+    pub outcome: String,
+    /// Events after the setup step.
+    pub steps: usize,
+    /// Words of all the run's Say lines.
+    pub say_words: usize,
+    /// The distinct result codes of the run's timeline markers other than `ok`, in order of
+    /// first appearance.
+    pub codes: Vec<&'static str>,
+}
+
+/// [`DeckData`] for the whole deck.
+pub fn data() -> DeckData {
+    let entries: Vec<EntryData> = DECK
+        .iter()
+        .map(|e| EntryData {
+            id: e.id,
+            title: e.title,
+            question: e.question,
+            runs: {
+                let [off, strict, same_epoch] = runs(e).0.map(|t| run_data(&t));
+                PolicyRuns {
+                    off,
+                    strict,
+                    same_epoch,
+                }
+            },
+        })
+        .collect();
+    DeckData {
+        count: entries.len(),
+        entries,
+    }
+}
+
+fn run_data(t: &Trace) -> RunData {
+    let mut codes: Vec<&'static str> = Vec::new();
+    for code in t.events.iter().map(|e| e.result_code()) {
+        if code != "ok" && !codes.contains(&code) {
+            codes.push(code);
+        }
+    }
+    RunData {
+        value: story::final_value(t),
+        outcome: story::outcome(t),
+        steps: t.len(),
+        say_words: (0..=t.len())
+            .map(|s| story::say(t, s).split_whitespace().count())
+            .sum(),
+        codes,
+    }
 }
 
 /// An actor without pauses or network delay.
@@ -749,6 +852,12 @@ pub const PARTITION_IN_FLIGHT: Millis = 25;
 pub const PARTITION_LONG_TTL: Millis = 600_000;
 /// The seed of `partition`'s watchdog jitter: its first renewal lands by t=10.
 pub const PARTITION_SEED: u64 = 8;
+
+/// The seed of `renewal`: renewals at t=11, 20 and 31, and on waking the watchdog runs
+/// first, so the failed renewal (extend answers 0) shows on screen.
+pub const RENEWAL_SEED: u64 = 9;
+/// `renewal`'s what-if: the same renewals, but on waking the worker runs first and writes.
+pub const RENEWAL_WORKER_SEED: u64 = 11;
 
 /// The idempotency key of `claim-row`'s provider call: one per intent (the order's charge).
 pub const PROVIDER_KEY: &str = "order-1-charge";
@@ -1085,11 +1194,10 @@ impl Scenario {
         )
     }
 
-    /// A debits `pay-1` at t=0, loses the reply and retries it unchanged at t=5, then
-    /// stalls 10..60. B takes 34 at t=30 and debits `pay-2`; at t=60 A sends a new intent
-    /// `pay-3` with its old token 33.
+    /// A debits `pay-1` at t=0, loses the reply and retries it unchanged at t=5 (same token
+    /// 33, same key), then releases. The scenario ends there: its point is the retry.
     pub fn same_token_retry() -> Self {
-        let mut a = actor(
+        let a = actor(
             "A",
             0,
             vec![
@@ -1098,34 +1206,24 @@ impl Scenario {
                 Step::Work { ms: 5 },
                 Step::Retry,
                 Step::Work { ms: 5 },
-                debit(10, Some("pay-3")),
-                Step::Release,
-            ],
-        );
-        a.pauses.push(pause(10, 50));
-        let b = actor(
-            "B",
-            20,
-            vec![
-                Step::Acquire { retry_every: 10 },
-                Step::Work { ms: 5 },
-                debit(10, Some("pay-2")),
-                Step::Work { ms: 5 },
                 Step::Release,
             ],
         );
         account_scenario(
             "same-token-retry",
             "Lost reply, retry with the same token",
-            vec![a, b],
+            vec![a],
             100,
         )
     }
 
-    /// GET-then-DEL release: A debits at t=5 and GETs its own value; the pause (6..56)
-    /// lands before the DEL. B holds 34 from t=30 and works until t=58; A's DEL at t=56
-    /// deletes B's lease, C (polling from t=40) takes 35 and debits at t=57, B debits
-    /// with 34 at t=58. Set `release` to `CompareAndDelete` for the safe version.
+    /// GET-then-DEL release: A finishes other work and GETs its own value at t=5; the pause
+    /// (6..54) lands before the DEL. B takes 34 at t=30, finds order 1 not charged and
+    /// works until t=59; A's DEL at t=54 deletes B's lease, so C (polling from t=48 every
+    /// 8 ms) takes 35 at t=56, finds order 1 still not charged and charges at t=57: two
+    /// holders at once, both running the same job. Clients that depend on each other act
+    /// at least 2 ms apart, so the replay on real servers sees the same order. Set
+    /// `release` to `CompareAndDelete` for the safe version.
     pub fn unsafe_release() -> Self {
         let mut a = actor(
             "A",
@@ -1133,34 +1231,36 @@ impl Scenario {
             vec![
                 Step::Acquire { retry_every: 10 },
                 Step::Work { ms: 5 },
-                debit(10, None),
                 Step::Release,
             ],
         );
-        a.pauses.push(pause(6, 50));
+        a.pauses.push(pause(6, 48));
         let b = actor(
             "B",
-            20,
+            30,
             vec![
                 Step::Acquire { retry_every: 10 },
-                Step::Work { ms: 28 },
+                Step::CheckDone,
+                Step::Work { ms: 29 },
                 debit(10, None),
                 Step::Release,
             ],
         );
         let c = actor(
             "C",
-            40,
+            48,
             vec![
-                Step::Acquire { retry_every: 4 },
+                Step::Acquire { retry_every: 8 },
+                Step::CheckDone,
                 Step::Work { ms: 1 },
                 debit(10, None),
+                Step::Work { ms: 3 },
                 Step::Release,
             ],
         );
         Scenario {
             release: ReleaseMode::GetThenDel,
-            ..account_scenario(
+            ..job_scenario(
                 "unsafe-release",
                 "Release by GET then DEL",
                 vec![a, b, c],
@@ -1169,10 +1269,40 @@ impl Scenario {
         }
     }
 
-    /// A sends its debit at t=5; the request takes 40 ms, but A's client gives up after a
-    /// 10 ms timeout, treats the debit as failed and releases at t=15. B takes 34 at t=20,
-    /// finds the job not done and debits at t=25; A's request reaches storage at t=45.
-    /// Nobody pauses.
+    /// `delayed-packet`'s what-if: A's client gives up after a 10 ms timeout, treats the
+    /// debit as failed and releases at t=15; the request still lands at t=45.
+    pub fn delayed_packet_timeout() -> Self {
+        Scenario::with_request_timeout(Scenario::delayed_packet(), 10)
+    }
+
+    /// `sc` with its first client's request timeout set to `ms`.
+    pub fn with_request_timeout(mut sc: Scenario, ms: Millis) -> Self {
+        if let Some(a) = sc.actors.first_mut() {
+            a.request_timeout = Some(ms);
+        }
+        sc
+    }
+
+    /// `self` with every debit carrying the idempotency key `key`: the same intent, deduped
+    /// by storage whatever the fencing policy.
+    pub fn keyed(mut self, key: &str) -> Self {
+        for a in &mut self.actors {
+            for s in &mut a.script {
+                if let Step::Debit {
+                    idempotency_key, ..
+                } = s
+                {
+                    *idempotency_key = Some(key.to_owned());
+                }
+            }
+        }
+        self
+    }
+
+    /// Kleppmann's delayed packet: A sends its debit at t=5 while its lease (33, until t=30)
+    /// is live; the request takes 40 ms. A never pauses and does not release: the lease
+    /// expires at t=30 with the packet in flight, B takes 34, finds the job not done and
+    /// debits at t=35, and A's request reaches storage at t=45, after B's write.
     pub fn delayed_packet() -> Self {
         let mut a = actor(
             "A",
@@ -1186,7 +1316,6 @@ impl Scenario {
             ],
         );
         a.network_delay = 40;
-        a.request_timeout = Some(10);
         job_scenario(
             "delayed-packet",
             "Delayed packet",
@@ -1237,8 +1366,9 @@ impl Scenario {
     }
 
     /// A works 60 ms (twice the TTL) while its watchdog renews every ~10 ms (jittered from
-    /// `seed`); a 50 ms pause from t=35 stops the watchdog, the lease runs out, B takes 34
-    /// and debits; A wakes at t=85, its renewal is refused and it self-cancels.
+    /// `seed`); a 50 ms pause from t=35 stops the watchdog and the lease runs out at t=61.
+    /// B, polling from t=45 every 16 ms, takes 34 at t=61 and debits; A wakes at t=85, its
+    /// watchdog runs first, the extend script answers 0 and the job self-cancels.
     pub fn renewal() -> Self {
         let mut a = actor(
             "A",
@@ -1252,27 +1382,22 @@ impl Scenario {
             ],
         );
         a.pauses.push(pause(35, 50));
+        let mut b = headline_b();
+        b.start_at = 45;
+        b.script[0] = Step::Acquire { retry_every: 16 };
         Scenario {
-            seed: 42,
-            ..job_scenario(
-                "renewal",
-                "Renewal and self-cancel",
-                vec![a, headline_b()],
-                120,
-            )
+            seed: RENEWAL_SEED,
+            ..job_scenario("renewal", "Renewal and self-cancel", vec![a, b], 120)
         }
     }
 
     /// A job scheduler in seconds (the seed's worked example): worker A runs job 7 with token
-    /// 41 and a 10 s lease, stalls from 1 s to 16 s; B gets the job with 42 at 10 s and the
-    /// scheduler first establishes epoch 42 in the job's result row. A wakes, charges the card
-    /// (no token) and publishes its result with 41; B charges and publishes with 42 at 18 s,
-    /// a conditional write on the result row. Fencing is same-epoch so that B's own publish
-    /// passes the epoch the scheduler set for it.
+    /// 41 and a 10 s lease, and its whole process freezes from 1 s to 16 s; B gets the job
+    /// with 42 at 10 s and the scheduler first establishes epoch 42 in the job's result row.
+    /// A wakes and publishes its late result with 41; B publishes with 42 at 18 s, a
+    /// conditional write on the result row. Fencing is same-epoch so that B's own publish
+    /// passes the epoch the scheduler set for it. (A card charge belongs to claim-row.)
     pub fn handoff_barrier() -> Self {
-        let charge = || Step::SideEffect {
-            what: "charge the customer's card $100 (payment API)".to_owned(),
-        };
         let mut a = actor(
             "A",
             0,
@@ -1280,7 +1405,6 @@ impl Scenario {
                 Step::Acquire { retry_every: 1_000 },
                 Step::CheckDone,
                 Step::Work { ms: 1_000 },
-                charge(),
                 Step::Publish {
                     result: "result by A".to_owned(),
                 },
@@ -1297,7 +1421,6 @@ impl Scenario {
                 Step::Barrier,
                 Step::CheckDone,
                 Step::Work { ms: 8_000 },
-                charge(),
                 Step::Publish {
                     result: "result by B".to_owned(),
                 },

@@ -4,44 +4,17 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { screenshot } from './harness.js';
 import { session, text, position } from './session.js';
+import { deck, POLICIES } from './deck-data.js';
 
 const open = session();
 
-// [id, { policy: expected balance }, data-result codes that must appear on the timeline]
-const DECK = [
-  ['gc-pause', { off: '80', strict: '90' }, { strict: ['stale_fence'] }],
-  ['toctou', { off: '80', strict: '90' }, { strict: ['stale_fence'] }],
-  ['same-token-retry', { off: '70', strict: '80', same_epoch: '80' }, { strict: ['stale_fence'], same_epoch: ['duplicate_intent'] }],
-  ['unsafe-release', { off: '70', strict: '80' }, { off: ['deleted_other_lease'], strict: ['deleted_other_lease', 'stale_fence'] }],
-  ['delayed-packet', { off: '80', strict: '90' }, { off: ['timeout'], strict: ['timeout', 'stale_fence'] }],
-  ['redis-failover', { off: '80', strict: '90', same_epoch: '80' }, { strict: ['failover', 'stale_fence'], same_epoch: ['failover'] }],
-  ['separate-counter', { off: '80', strict: '90', same_epoch: '90' }, { strict: ['stale_fence'] }],
-  ['renewal', { off: '80', strict: '90' }, { strict: ['stale_fence'] }],
-  ['handoff-barrier', { off: 'result by B', strict: '—', same_epoch: 'result by B' }, { off: ['unfenced'], strict: ['stale_fence', 'unfenced'], same_epoch: ['stale_fence', 'unfenced'] }],
-  ['clock-jump', { off: '80', strict: '90' }, { strict: ['clock_jump', 'stale_fence'] }],
-  // Random values as tokens: strict and same-epoch let A's stale write in by luck of the draw.
-  ['uuid-token', { off: '80', strict: '80', same_epoch: '80' }, {}],
-  // A fenced claim row before a provider call: off, both call and the provider's key dedupes
-  // the second; fenced, A's late claim is refused and A never calls.
-  ['claim-row', { off: 'claimed by A', strict: 'claimed by B', same_epoch: 'claimed by B' }, { off: ['charged', 'deduped'], strict: ['charged', 'stale_fence', 'not_called'], same_epoch: ['charged', 'stale_fence', 'not_called'] }],
-  // Chubby's lock-delay: B is refused while no lease is live, and A's 60 ms pause still outlasts it.
-  ['lock-delay', { off: '80', strict: '90', same_epoch: '90' }, { off: ['lock_held'], strict: ['lock_held', 'stale_fence'] }],
-  // Kleppmann's opener: the headline's pause on a report rebuild. Off, it runs twice and the
-  // row holds the same report: wasted work, no harm; fenced, A's late rebuild is refused.
-  ['efficiency', { off: '12 orders', strict: '12 orders', same_epoch: '12 orders' }, { strict: ['stale_fence'], same_epoch: ['stale_fence'] }],
-  // A slow client clock and a deadline margin: A's check passes, a GC pause after it still
-  // lands the late debit unfenced; the fence refuses it.
-  ['drift-margin', { off: '80', strict: '90', same_epoch: '90' }, { strict: ['stale_fence'] }],
-  // A's pause ends at t=45, before B writes: storage has not seen 34, and asks the lock
-  // service instead (a sequencer check). Off, storage checks nothing.
-  ['sequencer', { off: '80', strict: '90', same_epoch: '90' }, { strict: ['stale_sequencer'], same_epoch: ['stale_sequencer'] }],
-  // A cut off from the lock service, not from storage: its renewal gets no reply, the lease
-  // runs out, B takes over, and A, never paused, debits; it learns only at its timeout.
-  ['partition', { off: '80', strict: '90', same_epoch: '90' }, { off: ['no_reply', 'timeout'], strict: ['no_reply', 'timeout', 'stale_fence'], same_epoch: ['no_reply', 'timeout', 'stale_fence'] }],
-  // The lock is a PostgreSQL row lock in the same database: B waits (no refusal), the idle
-  // timeout ends A's session and transaction, and A's late UPDATE fails under every policy.
-  ['row-lock', { off: '90', strict: '90', same_epoch: '90' }, { off: ['lock_wait', 'session_ended'], strict: ['lock_wait', 'session_ended'], same_epoch: ['lock_wait', 'session_ended'] }],
-];
+// [id, { policy: expected value }, { policy: data-result codes that must appear on the
+// timeline }], from the core's own `deck --json`: no copy of the outcome table here.
+const DECK = deck.entries.map((e) => [
+  e.id,
+  Object.fromEntries(POLICIES.map((p) => [p, e.runs[p].value])),
+  Object.fromEntries(POLICIES.map((p) => [p, e.runs[p].codes])),
+]);
 
 for (const [id, balances, markers] of DECK) {
   test(`deck: ${id}`, async () => {

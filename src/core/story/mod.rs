@@ -1,0 +1,459 @@
+//! The words: what the page says at each step (the narration sentence and the "Say:" line),
+//! the marker labels and the one-line outcome of a run. Everything here is written from the
+//! facts in the trace and the scenario, so a sentence can only name what its step recorded.
+
+use super::clock::Millis;
+use super::lease::Fence;
+use super::ledger::{FencingPolicy, StorageCheck, WriteError, WriteRecord};
+use super::scenario::{
+    PauseCause, ReleaseMode, Scenario, TokenSource, IDLE_IN_TRANSACTION_TIMEOUT,
+};
+use super::trace::{
+    Awareness, EventKind, ExpiryCause, LockCommand, NoopReason, ProviderOutcome, SkipReason, Trace,
+    TraceEvent,
+};
+
+/// From this horizon on, times are written in seconds ("t=15.0 s") instead of ms.
+pub const SECONDS_FROM: Millis = 10_000;
+
+fn secs(sc: &Scenario) -> bool {
+    sc.horizon >= SECONDS_FROM
+}
+
+/// "50 ms", or "15.0 s" when the scenario counts in seconds.
+pub fn duration(sc: &Scenario, ms: Millis) -> String {
+    if secs(sc) {
+        // Integer arithmetic: rounds to tenths without float formatting in the wasm.
+        let tenths = (ms + 50) / 100;
+        format!("{}.{} s", tenths / 10, tenths % 10)
+    } else {
+        format!("{ms} ms")
+    }
+}
+
+/// A time inside a sentence: "30", or "15.0 s" (so "until t=30" / "until t=15.0 s").
+pub fn instant(sc: &Scenario, t: Millis) -> String {
+    if secs(sc) {
+        duration(sc, t)
+    } else {
+        t.to_string()
+    }
+}
+
+/// A time as a label: "55 ms", or "15.0 s" for long scenarios.
+pub fn time_label(sc: &Scenario, t: Millis) -> String {
+    duration(sc, t)
+}
+
+fn token(fence: Option<Fence>) -> String {
+    fence.map_or_else(|| "none".to_owned(), |f| f.to_string())
+}
+
+fn hash(fence: Option<Fence>) -> String {
+    fence.map_or_else(|| "(no token)".to_owned(), |f| format!("#{f}"))
+}
+
+/// Where this scenario's tokens come from, as a phrase.
+pub fn token_source(sc: &Scenario) -> &'static str {
+    match sc.token_source {
+        TokenSource::SameRedis => {
+            "a counter on the same Redis, INCRed in the acquire script (only as durable as that Redis)"
+        }
+        TokenSource::LockService => {
+            "the lock service itself (the lock key's revision in etcd, a sequential znode in ZooKeeper)"
+        }
+        TokenSource::Counterfactual => {
+            "nowhere: Redlock mints no token, so the numbers shown are what a lock service minting one with each grant would hand out (counterfactual)"
+        }
+        TokenSource::SeparateCounter => {
+            "a separate counter, INCRed one round trip after the SET (it survives a failover, but it is not tied to the grant)"
+        }
+        TokenSource::RandomValue => {
+            "the random value each client SETs as the lock's value (a UUID in production): unique per grant, but not ordered"
+        }
+    }
+}
+
+/// [`token_source`] in a few words, for the opening line.
+fn token_source_short(sc: &Scenario) -> &'static str {
+    match sc.token_source {
+        TokenSource::SameRedis => "INCR in the acquire script on the same Redis",
+        TokenSource::LockService if sc.lock_delay > 0 => "the lock service (a Chubby sequencer)",
+        TokenSource::LockService => {
+            "the lock service (an etcd revision, a ZooKeeper czxid or sequential-node number)"
+        }
+        TokenSource::Counterfactual => {
+            "nowhere: Redlock mints none (the numbers are counterfactual)"
+        }
+        TokenSource::SeparateCounter => "a separate counter, INCRed after the SET",
+        TokenSource::RandomValue => "the random value each client SETs (unique, not ordered)",
+    }
+}
+
+/// "nodes 1, 2 and 3" (nodes are numbered from 1 on the page).
+fn node_list(nodes: &[usize]) -> String {
+    let names: Vec<String> = nodes.iter().map(|n| (n + 1).to_string()).collect();
+    match names.as_slice() {
+        [] => "no node".to_owned(),
+        [one] => format!("node {one}"),
+        [init @ .., last] => format!("nodes {} and {last}", init.join(", ")),
+    }
+}
+
+/// Short label for a timeline marker.
+pub fn label(e: &TraceEvent) -> String {
+    match &e.kind {
+        EventKind::Acquired {
+            token_later: true, ..
+        } => "SET → OK".to_owned(),
+        EventKind::Acquired { fence, .. } => format!("acquire #{fence}"),
+        EventKind::TokenTaken { fence } => format!("INCR → #{fence}"),
+        EventKind::AcquireRefused { .. } => "lock_held".to_owned(),
+        EventKind::LockWait { .. } => "FOR UPDATE waits".to_owned(),
+        EventKind::ConnectionLost => format!("FATAL {IDLE_IN_TRANSACTION_TIMEOUT}"),
+        EventKind::LeaseExpired { fence, .. } => format!("#{fence} expires"),
+        EventKind::PauseStarted { cause, .. } => match cause {
+            PauseCause::Gc => "GC pause".to_owned(),
+            PauseCause::Stall => "process frozen".to_owned(),
+        },
+        EventKind::PauseEnded { .. } => "wakes".to_owned(),
+        EventKind::Checked { held } => format!("is_held = {held}"),
+        EventKind::DeadlineChecked {
+            local,
+            deadline,
+            ok,
+        } => {
+            format!(
+                "local {local}/{deadline} ms: {}",
+                if *ok { "go" } else { "stop" }
+            )
+        }
+        EventKind::GaveUp => "gives up".to_owned(),
+        EventKind::JobChecked { done: true } => "job done: skip".to_owned(),
+        EventKind::JobChecked { done: false } => "job not done".to_owned(),
+        EventKind::WriteSent { fence, amount, .. } => format!("send −{amount} {}", hash(*fence)),
+        EventKind::WriteTimedOut { .. } => "timeout".to_owned(),
+        EventKind::WriteApplied {
+            fence,
+            amount,
+            result,
+            publish,
+            ..
+        } => {
+            let what = match publish {
+                Some(_) => "publish".to_owned(),
+                None => format!("−{amount}"),
+            };
+            match result {
+                Ok(_) => format!("{what} {} ok", hash(*fence)),
+                Err(e) => format!("{what} {} {}", hash(*fence), e.code()),
+            }
+        }
+        EventKind::WriteSkipped { .. } => "no token: skip".to_owned(),
+        EventKind::Extended { fence, .. } => format!("extend #{fence}"),
+        EventKind::ExtendFailed { .. } => "extend failed".to_owned(),
+        EventKind::Released { fence, .. } => format!("release #{fence}"),
+        EventKind::ReleaseNoop { .. } => "release no-op".to_owned(),
+        EventKind::LockValueRead { fence, .. } => match fence {
+            Some(f) => format!("GET → #{f}"),
+            None => "GET → nil".to_owned(),
+        },
+        EventKind::DeletedOthersLease { owner, fence } => format!("DEL {owner}'s #{fence}"),
+        EventKind::Retried { fence, amount, .. } => format!("retry −{amount} {}", hash(*fence)),
+        EventKind::LockClockJumped { by, .. } => format!("clock +{by} ms"),
+        EventKind::Failover { lost, .. } => match lost.first() {
+            Some(l) => format!("failover: #{} lost", l.fence),
+            None => "failover".to_owned(),
+        },
+        EventKind::BarrierSet { fence, result } => match result {
+            Ok(()) => format!("barrier #{fence}"),
+            Err(e) => format!("barrier #{fence} {}", e.code()),
+        },
+        EventKind::SideEffect { .. } => "side effect (unfenced)".to_owned(),
+        EventKind::ProviderCall { outcome, .. } => match outcome {
+            ProviderOutcome::Charged => "provider: charged".to_owned(),
+            ProviderOutcome::Deduped => "provider: deduped".to_owned(),
+            ProviderOutcome::NotCalled => "no provider call".to_owned(),
+        },
+        EventKind::LockUnanswered { command, .. } => format!("{}: no reply", command.short()),
+        EventKind::LockTimedOut {
+            command,
+            cancelled: true,
+            ..
+        } => format!("{} timed out: stop", command.short()),
+        EventKind::LockTimedOut { command, .. } => format!("{} timed out", command.short()),
+        EventKind::ResumeRace { worker_first: true } => "worker first".to_owned(),
+        EventKind::ResumeRace {
+            worker_first: false,
+        } => "watchdog first".to_owned(),
+    }
+}
+
+/// [`label`] as the timeline of `t` shows it: with a separate counter a lease's number is not
+/// its token, so lease markers go without one.
+pub fn marker_label(t: &Trace, e: &TraceEvent) -> String {
+    if t.scenario.row_lock.is_some() {
+        if let Some(l) = row_label(e) {
+            return l;
+        }
+    }
+    if t.scenario.claims() {
+        if let EventKind::WriteApplied {
+            publish: Some(_), ..
+        } = &e.kind
+        {
+            return label(e).replacen("publish", "claim", 1);
+        }
+    }
+    if t.scenario.token_source != TokenSource::SeparateCounter {
+        return label(e);
+    }
+    match &e.kind {
+        EventKind::LeaseExpired { .. } => "lease expires".to_owned(),
+        EventKind::Extended { .. } => "extend".to_owned(),
+        EventKind::Released { .. } => "release".to_owned(),
+        EventKind::DeletedOthersLease { owner, .. } => format!("DEL {owner}'s lease"),
+        EventKind::LockValueRead { owner: Some(o), .. } => format!("GET → {o}"),
+        EventKind::Failover { lost, .. } if !lost.is_empty() => "failover: lease lost".to_owned(),
+        _ => label(e),
+    }
+}
+
+/// The words on a lease band: its owner and token, or with a separate counter only its owner.
+pub fn band_label(sc: &Scenario, owner: &str, fence: Fence) -> String {
+    if sc.row_lock.is_some() {
+        return format!("{owner} · row lock");
+    }
+    match sc.token_source {
+        TokenSource::SeparateCounter => format!("{owner} · lease"),
+        _ => format!("{owner} · token {fence}"),
+    }
+}
+
+/// The narration sentence for `step`, stamped with its time.
+pub fn narration(t: &Trace, step: usize) -> String {
+    let sc = &t.scenario;
+    let Some(e) = t.event_at(step) else {
+        if sc.row_lock.is_some() {
+            return row_opening(sc);
+        }
+        let storage = if sc.claims() {
+            format!("{}'s claim row is empty", sc.resource)
+        } else if sc.publishes() {
+            format!("{}'s result row is empty", sc.resource)
+        } else {
+            format!("Balance {} on {}", sc.initial_balance, sc.resource)
+        };
+        let lock = match &sc.redlock {
+            Some(r) => format!(
+                "{} Redlock lease over {} Redis nodes",
+                duration(sc, sc.lease_ttl),
+                r.nodes
+            ),
+            None if sc.lock_delay > 0 => format!(
+                "{} lease lock with a {} lock-delay, as in Chubby (Consul's session lock-delay is 15 s by default; times scaled down here; Redis, etcd and ZooKeeper have none)",
+                duration(sc, sc.lease_ttl),
+                duration(sc, sc.lock_delay)
+            ),
+            None if sc.client_drift > 0 || sc.deadline_margin > 0 => format!(
+                "{} lease lock; client clocks run {} slow (exaggerated for visibility: real clocks drift by tens of ppm), and stop at TTL − {}",
+                duration(sc, sc.lease_ttl),
+                per_mille(sc.client_drift),
+                duration(sc, sc.deadline_margin)
+            ),
+            None => format!("{} lease lock", duration(sc, sc.lease_ttl)),
+        };
+        let check = match (sc.check, sc.policy.checks_fence()) {
+            (StorageCheck::HighestToken, _) => "",
+            (StorageCheck::Sequencer, true) => " Storage checks each write's token, then asks the lock service whether the write's lease is still the live one (a sequencer check, as Chubby's CheckSequencer).",
+            (StorageCheck::Sequencer, false) => " Fencing is off, so storage checks nothing: no token and no sequencer.",
+        };
+        let cut = match (
+            &sc.partition,
+            sc.partition.and_then(|p| sc.actors.get(p.actor)),
+        ) {
+            (Some(p), Some(a)) => format!(
+                " {} is cut off from the lock service (not from storage) from t={} to t={}.",
+                a.name,
+                instant(sc, p.start),
+                instant(sc, p.end)
+            ),
+            _ => String::new(),
+        };
+        return format!(
+            "{storage}. {} a {lock}; tokens come from {}.{check}{cut} Press → to begin.",
+            match sc.actors.len() {
+                1 => "1 client holds".to_owned(),
+                n => format!("{n} clients share"),
+            },
+            token_source_short(sc)
+        );
+    };
+    let stamp = if secs(sc) {
+        format!("t={}", instant(sc, e.at))
+    } else {
+        format!("t={} ms", e.at)
+    };
+    let s = match sc.row_lock {
+        Some(_) => row_sentence(t, step - 1).unwrap_or_else(|| sentence(t, step - 1)),
+        None => sentence(t, step - 1),
+    };
+    format!("{stamp} — {s}")
+}
+
+/// Whether event `i` is an accepted publish, after an earlier accepted write, of the value
+/// the result row already held: the job ran again and changed nothing.
+fn rewrote_same(t: &Trace, i: usize) -> bool {
+    let EventKind::WriteApplied {
+        result: Ok(_),
+        publish: Some(v),
+        ..
+    } = &t.events[i].kind
+    else {
+        return false;
+    };
+    let held = i
+        .checked_sub(1)
+        .and_then(|p| t.events[p].snapshot.result.as_deref());
+    held == Some(v.as_str()) && accepted_before(t, i).next().is_some()
+}
+
+/// What the job's second landed write is called: a double charge, or a duplicate publish.
+fn twice_name(sc: &Scenario) -> &'static str {
+    if sc.claims() {
+        "duplicate claim"
+    } else if sc.publishes() {
+        "duplicate publish"
+    } else {
+        "double charge"
+    }
+}
+
+/// Whether storage asks the lock service about each write's lease (a sequencer check): only
+/// with fencing on, since fencing off means storage checks nothing.
+pub fn asks_lock_service(sc: &Scenario) -> bool {
+    sc.check == StorageCheck::Sequencer && sc.policy.checks_fence()
+}
+
+/// The live lease a sequencer check was answered with, in words: "B holds it now, with
+/// token 34" (`e` is the write's event; its snapshot shows the lock as the check saw it).
+fn live_lease(e: &TraceEvent, writer: &str) -> String {
+    match &e.snapshot.holder {
+        Some(l) if l.owner == writer => {
+            format!(
+                "the live lease is {writer}'s own newer one, token {}",
+                l.fence
+            )
+        }
+        Some(l) => format!("{} holds it now, with token {}", l.owner, l.fence),
+        None => "no lease on it is live at all".to_owned(),
+    }
+}
+
+/// The storage's headline figure after `step`: the balance, or the result row of a job that
+/// publishes ("—" while empty).
+pub fn value(t: &Trace, step: usize) -> String {
+    let s = t.snapshot_at(step);
+    if t.scenario.publishes() {
+        s.result.clone().unwrap_or_else(|| "—".to_owned())
+    } else {
+        s.balance.to_string()
+    }
+}
+
+/// [`value`] at the end of the run.
+pub fn final_value(t: &Trace) -> String {
+    value(t, t.len())
+}
+
+/// How long, on the lock server's clock, the actor of event `i` has held its lease (since its
+/// grant or last renewal).
+fn lease_age(t: &Trace, i: usize) -> Millis {
+    let e = &t.events[i];
+    before(t, i)
+        .find(|p| {
+            p.actor == e.actor
+                && matches!(
+                    p.kind,
+                    EventKind::Acquired { .. } | EventKind::Extended { .. }
+                )
+        })
+        .map_or(0, |p| e.at.saturating_sub(p.at))
+}
+
+/// The renewal `owner` sent without a reply that it is still waiting for at event `i`:
+/// when it was sent, and when its client's timeout gives up on it (`None`: no timeout).
+fn waiting_renewal(t: &Trace, i: usize, owner: &str) -> Option<(Millis, Option<Millis>)> {
+    for p in before(t, i) {
+        if p.actor.as_deref() != Some(owner) {
+            continue;
+        }
+        match &p.kind {
+            EventKind::LockTimedOut {
+                command: LockCommand::Renew,
+                ..
+            } => return None,
+            EventKind::LockUnanswered {
+                command: LockCommand::Renew,
+                timeout_at,
+            } => return Some((p.at, *timeout_at)),
+            _ => {}
+        }
+    }
+    None
+}
+
+/// What became of `actor`'s write sent at `sent`, if it reached storage before event `i`:
+/// who had been granted the lock after the writer (the write came from a superseded lease),
+/// and whether storage accepted it.
+fn write_fate(t: &Trace, i: usize, actor: &str, sent: Millis) -> Option<(Option<String>, bool)> {
+    t.events[..i].iter().find_map(|p| match &p.kind {
+        EventKind::WriteApplied {
+            sent_at,
+            result,
+            superseded_by,
+            ..
+        } if p.actor.as_deref() == Some(actor) && *sent_at == sent => Some((
+            superseded_by.as_ref().map(|g| g.owner.clone()),
+            result.is_ok(),
+        )),
+        _ => None,
+    })
+}
+
+/// Whether `actor` was cut off from the lock service at `at` by the scenario's partition.
+fn partitioned(sc: &Scenario, actor: &str, at: Millis) -> bool {
+    sc.partition
+        .is_some_and(|p| p.contains(at) && sc.actors.get(p.actor).is_some_and(|a| a.name == actor))
+}
+
+/// A drift rate in words: 200 per mille is "20%".
+fn per_mille(d: u64) -> String {
+    if d % 10 == 0 {
+        format!("{}%", d / 10)
+    } else {
+        format!("{d}‰")
+    }
+}
+
+/// The earlier events of the same trace, newest first.
+fn before(t: &Trace, i: usize) -> impl Iterator<Item = &TraceEvent> {
+    t.events[..i].iter().rev()
+}
+
+/// Accepted writes before event `i`.
+fn accepted_before(t: &Trace, i: usize) -> impl Iterator<Item = &TraceEvent> {
+    before(t, i).filter(|e| matches!(e.kind, EventKind::WriteApplied { result: Ok(_), .. }))
+}
+
+mod facts;
+mod narrate;
+mod outcome;
+mod row;
+mod say;
+
+pub use facts::{facts, lease_fields, lease_token, LeaseFacts, StepFacts};
+use narrate::sentence;
+pub use outcome::{counterfactual, outcome};
+use row::{row_label, row_opening, row_say, row_sentence};
+pub use say::{say, Line};

@@ -1,0 +1,573 @@
+//! The "Say:" lines: what the presenter says out loud at each step.
+
+use super::*;
+
+/// What to say out loud at `step`.
+///
+/// A line already said at an earlier step of the same run is not said again: the step
+/// shows [`Line::Again`] instead, so a repeated retry or status read costs two words.
+pub fn say(t: &Trace, step: usize) -> String {
+    let s = say_once(t, step);
+    if (0..step).any(|k| say_once(t, k) == s) {
+        return Line::Again.text().to_owned();
+    }
+    s
+}
+
+/// [`say`] before repeats are collapsed.
+fn say_once(t: &Trace, step: usize) -> String {
+    let sc = &t.scenario;
+    if sc.row_lock.is_some() {
+        if let Some(s) = row_say(t, step) {
+            return s;
+        }
+    }
+    let Some(e) = t.event_at(step) else {
+        return format!(
+            "{}, one {}. Watch what the lock promises and what the storage checks.",
+            match sc.actors.len() {
+                1 => "1 client".to_owned(),
+                n => format!("{n} clients"),
+            },
+            sc.resource
+        );
+    };
+    let i = step - 1;
+    let name = e.actor.clone().unwrap_or_default();
+    let fencing = sc.policy.checks_fence();
+    let s: &str = match &e.kind {
+        EventKind::Acquired {
+            token_later: true, ..
+        } => {
+            "The lease is granted, but its token is a second command away: a pause can land between the two."
+        }
+        EventKind::Acquired { fence, .. } => {
+            let earlier = before(t, i).find_map(|p| match &p.kind {
+                EventKind::Acquired { fence: f, .. } => Some((p.actor.clone().unwrap_or_default(), *f)),
+                _ => None,
+            });
+            return match earlier {
+                None if sc.token_source == TokenSource::RandomValue => "A random lock value makes release safe (compare-and-delete knows whose lease it is), but it is an owner ID, not a fencing token.".to_owned(),
+                Some((who, f)) if sc.token_source == TokenSource::RandomValue => format!(
+                    "{name}'s {fence} and {who}'s {f} are both unique, but neither says which grant is newer: storage comparing them orders the two holders by the luck of the draw."
+                ),
+                Some((who, _)) if sc.token_source == TokenSource::Counterfactual => format!(
+                    "A majority said OK to {name} while {who} still believes it holds the lock, and Redlock gave neither a token: nothing downstream can tell their writes apart."
+                ),
+                None if asks_lock_service(sc) => "A lease is a promise with a timer. Here storage checks it: each write asks the lock service whether its lease is still live.".to_owned(),
+                None => "A lease is a promise with a timer; nothing at the storage enforces it.".to_owned(),
+                Some((who, f)) if f >= *fence => format!(
+                    "Token {fence} again: {who} was given {f} before the failover, and the rolled-back counter hands it out once more. Two holders now carry tokens storage cannot order."
+                ),
+                Some((who, f)) => format!(
+                    "Each grant gets a bigger token: {name} has {fence}, and {who} still has its old {f}."
+                ),
+            };
+        }
+        // The live lease is someone else's: this INCR gave a superseded lease the newer token.
+        EventKind::TokenTaken { fence } if e.snapshot.holder.as_ref().is_some_and(|h| h.owner != name) => {
+            return format!(
+                "{name}'s superseded lease now carries the newest token, {fence}: storage will trust it over the real holder's."
+            )
+        }
+        EventKind::TokenTaken { .. } => {
+            "A token taken after the grant orders whoever reaches the counter first: a pause between SET and INCR hands the older lease the newer token."
+        }
+        EventKind::AcquireRefused { .. } if sc.redlock.is_some() => {
+            "Without a majority there is no lock: Redlock deletes the keys it did get and tries again."
+        }
+        EventKind::AcquireRefused { .. } if sc.lock_delay > 0 && e.snapshot.holder.is_none() => {
+            "Lock-delay: after a lease lapses unreleased, nobody gets the lock for a while, so a slow holder can finish. It narrows the window; it cannot close it."
+        }
+        EventKind::AcquireRefused { .. } if sc.token_source == TokenSource::LockService && sc.lock_delay > 0 => {
+            "While a lease is live, the lock service refuses everyone else."
+        }
+        EventKind::AcquireRefused { .. } if sc.token_source == TokenSource::LockService => {
+            "While the lock key exists, the create-if-absent transaction fails for everyone else."
+        }
+        EventKind::AcquireRefused { .. } => "While a lease is live, NX refuses everyone else.",
+        EventKind::LockWait { .. } => "A blocking lock makes the next client wait instead of refusing it.",
+        EventKind::ConnectionLost => "A terminated session takes its transaction with it: nothing it sends runs.",
+        EventKind::LeaseExpired { cause, owner_knew, .. } => match (cause, owner_knew) {
+            (ExpiryCause::Ttl, Awareness::Paused) => {
+                "The lock server sees the TTL run out, not that the holder is stopped."
+            }
+            (ExpiryCause::Ttl, Awareness::Unaware)
+                if matches!(&e.kind, EventKind::LeaseExpired { owner, .. } if waiting_renewal(t, i, owner).is_some()) =>
+            {
+                "The lock service cannot tell a cut-off holder from a dead one, so it lets the lease run out. The holder still runs and still reaches storage."
+            }
+            (ExpiryCause::Ttl, Awareness::Unaware) => {
+                "The TTL ran out while the holder is still running and still believes it holds the lock."
+            }
+            (ExpiryCause::Ttl, Awareness::Knows) => "The lease ran out; its holder no longer relied on it.",
+            (ExpiryCause::ClockJump, _) if sc.redlock.is_some() => {
+                "The jumped node counts in both majorities: once its key expires early, a second client can gather a majority while the first still believes."
+            }
+            (ExpiryCause::ClockJump, _) => {
+                "Lease expiry trusts the lock node's clock: a forward step ended this lease early, and the holder cannot tell."
+            }
+            (ExpiryCause::LostInFailover, _) => {
+                "This lease ended by its TTL, but the failover had already let a second client in."
+            }
+            (ExpiryCause::IdleTimeout, _) => {
+                "The server ended the holder's transaction, and with it the lock."
+            }
+        },
+        EventKind::PauseStarted { cause: PauseCause::Gc, .. } => {
+            Line::NoWarning.text()
+        }
+        EventKind::PauseStarted { cause: PauseCause::Stall, .. } => {
+            Line::WholeProcessPause.text()
+        }
+        EventKind::PauseEnded { lease_gone: true } => {
+            Line::WakesUnaware.text()
+        }
+        EventKind::PauseEnded { lease_gone: false } if e.snapshot.believers.contains(&name) => {
+            "Its lease is still live, so this pause did no harm."
+        }
+        EventKind::PauseEnded { .. } => "It holds no lease now, so nothing depends on this pause.",
+        EventKind::Checked { held: true } => {
+            "Checking is_held first does not help: a pause can land right after the check (TOCTOU)."
+        }
+        EventKind::Checked { held: false } => {
+            "Giving up on a failed check is right, but it only covers pauses before the check."
+        }
+        EventKind::DeadlineChecked { ok: true, .. } if lease_age(t, step - 1) >= sc.lease_ttl => {
+            "Its clock runs slow, so it believes the lease lasts longer than it does. A margin of at least TTL × drift would have stopped it here."
+        }
+        EventKind::DeadlineChecked { ok: true, .. } => {
+            "The margin covers a clock that drifts by a bounded amount. It cannot cover a pause after the check, or a packet that arrives late."
+        }
+        EventKind::DeadlineChecked { ok: false, .. } => {
+            "Stopping at TTL − margin works when drift and pauses are bounded: this check came with too little lease left, so it stops."
+        }
+        EventKind::ProviderCall { outcome: ProviderOutcome::Charged, .. } => {
+            "The provider never sees the token; it dedupes on the idempotency key. The key says \"this intent runs once\", not \"this lock generation may write\"."
+        }
+        EventKind::ProviderCall { outcome: ProviderOutcome::Deduped, .. } => {
+            "Both lock generations got past the claim; only the provider's idempotency key kept this to one charge. A key stops a repeat of one intent, not a stale holder: that is the fence's job."
+        }
+        EventKind::ProviderCall { outcome: ProviderOutcome::NotCalled, .. } => {
+            "The fenced claim stopped the stale holder before the call. A holder that goes stale between claim and call still calls; only the provider's key covers that."
+        }
+        EventKind::GaveUp => {
+            let barrier = before(t, i).next().is_some_and(|p| {
+                matches!(p.kind, EventKind::BarrierSet { result: Err(_), .. })
+            });
+            let claim = before(t, i).next().is_some_and(|p| {
+                matches!(p.kind, EventKind::ProviderCall { outcome: ProviderOutcome::NotCalled, .. })
+            });
+            if claim {
+                "A refused claim hands the job to the newer generation: this worker is done."
+            } else if barrier {
+                "A refused barrier means a newer epoch already started: do not start."
+            } else {
+                "Giving up on a failed check is right, but it only covers pauses before the check."
+            }
+        }
+        EventKind::JobChecked { done: false } => {
+            "Read, then act: the lock is meant to let one holder in at a time."
+        }
+        EventKind::JobChecked { done: true } => {
+            // Another client may still believe it holds the lock (a paused one that read the
+            // status before the job ran): the check does nothing for it.
+            let others: Vec<&str> = e
+                .snapshot
+                .believers
+                .iter()
+                .map(String::as_str)
+                .filter(|b| *b != name)
+                .collect();
+            return match others.as_slice() {
+                [] => "The job already ran, so this holder does nothing: with one holder at a time, the job runs once.".to_owned(),
+                [one] => format!(
+                    "The job already ran, so {name} does nothing. But {one} still believes it holds the lock: a status check only helps a client that reads it after the job ran."
+                ),
+                many => format!(
+                    "The job already ran, so {name} does nothing. But {} still believe they hold the lock: a status check only helps a client that reads it after the job ran.",
+                    many.join(" and ")
+                ),
+            };
+        }
+        EventKind::WriteSent { .. } => {
+            "A request can sit in a queue long after the lease that sent it is gone."
+        }
+        EventKind::WriteTimedOut { .. } => {
+            "A timeout means \"I don't know\", not \"it failed\": a timed-out request may still execute."
+        }
+        EventKind::WriteApplied { .. } => return say_write(t, i),
+        EventKind::WriteSkipped { .. } => "No token, no write.",
+        EventKind::Extended { watchdog: Some(_), .. } => {
+            "Renew at about a third of the TTL, jittered, checking your value in the same atomic step."
+        }
+        EventKind::Extended { .. } => {
+            "Extend with the ownership check in the same script; GET then PEXPIRE could extend someone else's lease."
+        }
+        EventKind::ExtendFailed { lease_ended_at: Some(t), .. } => {
+            return format!(
+                "Self-cancelling is right, but it came after the lease had already ended at t={}: it stops what is left of the job, not what ran in between. Only the fence covers that.",
+                instant(sc, *t)
+            )
+        }
+        EventKind::ExtendFailed { .. } => "If a renewal fails, stop the job at once.",
+        EventKind::Released { via: ReleaseMode::CompareAndDelete, .. }
+            if sc.token_source == TokenSource::LockService =>
+        {
+            "The delete checks the key is still this client's, so a late release cannot remove a successor's lock."
+        }
+        EventKind::Released { via: ReleaseMode::CompareAndDelete, .. } => {
+            "Compare-and-delete in one script deletes only your own lease."
+        }
+        EventKind::Released { via: ReleaseMode::GetThenDel, .. } => {
+            "GET then DEL worked this time only because nothing changed between the two commands."
+        }
+        EventKind::Released { via: ReleaseMode::Del, .. } => {
+            "A plain DEL deletes whatever the key holds; this time it was still this client's own lease."
+        }
+        EventKind::ReleaseNoop { via: ReleaseMode::CompareAndDelete, .. }
+            if sc.token_source == TokenSource::LockService =>
+        {
+            "The checked delete saw the key is not this client's any more and removed nothing."
+        }
+        EventKind::ReleaseNoop { via: ReleaseMode::CompareAndDelete, deleted, .. } if !deleted.is_empty() => {
+            "Redlock runs the release on every node, whatever the client believes it holds there. Deleting a minority of leftover keys releases nothing: the lock had already ended with its majority."
+        }
+        EventKind::ReleaseNoop { via: ReleaseMode::CompareAndDelete, reason: NoopReason::OtherHolder { .. }, .. } => {
+            "Compare-and-delete saw someone else's value and deleted nothing; a plain DEL would have deleted their lease."
+        }
+        EventKind::ReleaseNoop { via: ReleaseMode::CompareAndDelete, .. } => {
+            "Nothing to delete: the lease was already gone. Compare-and-delete is safe either way."
+        }
+        EventKind::ReleaseNoop { via: ReleaseMode::GetThenDel | ReleaseMode::Del, .. } => {
+            "This time the key was empty; had someone acquired it in the gap, the DEL would have deleted their lease."
+        }
+        EventKind::LockValueRead { owner: Some(o), .. } if *o == name => {
+            "GET then DEL is two commands: the key can change hands between them."
+        }
+        EventKind::LockValueRead { .. } => "The GET saw the key is no longer its own, so no DEL follows.",
+        EventKind::DeletedOthersLease { owner, .. } => {
+            return format!(
+                "The DEL deleted {owner}'s live lease: the next client can take the lock while {owner} still works, two holders at once. Compare-and-delete cannot."
+            )
+        }
+        EventKind::Retried { .. } => {
+            "A lost reply makes a retry look like a new request: same token, same idempotency key."
+        }
+        EventKind::LockClockJumped { shortened: Some(_), .. } if sc.redlock.is_some() => {
+            "Redlock's safety assumes every node's clock runs at about the right rate. One node's NTP step breaks that, and no client can tell."
+        }
+        EventKind::LockClockJumped { shortened: Some(_), .. } => {
+            "Lease expiry trusts the lock node's clock. A clock step shortens the lease, and the holder cannot tell."
+        }
+        EventKind::LockClockJumped { .. } => "No lease was live, so this jump changes nothing.",
+        EventKind::Failover { lost, .. }
+            if lost.is_empty()
+                && sc.replication_lag.is_some()
+                && e.snapshot.holder.as_ref().is_some_and(|h| !e.snapshot.believers.contains(&h.owner)) =>
+        {
+            "A lagging replica undoes the newest writes, a release and a grant among them: the lock is now held by a lease nobody believes in."
+        }
+        EventKind::Failover { lost, .. }
+            if lost.is_empty() && sc.replication_lag.is_some() && e.snapshot.holder.is_some() =>
+        {
+            "The SET had reached the replica, so nothing is lost this time. With more lag than the SET's age it would be; WAIT narrows that window, but by Redis's own docs it does not make Redis strongly consistent."
+        }
+        EventKind::Failover { lost, .. } if lost.is_empty() => match sc.token_source {
+            TokenSource::SeparateCounter => "No lease was live, so this failover loses nothing; the separate counter goes on.",
+            TokenSource::LockService | TokenSource::Counterfactual => {
+                "A consensus store commits a grant on a majority before it says OK, so a leader change loses nothing."
+            }
+            TokenSource::SameRedis | TokenSource::RandomValue => "No lease was live, so this failover loses nothing.",
+        },
+        EventKind::Failover { rolled_back: true, .. } => {
+            "Asynchronous replication: the primary said OK, then forgot the lock and its token counter. The lock service itself will grant the lock twice."
+        }
+        EventKind::Failover { .. } => {
+            "Asynchronous replication: the primary said OK, then forgot. The lock service itself will grant the lock twice."
+        }
+        EventKind::BarrierSet { result: Ok(()), .. } if fencing => {
+            "Establish the new epoch at the resource before starting: the old token is refused even before the new holder writes."
+        }
+        EventKind::BarrierSet { result: Ok(()), .. } => "A barrier only helps if the storage checks tokens.",
+        EventKind::BarrierSet { .. } => "A refused barrier means a newer epoch already started: do not start.",
+        EventKind::SideEffect { what, lease_live } => {
+            let again = before(t, i).any(|p| matches!(&p.kind, EventKind::SideEffect { what: w, .. } if w == what));
+            match (again, lease_live) {
+                (true, _) => "Charged twice, under every fencing policy: the payment API never sees a token. The provider's idempotency key, or a fenced claim row before each call (claim-row), could stop it.",
+                (false, false) => "Fencing only protects what checks the token. This call did not, so the stale worker made it anyway.",
+                (false, true) => "A call outside the storage carries no token: a repeat is stopped only by the provider's idempotency key, or by a fenced claim written before the call.",
+            }
+        }
+        EventKind::LockUnanswered { timeout_at: None, .. } => {
+            "Without a timeout the client waits for ever: it never learns that the lock service did not answer."
+        }
+        EventKind::LockUnanswered {
+            command: LockCommand::Renew,
+            ..
+        } => {
+            "No reply is not a refusal: the client cannot tell a dropped renewal from a slow one. The lease counts down on the lock service while the job works on."
+        }
+        EventKind::LockUnanswered { .. } => {
+            "A partition is not a pause: the client keeps running, but nothing it sends to the lock service arrives, and it learns that only at its own timeout."
+        }
+        EventKind::LockTimedOut { .. } => return say_lock_timeout(t, i),
+        EventKind::ResumeRace { .. } => {
+            "After a pause, which thread runs first is a race: a self-cancel that has to win it is not a safety mechanism."
+        }
+    };
+    s.to_owned()
+}
+
+/// The "Say:" line for a client giving up on an unanswered lock command.
+fn say_lock_timeout(t: &Trace, i: usize) -> String {
+    let sc = &t.scenario;
+    let e = &t.events[i];
+    let name = e.actor.clone().unwrap_or_default();
+    let EventKind::LockTimedOut {
+        command,
+        sent_at,
+        cancelled,
+        wrote_at,
+        lease_ended_at,
+    } = &e.kind
+    else {
+        return String::new();
+    };
+    let dur = |ms: Millis| duration(sc, ms);
+    let waited = e.at.saturating_sub(*sent_at);
+    // What became of the write the job sent while the command waited, if it has arrived.
+    let sent = wrote_at.filter(|w| w >= sent_at);
+    let fate = sent.and_then(|w| write_fate(t, i, &name, w));
+    match (command, cancelled, lease_ended_at) {
+        (LockCommand::Renew | LockCommand::Extend, true, Some(end)) => {
+            let left = end.saturating_sub(*sent_at);
+            let fate = match fate {
+                Some((Some(_), true)) => " Its write from the superseded lease had already landed, and nothing refused it.",
+                Some((Some(_), false)) => " Its write from the superseded lease had already reached storage, and only the fence refused it.",
+                Some((None, _)) => " Its write had landed before anyone else held the lock, so no harm came of it.",
+                None if sent.is_some() => " Its write is still on its way, and no self-cancel can call it back.",
+                None => "",
+            };
+            format!(
+                "{name} learned only at its own timeout, {} after sending, though its lease had only {} left then: too late.{fate}",
+                dur(waited),
+                dur(left)
+            )
+        }
+        (LockCommand::Renew | LockCommand::Extend, true, None) if sent.is_some() && fate.is_none() => {
+            "The lease is still live, but the job's write is already on its way: a self-cancel stops what comes next, not what was sent. Only a check at storage can refuse it when it arrives.".to_owned()
+        }
+        (LockCommand::Renew | LockCommand::Extend, true, None) if sent.is_some() => {
+            "The client stops while its lease is still live, and its write landed under it: this time the timeout was short enough.".to_owned()
+        }
+        (LockCommand::Renew | LockCommand::Extend, true, None) => {
+            let left = e
+                .snapshot
+                .holder
+                .as_ref()
+                .filter(|l| l.owner == name)
+                .map_or(0, |l| l.expires_at.saturating_sub(*sent_at));
+            format!(
+                "In time, this once: the {} timeout is shorter than the {} that was left on the lease, and the job had not written. A write already on its way, or a pause after the last check, would still get past it.",
+                dur(waited),
+                dur(left)
+            )
+        }
+        (LockCommand::Acquire, _, _) => "A timed-out acquire is not a refusal either: the client cannot tell whether its SET ran. Here it did not: the partition dropped it.".to_owned(),
+        (LockCommand::Release, _, _) => "The lock service never saw this release: whatever the client still held there stays until its TTL runs out.".to_owned(),
+        (LockCommand::CheckHeld, true, _) => "No answer is not \"false\", but stopping is the safe reading of it.".to_owned(),
+        _ => "The failure came after the job had stopped: there was nothing left for it to cancel.".to_owned(),
+    }
+}
+
+/// The "Say:" line for a write reaching storage.
+fn say_write(t: &Trace, i: usize) -> String {
+    let sc = &t.scenario;
+    let e = &t.events[i];
+    let name = e.actor.clone().unwrap_or_default();
+    let EventKind::WriteApplied {
+        fence,
+        result,
+        superseded_by,
+        highest_accepted,
+        ..
+    } = &e.kind
+    else {
+        return String::new();
+    };
+    let fencing = sc.policy.checks_fence();
+    let late = superseded_by.is_some();
+    let out_of_order = matches!((fence, highest_accepted), (Some(f), Some(h)) if f < h);
+    let twice = sc.job.is_some() && result.is_ok() && accepted_before(t, i).next().is_some();
+    let random = sc.token_source == TokenSource::RandomValue;
+    match result {
+        Err(WriteError::StaleFence { token, last }) if random && !late => format!(
+            "Storage refused the real holder: {name}'s random {token} drew lower than the {last} a superseded holder wrote with. Random values are unique, not ordered."
+        ),
+        Err(WriteError::StaleFence { token, last }) if random => format!(
+            "Refused, but by luck of the draw: {name}'s old {token} happens to be lower than {last}. Another draw would have let it through; the right answer came from a coin, not from an order."
+        ),
+        Ok(_) if late && fencing && random && highest_accepted.is_some() => {
+            let newer = superseded_by.as_ref().map_or_else(String::new, |g| format!(", though {}'s is the newer grant", g.owner));
+            format!(
+                "By luck of the draw: {name}'s superseded {} is larger than the {} storage holds, so storage took it{newer}. A lower draw would have refused it, by the same luck. Unique is not ordered: a fencing token must only go up.",
+                token(*fence),
+                token(*highest_accepted)
+            )
+        }
+        Err(WriteError::StaleFence { token, last }) if token == last => {
+            let earlier = accepted_before(t, i).find(|p| p.fence() == Some(*token));
+            match earlier.and_then(|p| p.actor.clone()) {
+                Some(w) if w == name => "Strict refuses an equal token, and this storage checks the fence before the idempotency key: the retry gets stale_fence, not its first debit's stored result, so the client cannot tell whether that debit landed. Check the key first, or use same-epoch (≥), and the key answers the retry.".to_owned(),
+                Some(w) => format!(
+                    "{w} and {name} carry the same token {token}: storage cannot tell the two holders apart and refused whichever came second. {}",
+                    Line::DuplicateTokens.text()
+                ),
+                None if before(t, i).any(|p| matches!(p.kind, EventKind::BarrierSet { result: Ok(()), .. })) => format!(
+                    "Strict spends the barrier's epoch: its own holder is refused. {}",
+                    Line::WhichRule.text()
+                ),
+                None => "Strict refuses a token equal to the last fence; same-epoch (≥) would admit it.".to_owned(),
+            }
+        }
+        Err(WriteError::StaleFence { .. }) if sc.token_source == TokenSource::Counterfactual => "Counterfactual: with a token minted in the same step as each grant (an etcd revision, a ZooKeeper czxid), storage would refuse the older generation here. Redlock mints none, so the real run is the fencing-off column.".to_owned(),
+        Err(WriteError::StaleFence { last, .. }) if !late => format!(
+            "Storage refused the holder of the newest lease: {name}'s token is older than the {last} a superseded holder took later. A fence is only as good as the order its tokens are minted in."
+        ),
+        Err(WriteError::StaleFence { token, last }) if late && partitioned(sc, &name, e.at) => format!("{name} is still cut off and has not learned its lease is gone, but storage has seen {last}, so it refuses {token}: the check at the resource, not what the client knows."),
+        Err(WriteError::StaleFence { token, last }) => refusal_credit(t, i, *token, *last),
+        Err(WriteError::DuplicateIntent { .. }) => "The idempotency key stops the same intent twice and returns its original result; it is not a fence.".to_owned(),
+        Err(WriteError::MissingFence) => "With fencing on, a write without a token is refused.".to_owned(),
+        Err(WriteError::SessionTerminated) => "Its transaction no longer exists, so its write cannot run: no token is involved.".to_owned(),
+        Err(WriteError::StaleSequencer { token, live: Some(l) })
+            if e.snapshot.last_fence.is_none_or(|h| h < *l) =>
+        {
+            format!(
+                "Storage has never seen {l}, so the highest-token check alone would take {name}'s {token}. Asking the lock service refuses it once its lease is not live. The price: a round trip per write, and storage depends on the lock service."
+            )
+        }
+        Err(WriteError::StaleSequencer { live: None, .. }) => "Nobody holds the lock, and still the write is refused: the sequencer check asks whether this lease is live, not whether a newer one exists.".to_owned(),
+        Err(WriteError::StaleSequencer { .. }) => "The lock service says this lease is no longer the live one, so storage refuses the write.".to_owned(),
+        Ok(_) if late && fencing && sc.token_source == TokenSource::SeparateCounter => format!(
+            "{name}'s superseded lease carries the newer token, so storage takes its write and will refuse the real holder's. Mint the token in the same atomic step as the grant."
+        ),
+        Ok(_) if late && fencing => match superseded_by {
+            Some(g) if Some(g.fence) == *fence => format!(
+                "{name} and {} hold the same token {}: no fencing rule can order them. Tokens must come from a counter that never goes back.",
+                g.owner, g.fence
+            ),
+            Some(g) => format!(
+                "A highest-token check revokes {name} only once storage has seen {}; {name}'s write got there first. Establishing the new epoch before the new holder starts (a handoff barrier) closes this gap.",
+                g.fence
+            ),
+            None => String::new(),
+        },
+        Ok(_) if twice && rewrote_same(t, i) => "Wasted work, no harm: the job ran twice, but a report recomputed from the same input rewrote the value already in the row. A lock for efficiency can live with that; the same pause with a debit is a double charge (gc-pause).".to_owned(),
+        Ok(_) if twice && late && sc.claims() => format!("Duplicate claim: two holders claimed the job, and the row now names {name}, a superseded holder, which will call the provider too. Only the provider's idempotency key can stop a second charge now."),
+        Ok(_) if twice && late && sc.publishes() => "Duplicate publish: the job ran twice, and the result row now holds the superseded worker's result. The lease alone is not mutual exclusion.".to_owned(),
+        Ok(_) if twice && late && partitioned(sc, &name, e.at) => format!("Double charge, and nobody paused: {name} was cut off from the lock service, not from storage, so its write got through after its lease had gone to {}. {}", superseded_by.as_ref().map_or_else(String::new, |g| g.owner.clone()), Line::IdempotencyShort.text()),
+        Ok(_) if twice && late => format!("Double charge. {}", Line::IdempotencyAnswer.text()),
+        // The writer holds the live lease, so the higher token came from a superseded grant
+        // that was minted its token later (a counter apart from the grant).
+        Ok(_) if out_of_order && !late => {
+            let tail = if twice {
+                format!(" Both debits landed: a double charge. {}", Line::IdempotencyShort.text())
+            } else {
+                String::new()
+            };
+            format!("{name} holds the live lease, yet its token is lower than one storage already took from a superseded holder: nothing at the resource checked.{tail}")
+        }
+        Ok(_) if out_of_order => "Storage took a lower token after a higher one: nothing at the resource noticed the older generation.".to_owned(),
+        Ok(_) if late && sc.publishes() => format!("{name}'s late result is a different write from the new holder's, not a repeat: no idempotency key on the job catches it. Only the fence could have refused it."),
+        Ok(_) if late => "Storage took a write from a superseded lease. The lease alone is not mutual exclusion.".to_owned(),
+        Ok(_) if twice && !fencing => {
+            let first = accepted_before(t, i).last().and_then(|p| p.actor.clone()).unwrap_or_default();
+            // A debit's duplicate is an intent run twice: say what a key would and would not do.
+            let key = if sc.publishes() {
+                String::new()
+            } else {
+                format!(" {}", Line::IdempotencyShort.text())
+            };
+            format!(
+                "The job has now run twice: storage is not checking tokens, so {first}'s write from a superseded lease landed as well as this one.{key}"
+            )
+        }
+        Ok(_) if twice => {
+            let first = accepted_before(t, i).last().and_then(|p| p.actor.clone()).unwrap_or_default();
+            format!(
+                "The job has now run twice although this token passed the check: {first}'s earlier write came from a superseded lease that storage could not yet refuse."
+            )
+        }
+        Ok(_) if asks_lock_service(sc) => "The lock service says this lease is live, so the write lands. Here check and apply are one instant; in a real resource a lease that lapses between them still lands.".to_owned(),
+        Ok(_) if sc.policy == FencingPolicy::SameEpoch
+            && fence.is_some()
+            && t.snapshot_at(i).last_fence == *fence =>
+        {
+            if before(t, i).any(|p| matches!(p.kind, EventKind::BarrierSet { result: Ok(()), .. })) {
+                "Same-epoch (≥) admits a token equal to the last fence, so the barrier's owner can write. Strict (>) would refuse it: the barrier would have spent the epoch.".to_owned()
+            } else {
+                "Same-epoch (≥) admits a token equal to the last fence; strict (>) would refuse it.".to_owned()
+            }
+        }
+        Ok(_) if fencing => "The write carries its token; storage keeps the highest token it has accepted.".to_owned(),
+        Ok(_) => "Storage is not checking tokens: it trusts whoever shows up.".to_owned(),
+    }
+}
+
+/// The fixed Say lines, keyed by what they answer (words in one table, as the leptos
+/// examples keep theirs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Line {
+    /// A pause gives no warning; only a monotonic clock read afterwards shows it.
+    NoWarning,
+    /// A stall long enough for a lease to lapse stops the whole process.
+    WholeProcessPause,
+    /// Waking from a pause: still a believer.
+    WakesUnaware,
+    /// What an idempotency key stops, and what only the fence stops.
+    IdempotencyAnswer,
+    /// [`Line::IdempotencyAnswer`] in one sentence, for a step with more to say.
+    IdempotencyShort,
+    /// Equal tokens from two holders: no rule orders them.
+    DuplicateTokens,
+    /// When to use strict (>) and when same-epoch (≥).
+    WhichRule,
+    /// A line the run has already said.
+    Again,
+}
+
+impl Line {
+    pub fn text(self) -> &'static str {
+        match self {
+            Line::NoWarning => "No warning comes. Only a monotonic clock read afterwards shows a pause, and a pause can land after that read too.",
+            Line::WholeProcessPause => "A whole-process pause: no thread runs, not even a watchdog, so nothing renews the lease.",
+            Line::WakesUnaware => "It still believes it holds the lock; only a monotonic clock read could show the gap.",
+            Line::IdempotencyAnswer => "A key per order would stop this duplicate, the same intent run twice; only the fence stops a stale holder's different write, such as a late result or a value computed from a stale read.",
+            Line::Again => "As before.",
+            Line::IdempotencyShort => "A key per order would stop this duplicate; only the fence stops a stale holder's different write.",
+            Line::DuplicateTokens => "No rule can order duplicate tokens: this refusal is luck of arrival order.",
+            Line::WhichRule => "Use same-epoch (≥) when one grant makes several writes, with an idempotency key per write; strict (>) suits one write per grant, with retries deduped by key before the fence check.",
+        }
+    }
+}
+
+/// A refusal credited to what made it work: storage had already seen the newer token. Where
+/// the order could have flipped, say what covers it.
+fn refusal_credit(t: &Trace, i: usize, token: Fence, last: Fence) -> String {
+    let name = t.events[i].actor.clone().unwrap_or_default();
+    let barrier =
+        before(t, i).any(|p| matches!(p.kind, EventKind::BarrierSet { result: Ok(()), .. }));
+    if barrier {
+        return format!(
+            "Storage refuses {token} because the barrier set epoch {last} before the new holder started: the order cannot flip."
+        );
+    }
+    let first = accepted_before(t, i)
+        .find(|p| p.fence() == Some(last))
+        .and_then(|p| p.actor.clone())
+        .unwrap_or_default();
+    format!(
+        "Refused only because storage already saw {last} from {first}. Had {name}'s {token} arrived first, both would land; a handoff barrier, or one conditional write of status and fence, covers that."
+    )
+}
