@@ -5,7 +5,7 @@
 //! and in wasm alike.
 //!
 //! The modules form a line, each using only those before it (`tests/layering.rs` checks it):
-//! json ← clock ← lease ← redlock ← ledger ← scenario ← trace ← audit ← record ← queue ← locks ←
+//! clock ← lease ← redlock ← ledger ← scenario ← trace ← audit ← record ← queue ← locks ←
 //! sim ← actor ← engine ← story ← deck ← explore, herd.
 
 mod actor;
@@ -15,7 +15,6 @@ pub mod deck;
 mod engine;
 pub mod explore;
 mod herd;
-pub mod json;
 mod lease;
 mod ledger;
 mod locks;
