@@ -25,8 +25,8 @@ use fencing_lab::core::{
 };
 use serde_json::json;
 
-use pg::Psql;
-use redis::Redis;
+use pg::Pg;
+use redis::{Redis, ReplyExt};
 use run::{Env, LockBackend, Observed};
 use servers::{Cleanup, EtcdServer, PgServer, RedisServer};
 
@@ -478,7 +478,7 @@ fn run_case(c: &Case, n: usize, srv: &Servers) -> Result<Report, String> {
     let sc = &c.sc;
     let (scale, slot) = timing(c);
     let schema = format!("run{n}");
-    let mut admin = Psql::connect(&srv.pg.addr, None)?;
+    let mut admin = Pg::connect(&srv.pg.addr, None)?;
     admin.query(&pg::schema_sql(
         &schema,
         &sc.resource,

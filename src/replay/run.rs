@@ -22,8 +22,8 @@ use fencing_lab::core::{
 };
 
 use super::etcd::{Etcd, LockTxn};
-use super::pg::{lit, opt_lit, PgAddr, Psql};
-use super::redis::{Redis, Reply};
+use super::pg::{self, lit, opt_lit, Pg, PgAddr, SqlState};
+use super::redis::{Redis, Reply, ReplyExt};
 
 /// Where in its slot each kind of event happens, in slots from the slot's centre.
 pub const AT_EXPIRY: f64 = -0.5;
@@ -226,9 +226,9 @@ struct Client<'a> {
     redis: Option<(u16, Redis)>,
     /// Redlock: a connection to each node this client reaches, by node number.
     nodes: Vec<(usize, Redis)>,
-    pg: Psql,
+    pg: Pg,
     /// Row lock: a second session that watches this client's own in `pg_stat_activity`.
-    observer: Option<Psql>,
+    observer: Option<Pg>,
     /// Row lock: this client's `application_name` (the run's schema and its name).
     app: String,
     /// The etcd lease of the lock we hold (etcd backend).
@@ -262,8 +262,7 @@ impl Client<'_> {
     }
 
     fn eval(&mut self, script: &str, keys: &[&str], args: &[&str]) -> Result<Reply, String> {
-        let r = eval_on(self.redis()?, script, keys, args)?;
-        Ok(r)
+        self.redis()?.eval(script, keys, args)
     }
 
     /// Redlock: nodes needed for the lock.
@@ -337,7 +336,7 @@ impl Client<'_> {
                 } else {
                     for (n, r) in &mut self.nodes {
                         if ok.contains(n) {
-                            eval_on(r, RELEASE_CAD, &[&res], &[&name])?;
+                            r.eval(RELEASE_CAD, &[&res], &[&name])?;
                         }
                     }
                     self.note(format!(
@@ -411,8 +410,7 @@ impl Client<'_> {
         if self.env.lock == LockBackend::Redlock {
             let mut ok = 0;
             for (_, r) in &mut self.nodes {
-                ok +=
-                    usize::from(eval_on(r, EXTEND_OWNED, &[&res], &[&name, &px])?.int() == Some(1));
+                ok += usize::from(r.eval(EXTEND_OWNED, &[&res], &[&name, &px])?.int() == Some(1));
             }
             return Ok(ok >= self.majority());
         }
@@ -434,7 +432,7 @@ impl Client<'_> {
                 // it still held it, i.e. a majority of its keys were there to delete.
                 let mut deleted = Vec::new();
                 for (n, r) in &mut self.nodes {
-                    if eval_on(r, RELEASE_CAD, &[&res], &[&name])?.int() == Some(1) {
+                    if r.eval(RELEASE_CAD, &[&res], &[&name])?.int() == Some(1) {
                         deleted.push(*n);
                     }
                 }
@@ -482,17 +480,6 @@ impl Client<'_> {
     fn late(&self, ms: f64) {
         let mut o = self.shared.lock().unwrap_or_else(|e| e.into_inner());
         o.max_late_ms = o.max_late_ms.max(ms);
-    }
-}
-
-fn eval_on(r: &mut Redis, script: &str, keys: &[&str], args: &[&str]) -> Result<Reply, String> {
-    let n = keys.len().to_string();
-    let mut cmd = vec!["EVAL", script, &n];
-    cmd.extend_from_slice(keys);
-    cmd.extend_from_slice(args);
-    match r.cmd(&cmd)? {
-        Reply::Error(e) => Err(format!("redis: {e}")),
-        r => Ok(r),
     }
 }
 
@@ -588,15 +575,15 @@ pub fn run_actor(
     let actor = &sc.actors[idx];
     let app = format!("{}-{}", env.schema, actor.name);
     let (pg, observer) = if env.lock == LockBackend::RowLock {
-        let mut pg = Psql::connect_as(&env.pg, &env.schema, &app)?;
+        let mut pg = Pg::connect_as(&env.pg, &env.schema, &app)?;
         if let Some(ttl) = sc.idle_timeout() {
             // The server's own timer, in real ms: the scenario's TTL at this run's scale.
             let ms = (ttl as f64 * env.scale).round() as u64;
             pg.query(&format!("SET idle_in_transaction_session_timeout = {ms};"))?;
         }
-        (Ok(pg), Some(Psql::connect(&env.pg, Some(&env.schema))?))
+        (Ok(pg), Some(Pg::connect(&env.pg, Some(&env.schema))?))
     } else {
-        (Psql::connect(&env.pg, Some(&env.schema)), None)
+        (Pg::connect(&env.pg, Some(&env.schema)), None)
     };
     let mut nodes = Vec::new();
     if env.lock == LockBackend::Redlock {
@@ -781,7 +768,7 @@ fn send(c: &mut Client, w: Write, now: Millis, packets: &mut Vec<Packet>) -> Res
     let (sc, idx, now_sent, sent) = (c.sc.clone(), c.idx, now, w.clone());
     let (tx, rx) = mpsc::channel();
     packets.push(thread::spawn(move || {
-        let mut pg = Psql::connect(&addr, Some(&schema))?;
+        let mut pg = Pg::connect(&addr, Some(&schema))?;
         let now = signed_ms(start);
         if target > now {
             thread::sleep(Duration::from_secs_f64((target - now) / 1000.0));
@@ -1433,47 +1420,40 @@ fn scenario_now(env: &Env) -> Millis {
     ((env.elapsed_ms() / env.slot).round().max(0.0) * grain) as Millis
 }
 
-/// The SQLSTATE of PostgreSQL's idle-in-transaction termination, if the client's psql
-/// reported it (psql exits when its connection is lost; verbose errors carry the code).
-fn terminated_line(c: &mut Client) -> Option<String> {
-    let err = c.pg.stderr();
-    err.contains(IDLE_IN_TRANSACTION_TIMEOUT)
-        .then(|| {
-            err.lines()
-                .find(|l| l.contains(IDLE_IN_TRANSACTION_TIMEOUT))
-        })
-        .flatten()
-        .map(|l| l.trim().to_owned())
-}
-
-/// A statement failed: the session is gone if psql reported 25P03; anything else is the
-/// harness's failure.
-fn lost(c: &mut Client, now: Millis, what: &str, e: String) -> Result<String, String> {
-    match terminated_line(c) {
-        Some(line) => {
+/// A statement failed: the session is gone if the server said so with SQLSTATE 25P03 (its
+/// idle-in-transaction timeout terminated it); any other error is the harness's failure.
+fn lost(c: &Client, now: Millis, what: &str, e: pg::Error) -> Result<(), String> {
+    match e
+        .as_db_error()
+        .filter(|d| *d.code() == SqlState::IDLE_IN_TRANSACTION_SESSION_TIMEOUT)
+    {
+        Some(d) => {
             c.note(format!(
-                "{} at t={now}: its {what} failed, psql said “{line}” and exited (connection lost)",
-                c.name
+                "{} at t={now}: its {what} failed with SQLSTATE {} “{}”: its connection is gone",
+                c.name,
+                d.code().code(),
+                d.message()
             ));
-            Ok(line)
+            Ok(())
         }
         None => Err(format!(
-            "{}: {what} failed without {IDLE_IN_TRANSACTION_TIMEOUT}: {e}; stderr: {}",
-            c.name,
-            c.pg.stderr()
+            "{}: {what} failed without {IDLE_IN_TRANSACTION_TIMEOUT}: {e}",
+            c.name
         )),
     }
 }
 
-/// This client's session as `pg_stat_activity` shows it: its state (with " (for update)"
-/// once its query is the `SELECT … FOR UPDATE`), its wait event type and whose sessions
-/// block it (their application names, without the run's prefix).
-fn activity(c: &mut Client) -> Result<(String, String, Vec<String>), String> {
-    let prefix = format!("{}-", c.env.schema);
-    let app = lit(&c.app);
-    let observer = c.observer.as_mut().ok_or("no observer session")?;
+/// A session as `pg_stat_activity` shows it (`app` its application name): its state (with
+/// " (for update)" once its query is the `SELECT … FOR UPDATE`), its wait event type and
+/// whose sessions block it (their application names, without the run's `prefix`).
+fn activity(
+    observer: &mut Pg,
+    app: &str,
+    prefix: &str,
+) -> Result<(String, String, Vec<String>), String> {
     let row = observer.one(&format!(
-        "SELECT coalesce(a.state, '') || CASE WHEN a.query LIKE '%FOR UPDATE%' THEN ' (for update)' ELSE '' END || '|' || coalesce(a.wait_event_type, '') || '|' || coalesce((SELECT string_agg(b.application_name, ',') FROM pg_stat_activity b WHERE b.pid = ANY (pg_blocking_pids(a.pid))), '') FROM pg_stat_activity a WHERE a.application_name = {app};"
+        "SELECT coalesce(a.state, '') || CASE WHEN a.query LIKE '%FOR UPDATE%' THEN ' (for update)' ELSE '' END || '|' || coalesce(a.wait_event_type, '') || '|' || coalesce((SELECT string_agg(b.application_name, ',') FROM pg_stat_activity b WHERE b.pid = ANY (pg_blocking_pids(a.pid))), '') FROM pg_stat_activity a WHERE a.application_name = {};",
+        lit(app)
     ))?;
     let mut f = row.splitn(3, '|');
     let state = f.next().unwrap_or_default().to_owned();
@@ -1483,9 +1463,60 @@ fn activity(c: &mut Client) -> Result<(String, String, Vec<String>), String> {
         .unwrap_or_default()
         .split(',')
         .filter(|b| !b.is_empty())
-        .map(|b| b.strip_prefix(&prefix).unwrap_or(b).to_owned())
+        .map(|b| b.strip_prefix(prefix).unwrap_or(b).to_owned())
         .collect();
     Ok((state, wait, blockers))
+}
+
+/// `BEGIN; SELECT … FOR UPDATE` on the client's session, which blocks while another
+/// transaction holds the row: it runs on a thread of its own while this one watches the
+/// session from outside until it either holds the row (idle in its transaction) or waits on
+/// a lock, and behind whom (then recorded at `now`, while it still waits). Returns whom it
+/// was seen waiting for, and the statement's outcome.
+fn lock_row(
+    c: &mut Client,
+    now: Millis,
+) -> Result<(Option<String>, Result<(), pg::Error>), String> {
+    let sql = format!(
+        "BEGIN; SELECT balance FROM accounts WHERE id = {} FOR UPDATE;",
+        lit(&c.sc.resource)
+    );
+    let (env, shared, idx, name) = (c.env, c.shared.clone(), c.idx, c.name.clone());
+    let prefix = format!("{}-", env.schema);
+    let observer = c.observer.as_mut().ok_or("no observer session")?;
+    let (pg, app) = (&mut c.pg, &c.app);
+    thread::scope(|s| {
+        let statement = s.spawn(|| pg.statement(&sql).map(|_| ()));
+        let deadline = env.elapsed_ms() + env.slot / 4.0;
+        let mut waited_for = None;
+        while env.elapsed_ms() < deadline {
+            let (state, wait, blockers) = activity(observer, app, &prefix)?;
+            if state == "active (for update)" && wait == "Lock" && !blockers.is_empty() {
+                let holder = blockers.join(",");
+                let mut o = shared.lock().unwrap_or_else(|e| e.into_inner());
+                o.notes.push(format!(
+                    "{name} at t={now}: SELECT … FOR UPDATE waits on a Lock (pg_stat_activity), blocked by {holder} (pg_blocking_pids)"
+                ));
+                o.saw(
+                    now,
+                    Some(idx),
+                    EventKind::LockWait {
+                        holder: holder.clone(),
+                    },
+                );
+                waited_for = Some(holder);
+                break;
+            }
+            if state == "idle in transaction (for update)" {
+                break; // it holds the row
+            }
+            thread::sleep(Duration::from_micros(500));
+        }
+        let reply = statement
+            .join()
+            .map_err(|_| "the SELECT … FOR UPDATE thread panicked".to_owned())?;
+        Ok((waited_for, reply))
+    })
 }
 
 /// A step under a row lock, on the client's own PostgreSQL session: `BEGIN; SELECT … FOR
@@ -1497,37 +1528,8 @@ fn act_row(c: &mut Client, st: &mut State, step: &Step, now: Millis) -> Result<N
     let res = lit(&sc.resource);
     Ok(match step {
         Step::Acquire { .. } => {
-            c.pg.send(&format!(
-                "BEGIN; SELECT balance FROM accounts WHERE id = {res} FOR UPDATE;"
-            ))?;
-            // Watch the session from outside until it either holds the row (idle in its
-            // transaction) or waits on a lock, and behind whom.
-            let deadline = c.env.elapsed_ms() + c.env.slot / 4.0;
-            let mut waited_for = None;
-            while c.env.elapsed_ms() < deadline {
-                let (state, wait, blockers) = activity(c)?;
-                if state == "active (for update)" && wait == "Lock" && !blockers.is_empty() {
-                    waited_for = Some(blockers.join(","));
-                    break;
-                }
-                if state == "idle in transaction (for update)" {
-                    break; // it holds the row
-                }
-                thread::sleep(Duration::from_micros(500));
-            }
-            if let Some(holder) = &waited_for {
-                c.note(format!(
-                    "{} at t={now}: SELECT … FOR UPDATE waits on a Lock (pg_stat_activity), blocked by {holder} (pg_blocking_pids)",
-                    c.name
-                ));
-                c.saw(
-                    now,
-                    EventKind::LockWait {
-                        holder: holder.clone(),
-                    },
-                );
-            }
-            if let Err(e) = c.pg.recv() {
+            let (mut waited_for, reply) = lock_row(c, now)?;
+            if let Err(e) = reply {
                 lost(c, now, "SELECT … FOR UPDATE", e)?;
                 c.saw(now, EventKind::ConnectionLost);
                 return Ok(Next::Stop);
@@ -1581,7 +1583,7 @@ fn act_row(c: &mut Client, st: &mut State, step: &Step, now: Millis) -> Result<N
             let sql = format!(
                 "SELECT EXISTS (SELECT 1 FROM write_log WHERE account = {res} AND kind IN ('debit', 'publish') AND result = 'ok');"
             );
-            match c.pg.one(&sql) {
+            match c.pg.statement(&sql).map(|rows| rows.concat()) {
                 Err(e) => {
                     lost(c, now, "status read", e)?;
                     c.saw(now, EventKind::ConnectionLost);
@@ -1610,7 +1612,7 @@ fn act_row(c: &mut Client, st: &mut State, step: &Step, now: Millis) -> Result<N
                 lit(&c.name),
                 opt_lit(idempotency_key.as_deref())
             );
-            match c.pg.one(&sql) {
+            match c.pg.statement(&sql).map(|rows| rows.concat()) {
                 Ok(reply) => {
                     let o = applied(sc, c.idx, &w, now, now, &reply)?;
                     c.shared
@@ -1651,7 +1653,7 @@ fn act_row(c: &mut Client, st: &mut State, step: &Step, now: Millis) -> Result<N
                 }
             }
         }
-        Step::Release => match c.pg.query("COMMIT;") {
+        Step::Release => match c.pg.statement("COMMIT;") {
             Ok(_) => {
                 // The COMMIT came first on the server: a waiter's SELECT … FOR UPDATE returns
                 // only after it, though its thread may have logged that a moment sooner.
