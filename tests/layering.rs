@@ -17,6 +17,7 @@ const LINE: &[&[&str]] = &[
     &["trace"],
     &["audit"],
     &["record"],
+    &["client"],
     &["queue"],
     &["locks"],
     &["sim"],
