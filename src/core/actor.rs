@@ -5,7 +5,7 @@
 
 use std::convert::Infallible;
 
-use super::client::{self, Backend, ClientState, LockValue, Next, RowGrant};
+use super::client::{self, Backend, ClientState, LockValue, Next, Release, RowGrant};
 use super::clock::{Millis, SplitMix64};
 use super::lease::{Acquire, Fence};
 use super::ledger::{WriteError, WriteRequest};
@@ -140,10 +140,7 @@ impl Backend for SimBackend<'_, '_> {
         Ok(Some(expires_at))
     }
 
-    fn release(
-        &mut self,
-        now: Millis,
-    ) -> Result<Result<Fence, (NoopReason, Vec<usize>)>, Infallible> {
+    fn release(&mut self, now: Millis) -> Result<Release, Infallible> {
         let res = &self.sim.sc.resource;
         let name = self.name().to_owned();
         let reach = self.sim.reach(self.actor);

@@ -85,6 +85,10 @@ pub enum RowGrant {
     Lost,
 }
 
+/// A compare-and-delete's answer: our lease's token, or why nothing was released and the
+/// Redlock nodes where a leftover key of ours was still deleted.
+pub type Release = Result<Fence, (NoopReason, Vec<usize>)>;
+
 /// What the lock key holds, as a GET reads it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LockValue {
@@ -120,12 +124,8 @@ pub trait Backend {
     fn is_held(&mut self, now: Millis) -> Result<bool, Self::Error>;
     /// The ownership-checked extend; the lease's new expiry, `None` if it is not ours.
     fn extend(&mut self, now: Millis) -> Result<Option<Millis>, Self::Error>;
-    /// The compare-and-delete: our lease's token, or why nothing was released and the
-    /// Redlock nodes where a leftover key of ours was still deleted.
-    fn release(
-        &mut self,
-        now: Millis,
-    ) -> Result<Result<Fence, (NoopReason, Vec<usize>)>, Self::Error>;
+    /// The compare-and-delete.
+    fn release(&mut self, now: Millis) -> Result<Release, Self::Error>;
     /// The GET of GET-then-DEL.
     fn read_lock(&mut self, now: Millis) -> Result<LockValue, Self::Error>;
     /// The unconditional DEL: whose live lease it deleted, if any.

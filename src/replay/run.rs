@@ -17,7 +17,7 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use fencing_lab::core::client::{
-    self, after_pauses, Backend, ClientState, LockValue, Next, RowGrant,
+    self, after_pauses, Backend, ClientState, LockValue, Next, Release, RowGrant,
 };
 use fencing_lab::core::{
     random_token, Acquire, EventKind, Fence, FencingPolicy, LockCommand, Millis, NoopReason,
@@ -728,7 +728,7 @@ impl Backend for Client<'_> {
         Ok(extended.then_some(now + self.sc.lease_ttl))
     }
 
-    fn release(&mut self, _now: Millis) -> Result<Result<Fence, (NoopReason, Vec<usize>)>, String> {
+    fn release(&mut self, _now: Millis) -> Result<Release, String> {
         // The lease's number and a noop's reason are filled in by the fold.
         Ok(self
             .release_cad()?
