@@ -326,11 +326,7 @@ impl Client<'_> {
                 }
                 answered.clone_from(&ok);
                 if ok.len() >= self.majority() {
-                    let t: u64 = self
-                        .pg
-                        .one("SELECT nextval('tokens');")?
-                        .parse()
-                        .map_err(|_| "token sequence")?;
+                    let t = self.next_token()?;
                     self.record(format!(
                         "{name} at t={now}: Redlock SET NX PX answered OK on nodes {ok:?}, {} of {}: locked; the separate counter gives {t}",
                         ok.len(),
@@ -515,6 +511,12 @@ impl Client<'_> {
 
     fn push(&self, o: Observation) {
         self.observed().events.push(o);
+    }
+
+    /// The separate counter's next token: a PostgreSQL sequence, in its own store.
+    fn next_token(&mut self) -> Result<u64, String> {
+        let t = self.pg.one("SELECT nextval('tokens');")?;
+        t.parse().map_err(|_| format!("token sequence: {t}"))
     }
 
     /// The next grant's lease number (a separate counter's SET and a row lock carry none).
@@ -707,11 +709,7 @@ impl Backend for Client<'_> {
     fn take_token(&mut self, now: Millis) -> Result<Fence, String> {
         // The second round trip: INCR on the separate counter (a sequence in its own store,
         // so it survives a Redis failover), for whoever asks.
-        let t: u64 = self
-            .pg
-            .one("SELECT nextval('tokens');")?
-            .parse()
-            .map_err(|_| "token sequence")?;
+        let t = self.next_token()?;
         self.record(format!(
             "{} at t={now}: the separate counter gives {t}",
             self.name
