@@ -2,7 +2,7 @@
 # Replays the deck against real servers: installs redis-server, postgresql, etcd-server and
 # faketime if missing (Debian; as root), keeps the packages' own services from starting or
 # stops them (the replay starts private instances on 127.0.0.1 / a Unix socket in a temp
-# dir), then runs `cargo run --release -- replay "$@"`. Exits non-zero on a mismatch.
+# dir), then runs `cargo run --profile replay --features replay -- replay "$@"`. Exits non-zero on a mismatch.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/env.sh
@@ -43,5 +43,5 @@ if [ ${#missing[@]} -gt 0 ]; then
   done
 fi
 
-say "cargo run --release -- replay $*"
-cargo run --release --locked -- replay "$@"
+say "cargo run --profile replay --features replay -- replay $*"
+cargo run --profile replay --features replay --locked -- replay "$@"

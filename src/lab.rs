@@ -151,8 +151,7 @@ pub fn read_recording(text: &str) -> Result<Trace, String> {
             MAX_RECORDING / 1000
         ));
     }
-    let t: Trace =
-        crate::core::json::read(text).map_err(|e| format!("That is not a recorded trace: {e}."))?;
+    let t: Trace = parse_trace(text).map_err(|e| format!("That is not a recorded trace: {e}."))?;
     let Some(rec) = t.recorded.clone() else {
         return Err(
             "That trace has no “recorded” field: it is not a recording from real servers."
@@ -210,6 +209,31 @@ pub fn read_recording(text: &str) -> Result<Trace, String> {
         return Err("The recording does not add up: its write log or summary is not what its own events give.".to_owned());
     }
     Ok(t)
+}
+
+/// `text` as a [`Trace`] through serde's derives, the same ones the replay writes it with.
+/// An error names the path of the bad value (`events[3].kind`) and where it is in the text;
+/// an unknown variant's list of every known one is left out.
+fn parse_trace(text: &str) -> Result<Trace, String> {
+    let mut de = serde_json::Deserializer::from_str(text);
+    let t: Trace = serde_path_to_error::deserialize(&mut de).map_err(|e| {
+        let what = short(e.inner());
+        match e.path().to_string().as_str() {
+            "." => what,
+            path => format!("{path}: {what}"),
+        }
+    })?;
+    de.end().map_err(|e| short(&e))?;
+    Ok(t)
+}
+
+/// serde_json's message without an unknown variant's list of every known one.
+fn short(e: &serde_json::Error) -> String {
+    let what = e.to_string();
+    match (what.find(", expected one of"), what.rfind(" at line ")) {
+        (Some(cut), Some(at)) if cut < at => format!("{}{}", &what[..cut], &what[at..]),
+        _ => what,
+    }
 }
 
 impl Default for Lab {

@@ -3,7 +3,7 @@
 //! against real servers (see `src/replay/`).
 #![forbid(unsafe_code)]
 
-#[cfg(not(target_arch = "wasm32"))]
+#[cfg(all(not(target_arch = "wasm32"), feature = "replay"))]
 mod replay;
 
 #[cfg(target_arch = "wasm32")]
@@ -16,7 +16,13 @@ fn main() {
     use fencing_lab::core::{deck, run, story, FencingPolicy, Scenario};
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.first().map(String::as_str) == Some("replay") {
+        #[cfg(feature = "replay")]
         std::process::exit(replay::main(&args[1..]));
+        #[cfg(not(feature = "replay"))]
+        {
+            eprintln!("fencing-lab was built without the replay: run scripts/replay.sh (cargo run --profile replay --features replay -- replay)");
+            std::process::exit(2);
+        }
     }
     if args.first().map(String::as_str) == Some("controls") {
         // The README's controls table, from `lab::CONTROLS`.

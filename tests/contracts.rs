@@ -1,7 +1,7 @@
 //! The six contracts of fencing-lab, checked against the lock/ledger primitives
 //! directly and against the scenario engine running the headline `gc_pause`.
 
-use fencing_lab::core::{json, story};
+use fencing_lab::core::story;
 use fencing_lab::core::{
     run, Acquire, Actor, Awareness, Clock, EventKind, ExpiryCause, Fence, FencingPolicy, Grant,
     Lane, LeaseEnd, LeaseLock, LeaseSpan, Ledger, LockError, NoopReason, Pause, ReleaseMode,
@@ -1329,7 +1329,7 @@ fn scenario_serde_round_trip() {
     let json = serde_json::to_string_pretty(&sc).unwrap();
     assert!(json.contains("\"same_epoch\""), "{json}");
     assert!(json.contains("\"acquire\""), "{json}");
-    let back: Scenario = json::read(&json).unwrap();
+    let back: Scenario = serde_json::from_str(&json).unwrap();
     assert_eq!(back, sc);
     assert_eq!(run(&back), run(&sc));
 
@@ -1339,7 +1339,7 @@ fn scenario_serde_round_trip() {
         "lease_ttl": 10, "policy": "strict", "horizon": 50,
         "actors": [{"name": "A", "start_at": 0, "script": [{"acquire": {"retry_every": 1}}, "release"]}]
     }"#;
-    let sc: Scenario = json::read(minimal).unwrap();
+    let sc: Scenario = serde_json::from_str(minimal).unwrap();
     assert!(sc.actors[0].pauses.is_empty());
     assert_eq!(sc.actors[0].network_delay, 0);
     assert_eq!(
@@ -1350,7 +1350,7 @@ fn scenario_serde_round_trip() {
 
     // The whole trace round-trips, too.
     let trace = run(&Scenario::gc_pause());
-    let back: Trace = json::read(&serde_json::to_string(&trace).unwrap()).unwrap();
+    let back: Trace = serde_json::from_str(&serde_json::to_string(&trace).unwrap()).unwrap();
     assert_eq!(back, trace);
 }
 

@@ -2,7 +2,7 @@
 //! under each fencing policy.
 
 use fencing_lab::core::deck::{self, DECK};
-use fencing_lab::core::{json, story};
+use fencing_lab::core::story;
 use fencing_lab::core::{
     renewal_herd, run, Awareness, EventKind, ExpiryCause, Fence, FencingPolicy, Grant, Lane,
     LeaseEnd, PauseCause, ReleaseMode, Scenario, Shortened, Snapshot, Step, TokenSource, Trace,
@@ -180,7 +180,8 @@ fn every_entry_is_well_formed_valid_and_deterministic() {
             assert!(!t.is_empty());
             assert_eq!(t.scenario.id, e.id);
             // Through JSON and back: same scenario, same trace.
-            let back: Scenario = json::read(&serde_json::to_string(&sc).unwrap()).unwrap();
+            let back: Scenario =
+                serde_json::from_str(&serde_json::to_string(&sc).unwrap()).unwrap();
             assert_eq!(back, sc);
             assert_eq!(run(&back), t);
             for (step, ev) in t.events.iter().enumerate() {
@@ -255,7 +256,7 @@ fn old_json_without_the_new_fields_still_parses() {
         "lease_ttl": 10, "policy": "strict", "horizon": 50,
         "actors": [{"name": "A", "start_at": 0, "script": [{"acquire": {"retry_every": 1}}, "release"]}]
     }"#;
-    let sc: Scenario = json::read(json).unwrap();
+    let sc: Scenario = serde_json::from_str(json).unwrap();
     assert_eq!(sc.id, "");
     assert_eq!(sc.release, ReleaseMode::CompareAndDelete);
     assert_eq!(sc.failover_at, None);
@@ -276,7 +277,7 @@ fn old_json_without_the_new_fields_still_parses() {
         .unwrap()
         .remove("max_live_leases");
     v["initial"].as_object_mut().unwrap().remove("lost_leases");
-    let back: Trace = json::read(&v.to_string()).unwrap();
+    let back: Trace = serde_json::from_str(&v.to_string()).unwrap();
     assert_eq!(back.summary.max_live_leases, 0);
     // …and so does a scenario without the issue-#9 fields.
     let mut v = serde_json::to_value(Scenario::gc_pause()).unwrap();
@@ -288,7 +289,7 @@ fn old_json_without_the_new_fields_still_parses() {
             a.as_object_mut().unwrap().remove(f);
         }
     }
-    let sc: Scenario = json::read(&v.to_string()).unwrap();
+    let sc: Scenario = serde_json::from_str(&v.to_string()).unwrap();
     assert_eq!(sc.token_source, TokenSource::SameRedis);
     assert_eq!(sc.job, None);
     assert_eq!(sc.actors[0].pause_cause, PauseCause::Gc);

@@ -1,10 +1,10 @@
-//! The page's JSON reader (`core::json`): it reads back exactly what serde writes for every
-//! trace the product can show, and says where anything else goes wrong.
+//! Recordings are read with serde's derives, the same ones that write them: every trace the
+//! product can show reads back equal, and the page (`lab::read_recording`) says where
+//! anything else goes wrong.
 
 use std::collections::BTreeSet;
 
 use fencing_lab::core::deck::{PARTITION_IN_FLIGHT, PARTITION_QUICK_TIMEOUT};
-use fencing_lab::core::json::{parse, read, Json, JsonError, MAX_DEPTH};
 use fencing_lab::core::{
     run, Awareness, EventKind, ExpiryCause, FencingPolicy, Lane, LockCommand, NoopReason,
     PauseCause, ProviderOutcome, ReleaseMode, Scenario, SkipReason, Step, StorageCheck,
@@ -15,9 +15,14 @@ use fencing_lab::lab::read_recording;
 const OFF: &str = include_str!("../assets/recordings/gc-pause-off.json");
 const STRICT: &str = include_str!("../assets/recordings/gc-pause-strict.json");
 
-/// The error message for `text` read as a `T`.
-fn error<T: fencing_lab::core::json::FromJson + std::fmt::Debug>(text: &str) -> String {
-    read::<T>(text).unwrap_err().to_string()
+/// `text` read as a `T`.
+fn read<T: serde::de::DeserializeOwned>(text: &str) -> serde_json::Result<T> {
+    serde_json::from_str(text)
+}
+
+/// What the page says of `text` as a recording.
+fn says(text: &str) -> String {
+    read_recording(text).unwrap_err()
 }
 
 /// Every scenario the page can run: each deck entry under every fencing policy and storage
@@ -231,7 +236,7 @@ fn events_and_errors_the_deck_never_shows_read_back_equal() {
 fn every_unit_variant_reads_by_the_name_serde_writes() {
     fn check<T>(all: &[T])
     where
-        T: serde::Serialize + fencing_lab::core::json::FromJson + PartialEq + std::fmt::Debug,
+        T: serde::Serialize + serde::de::DeserializeOwned + PartialEq + std::fmt::Debug,
     {
         for v in all {
             let text = serde_json::to_string(v).unwrap();
@@ -296,7 +301,7 @@ fn every_unit_variant_reads_by_the_name_serde_writes() {
     ]);
     check(&[Ok(()), Err(WriteError::MissingFence)]);
     // serde also reads a unit variant written as a one-key object with null.
-    assert_eq!(read::<Lane>(r#"{"Lease": null}"#), Ok(Lane::Lease));
+    assert_eq!(read::<Lane>(r#"{"Lease": null}"#).unwrap(), Lane::Lease);
 }
 
 /// Where `file` has a value that `written` lacks or differs in.
@@ -375,144 +380,61 @@ fn absent_defaulted_and_optional_fields_read_as_serde_reads_them() {
 }
 
 #[test]
-fn values_parse_exactly() {
-    assert_eq!(read::<u64>("18446744073709551615"), Ok(u64::MAX));
-    assert_eq!(read::<i64>("-9223372036854775808"), Ok(i64::MIN));
-    assert_eq!(
-        read::<String>(r#""a\"b\\c\/d\b\f\n\r\t\u00e9\u20AC\ud83d\ude00 é😀""#),
-        Ok("a\"b\\c/d\u{8}\u{c}\n\r\t\u{e9}\u{20ac}\u{1F600} é😀".to_owned())
-    );
-    assert_eq!(
-        parse(" [true, false, null, -0.5e+3, {}, [], \"\"] \n"),
-        Ok(Json::Array(vec![
-            Json::Bool(true),
-            Json::Bool(false),
-            Json::Null,
-            Json::Number("-0.5e+3".into()),
-            Json::Object(vec![]),
-            Json::Array(vec![]),
-            Json::String(String::new()),
-        ]))
-    );
-    assert_eq!(read::<Option<Option<u64>>>("null"), Ok(None));
-    assert_eq!(
-        read::<Vec<Vec<usize>>>("[[0, 1], []]"),
-        Ok(vec![vec![0, 1], vec![]])
-    );
-}
-
-#[test]
 fn syntax_errors_say_line_and_column() {
-    let syntax = |text: &str| parse(text).unwrap_err().to_string();
     assert_eq!(
-        syntax("{\"scenario\": "),
-        "line 1, column 14: expected a value, found the end"
+        says("{\"scenario\": "),
+        "That is not a recorded trace: scenario: EOF while parsing a value at line 1 column 12."
     );
     assert_eq!(
-        syntax("{\n  \"a\": 1,\n  \"b\": tru\n}"),
-        "line 3, column 8: expected a value, found `t`"
+        says("{\n  \"scenario\": 1,\n  \"b\": tru\n}"),
+        "That is not a recorded trace: scenario: invalid type: integer `1`, expected struct Scenario at line 2 column 15."
     );
+    let text = serde_json::to_string(&run(&Scenario::gc_pause())).unwrap();
     assert_eq!(
-        syntax("[1 2]"),
-        "line 1, column 4: expected `,` or `]`, found `2`"
-    );
-    assert_eq!(
-        syntax("{\"a\" 1}"),
-        "line 1, column 6: expected `:`, found `1`"
-    );
-    assert_eq!(
-        syntax("{a: 1}"),
-        "line 1, column 2: expected a key in double quotes, found `a`"
-    );
-    assert_eq!(
-        syntax("[1,]"),
-        "line 1, column 4: expected a value, found `]`"
-    );
-    assert_eq!(
-        syntax("{} {}"),
-        "line 1, column 4: expected the end of the text, found `{`"
-    );
-    assert_eq!(
-        syntax("[01]"),
-        "line 1, column 3: expected `,` or `]`, found `1`"
-    );
-    assert_eq!(
-        syntax("-"),
-        "line 1, column 2: expected a digit, found the end"
-    );
-    assert_eq!(
-        syntax("1.e5"),
-        "line 1, column 3: expected a digit, found `e`"
-    );
-    // Columns count characters, not bytes.
-    assert_eq!(
-        syntax("[\"é😀\" x]"),
-        "line 1, column 7: expected `,` or `]`, found `x`"
-    );
-    assert_eq!(
-        syntax("\"tab\there\""),
-        "line 1, column 5: expected a control character to be escaped, found U+0009"
-    );
-    assert_eq!(
-        syntax("\"open"),
-        "line 1, column 6: expected `\"` to close the string, found the end"
-    );
-}
-
-#[test]
-fn bad_escapes_are_refused_where_they_are() {
-    let syntax = |text: &str| parse(text).unwrap_err().to_string();
-    assert_eq!(
-        syntax(r#"["\x"]"#),
-        r#"line 1, column 4: expected an escape (\n, \", \u00e9, …), found `x`"#
-    );
-    assert_eq!(
-        syntax(r#""\u12g4""#),
-        r#"line 1, column 3: expected four hex digits in `\uXXXX`, found `u`"#
-    );
-    assert_eq!(
-        syntax(r#""\u+123""#),
-        r#"line 1, column 3: expected four hex digits in `\uXXXX`, found `u`"#
-    );
-    // A surrogate pair must be whole: high, then low.
-    assert_eq!(
-        syntax(r#""ab\ud83d""#),
-        r#"line 1, column 10: expected a low surrogate (`\uDC00`–`\uDFFF`) after a high one, found `"`"#
-    );
-    assert_eq!(
-        syntax(r#""\ud83d\u0041""#),
-        r#"line 1, column 8: expected a low surrogate (`\uDC00`–`\uDFFF`) after a high one, found `\`"#
-    );
-    assert_eq!(
-        syntax(r#""\ude00""#),
-        r#"line 1, column 2: expected a high surrogate (`\uD800`–`\uDBFF`) before a low one, found `\`"#
+        says(&format!("{text} {{}}")),
+        format!(
+            "That is not a recorded trace: trailing characters at line 1 column {}.",
+            text.len() + 2
+        )
     );
 }
 
 #[test]
 fn nesting_is_bounded() {
-    let deep = |n: usize| format!("{}{}", "[".repeat(n), "]".repeat(n));
-    assert!(parse(&deep(MAX_DEPTH)).is_ok());
-    assert_eq!(
-        parse(&deep(MAX_DEPTH + 1)).unwrap_err().to_string(),
-        "line 1, column 129: nested more than 128 deep, found `[`"
+    // A hostile paste far deeper than the stack could take is refused, not a crash: where
+    // a value is read, serde_json stops at 128 levels; an unknown key's value is skipped
+    // without recursing.
+    let deep = format!("{{\"scenario\": {{\"actors\": {}", "[".repeat(1_000_000));
+    assert!(
+        says(&deep).starts_with("That is not a recorded trace: scenario.actors"),
+        "{}",
+        says(&deep)
     );
-    // A hostile paste far deeper than the stack could take is refused, not a crash.
-    let hostile = "{\"a\":".repeat(1_000_000);
-    assert!(parse(&hostile)
-        .unwrap_err()
-        .to_string()
-        .ends_with("nested more than 128 deep, found `{`"));
+    let hostile = "{\"scenario\":".repeat(150_000);
+    assert_eq!(
+        says(&hostile),
+        "That is not a recorded trace: scenario.scenario: EOF while parsing a value at line 1 column 1800000."
+    );
 }
 
 #[test]
 fn shape_errors_say_the_path() {
-    let trace = run(&Scenario::gc_pause());
+    let mut trace = run(&Scenario::gc_pause());
+    trace.recorded = Some(fencing_lab::core::Recording {
+        systems: vec!["Redis 7.0.15".into()],
+        timing: "1 scenario ms = 12.00 real ms".into(),
+        notes: Vec::new(),
+    });
+    let shape = |v: &serde_json::Value| {
+        let says = says(&v.to_string());
+        let cut = says.rfind(" at line ").unwrap_or(says.len());
+        says[..cut].to_owned()
+    };
     let mut v = serde_json::to_value(&trace).unwrap();
     v["events"][3]["kind"] = serde_json::json!("Foo");
     assert_eq!(
-        error::<Trace>(&v.to_string()),
-        "events[3].kind: unknown variant `Foo`"
+        shape(&v),
+        "That is not a recorded trace: events[3].kind: unknown variant `Foo`"
     );
 
     let mut v = serde_json::to_value(&trace).unwrap();
@@ -521,8 +443,8 @@ fn shape_errors_say_the_path() {
         .unwrap()
         .remove("final_balance");
     assert_eq!(
-        error::<Trace>(&v.to_string()),
-        "summary: missing field `final_balance`"
+        shape(&v),
+        "That is not a recorded trace: summary: missing field `final_balance`"
     );
 
     let mut v = serde_json::to_value(&trace).unwrap();
@@ -534,91 +456,45 @@ fn shape_errors_say_the_path() {
         .unwrap();
     v["events"][acquired]["kind"]["Acquired"]["fence"] = serde_json::json!("33");
     assert_eq!(
-        error::<Trace>(&v.to_string()),
-        format!("events[{acquired}].kind.Acquired.fence: expected an integer, found a string")
+        shape(&v),
+        format!("That is not a recorded trace: events[{acquired}].kind.Acquired.fence: invalid type: string \"33\", expected u64")
+    );
+
+    let mut v = serde_json::to_value(&trace).unwrap();
+    v["scenario"]["first_fence"] = serde_json::json!(-1);
+    assert_eq!(
+        shape(&v),
+        "That is not a recorded trace: scenario.first_fence: invalid value: integer `-1`, expected u64"
     );
 
     let mut v = serde_json::to_value(&trace).unwrap();
     v["scenario"]["actors"][1]["script"][0] = serde_json::json!("acquire");
     assert_eq!(
-        error::<Trace>(&v.to_string()),
-        "scenario.actors[1].script[0].acquire: expected a value, not a unit variant"
-    );
-
-    let mut v = serde_json::to_value(&trace).unwrap();
-    v["scenario"]["policy"] = serde_json::json!({"strict": 1});
-    assert_eq!(
-        error::<Trace>(&v.to_string()),
-        "scenario.policy.strict: expected null (a unit variant), found 1"
-    );
-
-    assert_eq!(
-        error::<Trace>(r#"{"hello": 1}"#),
-        "missing field `scenario`"
+        shape(&v),
+        "That is not a recorded trace: scenario.actors[1].script[0].acquire: invalid type: unit variant, expected struct variant"
     );
     assert_eq!(
-        error::<Trace>("[1, 2]"),
-        "expected an object, found an array"
-    );
-    assert_eq!(
-        error::<Vec<u64>>("[1, 2.5]"),
-        "[1]: expected an integer, found 2.5"
-    );
-    assert_eq!(
-        error::<Step>(r#"{"work": {"ms": 1}, "extend": null}"#),
-        "expected a variant name or an object with one key, found an object"
-    );
-    assert_eq!(
-        error::<Step>(r#"{"work": {"ms": 1, "ms": 2}}"#),
-        "work: duplicate field `ms`"
-    );
-    assert_eq!(
-        error::<Result<(), WriteError>>(r#"{"Maybe": null}"#),
-        "unknown variant `Maybe`"
-    );
-    assert_eq!(error::<bool>("1"), "expected true or false, found 1");
-    assert_eq!(error::<String>("null"), "expected a string, found null");
-}
-
-#[test]
-fn integers_beyond_their_type_are_refused() {
-    assert_eq!(
-        error::<u64>("18446744073709551616"),
-        "18446744073709551616 is out of range for u64"
-    );
-    assert_eq!(error::<u64>("-1"), "-1 is out of range for u64");
-    assert_eq!(
-        error::<i64>("9223372036854775808"),
-        "9223372036854775808 is out of range for i64"
-    );
-    assert_eq!(error::<u64>("1e3"), "expected an integer, found 1e3");
-    let mut v = serde_json::to_value(run(&Scenario::gc_pause())).unwrap();
-    v["scenario"]["first_fence"] = serde_json::json!(1);
-    let huge = v.to_string().replacen(
-        "\"first_fence\":1",
-        "\"first_fence\":99999999999999999999999",
-        1,
-    );
-    assert_eq!(
-        error::<Trace>(&huge),
-        "scenario.first_fence: 99999999999999999999999 is out of range for u64"
+        says("[1, 2]"),
+        "That is not a recorded trace: [0]: invalid type: integer `1`, expected struct Scenario at line 1 column 2."
     );
 }
 
 #[test]
 fn the_page_says_what_is_wrong_with_a_paste() {
-    let says = |text: &str| read_recording(text).unwrap_err();
-    assert_eq!(
-        says("{\"scenario\": "),
-        "That is not a recorded trace: line 1, column 13: expected a value, found the end."
-    );
     assert_eq!(
         says("{\"hello\": 1}"),
-        "That is not a recorded trace: missing field `scenario`."
+        "That is not a recorded trace: missing field `scenario` at line 1 column 12."
     );
-    let bad: JsonError = read::<Trace>("{\"scenario\": 3}").unwrap_err();
+    assert!(says("  ").starts_with("Paste or drop a recorded trace"));
+    let big = " ".repeat(fencing_lab::lab::MAX_RECORDING) + "{}";
     assert_eq!(
-        says("{\"scenario\": 3}"),
-        format!("That is not a recorded trace: {bad}.")
+        says(&format!("[{big}]")),
+        "That recording is 2000 KB; the page reads up to 2000 KB."
+    );
+    // A simulated trace is valid JSON in the schema, but not a recording.
+    let simulated = serde_json::to_string(&run(&Scenario::gc_pause())).unwrap();
+    assert_eq!(
+        says(&simulated),
+        "That trace has no “recorded” field: it is not a recording from real servers."
     );
 }

@@ -9,7 +9,6 @@ use std::collections::{BTreeMap, BTreeSet};
 /// The declared order, earliest first. Modules on one rung (`explore`, `herd`) may not use
 /// each other.
 const LINE: &[&[&str]] = &[
-    &["json"],
     &["clock"],
     &["lease"],
     &["redlock"],
@@ -18,6 +17,7 @@ const LINE: &[&[&str]] = &[
     &["trace"],
     &["audit"],
     &["record"],
+    &["client"],
     &["queue"],
     &["locks"],
     &["sim"],

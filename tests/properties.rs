@@ -12,7 +12,7 @@
 //! are modelled and `max_live_leases` must match the model.
 
 use fencing_lab::core::deck::DECK;
-use fencing_lab::core::{json, story};
+use fencing_lab::core::story;
 use fencing_lab::core::{
     random_token, run, Actor, ClockJump, EventKind, ExpiryCause, Fence, FencingPolicy, Grant,
     Lease, LeaseEnd, Partition, Pause, PauseCause, ReleaseMode, Scenario, Step, StorageCheck,
@@ -991,7 +991,7 @@ proptest! {
         prop_assert_eq!(&a, &b);
         // A scenario that went through JSON replays to the same trace.
         let json = serde_json::to_string(&sc).unwrap();
-        let back: Scenario = json::read(&json).unwrap();
+        let back: Scenario = serde_json::from_str(&json).unwrap();
         prop_assert_eq!(&back, &sc);
         prop_assert_eq!(run(&back), a);
     }

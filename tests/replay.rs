@@ -1,7 +1,8 @@
 //! The replay against real servers (`fencing-lab replay`): ignored by default because it
 //! needs redis-server, PostgreSQL 15, etcd and libfaketime installed (scripts/replay.sh
 //! installs them and is what scripts/test.sh runs). Run it with
-//! `cargo test --test replay -- --ignored`.
+//! `cargo test --features replay --test replay -- --ignored` (the test builds only with the
+//! `replay` feature, which brings the servers' client libraries).
 
 use std::process::Command;
 

@@ -92,7 +92,7 @@ impl Sim<'_> {
                 }
                 self.actors[actor].paused = false;
                 let name = self.name(actor).to_owned();
-                let lease_gone = self.actors[actor].believes
+                let lease_gone = self.actors[actor].client.believes
                     && !self.lock.is_held(self.now(), &self.sc.resource, &name);
                 self.say(actor, EventKind::PauseEnded { lease_gone });
             }
@@ -189,8 +189,8 @@ impl Sim<'_> {
     /// What the owner of a lease knows as the server lets it go.
     fn awareness(&self, owner: &str) -> Awareness {
         match self.sc.actor_index(owner).map(|i| &self.actors[i]) {
-            Some(st) if st.believes && st.paused => Awareness::Paused,
-            Some(st) if st.believes => Awareness::Unaware,
+            Some(st) if st.client.believes && st.paused => Awareness::Paused,
+            Some(st) if st.client.believes => Awareness::Unaware,
             _ => Awareness::Knows,
         }
     }

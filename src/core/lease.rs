@@ -6,21 +6,13 @@
 use std::collections::BTreeMap;
 use std::fmt;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::clock::{Millis, SplitMix64};
-use super::json::{FirstError, FromJson, Json};
 
 /// A fencing token: the generation of the lock that may write. Strictly increasing, never reused.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub struct Fence(pub u64);
-
-/// A newtype struct: serde writes the bare number.
-impl FromJson for Fence {
-    fn from_json(json: &Json, err: &mut FirstError) -> Self {
-        Fence(u64::from_json(json, err))
-    }
-}
 
 impl fmt::Display for Fence {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -29,22 +21,11 @@ impl fmt::Display for Fence {
 }
 
 /// One granted lease.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Lease {
     pub owner: String,
     pub fence: Fence,
     pub expires_at: Millis,
-}
-
-impl FromJson for Lease {
-    fn from_json(json: &Json, err: &mut FirstError) -> Self {
-        let mut f = json.fields(err);
-        Lease {
-            owner: f.field("owner"),
-            fence: f.field("fence"),
-            expires_at: f.field("expires_at"),
-        }
-    }
 }
 
 impl Lease {

@@ -4,14 +4,13 @@
 use std::collections::BTreeMap;
 use std::fmt;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::clock::Millis;
-use super::json::{FirstError, FromJson, Json};
 use super::lease::Fence;
 
 /// How the storage treats the token that comes with a write.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum FencingPolicy {
     /// Tokens are ignored: the lease alone is trusted (the bug being demonstrated).
@@ -22,16 +21,6 @@ pub enum FencingPolicy {
     /// `token >= last_fence`: the same lock generation may write again; retries are
     /// deduplicated by the idempotency key, not by the fence.
     SameEpoch,
-}
-
-impl FromJson for FencingPolicy {
-    fn from_json(json: &Json, err: &mut FirstError) -> Self {
-        json.variant(err).one_of(&[
-            ("off", Self::Off),
-            ("strict", Self::Strict),
-            ("same_epoch", Self::SameEpoch),
-        ])
-    }
 }
 
 impl FencingPolicy {
@@ -100,7 +89,7 @@ impl FencingPolicy {
 /// How the storage decides that a token still has authority, on top of the fencing rule.
 /// Chubby's paper (Burrows, OSDI 2006, §2.4) gives a server two ways to test a sequencer:
 /// against the most recent one it has observed, or against Chubby itself.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum StorageCheck {
     /// Only the fencing rule against the highest token storage has seen: a lease is revoked
@@ -112,15 +101,6 @@ pub enum StorageCheck {
     /// model checks and applies at one instant; a real resource has a gap between the
     /// lock service's answer and its apply unless the two are ordered.
     Sequencer,
-}
-
-impl FromJson for StorageCheck {
-    fn from_json(json: &Json, err: &mut FirstError) -> Self {
-        json.variant(err).one_of(&[
-            ("highest_token", Self::HighestToken),
-            ("sequencer", Self::Sequencer),
-        ])
-    }
 }
 
 impl StorageCheck {
@@ -149,7 +129,7 @@ impl StorageCheck {
 }
 
 /// A debit as it arrives at the storage.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct WriteRequest {
     pub resource: String,
     pub writer: String,
@@ -162,22 +142,8 @@ pub struct WriteRequest {
     pub publish: Option<String>,
 }
 
-impl FromJson for WriteRequest {
-    fn from_json(json: &Json, err: &mut FirstError) -> Self {
-        let mut f = json.fields(err);
-        WriteRequest {
-            resource: f.field("resource"),
-            writer: f.field("writer"),
-            fence: f.field("fence"),
-            amount: f.field("amount"),
-            idempotency_key: f.field("idempotency_key"),
-            publish: f.field_or_default("publish"),
-        }
-    }
-}
-
 /// Why the storage refused a write.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum WriteError {
     /// The token is older than (or, under Strict, equal to) one already accepted.
     StaleFence { token: Fence, last: Fence },
@@ -210,38 +176,6 @@ impl WriteError {
     }
 }
 
-impl FromJson for WriteError {
-    fn from_json(json: &Json, err: &mut FirstError) -> Self {
-        let v = json.variant(err);
-        match v.name {
-            "StaleFence" => {
-                let mut f = v.fields();
-                WriteError::StaleFence {
-                    token: f.field("token"),
-                    last: f.field("last"),
-                }
-            }
-            "MissingFence" => v.unit(WriteError::MissingFence),
-            "StaleSequencer" => {
-                let mut f = v.fields();
-                WriteError::StaleSequencer {
-                    token: f.field("token"),
-                    live: f.field("live"),
-                }
-            }
-            "DuplicateIntent" => {
-                let mut f = v.fields();
-                WriteError::DuplicateIntent {
-                    key: f.field("key"),
-                    original_balance: f.field("original_balance"),
-                }
-            }
-            "SessionTerminated" => v.unit(WriteError::SessionTerminated),
-            _ => v.unknown(WriteError::MissingFence),
-        }
-    }
-}
-
 impl fmt::Display for WriteError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.code())
@@ -263,24 +197,12 @@ pub struct Account {
 }
 
 /// One attempted write, accepted or not: the append-only log.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct WriteRecord {
     pub at: Millis,
     pub request: WriteRequest,
     pub result: Result<(), WriteError>,
     pub balance_after: i64,
-}
-
-impl FromJson for WriteRecord {
-    fn from_json(json: &Json, err: &mut FirstError) -> Self {
-        let mut f = json.fields(err);
-        WriteRecord {
-            at: f.field("at"),
-            request: f.field("request"),
-            result: f.field("result"),
-            balance_after: f.field("balance_after"),
-        }
-    }
 }
 
 impl WriteRecord {

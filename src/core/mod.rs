@@ -5,17 +5,17 @@
 //! and in wasm alike.
 //!
 //! The modules form a line, each using only those before it (`tests/layering.rs` checks it):
-//! json ← clock ← lease ← redlock ← ledger ← scenario ← trace ← audit ← record ← queue ← locks ←
-//! sim ← actor ← engine ← story ← deck ← explore, herd.
+//! clock ← lease ← redlock ← ledger ← scenario ← trace ← audit ← record ← client ← queue ←
+//! locks ← sim ← actor ← engine ← story ← deck ← explore, herd.
 
 mod actor;
 mod audit;
+pub mod client;
 mod clock;
 pub mod deck;
 mod engine;
 pub mod explore;
 mod herd;
-pub mod json;
 mod lease;
 mod ledger;
 mod locks;

@@ -3,10 +3,9 @@
 
 use std::fmt;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::clock::{Millis, SplitMix64};
-use super::json::{FirstError, FromJson, Json};
 use super::ledger::{FencingPolicy, StorageCheck};
 
 /// Upper bounds that keep an edited or imported scenario small enough to simulate instantly.
@@ -24,20 +23,10 @@ pub const MAX_CLIENT_DRIFT: u64 = 900;
 pub const MAX_LABEL: usize = 80;
 
 /// A stop-the-world stall of one actor: it does nothing in `[start, start + duration)`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Pause {
     pub start: Millis,
     pub duration: Millis,
-}
-
-impl FromJson for Pause {
-    fn from_json(json: &Json, err: &mut FirstError) -> Self {
-        let mut f = json.fields(err);
-        Pause {
-            start: f.field("start"),
-            duration: f.field("duration"),
-        }
-    }
 }
 
 impl Pause {
@@ -51,7 +40,7 @@ impl Pause {
 }
 
 /// One instruction of an actor's script.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Step {
     /// Try to take the lease with the scenario TTL; while it is held, retry every `retry_every` ms.
@@ -111,57 +100,8 @@ pub enum Step {
     },
 }
 
-/// `rename_all = "snake_case"`: variants by their snake_case names.
-impl FromJson for Step {
-    fn from_json(json: &Json, err: &mut FirstError) -> Self {
-        let v = json.variant(err);
-        match v.name {
-            "acquire" => Step::Acquire {
-                retry_every: v.fields().field("retry_every"),
-            },
-            "work" => Step::Work {
-                ms: v.fields().field("ms"),
-            },
-            "check_held" => v.unit(Step::CheckHeld),
-            "check_deadline" => v.unit(Step::CheckDeadline),
-            "debit" => {
-                let mut f = v.fields();
-                Step::Debit {
-                    amount: f.field("amount"),
-                    idempotency_key: f.field("idempotency_key"),
-                }
-            }
-            "extend" => v.unit(Step::Extend),
-            "release" => v.unit(Step::Release),
-            "retry" => v.unit(Step::Retry),
-            "work_renewing" => Step::WorkRenewing {
-                ms: v.fields().field("ms"),
-            },
-            "barrier" => v.unit(Step::Barrier),
-            "side_effect" => Step::SideEffect {
-                what: v.fields().field("what"),
-            },
-            "publish" => Step::Publish {
-                result: v.fields().field("result"),
-            },
-            "check_done" => v.unit(Step::CheckDone),
-            "claim" => Step::Claim {
-                what: v.fields().field("what"),
-            },
-            "provider_call" => {
-                let mut f = v.fields();
-                Step::ProviderCall {
-                    what: f.field("what"),
-                    idempotency_key: f.field("idempotency_key"),
-                }
-            }
-            _ => v.unknown(Step::Extend),
-        }
-    }
-}
-
 /// What stops an actor in a [`Pause`]: only the words differ, the stall is the same.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum PauseCause {
     /// A stop-the-world garbage-collection pause.
@@ -171,15 +111,8 @@ pub enum PauseCause {
     Stall,
 }
 
-impl FromJson for PauseCause {
-    fn from_json(json: &Json, err: &mut FirstError) -> Self {
-        json.variant(err)
-            .one_of(&[("gc", Self::Gc), ("stall", Self::Stall)])
-    }
-}
-
 /// Where fencing tokens come from.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum TokenSource {
     /// One Lua script on the lock's own Redis: `SET key val NX PX ttl` and, if it answered OK,
@@ -214,18 +147,6 @@ pub fn random_token(seed: u64, actor: usize, nth: usize) -> u64 {
     let stream = ((actor as u64 + 1) << 32) | nth as u64;
     let mut rng = SplitMix64::new(seed ^ stream.wrapping_mul(0x9E37_79B9_7F4A_7C15));
     rng.between(*RANDOM_TOKENS.start(), *RANDOM_TOKENS.end())
-}
-
-impl FromJson for TokenSource {
-    fn from_json(json: &Json, err: &mut FirstError) -> Self {
-        json.variant(err).one_of(&[
-            ("same_redis", Self::SameRedis),
-            ("lock_service", Self::LockService),
-            ("separate_counter", Self::SeparateCounter),
-            ("counterfactual", Self::Counterfactual),
-            ("random_value", Self::RandomValue),
-        ])
-    }
 }
 
 impl TokenSource {
@@ -276,29 +197,20 @@ impl TokenSource {
 /// Redlock instead of one Redis: `nodes` independent nodes, a client holds the lock while a
 /// majority holds its key. `reach[i]` lists the nodes actor `i` can reach (all when missing
 /// or empty). `lock_clock_jumps` step the clock of node `jumping_node` only.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RedlockSetup {
     pub nodes: usize,
+    #[serde(default)]
     pub reach: Vec<Vec<usize>>,
+    #[serde(default)]
     pub jumping_node: usize,
-}
-
-impl FromJson for RedlockSetup {
-    fn from_json(json: &Json, err: &mut FirstError) -> Self {
-        let mut f = json.fields(err);
-        RedlockSetup {
-            nodes: f.field("nodes"),
-            reach: f.field_or_default("reach"),
-            jumping_node: f.field_or_default("jumping_node"),
-        }
-    }
 }
 
 /// Most Redlock nodes.
 pub const MAX_NODES: usize = 9;
 
 /// How [`Step::Release`] deletes the lock key.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ReleaseMode {
     /// One atomic Lua script: delete only if the value is still mine.
@@ -309,16 +221,6 @@ pub enum ReleaseMode {
     GetThenDel,
     /// A plain `DEL` with no check at all: whoever holds the key loses it.
     Del,
-}
-
-impl FromJson for ReleaseMode {
-    fn from_json(json: &Json, err: &mut FirstError) -> Self {
-        json.variant(err).one_of(&[
-            ("compare_and_delete", Self::CompareAndDelete),
-            ("get_then_del", Self::GetThenDel),
-            ("del", Self::Del),
-        ])
-    }
 }
 
 impl ReleaseMode {
@@ -360,20 +262,10 @@ pub const GET_DEL_GAP: Millis = 1;
 
 /// A forward step of the lock node's clock (NTP step, operator fix): every TTL it is
 /// counting down loses `by` ms of real time.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ClockJump {
     pub at: Millis,
     pub by: Millis,
-}
-
-impl FromJson for ClockJump {
-    fn from_json(json: &Json, err: &mut FirstError) -> Self {
-        let mut f = json.fields(err);
-        ClockJump {
-            at: f.field("at"),
-            by: f.field("by"),
-        }
-    }
 }
 
 /// The lock is a row lock in the same PostgreSQL that holds the account, instead of a lease
@@ -386,34 +278,29 @@ impl FromJson for ClockJump {
 /// transaction rolled back and its row lock released; its next statement fails with SQLSTATE
 /// [`IDLE_IN_TRANSACTION_TIMEOUT`]. Writes carry no token: the transaction is the check, so
 /// the fencing policy has nothing to compare.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RowLock {
     /// Whether `idle_in_transaction_session_timeout` is set (to the TTL); off, it is 0 and a
     /// stalled holder keeps the row lock until it commits.
     pub idle_timeout: bool,
 }
 
-impl FromJson for RowLock {
-    fn from_json(json: &Json, err: &mut FirstError) -> Self {
-        RowLock {
-            idle_timeout: json.fields(err).field("idle_timeout"),
-        }
-    }
-}
-
 /// SQLSTATE of PostgreSQL's "terminating connection due to idle-in-transaction timeout".
 pub const IDLE_IN_TRANSACTION_TIMEOUT: &str = "25P03";
 
 /// One client.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Actor {
     pub name: String,
     pub start_at: Millis,
+    #[serde(default)]
     pub pauses: Vec<Pause>,
     /// One-way delay of this actor's writes to the storage.
+    #[serde(default)]
     pub network_delay: Millis,
     pub script: Vec<Step>,
     /// What the pauses are, for the words.
+    #[serde(default)]
     pub pause_cause: PauseCause,
     /// How long the client waits for a write's reply before giving up on it; the request
     /// itself may still be delivered and executed later. `None`: it waits for the reply.
@@ -422,22 +309,6 @@ pub struct Actor {
     /// extend, is_held, release) before treating it as failed. Only a [`Partition`] leaves a
     /// command unanswered. `None`: it waits for ever (a connection with no read timeout).
     pub lock_timeout: Option<Millis>,
-}
-
-impl FromJson for Actor {
-    fn from_json(json: &Json, err: &mut FirstError) -> Self {
-        let mut f = json.fields(err);
-        Actor {
-            name: f.field("name"),
-            start_at: f.field("start_at"),
-            pauses: f.field_or_default("pauses"),
-            network_delay: f.field_or_default("network_delay"),
-            script: f.field("script"),
-            pause_cause: f.field_or_default("pause_cause"),
-            request_timeout: f.field_or_default("request_timeout"),
-            lock_timeout: f.field_or_default("lock_timeout"),
-        }
-    }
 }
 
 /// A network partition between one client and the lock service: from `start` until `end`
@@ -449,23 +320,12 @@ impl FromJson for Actor {
 /// partition heals. Over TCP the kernel would retransmit, so a command could still arrive
 /// after the heal; in the deck's run the only one, A's renewal, would then find the key no
 /// longer A's and extend nothing. The replay never sends it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Partition {
     /// The index of the cut-off client in `Scenario::actors`.
     pub actor: usize,
     pub start: Millis,
     pub end: Millis,
-}
-
-impl FromJson for Partition {
-    fn from_json(json: &Json, err: &mut FirstError) -> Self {
-        let mut f = json.fields(err);
-        Partition {
-            actor: f.field("actor"),
-            start: f.field("start"),
-            end: f.field("end"),
-        }
-    }
 }
 
 impl Partition {
@@ -477,9 +337,10 @@ impl Partition {
 
 /// Everything needed to reproduce a run. `Default` is an empty (invalid) scenario, there
 /// for struct-update syntax: `Scenario { actors, ..Scenario::default() }`.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Scenario {
     /// The deck entry this scenario was built from (`"gc-pause"`, …); empty for a hand-made one.
+    #[serde(default)]
     pub id: String,
     pub title: String,
     pub resource: String,
@@ -491,29 +352,36 @@ pub struct Scenario {
     /// The span the timeline shows; nothing is simulated past it.
     pub horizon: Millis,
     /// How `Step::Release` deletes the key.
+    #[serde(default)]
     pub release: ReleaseMode,
     /// When the lock server's primary crashes. With [`TokenSource::SameRedis`] the primary
     /// had not replicated the newest lock keys (nor the INCRs of their tokens) and a replica
     /// without them is promoted; with [`TokenSource::LockService`] the new leader has the log.
     pub failover_at: Option<Millis>,
     /// Where tokens come from.
+    #[serde(default)]
     pub token_source: TokenSource,
     /// Redlock over several nodes instead of one Redis.
     pub redlock: Option<RedlockSetup>,
     /// Forward jumps of the lock node's clock.
+    #[serde(default)]
     pub lock_clock_jumps: Vec<ClockJump>,
     /// `Step::Barrier` is skipped: the new holder starts without first establishing its
     /// epoch at the resource (the what-if of the handoff).
+    #[serde(default)]
     pub skip_barrier: bool,
     /// Seed of the renewal jitter (and of which resuming thread runs first), so a run
     /// replays exactly.
+    #[serde(default)]
     pub seed: u64,
     /// Chubby-style lock-delay (ms): after a lease expires without a release, the lock server
     /// grants the lock to nobody for this long. Redis has no such thing (0).
+    #[serde(default)]
     pub lock_delay: Millis,
     /// How storage validates a write's token besides the fencing rule: only against the
     /// highest token it has seen, or also with the lock service (a sequencer check). With
     /// fencing off storage checks nothing, so this changes nothing then.
+    #[serde(default)]
     pub check: StorageCheck,
     /// How far the Redis replica that a failover promotes lags behind the primary (ms): it
     /// has every write made at least this long before the failover. `None`: replication was
@@ -521,9 +389,11 @@ pub struct Scenario {
     pub replication_lag: Option<Millis>,
     /// How slow every client's own clock runs against the lock server's, per mille (200: it
     /// counts 4 ms while 5 pass). Only `Step::CheckDeadline` reads a client's clock.
+    #[serde(default)]
     pub client_drift: u64,
     /// How much earlier than the TTL a client stops (`Step::CheckDeadline`): its local
     /// deadline is TTL − margin after its acquire, on its own clock.
+    #[serde(default)]
     pub deadline_margin: Millis,
     /// The one job every actor's debits carry out, if they all run the same job (`Step::CheckDone`
     /// reads whether it is done). Two of its debits landing means the job ran twice.
@@ -534,38 +404,6 @@ pub struct Scenario {
     /// One client cut off from the lock service (not from storage) for a while.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub partition: Option<Partition>,
-}
-
-impl FromJson for Scenario {
-    fn from_json(json: &Json, err: &mut FirstError) -> Self {
-        let mut f = json.fields(err);
-        Scenario {
-            id: f.field_or_default("id"),
-            title: f.field("title"),
-            resource: f.field("resource"),
-            initial_balance: f.field("initial_balance"),
-            first_fence: f.field("first_fence"),
-            lease_ttl: f.field("lease_ttl"),
-            policy: f.field("policy"),
-            actors: f.field("actors"),
-            horizon: f.field("horizon"),
-            release: f.field_or_default("release"),
-            failover_at: f.field_or_default("failover_at"),
-            token_source: f.field_or_default("token_source"),
-            redlock: f.field_or_default("redlock"),
-            lock_clock_jumps: f.field_or_default("lock_clock_jumps"),
-            skip_barrier: f.field_or_default("skip_barrier"),
-            seed: f.field_or_default("seed"),
-            lock_delay: f.field_or_default("lock_delay"),
-            check: f.field_or_default("check"),
-            replication_lag: f.field_or_default("replication_lag"),
-            client_drift: f.field_or_default("client_drift"),
-            deadline_margin: f.field_or_default("deadline_margin"),
-            job: f.field_or_default("job"),
-            row_lock: f.field_or_default("row_lock"),
-            partition: f.field_or_default("partition"),
-        }
-    }
 }
 
 /// Why a scenario was refused before running.

@@ -3,42 +3,25 @@
 //! [`Snapshot`]) and recording an event happen here; what changes it is in
 //! [`super::actor`] (an actor's steps) and [`super::engine`] (everything else).
 
+use super::client::ClientState;
 use super::clock::{Clock, Millis, SplitMix64};
 use super::lease::{Fence, Lease, LeaseLock};
 use super::ledger::FencingPolicy;
-use super::ledger::{Ledger, WriteRequest};
+use super::ledger::Ledger;
 use super::locks::{Locks, RowLocks};
 use super::queue::{Class, Pending, Queue};
 use super::redlock::Redlock;
 use super::scenario::Scenario;
 use super::trace::{EventKind, Grant, Lane, Snapshot, TraceEvent};
 
-/// Where one actor is in its script and what it believes.
+/// One actor: its client's own state ([`ClientState`]) and what the engine knows of it.
 #[derive(Debug, Clone, Default)]
 pub(super) struct ActorState {
-    pub(super) pc: usize,
-    pub(super) fence: Option<Fence>,
-    pub(super) believes: bool,
+    pub(super) client: ClientState,
     pub(super) done: bool,
     pub(super) paused: bool,
-    /// The last debit sent, for `Step::Retry`.
-    pub(super) last_write: Option<WriteRequest>,
-    /// GET-then-DEL: the GET saw our own value and the DEL is still to come.
-    pub(super) del_pending: bool,
-    /// Separate counter: the SET answered OK and the INCR is still to come.
-    pub(super) token_pending: bool,
-    /// `Step::WorkRenewing`: when the work ends, and when the watchdog renews next.
-    pub(super) work_until: Option<Millis>,
-    pub(super) renew_due: Option<Millis>,
-    /// When the actor's lease was last granted or renewed (its local deadline counts from here).
-    pub(super) lease_from: Option<Millis>,
     /// Row lock: the server terminated this actor's session; every statement it sends fails.
     pub(super) session_gone: bool,
-    /// `Step::WorkRenewing`: when the watchdog sent a renewal that has had no reply yet (a
-    /// partition dropped it); it sends no other until it gives up on this one.
-    pub(super) renew_sent: Option<Millis>,
-    /// When the actor last sent a write to storage.
-    pub(super) wrote_at: Option<Millis>,
 }
 
 pub(super) struct Sim<'a> {
@@ -111,12 +94,7 @@ impl Sim<'_> {
 
     /// `t`, or when the actor's pause ends if it is stalled then.
     pub(super) fn after_pauses(&self, actor: usize, t: Millis) -> Millis {
-        let pauses = &self.sc.actors[actor].pauses;
-        let mut at = t;
-        while let Some(p) = pauses.iter().find(|p| p.contains(at)) {
-            at = p.end();
-        }
-        at
+        super::client::after_pauses(&self.sc.actors[actor], t)
     }
 
     /// Schedules the actor's next step at `t`, or when its pause ends if it is stalled then.
@@ -147,7 +125,7 @@ impl Sim<'_> {
                 .actors
                 .iter()
                 .zip(&self.sc.actors)
-                .filter(|(s, _)| s.believes)
+                .filter(|(s, _)| s.client.believes)
                 .map(|(_, a)| a.name.clone())
                 .collect(),
             lost_leases: self
@@ -158,15 +136,6 @@ impl Sim<'_> {
                 .collect(),
             other_holders: self.lock.others(now, &self.sc.resource),
         }
-    }
-
-    /// Whether `actor` is cut off from the lock service now (a [`Partition`]).
-    ///
-    /// [`Partition`]: super::scenario::Partition
-    pub(super) fn cut_off(&self, actor: usize) -> bool {
-        self.sc
-            .partition
-            .is_some_and(|p| p.actor == actor && p.contains(self.now()))
     }
 
     /// The lock nodes `actor` can reach (every node of a single server).

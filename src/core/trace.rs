@@ -2,16 +2,15 @@
 //! world was left; the words for it are written elsewhere ([`super::story`]), and the
 //! verdicts are read off the facts by [`super::audit`].
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::clock::Millis;
-use super::json::{FirstError, FromJson, Json};
 use super::lease::{Fence, Lease};
 use super::ledger::{WriteError, WriteRecord};
 use super::scenario::{PauseCause, ReleaseMode, Scenario, Step};
 
 /// Where an event is drawn on the timeline.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Lane {
     /// The actor with this index in `Scenario::actors`.
     Actor(usize),
@@ -19,20 +18,8 @@ pub enum Lane {
     Storage,
 }
 
-impl FromJson for Lane {
-    fn from_json(json: &Json, err: &mut FirstError) -> Self {
-        let v = json.variant(err);
-        match v.name {
-            "Actor" => Lane::Actor(v.newtype()),
-            "Lease" => v.unit(Lane::Lease),
-            "Storage" => v.unit(Lane::Storage),
-            _ => v.unknown(Lane::Lease),
-        }
-    }
-}
-
 /// What the owner of a lease knew when the lock server let it go.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Awareness {
     /// Frozen in a pause: it cannot know.
     Paused,
@@ -42,18 +29,8 @@ pub enum Awareness {
     Knows,
 }
 
-impl FromJson for Awareness {
-    fn from_json(json: &Json, err: &mut FirstError) -> Self {
-        json.variant(err).one_of(&[
-            ("Paused", Self::Paused),
-            ("Unaware", Self::Unaware),
-            ("Knows", Self::Knows),
-        ])
-    }
-}
-
 /// Why a lease ended without a release.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum ExpiryCause {
     /// Its TTL ran out on the lock server's clock.
     Ttl,
@@ -67,19 +44,8 @@ pub enum ExpiryCause {
     IdleTimeout,
 }
 
-impl FromJson for ExpiryCause {
-    fn from_json(json: &Json, err: &mut FirstError) -> Self {
-        json.variant(err).one_of(&[
-            ("Ttl", Self::Ttl),
-            ("ClockJump", Self::ClockJump),
-            ("LostInFailover", Self::LostInFailover),
-            ("IdleTimeout", Self::IdleTimeout),
-        ])
-    }
-}
-
 /// Why a release deleted nothing.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum NoopReason {
     /// The key now holds someone else's lease.
     OtherHolder { owner: String, fence: Fence },
@@ -91,27 +57,8 @@ pub enum NoopReason {
     NeverHeld,
 }
 
-impl FromJson for NoopReason {
-    fn from_json(json: &Json, err: &mut FirstError) -> Self {
-        let v = json.variant(err);
-        match v.name {
-            "OtherHolder" => {
-                let mut f = v.fields();
-                NoopReason::OtherHolder {
-                    owner: f.field("owner"),
-                    fence: f.field("fence"),
-                }
-            }
-            "Expired" => v.unit(NoopReason::Expired),
-            "Lost" => v.unit(NoopReason::Lost),
-            "NeverHeld" => v.unit(NoopReason::NeverHeld),
-            _ => v.unknown(NoopReason::Expired),
-        }
-    }
-}
-
 /// Why a write was not sent.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum SkipReason {
     /// The actor never got a token.
     NoToken,
@@ -119,17 +66,8 @@ pub enum SkipReason {
     NothingToRetry,
 }
 
-impl FromJson for SkipReason {
-    fn from_json(json: &Json, err: &mut FirstError) -> Self {
-        json.variant(err).one_of(&[
-            ("NoToken", Self::NoToken),
-            ("NothingToRetry", Self::NothingToRetry),
-        ])
-    }
-}
-
 /// What a provider call came to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ProviderOutcome {
     /// A new idempotency key: the provider charged.
@@ -140,20 +78,10 @@ pub enum ProviderOutcome {
     NotCalled,
 }
 
-impl FromJson for ProviderOutcome {
-    fn from_json(json: &Json, err: &mut FirstError) -> Self {
-        json.variant(err).one_of(&[
-            ("charged", Self::Charged),
-            ("deduped", Self::Deduped),
-            ("not_called", Self::NotCalled),
-        ])
-    }
-}
-
 /// A command a client sends to the lock service (what a [`Partition`] can leave unanswered).
 ///
 /// [`Partition`]: super::scenario::Partition
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum LockCommand {
     /// `SET NX PX` (the acquire script).
@@ -166,18 +94,6 @@ pub enum LockCommand {
     CheckHeld,
     /// The release (compare-and-delete, or the GET / DEL of the unsafe kinds).
     Release,
-}
-
-impl FromJson for LockCommand {
-    fn from_json(json: &Json, err: &mut FirstError) -> Self {
-        json.variant(err).one_of(&[
-            ("acquire", Self::Acquire),
-            ("renew", Self::Renew),
-            ("extend", Self::Extend),
-            ("check_held", Self::CheckHeld),
-            ("release", Self::Release),
-        ])
-    }
 }
 
 impl LockCommand {
@@ -217,7 +133,7 @@ impl LockCommand {
 }
 
 /// The lease a clock step cut short.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Shortened {
     pub owner: String,
     pub fence: Fence,
@@ -227,45 +143,25 @@ pub struct Shortened {
     pub ends_at: Millis,
 }
 
-impl FromJson for Shortened {
-    fn from_json(json: &Json, err: &mut FirstError) -> Self {
-        let mut f = json.fields(err);
-        Shortened {
-            owner: f.field("owner"),
-            fence: f.field("fence"),
-            granted_until: f.field("granted_until"),
-            ends_at: f.field("ends_at"),
-        }
-    }
-}
-
 /// One grant of the lease.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Grant {
     pub owner: String,
     pub fence: Fence,
 }
 
-impl FromJson for Grant {
-    fn from_json(json: &Json, err: &mut FirstError) -> Self {
-        let mut f = json.fields(err);
-        Grant {
-            owner: f.field("owner"),
-            fence: f.field("fence"),
-        }
-    }
-}
-
 /// What happened.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum EventKind {
     Acquired {
         fence: Fence,
         expires_at: Millis,
         /// Redlock: the nodes that answered OK (empty for a single lock server).
+        #[serde(default)]
         nodes: Vec<usize>,
         /// The grant carried no token: a separate counter hands one out a round trip later
         /// (`fence` is then only the lease's number).
+        #[serde(default)]
         token_later: bool,
     },
     AcquireRefused {
@@ -273,6 +169,7 @@ pub enum EventKind {
         until: Millis,
         retry_in: Millis,
         /// Redlock: the nodes that answered OK, too few for a majority (their keys are deleted again).
+        #[serde(default)]
         nodes: Vec<usize>,
     },
     /// `SELECT … FOR UPDATE` found the row locked by `holder`'s transaction: the statement
@@ -357,7 +254,7 @@ pub enum EventKind {
         reason: NoopReason,
         /// Redlock: the nodes where the script still found and deleted the caller's own key.
         /// The release runs on every node, but a minority of keys was no lock to release.
-        #[serde(skip_serializing_if = "Vec::is_empty")]
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
         deleted: Vec<usize>,
     },
     /// The GET half of a GET-then-DEL release: what the key held (`None`: nothing live).
@@ -445,218 +342,8 @@ pub enum EventKind {
     },
 }
 
-impl FromJson for EventKind {
-    fn from_json(json: &Json, err: &mut FirstError) -> Self {
-        use EventKind as K;
-        let v = json.variant(err);
-        match v.name {
-            "Acquired" => {
-                let mut f = v.fields();
-                K::Acquired {
-                    fence: f.field("fence"),
-                    expires_at: f.field("expires_at"),
-                    nodes: f.field_or_default("nodes"),
-                    token_later: f.field_or_default("token_later"),
-                }
-            }
-            "AcquireRefused" => {
-                let mut f = v.fields();
-                K::AcquireRefused {
-                    holder: f.field("holder"),
-                    until: f.field("until"),
-                    retry_in: f.field("retry_in"),
-                    nodes: f.field_or_default("nodes"),
-                }
-            }
-            "LockWait" => K::LockWait {
-                holder: v.fields().field("holder"),
-            },
-            "ConnectionLost" => v.unit(K::ConnectionLost),
-            "LeaseExpired" => {
-                let mut f = v.fields();
-                K::LeaseExpired {
-                    owner: f.field("owner"),
-                    fence: f.field("fence"),
-                    cause: f.field("cause"),
-                    owner_knew: f.field("owner_knew"),
-                }
-            }
-            "PauseStarted" => {
-                let mut f = v.fields();
-                K::PauseStarted {
-                    until: f.field("until"),
-                    cause: f.field("cause"),
-                }
-            }
-            "PauseEnded" => K::PauseEnded {
-                lease_gone: v.fields().field("lease_gone"),
-            },
-            "Checked" => K::Checked {
-                held: v.fields().field("held"),
-            },
-            "DeadlineChecked" => {
-                let mut f = v.fields();
-                K::DeadlineChecked {
-                    local: f.field("local"),
-                    deadline: f.field("deadline"),
-                    ok: f.field("ok"),
-                }
-            }
-            "GaveUp" => v.unit(K::GaveUp),
-            "WriteSent" => {
-                let mut f = v.fields();
-                K::WriteSent {
-                    fence: f.field("fence"),
-                    amount: f.field("amount"),
-                    arrives_at: f.field("arrives_at"),
-                }
-            }
-            "WriteTimedOut" => {
-                let mut f = v.fields();
-                K::WriteTimedOut {
-                    fence: f.field("fence"),
-                    sent_at: f.field("sent_at"),
-                    arrives_at: f.field("arrives_at"),
-                }
-            }
-            "WriteApplied" => {
-                let mut f = v.fields();
-                K::WriteApplied {
-                    fence: f.field("fence"),
-                    amount: f.field("amount"),
-                    sent_at: f.field("sent_at"),
-                    result: f.field("result"),
-                    superseded_by: f.field("superseded_by"),
-                    highest_accepted: f.field("highest_accepted"),
-                    publish: f.field_or_default("publish"),
-                }
-            }
-            "WriteSkipped" => K::WriteSkipped {
-                reason: v.fields().field("reason"),
-            },
-            "Extended" => {
-                let mut f = v.fields();
-                K::Extended {
-                    fence: f.field("fence"),
-                    expires_at: f.field("expires_at"),
-                    watchdog: f.field("watchdog"),
-                }
-            }
-            "ExtendFailed" => {
-                let mut f = v.fields();
-                K::ExtendFailed {
-                    watchdog: f.field("watchdog"),
-                    lease_ended_at: f.field("lease_ended_at"),
-                }
-            }
-            "Released" => {
-                let mut f = v.fields();
-                K::Released {
-                    fence: f.field("fence"),
-                    via: f.field("via"),
-                }
-            }
-            "ReleaseNoop" => {
-                let mut f = v.fields();
-                K::ReleaseNoop {
-                    via: f.field("via"),
-                    reason: f.field("reason"),
-                    deleted: f.field_or_default("deleted"),
-                }
-            }
-            "LockValueRead" => {
-                let mut f = v.fields();
-                K::LockValueRead {
-                    owner: f.field("owner"),
-                    fence: f.field("fence"),
-                }
-            }
-            "DeletedOthersLease" => {
-                let mut f = v.fields();
-                K::DeletedOthersLease {
-                    owner: f.field("owner"),
-                    fence: f.field("fence"),
-                }
-            }
-            "Retried" => {
-                let mut f = v.fields();
-                K::Retried {
-                    fence: f.field("fence"),
-                    amount: f.field("amount"),
-                    idempotency_key: f.field("idempotency_key"),
-                }
-            }
-            "LockClockJumped" => {
-                let mut f = v.fields();
-                K::LockClockJumped {
-                    by: f.field("by"),
-                    shortened: f.field("shortened"),
-                }
-            }
-            "Failover" => {
-                let mut f = v.fields();
-                K::Failover {
-                    lost: f.field("lost"),
-                    next_fence: f.field("next_fence"),
-                    rolled_back: f.field("rolled_back"),
-                }
-            }
-            "BarrierSet" => {
-                let mut f = v.fields();
-                K::BarrierSet {
-                    fence: f.field("fence"),
-                    result: f.field("result"),
-                }
-            }
-            "SideEffect" => {
-                let mut f = v.fields();
-                K::SideEffect {
-                    what: f.field("what"),
-                    lease_live: f.field("lease_live"),
-                }
-            }
-            "ProviderCall" => {
-                let mut f = v.fields();
-                K::ProviderCall {
-                    what: f.field("what"),
-                    idempotency_key: f.field("idempotency_key"),
-                    outcome: f.field("outcome"),
-                    lease_live: f.field("lease_live"),
-                }
-            }
-            "TokenTaken" => K::TokenTaken {
-                fence: v.fields().field("fence"),
-            },
-            "JobChecked" => K::JobChecked {
-                done: v.fields().field("done"),
-            },
-            "ResumeRace" => K::ResumeRace {
-                worker_first: v.fields().field("worker_first"),
-            },
-            "LockUnanswered" => {
-                let mut f = v.fields();
-                K::LockUnanswered {
-                    command: f.field("command"),
-                    timeout_at: f.field("timeout_at"),
-                }
-            }
-            "LockTimedOut" => {
-                let mut f = v.fields();
-                K::LockTimedOut {
-                    command: f.field("command"),
-                    sent_at: f.field("sent_at"),
-                    cancelled: f.field("cancelled"),
-                    wrote_at: f.field("wrote_at"),
-                    lease_ended_at: f.field("lease_ended_at"),
-                }
-            }
-            _ => v.unknown(K::GaveUp),
-        }
-    }
-}
-
 /// The state of the world right after an event.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Snapshot {
     pub at: Millis,
     /// The live lease, as the lock server sees it.
@@ -672,30 +359,15 @@ pub struct Snapshot {
     pub believers: Vec<String>,
     /// Leases a failed primary granted and lost that are still within their TTL: their
     /// holders were told "OK", though the current primary has never heard of them.
+    #[serde(default)]
     pub lost_leases: Vec<Lease>,
     /// Redlock: further clients that hold a majority of keys at once (the lock granted twice).
+    #[serde(default)]
     pub other_holders: Vec<Lease>,
 }
 
-impl FromJson for Snapshot {
-    fn from_json(json: &Json, err: &mut FirstError) -> Self {
-        let mut f = json.fields(err);
-        Snapshot {
-            at: f.field("at"),
-            holder: f.field("holder"),
-            balance: f.field("balance"),
-            last_fence: f.field("last_fence"),
-            last_write_fence: f.field("last_write_fence"),
-            result: f.field_or_default("result"),
-            believers: f.field("believers"),
-            lost_leases: f.field_or_default("lost_leases"),
-            other_holders: f.field_or_default("other_holders"),
-        }
-    }
-}
-
 /// One entry of the trace.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TraceEvent {
     pub at: Millis,
     /// Who acted; `None` for the lock server's own events.
@@ -703,19 +375,6 @@ pub struct TraceEvent {
     pub lane: Lane,
     pub kind: EventKind,
     pub snapshot: Snapshot,
-}
-
-impl FromJson for TraceEvent {
-    fn from_json(json: &Json, err: &mut FirstError) -> Self {
-        let mut f = json.fields(err);
-        TraceEvent {
-            at: f.field("at"),
-            actor: f.field("actor"),
-            lane: f.field("lane"),
-            kind: f.field("kind"),
-            snapshot: f.field("snapshot"),
-        }
-    }
 }
 
 impl TraceEvent {
@@ -814,7 +473,7 @@ pub struct LeaseSpan {
 }
 
 /// What a run amounts to: the verdicts [`super::audit`] reads off the events.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Summary {
     pub final_balance: i64,
     pub accepted_writes: usize,
@@ -828,6 +487,7 @@ pub struct Summary {
     /// policy refuses these by its rule, so this is informative only with fencing off.
     pub out_of_order_writes: usize,
     /// Writes of one job landed from two lock generations: the job ran twice.
+    #[serde(default)]
     pub duplicate_runs: usize,
     /// Most actors that believed at once that they held the lease.
     pub max_believers: usize,
@@ -836,41 +496,24 @@ pub struct Summary {
     /// Most leases live at once: granted and neither expired, released nor deleted, counting
     /// those a failed primary lost. Above 1 only after a failover: two holders according to
     /// the lock service itself, not just two believers.
+    #[serde(default)]
     pub max_live_leases: usize,
     /// Side effects (calls that carry no token) made by an actor without a live lease.
+    #[serde(default)]
     pub unprotected_side_effects: usize,
     /// Side effects made in all, protected or not.
+    #[serde(default)]
     pub side_effects: usize,
     /// Accepted publishes, after the job's first, that rewrote the value already in the
     /// result row: a second run that wasted work but changed nothing.
+    #[serde(default)]
     pub harmless_reruns: usize,
     /// Provider calls that charged (a new idempotency key).
+    #[serde(default)]
     pub provider_charges: usize,
     /// Provider calls the provider answered from an idempotency key already used.
+    #[serde(default)]
     pub provider_deduped: usize,
-}
-
-impl FromJson for Summary {
-    fn from_json(json: &Json, err: &mut FirstError) -> Self {
-        let mut f = json.fields(err);
-        Summary {
-            final_balance: f.field("final_balance"),
-            accepted_writes: f.field("accepted_writes"),
-            rejected_writes: f.field("rejected_writes"),
-            late_writes_accepted: f.field("late_writes_accepted"),
-            out_of_order_writes: f.field("out_of_order_writes"),
-            duplicate_runs: f.field_or_default("duplicate_runs"),
-            max_believers: f.field("max_believers"),
-            last_fence: f.field("last_fence"),
-            last_write_fence: f.field("last_write_fence"),
-            max_live_leases: f.field_or_default("max_live_leases"),
-            unprotected_side_effects: f.field_or_default("unprotected_side_effects"),
-            side_effects: f.field_or_default("side_effects"),
-            harmless_reruns: f.field_or_default("harmless_reruns"),
-            provider_charges: f.field_or_default("provider_charges"),
-            provider_deduped: f.field_or_default("provider_deduped"),
-        }
-    }
 }
 
 impl Summary {
@@ -886,25 +529,15 @@ impl Summary {
 }
 
 /// Where and how a recorded trace was made.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Recording {
     /// The servers and their versions, e.g. "Redis 7.0.15", "PostgreSQL 15.18".
     pub systems: Vec<String>,
     /// How scenario time was stretched, e.g. "1 scenario ms = 20 real ms".
     pub timing: String,
     /// What the harness saw besides the events (a failover, a clock step, a PTTL).
+    #[serde(default)]
     pub notes: Vec<String>,
-}
-
-impl FromJson for Recording {
-    fn from_json(json: &Json, err: &mut FirstError) -> Self {
-        let mut f = json.fields(err);
-        Recording {
-            systems: f.field("systems"),
-            timing: f.field("timing"),
-            notes: f.field_or_default("notes"),
-        }
-    }
 }
 
 impl Recording {
@@ -915,7 +548,7 @@ impl Recording {
 }
 
 /// A complete run.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Trace {
     pub scenario: Scenario,
     /// The state before the first event (step 0).
@@ -927,20 +560,6 @@ pub struct Trace {
     /// Set when the events were observed on real servers rather than simulated.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub recorded: Option<Recording>,
-}
-
-impl FromJson for Trace {
-    fn from_json(json: &Json, err: &mut FirstError) -> Self {
-        let mut f = json.fields(err);
-        Trace {
-            scenario: f.field("scenario"),
-            initial: f.field("initial"),
-            events: f.field("events"),
-            writes: f.field("writes"),
-            summary: f.field("summary"),
-            recorded: f.field_or_default("recorded"),
-        }
-    }
 }
 
 impl Trace {

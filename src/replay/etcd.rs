@@ -1,10 +1,10 @@
-//! etcd v3 through its JSON gateway (`/v3/...`, etcd 3.4): hand-written HTTP/1.1 POSTs
-//! over `std::net::TcpStream`, keys and values base64 as the gateway wants them.
+//! etcd v3 through its documented JSON gateway (`/v3/...`, etcd 3.4): POSTs by `ureq`, bodies
+//! by serde_json, keys and values base64 as the gateway wants them.
 
-use std::io::{Read, Write};
-use std::net::TcpStream;
 use std::time::Duration;
 
+use base64::engine::general_purpose::STANDARD as B64;
+use base64::Engine;
 use serde_json::{json, Value};
 
 /// A client of one etcd member or a cluster: requests go to the first member that answers
@@ -12,6 +12,7 @@ use serde_json::{json, Value};
 #[derive(Debug, Clone)]
 pub struct Etcd {
     pub ports: Vec<u16>,
+    agent: ureq::Agent,
 }
 
 /// The outcome of the lock transaction.
@@ -28,22 +29,31 @@ fn transient(e: &str) -> bool {
     [
         "leader",
         "timed out",
+        "timeout",
         "unavailable",
-        "no HTTP body",
         "reset",
         "refused",
+        "closed",
+        "connection failed",
     ]
     .iter()
     .any(|s| e.contains(s))
 }
 
 impl Etcd {
+    pub fn new(ports: Vec<u16>) -> Self {
+        Self {
+            ports,
+            agent: agent(),
+        }
+    }
+
     pub fn post(&self, path: &str, body: &Value) -> Result<Value, String> {
         let t0 = std::time::Instant::now();
         loop {
             let mut last = String::from("etcd: no members");
             for &port in &self.ports {
-                match post_to(port, path, body) {
+                match post_to(&self.agent, port, path, body) {
                     Ok(v) => return Ok(v),
                     Err(e) if transient(&e) => last = e,
                     Err(e) => return Err(e),
@@ -58,7 +68,7 @@ impl Etcd {
 
     /// One member's status: (its member id, the leader it knows).
     pub fn status(port: u16) -> Result<(u64, u64), String> {
-        let v = post_to(port, "/v3/maintenance/status", &json!({}))?;
+        let v = post_to(&agent(), port, "/v3/maintenance/status", &json!({}))?;
         let id = |v: &Value| v.as_u64().or_else(|| v.as_str()?.parse().ok());
         Ok((
             id(&v["header"]["member_id"]).ok_or("status: member_id")?,
@@ -144,37 +154,28 @@ impl Etcd {
     }
 }
 
-/// One HTTP/1.1 POST to one member.
-fn post_to(port: u16, path: &str, body: &Value) -> Result<Value, String> {
-    let body = body.to_string();
-    let mut s = TcpStream::connect(("127.0.0.1", port)).map_err(|e| format!("etcd: {e}"))?;
-    s.set_nodelay(true).ok();
-    s.set_read_timeout(Some(Duration::from_secs(3))).ok();
-    let req = format!(
-        "POST {path} HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-        port,
-        body.len()
-    );
-    s.write_all(req.as_bytes()).map_err(|e| e.to_string())?;
-    let mut raw = Vec::new();
-    s.read_to_end(&mut raw).map_err(|e| e.to_string())?;
-    let text = String::from_utf8_lossy(&raw);
-    let (head, rest) = text
-        .split_once("\r\n\r\n")
-        .ok_or_else(|| format!("etcd {path}: no HTTP body"))?;
-    let status = head.lines().next().unwrap_or_default().to_owned();
-    let chunked = head.lines().any(|l| {
-        l.to_ascii_lowercase()
-            .starts_with("transfer-encoding: chunked")
-    });
-    let body = if chunked {
-        dechunk(rest)
-    } else {
-        rest.to_owned()
-    };
-    let v: Value = serde_json::from_str(&body).map_err(|e| format!("etcd {path}: {e}: {body}"))?;
-    if !status.contains(" 200 ") {
-        return Err(format!("etcd {path}: {status}: {body}"));
+/// An HTTP client that answers any status with its body (the gateway's errors are JSON too).
+fn agent() -> ureq::Agent {
+    ureq::Agent::config_builder()
+        .timeout_global(Some(Duration::from_secs(3)))
+        .http_status_as_error(false)
+        .build()
+        .into()
+}
+
+/// One POST to one member.
+fn post_to(agent: &ureq::Agent, port: u16, path: &str, body: &Value) -> Result<Value, String> {
+    let mut reply = agent
+        .post(format!("http://127.0.0.1:{port}{path}"))
+        .send_json(body)
+        .map_err(|e| format!("etcd :{port}{path}: {e}"))?;
+    let status = reply.status();
+    let v: Value = reply
+        .body_mut()
+        .read_json()
+        .map_err(|e| format!("etcd {path}: {status}: {e}"))?;
+    if !status.is_success() {
+        return Err(format!("etcd {path}: {status}: {v}"));
     }
     Ok(v)
 }
@@ -184,66 +185,10 @@ fn num(v: &Value) -> Option<i64> {
     v.as_i64().or_else(|| v.as_str()?.parse().ok())
 }
 
-fn dechunk(mut s: &str) -> String {
-    let mut out = String::new();
-    while let Some((size, rest)) = s.split_once("\r\n") {
-        let n = usize::from_str_radix(size.trim(), 16).unwrap_or(0);
-        if n == 0 || rest.len() < n {
-            break;
-        }
-        out.push_str(&rest[..n]);
-        s = rest[n..].trim_start_matches("\r\n");
-    }
-    out
+fn b64(s: &str) -> String {
+    B64.encode(s)
 }
 
-const B64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
-pub fn b64(s: &str) -> String {
-    let mut out = String::new();
-    for c in s.as_bytes().chunks(3) {
-        let n = (u32::from(c[0]) << 16)
-            | (u32::from(*c.get(1).unwrap_or(&0)) << 8)
-            | u32::from(*c.get(2).unwrap_or(&0));
-        for i in 0..4 {
-            if i <= c.len() {
-                out.push(B64[(n >> (18 - 6 * i) & 63) as usize] as char);
-            } else {
-                out.push('=');
-            }
-        }
-    }
-    out
-}
-
-pub fn unb64(s: &str) -> Vec<u8> {
-    let mut bits = 0u32;
-    let mut n = 0;
-    let mut out = Vec::new();
-    for c in s.bytes() {
-        let Some(v) = B64.iter().position(|&b| b == c) else {
-            continue; // padding
-        };
-        bits = (bits << 6) | v as u32;
-        n += 6;
-        if n >= 8 {
-            n -= 8;
-            out.push((bits >> n) as u8);
-        }
-    }
-    out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn base64_round_trips() {
-        for s in ["", "a", "ab", "abc", "acct:1", "lock/invoice:7"] {
-            assert_eq!(unb64(&b64(s)), s.as_bytes());
-        }
-        assert_eq!(b64("a"), "YQ==");
-        assert_eq!(b64("A"), "QQ==");
-    }
+fn unb64(s: &str) -> Vec<u8> {
+    B64.decode(s).unwrap_or_default()
 }

@@ -25,8 +25,8 @@ use fencing_lab::core::{
 };
 use serde_json::json;
 
-use pg::Psql;
-use redis::Redis;
+use pg::Pg;
+use redis::{Redis, ReplyExt};
 use run::{Env, LockBackend, Observed};
 use servers::{Cleanup, EtcdServer, PgServer, RedisServer};
 
@@ -478,7 +478,7 @@ fn run_case(c: &Case, n: usize, srv: &Servers) -> Result<Report, String> {
     let sc = &c.sc;
     let (scale, slot) = timing(c);
     let schema = format!("run{n}");
-    let mut admin = Psql::connect(&srv.pg.addr, None)?;
+    let mut admin = Pg::connect(&srv.pg.addr, None)?;
     admin.query(&pg::schema_sql(
         &schema,
         &sc.resource,
@@ -629,7 +629,7 @@ fn run_case(c: &Case, n: usize, srv: &Servers) -> Result<Report, String> {
     let rows = admin.query(&format!(
         "SELECT writer || '|' || coalesce(token::text, '') || '|' || result FROM {schema}.write_log WHERE kind IN ('debit', 'publish') ORDER BY seq;"
     ))?;
-    let obs = shared.lock().unwrap_or_else(|e| e.into_inner());
+    let obs = run::observe(&shared);
     notes.extend(obs.notes.iter().cloned());
     let ranked = (c.lock == LockBackend::Etcd).then(|| {
         let mut t = obs.tokens.clone();
@@ -860,13 +860,7 @@ struct Faults<'a> {
 /// The faults that are the world's, not an actor's: the failover and the clock step.
 fn world(env: &Env, sc: &Scenario, f: &Faults, shared: &run::Shared) -> Result<(), String> {
     env.ready();
-    let note = |s: String| {
-        shared
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .notes
-            .push(s)
-    };
+    let note = |s: String| run::observe(shared).notes.push(s);
     let mut events: Vec<(Millis, u8)> = sc.lock_clock_jumps.iter().map(|j| (j.at, 0)).collect();
     if let Some(t) = sc.failover_at {
         events.push((t, 1));
@@ -916,7 +910,7 @@ fn world(env: &Env, sc: &Scenario, f: &Faults, shared: &run::Shared) -> Result<(
             std::fs::write(&tmp, format!("+{secs:.6}\n")).map_err(|e| e.to_string())?;
             std::fs::rename(&tmp, &file).map_err(|e| e.to_string())?;
             let after = r.cmd(&["PTTL", &sc.resource])?.int();
-            shared.lock().unwrap_or_else(|e| e.into_inner()).saw(
+            run::observe(shared).saw(
                 t,
                 None,
                 core::EventKind::LockClockJumped {
@@ -935,7 +929,7 @@ fn world(env: &Env, sc: &Scenario, f: &Faults, shared: &run::Shared) -> Result<(
             env.sleep_until(t, run::AT_FAILOVER);
             let killed = cluster.kill_leader()?;
             {
-                let mut o = shared.lock().unwrap_or_else(|e| e.into_inner());
+                let mut o = run::observe(shared);
                 let next = o.tokens.iter().max().map_or(sc.first_fence, |t| t + 1);
                 o.saw(t, None, failover(next, Vec::new()));
             }
@@ -968,10 +962,7 @@ fn world(env: &Env, sc: &Scenario, f: &Faults, shared: &run::Shared) -> Result<(
                 (Some(v), s) if s.as_ref() != Some(v) => vec![run::owner_of(sc, v)],
                 _ => Vec::new(),
             };
-            shared
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .saw(t, None, failover(next, lost));
+            run::observe(shared).saw(t, None, failover(next, lost));
             note(format!(
                 "t={t}: primary killed (it held {} = {:?}, {fence} = {:?}); the replica, which had {:?} and {fence} = {:?}, promoted by REPLICAOF NO ONE",
                 sc.resource, on_primary, primary_fence, seen, seen_fence

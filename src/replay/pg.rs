@@ -1,15 +1,11 @@
-//! The storage: a real PostgreSQL table behind one long-lived `psql` per client.
-//!
-//! Each session is a `psql -X -q -A -t` child reading statements on stdin; after each
-//! statement it is asked to `\echo` a marker, so a reply is "every line up to the marker".
-//! Measured on the dev machine: ~0.05 ms per statement round trip, far below the time scale.
+//! The storage: a real PostgreSQL over its Unix socket, through the `postgres` crate (its
+//! blocking client). A statement's error is an error value with its SQLSTATE, so a session
+//! the server terminated reads as 25P03 and a lost connection as a closed one.
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
-use std::sync::{Arc, Mutex};
-use std::thread::JoinHandle;
+use postgres::{Client, Config, NoTls, SimpleQueryMessage};
 
-const MARK: &str = "__replay_done__";
+pub use postgres::error::SqlState;
+pub use postgres::Error;
 
 /// Where the throwaway cluster listens: a Unix socket directory and port, no TCP at all.
 #[derive(Debug, Clone)]
@@ -18,135 +14,61 @@ pub struct PgAddr {
     pub port: u16,
 }
 
-/// A session's stderr as it is read, and the thread reading it (until it is joined).
-type Captured = (Arc<Mutex<String>>, Option<JoinHandle<()>>);
-
-pub struct Psql {
-    child: Child,
-    stdin: ChildStdin,
-    stdout: BufReader<ChildStdout>,
-    /// Everything the session wrote to stderr, when it is captured ([`Psql::connect_as`]).
-    stderr: Option<Captured>,
+/// One session.
+pub struct Pg {
+    client: Client,
 }
 
-impl Psql {
+impl Pg {
     /// Opens a session whose `search_path` is `schema` (one schema per run).
     pub fn connect(addr: &PgAddr, schema: Option<&str>) -> Result<Self, String> {
         Self::open(addr, schema, None)
     }
 
-    /// [`Psql::connect`] with `application_name` set (so `pg_stat_activity` and
-    /// `pg_blocking_pids` can name the session) and its stderr captured, with verbose errors
-    /// (each carries its SQLSTATE), for a client whose errors are observations.
+    /// [`Pg::connect`] with `application_name` set, so `pg_stat_activity` and
+    /// `pg_blocking_pids` can name the session.
     pub fn connect_as(addr: &PgAddr, schema: &str, app: &str) -> Result<Self, String> {
-        let mut s = Self::open(addr, Some(schema), Some(app))?;
-        s.query("\\set VERBOSITY verbose")?;
-        Ok(s)
+        Self::open(addr, Some(schema), Some(app))
     }
 
     fn open(addr: &PgAddr, schema: Option<&str>, app: Option<&str>) -> Result<Self, String> {
-        let mut cmd = Command::new("psql");
-        cmd.args(["-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=0"])
-            .args(["-h", &addr.socket_dir, "-p", &addr.port.to_string()])
-            .args(["-U", "postgres", "-d", "postgres"])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(if app.is_some() {
-                Stdio::piped()
-            } else {
-                Stdio::inherit()
-            });
+        let mut cfg = Config::new();
+        cfg.host_path(&addr.socket_dir)
+            .port(addr.port)
+            .user("postgres")
+            .dbname("postgres");
         if let Some(s) = schema {
-            cmd.env("PGOPTIONS", format!("-c search_path={s}"));
+            cfg.options(&format!("-c search_path={s}"));
         }
         if let Some(a) = app {
-            cmd.env("PGAPPNAME", a);
+            cfg.application_name(a);
         }
-        let mut child = cmd.spawn().map_err(|e| format!("psql: {e}"))?;
-        let stdin = child.stdin.take().ok_or("psql stdin")?;
-        let stdout = BufReader::new(child.stdout.take().ok_or("psql stdout")?);
-        let stderr = match child.stderr.take() {
-            Some(mut err) => {
-                let text = Arc::new(Mutex::new(String::new()));
-                let sink = text.clone();
-                let h = std::thread::spawn(move || {
-                    let mut buf = [0u8; 1024];
-                    while let Ok(n) = err.read(&mut buf) {
-                        if n == 0 {
-                            break;
-                        }
-                        sink.lock()
-                            .unwrap_or_else(|e| e.into_inner())
-                            .push_str(&String::from_utf8_lossy(&buf[..n]));
-                    }
-                });
-                Some((text, Some(h)))
-            }
-            None => None,
-        };
-        let mut s = Self {
-            child,
-            stdin,
-            stdout,
-            stderr,
-        };
-        s.query("SELECT 1;")?;
-        Ok(s)
+        let client = cfg.connect(NoTls).map_err(|e| format!("postgres: {e}"))?;
+        Ok(Self { client })
     }
 
-    /// What the session wrote to stderr (captured sessions only). Once psql has exited (a
-    /// lost connection), waits for it and for the last of its stderr.
-    pub fn stderr(&mut self) -> String {
-        let Some((text, handle)) = self.stderr.as_mut() else {
-            return String::new();
-        };
-        if let Some(h) = handle.take() {
-            // Called after a failed statement: psql is exiting. Wait for it (at most 2 s).
-            let t0 = std::time::Instant::now();
-            while self.child.try_wait().ok().flatten().is_none()
-                && t0.elapsed() < std::time::Duration::from_secs(2)
-            {
-                std::thread::sleep(std::time::Duration::from_millis(1));
-            }
-            if self.child.try_wait().ok().flatten().is_some() {
-                let _ = h.join();
-            } else {
-                *handle = Some(h);
-            }
-        }
-        text.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    /// Runs one or more statements (the simple query protocol) and returns the rows, each
+    /// as its columns joined by `|` (NULL as empty). An SQL error is the error value.
+    pub fn statement(&mut self, sql: &str) -> Result<Vec<String>, Error> {
+        let rows = self.client.simple_query(sql)?;
+        Ok(rows
+            .iter()
+            .filter_map(|m| match m {
+                SimpleQueryMessage::Row(r) => Some(
+                    (0..r.len())
+                        .map(|i| r.get(i).unwrap_or_default())
+                        .collect::<Vec<_>>()
+                        .join("|"),
+                ),
+                _ => None,
+            })
+            .collect())
     }
 
-    /// Runs one statement and returns its output rows (`|`-separated columns). An SQL error
-    /// goes to stderr and yields no rows.
+    /// [`Pg::statement`], an error being the harness's failure.
     pub fn query(&mut self, sql: &str) -> Result<Vec<String>, String> {
-        self.send(sql)?;
-        self.recv()
-    }
-
-    /// Sends one statement without waiting for its reply ([`Psql::recv`] reads it).
-    pub fn send(&mut self, sql: &str) -> Result<(), String> {
-        writeln!(self.stdin, "{sql}\n\\echo {MARK}").map_err(|e| format!("psql: {e}"))?;
-        self.stdin.flush().map_err(|e| e.to_string())
-    }
-
-    /// The reply to the statement sent last: its rows, or `Err` if psql exited (a lost
-    /// connection ends a non-interactive psql).
-    pub fn recv(&mut self) -> Result<Vec<String>, String> {
-        let mut rows = Vec::new();
-        loop {
-            let mut l = String::new();
-            if self.stdout.read_line(&mut l).map_err(|e| e.to_string())? == 0 {
-                return Err("psql exited".to_owned());
-            }
-            let l = l.trim_end_matches('\n');
-            if l == MARK {
-                return Ok(rows);
-            }
-            if !l.is_empty() {
-                rows.push(l.to_owned());
-            }
-        }
+        self.statement(sql)
+            .map_err(|e| format!("postgres: {e}: {sql}"))
     }
 
     /// One value.
@@ -155,16 +77,6 @@ impl Psql {
             .into_iter()
             .next()
             .ok_or_else(|| format!("no result for {sql}"))
-    }
-}
-
-impl Drop for Psql {
-    fn drop(&mut self) {
-        let _ = writeln!(self.stdin, "\\q");
-        let _ = self.child.wait();
-        if let Some((_, Some(h))) = self.stderr.take() {
-            let _ = h.join();
-        }
     }
 }
 

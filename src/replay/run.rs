@@ -1,5 +1,7 @@
 //! One replay run: the scenario's actors as real threads with real time against real
-//! servers. [`act`] is the one place a [`Step`] becomes real actions.
+//! servers. Each actor runs the core's own client steps ([`client::step`]) on its thread; its
+//! [`Client`] is the [`Backend`] that sends their commands to the servers and reports their
+//! answers.
 //!
 //! Time: scenario time `t` (ms) happens at `t · scale` real ms after the run's start. Events
 //! the core orders at one instant keep that order inside the instant's slot (`slot` real ms,
@@ -10,20 +12,22 @@
 
 use std::sync::atomic::{AtomicU16, Ordering};
 use std::sync::mpsc;
-use std::sync::{Arc, Barrier, Mutex, OnceLock};
+use std::sync::{Arc, Barrier, Mutex, MutexGuard, OnceLock};
 use std::thread;
 use std::time::{Duration, Instant};
 
+use fencing_lab::core::client::{
+    self, after_pauses, Backend, ClientState, LockValue, Next, Release, RowGrant,
+};
 use fencing_lab::core::{
-    client_elapsed, random_token, renewal_interval, Actor, EventKind, Fence, FencingPolicy,
-    LockCommand, Millis, NoopReason, Observation, ProviderOutcome, ReleaseMode, Scenario,
-    SkipReason, SplitMix64, Step, StorageCheck, TokenSource, WriteError, WriteRequest, COUNTER_GAP,
-    GET_DEL_GAP, IDLE_IN_TRANSACTION_TIMEOUT,
+    random_token, Acquire, EventKind, Fence, FencingPolicy, LockCommand, Millis, NoopReason,
+    Observation, ProviderOutcome, Scenario, SplitMix64, StorageCheck, TokenSource, WriteError,
+    WriteRequest, IDLE_IN_TRANSACTION_TIMEOUT,
 };
 
 use super::etcd::{Etcd, LockTxn};
-use super::pg::{lit, opt_lit, PgAddr, Psql};
-use super::redis::{Redis, Reply};
+use super::pg::{self, lit, opt_lit, Pg, PgAddr, SqlState};
+use super::redis::{Redis, Reply, ReplyExt};
 
 /// Where in its slot each kind of event happens, in slots from the slot's centre.
 pub const AT_EXPIRY: f64 = -0.5;
@@ -151,11 +155,11 @@ impl Observed {
 
 /// A storage reply as the core's write result: `ok|balance`, `stale_fence|…`, … (The
 /// high-water mark a stale token lost to is filled in by the fold.)
-fn write_result(reply: &str, w: &Write) -> Result<Result<i64, WriteError>, String> {
+fn write_result(reply: &str, w: &WriteRequest) -> Result<Result<i64, WriteError>, String> {
     let mut f = reply.splitn(2, '|');
     let code = f.next().unwrap_or_default();
     let balance: i64 = f.next().and_then(|b| b.parse().ok()).unwrap_or(0);
-    let token = Fence(w.token.unwrap_or(0));
+    let token = w.fence.unwrap_or(Fence(0));
     Ok(match code {
         "ok" => Ok(balance),
         "stale_fence" => Err(WriteError::StaleFence {
@@ -165,7 +169,7 @@ fn write_result(reply: &str, w: &Write) -> Result<Result<i64, WriteError>, Strin
         "missing_fence" => Err(WriteError::MissingFence),
         "stale_sequencer" => Err(WriteError::StaleSequencer { token, live: None }),
         "duplicate_intent" => Err(WriteError::DuplicateIntent {
-            key: w.key.clone().unwrap_or_default(),
+            key: w.idempotency_key.clone().unwrap_or_default(),
             original_balance: balance,
         }),
         other => return Err(format!("storage answered {other:?}")),
@@ -174,37 +178,35 @@ fn write_result(reply: &str, w: &Write) -> Result<Result<i64, WriteError>, Strin
 
 /// What storage did with a write, as an observation on the writer's behalf.
 fn applied(
-    sc: &Scenario,
     idx: usize,
-    w: &Write,
+    w: &WriteRequest,
     sent_at: Millis,
     at: Millis,
-    reply: &str,
-) -> Result<Observation, String> {
-    Ok(Observation {
+    result: Result<i64, WriteError>,
+) -> Observation {
+    Observation {
         at,
         actor: Some(idx),
         kind: EventKind::WriteApplied {
-            fence: w.token.map(Fence),
+            fence: w.fence,
             amount: w.amount,
             sent_at,
-            result: write_result(reply, w)?,
+            result,
             superseded_by: None,
             highest_accepted: None,
             publish: w.publish.clone(),
         },
-        request: Some(WriteRequest {
-            resource: sc.resource.clone(),
-            writer: sc.actors[idx].name.clone(),
-            fence: w.token.map(Fence),
-            amount: w.amount,
-            idempotency_key: w.key.clone(),
-            publish: w.publish.clone(),
-        }),
-    })
+        request: Some(w.clone()),
+    }
 }
 
 pub type Shared = Arc<Mutex<Observed>>;
+
+/// What the run has observed so far, for one change (a thread that panicked holding it left
+/// nothing half-written that matters here).
+pub fn observe(shared: &Shared) -> MutexGuard<'_, Observed> {
+    shared.lock().unwrap_or_else(|e| e.into_inner())
+}
 
 const ACQUIRE_INCR: &str = "if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return redis.call('INCR', KEYS[2]) end return false";
 const RELEASE_CAD: &str =
@@ -218,7 +220,7 @@ pub fn fence_key(resource: &str) -> String {
 
 /// One client's connections: to the lock server (or the Redlock nodes it reaches), to etcd,
 /// to the storage.
-struct Client<'a> {
+pub struct Client<'a> {
     env: &'a Env,
     sc: &'a Scenario,
     idx: usize,
@@ -226,9 +228,9 @@ struct Client<'a> {
     redis: Option<(u16, Redis)>,
     /// Redlock: a connection to each node this client reaches, by node number.
     nodes: Vec<(usize, Redis)>,
-    pg: Psql,
+    pg: Pg,
     /// Row lock: a second session that watches this client's own in `pg_stat_activity`.
-    observer: Option<Psql>,
+    observer: Option<Pg>,
     /// Row lock: this client's `application_name` (the run's schema and its name).
     app: String,
     /// The etcd lease of the lock we hold (etcd backend).
@@ -239,16 +241,18 @@ struct Client<'a> {
     /// Grants this client has had (which random value it draws next).
     grants: usize,
     shared: Shared,
+    /// The scenario's seeded randomness, one stream for all clients, drawn in the core's order.
+    rng: &'a Mutex<SplitMix64>,
+    /// The client's own state, as the core's steps keep it.
+    state: ClientState,
+    /// Delayed writes in flight, each on a thread of its own.
+    packets: Vec<Packet>,
+    /// A lock command with no reply: (the command, when it was sent, when the client's
+    /// timeout gives up on it).
+    timer: Option<(LockCommand, Millis, Millis)>,
 }
 
 impl Client<'_> {
-    /// Whether this client is cut off from the lock service at scenario time `t`.
-    fn cut_off(&self, t: Millis) -> bool {
-        self.sc
-            .partition
-            .is_some_and(|p| p.actor == self.idx && p.contains(t))
-    }
-
     fn redis(&mut self) -> Result<&mut Redis, String> {
         let port = self.env.redis_port.load(Ordering::SeqCst);
         if self.redis.as_ref().is_none_or(|(p, _)| *p != port) {
@@ -262,8 +266,7 @@ impl Client<'_> {
     }
 
     fn eval(&mut self, script: &str, keys: &[&str], args: &[&str]) -> Result<Reply, String> {
-        let r = eval_on(self.redis()?, script, keys, args)?;
-        Ok(r)
+        self.redis()?.eval(script, keys, args)
     }
 
     /// Redlock: nodes needed for the lock.
@@ -273,7 +276,7 @@ impl Client<'_> {
 
     /// Takes the lease (until scenario time `now + ttl`) and a token; `None` if it is held.
     /// Under Redlock, also the nodes that answered OK.
-    fn acquire(&mut self, now: Millis) -> Result<(Option<u64>, Vec<usize>), String> {
+    fn take_lease(&mut self, now: Millis) -> Result<(Option<u64>, Vec<usize>), String> {
         let sc = self.sc;
         let mut answered = Vec::new();
         let res = sc.resource.clone();
@@ -292,7 +295,7 @@ impl Client<'_> {
                     None
                 } else {
                     self.grants += 1;
-                    self.note(format!(
+                    self.record(format!(
                         "{name} at t={now}: SET {res} {value} NX PX {px} answered OK; the random value is its token"
                     ));
                     self.me = value.clone();
@@ -305,7 +308,7 @@ impl Client<'_> {
                 let token = r.int().map(|t| t as u64);
                 if let (Some(t), Some(_)) = (token, sc.failover_at) {
                     let port = self.env.redis_port.load(Ordering::SeqCst);
-                    self.note(format!(
+                    self.record(format!(
                         "{name} acquired at t={now} on :{port}; the acquire script's INCR gave token {t}"
                     ));
                 }
@@ -323,12 +326,8 @@ impl Client<'_> {
                 }
                 answered.clone_from(&ok);
                 if ok.len() >= self.majority() {
-                    let t: u64 = self
-                        .pg
-                        .one("SELECT nextval('tokens');")?
-                        .parse()
-                        .map_err(|_| "token sequence")?;
-                    self.note(format!(
+                    let t = self.next_token()?;
+                    self.record(format!(
                         "{name} at t={now}: Redlock SET NX PX answered OK on nodes {ok:?}, {} of {}: locked; the separate counter gives {t}",
                         ok.len(),
                         self.env.nodes.len()
@@ -337,10 +336,10 @@ impl Client<'_> {
                 } else {
                     for (n, r) in &mut self.nodes {
                         if ok.contains(n) {
-                            eval_on(r, RELEASE_CAD, &[&res], &[&name])?;
+                            r.eval(RELEASE_CAD, &[&res], &[&name])?;
                         }
                     }
-                    self.note(format!(
+                    self.record(format!(
                         "{name} at t={now}: Redlock SET NX PX answered OK on nodes {ok:?} only, {} of {}: no majority, deleted them again",
                         ok.len(),
                         self.env.nodes.len()
@@ -358,7 +357,7 @@ impl Client<'_> {
                 match etcd.lock(&res, &name, lease)? {
                     LockTxn::Acquired { revision } => {
                         self.lease = Some(lease);
-                        self.note(format!(
+                        self.record(format!(
                             "{name} acquired at t={now}; etcd revision {revision} is its token"
                         ));
                         Some(revision)
@@ -371,11 +370,7 @@ impl Client<'_> {
             }
         };
         if let Some(t) = token {
-            self.shared
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .tokens
-                .push(t);
+            self.observed().tokens.push(t);
         }
         Ok((token, answered))
     }
@@ -390,7 +385,7 @@ impl Client<'_> {
         }
     }
 
-    fn is_held(&mut self) -> Result<bool, String> {
+    fn holds(&mut self) -> Result<bool, String> {
         if self.env.lock == LockBackend::Redlock {
             // Held while a majority of the nodes it reaches hold its value.
             let (res, name) = (self.sc.resource.clone(), self.name.clone());
@@ -404,15 +399,14 @@ impl Client<'_> {
     }
 
     /// The ownership-checked extend script, to scenario time `now + ttl`.
-    fn extend(&mut self, now: Millis) -> Result<bool, String> {
+    fn extend_lease(&mut self, now: Millis) -> Result<bool, String> {
         let res = self.sc.resource.clone();
         let name = self.me.clone();
         let px = self.env.px_until(now + self.sc.lease_ttl).to_string();
         if self.env.lock == LockBackend::Redlock {
             let mut ok = 0;
             for (_, r) in &mut self.nodes {
-                ok +=
-                    usize::from(eval_on(r, EXTEND_OWNED, &[&res], &[&name, &px])?.int() == Some(1));
+                ok += usize::from(r.eval(EXTEND_OWNED, &[&res], &[&name, &px])?.int() == Some(1));
             }
             return Ok(ok >= self.majority());
         }
@@ -434,7 +428,7 @@ impl Client<'_> {
                 // it still held it, i.e. a majority of its keys were there to delete.
                 let mut deleted = Vec::new();
                 for (n, r) in &mut self.nodes {
-                    if eval_on(r, RELEASE_CAD, &[&res], &[&name])?.int() == Some(1) {
+                    if r.eval(RELEASE_CAD, &[&res], &[&name])?.int() == Some(1) {
                         deleted.push(*n);
                     }
                 }
@@ -465,116 +459,460 @@ impl Client<'_> {
 
     /// Records what this client saw at scenario time `at`.
     fn saw(&self, at: Millis, kind: EventKind) {
-        self.shared
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .saw(at, Some(self.idx), kind);
+        self.observed().saw(at, Some(self.idx), kind);
     }
 
-    fn note(&self, s: String) {
-        self.shared
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .notes
-            .push(s);
+    fn record(&self, s: String) {
+        self.observed().notes.push(s);
     }
 
     fn late(&self, ms: f64) {
-        let mut o = self.shared.lock().unwrap_or_else(|e| e.into_inner());
+        let mut o = self.observed();
         o.max_late_ms = o.max_late_ms.max(ms);
     }
 }
 
-fn eval_on(r: &mut Redis, script: &str, keys: &[&str], args: &[&str]) -> Result<Reply, String> {
-    let n = keys.len().to_string();
-    let mut cmd = vec!["EVAL", script, &n];
-    cmd.extend_from_slice(keys);
-    cmd.extend_from_slice(args);
-    match r.cmd(&cmd)? {
-        Reply::Error(e) => Err(format!("redis: {e}")),
-        r => Ok(r),
-    }
-}
-
-/// A write as the client sends it: a debit, or (with `publish`) the job's result.
-#[derive(Debug, Clone)]
-struct Write {
-    token: Option<u64>,
-    amount: i64,
-    key: Option<String>,
-    publish: Option<String>,
-}
-
+/// The statement that makes a write: the storage's `debit` or `publish` under `policy`.
 /// `live`: the sequencer check's answer (the write's lease is the live one), or `None` when
 /// the resource does not ask.
-fn write_sql(sc: &Scenario, writer: &str, w: &Write, live: Option<bool>) -> String {
-    let token = w.token.map_or_else(|| "NULL".to_owned(), |t| t.to_string());
+fn write_sql(policy: FencingPolicy, w: &WriteRequest, live: Option<bool>) -> String {
+    let token = w
+        .fence
+        .map_or_else(|| "NULL".to_owned(), |t| t.0.to_string());
+    let (policy, res, writer) = (lit(policy.code()), lit(&w.resource), lit(&w.writer));
     match &w.publish {
         Some(result) => format!(
-            "SELECT publish({}, {}, {}, {token}, {});",
-            lit(policy_code(sc.policy)),
-            lit(&sc.resource),
-            lit(writer),
+            "SELECT publish({policy}, {res}, {writer}, {token}, {});",
             lit(result)
         ),
         None => format!(
-            "SELECT debit({}, {}, {}, {token}, {}, {}, {});",
-            lit(policy_code(sc.policy)),
-            lit(&sc.resource),
-            lit(writer),
+            "SELECT debit({policy}, {res}, {writer}, {token}, {}, {}, {});",
             w.amount,
-            opt_lit(w.key.as_deref()),
+            opt_lit(w.idempotency_key.as_deref()),
             live.unwrap_or(true)
         ),
     }
 }
 
-pub fn policy_code(p: FencingPolicy) -> &'static str {
-    p.code()
+/// The SQL to read whether the job is done: has any write landed?
+fn job_done_sql(resource: &str) -> String {
+    format!(
+        "SELECT EXISTS (SELECT 1 FROM write_log WHERE account = {} AND kind IN ('debit', 'publish') AND result = 'ok');",
+        lit(resource)
+    )
 }
 
-/// The actor's own state, as the engine keeps it.
-#[derive(Default)]
-struct State {
-    pc: usize,
-    token: Option<u64>,
-    /// Separate counter: the SET answered OK, the INCR is still to come.
-    token_pending: bool,
-    last_write: Option<Write>,
-    del_pending: bool,
-    work_until: Option<Millis>,
-    renew_due: Option<Millis>,
-    /// When the lease was last granted or renewed: the client's local deadline counts from here.
-    lease_from: Option<Millis>,
-    /// The watchdog's renewal that a partition dropped: when it was sent, and when the
-    /// client's timeout gives up on it.
-    renew_sent: Option<(Millis, Millis)>,
-    /// When the client last sent a write.
-    wrote_at: Option<Millis>,
-}
+type Packet = thread::JoinHandle<Result<(), String>>;
 
-/// What a step leaves to do next.
-enum Next {
-    /// The next step at this scenario time.
-    At(Millis),
-    /// The same step again at this time (a refused acquire, the DEL half, a renewal).
-    Again(Millis),
-    /// Step number `pc` at this time (a job found done skips to its release).
-    Goto(usize, Millis),
-    /// The next step at this time, scheduled only then: the client's request timeout fired
-    /// (the core queues the next step when the timeout fires, so it runs late in its slot).
-    TimedOut(Millis),
-    /// The actor stops (gave up, self-cancelled).
-    Stop,
-}
-
-/// The step's start, pushed past any pause it falls into: a paused thread does not act.
-fn past_pauses(actor: &Actor, t: Millis) -> Millis {
-    let mut at = t;
-    while let Some(p) = actor.pauses.iter().find(|p| p.contains(at)) {
-        at = p.end();
+impl Client<'_> {
+    fn observed(&self) -> MutexGuard<'_, Observed> {
+        observe(&self.shared)
     }
-    at
+
+    fn push(&self, o: Observation) {
+        self.observed().events.push(o);
+    }
+
+    /// The separate counter's next token: a PostgreSQL sequence, in its own store.
+    fn next_token(&mut self) -> Result<u64, String> {
+        let t = self.pg.one("SELECT nextval('tokens');")?;
+        t.parse().map_err(|_| format!("token sequence: {t}"))
+    }
+
+    /// The next grant's lease number (a separate counter's SET and a row lock carry none).
+    fn next_lease(&self) -> Fence {
+        let mut o = self.observed();
+        o.grants += 1;
+        Fence(self.sc.first_fence + o.grants - 1)
+    }
+
+    /// Sends a write: now, or after the actor's network delay on a thread of its own (the
+    /// packet in flight). As in the core, the client then waits for the reply, unless its
+    /// request timeout is shorter than the delay: then it waits that long, gives up and carries
+    /// on with its script while the request is still delivered and executed later.
+    fn send_write(&mut self, w: WriteRequest, now: Millis) -> Result<Next, String> {
+        let actor = &self.sc.actors[self.idx];
+        let delay = actor.network_delay;
+        if delay == 0 {
+            let live = sequencer_check(self, &w, now)?;
+            let reply = self.pg.one(&write_sql(self.sc.policy, &w, live))?;
+            let result = write_result(&reply, &w)?;
+            self.push(applied(self.idx, &w, now, now, result));
+            return Ok(Next::At(now));
+        }
+        let sql = write_sql(self.sc.policy, &w, None);
+        let arrives = now + delay;
+        let kind = EventKind::WriteSent {
+            fence: w.fence,
+            amount: w.amount,
+            arrives_at: arrives,
+        };
+        self.saw(now, kind);
+        let timeout = actor.request_timeout.filter(|t| *t < delay);
+        if arrives > self.sc.horizon {
+            // Never delivered within the horizon.
+            return Ok(timeout.map_or(Next::Stop, |t| Next::AfterTimeout(now + t)));
+        }
+        let (addr, schema) = (self.env.pg.clone(), self.env.schema.clone());
+        let target = self.env.real_ms(arrives, AT_DELIVERY);
+        let start = self.env.start();
+        let (shared, idx, sent) = (self.shared.clone(), self.idx, w.clone());
+        let (tx, rx) = mpsc::channel();
+        self.packets.push(thread::spawn(move || {
+            let mut pg = Pg::connect(&addr, Some(&schema))?;
+            let now_ms = signed_ms(start);
+            if target > now_ms {
+                thread::sleep(Duration::from_secs_f64((target - now_ms) / 1000.0));
+            }
+            let late = (signed_ms(start) - target).max(0.0);
+            let reply = pg.one(&sql)?;
+            let result = write_result(&reply, &sent)?;
+            {
+                let mut o = observe(&shared);
+                o.max_late_ms = o.max_late_ms.max(late);
+                o.events.push(applied(idx, &sent, now, arrives, result));
+            }
+            let _ = tx.send(reply); // the client may have stopped waiting
+            Ok(())
+        }));
+        let Some(t) = timeout else {
+            rx.recv()
+                .map_err(|_| "the delayed write's thread failed".to_owned())?;
+            return Ok(Next::At(arrives));
+        };
+        let deadline = self.env.real_ms(now + t, STEPS_FROM);
+        let wait = (deadline - self.env.elapsed_ms()).max(0.0);
+        match rx.recv_timeout(Duration::from_secs_f64(wait / 1000.0)) {
+            Err(got) => {
+                let kind = EventKind::WriteTimedOut {
+                    fence: w.fence,
+                    sent_at: now,
+                    arrives_at: arrives,
+                };
+                self.saw(now + t, kind);
+                if got == mpsc::RecvTimeoutError::Timeout {
+                    self.record(format!(
+                        "{} at t={}: no reply {t} ms after sending, the client gave up on its write (still in flight until t={arrives})",
+                        self.name,
+                        now + t
+                    ));
+                }
+            }
+            Ok(_) => self.record(format!(
+                "{}: the reply came before its {t} ms timeout",
+                self.name
+            )),
+        }
+        Ok(Next::AfterTimeout(now + t))
+    }
+
+    /// Row lock: the UPDATE in the lock holder's transaction (no token: policy off). On a
+    /// session the server terminated it fails with 25P03, and the client stops.
+    fn send_in_transaction(&mut self, w: WriteRequest, now: Millis) -> Result<Next, String> {
+        match self.pg.statement(&write_sql(FencingPolicy::Off, &w, None)) {
+            Ok(rows) => {
+                let result = write_result(&rows.concat(), &w)?;
+                self.push(applied(self.idx, &w, now, now, result));
+                Ok(Next::At(now))
+            }
+            Err(e) => {
+                lost(self, now, "UPDATE", e)?;
+                let result = Err(WriteError::SessionTerminated);
+                self.push(applied(self.idx, &w, now, now, result));
+                self.state.cancel();
+                Ok(Next::Stop)
+            }
+        }
+    }
+}
+
+impl Backend for Client<'_> {
+    type Error = String;
+
+    fn state(&mut self) -> &mut ClientState {
+        &mut self.state
+    }
+
+    fn say(&mut self, at: Millis, kind: EventKind) {
+        if self.env.lock == LockBackend::RowLock && matches!(kind, EventKind::Released { .. }) {
+            // The COMMIT came first on the server: a waiter's SELECT … FOR UPDATE returns
+            // only after it, though its thread may have recorded that a moment sooner.
+            let mut o = self.observed();
+            let waited = |o: &Observed, actor: Option<usize>| {
+                o.events.iter().any(|p| {
+                    p.actor == actor
+                        && matches!(&p.kind, EventKind::LockWait { holder } if *holder == self.name)
+                })
+            };
+            let first = o.events.iter().position(|p| {
+                p.at == at
+                    && p.actor != Some(self.idx)
+                    && matches!(p.kind, EventKind::Acquired { .. })
+                    && waited(&o, p.actor)
+            });
+            let seen = Observation {
+                at,
+                actor: Some(self.idx),
+                kind,
+                request: None,
+            };
+            match first {
+                Some(i) => o.events.insert(i, seen),
+                None => o.events.push(seen),
+            }
+            return;
+        }
+        self.saw(at, kind);
+    }
+
+    fn say_storage(&mut self, at: Millis, kind: EventKind) {
+        self.saw(at, kind);
+    }
+
+    fn note(&mut self, what: impl FnOnce() -> String) {
+        self.record(what());
+    }
+
+    fn with_rng<T>(&mut self, f: impl FnOnce(&mut SplitMix64) -> T) -> T {
+        f(&mut self.rng.lock().unwrap_or_else(|e| e.into_inner()))
+    }
+
+    fn acquire(&mut self, now: Millis) -> Result<(Acquire, Vec<usize>), String> {
+        let sc = self.sc;
+        let expires_at = now + sc.lease_ttl;
+        // Who holds it and until when: filled in by the fold from the grants it has seen.
+        let held = Acquire::Held {
+            holder: String::new(),
+            expires_at: 0,
+        };
+        if sc.token_source == TokenSource::SeparateCounter {
+            // SET NX PX alone: the grant carries no token, only the lease's own number.
+            let (res, name) = (sc.resource.clone(), self.name.clone());
+            let px = self.env.px_until(expires_at).to_string();
+            let reply = self.redis()?.cmd(&["SET", &res, &name, "NX", "PX", &px])?;
+            if reply.is_nil() {
+                return Ok((held, Vec::new()));
+            }
+            let fence = self.next_lease();
+            return Ok((Acquire::Acquired { fence, expires_at }, Vec::new()));
+        }
+        Ok(match self.take_lease(now)? {
+            (Some(token), nodes) => {
+                self.observed().grants += 1;
+                let fence = Fence(token);
+                (Acquire::Acquired { fence, expires_at }, nodes)
+            }
+            (None, nodes) => (held, nodes),
+        })
+    }
+
+    fn take_token(&mut self, now: Millis) -> Result<Fence, String> {
+        // The second round trip: INCR on the separate counter (a sequence in its own store,
+        // so it survives a Redis failover), for whoever asks.
+        let t = self.next_token()?;
+        self.record(format!(
+            "{} at t={now}: the separate counter gives {t}",
+            self.name
+        ));
+        Ok(Fence(t))
+    }
+
+    fn is_held(&mut self, _now: Millis) -> Result<bool, String> {
+        self.holds()
+    }
+
+    fn extend(&mut self, now: Millis) -> Result<Option<Millis>, String> {
+        let extended = self.extend_lease(now)?;
+        Ok(extended.then_some(now + self.sc.lease_ttl))
+    }
+
+    fn release(&mut self, _now: Millis) -> Result<Release, String> {
+        // The lease's number and a noop's reason are filled in by the fold.
+        Ok(self
+            .release_cad()?
+            .map(|()| Fence(0))
+            .map_err(|deleted| (NoopReason::NeverHeld, deleted)))
+    }
+
+    fn read_lock(&mut self, _now: Millis) -> Result<LockValue, String> {
+        let value = self.value()?;
+        Ok(LockValue {
+            mine: value.as_deref() == Some(self.me.as_str()),
+            owner: value.map(|v| owner_of(self.sc, &v)),
+            fence: None,
+        })
+    }
+
+    fn delete(&mut self, now: Millis) -> Result<Option<LockValue>, String> {
+        let Some(v) = self.del()? else {
+            return Ok(None);
+        };
+        let mine = v == self.me;
+        let owner = owner_of(self.sc, &v);
+        if !mine {
+            self.record(format!(
+                "{} at t={now}: its unconditional DEL deleted {owner}'s live lease",
+                self.name
+            ));
+        }
+        Ok(Some(LockValue {
+            owner: Some(owner),
+            fence: None,
+            mine,
+        }))
+    }
+
+    fn expect_timeout(&mut self, command: LockCommand, sent_at: Millis, at: Millis) {
+        if command == LockCommand::Renew {
+            self.record(format!(
+                "{} at t={sent_at}: cut off from Redis, its watchdog's renewal is never sent; the job works on",
+                self.name
+            ));
+        }
+        self.timer = Some((command, sent_at, at));
+    }
+
+    fn lock_row(&mut self, now: Millis) -> Result<RowGrant, String> {
+        let (waited_for, reply) = lock_row(self, now)?;
+        if let Err(e) = reply {
+            lost(self, now, "SELECT … FOR UPDATE", e)?;
+            return Ok(RowGrant::Lost);
+        }
+        let mut waited = waited_for.is_some();
+        if !waited && scenario_now(self.env) > now {
+            // It returned a grain or more later, though the watch saw no lock wait in time:
+            // it waited all the same (the fold names the holder it waited behind).
+            self.record(format!(
+                "{} at t={now}: SELECT … FOR UPDATE returned late without a lock wait seen in pg_stat_activity",
+                self.name
+            ));
+            let holder = String::new();
+            self.saw(now, EventKind::LockWait { holder });
+            waited = true;
+        }
+        let at = if waited {
+            let at = scenario_now(self.env);
+            self.record(format!(
+                "{}: its SELECT … FOR UPDATE returned at t={at} ({:.0} real ms after the start)",
+                self.name,
+                self.env.elapsed_ms()
+            ));
+            at
+        } else {
+            now
+        };
+        Ok(RowGrant::Locked {
+            fence: self.next_lease(),
+            expires_at: self.sc.idle_timeout().map_or(Millis::MAX, |t| at + t),
+            at,
+        })
+    }
+
+    fn commit(&mut self, now: Millis) -> Result<Option<Fence>, String> {
+        match self.pg.statement("COMMIT;") {
+            Ok(_) => Ok(Some(Fence(0))), // the lease's number is the fold's to fill in
+            Err(e) => {
+                lost(self, now, "COMMIT", e)?;
+                Ok(None)
+            }
+        }
+    }
+
+    fn send(&mut self, request: WriteRequest, now: Millis) -> Result<Next, String> {
+        if self.env.lock == LockBackend::RowLock {
+            self.send_in_transaction(request, now)
+        } else {
+            self.send_write(request, now)
+        }
+    }
+
+    fn barrier(&mut self, fence: Fence, _now: Millis) -> Result<Result<(), WriteError>, String> {
+        let sc = self.sc;
+        let sql = format!(
+            "SELECT barrier({}, {}, {}, {}, {});",
+            lit(sc.policy.code()),
+            lit(&sc.resource),
+            lit(&self.name),
+            fence.0,
+            sc.publishes()
+        );
+        Ok(if self.pg.one(&sql)? == "ok" {
+            Ok(())
+        } else {
+            Err(WriteError::StaleFence {
+                token: fence,
+                last: Fence(0),
+            })
+        })
+    }
+
+    fn job_done(&mut self, now: Millis) -> Result<Option<bool>, String> {
+        // A plain read of the storage; under a row lock, inside the transaction that holds
+        // the row, where a terminated session fails it.
+        let done = match self.pg.statement(&job_done_sql(&self.sc.resource)) {
+            Ok(rows) => rows.concat() == "t",
+            Err(e) if self.env.lock == LockBackend::RowLock => {
+                lost(self, now, "status read", e)?;
+                return Ok(None);
+            }
+            Err(e) => return Err(format!("{}: status read: {e}", self.name)),
+        };
+        if done {
+            self.record(format!(
+                "{} at t={now}: read the job's status, found it done, skips to its release",
+                self.name
+            ));
+        }
+        Ok(Some(done))
+    }
+
+    fn provider_call(
+        &mut self,
+        what: &str,
+        idempotency_key: &str,
+        now: Millis,
+    ) -> Result<ProviderOutcome, String> {
+        // The provider is a table that never sees a token; it dedupes on the key (its
+        // primary key). Called only if this client's last claim row was accepted.
+        let claimed = self.pg.query(&format!(
+            "SELECT result FROM write_log WHERE writer = {} AND kind = 'publish' ORDER BY seq DESC LIMIT 1;",
+            lit(&self.name)
+        ))?;
+        if claimed.first().map(String::as_str) != Some("ok") {
+            self.record(format!(
+                "{} at t={now}: its claim row was refused, so it never calls the provider",
+                self.name
+            ));
+            return Ok(ProviderOutcome::NotCalled);
+        }
+        let inserted = self.pg.query(&format!(
+            "INSERT INTO provider_charges (idempotency_key, actor, what) VALUES ({}, {}, {}) ON CONFLICT (idempotency_key) DO NOTHING RETURNING actor;",
+            lit(idempotency_key),
+            lit(&self.name),
+            lit(what)
+        ))?;
+        let (code, outcome) = if inserted.is_empty() {
+            ("deduped", ProviderOutcome::Deduped)
+        } else {
+            ("charged", ProviderOutcome::Charged)
+        };
+        self.pg.query(&format!(
+            "INSERT INTO provider_calls (actor, idempotency_key, outcome) VALUES ({}, {}, '{code}');",
+            lit(&self.name),
+            lit(idempotency_key)
+        ))?;
+        Ok(outcome)
+    }
+
+    fn side_effect(&mut self, what: &str, lease_live: bool, _now: Millis) -> Result<(), String> {
+        // The outside system is a table that never sees a token: nothing can refuse it.
+        self.pg.query(&format!(
+            "INSERT INTO side_effects (actor, what, lease_live) VALUES ({}, {}, {lease_live});",
+            lit(&self.name),
+            lit(what)
+        ))?;
+        Ok(())
+    }
 }
 
 /// Runs one actor's script on this thread.
@@ -585,18 +923,150 @@ pub fn run_actor(
     shared: Shared,
     rng: &Mutex<SplitMix64>,
 ) -> Result<(), String> {
+    let mut c = connect(env, sc, idx, shared, rng)?;
+    let actor = &sc.actors[idx];
+    let mut t = actor.start_at;
+    let mut scheduled_at: Millis = 0;
+    // When the actor finished its script or stopped (`None`: still going at the horizon).
+    let mut done_at: Option<Millis> = None;
+    let mut stopped = false;
+    while c.state.pc < actor.script.len() {
+        let woke = after_pauses(actor, t);
+        let paused = woke != t;
+        t = woke;
+        if let Some(at) = c.timer.map(|(_, _, at)| at).filter(|at| *at <= t) {
+            // A lock command's timeout (the watchdog's dropped renewal) fires first.
+            done_at = Some(at);
+            let next = fire_timer(&mut c, true)?;
+            scheduled_at = at;
+            if !follow(&mut c.state.pc, &mut t, next) {
+                stopped = true;
+                break;
+            }
+            continue;
+        }
+        if t > sc.horizon {
+            break;
+        }
+        let frac = if t == 0 {
+            STEPS_FROM
+        } else {
+            STEPS_FROM + STEPS_SPAN * scheduled_at as f64 / t as f64
+        };
+        let late = env.sleep_until(t, frac);
+        c.late(late);
+        if paused && env.lock == LockBackend::Etcd && c.state.fence.is_some() {
+            // Evidence that etcd's lease is a lease too: did the key outlive the pause?
+            let v = c.value()?;
+            c.record(format!(
+                "{} woke at t={t} after its pause; the etcd lock key now holds {v:?}",
+                c.name
+            ));
+        }
+        let mut next = client::step(&mut c, sc, idx, t)?;
+        done_at = Some(t);
+        scheduled_at = t;
+        if next == Next::Wait {
+            // No reply: the client waits for its timeout, doing nothing else (none: for ever).
+            let Some(at) = c.timer.map(|(_, _, at)| at).filter(|at| *at <= sc.horizon) else {
+                break;
+            };
+            next = fire_timer(&mut c, true)?;
+            done_at = Some(at);
+            scheduled_at = at;
+        }
+        if let Next::AfterTimeout(n) = next {
+            scheduled_at = after_pauses(actor, n);
+        }
+        if !follow(&mut c.state.pc, &mut t, next) {
+            stopped = true;
+            break;
+        }
+        if c.state.pc < actor.script.len() {
+            done_at = None;
+        }
+    }
+    if !stopped && c.timer.is_some() {
+        // The job finished (or stopped) with a renewal still unanswered: its timeout comes
+        // later and has nothing left to cancel.
+        fire_timer(&mut c, false)?;
+    }
+    saw_pauses(&c, done_at);
+    for p in std::mem::take(&mut c.packets) {
+        p.join()
+            .map_err(|_| "packet thread panicked".to_owned())??;
+    }
+    Ok(())
+}
+
+/// Applies a step's [`Next`] to the client's place in its script and its clock; false when
+/// it stops.
+fn follow(pc: &mut usize, t: &mut Millis, next: Next) -> bool {
+    match next {
+        Next::At(n) | Next::AfterTimeout(n) => {
+            *pc += 1;
+            *t = n;
+        }
+        Next::Again(n) => *t = n,
+        Next::Goto(to, n) => {
+            *pc = to;
+            *t = n;
+        }
+        Next::Wait | Next::Stop => return false,
+    }
+    true
+}
+
+/// The client's timeout on its unanswered lock command: waits for it (if it is within the
+/// horizon) and lets the core's client decide what follows.
+fn fire_timer(c: &mut Client, running: bool) -> Result<Next, String> {
+    let Some((command, sent_at, at)) = c.timer.take() else {
+        return Ok(Next::Stop);
+    };
+    if at > c.sc.horizon {
+        return Ok(Next::Stop);
+    }
+    let late = c
+        .env
+        .sleep_until(at, STEPS_FROM + STEPS_SPAN * sent_at as f64 / at as f64);
+    c.late(late);
+    if command == LockCommand::Renew {
+        c.record(format!(
+            "{} at t={at}: no reply to the renewal it sent at t={sent_at}; its client gives up{}",
+            c.name,
+            if running {
+                " and the job self-cancels"
+            } else {
+                ""
+            }
+        ));
+    }
+    let (sc, idx) = (c.sc, c.idx);
+    Ok(client::lock_timed_out(
+        c, sc, idx, command, sent_at, at, running,
+    ))
+}
+
+/// Opens one client's connections (before time starts: see [`Env::ready`]).
+fn connect<'a>(
+    env: &'a Env,
+    sc: &'a Scenario,
+    idx: usize,
+    shared: Shared,
+    rng: &'a Mutex<SplitMix64>,
+) -> Result<Client<'a>, String> {
     let actor = &sc.actors[idx];
     let app = format!("{}-{}", env.schema, actor.name);
     let (pg, observer) = if env.lock == LockBackend::RowLock {
-        let mut pg = Psql::connect_as(&env.pg, &env.schema, &app)?;
+        let mut pg = Pg::connect_as(&env.pg, &env.schema, &app)?;
         if let Some(ttl) = sc.idle_timeout() {
             // The server's own timer, in real ms: the scenario's TTL at this run's scale.
             let ms = (ttl as f64 * env.scale).round() as u64;
             pg.query(&format!("SET idle_in_transaction_session_timeout = {ms};"))?;
         }
-        (Ok(pg), Some(Psql::connect(&env.pg, Some(&env.schema))?))
+        (Ok(pg), Some(Pg::connect(&env.pg, Some(&env.schema))?))
     } else {
-        (Psql::connect(&env.pg, Some(&env.schema)), None)
+        (Pg::connect(&env.pg, Some(&env.schema)), None)
     };
     let mut nodes = Vec::new();
     if env.lock == LockBackend::Redlock {
@@ -614,7 +1084,7 @@ pub fn run_actor(
         }
     }
     env.ready();
-    let mut c = Client {
+    Ok(Client {
         env,
         sc,
         idx,
@@ -628,79 +1098,11 @@ pub fn run_actor(
         me: actor.name.clone(),
         grants: 0,
         shared,
-    };
-    let mut st = State::default();
-    let mut t = actor.start_at;
-    let mut scheduled_at: Millis = 0;
-    let mut packets = Vec::new();
-    // When the actor finished its script or stopped (`None`: still going at the horizon).
-    let mut done_at: Option<Millis> = None;
-    let mut cancelled = false;
-    while let Some(step) = actor.script.get(st.pc) {
-        let woke = past_pauses(actor, t);
-        let paused = woke != t;
-        t = woke;
-        if st.renew_sent.is_some_and(|(_, at)| at <= t) {
-            // The watchdog gives up on its dropped renewal before this step: the job stops.
-            let at = st.renew_sent.map_or(t, |(_, at)| at);
-            renewal_timed_out(&c, &mut st, true);
-            done_at = Some(at);
-            cancelled = true;
-            break;
-        }
-        if t > sc.horizon {
-            break;
-        }
-        let frac = if t == 0 {
-            STEPS_FROM
-        } else {
-            STEPS_FROM + STEPS_SPAN * scheduled_at as f64 / t as f64
-        };
-        let late = env.sleep_until(t, frac);
-        c.late(late);
-        if paused && env.lock == LockBackend::Etcd && st.token.is_some() {
-            // Evidence that etcd's lease is a lease too: did the key outlive the pause?
-            let v = c.value()?;
-            c.note(format!(
-                "{} woke at t={t} after its pause; the etcd lock key now holds {v:?}",
-                c.name
-            ));
-        }
-        let next = act(&mut c, &mut st, step, t, rng, &mut packets)?;
-        done_at = Some(t);
-        scheduled_at = t;
-        match next {
-            Next::At(n) => {
-                st.pc += 1;
-                t = n;
-            }
-            Next::Again(n) => t = n,
-            Next::Goto(pc, n) => {
-                st.pc = pc;
-                t = n;
-            }
-            Next::TimedOut(n) => {
-                st.pc += 1;
-                t = n;
-                scheduled_at = past_pauses(actor, n);
-            }
-            Next::Stop => break,
-        }
-        if st.pc < actor.script.len() {
-            done_at = None;
-        }
-    }
-    if !cancelled {
-        // The job finished (or stopped) with a renewal still unanswered: its timeout comes
-        // later and has nothing left to cancel.
-        renewal_timed_out(&c, &mut st, false);
-    }
-    saw_pauses(&c, done_at);
-    for p in packets {
-        p.join()
-            .map_err(|_| "packet thread panicked".to_owned())??;
-    }
-    Ok(())
+        rng,
+        state: ClientState::default(),
+        packets: Vec::new(),
+        timer: None,
+    })
 }
 
 /// The actor's pauses, as the harness made them: the thread simply did not act. A pause
@@ -737,120 +1139,20 @@ fn saw_pauses(c: &Client, done_at: Option<Millis>) {
     }
 }
 
-type Packet = thread::JoinHandle<Result<(), String>>;
-
-/// Sends a write: now, or after the actor's network delay on a thread of its own (the
-/// packet in flight). As in the core, the client then waits for the reply, unless its
-/// request timeout is shorter than the delay: then it waits that long, gives up and carries
-/// on with its script while the request is still delivered and executed later.
-fn send(c: &mut Client, w: Write, now: Millis, packets: &mut Vec<Packet>) -> Result<Next, String> {
-    let actor = &c.sc.actors[c.idx];
-    let delay = actor.network_delay;
-    if delay == 0 {
-        let live = sequencer_check(c, &w, now)?;
-        let sql = write_sql(c.sc, &c.name, &w, live);
-        let reply = c.pg.one(&sql)?;
-        let o = applied(c.sc, c.idx, &w, now, now, &reply)?;
-        c.shared
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .events
-            .push(o);
-        return Ok(Next::At(now));
-    }
-    let sql = write_sql(c.sc, &c.name, &w, None);
-    let arrives = now + delay;
-    c.saw(
-        now,
-        EventKind::WriteSent {
-            fence: w.token.map(Fence),
-            amount: w.amount,
-            arrives_at: arrives,
-        },
-    );
-    let timeout = actor.request_timeout.filter(|t| *t < delay);
-    if arrives > c.sc.horizon {
-        // Never delivered within the horizon.
-        return Ok(timeout.map_or(Next::Stop, |t| Next::TimedOut(now + t)));
-    }
-    let addr = c.env.pg.clone();
-    let schema = c.env.schema.clone();
-    let target = c.env.real_ms(arrives, AT_DELIVERY);
-    let start = c.env.start();
-    let shared = c.shared.clone();
-    let (sc, idx, now_sent, sent) = (c.sc.clone(), c.idx, now, w.clone());
-    let (tx, rx) = mpsc::channel();
-    packets.push(thread::spawn(move || {
-        let mut pg = Psql::connect(&addr, Some(&schema))?;
-        let now = signed_ms(start);
-        if target > now {
-            thread::sleep(Duration::from_secs_f64((target - now) / 1000.0));
-        }
-        let late = (signed_ms(start) - target).max(0.0);
-        {
-            let mut o = shared.lock().unwrap_or_else(|e| e.into_inner());
-            o.max_late_ms = o.max_late_ms.max(late);
-        }
-        let reply = pg.one(&sql)?;
-        let o = applied(&sc, idx, &sent, now_sent, arrives, &reply)?;
-        shared
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .events
-            .push(o);
-        let _ = tx.send(reply); // the client may have stopped waiting
-        Ok(())
-    }));
-    match timeout {
-        None => {
-            rx.recv()
-                .map_err(|_| "the delayed write's thread failed".to_owned())?;
-            Ok(Next::At(arrives))
-        }
-        Some(t) => {
-            let deadline = c.env.real_ms(now + t, STEPS_FROM);
-            let wait = (deadline - c.env.elapsed_ms()).max(0.0);
-            let got = rx.recv_timeout(Duration::from_secs_f64(wait / 1000.0));
-            if got.is_err() {
-                c.saw(
-                    now + t,
-                    EventKind::WriteTimedOut {
-                        fence: w.token.map(Fence),
-                        sent_at: now,
-                        arrives_at: arrives,
-                    },
-                );
-            }
-            match got {
-                Err(mpsc::RecvTimeoutError::Timeout) => c.note(format!(
-                    "{} at t={}: no reply {t} ms after sending, the client gave up on its write (still in flight until t={arrives})",
-                    c.name,
-                    now + t
-                )),
-                _ => c.note(format!(
-                    "{}: the reply came before its {t} ms timeout",
-                    c.name
-                )),
-            }
-            Ok(Next::TimedOut(now + t))
-        }
-    }
-}
-
 /// The sequencer check, made by the harness acting as the resource, just before the write
 /// reaches PostgreSQL: is the lock key's create revision on etcd still this write's token?
 /// (A lapsed lease's key is gone; a new holder's key has a newer create revision.) Asked
 /// only with fencing on; PostgreSQL still applies the fencing rule first. `None`: not asked.
-fn sequencer_check(c: &Client, w: &Write, now: Millis) -> Result<Option<bool>, String> {
+fn sequencer_check(c: &Client, w: &WriteRequest, now: Millis) -> Result<Option<bool>, String> {
     let sc = c.sc;
-    let (true, Some(token)) = (
+    let (true, Some(Fence(token))) = (
         sc.check == StorageCheck::Sequencer && sc.policy.checks_fence(),
-        w.token,
+        w.fence,
     ) else {
         return Ok(None);
     };
     let live = c.etcd()?.create_revision(&sc.resource)?;
-    c.note(format!(
+    c.record(format!(
         "{} at t={now}: the resource asked etcd for {}'s lock key: create revision {}, the write's token {token}: {}",
         c.name,
         sc.resource,
@@ -872,608 +1174,46 @@ pub fn owner_of(sc: &Scenario, value: &str) -> String {
         .map_or_else(|| value.to_owned(), |i| sc.actors[i].name.clone())
 }
 
-/// The lock answered OK at `now`: the client's lease starts, and it says so.
-fn granted(
-    c: &Client,
-    st: &mut State,
-    now: Millis,
-    fence: Fence,
-    nodes: Vec<usize>,
-    token_later: bool,
-) {
-    st.lease_from = Some(now);
-    c.saw(
-        now,
-        EventKind::Acquired {
-            fence,
-            expires_at: now + c.sc.lease_ttl,
-            nodes,
-            token_later,
-        },
-    );
-}
-
-fn refused(retry_in: Millis, nodes: Vec<usize>) -> EventKind {
-    // Who holds it and until when: filled in by the fold from the grants it has seen.
-    EventKind::AcquireRefused {
-        holder: String::new(),
-        until: 0,
-        retry_in,
-        nodes,
-    }
-}
-
-fn skipped(reason: SkipReason) -> EventKind {
-    EventKind::WriteSkipped { reason }
-}
-
-fn extend_failed(watchdog: bool) -> EventKind {
-    EventKind::ExtendFailed {
-        watchdog,
-        lease_ended_at: None,
-    }
-}
-
-fn released(via: ReleaseMode) -> EventKind {
-    // The lease's number is filled in by the fold (a separate counter's token is not it).
-    EventKind::Released {
-        fence: Fence(0),
-        via,
-    }
-}
-
-/// A release that released nothing; `deleted`: the Redlock nodes where it still deleted its
-/// own leftover key.
-fn noop(via: ReleaseMode, deleted: Vec<usize>) -> EventKind {
-    EventKind::ReleaseNoop {
-        via,
-        reason: NoopReason::NeverHeld,
-        deleted,
-    }
-}
-
-/// A lock command in the partition: the harness, being the cut-off client, never gets it to
-/// Redis (nothing is sent) and waits for the reply until its own timeout, doing nothing
-/// else. Then, as the engine: an acquire is tried again, a release given up on, an extend or
-/// is_held check stops the job.
-fn unanswered(
-    c: &mut Client,
-    st: &mut State,
-    command: LockCommand,
-    step: &Step,
-    now: Millis,
-) -> Result<Next, String> {
-    let timeout = c.sc.actors[c.idx].lock_timeout;
-    let timeout_at = timeout.map(|t| now + t);
-    c.saw(
-        now,
-        EventKind::LockUnanswered {
-            command,
-            timeout_at,
-        },
-    );
-    let Some(at) = timeout_at else {
-        return Ok(Next::Stop); // no timeout: it waits for ever
-    };
-    if at > c.sc.horizon {
-        return Ok(Next::Stop);
-    }
-    let late = c
-        .env
-        .sleep_until(at, STEPS_FROM + STEPS_SPAN * now as f64 / at as f64);
-    c.late(late);
-    let cancelled = matches!(command, LockCommand::Extend | LockCommand::CheckHeld);
-    c.saw(
-        at,
-        EventKind::LockTimedOut {
-            command,
-            sent_at: now,
-            cancelled,
-            wrote_at: st.wrote_at,
-            lease_ended_at: None,
-        },
-    );
-    Ok(match (command, step) {
-        (LockCommand::Acquire, Step::Acquire { retry_every }) => Next::Again(at + retry_every),
-        (LockCommand::Release, _) => {
-            st.del_pending = false;
-            Next::TimedOut(at)
-        }
-        _ => Next::Stop,
-    })
-}
-
-/// The watchdog's timeout on its dropped renewal, at `at`: the job self-cancels if it is still
-/// running (`running`), as in the engine.
-fn renewal_timed_out(c: &Client, st: &mut State, running: bool) {
-    let Some((sent_at, at)) = st.renew_sent.take() else {
-        return;
-    };
-    if at > c.sc.horizon {
-        return;
-    }
-    let late = c
-        .env
-        .sleep_until(at, STEPS_FROM + STEPS_SPAN * sent_at as f64 / at as f64);
-    c.late(late);
-    c.saw(
-        at,
-        EventKind::LockTimedOut {
-            command: LockCommand::Renew,
-            sent_at,
-            cancelled: running,
-            wrote_at: st.wrote_at,
-            lease_ended_at: None,
-        },
-    );
-    c.note(format!(
-        "{} at t={at}: no reply to the renewal it sent at t={sent_at}; its client gives up{}",
-        c.name,
-        if running {
-            " and the job self-cancels"
-        } else {
-            ""
-        }
-    ));
-}
-
-/// THE interpretation of a scenario step as real actions, mirroring the engine's `step`.
-fn act(
-    c: &mut Client,
-    st: &mut State,
-    step: &Step,
-    now: Millis,
-    rng: &Mutex<SplitMix64>,
-    packets: &mut Vec<Packet>,
-) -> Result<Next, String> {
-    let sc = c.sc;
-    if c.env.lock == LockBackend::RowLock {
-        return act_row(c, st, step, now);
-    }
-    if let Some(command) = LockCommand::sent_by(step).filter(|_| c.cut_off(now)) {
-        return unanswered(c, st, command, step, now);
-    }
-    Ok(match step {
-        Step::Acquire { .. } if st.token_pending => {
-            // The second round trip: INCR on the separate counter (a sequence in its own
-            // store, so it survives a Redis failover), for whoever asks.
-            let t: u64 =
-                c.pg.one("SELECT nextval('tokens');")?
-                    .parse()
-                    .map_err(|_| "token sequence")?;
-            c.note(format!(
-                "{} at t={now}: the separate counter gives {t}",
-                c.name
-            ));
-            c.saw(now, EventKind::TokenTaken { fence: Fence(t) });
-            st.token_pending = false;
-            st.token = Some(t);
-            Next::At(now)
-        }
-        Step::Acquire { retry_every } if sc.token_source == TokenSource::SeparateCounter => {
-            // SET NX PX alone: the grant carries no token.
-            let (res, name) = (sc.resource.clone(), c.name.clone());
-            let px = c.env.px_until(now + sc.lease_ttl).to_string();
-            if c.redis()?
-                .cmd(&["SET", &res, &name, "NX", "PX", &px])?
-                .is_nil()
-            {
-                c.saw(now, refused(*retry_every, Vec::new()));
-                Next::Again(now + retry_every)
-            } else {
-                // The lease's own number: the grants so far (the SET carries none).
-                let lease = {
-                    let mut o = c.shared.lock().unwrap_or_else(|e| e.into_inner());
-                    o.grants += 1;
-                    sc.first_fence + o.grants - 1
-                };
-                granted(c, st, now, Fence(lease), Vec::new(), true);
-                st.token = None;
-                st.token_pending = true;
-                Next::Again(now + COUNTER_GAP)
-            }
-        }
-        Step::Acquire { retry_every } => match c.acquire(now)? {
-            (Some(token), nodes) => {
-                c.shared.lock().unwrap_or_else(|e| e.into_inner()).grants += 1;
-                granted(c, st, now, Fence(token), nodes, false);
-                st.token = Some(token);
-                Next::At(now)
-            }
-            (None, nodes) => {
-                c.saw(now, refused(*retry_every, nodes));
-                Next::Again(now + retry_every)
-            }
-        },
-        Step::Work { ms } => Next::At(now + ms),
-        Step::CheckHeld => {
-            let held = c.is_held()?;
-            c.saw(now, EventKind::Checked { held });
-            if held {
-                Next::At(now)
-            } else {
-                c.saw(now, EventKind::GaveUp);
-                Next::Stop
-            }
-        }
-        Step::CheckDeadline => {
-            // The client's own clock: the harness is the client, so it reads scenario time and
-            // runs it `client_drift` per mille slow, as a slow clock would. No server sees it.
-            let since = now.saturating_sub(st.lease_from.unwrap_or(now));
-            let local = client_elapsed(since, sc.client_drift);
-            let deadline = sc.lease_ttl.saturating_sub(sc.deadline_margin);
-            let ok = local < deadline;
-            c.saw(
-                now,
-                EventKind::DeadlineChecked {
-                    local,
-                    deadline,
-                    ok,
-                },
-            );
-            if ok {
-                Next::At(now)
-            } else {
-                c.saw(now, EventKind::GaveUp);
-                Next::Stop
-            }
-        }
-        Step::CheckDone => {
-            // The job's status is a plain read of the storage: has any write landed?
-            let done = c.pg.one(&format!(
-                "SELECT EXISTS (SELECT 1 FROM write_log WHERE account = {} AND kind IN ('debit', 'publish') AND result = 'ok');",
-                lit(&sc.resource)
-            ))? == "t";
-            c.saw(now, EventKind::JobChecked { done });
-            if done {
-                c.note(format!(
-                    "{} at t={now}: read the job's status, found it done, skips to its release",
-                    c.name
-                ));
-            }
-            after_status(done, &sc.actors[c.idx].script, st.pc, now)
-        }
-        Step::Debit {
-            amount,
-            idempotency_key,
-        } => match st.token {
-            None => {
-                c.saw(now, skipped(SkipReason::NoToken));
-                Next::At(now)
-            }
-            Some(_) => {
-                let w = Write {
-                    token: st.token,
-                    amount: *amount,
-                    key: idempotency_key.clone(),
-                    publish: None,
-                };
-                st.last_write = Some(w.clone());
-                st.wrote_at = Some(now);
-                send(c, w, now, packets)?
-            }
-        },
-        Step::ProviderCall {
-            what,
-            idempotency_key,
-        } => {
-            // The provider is a table that never sees a token; it dedupes on the key (its
-            // primary key). Called only if this client's last claim row was accepted.
-            let claimed = c.pg.query(&format!(
-                "SELECT result FROM write_log WHERE writer = {} AND kind = 'publish' ORDER BY seq DESC LIMIT 1;",
-                lit(&c.name)
-            ))?;
-            let lease_live = c.is_held()?;
-            let call = |outcome| EventKind::ProviderCall {
-                what: what.clone(),
-                idempotency_key: idempotency_key.clone(),
-                outcome,
-                lease_live,
-            };
-            if claimed.first().map(String::as_str) != Some("ok") {
-                c.note(format!(
-                    "{} at t={now}: its claim row was refused, so it never calls the provider",
-                    c.name
-                ));
-                c.saw(now, call(ProviderOutcome::NotCalled));
-                c.saw(now, EventKind::GaveUp);
-                Next::Stop
-            } else {
-                let inserted = c.pg.query(&format!(
-                    "INSERT INTO provider_charges (idempotency_key, actor, what) VALUES ({}, {}, {}) ON CONFLICT (idempotency_key) DO NOTHING RETURNING actor;",
-                    lit(idempotency_key),
-                    lit(&c.name),
-                    lit(what)
-                ))?;
-                let (outcome, seen) = if inserted.is_empty() {
-                    ("deduped", ProviderOutcome::Deduped)
-                } else {
-                    ("charged", ProviderOutcome::Charged)
-                };
-                c.saw(now, call(seen));
-                c.pg.query(&format!(
-                    "INSERT INTO provider_calls (actor, idempotency_key, outcome) VALUES ({}, {}, '{outcome}');",
-                    lit(&c.name),
-                    lit(idempotency_key)
-                ))?;
-                Next::At(now)
-            }
-        }
-        // A claim row is the same conditional write as a publish, made before an outside call.
-        Step::Publish { result } | Step::Claim { what: result } => match st.token {
-            None => {
-                c.saw(now, skipped(SkipReason::NoToken));
-                Next::At(now)
-            }
-            Some(_) => {
-                let w = Write {
-                    token: st.token,
-                    amount: 0,
-                    key: None,
-                    publish: Some(result.clone()),
-                };
-                st.last_write = Some(w.clone());
-                st.wrote_at = Some(now);
-                send(c, w, now, packets)?
-            }
-        },
-        Step::Retry => match st.last_write.clone() {
-            Some(w) => {
-                c.saw(
-                    now,
-                    EventKind::Retried {
-                        fence: w.token.map(Fence),
-                        amount: w.amount,
-                        idempotency_key: w.key.clone(),
-                    },
-                );
-                st.wrote_at = Some(now);
-                send(c, w, now, packets)?
-            }
-            None => {
-                c.saw(now, skipped(SkipReason::NothingToRetry));
-                Next::At(now)
-            }
-        },
-        Step::Extend => {
-            if c.extend(now)? {
-                st.lease_from = Some(now);
-                c.saw(
-                    now,
-                    EventKind::Extended {
-                        fence: Fence(st.token.unwrap_or(0)),
-                        expires_at: now + sc.lease_ttl,
-                        watchdog: None,
-                    },
-                );
-                Next::At(now)
-            } else {
-                c.saw(now, extend_failed(false));
-                Next::Stop
-            }
-        }
-        Step::WorkRenewing { ms } => {
-            let schedule = |st: &mut State, until: Millis| {
-                let mut r = rng.lock().unwrap_or_else(|e| e.into_inner());
-                let due = now + renewal_interval(sc.lease_ttl, Some(&mut r));
-                if due < until && st.renew_sent.is_none() {
-                    st.renew_due = Some(due);
-                    Next::Again(due)
-                } else {
-                    st.renew_due = None;
-                    Next::Again(until.max(now))
-                }
-            };
-            match st.work_until {
-                None => {
-                    let until = now + ms;
-                    st.work_until = Some(until);
-                    schedule(st, until)
-                }
-                Some(until) => {
-                    let mut renew = st.renew_due.is_some_and(|d| d <= now);
-                    if renew && until <= now {
-                        // Woken with the work done and a renewal overdue: worker and watchdog
-                        // race. The coin is the core's: the same seeded stream, in order.
-                        let coin = rng.lock().unwrap_or_else(|e| e.into_inner()).next_u64();
-                        let worker_first = coin % 2 == 0;
-                        c.note(format!(
-                            "{} at t={now}: woke with its work done and a renewal overdue; the seeded race puts the {} first",
-                            c.name,
-                            if worker_first { "worker" } else { "watchdog" }
-                        ));
-                        c.saw(now, EventKind::ResumeRace { worker_first });
-                        renew = !worker_first;
-                    }
-                    if !renew {
-                        st.work_until = None;
-                        st.renew_due = None;
-                        Next::At(now)
-                    } else if c.cut_off(now) {
-                        // The partition drops the renewal: nothing is sent to Redis, no reply
-                        // comes, and the worker carries on while the client waits.
-                        let timeout_at = sc.actors[c.idx].lock_timeout.map(|t| now + t);
-                        st.renew_due = None;
-                        st.renew_sent = Some((now, timeout_at.unwrap_or(Millis::MAX)));
-                        c.saw(
-                            now,
-                            EventKind::LockUnanswered {
-                                command: LockCommand::Renew,
-                                timeout_at,
-                            },
-                        );
-                        c.note(format!(
-                            "{} at t={now}: cut off from Redis, its watchdog's renewal is never sent; the job works on",
-                            c.name
-                        ));
-                        Next::Again(until.max(now))
-                    } else if c.extend(now)? {
-                        let next = schedule(st, until);
-                        st.lease_from = Some(now);
-                        c.saw(
-                            now,
-                            EventKind::Extended {
-                                fence: Fence(st.token.unwrap_or(0)),
-                                expires_at: now + sc.lease_ttl,
-                                watchdog: Some(st.renew_due),
-                            },
-                        );
-                        next
-                    } else {
-                        c.saw(now, extend_failed(true));
-                        c.note(format!(
-                            "{} at t={now}: the watchdog's extend script answered 0 (not the holder); the job self-cancels",
-                            c.name
-                        ));
-                        Next::Stop
-                    }
-                }
-            }
-        }
-        Step::Barrier if sc.skip_barrier => Next::At(now),
-        Step::Barrier => match st.token {
-            None => {
-                c.saw(now, skipped(SkipReason::NoToken));
-                Next::At(now)
-            }
-            Some(tok) => {
-                let sql = format!(
-                    "SELECT barrier({}, {}, {}, {tok}, {});",
-                    lit(policy_code(sc.policy)),
-                    lit(&sc.resource),
-                    lit(&c.name),
-                    sc.publishes()
-                );
-                let ok = c.pg.one(&sql)? == "ok";
-                let fence = Fence(tok);
-                let result = if ok {
-                    Ok(())
-                } else {
-                    Err(WriteError::StaleFence {
-                        token: fence,
-                        last: Fence(0),
-                    })
-                };
-                c.saw(now, EventKind::BarrierSet { fence, result });
-                if ok {
-                    Next::At(now)
-                } else {
-                    c.saw(now, EventKind::GaveUp);
-                    Next::Stop
-                }
-            }
-        },
-        Step::SideEffect { what } => {
-            // The outside system is a table that never sees a token: nothing can refuse it.
-            let held = c.is_held()?;
-            c.pg.query(&format!(
-                "INSERT INTO side_effects (actor, what, lease_live) VALUES ({}, {}, {held});",
-                lit(&c.name),
-                lit(what)
-            ))?;
-            c.saw(
-                now,
-                EventKind::SideEffect {
-                    what: what.clone(),
-                    lease_live: held,
-                },
-            );
-            Next::At(now)
-        }
-        Step::Release => match sc.release {
-            ReleaseMode::CompareAndDelete => {
-                let via = ReleaseMode::CompareAndDelete;
-                match c.release_cad()? {
-                    Ok(()) => c.saw(now, released(via)),
-                    Err(deleted) => c.saw(now, noop(via, deleted)),
-                }
-                Next::At(now)
-            }
-            ReleaseMode::GetThenDel if !st.del_pending => {
-                let value = c.value()?;
-                let own = value.as_deref() == Some(c.me.as_str());
-                let owner = value.map(|v| owner_of(c.sc, &v));
-                c.saw(now, EventKind::LockValueRead { owner, fence: None });
-                if own {
-                    st.del_pending = true;
-                    Next::Again(now + GET_DEL_GAP)
-                } else {
-                    Next::At(now)
-                }
-            }
-            via @ (ReleaseMode::GetThenDel | ReleaseMode::Del) => {
-                st.del_pending = false;
-                match c.del()? {
-                    Some(v) if v == c.me => c.saw(now, released(via)),
-                    Some(v) => {
-                        let v = owner_of(c.sc, &v);
-                        c.note(format!(
-                            "{} at t={now}: its unconditional DEL deleted {v}'s live lease",
-                            c.name
-                        ));
-                        c.saw(
-                            now,
-                            EventKind::DeletedOthersLease {
-                                owner: v,
-                                fence: Fence(0),
-                            },
-                        );
-                    }
-                    None => c.saw(now, noop(via, Vec::new())),
-                }
-                Next::At(now)
-            }
-        },
-    })
-}
-
 /// The scenario time of the grain nearest to now: when a blocked statement returned.
 fn scenario_now(env: &Env) -> Millis {
     let grain = (env.slot / env.scale).round().max(1.0);
     ((env.elapsed_ms() / env.slot).round().max(0.0) * grain) as Millis
 }
 
-/// The SQLSTATE of PostgreSQL's idle-in-transaction termination, if the client's psql
-/// reported it (psql exits when its connection is lost; verbose errors carry the code).
-fn terminated_line(c: &mut Client) -> Option<String> {
-    let err = c.pg.stderr();
-    err.contains(IDLE_IN_TRANSACTION_TIMEOUT)
-        .then(|| {
-            err.lines()
-                .find(|l| l.contains(IDLE_IN_TRANSACTION_TIMEOUT))
-        })
-        .flatten()
-        .map(|l| l.trim().to_owned())
-}
-
-/// A statement failed: the session is gone if psql reported 25P03; anything else is the
-/// harness's failure.
-fn lost(c: &mut Client, now: Millis, what: &str, e: String) -> Result<String, String> {
-    match terminated_line(c) {
-        Some(line) => {
-            c.note(format!(
-                "{} at t={now}: its {what} failed, psql said “{line}” and exited (connection lost)",
-                c.name
+/// A statement failed: the session is gone if the server said so with SQLSTATE 25P03 (its
+/// idle-in-transaction timeout terminated it); any other error is the harness's failure.
+fn lost(c: &Client, now: Millis, what: &str, e: pg::Error) -> Result<(), String> {
+    match e
+        .as_db_error()
+        .filter(|d| *d.code() == SqlState::IDLE_IN_TRANSACTION_SESSION_TIMEOUT)
+    {
+        Some(d) => {
+            c.record(format!(
+                "{} at t={now}: its {what} failed with SQLSTATE {} “{}”: its connection is gone",
+                c.name,
+                d.code().code(),
+                d.message()
             ));
-            Ok(line)
+            Ok(())
         }
         None => Err(format!(
-            "{}: {what} failed without {IDLE_IN_TRANSACTION_TIMEOUT}: {e}; stderr: {}",
-            c.name,
-            c.pg.stderr()
+            "{}: {what} failed without {IDLE_IN_TRANSACTION_TIMEOUT}: {e}",
+            c.name
         )),
     }
 }
 
-/// This client's session as `pg_stat_activity` shows it: its state (with " (for update)"
-/// once its query is the `SELECT … FOR UPDATE`), its wait event type and whose sessions
-/// block it (their application names, without the run's prefix).
-fn activity(c: &mut Client) -> Result<(String, String, Vec<String>), String> {
-    let prefix = format!("{}-", c.env.schema);
-    let app = lit(&c.app);
-    let observer = c.observer.as_mut().ok_or("no observer session")?;
+/// A session as `pg_stat_activity` shows it (`app` its application name): its state (with
+/// " (for update)" once its query is the `SELECT … FOR UPDATE`), its wait event type and
+/// whose sessions block it (their application names, without the run's `prefix`).
+fn activity(
+    observer: &mut Pg,
+    app: &str,
+    prefix: &str,
+) -> Result<(String, String, Vec<String>), String> {
     let row = observer.one(&format!(
-        "SELECT coalesce(a.state, '') || CASE WHEN a.query LIKE '%FOR UPDATE%' THEN ' (for update)' ELSE '' END || '|' || coalesce(a.wait_event_type, '') || '|' || coalesce((SELECT string_agg(b.application_name, ',') FROM pg_stat_activity b WHERE b.pid = ANY (pg_blocking_pids(a.pid))), '') FROM pg_stat_activity a WHERE a.application_name = {app};"
+        "SELECT coalesce(a.state, '') || CASE WHEN a.query LIKE '%FOR UPDATE%' THEN ' (for update)' ELSE '' END || '|' || coalesce(a.wait_event_type, '') || '|' || coalesce((SELECT string_agg(b.application_name, ',') FROM pg_stat_activity b WHERE b.pid = ANY (pg_blocking_pids(a.pid))), '') FROM pg_stat_activity a WHERE a.application_name = {};",
+        lit(app)
     ))?;
     let mut f = row.splitn(3, '|');
     let state = f.next().unwrap_or_default().to_owned();
@@ -1483,221 +1223,58 @@ fn activity(c: &mut Client) -> Result<(String, String, Vec<String>), String> {
         .unwrap_or_default()
         .split(',')
         .filter(|b| !b.is_empty())
-        .map(|b| b.strip_prefix(&prefix).unwrap_or(b).to_owned())
+        .map(|b| b.strip_prefix(prefix).unwrap_or(b).to_owned())
         .collect();
     Ok((state, wait, blockers))
 }
 
-/// A step under a row lock, on the client's own PostgreSQL session: `BEGIN; SELECT … FOR
-/// UPDATE` (which blocks while another transaction holds the row), the status read and the
-/// debit inside that transaction, `COMMIT`. A session the server terminated makes psql exit:
-/// the next statement reports 25P03 and the client stops.
-fn act_row(c: &mut Client, st: &mut State, step: &Step, now: Millis) -> Result<Next, String> {
-    let sc = c.sc;
-    let res = lit(&sc.resource);
-    Ok(match step {
-        Step::Acquire { .. } => {
-            c.pg.send(&format!(
-                "BEGIN; SELECT balance FROM accounts WHERE id = {res} FOR UPDATE;"
-            ))?;
-            // Watch the session from outside until it either holds the row (idle in its
-            // transaction) or waits on a lock, and behind whom.
-            let deadline = c.env.elapsed_ms() + c.env.slot / 4.0;
-            let mut waited_for = None;
-            while c.env.elapsed_ms() < deadline {
-                let (state, wait, blockers) = activity(c)?;
-                if state == "active (for update)" && wait == "Lock" && !blockers.is_empty() {
-                    waited_for = Some(blockers.join(","));
-                    break;
-                }
-                if state == "idle in transaction (for update)" {
-                    break; // it holds the row
-                }
-                thread::sleep(Duration::from_micros(500));
-            }
-            if let Some(holder) = &waited_for {
-                c.note(format!(
-                    "{} at t={now}: SELECT … FOR UPDATE waits on a Lock (pg_stat_activity), blocked by {holder} (pg_blocking_pids)",
-                    c.name
+/// `BEGIN; SELECT … FOR UPDATE` on the client's session, which blocks while another
+/// transaction holds the row: it runs on a thread of its own while this one watches the
+/// session from outside until it either holds the row (idle in its transaction) or waits on
+/// a lock, and behind whom (then recorded at `now`, while it still waits). Returns whom it
+/// was seen waiting for, and the statement's outcome.
+fn lock_row(
+    c: &mut Client,
+    now: Millis,
+) -> Result<(Option<String>, Result<(), pg::Error>), String> {
+    let sql = format!(
+        "BEGIN; SELECT balance FROM accounts WHERE id = {} FOR UPDATE;",
+        lit(&c.sc.resource)
+    );
+    let (env, shared, idx, name) = (c.env, c.shared.clone(), c.idx, c.name.clone());
+    let prefix = format!("{}-", env.schema);
+    let observer = c.observer.as_mut().ok_or("no observer session")?;
+    let (pg, app) = (&mut c.pg, &c.app);
+    thread::scope(|s| {
+        let statement = s.spawn(|| pg.statement(&sql).map(|_| ()));
+        let deadline = env.elapsed_ms() + env.slot / 4.0;
+        let mut waited_for = None;
+        while env.elapsed_ms() < deadline {
+            let (state, wait, blockers) = activity(observer, app, &prefix)?;
+            if state == "active (for update)" && wait == "Lock" && !blockers.is_empty() {
+                let holder = blockers.join(",");
+                let mut o = observe(&shared);
+                o.notes.push(format!(
+                    "{name} at t={now}: SELECT … FOR UPDATE waits on a Lock (pg_stat_activity), blocked by {holder} (pg_blocking_pids)"
                 ));
-                c.saw(
+                o.saw(
                     now,
+                    Some(idx),
                     EventKind::LockWait {
                         holder: holder.clone(),
                     },
                 );
+                waited_for = Some(holder);
+                break;
             }
-            if let Err(e) = c.pg.recv() {
-                lost(c, now, "SELECT … FOR UPDATE", e)?;
-                c.saw(now, EventKind::ConnectionLost);
-                return Ok(Next::Stop);
+            if state == "idle in transaction (for update)" {
+                break; // it holds the row
             }
-            if waited_for.is_none() && scenario_now(c.env) > now {
-                // It returned a grain or more later, though the watch saw no lock wait in
-                // time: it waited all the same (the fold names the holder it waited behind).
-                c.note(format!(
-                    "{} at t={now}: SELECT … FOR UPDATE returned late without a lock wait seen in pg_stat_activity",
-                    c.name
-                ));
-                c.saw(
-                    now,
-                    EventKind::LockWait {
-                        holder: String::new(),
-                    },
-                );
-                waited_for = Some(String::new());
-            }
-            let at = if waited_for.is_some() {
-                let at = scenario_now(c.env);
-                c.note(format!(
-                    "{}: its SELECT … FOR UPDATE returned at t={at} ({:.0} real ms after the start)",
-                    c.name,
-                    c.env.elapsed_ms()
-                ));
-                at
-            } else {
-                now
-            };
-            let fence = {
-                let mut o = c.shared.lock().unwrap_or_else(|e| e.into_inner());
-                o.grants += 1;
-                sc.first_fence + o.grants - 1
-            };
-            st.token = Some(fence);
-            c.saw(
-                at,
-                EventKind::Acquired {
-                    fence: Fence(fence),
-                    expires_at: sc.idle_timeout().map_or(Millis::MAX, |t| at + t),
-                    nodes: Vec::new(),
-                    token_later: false,
-                },
-            );
-            Next::At(at)
+            thread::sleep(Duration::from_micros(500));
         }
-        Step::Work { ms } => Next::At(now + ms),
-        Step::CheckDone => {
-            // The job's status, read inside the transaction that holds the row.
-            let sql = format!(
-                "SELECT EXISTS (SELECT 1 FROM write_log WHERE account = {res} AND kind IN ('debit', 'publish') AND result = 'ok');"
-            );
-            match c.pg.one(&sql) {
-                Err(e) => {
-                    lost(c, now, "status read", e)?;
-                    c.saw(now, EventKind::ConnectionLost);
-                    Next::Stop
-                }
-                Ok(v) => {
-                    let done = v == "t";
-                    c.saw(now, EventKind::JobChecked { done });
-                    after_status(done, &sc.actors[c.idx].script, st.pc, now)
-                }
-            }
-        }
-        Step::Debit {
-            amount,
-            idempotency_key,
-        } => {
-            // The UPDATE in the lock holder's transaction: no token (policy 'off').
-            let w = Write {
-                token: None,
-                amount: *amount,
-                key: idempotency_key.clone(),
-                publish: None,
-            };
-            let sql = format!(
-                "SELECT debit('off', {res}, {}, NULL, {amount}, {});",
-                lit(&c.name),
-                opt_lit(idempotency_key.as_deref())
-            );
-            match c.pg.one(&sql) {
-                Ok(reply) => {
-                    let o = applied(sc, c.idx, &w, now, now, &reply)?;
-                    c.shared
-                        .lock()
-                        .unwrap_or_else(|e| e.into_inner())
-                        .events
-                        .push(o);
-                    Next::At(now)
-                }
-                Err(e) => {
-                    lost(c, now, "UPDATE", e)?;
-                    c.shared
-                        .lock()
-                        .unwrap_or_else(|e| e.into_inner())
-                        .events
-                        .push(Observation {
-                            at: now,
-                            actor: Some(c.idx),
-                            kind: EventKind::WriteApplied {
-                                fence: None,
-                                amount: *amount,
-                                sent_at: now,
-                                result: Err(WriteError::SessionTerminated),
-                                superseded_by: None,
-                                highest_accepted: None,
-                                publish: None,
-                            },
-                            request: Some(WriteRequest {
-                                resource: sc.resource.clone(),
-                                writer: c.name.clone(),
-                                fence: None,
-                                amount: *amount,
-                                idempotency_key: idempotency_key.clone(),
-                                publish: None,
-                            }),
-                        });
-                    Next::Stop
-                }
-            }
-        }
-        Step::Release => match c.pg.query("COMMIT;") {
-            Ok(_) => {
-                // The COMMIT came first on the server: a waiter's SELECT … FOR UPDATE returns
-                // only after it, though its thread may have logged that a moment sooner.
-                let mut o = c.shared.lock().unwrap_or_else(|e| e.into_inner());
-                let waited = |o: &Observed, actor: Option<usize>| {
-                    o.events.iter().any(|p| {
-                        p.actor == actor
-                            && matches!(&p.kind, EventKind::LockWait { holder } if *holder == c.name)
-                    })
-                };
-                let at = o.events.iter().position(|p| {
-                    p.at == now
-                        && p.actor != Some(c.idx)
-                        && matches!(p.kind, EventKind::Acquired { .. })
-                        && waited(&o, p.actor)
-                });
-                let seen = Observation {
-                    at: now,
-                    actor: Some(c.idx),
-                    kind: released(ReleaseMode::CompareAndDelete),
-                    request: None,
-                };
-                match at {
-                    Some(i) => o.events.insert(i, seen),
-                    None => o.events.push(seen),
-                }
-                Next::At(now)
-            }
-            Err(e) => {
-                lost(c, now, "COMMIT", e)?;
-                c.saw(now, EventKind::ConnectionLost);
-                Next::Stop
-            }
-        },
-        other => return Err(format!("{other:?} is not modelled under a row lock")),
+        let reply = statement
+            .join()
+            .map_err(|_| "the SELECT … FOR UPDATE thread panicked".to_owned())?;
+        Ok((waited_for, reply))
     })
-}
-
-/// After a job-status read at step `pc`: a job not done goes on with the next step; a done
-/// one skips to the actor's release (or stops if it has none), as the engine's does.
-fn after_status(done: bool, script: &[Step], pc: usize, now: Millis) -> Next {
-    if !done {
-        return Next::At(now);
-    }
-    match script[pc..].iter().position(|s| *s == Step::Release) {
-        Some(i) => Next::Goto(pc + i, now),
-        None => Next::Stop,
-    }
 }

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use super::etcd::Etcd;
 use super::pg::PgAddr;
-use super::redis::Redis;
+use super::redis::{Redis, ReplyExt};
 
 /// Directory of the PostgreSQL 15 server binaries on Debian.
 const PG_BIN: &str = "/usr/lib/postgresql/15/bin";
@@ -336,9 +336,7 @@ impl EtcdServer {
                 .map_err(|e| format!("etcd: {e}"))?;
             members.push((*port, register(Stop::Kill(child))));
         }
-        let client = Etcd {
-            ports: ports.iter().map(|(p, _)| *p).collect(),
-        };
+        let client = Etcd::new(ports.iter().map(|(p, _)| *p).collect());
         wait_for("etcd", Duration::from_secs(20), || {
             client.put_revision("replay/ping", "1").is_ok()
                 && ports

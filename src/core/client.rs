@@ -1,0 +1,719 @@
+//! One client's steps, written once: a script step becomes commands to a [`Backend`] (the
+//! lock, the storage, the outside world, the client's clock) and a [`Next`] that says when
+//! the client acts again. The engine drives it against the simulated lock and ledger
+//! ([`super::actor`]); the replay drives the same steps against real servers, so what the
+//! servers answer is checked against what the core predicts, not against a second copy of
+//! the client.
+//!
+//! What the client saw is said through [`Backend::say`]; facts no client sees (a refusal's
+//! holder, a noop's reason) are the backend's to answer or, on real servers, the fold's
+//! ([`super::record`]) to fill in.
+
+use super::clock::{Millis, SplitMix64};
+use super::lease::{renewal_interval, Acquire, Fence};
+use super::ledger::{WriteError, WriteRequest};
+use super::scenario::{
+    client_elapsed, Actor, ReleaseMode, Scenario, Step, COUNTER_GAP, GET_DEL_GAP,
+};
+use super::trace::{EventKind, LockCommand, NoopReason, ProviderOutcome, SkipReason};
+
+/// Where one client is in its script and what it believes.
+#[derive(Debug, Clone, Default)]
+pub struct ClientState {
+    pub pc: usize,
+    pub fence: Option<Fence>,
+    pub believes: bool,
+    /// The last write sent, for `Step::Retry`.
+    pub last_write: Option<WriteRequest>,
+    /// GET-then-DEL: the GET saw our own value and the DEL is still to come.
+    pub del_pending: bool,
+    /// Separate counter: the SET answered OK and the INCR is still to come.
+    pub token_pending: bool,
+    /// `Step::WorkRenewing`: when the work ends, and when the watchdog renews next.
+    pub work_until: Option<Millis>,
+    pub renew_due: Option<Millis>,
+    /// When the lease was last granted or renewed (its local deadline counts from here).
+    pub lease_from: Option<Millis>,
+    /// `Step::WorkRenewing`: when the watchdog sent a renewal that has had no reply yet (a
+    /// partition dropped it); it sends no other until it gives up on this one.
+    pub renew_sent: Option<Millis>,
+    /// When the client last sent a write to storage.
+    pub wrote_at: Option<Millis>,
+}
+
+impl ClientState {
+    /// The client stops for good: it no longer believes it holds anything.
+    pub fn cancel(&mut self) {
+        self.believes = false;
+        self.work_until = None;
+        self.renew_due = None;
+    }
+}
+
+/// What a step leaves to do next.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Next {
+    /// The next step, at this time.
+    At(Millis),
+    /// The same step again at this time (a refused acquire, the DEL half, a renewal).
+    Again(Millis),
+    /// Step number `pc` at this time (a job found done skips to its release).
+    Goto(usize, Millis),
+    /// The next step, after the client's request timeout gave up on a write at this time.
+    AfterTimeout(Millis),
+    /// The same step, resumed by something else: a row lock handed over, or the timeout
+    /// of a lock command that got no reply ([`Backend::expect_timeout`]).
+    Wait,
+    /// The client stops (gave up, self-cancelled, lost its connection, or its script ended).
+    Stop,
+}
+
+/// The answer to a row lock's `SELECT … FOR UPDATE`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RowGrant {
+    /// The transaction holds the row from `at` (later than asked if it waited, as the
+    /// backend has said), its session's idle timeout ending it at `expires_at`
+    /// (`Millis::MAX`: none).
+    Locked {
+        fence: Fence,
+        expires_at: Millis,
+        at: Millis,
+    },
+    /// It waits behind `holder`'s transaction (a hand-over resumes it).
+    Waits { holder: String },
+    /// The session is gone.
+    Lost,
+}
+
+/// A compare-and-delete's answer: our lease's token, or why nothing was released and the
+/// Redlock nodes where a leftover key of ours was still deleted.
+pub type Release = Result<Fence, (NoopReason, Vec<usize>)>;
+
+/// What the lock key holds, as a GET reads it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LockValue {
+    pub owner: Option<String>,
+    pub fence: Option<Fence>,
+    /// It is this client's own value.
+    pub mine: bool,
+}
+
+/// The world one client acts on. The engine's is the simulated lock and ledger; the replay's
+/// sends the same commands to real servers and reports their answers.
+pub trait Backend {
+    /// An infrastructure failure (the simulation has none).
+    type Error;
+
+    /// The client's own state (kept by the backend, so what it records sees it as it is).
+    fn state(&mut self) -> &mut ClientState;
+    /// Records what the client saw at `at` on its own lane.
+    fn say(&mut self, at: Millis, kind: EventKind);
+    /// Records what storage did on the client's behalf at `at` (a barrier).
+    fn say_storage(&mut self, at: Millis, kind: EventKind);
+    /// A line of evidence about how it happened (the replay's; the engine keeps none).
+    fn note(&mut self, _what: impl FnOnce() -> String) {}
+    /// The seeded randomness the scenario gives its clients (watchdog jitter, resume races).
+    fn with_rng<T>(&mut self, f: impl FnOnce(&mut SplitMix64) -> T) -> T;
+
+    /// Takes the lease (NX PX, or Redlock's majority, or etcd's create-if-absent).
+    fn acquire(&mut self, now: Millis) -> Result<(Acquire, Vec<usize>), Self::Error>;
+    /// The grant was made: the lock's books take note (the engine queues its expiry).
+    fn granted(&mut self, _fence: Fence, _expires_at: Millis) {}
+    /// The separate counter's INCR.
+    fn take_token(&mut self, now: Millis) -> Result<Fence, Self::Error>;
+    fn is_held(&mut self, now: Millis) -> Result<bool, Self::Error>;
+    /// The ownership-checked extend; the lease's new expiry, `None` if it is not ours.
+    fn extend(&mut self, now: Millis) -> Result<Option<Millis>, Self::Error>;
+    /// The compare-and-delete.
+    fn release(&mut self, now: Millis) -> Result<Release, Self::Error>;
+    /// The GET of GET-then-DEL.
+    fn read_lock(&mut self, now: Millis) -> Result<LockValue, Self::Error>;
+    /// The unconditional DEL: whose live lease it deleted, if any.
+    fn delete(&mut self, now: Millis) -> Result<Option<LockValue>, Self::Error>;
+    /// When the client's own lease ended, if that is known (the engine's books).
+    fn lease_ended_at(&self) -> Option<Millis> {
+        None
+    }
+    /// A lock command got no reply: the client's timeout gives up on it at `at`.
+    fn expect_timeout(&mut self, command: LockCommand, sent_at: Millis, at: Millis);
+
+    /// Row lock: `BEGIN; SELECT … FOR UPDATE`.
+    fn lock_row(&mut self, now: Millis) -> Result<RowGrant, Self::Error>;
+    /// Row lock: `COMMIT`; the lease's token, `None` if the session is gone.
+    fn commit(&mut self, now: Millis) -> Result<Option<Fence>, Self::Error>;
+    /// Row lock: the transaction ended; the first waiter gets the row.
+    fn hand_over(&mut self, _now: Millis) {}
+
+    /// Sends a write; when the client carries on (a reply, a timeout, or a lost session).
+    fn send(&mut self, request: WriteRequest, now: Millis) -> Result<Next, Self::Error>;
+    fn barrier(&mut self, fence: Fence, now: Millis)
+        -> Result<Result<(), WriteError>, Self::Error>;
+    /// Whether the job is done (`None`: the session is gone).
+    fn job_done(&mut self, now: Millis) -> Result<Option<bool>, Self::Error>;
+    /// The outside provider's call (made only after an accepted claim).
+    fn provider_call(
+        &mut self,
+        what: &str,
+        idempotency_key: &str,
+        now: Millis,
+    ) -> Result<ProviderOutcome, Self::Error>;
+    /// A call to the outside system that never sees a token.
+    fn side_effect(&mut self, what: &str, lease_live: bool, now: Millis)
+        -> Result<(), Self::Error>;
+}
+
+/// `t`, or when the actor's pause ends if it is stalled then: a paused client does not act.
+pub fn after_pauses(actor: &Actor, t: Millis) -> Millis {
+    let mut at = t;
+    while let Some(p) = actor.pauses.iter().find(|p| p.contains(at)) {
+        at = p.end();
+    }
+    at
+}
+
+/// Whether client `me` is cut off from the lock service at `now` (a partition).
+pub fn cut_off(sc: &Scenario, me: usize, now: Millis) -> bool {
+    sc.partition
+        .is_some_and(|p| p.actor == me && p.contains(now))
+}
+
+/// Runs client `me`'s current step at `now`.
+pub fn step<B: Backend>(
+    b: &mut B,
+    sc: &Scenario,
+    me: usize,
+    now: Millis,
+) -> Result<Next, B::Error> {
+    let Some(step) = sc.actors[me].script.get(b.state().pc).cloned() else {
+        return Ok(Next::Stop);
+    };
+    if sc.row_lock.is_some() {
+        if let Some(next) = row_step(b, &step, now)? {
+            return Ok(next);
+        }
+    }
+    if cut_off(sc, me, now) {
+        if let Some(command) = LockCommand::sent_by(&step) {
+            unanswered(b, sc, me, command, now);
+            return Ok(Next::Wait);
+        }
+    }
+    Ok(match step {
+        Step::Acquire { .. } if b.state().token_pending => {
+            // The INCR on the separate counter: a token for whoever asks, held or not.
+            let fence = b.take_token(now)?;
+            let st = b.state();
+            st.token_pending = false;
+            st.fence = Some(fence);
+            b.say(now, EventKind::TokenTaken { fence });
+            Next::At(now)
+        }
+        Step::Acquire { retry_every } => acquire(b, sc, now, retry_every)?,
+        Step::Work { ms } => Next::At(now.saturating_add(ms)),
+        Step::CheckHeld => {
+            let held = b.is_held(now)?;
+            b.say(now, EventKind::Checked { held });
+            if held {
+                Next::At(now)
+            } else {
+                give_up(b, now)
+            }
+        }
+        Step::CheckDeadline => {
+            // The client's own clock, `client_drift` per mille slow: no server sees it.
+            let since = now.saturating_sub(b.state().lease_from.unwrap_or(now));
+            let local = client_elapsed(since, sc.client_drift);
+            let deadline = sc.lease_ttl.saturating_sub(sc.deadline_margin);
+            let ok = local < deadline;
+            let kind = EventKind::DeadlineChecked {
+                local,
+                deadline,
+                ok,
+            };
+            b.say(now, kind);
+            if ok {
+                Next::At(now)
+            } else {
+                give_up(b, now)
+            }
+        }
+        Step::CheckDone => check_done(b, sc, me, now)?,
+        Step::Debit {
+            amount,
+            idempotency_key,
+        } => write(b, sc, me, now, amount, idempotency_key, None)?,
+        // A claim row is the same conditional write as a publish, made before an outside call.
+        Step::Publish { result } | Step::Claim { what: result } => {
+            write(b, sc, me, now, 0, None, Some(result))?
+        }
+        Step::ProviderCall {
+            what,
+            idempotency_key,
+        } => {
+            let lease_live = b.is_held(now)?;
+            let outcome = b.provider_call(&what, &idempotency_key, now)?;
+            let kind = EventKind::ProviderCall {
+                what,
+                idempotency_key,
+                outcome,
+                lease_live,
+            };
+            b.say(now, kind);
+            if outcome == ProviderOutcome::NotCalled {
+                give_up(b, now)
+            } else {
+                Next::At(now)
+            }
+        }
+        Step::Retry => match b.state().last_write.clone() {
+            None => {
+                let reason = SkipReason::NothingToRetry;
+                b.say(now, EventKind::WriteSkipped { reason });
+                Next::At(now)
+            }
+            Some(request) => {
+                let kind = EventKind::Retried {
+                    fence: request.fence,
+                    amount: request.amount,
+                    idempotency_key: request.idempotency_key.clone(),
+                };
+                b.say(now, kind);
+                send(b, request, now)?
+            }
+        },
+        Step::Extend => match b.extend(now)? {
+            Some(expires_at) => {
+                let st = b.state();
+                st.lease_from = Some(now);
+                let fence = st.fence.unwrap_or(Fence(0));
+                let kind = EventKind::Extended {
+                    fence,
+                    expires_at,
+                    watchdog: None,
+                };
+                b.say(now, kind);
+                Next::At(now)
+            }
+            None => extend_failed(b, now, false),
+        },
+        Step::WorkRenewing { ms } => work_renewing(b, sc, me, now, ms)?,
+        Step::Barrier if sc.skip_barrier => Next::At(now),
+        Step::Barrier => match b.state().fence {
+            None => {
+                let reason = SkipReason::NoToken;
+                b.say(now, EventKind::WriteSkipped { reason });
+                Next::At(now)
+            }
+            Some(fence) => {
+                let result = b.barrier(fence, now)?;
+                let refused = result.is_err();
+                b.say_storage(now, EventKind::BarrierSet { fence, result });
+                if refused {
+                    give_up(b, now)
+                } else {
+                    Next::At(now)
+                }
+            }
+        },
+        Step::SideEffect { what } => {
+            let lease_live = b.is_held(now)?;
+            b.side_effect(&what, lease_live, now)?;
+            b.say(now, EventKind::SideEffect { what, lease_live });
+            Next::At(now)
+        }
+        Step::Release => release(b, sc, now)?,
+    })
+}
+
+/// The client gives up: it stops, and says so.
+fn give_up<B: Backend>(b: &mut B, now: Millis) -> Next {
+    b.state().cancel();
+    b.say(now, EventKind::GaveUp);
+    Next::Stop
+}
+
+/// The lock answered OK at `at`: the client's lease starts, and it says so.
+pub fn granted<B: Backend>(
+    b: &mut B,
+    at: Millis,
+    fence: Fence,
+    expires_at: Millis,
+    nodes: Vec<usize>,
+    token_later: bool,
+) {
+    let st = b.state();
+    st.fence = Some(fence);
+    st.believes = true;
+    st.lease_from = Some(at);
+    b.granted(fence, expires_at);
+    let kind = EventKind::Acquired {
+        fence,
+        expires_at,
+        nodes,
+        token_later,
+    };
+    b.say(at, kind);
+}
+
+fn acquire<B: Backend>(
+    b: &mut B,
+    sc: &Scenario,
+    now: Millis,
+    retry_every: Millis,
+) -> Result<Next, B::Error> {
+    Ok(match b.acquire(now)? {
+        (Acquire::Acquired { fence, expires_at }, nodes) => {
+            let token_later = sc.token_source == super::scenario::TokenSource::SeparateCounter;
+            granted(b, now, fence, expires_at, nodes, token_later);
+            if token_later {
+                // The lease is granted; its token is a second command away.
+                let st = b.state();
+                st.fence = None;
+                st.token_pending = true;
+                return Ok(Next::Again(now.saturating_add(COUNTER_GAP)));
+            }
+            Next::At(now)
+        }
+        (Acquire::Held { holder, expires_at }, nodes) => {
+            let kind = EventKind::AcquireRefused {
+                holder,
+                until: expires_at,
+                retry_in: retry_every,
+                nodes,
+            };
+            b.say(now, kind);
+            Next::Again(now.saturating_add(retry_every))
+        }
+    })
+}
+
+/// A statement step under a row lock (acquire, commit); `None` when it is an ordinary step.
+fn row_step<B: Backend>(b: &mut B, step: &Step, now: Millis) -> Result<Option<Next>, B::Error> {
+    Ok(Some(match step {
+        Step::Acquire { .. } => match b.lock_row(now)? {
+            RowGrant::Locked {
+                fence,
+                expires_at,
+                at,
+            } => {
+                granted(b, at, fence, expires_at, Vec::new(), false);
+                Next::At(at)
+            }
+            RowGrant::Waits { holder } => {
+                b.say(now, EventKind::LockWait { holder });
+                Next::Wait
+            }
+            RowGrant::Lost => connection_lost(b, now),
+        },
+        Step::Release => match b.commit(now)? {
+            // COMMIT: the transaction's writes are durable and its row lock is released.
+            Some(fence) => {
+                b.state().believes = false;
+                let via = ReleaseMode::CompareAndDelete;
+                b.say(now, EventKind::Released { fence, via });
+                b.hand_over(now);
+                Next::At(now)
+            }
+            None => connection_lost(b, now),
+        },
+        _ => return Ok(None),
+    }))
+}
+
+/// The server terminated the client's session: the statement fails and it stops.
+fn connection_lost<B: Backend>(b: &mut B, now: Millis) -> Next {
+    b.state().cancel();
+    b.say(now, EventKind::ConnectionLost);
+    Next::Stop
+}
+
+/// A lock command sent during a partition: dropped, so no reply comes. The client's
+/// timeout (if it has one) gives up on it later.
+fn unanswered<B: Backend>(b: &mut B, sc: &Scenario, me: usize, command: LockCommand, now: Millis) {
+    let actor = &sc.actors[me];
+    let timeout_at = actor
+        .lock_timeout
+        .map(|t| after_pauses(actor, now.saturating_add(t)));
+    let kind = EventKind::LockUnanswered {
+        command,
+        timeout_at,
+    };
+    b.say(now, kind);
+    if let Some(at) = timeout_at {
+        b.expect_timeout(command, now, at);
+    }
+}
+
+/// The client's timeout on an unanswered lock command, sent at `sent_at`, fires at `now`: it
+/// treats the command as failed. A renewal or extend that failed, or an is_held check
+/// without an answer, stops the job (if it is still `running`); an acquire is tried again; a
+/// release is given up on.
+pub fn lock_timed_out<B: Backend>(
+    b: &mut B,
+    sc: &Scenario,
+    me: usize,
+    command: LockCommand,
+    sent_at: Millis,
+    now: Millis,
+    running: bool,
+) -> Next {
+    let lease_ended_at = b.lease_ended_at();
+    let st = b.state();
+    let wrote_at = st.wrote_at;
+    let cancelled = match command {
+        LockCommand::Renew | LockCommand::Extend | LockCommand::CheckHeld => running,
+        LockCommand::Acquire | LockCommand::Release => false,
+    };
+    if command == LockCommand::Renew {
+        st.renew_sent = None;
+    }
+    if cancelled {
+        st.cancel();
+    }
+    if command == LockCommand::Release {
+        st.believes = false;
+    }
+    let kind = EventKind::LockTimedOut {
+        command,
+        sent_at,
+        cancelled,
+        wrote_at,
+        lease_ended_at,
+    };
+    b.say(now, kind);
+    if !running {
+        return Next::Wait;
+    }
+    match command {
+        LockCommand::Acquire => {
+            let retry = match sc.actors[me].script.get(b.state().pc) {
+                Some(Step::Acquire { retry_every }) => *retry_every,
+                _ => 0,
+            };
+            Next::Again(now.saturating_add(retry))
+        }
+        LockCommand::Release => {
+            b.state().del_pending = false;
+            Next::At(now)
+        }
+        LockCommand::Renew | LockCommand::Extend | LockCommand::CheckHeld => Next::Stop,
+    }
+}
+
+/// A job-status read: a job not done goes on; a done one skips to the client's release (or
+/// stops if it has none).
+fn check_done<B: Backend>(
+    b: &mut B,
+    sc: &Scenario,
+    me: usize,
+    now: Millis,
+) -> Result<Next, B::Error> {
+    let Some(done) = b.job_done(now)? else {
+        return Ok(connection_lost(b, now));
+    };
+    b.say(now, EventKind::JobChecked { done });
+    if !done {
+        return Ok(Next::At(now));
+    }
+    let from = b.state().pc;
+    Ok(
+        match sc.actors[me].script[from..]
+            .iter()
+            .position(|s| *s == Step::Release)
+        {
+            Some(i) => Next::Goto(from + i, now),
+            None => {
+                b.state().cancel();
+                Next::Stop
+            }
+        },
+    )
+}
+
+/// A debit or a publish under the client's token (skipped without one).
+fn write<B: Backend>(
+    b: &mut B,
+    sc: &Scenario,
+    me: usize,
+    now: Millis,
+    amount: i64,
+    idempotency_key: Option<String>,
+    publish: Option<String>,
+) -> Result<Next, B::Error> {
+    let Some(fence) = b.state().fence else {
+        let reason = SkipReason::NoToken;
+        b.say(now, EventKind::WriteSkipped { reason });
+        return Ok(Next::At(now));
+    };
+    // Under a row lock the UPDATE runs in the lock holder's transaction: no token.
+    let request = WriteRequest {
+        resource: sc.resource.clone(),
+        writer: sc.actors[me].name.clone(),
+        fence: sc.row_lock.is_none().then_some(fence),
+        amount,
+        idempotency_key,
+        publish,
+    };
+    send(b, request, now)
+}
+
+fn send<B: Backend>(b: &mut B, request: WriteRequest, now: Millis) -> Result<Next, B::Error> {
+    let st = b.state();
+    st.last_write = Some(request.clone());
+    st.wrote_at = Some(now);
+    b.send(request, now)
+}
+
+fn extend_failed<B: Backend>(b: &mut B, now: Millis, watchdog: bool) -> Next {
+    let lease_ended_at = b.lease_ended_at();
+    b.state().cancel();
+    let kind = EventKind::ExtendFailed {
+        watchdog,
+        lease_ended_at,
+    };
+    b.say(now, kind);
+    Next::Stop
+}
+
+/// `Step::WorkRenewing`: the watchdog's next renewal, or the end of the work if that comes
+/// first.
+fn schedule_renewal<B: Backend>(b: &mut B, sc: &Scenario, now: Millis, until: Millis) -> Next {
+    let every = b.with_rng(|rng| renewal_interval(sc.lease_ttl, Some(rng)));
+    let due = now.saturating_add(every);
+    let st = b.state();
+    if due < until && st.renew_sent.is_none() {
+        st.renew_due = Some(due);
+        Next::Again(due)
+    } else {
+        st.renew_due = None;
+        Next::Again(until.max(now))
+    }
+}
+
+/// Work with a watchdog that renews the lease while it runs.
+fn work_renewing<B: Backend>(
+    b: &mut B,
+    sc: &Scenario,
+    me: usize,
+    now: Millis,
+    ms: Millis,
+) -> Result<Next, B::Error> {
+    let st = b.state();
+    let Some(until) = st.work_until else {
+        let until = now.saturating_add(ms);
+        st.work_until = Some(until);
+        return Ok(schedule_renewal(b, sc, now, until));
+    };
+    let mut renew = st.renew_due.is_some_and(|d| d <= now);
+    if renew && until <= now {
+        // Woken with the work done and a renewal overdue: the worker thread and the
+        // watchdog race, and either may run first.
+        let worker_first = b.with_rng(|rng| rng.next_u64() % 2 == 0);
+        b.note(|| {
+            format!(
+                "{} at t={now}: woke with its work done and a renewal overdue; the seeded race puts the {} first",
+                sc.actors[me].name,
+                if worker_first { "worker" } else { "watchdog" }
+            )
+        });
+        b.say(now, EventKind::ResumeRace { worker_first });
+        renew = !worker_first;
+    }
+    if renew && cut_off(sc, me, now) {
+        // The watchdog's renewal is dropped; the worker carries on beside it.
+        let st = b.state();
+        st.renew_due = None;
+        st.renew_sent = Some(now);
+        unanswered(b, sc, me, LockCommand::Renew, now);
+        return Ok(Next::Again(until.max(now)));
+    }
+    if !renew {
+        let st = b.state();
+        st.work_until = None;
+        st.renew_due = None;
+        return Ok(Next::At(now));
+    }
+    Ok(match b.extend(now)? {
+        Some(expires_at) => {
+            let next = schedule_renewal(b, sc, now, until);
+            let st = b.state();
+            st.lease_from = Some(now);
+            let kind = EventKind::Extended {
+                fence: st.fence.unwrap_or(Fence(0)),
+                expires_at,
+                watchdog: Some(st.renew_due),
+            };
+            b.say(now, kind);
+            next
+        }
+        None => {
+            b.note(|| {
+                format!(
+                    "{} at t={now}: the watchdog's extend answered 0 (not the holder); the job self-cancels",
+                    sc.actors[me].name
+                )
+            });
+            extend_failed(b, now, true)
+        }
+    })
+}
+
+/// The compare-and-delete, or GET-then-DEL's two halves, or a plain DEL.
+fn release<B: Backend>(b: &mut B, sc: &Scenario, now: Millis) -> Result<Next, B::Error> {
+    match sc.release {
+        ReleaseMode::CompareAndDelete => {
+            b.state().believes = false;
+            let via = ReleaseMode::CompareAndDelete;
+            let kind = match b.release(now)? {
+                Ok(fence) => EventKind::Released { fence, via },
+                Err((reason, deleted)) => EventKind::ReleaseNoop {
+                    via,
+                    reason,
+                    deleted,
+                },
+            };
+            b.say(now, kind);
+        }
+        ReleaseMode::GetThenDel if !b.state().del_pending => {
+            let value = b.read_lock(now)?;
+            let mine = value.mine;
+            if mine {
+                b.state().del_pending = true;
+            } else {
+                b.state().believes = false;
+            }
+            let kind = EventKind::LockValueRead {
+                owner: value.owner,
+                fence: value.fence,
+            };
+            b.say(now, kind);
+            if mine {
+                return Ok(Next::Again(now.saturating_add(GET_DEL_GAP)));
+            }
+        }
+        via @ (ReleaseMode::GetThenDel | ReleaseMode::Del) => {
+            let st = b.state();
+            st.del_pending = false;
+            st.believes = false;
+            let kind = match b.delete(now)? {
+                Some(LockValue {
+                    fence, mine: true, ..
+                }) => EventKind::Released {
+                    fence: fence.unwrap_or(Fence(0)),
+                    via,
+                },
+                Some(LockValue { owner, fence, .. }) => EventKind::DeletedOthersLease {
+                    owner: owner.unwrap_or_default(),
+                    fence: fence.unwrap_or(Fence(0)),
+                },
+                None => EventKind::ReleaseNoop {
+                    via,
+                    reason: NoopReason::Expired,
+                    deleted: Vec::new(),
+                },
+            };
+            b.say(now, kind);
+        }
+    }
+    Ok(Next::At(now))
+}
