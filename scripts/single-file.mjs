@@ -1,7 +1,8 @@
 // Trunk post_build step (scripts/post-build.mjs), after minify-js.mjs: writes
-// fencing-lab.html, the whole app in one self-contained file (CSS, the JavaScript glue, its snippets and the wasm
-// inlined), which works opened straight from disk (file://) with no server and no network,
-// under the page's Content-Security-Policy with the hashes of its inline script and style.
+// fencing-lab.html, the whole app in one self-contained file (CSS, the JavaScript glue, its
+// snippets and the wasm inlined), which works opened straight from disk (file://) with no
+// server and no network, under the page's Content-Security-Policy with the hashes of its
+// inline script and style.
 import { createHash } from 'node:crypto';
 import { readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
