@@ -13,8 +13,10 @@ mod timers;
 mod url;
 mod whatif;
 
+use gloo_timers::callback::Timeout;
 use leptos::ev;
 use leptos::prelude::*;
+use wasm_bindgen::closure::Closure;
 use wasm_bindgen::JsCast;
 
 use std::sync::Arc;
@@ -32,7 +34,25 @@ use whatif::WhatIf;
 /// Entry point called by `main` on wasm32.
 pub fn start() {
     install_panic_banner();
+    // index.html's static first screen paints first: the app is drawn a frame later.
+    let later = Closure::once_into_js(|| Timeout::new(0, mount).forget());
+    let waiting = web_sys::window().map(|w| w.request_animation_frame(later.unchecked_ref()));
+    if !matches!(waiting, Some(Ok(_))) {
+        mount();
+    }
+}
+
+/// Draws the app and takes index.html's static first screen away.
+fn mount() {
     leptos::mount::mount_to_body(App);
+    // index.html's static first screen, shown while the wasm loaded, goes in the same task
+    // the app arrives, so nothing on screen shifts between them.
+    if let Some(shell) = web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.get_element_by_id("shell"))
+    {
+        shell.remove();
+    }
 }
 
 /// A panic shows a visible banner (and a readable console message) instead of a blank page.
@@ -128,6 +148,22 @@ fn App() -> impl IntoView {
     // The scrubber's end moves only when a run gains or loses steps, not on every drag.
     let steps = Memo::new(move |_| trace.with(|t| t.len()));
 
+    // The first screen first, in four short tasks instead of one long one: the header and
+    // story; the timeline and playback a task later; then the parameters and buttons; then
+    // the panels below them. Each part is appended below the last, so nothing drawn moves.
+    let drawn = RwSignal::new(0_u8);
+    Timeout::new(0, move || {
+        drawn.set(1);
+        Timeout::new(0, move || {
+            drawn.set(2);
+            Timeout::new(0, move || drawn.set(3)).forget();
+        })
+        .forget();
+    })
+    .forget();
+    let timeline_drawn = move || drawn.get() >= 1;
+    let below = move || drawn.get() >= 2;
+    let lowest = move || drawn.get() >= 3;
     view! {
         <main class="app" class:presenting=move || presenting.get() on:click=on_click>
             <Header scenario trace dispatch />
@@ -146,118 +182,150 @@ fn App() -> impl IntoView {
             <Story trace step />
             <Notes lab />
             <RecordedBanner trace />
-            <Timeline trace step dispatch />
-            <section class="controls" aria-label="Playback">
-                <button data-act=Act::Reset.code()>"Reset"</button>
-                <button data-act=Act::Back.code() aria-keyshortcuts="ArrowLeft">
-                    <span aria-hidden="true">"◀ "</span>
-                    "Step back"
-                </button>
-                <button class="primary" data-act=Act::Play.code() aria-keyshortcuts="Space">
-                    {move || if playing.get() { "Pause" } else { "Play" }}
-                </button>
-                <button data-act=Act::Forward.code() aria-keyshortcuts="ArrowRight">
-                    "Step forward"
-                    <span aria-hidden="true">" ▶"</span>
-                </button>
-                <label class="inline">
-                    "Speed "
-                    <select
-                        on:change:target=move |e| {
-                            if let Ok(v) = e.target().value().parse::<u64>() {
-                                dispatch.msg(Msg::SetSpeed(v));
-                            }
+            {move || {
+                timeline_drawn()
+                    .then(|| {
+                        view! {
+                            <Timeline trace step dispatch />
+                            <section class="controls" aria-label="Playback">
+                                <button data-act=Act::Reset.code()>"Reset"</button>
+                                <button data-act=Act::Back.code() aria-keyshortcuts="ArrowLeft">
+                                    <span aria-hidden="true">"◀ "</span>
+                                    "Step back"
+                                </button>
+                                <button
+                                    class="primary"
+                                    data-act=Act::Play.code()
+                                    aria-keyshortcuts="Space"
+                                >
+                                    {move || if playing.get() { "Pause" } else { "Play" }}
+                                </button>
+                                <button data-act=Act::Forward.code() aria-keyshortcuts="ArrowRight">
+                                    "Step forward"
+                                    <span aria-hidden="true">" ▶"</span>
+                                </button>
+                                <label class="inline">
+                                    "Speed "
+                                    <select
+                                        on:change:target=move |e| {
+                                            if let Ok(v) = e.target().value().parse::<u64>() {
+                                                dispatch.msg(Msg::SetSpeed(v));
+                                            }
+                                        }
+                                        inner_html=options(
+                                            [
+                                                ("50", "0.5×"),
+                                                ("100", "1×"),
+                                                ("200", "2×"),
+                                                ("400", "4×"),
+                                            ]
+                                                .map(|(v, l)| (v.to_owned(), l.to_owned(), "")),
+                                        )
+                                        prop:value=move || speed.get().to_string()
+                                    ></select>
+                                </label>
+                                <input
+                                    class="scrubber"
+                                    type="range"
+                                    aria-label="Scrubber"
+                                    min="0"
+                                    prop:max=move || steps.get().to_string()
+                                    prop:value=move || step.get().to_string()
+                                    on:input:target=move |e| {
+                                        if let Ok(v) = e.target().value().parse::<usize>() {
+                                            dispatch.msg(Msg::Seek(v));
+                                        }
+                                    }
+                                />
+                                <span class="clock" data-testid="clock">
+                                    {clock}
+                                </span>
+                            </section>
                         }
-                        inner_html=options(
-                            [("50", "0.5×"), ("100", "1×"), ("200", "2×"), ("400", "4×")]
-                                .map(|(v, l)| (v.to_owned(), l.to_owned(), "")),
-                        )
-                        prop:value=move || speed.get().to_string()
-                    ></select>
-                </label>
-                <input
-                    class="scrubber"
-                    type="range"
-                    aria-label="Scrubber"
-                    min="0"
-                    prop:max=move || steps.get().to_string()
-                    prop:value=move || step.get().to_string()
-                    on:input:target=move |e| {
-                        if let Ok(v) = e.target().value().parse::<usize>() {
-                            dispatch.msg(Msg::Seek(v));
+                    })
+            }}
+            {move || {
+                below()
+                    .then(|| {
+                        view! {
+                            <div class="row2">
+                                <Params scenario dispatch />
+                                <WhatIf scenario dispatch />
+                                <span class="row2-right">
+                                    <button
+                                        class="ghost"
+                                        data-act=Act::Fork.code()
+                                        title="Keep this run, then change a parameter and compare"
+                                    >
+                                        {move || if forked.get() { "Close fork" } else { "Fork" }}
+                                    </button>
+                                    <button
+                                        class="ghost"
+                                        data-act=Act::Explore.code()
+                                        aria-pressed=pressed(exploring)
+                                    >
+                                        "Explore"
+                                    </button>
+                                    <button
+                                        class="ghost"
+                                        data-act=Act::Svg.code()
+                                        title="Export the timeline as SVG"
+                                    >
+                                        "SVG"
+                                    </button>
+                                    <button
+                                        class="ghost"
+                                        data-act=Act::Png.code()
+                                        title="Export the timeline as PNG"
+                                    >
+                                        "PNG"
+                                    </button>
+                                    <button
+                                        class="ghost"
+                                        data-act=Act::Notes.code()
+                                        aria-pressed=pressed(notes_shown)
+                                    >
+                                        "Notes"
+                                    </button>
+                                    <button
+                                        class="ghost"
+                                        data-act=Act::Present.code()
+                                        aria-pressed=pressed(presenting)
+                                    >
+                                        "Present"
+                                    </button>
+                                    <button
+                                        class="ghost"
+                                        data-act=Act::Theme.code()
+                                        aria-label="Theme"
+                                        title="Light / dark"
+                                    >
+                                        "◐"
+                                    </button>
+                                </span>
+                            </div>
                         }
-                    }
-                />
-                <span class="clock" data-testid="clock">
-                    {clock}
-                </span>
-            </section>
-            <div class="row2">
-                <Params scenario dispatch />
-                <WhatIf scenario dispatch />
-                <span class="row2-right">
-                    <button
-                        class="ghost"
-                        data-act=Act::Fork.code()
-                        title="Keep this run, then change a parameter and compare"
-                    >
-                        {move || if forked.get() { "Close fork" } else { "Fork" }}
-                    </button>
-                    <button
-                        class="ghost"
-                        data-act=Act::Explore.code()
-                        aria-pressed=pressed(exploring)
-                    >
-                        "Explore"
-                    </button>
-                    <button
-                        class="ghost"
-                        data-act=Act::Svg.code()
-                        title="Export the timeline as SVG"
-                    >
-                        "SVG"
-                    </button>
-                    <button
-                        class="ghost"
-                        data-act=Act::Png.code()
-                        title="Export the timeline as PNG"
-                    >
-                        "PNG"
-                    </button>
-                    <button
-                        class="ghost"
-                        data-act=Act::Notes.code()
-                        aria-pressed=pressed(notes_shown)
-                    >
-                        "Notes"
-                    </button>
-                    <button
-                        class="ghost"
-                        data-act=Act::Present.code()
-                        aria-pressed=pressed(presenting)
-                    >
-                        "Present"
-                    </button>
-                    <button
-                        class="ghost"
-                        data-act=Act::Theme.code()
-                        aria-label="Theme"
-                        title="Light / dark"
-                    >
-                        "◐"
-                    </button>
-                </span>
-            </div>
-            {move || forked.get().then(|| view! { <Fork lab trace step /> })}
-            {move || exploring.get().then(|| view! { <ExplorerPanel lab dispatch /> })}
-            <HerdPanel herd />
-            <div class="bottom">
-                <Storage trace step />
-                <Compare lab />
-            </div>
-            <footer class="keys">
-                "Keys: ← → step · Space play · . forward (clicker) · f fencing · p presenter · n notes · drag a pause (its right edge resizes; double-click removes) · drag along an empty lane to draw one · drag a write at storage to delay its packets"
-            </footer>
+                    })
+            }}
+            {move || {
+                lowest()
+                    .then(|| {
+                        view! {
+                            {move || forked.get().then(|| view! { <Fork lab trace step /> })}
+                            {move || {
+                                exploring.get().then(|| view! { <ExplorerPanel lab dispatch /> })
+                            }}
+                            <HerdPanel herd />
+                            <div class="bottom">
+                                <Storage trace step />
+                                <Compare lab />
+                            </div>
+                            <footer class="keys">
+                                "Keys: ← → step · Space play · . forward (clicker) · f fencing · p presenter · n notes · drag a pause (its right edge resizes; double-click removes) · drag along an empty lane to draw one · drag a write at storage to delay its packets"
+                            </footer>
+                        }
+                    })
+            }}
         </main>
     }
 }
