@@ -161,9 +161,11 @@ fn App() -> impl IntoView {
         .forget();
     })
     .forget();
-    let timeline_drawn = move || drawn.get() >= 1;
-    let below = move || drawn.get() >= 2;
-    let lowest = move || drawn.get() >= 3;
+    // Memos, so each part is drawn once: a closure on `drawn` itself would draw it again
+    // at every later stage.
+    let timeline_drawn = Memo::new(move |_| drawn.get() >= 1);
+    let below = Memo::new(move |_| drawn.get() >= 2);
+    let lowest = Memo::new(move |_| drawn.get() >= 3);
     view! {
         <main class="app" class:presenting=move || presenting.get() on:click=on_click>
             <Header scenario trace dispatch />
@@ -183,7 +185,8 @@ fn App() -> impl IntoView {
             <Notes lab />
             <RecordedBanner trace />
             {move || {
-                timeline_drawn()
+                timeline_drawn
+                    .get()
                     .then(|| {
                         view! {
                             <Timeline trace step dispatch />
@@ -245,7 +248,8 @@ fn App() -> impl IntoView {
                     })
             }}
             {move || {
-                below()
+                below
+                    .get()
                     .then(|| {
                         view! {
                             <div class="row2">
@@ -308,7 +312,8 @@ fn App() -> impl IntoView {
                     })
             }}
             {move || {
-                lowest()
+                lowest
+                    .get()
                     .then(|| {
                         view! {
                             {move || forked.get().then(|| view! { <Fork lab trace step /> })}
