@@ -1,4 +1,4 @@
-//! The pure share of one drag step, natively: `Lab::update(SetPause)` (a full rerun of the
+//! The pure share of one drag step, natively: `Lab::update(Edit(Pause))` (a full rerun of the
 //! scenario and of the off/on comparison) plus every view model the page recomputes for it
 //! (timeline, story, storage panel, parameter fields, comparison) and the URL hash. The
 //! browser's share is measured by `tests/browser/bench.mjs`.
@@ -9,8 +9,9 @@ use std::hint::black_box;
 use std::time::Instant;
 
 use fencing_lab::core::Scenario;
-use fencing_lab::lab::{moved, Lab, Msg};
+use fencing_lab::lab::{Lab, Msg, ScenarioEdit};
 use fencing_lab::share;
+use fencing_lab::view::geometry::moved;
 use fencing_lab::view::{panels, timeline};
 
 fn main() {
@@ -24,10 +25,10 @@ fn main() {
     for i in 0..moves {
         let delta = (i % 40).min(40 - i % 40) as i64 - 10;
         let t = Instant::now();
-        lab.update(Msg::SetPause {
+        lab.update(Msg::Edit(ScenarioEdit::Pause {
             actor: 0,
-            pause: moved(pause0, delta, horizon),
-        });
+            pause: Some(moved(pause0, delta, horizon)),
+        }));
         let (tr, step) = (lab.trace(), lab.step());
         let (off, on) = lab.compare();
         let drawn = black_box(timeline::model(tr, step, true));

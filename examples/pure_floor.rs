@@ -15,7 +15,7 @@
 use std::hint::black_box;
 
 use fencing_lab::core::{FencingPolicy, Pause, ReleaseMode, StorageCheck, TokenSource};
-use fencing_lab::lab::{key_to_msg, read_recording, Lab, Msg, Param};
+use fencing_lab::lab::{key_to_msg, read_recording, Lab, Msg, Param, ScenarioEdit};
 use fencing_lab::share;
 use fencing_lab::view::{panels, timeline};
 
@@ -42,20 +42,21 @@ pub fn drive(script: &str) -> usize {
                 events += read_recording(arg).map_or(0, |t| t.len());
                 continue;
             }
-            "pause" => Msg::SetPause {
+            "pause" => ScenarioEdit::Pause {
                 actor: (num % 2) as usize,
-                pause: Pause {
+                pause: Some(Pause {
                     start: num,
                     duration: num / 2 + 1,
-                },
-            },
+                }),
+            }
+            .into(),
             "add-pause" => Msg::AddPause { actor: 1, at: num },
             "remove-pause" => Msg::RemovePause { actor: 0 },
-            "clients" => Msg::SetClients(num as usize),
+            "clients" => ScenarioEdit::Clients(num as usize).into(),
             "edit" => {
                 let (param, text) = arg.split_once(' ').unwrap_or((arg, ""));
                 match Param::from_code(param) {
-                    Some(param) => Msg::Edit {
+                    Some(param) => Msg::Field {
                         param,
                         actor: Some(0),
                         text: text.to_string(),
@@ -63,31 +64,38 @@ pub fn drive(script: &str) -> usize {
                     None => continue,
                 }
             }
-            "policy" => Msg::SetPolicy(FencingPolicy::from_code(arg).unwrap_or(FencingPolicy::Off)),
+            "policy" => {
+                ScenarioEdit::Policy(FencingPolicy::from_code(arg).unwrap_or(FencingPolicy::Off))
+                    .into()
+            }
             "cycle" => Msg::CyclePolicy,
-            "ttl" => Msg::SetTtl(num),
-            "tokens" => Msg::SetTokenSource(if num > 0 {
+            "ttl" => ScenarioEdit::Ttl(num).into(),
+            "tokens" => ScenarioEdit::Tokens(if num > 0 {
                 TokenSource::SeparateCounter
             } else {
                 TokenSource::SameRedis
-            }),
-            "release" => Msg::SetRelease(if num > 0 {
+            })
+            .into(),
+            "release" => ScenarioEdit::Release(if num > 0 {
                 ReleaseMode::CompareAndDelete
             } else {
                 ReleaseMode::GetThenDel
-            }),
-            "check" => Msg::SetCheck(if num > 0 {
+            })
+            .into(),
+            "check" => ScenarioEdit::Check(if num > 0 {
                 StorageCheck::Sequencer
             } else {
                 StorageCheck::HighestToken
-            }),
-            "barrier" => Msg::SetBarrier(num > 0),
-            "failover" => Msg::SetFailover(Some(num)),
-            "lag" => Msg::SetReplicationLag(Some(num)),
-            "delay" => Msg::SetDelay {
+            })
+            .into(),
+            "barrier" => ScenarioEdit::Barrier(num > 0).into(),
+            "failover" => ScenarioEdit::Failover(Some(num)).into(),
+            "lag" => ScenarioEdit::ReplicationLag(Some(num)).into(),
+            "delay" => ScenarioEdit::Delay {
                 actor: 0,
                 delay: num,
-            },
+            }
+            .into(),
             "fork" => Msg::ToggleFork,
             "notes" => Msg::ToggleNotes,
             "present" => Msg::TogglePresent,

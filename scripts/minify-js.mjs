@@ -1,6 +1,7 @@
-// Trunk post_build hook (Trunk.toml): minifies the release build's JavaScript with terser,
-// since trunk 0.21's own minifier cannot parse wasm-bindgen's ES module and leaves it as is,
-// then updates the subresource-integrity hashes in index.html to match the new files.
+// Trunk post_build step (scripts/post-build.mjs), the first: minifies the release build's
+// JavaScript with terser, since trunk 0.21's own minifier cannot parse wasm-bindgen's ES
+// module and leaves it as is, then updates the subresource-integrity hashes in index.html
+// to match the new files.
 // Without terser installed (bash scripts/setup.sh installs it) the files stay as they are.
 import { createHash } from 'node:crypto';
 import { readFile, readdir, writeFile } from 'node:fs/promises';

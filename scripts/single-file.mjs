@@ -1,6 +1,9 @@
-// Trunk post_build hook (Trunk.toml), after minify-js.mjs: writes fencing-lab.html, the
-// whole app in one self-contained file (CSS, the JavaScript glue, its snippets and the wasm
-// inlined), which works opened straight from disk (file://) with no server and no network.
+// Trunk post_build step (scripts/post-build.mjs), after minify-js.mjs: writes
+// fencing-lab.html, the whole app in one self-contained file (CSS, the JavaScript glue, its
+// snippets and the wasm inlined), which works opened straight from disk (file://) with no
+// server and no network, under the page's Content-Security-Policy with the hashes of its
+// inline script and style.
+import { createHash } from 'node:crypto';
 import { readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
@@ -15,18 +18,45 @@ const one = (test, what) => {
 const wasmFile = one((f) => f.endsWith('_bg.wasm'), 'wasm file');
 const glueFile = one((f) => !f.includes('/') && f.endsWith('.js'), 'glue script');
 const cssFiles = files.filter((f) => f.endsWith('.css'));
-const dataUrl = (code) => `data:text/javascript;base64,${Buffer.from(code).toString('base64')}`;
 
-// The glue imports its snippets by relative path; a file has no neighbours, so each import
-// becomes a data: URL of the snippet itself.
+// One inline module, so the page's Content-Security-Policy can allow it by its hash alone
+// (a data: or blob: module would need data: or blob: in script-src): each snippet the glue
+// imports by relative path becomes a function scope inside the glue, and the glue's exports
+// become an object the loader uses.
+const exported = (code) => {
+  const names = [];
+  code = code.replace(
+    /(^|[;})\s])export\s+((?:async\s+)?function\s*\*?|class|const|let|var)\s*([A-Za-z_$][\w$]*)/g,
+    (_, lead, kind, name) => (names.push([name, name]), `${lead}${kind} ${name}`),
+  );
+  code = code.replace(/(^|[;})\s])export\s*\{([^}]*)\}\s*;?/g, (_, lead, list) => {
+    for (const item of list.split(',').map((i) => i.trim()).filter(Boolean)) {
+      const [local, as = local] = item.split(/\s+as\s+/);
+      names.push([as, local]);
+    }
+    return lead;
+  });
+  if (/(^|[;})\s])export\s*(\{|\*|default\b|async\b|function\b|class\b|const\b|let\b|var\b)/.test(code)) {
+    throw new Error('single-file: an export form it does not know');
+  }
+  return { code, object: `{${names.map(([as, local]) => `${JSON.stringify(as)}:${local}`).join(',')}}` };
+};
 let glue = await readFile(join(staging, glueFile), 'utf8');
-const snippet = /(from\s*|import\s*\(\s*)(["'])\.\/(snippets\/[^"']+)\2/g;
-const imports = [...glue.matchAll(snippet)];
-for (const [whole, head, quote, path] of imports) {
-  const code = await readFile(join(staging, path), 'utf8');
-  glue = glue.replace(whole, `${head}${quote}${dataUrl(code)}${quote}`);
+const snippet = /import\s*\{([^}]*)\}\s*from\s*(["'])\.\/(snippets\/[^"']+)\2\s*;?/g;
+for (const [whole, list, , path] of [...glue.matchAll(snippet)]) {
+  const { code, object } = exported(await readFile(join(staging, path), 'utf8'));
+  const bindings = list
+    .split(',')
+    .map((i) => i.trim())
+    .filter(Boolean)
+    .map((i) => i.replace(/\s+as\s+/, ':'))
+    .join(',');
+  glue = glue.replace(whole, () => `const{${bindings}}=(()=>{${code};return ${object}})();`);
 }
-if (/["']\.\/snippets\//.test(glue)) throw new Error('single-file: a snippet import was not inlined');
+if (/\bimport\s*[{*\w"']/.test(glue.replace(/import\.meta/g, ''))) {
+  throw new Error('single-file: the glue imports something that was not inlined');
+}
+const linked = exported(glue);
 
 const css = (await Promise.all(cssFiles.map((f) => readFile(join(staging, f), 'utf8')))).join('\n');
 const wasm = (await readFile(join(staging, wasmFile))).toString('base64');
@@ -34,16 +64,33 @@ const index = await readFile(join(staging, 'index.html'), 'utf8');
 // Keep the page's own head (title, meta) and body; drop every link to a neighbouring file.
 const bodyAt = index.indexOf('<body>');
 if (bodyAt < 0) throw new Error('single-file: index.html has no <body>');
+const policyTag = /<meta\b[^>]*http-equiv=["']?Content-Security-Policy\b[^>]*>/i;
+const policy = index.match(policyTag)?.[0]?.match(/\bcontent="([^"]*)"/)?.[1];
+if (!policy) throw new Error('single-file: index.html declares no Content-Security-Policy');
 const head = index
   .slice(0, bodyAt)
   .replace(/<!doctype html>|<html[^>]*>|<\/?head>/gi, '')
+  .replace(policyTag, '')
   .replace(/<link\b[^>]*>/g, '')
   .replace(/<script type=["']?module["']?>[\s\S]*?<\/script>/g, '');
 const body = index.slice(bodyAt + '<body>'.length).replace(/<\/body>[\s\S]*$/, '');
-const loader = `import init, * as bindings from '${dataUrl(glue)}';
-const bytes = Uint8Array.from(atob('${wasm}'), (c) => c.charCodeAt(0));
-const wasm = await init({ module_or_path: bytes });
-window.wasmBindings = bindings;
-dispatchEvent(new CustomEvent('TrunkApplicationStarted', { detail: { wasm } }));`;
-const html = `<!doctype html><html lang=en><head>${head}<link href="data:," rel=icon><style>${css}</style><script type=module>${loader}</script></head><body>${body}</body></html>`;
+// The loader in a block of its own, so its names cannot clash with the glue's.
+const script = `${linked.code}
+{
+  const bindings = ${linked.object};
+  const bytes = Uint8Array.from(atob('${wasm}'), (c) => c.charCodeAt(0));
+  const wasm = await bindings.default({ module_or_path: bytes });
+  window.wasmBindings = bindings;
+  dispatchEvent(new CustomEvent('TrunkApplicationStarted', { detail: { wasm } }));
+}`;
+// The page's own policy, with its one script and one style allowed by their hashes.
+const sha = (text) => `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`;
+const own = policy
+  .split(';')
+  .map((d) => d.trim())
+  .filter(Boolean)
+  .map((d) => (d.startsWith('script-src ') ? `${d} ${sha(script)}` : d))
+  .map((d) => (d.startsWith('style-src ') ? `${d} ${sha(css)}` : d))
+  .join('; ');
+const html = `<!doctype html><html lang=en><head><meta charset=utf-8><meta http-equiv=Content-Security-Policy content="${own}">${head.replace(/<meta charset=[^>]*>/i, '')}<link href="data:," rel=icon><style>${css}</style><script type=module>${script}</script></head><body>${body}</body></html>`;
 await writeFile(join(staging, 'fencing-lab.html'), html);

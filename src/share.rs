@@ -2,16 +2,17 @@
 //! step) as a short, readable hash such as
 //! `#s=gc-pause&fence=strict&ttl=30&pause.A=5,50&step=10`.
 //!
-//! Decoding rebuilds the scenario from the deck and re-applies each parameter through
-//! validation, so a hostile hash can only ever produce a refused load with a message.
+//! Each `key=value` after `s=` is one [`ScenarioEdit`] of the deck entry, written and read
+//! by the edit itself. Decoding rebuilds the scenario from the deck and applies each edit
+//! under the same rules as the page's own, then validates the result, so a hostile hash can
+//! only ever produce a refused load with a message.
 
 use std::fmt;
 
 use crate::core::deck;
-use crate::core::{
-    FencingPolicy, Millis, Partition, Pause, ReleaseMode, Scenario, ScenarioError, StorageCheck,
-    TokenSource, CLIENTS, MAX_CLIENT_DRIFT,
-};
+use crate::core::{Scenario, ScenarioError};
+use crate::lab::edit::number;
+use crate::lab::{EditError, ScenarioEdit};
 
 /// Longest hash accepted; a real one is well under 200 characters.
 pub const MAX_HASH_LEN: usize = 2_000;
@@ -47,16 +48,11 @@ pub enum ShareError {
     },
     /// `pause.X` without `start,length`.
     BadPause { key: String },
-    /// A pause that ends after the scenario's horizon.
-    PauseTooLate { client: String, horizon: Millis },
-    /// A failover after the scenario's horizon.
-    FailoverTooLate { horizon: Millis },
-    /// A partition that ends after the scenario's horizon.
-    PartitionTooLate { client: String, horizon: Millis },
     /// `partition.X` for two clients: one is cut off at a time.
     TwoPartitions,
-    /// `tokens=` on a Redlock scenario, which mints no token.
-    TokensUnderRedlock,
+    /// A value that parsed, but its edit cannot be made to the scenario (a pause past the
+    /// horizon, `tokens=` under Redlock, …): the same rule the page's own edits follow.
+    Refused(EditError),
     /// Every value parsed, but the scenario they make fails [`Scenario::validate`].
     Invalid(ScenarioError),
 }
@@ -100,21 +96,10 @@ impl fmt::Display for ShareError {
             ShareError::BadPause { key } => {
                 write!(f, "“{key}” needs start,length in ms (or none)")
             }
-            ShareError::PauseTooLate { client, horizon } => {
-                write!(f, "{client}'s pause must end by t={horizon} ms")
-            }
-            ShareError::FailoverTooLate { horizon } => {
-                write!(f, "the failover must come by t={horizon} ms")
-            }
-            ShareError::PartitionTooLate { client, horizon } => {
-                write!(f, "{client}'s partition must end by t={horizon} ms")
-            }
             ShareError::TwoPartitions => {
                 f.write_str("only one client can be cut off from the lock service at a time")
             }
-            ShareError::TokensUnderRedlock => {
-                f.write_str("Redlock mints no token: tokens= does not apply to it")
-            }
+            ShareError::Refused(e) => e.fmt(f),
             // The reason stays in the message: the page shows this text and nothing else.
             ShareError::Invalid(e) => write!(f, "the link's scenario is not valid: {e}"),
         }
@@ -125,6 +110,7 @@ impl std::error::Error for ShareError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             ShareError::Invalid(e) => Some(e),
+            ShareError::Refused(e) => Some(e),
             _ => None,
         }
     }
@@ -143,126 +129,15 @@ pub struct View {
     pub step: usize,
 }
 
-/// The hash (with its leading `#`) for a scenario built from the deck, at `step`.
+/// The hash (with its leading `#`) for a scenario built from the deck, at `step`: the
+/// edits that make it from its deck entry, each as its `key=value`.
 pub fn encode(sc: &Scenario, step: usize) -> String {
-    let mut out = format!(
-        "#s={}&fence={}&ttl={}",
-        sc.id,
-        sc.policy.code(),
-        sc.lease_ttl
-    );
-    let base = deck::find(&sc.id).map(|e| (e.build)());
-    if base
-        .as_ref()
-        .is_some_and(|b| b.actors.len() != sc.actors.len())
-    {
-        out.push_str(&format!("&clients={}", sc.actors.len()));
-    }
-    if let Some(b) = &base {
-        if b.token_source != sc.token_source {
-            out.push_str(&format!("&tokens={}", sc.token_source.code()));
-        }
-        if b.release != sc.release {
-            out.push_str(&format!("&release={}", sc.release.code()));
-        }
-        if sc.skip_barrier {
-            out.push_str("&barrier=off");
-        }
-        if b.check != sc.check {
-            out.push_str(&format!("&check={}", sc.check.code()));
-        }
-        if b.lock_delay != sc.lock_delay {
-            out.push_str(&format!("&lockdelay={}", sc.lock_delay));
-        }
-        if b.client_drift != sc.client_drift {
-            out.push_str(&format!("&drift={}", sc.client_drift));
-        }
-        if b.deadline_margin != sc.deadline_margin {
-            out.push_str(&format!("&margin={}", sc.deadline_margin));
-        }
-        if b.failover_at != sc.failover_at {
-            match sc.failover_at {
-                Some(t) => out.push_str(&format!("&failover={t}")),
-                None => out.push_str("&failover=off"),
-            }
-        }
-        if b.replication_lag != sc.replication_lag {
-            match sc.replication_lag {
-                Some(t) => out.push_str(&format!("&lag={t}")),
-                None => out.push_str("&lag=cut"),
-            }
-        }
-    }
-    for (i, a) in sc.actors.iter().enumerate() {
-        let paused_by_default = base
-            .as_ref()
-            .and_then(|b| b.actors.get(i))
-            .is_some_and(|b| !b.pauses.is_empty());
-        match a.pauses.first() {
-            Some(p) => out.push_str(&format!("&pause.{}={},{}", a.name, p.start, p.duration)),
-            // A pause the deck has and the presenter removed.
-            None if paused_by_default => out.push_str(&format!("&pause.{}=none", a.name)),
-            None => {}
-        }
-        let base_actor = base.as_ref().and_then(|b| b.actors.get(i));
-        let base_cut = base
-            .as_ref()
-            .and_then(|b| b.partition)
-            .filter(|p| p.actor == i);
-        let cut = sc.partition.filter(|p| p.actor == i);
-        if cut != base_cut {
-            match cut {
-                Some(p) => out.push_str(&format!(
-                    "&partition.{}={},{}",
-                    a.name,
-                    p.start,
-                    p.end - p.start
-                )),
-                None => out.push_str(&format!("&partition.{}=none", a.name)),
-            }
-        }
-        if base_actor.and_then(|b| b.lock_timeout) != a.lock_timeout {
-            match a.lock_timeout {
-                Some(t) => out.push_str(&format!("&locktimeout.{}={t}", a.name)),
-                None => out.push_str(&format!("&locktimeout.{}=none", a.name)),
-            }
-        }
-        let default_delay = base
-            .as_ref()
-            .and_then(|b| b.actors.get(i))
-            .map_or(0, |b| b.network_delay);
-        if a.network_delay != default_delay {
-            out.push_str(&format!("&delay.{}={}", a.name, a.network_delay));
-        }
+    let mut out = format!("#s={}", sc.id);
+    for edit in ScenarioEdit::from_deck(sc) {
+        out.push_str(&format!("&{}={}", edit.key(sc), edit.value()));
     }
     out.push_str(&format!("&step={step}"));
     out
-}
-
-fn number(key: &str, value: &str) -> Result<Millis, ShareError> {
-    let bad = || ShareError::BadNumber {
-        key: key.to_owned(),
-        value: value.to_owned(),
-    };
-    // At most 12 digits: always a `Millis`, and far past any horizon.
-    if value.is_empty() || value.len() > 12 || !value.bytes().all(|b| b.is_ascii_digit()) {
-        return Err(bad());
-    }
-    value.parse::<Millis>().map_err(|_| bad())
-}
-
-/// `value` as one of a key's choices, or the error naming them.
-fn choice<T>(
-    parsed: Option<T>,
-    what: &'static str,
-    choices: &'static str,
-    value: &str,
-) -> Result<T, ShareError> {
-    parsed.ok_or_else(|| ShareError::BadChoice {
-        what,
-        choices,
-        value: value.to_owned(),
-    })
 }
 
 /// Parses a hash (with or without the leading `#`). An empty hash is the default view.
@@ -274,6 +149,41 @@ pub fn decode(hash: &str) -> Result<View, ShareError> {
             step: 0,
         });
     }
+    let pairs = pairs(hash)?;
+    let Some(&(_, id)) = pairs.iter().find(|(k, _)| *k == "s") else {
+        return Err(ShareError::NoScenario);
+    };
+    let Some(entry) = deck::find(id) else {
+        return Err(ShareError::UnknownScenario(id.to_owned()));
+    };
+    let mut sc = (entry.build)();
+    // The clients first, so `pause.C` can name a client that `clients=3` adds.
+    let (clients, rest): (Vec<_>, Vec<_>) = pairs.iter().partition(|(k, _)| *k == "clients");
+    let mut step = 0;
+    let mut cut_set = false;
+    for &(k, v) in clients.into_iter().chain(rest) {
+        match k {
+            "s" => {}
+            "step" => step = usize::try_from(number(k, v)?).unwrap_or(usize::MAX),
+            _ => {
+                // One client is cut off at a time: a link that cuts off two is refused.
+                if k.starts_with("partition.") && v != "none" {
+                    if cut_set {
+                        return Err(ShareError::TwoPartitions);
+                    }
+                    cut_set = true;
+                }
+                let edit = ScenarioEdit::parse(k, v, &sc)?;
+                sc = edit.apply(&sc).map_err(ShareError::Refused)?;
+            }
+        }
+    }
+    sc.validate().map_err(ShareError::Invalid)?;
+    Ok(View { scenario: sc, step })
+}
+
+/// The hash's `key=value` parts, checked for length, characters and repeats.
+fn pairs(hash: &str) -> Result<Vec<(&str, &str)>, ShareError> {
     if hash.len() > MAX_HASH_LEN {
         return Err(ShareError::TooLong { len: hash.len() });
     }
@@ -283,7 +193,7 @@ pub fn decode(hash: &str) -> Result<View, ShareError> {
     {
         return Err(ShareError::BadCharacter(c));
     }
-    let mut pairs = Vec::new();
+    let mut pairs: Vec<(&str, &str)> = Vec::new();
     for part in hash.split('&').filter(|p| !p.is_empty()) {
         let Some((k, v)) = part.split_once('=') else {
             return Err(ShareError::NotKeyValue(part.to_owned()));
@@ -293,168 +203,13 @@ pub fn decode(hash: &str) -> Result<View, ShareError> {
         }
         pairs.push((k, v));
     }
-    let Some(&(_, id)) = pairs.iter().find(|(k, _)| *k == "s") else {
-        return Err(ShareError::NoScenario);
-    };
-    let Some(entry) = deck::find(id) else {
-        return Err(ShareError::UnknownScenario(id.to_owned()));
-    };
-    let mut sc = (entry.build)();
-    // The clients first, so `pause.C` can name a client that `clients=3` adds.
-    if let Some(&(_, v)) = pairs.iter().find(|(k, _)| *k == "clients") {
-        let n = v.parse::<usize>().ok().filter(|n| CLIENTS.contains(n));
-        sc = sc.with_clients(choice(n, "clients", "2, 3, 4 or 5", v)?);
-    }
-    let mut step = 0;
-    let mut cut_set = false;
-    for &(k, v) in &pairs {
-        match k {
-            "s" | "clients" => {}
-            "fence" => {
-                sc.policy = choice(
-                    FencingPolicy::from_code(v),
-                    "fencing",
-                    "off, strict or same_epoch",
-                    v,
-                )?;
-            }
-            "ttl" => sc.lease_ttl = number(k, v)?,
-            "lockdelay" => sc.lock_delay = number(k, v)?,
-            "check" => {
-                sc.check = choice(
-                    StorageCheck::from_code(v),
-                    "check",
-                    "highest or sequencer",
-                    v,
-                )?;
-            }
-            "lag" => {
-                sc.replication_lag = match v {
-                    "cut" => None,
-                    _ => Some(number(k, v)?),
-                }
-            }
-            "margin" => sc.deadline_margin = number(k, v)?,
-            "drift" => {
-                let d = (v.len() <= 3 && !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()))
-                    .then(|| v.parse::<u64>().ok())
-                    .flatten()
-                    .filter(|d| *d <= MAX_CLIENT_DRIFT);
-                sc.client_drift = choice(d, "drift", "a whole number per mille from 0 to 900", v)?;
-            }
-            "release" => {
-                sc.release = choice(
-                    ReleaseMode::from_code(v),
-                    "release",
-                    "cad, get_del or del",
-                    v,
-                )?;
-            }
-            "barrier" => {
-                let skip = match v {
-                    "on" => Some(false),
-                    "off" => Some(true),
-                    _ => None,
-                };
-                sc.skip_barrier = choice(skip, "barrier", "on or off", v)?;
-            }
-            "failover" => {
-                sc.failover_at = match v {
-                    "off" => None,
-                    _ => {
-                        let t = number(k, v)?;
-                        if t > sc.horizon {
-                            let horizon = sc.horizon;
-                            return Err(ShareError::FailoverTooLate { horizon });
-                        }
-                        Some(t)
-                    }
-                };
-            }
-            "tokens" => {
-                let source = choice(
-                    TokenSource::from_code(v).filter(|t| TokenSource::CHOICES.contains(t)),
-                    "tokens",
-                    "same_redis, separate_counter, random or lock_service",
-                    v,
-                )?;
-                if sc.redlock.is_some() {
-                    return Err(ShareError::TokensUnderRedlock);
-                }
-                sc.token_source = source;
-            }
-            "step" => step = usize::try_from(number(k, v)?).unwrap_or(usize::MAX),
-            _ => {
-                let unknown = || ShareError::UnknownKey(k.to_owned());
-                let (what, actor) = k.split_once('.').ok_or_else(unknown)?;
-                let idx = sc
-                    .actor_index(actor)
-                    .ok_or_else(|| ShareError::UnknownClient {
-                        scenario: id.to_owned(),
-                        client: actor.to_owned(),
-                    })?;
-                match what {
-                    "pause" if v == "none" => sc.actors[idx].pauses.clear(),
-                    "pause" => {
-                        let (s, d) = v
-                            .split_once(',')
-                            .ok_or_else(|| ShareError::BadPause { key: k.to_owned() })?;
-                        let pause = Pause {
-                            start: number(k, s)?,
-                            duration: number(k, d)?,
-                        };
-                        if pause.end() > sc.horizon {
-                            return Err(ShareError::PauseTooLate {
-                                client: actor.to_owned(),
-                                horizon: sc.horizon,
-                            });
-                        }
-                        sc = sc.with_pause(idx, pause);
-                    }
-                    "delay" => sc.actors[idx].network_delay = number(k, v)?,
-                    "partition" if v == "none" => {
-                        sc.partition = sc.partition.filter(|p| p.actor != idx);
-                    }
-                    "partition" => {
-                        if cut_set {
-                            return Err(ShareError::TwoPartitions);
-                        }
-                        cut_set = true;
-                        let (s, d) = v
-                            .split_once(',')
-                            .ok_or_else(|| ShareError::BadPause { key: k.to_owned() })?;
-                        let start = number(k, s)?;
-                        let end = start.saturating_add(number(k, d)?);
-                        if end > sc.horizon {
-                            return Err(ShareError::PartitionTooLate {
-                                client: actor.to_owned(),
-                                horizon: sc.horizon,
-                            });
-                        }
-                        sc.partition = Some(Partition {
-                            actor: idx,
-                            start,
-                            end,
-                        });
-                    }
-                    "locktimeout" => {
-                        sc.actors[idx].lock_timeout = match v {
-                            "none" => None,
-                            _ => Some(number(k, v)?),
-                        }
-                    }
-                    _ => return Err(unknown()),
-                }
-            }
-        }
-    }
-    sc.validate().map_err(ShareError::Invalid)?;
-    Ok(View { scenario: sc, step })
+    Ok(pairs)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::core::{FencingPolicy, Pause};
 
     #[test]
     fn headline_round_trips() {
@@ -542,11 +297,11 @@ mod tests {
         ));
         assert_eq!(
             kind("#s=gc-pause&failover=500"),
-            ShareError::FailoverTooLate { horizon: 100 }
+            ShareError::Refused(EditError::FailoverTooLate { horizon: 100 })
         );
         assert_eq!(
             kind("#s=clock-jump&tokens=lock_service"),
-            ShareError::TokensUnderRedlock
+            ShareError::Refused(EditError::TokensUnderRedlock)
         );
         assert_eq!(
             kind("#s=gc-pause&x.A=1"),

@@ -6,7 +6,7 @@ use fencing_lab::core::{
     deck, run, story, EventKind, Fence, FencingPolicy, Ledger, Pause, Scenario, StorageCheck,
     TokenSource, Trace, WriteError, WriteRequest,
 };
-use fencing_lab::lab::{Lab, Msg};
+use fencing_lab::lab::{Lab, Msg, ScenarioEdit};
 use fencing_lab::share::{decode, encode, ShareError};
 
 mod common;
@@ -347,7 +347,7 @@ fn the_what_if_flips_the_check_and_the_fork_compares_both() {
     let mut lab = Lab::new(late);
     assert_eq!(lab.trace().summary.final_balance, 80);
     lab.update(Msg::ToggleFork);
-    lab.update(Msg::SetCheck(StorageCheck::Sequencer));
+    lab.update(ScenarioEdit::Check(StorageCheck::Sequencer).into());
     assert_eq!(lab.error(), None);
     assert_eq!(lab.scenario().check, StorageCheck::Sequencer);
     assert_eq!(lab.trace().summary.final_balance, 90);
@@ -360,6 +360,6 @@ fn the_what_if_flips_the_check_and_the_fork_compares_both() {
         (off.summary.final_balance, on.summary.final_balance),
         (80, 90)
     );
-    lab.update(Msg::SetCheck(StorageCheck::HighestToken));
+    lab.update(ScenarioEdit::Check(StorageCheck::HighestToken).into());
     assert_eq!(lab.trace().summary.final_balance, 80);
 }

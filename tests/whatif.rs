@@ -2,7 +2,7 @@
 //! survives the shareable URL.
 
 use fencing_lab::core::{run, story, EventKind, FencingPolicy, ReleaseMode, Scenario, TokenSource};
-use fencing_lab::lab::{Lab, Msg};
+use fencing_lab::lab::{Lab, ScenarioEdit};
 use fencing_lab::share::{decode, encode};
 
 fn outcomes(sc: &Scenario) -> Vec<(i64, usize, usize)> {
@@ -105,8 +105,8 @@ fn failover_off_or_from_a_lock_service_loses_nothing() {
 #[test]
 fn every_knob_survives_the_url() {
     let mut lab = Lab::new(Scenario::handoff_barrier());
-    lab.update(Msg::SetBarrier(false));
-    lab.update(Msg::SetRelease(ReleaseMode::Del));
+    lab.update(ScenarioEdit::Barrier(false).into());
+    lab.update(ScenarioEdit::Release(ReleaseMode::Del).into());
     let hash = encode(lab.scenario(), 3);
     assert!(
         hash.contains("&release=del") && hash.contains("&barrier=off"),
@@ -115,21 +115,21 @@ fn every_knob_survives_the_url() {
     assert_eq!(&decode(&hash).unwrap().scenario, lab.scenario());
 
     let mut lab = Lab::new(Scenario::redis_failover());
-    lab.update(Msg::SetFailover(Some(12)));
-    lab.update(Msg::SetTokenSource(TokenSource::LockService));
+    lab.update(ScenarioEdit::Failover(Some(12)).into());
+    lab.update(ScenarioEdit::Tokens(TokenSource::LockService).into());
     let hash = encode(lab.scenario(), 0);
     assert!(
         hash.contains("&failover=12") && hash.contains("&tokens=lock_service"),
         "{hash}"
     );
     assert_eq!(&decode(&hash).unwrap().scenario, lab.scenario());
-    lab.update(Msg::SetFailover(None));
+    lab.update(ScenarioEdit::Failover(None).into());
     let hash = encode(lab.scenario(), 0);
     assert!(hash.contains("&failover=off"), "{hash}");
     assert_eq!(decode(&hash).unwrap().scenario.failover_at, None);
 
     // Out of range or unknown: a message, and the last good state stays.
-    lab.update(Msg::SetFailover(Some(9_999)));
+    lab.update(ScenarioEdit::Failover(Some(9_999)).into());
     assert!(lab.error().unwrap_or("").contains("must come by"));
     assert_eq!(lab.scenario().failover_at, None);
     for (bad, why) in [
@@ -237,11 +237,11 @@ fn replica_lag_decides_whether_the_failover_loses_the_lease() {
     assert!(story::say(&t, i + 1).contains("nobody believes in"));
     // And the link keeps the lag.
     let mut lab = Lab::new(Scenario::redis_failover());
-    lab.update(Msg::SetReplicationLag(Some(3)));
+    lab.update(ScenarioEdit::ReplicationLag(Some(3)).into());
     let hash = encode(lab.scenario(), 0);
     assert!(hash.contains("&lag=3"), "{hash}");
     assert_eq!(&decode(&hash).unwrap().scenario, lab.scenario());
-    lab.update(Msg::SetReplicationLag(None));
+    lab.update(ScenarioEdit::ReplicationLag(None).into());
     assert_eq!(
         decode(&encode(lab.scenario(), 0))
             .unwrap()
@@ -250,4 +250,73 @@ fn replica_lag_decides_whether_the_failover_loses_the_lease() {
         None
     );
     assert!(decode("#s=redis-failover&lag=soon").is_err());
+}
+
+/// One set of rules: an edit the lab refuses, a link refuses with the same words; an edit
+/// the lab makes, its link carries back exactly.
+#[test]
+fn the_lab_and_the_link_follow_the_same_rules() {
+    use fencing_lab::core::{deck, Pause};
+    let late = Pause {
+        start: 90,
+        duration: 50,
+    };
+    for (id, edit, link) in [
+        (
+            "gc-pause",
+            ScenarioEdit::Pause {
+                actor: 0,
+                pause: Some(late),
+            },
+            "pause.A=90,50",
+        ),
+        (
+            "redis-failover",
+            ScenarioEdit::Failover(Some(900)),
+            "failover=900",
+        ),
+        (
+            "clock-jump",
+            ScenarioEdit::Tokens(TokenSource::SameRedis),
+            "tokens=same_redis",
+        ),
+        (
+            "partition",
+            ScenarioEdit::Partition {
+                actor: 0,
+                span: Some((90, 110)),
+            },
+            "partition.A=90,20",
+        ),
+    ] {
+        let mut lab = Lab::new(deck::find(id).map(|e| (e.build)()).unwrap());
+        let before = lab.scenario().clone();
+        lab.update(edit.into());
+        let said = lab.error().unwrap_or_default().to_lowercase();
+        let linked = decode(&format!("#s={id}&{link}")).unwrap_err().to_string();
+        assert_eq!(said, format!("{}.", linked.to_lowercase()), "{id}: {link}");
+        assert_eq!(lab.scenario(), &before, "{id}: the last good state stays");
+    }
+    let mut lab = Lab::new(Scenario::redis_failover());
+    for edit in [
+        ScenarioEdit::Clients(3),
+        ScenarioEdit::Pause {
+            actor: 2,
+            pause: Some(Pause {
+                start: 50,
+                duration: 10,
+            }),
+        },
+        ScenarioEdit::Delay { actor: 1, delay: 4 },
+        ScenarioEdit::ReplicationLag(Some(3)),
+        ScenarioEdit::Release(ReleaseMode::Del),
+        ScenarioEdit::Policy(FencingPolicy::Off),
+    ] {
+        lab.update(edit.into());
+        assert_eq!(lab.error(), None, "{edit:?}");
+        let hash = encode(lab.scenario(), 0);
+        let link = edit.key(lab.scenario()) + "=" + &edit.value();
+        assert!(hash.contains(&link), "{hash} says {link}");
+        assert_eq!(&decode(&hash).unwrap().scenario, lab.scenario(), "{hash}");
+    }
 }

@@ -4,7 +4,8 @@
 use gloo_timers::callback::Timeout;
 use leptos::prelude::*;
 
-use super::{now_ms, Dispatch, Rearm};
+use super::timers::{now_ms, Rearm};
+use super::Dispatch;
 use crate::lab::{Lab, Msg};
 use crate::view::panels::{self as model, Count, ExplorerModel};
 

@@ -1,7 +1,14 @@
 //! Export the timeline for slides. The SVG is cloned with its computed colours inlined
 //! (CSS variables do not travel), then saved as .svg, or drawn onto a 2× canvas for .png.
 
+use leptos::prelude::*;
 use wasm_bindgen::prelude::*;
+
+use std::sync::Arc;
+
+use super::Dispatch;
+use crate::core::Trace;
+use crate::lab::Msg;
 
 #[wasm_bindgen(inline_js = r#"
 const PROPS = ['fill', 'fill-opacity', 'stroke', 'stroke-width', 'stroke-dasharray', 'opacity',
@@ -87,5 +94,13 @@ pub fn save_timeline(name: &str, png: bool) -> Result<(), String> {
     ) {
         e if e.is_empty() => Ok(()),
         e => Err(format!("Export failed: {e}")),
+    }
+}
+
+/// Exports the timeline of the run on screen; a failure shows in the page's message banner.
+pub(super) fn export(dispatch: Dispatch, trace: Memo<Arc<Trace>>, png: bool) {
+    let name = trace.with_untracked(|t| t.scenario.id.clone());
+    if let Err(e) = save_timeline(&name, png) {
+        dispatch.msg(Msg::Refuse(e));
     }
 }

@@ -244,7 +244,7 @@ fn Group(
                 prop:value=move || f().map(|f| f.value.to_string()).unwrap_or_default()
                 on:change:target=move |e| {
                     dispatch
-                        .msg(Msg::Edit {
+                        .msg(Msg::Field {
                             param,
                             actor,
                             text: e.target().value(),

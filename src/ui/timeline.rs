@@ -8,7 +8,8 @@ use leptos::prelude::*;
 
 use super::Dispatch;
 use crate::core::{Millis, Pause, Trace};
-use crate::lab::{dragged_delay, pause_key, Grip, Msg};
+use crate::lab::{pause_key, Msg, ScenarioEdit};
+use crate::view::geometry::{dragged_delay, Grip};
 use crate::view::timeline::{
     self as model, n, Band, Belief, Conflict, Grid, Key, Marker, PauseBlock, TimelineModel, VIEW_W,
 };
@@ -525,7 +526,7 @@ pub fn Timeline(trace: Memo<Arc<Trace>>, step: Memo<usize>, dispatch: Dispatch) 
         });
         match (found, press) {
             (Some((actor, _, delay)), Press::Double) if delay > 0 => {
-                dispatch.msg(Msg::SetDelay { actor, delay: 0 })
+                dispatch.msg(ScenarioEdit::Delay { actor, delay: 0 }.into())
             }
             (Some((actor, sent_at, delay0)), Press::Down(e)) => {
                 start(&e, actor, Held::Delay { sent_at, delay0 })
@@ -595,10 +596,13 @@ pub fn Timeline(trace: Memo<Arc<Trace>>, step: Memo<usize>, dispatch: Dispatch) 
             Held::Delay { sent_at, delay0 } => {
                 let new = dragged_delay(delay0, delta, sent_at, horizon);
                 if new != delay {
-                    dispatch.msg(Msg::SetDelay {
-                        actor: d.actor,
-                        delay: new,
-                    });
+                    dispatch.msg(
+                        ScenarioEdit::Delay {
+                            actor: d.actor,
+                            delay: new,
+                        }
+                        .into(),
+                    );
                 }
                 return;
             }
@@ -607,10 +611,13 @@ pub fn Timeline(trace: Memo<Arc<Trace>>, step: Memo<usize>, dispatch: Dispatch) 
         // A pause being drawn appears once the pointer has moved right of the press.
         let drawing_nothing = current.is_none() && delta < 1;
         if Some(pause) != current && !drawing_nothing {
-            dispatch.msg(Msg::SetPause {
-                actor: d.actor,
-                pause,
-            });
+            dispatch.msg(
+                ScenarioEdit::Pause {
+                    actor: d.actor,
+                    pause: Some(pause),
+                }
+                .into(),
+            );
         }
     };
     let end_drag = move |_e: ev::PointerEvent| drag.set_value(None);

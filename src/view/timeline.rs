@@ -9,7 +9,7 @@ use std::mem::Discriminant;
 
 use crate::core::story;
 use crate::core::{EventKind, Lane, LeaseEnd, Millis, PauseCause, ProviderOutcome, Trace};
-use crate::lab::Scale;
+use crate::view::geometry::Scale;
 
 pub const VIEW_W: f64 = 1000.0;
 pub const LEFT: f64 = 78.0;

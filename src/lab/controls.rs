@@ -1,0 +1,204 @@
+//! The presenter's controls: the parameter fields, the keys, and the README's table of both.
+
+use crate::core::{Millis, Pause, Scenario};
+use crate::view::geometry::Grip;
+
+use super::{Msg, ScenarioEdit};
+
+/// A parameter field of the panel under the timeline. Its code is the field's
+/// `data-param`; the shell hands back the typed value, never the string.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Param {
+    Ttl,
+    Delay,
+    PauseStart,
+    PauseLength,
+}
+
+impl Param {
+    pub const ALL: [Param; 4] = [
+        Param::Ttl,
+        Param::Delay,
+        Param::PauseStart,
+        Param::PauseLength,
+    ];
+
+    pub fn code(self) -> &'static str {
+        match self {
+            Param::Ttl => "ttl",
+            Param::Delay => "delay",
+            Param::PauseStart => "pause-start",
+            Param::PauseLength => "pause-length",
+        }
+    }
+
+    pub fn from_code(code: &str) -> Option<Param> {
+        Param::ALL.into_iter().find(|p| p.code() == code)
+    }
+
+    /// The smallest value the field takes.
+    pub fn min(self) -> u8 {
+        match self {
+            Param::Ttl | Param::PauseLength => 1,
+            Param::Delay | Param::PauseStart => 0,
+        }
+    }
+
+    /// What the field holds for `sc` (and `actor`); also what it shows again after a
+    /// refused edit.
+    pub fn value(self, sc: &Scenario, actor: Option<usize>) -> Option<u64> {
+        let a = actor.and_then(|i| sc.actors.get(i));
+        match self {
+            Param::Ttl => Some(sc.lease_ttl),
+            Param::Delay => a.map(|a| a.network_delay),
+            Param::PauseStart => a.and_then(|a| a.pauses.first()).map(|p| p.start),
+            Param::PauseLength => a.and_then(|a| a.pauses.first()).map(|p| p.duration),
+        }
+    }
+
+    /// The edit this field's new `text` makes, or why it makes none.
+    pub(super) fn edit(
+        self,
+        sc: &Scenario,
+        actor: Option<usize>,
+        text: &str,
+    ) -> Result<ScenarioEdit, String> {
+        let value = text.trim().parse::<u64>();
+        let pause = actor.and_then(|a| sc.actors.get(a)?.pauses.first().copied());
+        match (self, value) {
+            (Param::Ttl, Ok(v)) => Ok(ScenarioEdit::Ttl(v)),
+            (Param::Ttl, Err(_)) => Err("The lease TTL needs whole milliseconds.".into()),
+            (Param::Delay, Ok(delay)) => Ok(ScenarioEdit::Delay {
+                actor: actor.unwrap_or(usize::MAX),
+                delay,
+            }),
+            (Param::Delay, Err(_)) => Err("A network delay needs whole milliseconds.".into()),
+            (Param::PauseStart | Param::PauseLength, Ok(v)) => match (actor, pause) {
+                (Some(actor), Some(p)) => Ok(ScenarioEdit::Pause {
+                    actor,
+                    pause: Some(if self == Param::PauseStart {
+                        Pause { start: v, ..p }
+                    } else {
+                        Pause { duration: v, ..p }
+                    }),
+                }),
+                _ => Err("That client has no pause to edit.".into()),
+            },
+            (Param::PauseStart | Param::PauseLength, Err(_)) => {
+                Err("A pause needs whole, non-negative milliseconds.".into())
+            }
+        }
+    }
+}
+
+/// One row of the presenter's controls: what to do, how, and the keys (`KeyboardEvent.key`
+/// values) that do it. The README's table is [`controls_table`] (a test holds them to each
+/// other, and the keys to [`key_to_msg`] and the shell's own `p` / `n`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Control {
+    pub action: &'static str,
+    pub how: &'static str,
+    pub keys: &'static [&'static str],
+}
+
+/// Every control a presenter has, in the README's order.
+pub const CONTROLS: [Control; 12] = [
+    Control {
+        action: "step forward / back",
+        how: "`→` / `←`, or `.` (what presenter clickers send), or the buttons",
+        keys: &["ArrowRight", "ArrowLeft", "."],
+    },
+    Control {
+        action: "play / pause",
+        how: "`Space` (Play at the end replays from the start); **Speed** 0.5× to 4×",
+        keys: &[" "],
+    },
+    Control {
+        action: "fencing off → strict → same-epoch",
+        how: "`f`, or the **Fencing** select",
+        keys: &["f"],
+    },
+    Control {
+        action: "move / resize a pause",
+        how: "drag the grey block / its right edge; or `Tab` to it and `←` / `→` (1 ms), `Shift` + `←` / `→` to resize; or type exact values",
+        keys: &[],
+    },
+    Control {
+        action: "add / remove a pause",
+        how: "drag along an empty stretch of a client's lane / double-click the pause, or `Delete` on it; or **What if… → + pause / − pause**",
+        keys: &[],
+    },
+    Control {
+        action: "delay a client's packets",
+        how: "drag a write's arrival at storage to the right (back, or a double-click, takes it off); or **What if… → + delay / − delay**, then type the exact value",
+        keys: &[],
+    },
+    Control {
+        action: "add / remove a client (2 to 5)",
+        how: "**What if… → + client / − client**",
+        keys: &[],
+    },
+    Control {
+        action: "change the design",
+        how: "**What if…**: tokens from, release, storage checks (the highest token, or the sequencer with the lock service too), handoff barrier, failover time, replica lag",
+        keys: &[],
+    },
+    Control {
+        action: "jump",
+        how: "the scrubber; `Home` resets",
+        keys: &["Home"],
+    },
+    Control {
+        action: "presenter mode / speaker notes",
+        how: "`p` / `n`",
+        keys: &["p", "n"],
+    },
+    Control {
+        action: "fork, explore, export",
+        how: "**Fork**, **Explore**, **SVG** / **PNG**",
+        keys: &[],
+    },
+    Control {
+        action: "show a run recorded on real servers",
+        how: "**Scenario → Import a recording…**: choose, drop or paste a file that `scripts/replay.sh` wrote",
+        keys: &[],
+    },
+];
+
+/// The README's controls table, as markdown.
+pub fn controls_table() -> String {
+    let mut out = String::from("| action | how |\n| --- | --- |\n");
+    for c in CONTROLS {
+        out.push_str(&format!("| {} | {} |\n", c.action, c.how));
+    }
+    out
+}
+
+/// Keyboard map: ← → step, Space play, `.` forward (presenter clickers send it), `f` fencing.
+pub fn key_to_msg(key: &str) -> Option<Msg> {
+    match key {
+        "ArrowRight" | "." | "PageDown" => Some(Msg::Forward),
+        "ArrowLeft" | "," | "PageUp" => Some(Msg::Back),
+        " " | "Spacebar" => Some(Msg::TogglePlay),
+        "f" | "F" => Some(Msg::CyclePolicy),
+        "Home" => Some(Msg::Reset),
+        _ => None,
+    }
+}
+
+/// A key pressed on a focused pause block: `←` / `→` move it 1 ms, with `Shift` they
+/// shrink / grow it 1 ms from its right edge, `Delete` or `Backspace` removes it. `None` for
+/// any other key, so the page's own keys (stepping) still work elsewhere.
+pub fn pause_key(key: &str, shift: bool, actor: usize, p: Pause, horizon: Millis) -> Option<Msg> {
+    let delta = match key {
+        "ArrowLeft" => -1,
+        "ArrowRight" => 1,
+        "Delete" | "Backspace" => return Some(Msg::RemovePause { actor }),
+        _ => return None,
+    };
+    let grip = if shift { Grip::Resize } else { Grip::Move };
+    Some(Msg::Edit(ScenarioEdit::Pause {
+        actor,
+        pause: Some(grip.apply(p, delta, horizon)),
+    }))
+}

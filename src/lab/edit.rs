@@ -1,0 +1,682 @@
+//! One change to the scenario on screen, and its rules, in one place: the lab applies it
+//! when the presenter asks, the shareable URL writes it as `key=value` and reads it back,
+//! and the What if… panel offers it only where it changes something.
+
+use std::fmt;
+
+use crate::core::{
+    deck, FencingPolicy, Millis, Partition, Pause, ReleaseMode, Scenario, Step, StorageCheck,
+    TokenSource, CLIENTS, MAX_CLIENT_DRIFT,
+};
+use crate::share::ShareError;
+
+/// How long a new pause is before it is dragged to size.
+pub const NEW_PAUSE_MS: Millis = 10;
+
+/// How long a new packet delay is (the field beside it then takes the exact value).
+pub const NEW_DELAY_MS: Millis = 10;
+
+/// One edit of a scenario's settings. Each sets a value (it does not toggle), so applying
+/// the same edit twice gives the same scenario, and a link is the list of edits that make
+/// its view from the deck entry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ScenarioEdit {
+    Policy(FencingPolicy),
+    Ttl(Millis),
+    /// Add or drop clients, keeping 2 to 5: a new one copies the last one's script.
+    Clients(usize),
+    /// Where tokens come from (not for Redlock, which mints none).
+    Tokens(TokenSource),
+    /// How clients release the lock.
+    Release(ReleaseMode),
+    /// Whether the handoff barrier runs.
+    Barrier(bool),
+    /// How storage validates a token: the highest seen only, or a sequencer check with the
+    /// lock service as well.
+    Check(StorageCheck),
+    LockDelay(Millis),
+    /// How slow the clients' clocks run, per mille.
+    Drift(u64),
+    /// How much earlier than the TTL a client stops.
+    Margin(Millis),
+    /// When the lock server's primary fails over, or never.
+    Failover(Option<Millis>),
+    /// How far the promoted Redis replica lags (`None`: cut off before the run).
+    ReplicationLag(Option<Millis>),
+    /// A client's pause (only the first is edited), or none.
+    Pause {
+        actor: usize,
+        pause: Option<Pause>,
+    },
+    /// A client cut off from the lock service from `start` to `end`, or not cut off.
+    Partition {
+        actor: usize,
+        span: Option<(Millis, Millis)>,
+    },
+    LockTimeout {
+        actor: usize,
+        timeout: Option<Millis>,
+    },
+    Delay {
+        actor: usize,
+        delay: Millis,
+    },
+}
+
+/// Why an edit cannot be made to a scenario. The scenario stays as it was.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EditError {
+    /// An actor index past the scenario's clients.
+    NoClient(usize),
+    /// A client count outside [`CLIENTS`].
+    Clients(usize),
+    /// Redlock mints no token.
+    TokensUnderRedlock,
+    FailoverTooLate {
+        horizon: Millis,
+    },
+    PauseTooLate {
+        client: String,
+        horizon: Millis,
+        end: Millis,
+    },
+    /// A pause added at or after the horizon.
+    PauseStartTooLate {
+        horizon: Millis,
+    },
+    PartitionTooLate {
+        client: String,
+        horizon: Millis,
+    },
+    /// A pause added to a client that has one (drag it instead).
+    AlreadyPaused(String),
+    /// A pause removed from a client that has none.
+    NoPause(String),
+}
+
+impl fmt::Display for EditError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            EditError::NoClient(i) => write!(f, "there is no actor number {i}"),
+            EditError::Clients(_) => write!(
+                f,
+                "a scenario here has {} to {} clients",
+                CLIENTS.start(),
+                CLIENTS.end()
+            ),
+            EditError::TokensUnderRedlock => {
+                f.write_str("Redlock mints no token: its token source cannot change")
+            }
+            EditError::FailoverTooLate { horizon } => write!(
+                f,
+                "the failover must come by t={horizon} ms, the end of the timeline"
+            ),
+            EditError::PauseTooLate {
+                client,
+                horizon,
+                end,
+            } => write!(
+                f,
+                "{client}'s pause must end by t={horizon} ms (it would end at {end} ms)"
+            ),
+            EditError::PauseStartTooLate { horizon } => write!(
+                f,
+                "a pause must start before t={horizon} ms, the end of the timeline"
+            ),
+            EditError::PartitionTooLate { client, horizon } => {
+                write!(f, "{client}'s partition must end by t={horizon} ms")
+            }
+            EditError::AlreadyPaused(name) => {
+                write!(f, "{name} already has a pause: drag it, or remove it first")
+            }
+            EditError::NoPause(name) => write!(f, "{name} has no pause to remove"),
+        }
+    }
+}
+
+impl std::error::Error for EditError {}
+
+impl ScenarioEdit {
+    /// `sc` with this edit made, or why it cannot be. Only the edit's own rules are checked
+    /// here (a client that exists, a time inside the timeline); the caller validates the
+    /// whole scenario, once, after its last edit.
+    pub fn apply(self, sc: &Scenario) -> Result<Scenario, EditError> {
+        let mut sc = sc.clone();
+        let horizon = sc.horizon;
+        let client = |sc: &Scenario, actor: usize| {
+            sc.actors
+                .get(actor)
+                .map(|a| a.name.clone())
+                .ok_or(EditError::NoClient(actor))
+        };
+        match self {
+            ScenarioEdit::Policy(p) => sc.policy = p,
+            ScenarioEdit::Ttl(t) => sc.lease_ttl = t,
+            ScenarioEdit::Clients(n) if CLIENTS.contains(&n) => sc = sc.with_clients(n),
+            ScenarioEdit::Clients(n) => return Err(EditError::Clients(n)),
+            ScenarioEdit::Tokens(_) if sc.redlock.is_some() => {
+                return Err(EditError::TokensUnderRedlock)
+            }
+            ScenarioEdit::Tokens(t) => sc.token_source = t,
+            ScenarioEdit::Release(m) => sc.release = m,
+            ScenarioEdit::Barrier(on) => sc.skip_barrier = !on,
+            ScenarioEdit::Check(c) => sc.check = c,
+            ScenarioEdit::LockDelay(t) => sc.lock_delay = t,
+            ScenarioEdit::Drift(d) => sc.client_drift = d,
+            ScenarioEdit::Margin(t) => sc.deadline_margin = t,
+            ScenarioEdit::Failover(Some(t)) if t > horizon => {
+                return Err(EditError::FailoverTooLate { horizon })
+            }
+            ScenarioEdit::Failover(at) => sc.failover_at = at,
+            ScenarioEdit::ReplicationLag(lag) => sc.replication_lag = lag,
+            ScenarioEdit::Pause { actor, pause } => {
+                let client = client(&sc, actor)?;
+                match pause {
+                    Some(p) if p.end() > horizon => {
+                        return Err(EditError::PauseTooLate {
+                            client,
+                            horizon,
+                            end: p.end(),
+                        })
+                    }
+                    Some(p) => sc = sc.with_pause(actor, p),
+                    None => sc.actors[actor].pauses.clear(),
+                }
+            }
+            ScenarioEdit::Partition { actor, span } => {
+                let client = client(&sc, actor)?;
+                sc.partition = match span {
+                    Some((_, end)) if end > horizon => {
+                        return Err(EditError::PartitionTooLate { client, horizon })
+                    }
+                    Some((start, end)) => Some(Partition { actor, start, end }),
+                    None => sc.partition.filter(|p| p.actor != actor),
+                };
+            }
+            ScenarioEdit::LockTimeout { actor, timeout } => {
+                client(&sc, actor)?;
+                sc.actors[actor].lock_timeout = timeout;
+            }
+            ScenarioEdit::Delay { actor, delay } => {
+                client(&sc, actor)?;
+                sc.actors[actor].network_delay = delay;
+            }
+        }
+        Ok(sc)
+    }
+
+    /// Whether this edit changes anything in `sc`'s design, so the What if… panel offers it:
+    /// Redlock mints no token and has no single primary to fail over; a row lock has no
+    /// lock server, no token and no release but its COMMIT; a replica's lag matters only
+    /// for the failover of a Redis that holds the lock. (A link may still carry such an
+    /// edit: it loads, and changes nothing.)
+    pub fn applies_to(&self, sc: &Scenario) -> bool {
+        let single = sc.redlock.is_none() && sc.row_lock.is_none();
+        match *self {
+            ScenarioEdit::Tokens(_) | ScenarioEdit::Failover(_) => single,
+            ScenarioEdit::Check(_) | ScenarioEdit::Release(_) => sc.row_lock.is_none(),
+            ScenarioEdit::Barrier(_) => sc.actors.iter().any(|a| a.script.contains(&Step::Barrier)),
+            ScenarioEdit::ReplicationLag(_) => {
+                sc.failover_at.is_some()
+                    && sc.redlock.is_none()
+                    && sc.token_source != TokenSource::LockService
+            }
+            ScenarioEdit::Clients(n) => CLIENTS.contains(&n),
+            ScenarioEdit::Pause { actor, .. }
+            | ScenarioEdit::Partition { actor, .. }
+            | ScenarioEdit::LockTimeout { actor, .. }
+            | ScenarioEdit::Delay { actor, .. } => actor < sc.actors.len(),
+            ScenarioEdit::Policy(_)
+            | ScenarioEdit::Ttl(_)
+            | ScenarioEdit::LockDelay(_)
+            | ScenarioEdit::Drift(_)
+            | ScenarioEdit::Margin(_) => true,
+        }
+    }
+
+    /// The pause a client without one gets at `at` (the what-if button; a drag on an empty
+    /// lane draws one instead): [`NEW_PAUSE_MS`] long, or up to the horizon.
+    pub fn add_pause(sc: &Scenario, actor: usize, at: Millis) -> Result<Self, EditError> {
+        let a = sc.actors.get(actor).ok_or(EditError::NoClient(actor))?;
+        if !a.pauses.is_empty() {
+            return Err(EditError::AlreadyPaused(a.name.clone()));
+        }
+        if at >= sc.horizon {
+            return Err(EditError::PauseStartTooLate {
+                horizon: sc.horizon,
+            });
+        }
+        let pause = Pause {
+            start: at,
+            duration: NEW_PAUSE_MS.min(sc.horizon - at),
+        };
+        Ok(ScenarioEdit::Pause {
+            actor,
+            pause: Some(pause),
+        })
+    }
+
+    /// Taking a client's pause away (a double-click, `Delete`, or the what-if button).
+    pub fn remove_pause(sc: &Scenario, actor: usize) -> Result<Self, EditError> {
+        let a = sc.actors.get(actor).ok_or(EditError::NoClient(actor))?;
+        if a.pauses.is_empty() {
+            return Err(EditError::NoPause(a.name.clone()));
+        }
+        Ok(ScenarioEdit::Pause { actor, pause: None })
+    }
+
+    /// The edits that make `sc` from its deck entry, in the link's order: the policy and
+    /// TTL always (a link says them), then whatever differs from the entry.
+    pub fn from_deck(sc: &Scenario) -> Vec<Self> {
+        let base = deck::find(&sc.id).map(|e| (e.build)());
+        let mut edits = vec![
+            ScenarioEdit::Policy(sc.policy),
+            ScenarioEdit::Ttl(sc.lease_ttl),
+        ];
+        if let Some(b) = &base {
+            let differs = |changed: bool, edit| changed.then_some(edit);
+            edits.extend(
+                [
+                    differs(
+                        b.actors.len() != sc.actors.len(),
+                        ScenarioEdit::Clients(sc.actors.len()),
+                    ),
+                    differs(
+                        b.token_source != sc.token_source,
+                        ScenarioEdit::Tokens(sc.token_source),
+                    ),
+                    differs(b.release != sc.release, ScenarioEdit::Release(sc.release)),
+                    differs(sc.skip_barrier, ScenarioEdit::Barrier(false)),
+                    differs(b.check != sc.check, ScenarioEdit::Check(sc.check)),
+                    differs(
+                        b.lock_delay != sc.lock_delay,
+                        ScenarioEdit::LockDelay(sc.lock_delay),
+                    ),
+                    differs(
+                        b.client_drift != sc.client_drift,
+                        ScenarioEdit::Drift(sc.client_drift),
+                    ),
+                    differs(
+                        b.deadline_margin != sc.deadline_margin,
+                        ScenarioEdit::Margin(sc.deadline_margin),
+                    ),
+                    differs(
+                        b.failover_at != sc.failover_at,
+                        ScenarioEdit::Failover(sc.failover_at),
+                    ),
+                    differs(
+                        b.replication_lag != sc.replication_lag,
+                        ScenarioEdit::ReplicationLag(sc.replication_lag),
+                    ),
+                ]
+                .into_iter()
+                .flatten(),
+            );
+        }
+        for actor in 0..sc.actors.len() {
+            edits.extend(Self::client_from_deck(base.as_ref(), sc, actor));
+        }
+        edits
+    }
+
+    /// What differs for one client: its pause (always said when it has one, and `none` when
+    /// the entry's was removed), its partition, lock timeout and packet delay.
+    fn client_from_deck(base: Option<&Scenario>, sc: &Scenario, actor: usize) -> Vec<Self> {
+        let a = &sc.actors[actor];
+        let b = base.and_then(|b| b.actors.get(actor));
+        let pause = a.pauses.first().copied();
+        let paused_in_deck = b.is_some_and(|b| !b.pauses.is_empty());
+        let cut_of = |s: &Scenario| s.partition.filter(|p| p.actor == actor);
+        let cut = cut_of(sc);
+        let mut edits = Vec::new();
+        if pause.is_some() || paused_in_deck {
+            edits.push(ScenarioEdit::Pause { actor, pause });
+        }
+        if cut != base.and_then(cut_of) {
+            let span = cut.map(|p| (p.start, p.end));
+            edits.push(ScenarioEdit::Partition { actor, span });
+        }
+        if b.and_then(|b| b.lock_timeout) != a.lock_timeout {
+            let timeout = a.lock_timeout;
+            edits.push(ScenarioEdit::LockTimeout { actor, timeout });
+        }
+        if a.network_delay != b.map_or(0, |b| b.network_delay) {
+            let delay = a.network_delay;
+            edits.push(ScenarioEdit::Delay { actor, delay });
+        }
+        edits
+    }
+
+    /// The link's key for this edit of `sc` (`ttl`, `pause.A`, …).
+    pub fn key(&self, sc: &Scenario) -> String {
+        let of = |what: &str, actor: usize| {
+            let name = sc.actors.get(actor).map_or("?", |a| a.name.as_str());
+            format!("{what}.{name}")
+        };
+        match *self {
+            ScenarioEdit::Policy(_) => "fence".into(),
+            ScenarioEdit::Ttl(_) => "ttl".into(),
+            ScenarioEdit::Clients(_) => "clients".into(),
+            ScenarioEdit::Tokens(_) => "tokens".into(),
+            ScenarioEdit::Release(_) => "release".into(),
+            ScenarioEdit::Barrier(_) => "barrier".into(),
+            ScenarioEdit::Check(_) => "check".into(),
+            ScenarioEdit::LockDelay(_) => "lockdelay".into(),
+            ScenarioEdit::Drift(_) => "drift".into(),
+            ScenarioEdit::Margin(_) => "margin".into(),
+            ScenarioEdit::Failover(_) => "failover".into(),
+            ScenarioEdit::ReplicationLag(_) => "lag".into(),
+            ScenarioEdit::Pause { actor, .. } => of("pause", actor),
+            ScenarioEdit::Partition { actor, .. } => of("partition", actor),
+            ScenarioEdit::LockTimeout { actor, .. } => of("locktimeout", actor),
+            ScenarioEdit::Delay { actor, .. } => of("delay", actor),
+        }
+    }
+
+    /// The link's value for this edit: a code, whole milliseconds, `start,length`, or a word
+    /// for "none" (`off`, `cut`, `none`).
+    pub fn value(&self) -> String {
+        let or =
+            |t: Option<Millis>, none: &str| t.map_or_else(|| none.to_owned(), |t| t.to_string());
+        match *self {
+            ScenarioEdit::Policy(p) => p.code().into(),
+            ScenarioEdit::Tokens(t) => t.code().into(),
+            ScenarioEdit::Release(m) => m.code().into(),
+            ScenarioEdit::Check(c) => c.code().into(),
+            ScenarioEdit::Barrier(on) => if on { "on" } else { "off" }.into(),
+            ScenarioEdit::Clients(n) => n.to_string(),
+            ScenarioEdit::Ttl(t)
+            | ScenarioEdit::LockDelay(t)
+            | ScenarioEdit::Drift(t)
+            | ScenarioEdit::Margin(t)
+            | ScenarioEdit::Delay { delay: t, .. } => t.to_string(),
+            ScenarioEdit::Failover(t) => or(t, "off"),
+            ScenarioEdit::ReplicationLag(t) => or(t, "cut"),
+            ScenarioEdit::LockTimeout { timeout, .. } => or(timeout, "none"),
+            ScenarioEdit::Pause { pause, .. } => {
+                pause.map_or_else(|| "none".into(), |p| format!("{},{}", p.start, p.duration))
+            }
+            ScenarioEdit::Partition { span, .. } => span.map_or_else(
+                || "none".into(),
+                |(start, end)| format!("{start},{}", end - start),
+            ),
+        }
+    }
+
+    /// Reads a link's `key=value` as an edit of `sc` (whose client names `pause.X` and the
+    /// like refer to), or says what is wrong with it. The inverse of [`key`](Self::key) and
+    /// [`value`](Self::value).
+    pub fn parse(key: &str, v: &str, sc: &Scenario) -> Result<Self, ShareError> {
+        let edit = match key {
+            "fence" => ScenarioEdit::Policy(choice(
+                FencingPolicy::from_code(v),
+                "fencing",
+                "off, strict or same_epoch",
+                v,
+            )?),
+            "ttl" => ScenarioEdit::Ttl(number(key, v)?),
+            "clients" => {
+                let n = v.parse::<usize>().ok().filter(|n| CLIENTS.contains(n));
+                ScenarioEdit::Clients(choice(n, "clients", "2, 3, 4 or 5", v)?)
+            }
+            "tokens" => ScenarioEdit::Tokens(choice(
+                TokenSource::from_code(v).filter(|t| TokenSource::CHOICES.contains(t)),
+                "tokens",
+                "same_redis, separate_counter, random or lock_service",
+                v,
+            )?),
+            "release" => ScenarioEdit::Release(choice(
+                ReleaseMode::from_code(v),
+                "release",
+                "cad, get_del or del",
+                v,
+            )?),
+            "barrier" => {
+                let on = match v {
+                    "on" => Some(true),
+                    "off" => Some(false),
+                    _ => None,
+                };
+                ScenarioEdit::Barrier(choice(on, "barrier", "on or off", v)?)
+            }
+            "check" => ScenarioEdit::Check(choice(
+                StorageCheck::from_code(v),
+                "check",
+                "highest or sequencer",
+                v,
+            )?),
+            "lockdelay" => ScenarioEdit::LockDelay(number(key, v)?),
+            "drift" => {
+                let d = (v.len() <= 3 && !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()))
+                    .then(|| v.parse::<u64>().ok())
+                    .flatten()
+                    .filter(|d| *d <= MAX_CLIENT_DRIFT);
+                ScenarioEdit::Drift(choice(
+                    d,
+                    "drift",
+                    "a whole number per mille from 0 to 900",
+                    v,
+                )?)
+            }
+            "margin" => ScenarioEdit::Margin(number(key, v)?),
+            "failover" => ScenarioEdit::Failover(optional(key, v, "off")?),
+            "lag" => ScenarioEdit::ReplicationLag(optional(key, v, "cut")?),
+            _ => return Self::parse_client(key, v, sc),
+        };
+        Ok(edit)
+    }
+
+    /// `pause.X`, `partition.X`, `locktimeout.X` and `delay.X`: an edit of client `X`.
+    fn parse_client(key: &str, v: &str, sc: &Scenario) -> Result<Self, ShareError> {
+        let unknown = || ShareError::UnknownKey(key.to_owned());
+        let (what, name) = key.split_once('.').ok_or_else(unknown)?;
+        if !matches!(what, "pause" | "partition" | "locktimeout" | "delay") {
+            return Err(unknown());
+        }
+        let actor = sc
+            .actor_index(name)
+            .ok_or_else(|| ShareError::UnknownClient {
+                scenario: sc.id.clone(),
+                client: name.to_owned(),
+            })?;
+        // `start,length` in ms, or `none`.
+        let span = || -> Result<Option<(Millis, Millis)>, ShareError> {
+            if v == "none" {
+                return Ok(None);
+            }
+            let bad = || ShareError::BadPause {
+                key: key.to_owned(),
+            };
+            let (s, d) = v.split_once(',').ok_or_else(bad)?;
+            Ok(Some((number(key, s)?, number(key, d)?)))
+        };
+        Ok(match what {
+            "pause" => ScenarioEdit::Pause {
+                actor,
+                pause: span()?.map(|(start, duration)| Pause { start, duration }),
+            },
+            "partition" => ScenarioEdit::Partition {
+                actor,
+                span: span()?.map(|(start, len)| (start, start.saturating_add(len))),
+            },
+            "locktimeout" => ScenarioEdit::LockTimeout {
+                actor,
+                timeout: optional(key, v, "none")?,
+            },
+            _ => ScenarioEdit::Delay {
+                actor,
+                delay: number(key, v)?,
+            },
+        })
+    }
+}
+
+/// Whole milliseconds: at most 12 digits, so always a `Millis` and far past any horizon.
+pub(crate) fn number(key: &str, value: &str) -> Result<Millis, ShareError> {
+    let bad = || ShareError::BadNumber {
+        key: key.to_owned(),
+        value: value.to_owned(),
+    };
+    if value.is_empty() || value.len() > 12 || !value.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(bad());
+    }
+    value.parse::<Millis>().map_err(|_| bad())
+}
+
+/// Whole milliseconds, or the word that means "none" (`none` itself, `off`, `cut`).
+fn optional(key: &str, value: &str, none: &str) -> Result<Option<Millis>, ShareError> {
+    if value == none {
+        Ok(None)
+    } else {
+        number(key, value).map(Some)
+    }
+}
+
+/// `value` as one of a key's choices, or the error naming them.
+fn choice<T>(
+    parsed: Option<T>,
+    what: &'static str,
+    choices: &'static str,
+    value: &str,
+) -> Result<T, ShareError> {
+    parsed.ok_or_else(|| ShareError::BadChoice {
+        what,
+        choices,
+        value: value.to_owned(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every edit a link can carry reads back as itself.
+    #[test]
+    fn each_edit_is_its_own_key_and_value() {
+        let sc = Scenario::partition();
+        let edits = [
+            ScenarioEdit::Policy(FencingPolicy::SameEpoch),
+            ScenarioEdit::Ttl(45),
+            ScenarioEdit::Clients(4),
+            ScenarioEdit::Tokens(TokenSource::RandomValue),
+            ScenarioEdit::Release(ReleaseMode::Del),
+            ScenarioEdit::Barrier(false),
+            ScenarioEdit::Barrier(true),
+            ScenarioEdit::Check(StorageCheck::Sequencer),
+            ScenarioEdit::LockDelay(7),
+            ScenarioEdit::Drift(250),
+            ScenarioEdit::Margin(3),
+            ScenarioEdit::Failover(Some(12)),
+            ScenarioEdit::Failover(None),
+            ScenarioEdit::ReplicationLag(Some(3)),
+            ScenarioEdit::ReplicationLag(None),
+            ScenarioEdit::Pause {
+                actor: 1,
+                pause: Some(Pause {
+                    start: 40,
+                    duration: 20,
+                }),
+            },
+            ScenarioEdit::Pause {
+                actor: 0,
+                pause: None,
+            },
+            ScenarioEdit::Partition {
+                actor: 1,
+                span: Some((10, 30)),
+            },
+            ScenarioEdit::Partition {
+                actor: 0,
+                span: None,
+            },
+            ScenarioEdit::LockTimeout {
+                actor: 0,
+                timeout: Some(9),
+            },
+            ScenarioEdit::LockTimeout {
+                actor: 1,
+                timeout: None,
+            },
+            ScenarioEdit::Delay { actor: 1, delay: 8 },
+        ];
+        for edit in edits {
+            let (k, v) = (edit.key(&sc), edit.value());
+            assert_eq!(ScenarioEdit::parse(&k, &v, &sc), Ok(edit), "{k}={v}");
+        }
+        let p = ScenarioEdit::Partition {
+            actor: 1,
+            span: Some((10, 30)),
+        };
+        assert_eq!(
+            (p.key(&sc), p.value()),
+            ("partition.B".into(), "10,20".into())
+        );
+    }
+
+    /// The rules of an edit are the same wherever it comes from; the scenario stays.
+    #[test]
+    fn an_edit_that_cannot_be_made_says_why() {
+        let sc = Scenario::gc_pause();
+        let refused = |edit: ScenarioEdit| edit.apply(&sc).unwrap_err().to_string();
+        let late = Pause {
+            start: 90,
+            duration: 50,
+        };
+        assert_eq!(
+            refused(ScenarioEdit::Pause {
+                actor: 0,
+                pause: Some(late)
+            }),
+            "A's pause must end by t=100 ms (it would end at 140 ms)"
+        );
+        assert!(refused(ScenarioEdit::Failover(Some(101))).contains("must come by t=100 ms"));
+        assert!(refused(ScenarioEdit::Clients(6)).contains("2 to 5 clients"));
+        assert!(refused(ScenarioEdit::Delay { actor: 7, delay: 1 }).contains("no actor number 7"));
+        let redlock = deck::find("clock-jump").map(|e| (e.build)()).unwrap();
+        assert_eq!(
+            ScenarioEdit::Tokens(TokenSource::LockService).apply(&redlock),
+            Err(EditError::TokensUnderRedlock)
+        );
+        assert_eq!(
+            ScenarioEdit::add_pause(&sc, 0, 10),
+            Err(EditError::AlreadyPaused("A".into()))
+        );
+        assert_eq!(
+            ScenarioEdit::remove_pause(&sc, 1),
+            Err(EditError::NoPause("B".into()))
+        );
+        assert_eq!(
+            ScenarioEdit::add_pause(&sc, 1, 95),
+            Ok(ScenarioEdit::Pause {
+                actor: 1,
+                pause: Some(Pause {
+                    start: 95,
+                    duration: 5
+                })
+            })
+        );
+    }
+
+    /// The What if… panel offers an edit only where it changes the design.
+    #[test]
+    fn what_applies_follows_the_design() {
+        let find = |id: &str| deck::find(id).map(|e| (e.build)()).unwrap();
+        let tokens = ScenarioEdit::Tokens(TokenSource::SameRedis);
+        let barrier = ScenarioEdit::Barrier(false);
+        let lag = ScenarioEdit::ReplicationLag(None);
+        let release = ScenarioEdit::Release(ReleaseMode::Del);
+        assert!(tokens.applies_to(&find("gc-pause")));
+        assert!(
+            !tokens.applies_to(&find("clock-jump")),
+            "Redlock mints none"
+        );
+        assert!(!barrier.applies_to(&find("gc-pause")));
+        assert!(barrier.applies_to(&find("handoff-barrier")));
+        assert!(!lag.applies_to(&find("gc-pause")), "no failover");
+        assert!(lag.applies_to(&find("redis-failover")));
+        let row = find("row-lock");
+        assert!(!release.applies_to(&row) && !tokens.applies_to(&row));
+        assert!(ScenarioEdit::Clients(5).applies_to(&row));
+        assert!(!ScenarioEdit::Clients(1).applies_to(&row));
+    }
+}

@@ -1,0 +1,393 @@
+//! The presenter's state machine: what is on screen, changed only by messages.
+//!
+//! Pure and native like the core (the crux pattern): the Leptos shell turns clicks,
+//! drags, keys and timer ticks into [`Msg`]s and renders views of [`Lab`]; it never runs
+//! the core or decides anything itself. Every field is private: only [`Lab::update`]
+//! changes the state.
+//!
+//! Every change to the scenario is a [`ScenarioEdit`] (`edit`), the same one the URL reads
+//! and writes and the What if… panel offers; beside the presenter state here live the
+//! explorer's state, the renewal herd, the recording import, and the controls (fields,
+//! keys and the README's table).
+
+use std::sync::Arc;
+
+use crate::core::{deck, run, FencingPolicy, Millis, Scenario, Trace};
+
+mod controls;
+pub(crate) mod edit;
+mod explorer;
+mod herd;
+mod recording;
+#[cfg(test)]
+mod tests;
+
+pub use controls::{controls_table, key_to_msg, pause_key, Control, Param, CONTROLS};
+pub use edit::{EditError, ScenarioEdit, NEW_DELAY_MS, NEW_PAUSE_MS};
+pub use explorer::Exploration;
+pub use herd::Herd;
+pub use recording::{read_recording, MAX_RECORDING};
+
+/// Everything the screen shows, derived from one scenario.
+#[derive(Debug, Clone)]
+pub struct Lab {
+    /// Shared, so the shell's memos pass it on without copying every event.
+    trace: Arc<Trace>,
+    /// 0 = before the first event, `trace.len()` = after the last.
+    step: usize,
+    playing: bool,
+    /// Play's speed in percent of normal.
+    speed: u64,
+    /// The last refused input, shown in the page; the state stays the last good one.
+    error: Option<String>,
+    /// The run as it was when the user forked, to compare side by side with the edited one.
+    fork_of: Option<Arc<Trace>>,
+    /// The same scenario with fencing off and on, for the comparison under the timeline.
+    compare: (Arc<Trace>, Arc<Trace>),
+    /// The renewal herd beside the renewal scenario.
+    herd: Option<Arc<Herd>>,
+    /// The schedule explorer, while it is open.
+    exploration: Option<Exploration>,
+    /// The deck entry's speaker notes, while they are shown.
+    notes: Option<Arc<Vec<String>>>,
+    presenting: bool,
+}
+
+/// Everything the user (or the page's timers) can do.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Msg {
+    Forward,
+    Back,
+    TogglePlay,
+    /// One animation tick while playing.
+    Tick,
+    /// Play's speed, in percent of normal.
+    SetSpeed(u64),
+    Reset,
+    Seek(usize),
+    /// Change the scenario on screen (a what-if, a drag, a field), under the edit's own
+    /// rules; the run follows.
+    Edit(ScenarioEdit),
+    CyclePolicy,
+    /// Give a client without a pause one, starting at `at` (the what-if button; a drag on
+    /// an empty lane draws one with an edit), [`NEW_PAUSE_MS`] long or up to the horizon.
+    AddPause {
+        actor: usize,
+        at: Millis,
+    },
+    /// Take a client's pause away (double-click on it, or its remove button).
+    RemovePause {
+        actor: usize,
+    },
+    /// A parameter field's new text, parsed here.
+    Field {
+        param: Param,
+        actor: Option<usize>,
+        text: String,
+    },
+    /// Replace the whole scenario (picker, import).
+    Load(Scenario),
+    /// Pick a deck entry by id.
+    Pick(String),
+    /// Restore a shared view: scenario and step.
+    Restore {
+        scenario: Scenario,
+        step: usize,
+    },
+    /// Keep the current run as the original and edit a copy; again to close.
+    ToggleFork,
+    ToggleNotes,
+    TogglePresent,
+    /// Leaving fullscreen leaves presenter mode.
+    StopPresenting,
+    /// Open (and start) or close the schedule explorer.
+    ToggleExplore,
+    /// Run up to `budget` more schedules; `elapsed_ms` is the page's clock since the
+    /// exploration started (the lab keeps no time of its own).
+    ExploreChunk {
+        budget: usize,
+        elapsed_ms: f64,
+    },
+    /// Load the explorer's counterexample `index` of table row `row`, at its end.
+    LoadExample {
+        row: usize,
+        index: usize,
+    },
+    /// Show a refused input (e.g. a field that did not parse).
+    Refuse(String),
+    DismissError,
+    /// A trace recorded on real servers (`fencing-lab replay` writes them), pasted or
+    /// dropped as JSON: shown on the timeline until anything is changed.
+    Import(String),
+}
+
+impl From<ScenarioEdit> for Msg {
+    fn from(edit: ScenarioEdit) -> Self {
+        Msg::Edit(edit)
+    }
+}
+
+impl Default for Lab {
+    fn default() -> Self {
+        Self::new(Scenario::gc_pause())
+    }
+}
+
+impl Lab {
+    pub fn new(scenario: Scenario) -> Self {
+        let trace = Arc::new(run(&scenario));
+        Self {
+            compare: comparison(&trace),
+            herd: Herd::beside(&scenario, None),
+            trace,
+            step: 0,
+            playing: false,
+            speed: 100,
+            error: None,
+            fork_of: None,
+            exploration: None,
+            notes: None,
+            presenting: false,
+        }
+    }
+
+    pub fn trace(&self) -> &Arc<Trace> {
+        &self.trace
+    }
+
+    pub fn scenario(&self) -> &Scenario {
+        &self.trace.scenario
+    }
+
+    pub fn step(&self) -> usize {
+        self.step
+    }
+
+    pub fn playing(&self) -> bool {
+        self.playing
+    }
+
+    pub fn speed(&self) -> u64 {
+        self.speed
+    }
+
+    pub fn error(&self) -> Option<&str> {
+        self.error.as_deref()
+    }
+
+    pub fn fork_of(&self) -> Option<&Arc<Trace>> {
+        self.fork_of.as_ref()
+    }
+
+    /// Fencing off, and fencing on (the policy on screen if it checks, else strict).
+    pub fn compare(&self) -> (&Arc<Trace>, &Arc<Trace>) {
+        (&self.compare.0, &self.compare.1)
+    }
+
+    pub fn herd(&self) -> Option<&Arc<Herd>> {
+        self.herd.as_ref()
+    }
+
+    pub fn exploration(&self) -> Option<&Exploration> {
+        self.exploration.as_ref()
+    }
+
+    pub fn notes(&self) -> Option<&Arc<Vec<String>>> {
+        self.notes.as_ref()
+    }
+
+    pub fn presenting(&self) -> bool {
+        self.presenting
+    }
+
+    pub fn at_end(&self) -> bool {
+        self.step >= self.trace.len()
+    }
+
+    pub fn update(&mut self, msg: Msg) {
+        match msg {
+            Msg::Forward => self.step = (self.step + 1).min(self.trace.len()),
+            Msg::Back => self.step = self.step.saturating_sub(1),
+            Msg::TogglePlay => {
+                if !self.playing && self.at_end() {
+                    self.step = 0; // Play at the end replays from the start
+                }
+                self.playing = !self.playing;
+            }
+            Msg::Tick => {
+                if self.playing {
+                    self.step = (self.step + 1).min(self.trace.len());
+                    self.playing = !self.at_end();
+                }
+            }
+            Msg::SetSpeed(percent) => self.speed = percent.clamp(10, 1_000),
+            Msg::Reset => {
+                self.step = 0;
+                self.playing = false;
+            }
+            Msg::Seek(step) => self.step = step.min(self.trace.len()),
+            Msg::Edit(edit) => match edit.apply(self.scenario()) {
+                Ok(sc) => self.replace_checked(sc),
+                Err(e) => self.refuse(&e),
+            },
+            Msg::CyclePolicy => {
+                let next = self.scenario().policy.next();
+                self.update(Msg::Edit(ScenarioEdit::Policy(next)));
+            }
+            Msg::AddPause { actor, at } => {
+                let edit = ScenarioEdit::add_pause(self.scenario(), actor, at);
+                self.edit_or_refuse(edit);
+            }
+            Msg::RemovePause { actor } => {
+                let edit = ScenarioEdit::remove_pause(self.scenario(), actor);
+                self.edit_or_refuse(edit);
+            }
+            Msg::Field { param, actor, text } => match param.edit(self.scenario(), actor, &text) {
+                Ok(edit) => self.update(Msg::Edit(edit)),
+                Err(why) => self.error = Some(why),
+            },
+            Msg::Load(sc) => match sc.validate() {
+                Ok(()) => self.load(sc),
+                Err(e) => self.error = Some(format!("That scenario was not loaded: {e}.")),
+            },
+            Msg::Pick(id) => match deck::find(&id) {
+                Some(entry) => self.load((entry.build)()),
+                None => self.error = Some(format!("There is no scenario “{id}” in the deck.")),
+            },
+            Msg::Restore { scenario, step } => {
+                self.update(Msg::Load(scenario));
+                self.step = step.min(self.trace.len());
+            }
+            Msg::ToggleFork => {
+                self.fork_of = match self.fork_of {
+                    Some(_) => None,
+                    None => Some(self.trace.clone()),
+                }
+            }
+            Msg::ToggleNotes => {
+                self.notes = match self.notes {
+                    Some(_) => None,
+                    None => Some(self.deck_notes()),
+                }
+            }
+            Msg::TogglePresent => self.presenting = !self.presenting,
+            Msg::StopPresenting => self.presenting = false,
+            Msg::ToggleExplore => {
+                self.exploration = match self.exploration {
+                    Some(_) => None,
+                    None => Some(Exploration::start(self.scenario())),
+                }
+            }
+            Msg::ExploreChunk { budget, elapsed_ms } => {
+                if let Some(x) = self.exploration.as_mut() {
+                    x.run(budget, elapsed_ms);
+                }
+            }
+            Msg::LoadExample { row, index } => {
+                let picked = self
+                    .exploration
+                    .as_ref()
+                    .and_then(|x| x.example(row, index));
+                if let Some(sc) = picked {
+                    self.update(Msg::Load(sc));
+                    self.step = self.trace.len();
+                }
+            }
+            Msg::Refuse(why) => self.error = Some(why),
+            Msg::DismissError => self.error = None,
+            Msg::Import(text) => match read_recording(&text) {
+                Ok(t) => {
+                    self.load(t.scenario.clone());
+                    self.trace = Arc::new(t);
+                }
+                Err(e) => self.error = Some(e),
+            },
+        }
+    }
+
+    /// A new scenario: back to its start, no fork; notes and the explorer follow it.
+    fn load(&mut self, scenario: Scenario) {
+        let entry_changed = scenario.id != self.scenario().id;
+        self.replace(scenario);
+        self.step = 0;
+        self.playing = false;
+        self.fork_of = None;
+        if entry_changed && self.notes.is_some() {
+            self.notes = Some(self.deck_notes());
+        }
+    }
+
+    /// Re-runs with an edited scenario, keeping the viewer at the end if they were there.
+    fn replace(&mut self, scenario: Scenario) {
+        let was_at_end = self.at_end() && self.step > 0;
+        self.herd = Herd::beside(&scenario, self.herd.as_ref());
+        // A scenario that differs in what the explorer varies keeps its exploration.
+        if let Some(x) = &self.exploration {
+            if x.key != Exploration::key(&scenario) {
+                self.exploration = Some(Exploration::start(&scenario));
+            }
+        }
+        self.trace = Arc::new(run(&scenario));
+        self.compare = comparison(&self.trace);
+        self.step = if was_at_end {
+            self.trace.len()
+        } else {
+            self.step.min(self.trace.len())
+        };
+        self.error = None;
+    }
+
+    /// Re-runs with an edited scenario only if it validates; otherwise says why and keeps the old one.
+    fn replace_checked(&mut self, scenario: Scenario) {
+        match scenario.validate() {
+            Ok(()) => self.replace(scenario),
+            Err(e) => self.error = Some(format!("Not applied: {e}.")),
+        }
+    }
+
+    /// The speaker notes of the deck entry on screen, written from the entry's three runs.
+    fn deck_notes(&self) -> Arc<Vec<String>> {
+        Arc::new(
+            deck::find(&self.scenario().id)
+                .map(|e| (e.notes)(&deck::runs(e)))
+                .unwrap_or_default(),
+        )
+    }
+
+    /// An edit a gesture asked for, or why it cannot be made.
+    fn edit_or_refuse(&mut self, edit: Result<ScenarioEdit, EditError>) {
+        match edit {
+            Ok(edit) => self.update(Msg::Edit(edit)),
+            Err(e) => self.refuse(&e),
+        }
+    }
+
+    /// Shows why an edit was not made, as a sentence; the state stays the last good one.
+    fn refuse(&mut self, e: &EditError) {
+        let text = e.to_string();
+        let mut chars = text.chars();
+        let first = chars.next().map(|c| c.to_uppercase().collect::<String>());
+        self.error = Some(format!("{}{}.", first.unwrap_or_default(), chars.as_str()));
+    }
+}
+
+/// The policy to show as "fencing on" beside `current`.
+pub fn on_policy(current: FencingPolicy) -> FencingPolicy {
+    match current {
+        FencingPolicy::SameEpoch => FencingPolicy::SameEpoch,
+        _ => FencingPolicy::Strict,
+    }
+}
+
+/// Both sides of the comparison, each a real run; the side whose policy is the one on
+/// screen is the run on screen, so only the other side is run again.
+fn comparison(t: &Arc<Trace>) -> (Arc<Trace>, Arc<Trace>) {
+    let side = |policy: FencingPolicy| {
+        if t.scenario.policy == policy {
+            Arc::clone(t)
+        } else {
+            Arc::new(run(&t.scenario.clone().with_policy(policy)))
+        }
+    };
+    (side(FencingPolicy::Off), side(on_policy(t.scenario.policy)))
+}

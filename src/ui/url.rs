@@ -1,0 +1,91 @@
+//! The address bar holds the current view, so copying it shares exactly this; a link that
+//! is pasted or edited (`hashchange`) loads, or says what was wrong with it.
+
+use gloo_timers::callback::Timeout;
+use leptos::ev;
+use leptos::prelude::*;
+
+use std::sync::Arc;
+
+use super::timers::{now_ms, Rearm};
+use super::Dispatch;
+use crate::core::{Scenario, Trace};
+use crate::lab::Msg;
+use crate::share;
+
+/// How long the URL waits after the last change before it is written.
+const QUIET_MS: f64 = 120.0;
+
+fn location_hash() -> String {
+    web_sys::window()
+        .and_then(|w| w.location().hash().ok())
+        .unwrap_or_default()
+}
+
+/// Loads the page's own link, then keeps the address bar and the view in step until the
+/// app goes away.
+pub(super) fn sync(dispatch: Dispatch, trace: Memo<Arc<Trace>>, step: Memo<usize>) {
+    restore(dispatch, &location_hash());
+    let hash = Memo::new(move |_| {
+        let s = step.get();
+        trace.with(|t| share::encode(&t.scenario, s))
+    });
+    // Written 120 ms after the last change: a drag makes a change every frame and browsers
+    // throttle the history API. One timer at a time, re-armed for what is left of the
+    // 120 ms when it fires early, so a drag does not set and clear a timer per move.
+    let last_change = StoredValue::new(0.0_f64);
+    let timer = StoredValue::new_local(Rearm::default());
+    Effect::new(move |_| {
+        hash.track();
+        last_change.set_value(now_ms());
+        if timer.with_value(Rearm::idle) {
+            write_later(hash, last_change, timer, QUIET_MS);
+        }
+    });
+    on_cleanup(move || timer.set_value(Rearm::default()));
+    let on_hash = window_event_listener(ev::hashchange, move |_| {
+        let h = location_hash();
+        if h != hash.get_untracked() {
+            restore(dispatch, &h);
+        }
+    });
+    on_cleanup(move || on_hash.remove());
+}
+
+/// Writes the hash once it has been quiet for `QUIET_MS`, at most one timer at a time.
+fn write_later(
+    hash: Memo<String>,
+    last_change: StoredValue<f64>,
+    timer: StoredValue<Rearm, LocalStorage>,
+    wait: f64,
+) {
+    let fire = move || {
+        let quiet = now_ms() - last_change.get_value();
+        if quiet < QUIET_MS {
+            return write_later(hash, last_change, timer, QUIET_MS - quiet);
+        }
+        timer.update_value(Rearm::fired);
+        let h = hash.get_untracked();
+        if let Some(history) = web_sys::window().and_then(|w| w.history().ok()) {
+            let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&h));
+        }
+    };
+    let next = Timeout::new(wait.ceil().max(1.0) as u32, fire);
+    timer.update_value(|t| t.rearm(next));
+}
+
+/// Loads a shared link, or the default scenario with a message saying what was wrong with it.
+fn restore(dispatch: Dispatch, hash: &str) {
+    match share::decode(hash) {
+        Ok(view) => dispatch.msg(Msg::Restore {
+            scenario: view.scenario,
+            step: view.step,
+        }),
+        Err(e) => {
+            dispatch.msg(Msg::Load(Scenario::gc_pause()));
+            dispatch.msg(Msg::Refuse(format!(
+                "This link could not be loaded: {e}. Showing the default scenario."
+            )));
+        }
+    }
+}

@@ -1,0 +1,329 @@
+//! The what-ifs an interviewer asks for, folded behind one summary so the page still fits:
+//! clients, pauses and packet delays, where tokens come from, what storage checks, how
+//! clients release, whether the handoff barrier runs, when (or whether) the lock server
+//! fails over, and how far its replica lags. Each is a [`ScenarioEdit`], shown only where
+//! [`ScenarioEdit::applies_to`] says it changes something; the lab reruns the core.
+
+use leptos::prelude::*;
+
+use super::Dispatch;
+use crate::core::{Millis, ReleaseMode, Scenario, StorageCheck, TokenSource};
+use crate::lab::{Msg, ScenarioEdit, NEW_DELAY_MS};
+use crate::view::options;
+
+#[component]
+pub(super) fn WhatIf(scenario: Memo<Scenario>, dispatch: Dispatch) -> impl IntoView {
+    // Whether the edit `probe` makes of the scenario on screen applies to it.
+    let offered = move |probe: fn(&Scenario) -> ScenarioEdit| {
+        Memo::new(move |_| scenario.with(|sc| probe(sc).applies_to(sc)))
+    };
+    let tokens_shown = offered(|sc| ScenarioEdit::Tokens(sc.token_source));
+    let check_shown = offered(|sc| ScenarioEdit::Check(sc.check));
+    let release_shown = offered(|sc| ScenarioEdit::Release(sc.release));
+    let barrier_shown = offered(|sc| ScenarioEdit::Barrier(!sc.skip_barrier));
+    let failover_shown = offered(|sc| ScenarioEdit::Failover(sc.failover_at));
+    let lag_shown = offered(|sc| ScenarioEdit::ReplicationLag(sc.replication_lag));
+    let fewer = offered(|sc| ScenarioEdit::Clients(sc.actors.len().saturating_sub(1)));
+    let more = offered(|sc| ScenarioEdit::Clients(sc.actors.len() + 1));
+    let tokens = Memo::new(move |_| scenario.with(|sc| sc.token_source));
+    let check = Memo::new(move |_| scenario.with(|sc| sc.check));
+    let release = Memo::new(move |_| scenario.with(|sc| sc.release));
+    let barrier_on = Memo::new(move |_| scenario.with(|sc| !sc.skip_barrier));
+    let failover = Memo::new(move |_| scenario.with(|sc| sc.failover_at));
+    let lag = Memo::new(move |_| scenario.with(|sc| sc.replication_lag));
+    let count = Memo::new(move |_| scenario.with(|sc| sc.actors.len()));
+    let clients = move || view! { <ClientButtons scenario dispatch /> };
+    let clients_by = move |more: bool| {
+        let n = count.get_untracked();
+        dispatch.msg(ScenarioEdit::Clients(if more { n + 1 } else { n - 1 }).into());
+    };
+    view! {
+        <details class="whatif" data-testid="whatif">
+            <summary>"What if…"</summary>
+            <span class="whatif-body">
+                <button
+                    class="ghost small"
+                    aria-label="Remove a client"
+                    disabled=move || !fewer.get()
+                    on:click=move |_| clients_by(false)
+                >
+                    "− client"
+                </button>
+                <button
+                    class="ghost small"
+                    aria-label="Add a client"
+                    disabled=move || !more.get()
+                    on:click=move |_| clients_by(true)
+                >
+                    "+ client"
+                </button>
+                {clients}
+                {move || {
+                    tokens_shown
+                        .get()
+                        .then(|| {
+                            view! {
+                                <Choice
+                                    label="Tokens from"
+                                    title=None
+                                    options=options(
+                                        TokenSource::CHOICES
+                                            .map(|t| (t.code().to_owned(), t.option().to_owned(), "")),
+                                    )
+                                    value=Signal::derive(move || tokens.get().code())
+                                    pick=|c| TokenSource::from_code(c).map(ScenarioEdit::Tokens)
+                                    dispatch
+                                />
+                            }
+                        })
+                }}
+                {move || {
+                    check_shown
+                        .get()
+                        .then(|| {
+                            view! {
+                                <Choice
+                                    label="Storage checks"
+                                    title=Some(
+                                        "Fencing on: storage checks the token against the highest it has seen, or also asks the lock service whether the write's lease is still the live one (a sequencer check). Fencing off checks nothing.",
+                                    )
+                                    options=options(
+                                        StorageCheck::ALL
+                                            .map(|c| (c.code().to_owned(), c.option().to_owned(), "")),
+                                    )
+                                    value=Signal::derive(move || check.get().code())
+                                    pick=|c| StorageCheck::from_code(c).map(ScenarioEdit::Check)
+                                    dispatch
+                                />
+                            }
+                        })
+                }}
+                {move || {
+                    release_shown
+                        .get()
+                        .then(|| {
+                            view! {
+                                <Choice
+                                    label="Release"
+                                    title=None
+                                    options=options(
+                                        ReleaseMode::ALL
+                                            .map(|m| (m.code().to_owned(), m.option().to_owned(), "")),
+                                    )
+                                    value=Signal::derive(move || release.get().code())
+                                    pick=|c| ReleaseMode::from_code(c).map(ScenarioEdit::Release)
+                                    dispatch
+                                />
+                            }
+                        })
+                }}
+                {move || {
+                    barrier_shown
+                        .get()
+                        .then(|| {
+                            view! {
+                                <label class="inline">
+                                    <input
+                                        type="checkbox"
+                                        aria-label="Handoff barrier"
+                                        prop:checked=move || barrier_on.get()
+                                        on:change:target=move |e| {
+                                            dispatch
+                                                .msg(ScenarioEdit::Barrier(e.target().checked()).into())
+                                        }
+                                    />
+                                    " handoff barrier"
+                                </label>
+                            }
+                        })
+                }}
+                {move || {
+                    failover_shown
+                        .get()
+                        .then(|| {
+                            view! {
+                                <OptionalMs
+                                    label="Failover at "
+                                    aria="Failover at (ms)"
+                                    placeholder="never"
+                                    title=None
+                                    value=failover
+                                    set=ScenarioEdit::Failover
+                                    bad="A failover time needs whole milliseconds (empty: never)."
+                                    dispatch
+                                />
+                            }
+                        })
+                }}
+                {move || {
+                    lag_shown
+                        .get()
+                        .then(|| {
+                            view! {
+                                <OptionalMs
+                                    label="replica lag "
+                                    aria="Replica lag (ms)"
+                                    placeholder="cut"
+                                    title=Some(
+                                        "How far the promoted replica is behind the primary; empty: cut off before the run",
+                                    )
+                                    value=lag
+                                    set=ScenarioEdit::ReplicationLag
+                                    bad="A replica lag needs whole milliseconds (empty: replication cut before the run)."
+                                    dispatch
+                                />
+                            }
+                        })
+                }}
+            </span>
+        </details>
+    }
+}
+
+/// Each client's pause and packet-delay buttons: the keyboard's way to add or remove them
+/// (a drag along an empty stretch of a lane, a double-click on a pause, or a drag of a
+/// write's arrival at storage does the same).
+#[component]
+fn ClientButtons(scenario: Memo<Scenario>, dispatch: Dispatch) -> impl IntoView {
+    let clients = Memo::new(move |_| {
+        scenario.with(|sc| {
+            sc.actors
+                .iter()
+                .enumerate()
+                .map(|(i, a)| (i, a.name.clone(), !a.pauses.is_empty(), a.network_delay > 0))
+                .collect::<Vec<_>>()
+        })
+    });
+    let mid = Memo::new(move |_| scenario.with(|sc| sc.horizon / 2));
+    let button = move |msg: Msg, label: String, text: String| {
+        view! {
+            <button
+                class="ghost small"
+                aria-label=label
+                on:click=move |_| dispatch.msg(msg.clone())
+            >
+                {text}
+            </button>
+        }
+    };
+    let pauses = move || {
+        clients
+            .get()
+            .into_iter()
+            .map(|(actor, name, paused, _)| {
+                if paused {
+                    button(
+                        Msg::RemovePause { actor },
+                        format!("Remove {name}'s pause"),
+                        format!("− pause {name}"),
+                    )
+                } else {
+                    let at = mid.get_untracked();
+                    button(
+                        Msg::AddPause { actor, at },
+                        format!("Add a pause for {name}"),
+                        format!("+ pause {name}"),
+                    )
+                }
+            })
+            .collect_view()
+    };
+    let delays = move || {
+        clients
+            .get()
+            .into_iter()
+            .map(|(actor, name, _, delayed)| {
+                let (delay, label, text) = if delayed {
+                    (
+                        0,
+                        format!("Remove {name}'s packet delay"),
+                        format!("− delay {name}"),
+                    )
+                } else {
+                    (
+                        NEW_DELAY_MS,
+                        format!("Delay {name}'s packets"),
+                        format!("+ delay {name}"),
+                    )
+                };
+                button(ScenarioEdit::Delay { actor, delay }.into(), label, text)
+            })
+            .collect_view()
+    };
+    view! {
+        {pauses}
+        {delays}
+    }
+}
+
+/// A what-if select of one design choice: the options are markup from a pure renderer, and
+/// the picked value goes back through its type's `from_code` (`pick`) as an edit.
+#[component]
+fn Choice(
+    label: &'static str,
+    title: Option<&'static str>,
+    options: String,
+    value: Signal<&'static str>,
+    pick: fn(&str) -> Option<ScenarioEdit>,
+    dispatch: Dispatch,
+) -> impl IntoView {
+    view! {
+        <label class="inline" title=title>
+            {label}
+            " "
+            <select
+                aria-label=label
+                on:change:target=move |e| {
+                    if let Some(edit) = pick(&e.target().value()) {
+                        dispatch.msg(edit.into());
+                    }
+                }
+                inner_html=options
+                prop:value=move || value.get()
+            ></select>
+        </label>
+    }
+}
+
+/// A what-if field for a time that may be unset (ms): empty sends `set(None)`; anything
+/// but whole milliseconds is refused with `bad`, and the field shows the value in force.
+#[component]
+fn OptionalMs(
+    label: &'static str,
+    aria: &'static str,
+    placeholder: &'static str,
+    title: Option<&'static str>,
+    value: Memo<Option<Millis>>,
+    set: fn(Option<Millis>) -> ScenarioEdit,
+    bad: &'static str,
+    dispatch: Dispatch,
+) -> impl IntoView {
+    let shown = move || value.get().map(|t| t.to_string()).unwrap_or_default();
+    view! {
+        <label class="inline">
+            {label}
+            <input
+                type="number"
+                min="0"
+                placeholder=placeholder
+                aria-label=aria
+                title=title
+                prop:value=shown
+                on:change:target=move |e| {
+                    let msg = match e.target().value().trim() {
+                        "" => set(None).into(),
+                        t => {
+                            t.parse::<Millis>()
+                                .map_or_else(
+                                    |_| Msg::Refuse(bad.to_owned()),
+                                    |ms| set(Some(ms)).into(),
+                                )
+                        }
+                    };
+                    dispatch.msg(msg);
+                    e.target().set_value(&shown());
+                }
+            /> " ms"
+        </label>
+    }
+}

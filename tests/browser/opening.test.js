@@ -1,0 +1,56 @@
+// Opening fast: index.html's static first screen shows before the wasm has arrived, the app
+// takes its place in one task (one <main>, nothing shifts), and the panels it draws a few
+// tasks later work.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { serveDist, launch } from './harness.js';
+
+let server;
+let browser;
+before(async () => {
+  server = await serveDist();
+  browser = await launch();
+});
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+test('before the wasm arrives the static first screen shows the title and what the lab is', async () => {
+  const context = await browser.newContext({ viewport: { width: 412, height: 823 } });
+  const page = await context.newPage();
+  // Hold the wasm back: what shows is index.html alone.
+  await page.route('**/*.wasm', () => {});
+  await page.goto(`${server.origin}/`);
+  const shell = page.locator('#shell');
+  await shell.waitFor();
+  assert.match(await shell.locator('h1').innerText(), /fencing-lab/);
+  assert.match(await shell.locator('.narration').innerText(), /lease lock/);
+  const box = await shell.locator('.narration').boundingBox();
+  assert.ok(box.width > 300 && box.height > 100, `a large first text: ${JSON.stringify(box)}`);
+  await context.close();
+});
+
+test('the app replaces the first screen in one task, and nothing on screen shifts', async () => {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 720 } });
+  const page = await context.newPage();
+  await page.addInitScript(() => {
+    window.__shifts = [];
+    new PerformanceObserver((list) => {
+      // Shifts right after a click or key are the user's doing, not the load's.
+      for (const e of list.getEntries()) if (!e.hadRecentInput) window.__shifts.push(e.value);
+    }).observe({ type: 'layout-shift', buffered: true });
+  });
+  await page.goto(`${server.origin}/#s=gc-pause&fence=off&step=99999`);
+  await page.getByTestId('balance').waitFor();
+  assert.equal(await page.getByTestId('balance').innerText(), '80');
+  assert.equal(await page.locator('#shell').count(), 0, 'the static first screen is gone');
+  assert.equal(await page.locator('main').count(), 1);
+  // The panels drawn a few tasks later work: What if… adds a client.
+  await page.locator('details.whatif summary').click();
+  await page.getByLabel('Add a client').click();
+  await page.waitForFunction(() => /clients=3/.test(location.hash));
+  const shifts = await page.evaluate(() => window.__shifts);
+  assert.equal(shifts.reduce((a, b) => a + b, 0), 0, `layout shifts: ${shifts}`);
+  await context.close();
+});
