@@ -28,8 +28,14 @@ phase native cargo test --locked
 export FENCING_DECK_JSON="$PWD/target/deck.json"
 target/debug/fencing-lab deck --json >"$FENCING_DECK_JSON"
 
-# The deck against real redis-server, PostgreSQL and etcd (scripts/replay.sh).
-phase replay bash scripts/replay.sh
+# The deck against real redis-server, PostgreSQL and etcd (scripts/replay.sh), then the
+# replay's own command-line tests, built with the same profile and feature so they reuse its
+# compiled crates.
+replay() {
+  bash scripts/replay.sh
+  cargo test --locked --profile replay --features replay --test replay
+}
+phase replay replay
 
 lint() {
   cargo fmt --check
