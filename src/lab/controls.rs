@@ -102,7 +102,7 @@ pub struct Control {
 }
 
 /// Every control a presenter has, in the README's order.
-pub const CONTROLS: [Control; 12] = [
+pub const CONTROLS: [Control; 13] = [
     Control {
         action: "step forward / back",
         how: "`→` / `←`, or `.` (what presenter clickers send), or the buttons",
@@ -154,6 +154,11 @@ pub const CONTROLS: [Control; 12] = [
         keys: &["p", "n"],
     },
     Control {
+        action: "laser pointer (presenter mode)",
+        how: "`l`: a short fading trail follows the mouse or finger, and the marker under it shows its tooltip",
+        keys: &["l"],
+    },
+    Control {
         action: "fork, explore, export",
         how: "**Fork**, **Explore**, **SVG** / **PNG**",
         keys: &[],
@@ -174,7 +179,8 @@ pub fn controls_table() -> String {
     out
 }
 
-/// Keyboard map: ← → step, Space play, `.` forward (presenter clickers send it), `f` fencing.
+/// Keyboard map: ← → step, Space play, `.` forward (presenter clickers send it), `f` fencing,
+/// `l` the laser pointer.
 pub fn key_to_msg(key: &str) -> Option<Msg> {
     match key {
         "ArrowRight" | "." | "PageDown" => Some(Msg::Forward),
@@ -182,6 +188,7 @@ pub fn key_to_msg(key: &str) -> Option<Msg> {
         " " | "Spacebar" => Some(Msg::TogglePlay),
         "f" | "F" => Some(Msg::CyclePolicy),
         "Home" => Some(Msg::Reset),
+        "l" | "L" => Some(Msg::ToggleLaser),
         _ => None,
     }
 }

@@ -51,6 +51,8 @@ pub struct Lab {
     /// The deck entry's speaker notes, while they are shown.
     notes: Option<Arc<Vec<String>>>,
     presenting: bool,
+    /// The laser pointer (presenter mode only): a fading trail under the mouse or finger.
+    laser: bool,
 }
 
 /// Everything the user (or the page's timers) can do.
@@ -100,6 +102,8 @@ pub enum Msg {
     TogglePresent,
     /// Leaving fullscreen leaves presenter mode.
     StopPresenting,
+    /// The laser pointer on or off; only while presenting (leaving presenter mode puts it away).
+    ToggleLaser,
     /// Open (and start) or close the schedule explorer.
     ToggleExplore,
     /// Run up to `budget` more schedules; `elapsed_ms` is the page's clock since the
@@ -148,6 +152,7 @@ impl Lab {
             exploration: None,
             notes: None,
             presenting: false,
+            laser: false,
         }
     }
 
@@ -198,6 +203,10 @@ impl Lab {
 
     pub fn presenting(&self) -> bool {
         self.presenting
+    }
+
+    pub fn laser(&self) -> bool {
+        self.laser
     }
 
     pub fn at_end(&self) -> bool {
@@ -270,8 +279,15 @@ impl Lab {
                     None => Some(self.deck_notes()),
                 }
             }
-            Msg::TogglePresent => self.presenting = !self.presenting,
-            Msg::StopPresenting => self.presenting = false,
+            Msg::TogglePresent => {
+                self.presenting = !self.presenting;
+                self.laser &= self.presenting;
+            }
+            Msg::StopPresenting => {
+                self.presenting = false;
+                self.laser = false;
+            }
+            Msg::ToggleLaser => self.laser = self.presenting && !self.laser,
             Msg::ToggleExplore => {
                 self.exploration = match self.exploration {
                     Some(_) => None,

@@ -136,7 +136,7 @@ fn every_documented_key_does_something() {
         .iter()
         .flat_map(|c| c.keys.iter().copied())
         .collect();
-    for k in ["ArrowRight", "ArrowLeft", ".", " ", "f", "Home"] {
+    for k in ["ArrowRight", "ArrowLeft", ".", " ", "f", "Home", "l"] {
         assert!(
             documented.contains(&k),
             "{k:?} is mapped but not in the table"
@@ -152,7 +152,28 @@ fn keys_map_to_messages() {
     assert_eq!(key_to_msg("ArrowLeft"), Some(Msg::Back));
     assert_eq!(key_to_msg(" "), Some(Msg::TogglePlay));
     assert_eq!(key_to_msg("f"), Some(Msg::CyclePolicy));
+    assert_eq!(key_to_msg("l"), Some(Msg::ToggleLaser));
     assert_eq!(key_to_msg("q"), None);
+}
+
+#[test]
+fn the_laser_pointer_is_a_presenter_tool() {
+    let mut lab = Lab::default();
+    lab.update(Msg::ToggleLaser);
+    assert!(!lab.laser(), "no pointer outside presenter mode");
+    lab.update(Msg::TogglePresent);
+    lab.update(Msg::ToggleLaser);
+    assert!(lab.laser());
+    lab.update(Msg::ToggleLaser);
+    assert!(!lab.laser(), "l again puts it away");
+    lab.update(Msg::ToggleLaser);
+    lab.update(Msg::TogglePresent);
+    assert!(!lab.laser(), "leaving presenter mode puts it away");
+    lab.update(Msg::TogglePresent);
+    assert!(!lab.laser(), "and it stays away when presenting again");
+    lab.update(Msg::ToggleLaser);
+    lab.update(Msg::StopPresenting);
+    assert!(!lab.laser(), "leaving fullscreen (Esc) too");
 }
 
 #[test]

@@ -7,6 +7,7 @@ mod explorer;
 mod export;
 mod keys;
 mod panels;
+mod pointer;
 mod recording;
 mod timeline;
 mod timers;
@@ -27,6 +28,7 @@ use crate::view::{options, Act};
 
 use explorer::ExplorerPanel;
 use panels::{Compare, Fork, HerdPanel, Notes, Params, Storage, Story};
+use pointer::LaserPointer;
 use recording::{ImportRecording, RecordedBanner};
 use timeline::Timeline;
 use whatif::WhatIf;
@@ -97,6 +99,7 @@ fn App() -> impl IntoView {
     let playing = Memo::new(move |_| lab.with(|l| l.playing()));
     let speed = Memo::new(move |_| lab.with(|l| l.speed()));
     let presenting = Memo::new(move |_| lab.with(|l| l.presenting()));
+    let laser = Memo::new(move |_| lab.with(|l| l.laser()));
     let notes_shown = Memo::new(move |_| lab.with(|l| l.notes().is_some()));
     let exploring = Memo::new(move |_| lab.with(|l| l.exploration().is_some()));
     let forked = Memo::new(move |_| lab.with(|l| l.fork_of().is_some()));
@@ -326,11 +329,12 @@ fn App() -> impl IntoView {
                                 <Compare lab />
                             </div>
                             <footer class="keys">
-                                "Keys: ← → step · Space play · . forward (clicker) · f fencing · p presenter · n notes · drag a pause (its right edge resizes; double-click removes) · drag along an empty lane to draw one · drag a write at storage to delay its packets"
+                                "Keys: ← → step · Space play · . forward (clicker) · f fencing · p presenter (l: laser pointer) · n notes · drag a pause (its right edge resizes; double-click removes) · drag along an empty lane to draw one · drag a write at storage to delay its packets"
                             </footer>
                         }
                     })
             }}
+            <LaserPointer on=laser />
         </main>
     }
 }
