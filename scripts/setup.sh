@@ -2,7 +2,8 @@
 # Installs what fencing-lab needs, skipping whatever is already present at the right version.
 #   bash scripts/setup.sh serve   what building and serving the page needs: the wasm32 target,
 #                                 trunk, wasm-bindgen-cli, and binaryen + terser from npm
-#   bash scripts/setup.sh [test]  that, plus what the tests need: leptosfmt, Debian's Chromium
+#   bash scripts/setup.sh servers the replay's servers only (scripts/replay.sh runs this)
+#   bash scripts/setup.sh [test]  serve's, plus what the tests need: leptosfmt, Debian's Chromium
 #                                 and ChromeDriver, the replay's servers, playwright-core and axe
 # On a fresh 2-core machine the compiles dominate, so the downloads (apt, npm) run in the
 # background while cargo builds the tools, and tools whose speed does not matter (trunk only
@@ -11,7 +12,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mode=${1:-test}
-case "$mode" in serve | test) ;; *) echo "usage: setup.sh [serve|test]" >&2; exit 2 ;; esac
+case "$mode" in serve | servers | test) ;; *) echo "usage: setup.sh [serve|servers|test]" >&2; exit 2 ;; esac
 
 started=$(date +%s)
 say() { printf '\n== setup (%ss): %s\n' "$(($(date +%s) - started))" "$*"; }
@@ -27,6 +28,8 @@ apt_missing=()
 if [ "$mode" = test ]; then
   [ -x /usr/bin/chromium ] || apt_missing+=(chromium)
   [ -x /usr/bin/chromedriver ] || apt_missing+=(chromium-driver)
+fi
+if [ "$mode" != serve ]; then
   command -v redis-server >/dev/null || apt_missing+=(redis-server)
   [ -x /usr/lib/postgresql/15/bin/initdb ] || apt_missing+=(postgresql)
   command -v etcd >/dev/null || apt_missing+=(etcd-server)
@@ -64,24 +67,33 @@ if [ ${#apt_missing[@]} -gt 0 ]; then
     apt-get update -qq
     apt-get install -y -qq --no-install-recommends "${apt_missing[@]}"
     if [ "$added_policy" = 1 ]; then rm -f /usr/sbin/policy-rc.d; fi
+    # Should a service have started anyway (no policy-rc.d support), stop it by its own tools.
+    if command -v pg_ctlcluster >/dev/null; then
+      for c in $(pg_lsclusters -h 2>/dev/null | awk '$4 == "online" { print $1 "/" $2 }'); do
+        pg_ctlcluster "${c%/*}" "${c#*/}" stop || true
+      done
+    fi
+    for svc in redis-server etcd; do
+      if command -v service >/dev/null; then service "$svc" stop >/dev/null 2>&1 || true; fi
+    done
   ) >"$log/apt" 2>&1 &
   pids+=("$!:apt")
 fi
-if ! (cd tests/browser && npm ls --depth=0 "${npm_want[@]}" >/dev/null 2>&1); then
+if [ "$mode" != servers ] && ! (cd tests/browser && npm ls --depth=0 "${npm_want[@]}" >/dev/null 2>&1); then
   say "npm ci ${npm_flags[*]} in tests/browser (in the background)"
   (cd tests/browser && npm ci --no-audit --no-fund "${npm_flags[@]}") >"$log/npm" 2>&1 &
   pids+=("$!:npm")
 fi
 
-if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
+if [ "$mode" != servers ] && ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
   say "rustup target add wasm32-unknown-unknown"
   rustup target add wasm32-unknown-unknown
 fi
-if ! trunk --version 2>/dev/null | grep -qx "trunk $TRUNK_VERSION"; then
+if [ "$mode" != servers ] && ! trunk --version 2>/dev/null | grep -qx "trunk $TRUNK_VERSION"; then
   say "cargo install --debug trunk@$TRUNK_VERSION (rustc 1.95 cannot build trunk 0.22)"
   cargo install --debug --locked "trunk@$TRUNK_VERSION"
 fi
-if ! wasm-bindgen --version 2>/dev/null | grep -qx "wasm-bindgen $WASM_BINDGEN_VERSION"; then
+if [ "$mode" != servers ] && ! wasm-bindgen --version 2>/dev/null | grep -qx "wasm-bindgen $WASM_BINDGEN_VERSION"; then
   # Optimised: it rewrites the page's wasm on every build.
   say "cargo install wasm-bindgen-cli@$WASM_BINDGEN_VERSION"
   # Not --locked: its published lock file names a yanked webpki-roots.
@@ -103,4 +115,8 @@ for entry in "${pids[@]}"; do
 done
 rm -rf "$log"
 
-say "ready ($mode): $(trunk --version), $(wasm-bindgen --version)$([ "$mode" = test ] && printf ', %s' "$(/usr/bin/chromium --version 2>/dev/null | head -1)")"
+case "$mode" in
+  servers) say "ready (servers): $(redis-server --version | cut -d' ' -f1-3), $(etcd --version 2>/dev/null | head -1)" ;;
+  serve) say "ready (serve): $(trunk --version), $(wasm-bindgen --version)" ;;
+  test) say "ready (test): $(trunk --version), $(wasm-bindgen --version), $(/usr/bin/chromium --version 2>/dev/null | head -1)" ;;
+esac

@@ -437,6 +437,16 @@ fn per_mille(d: u64) -> String {
 }
 
 /// The earlier events of the same trace, newest first.
+/// Who else believes they hold the lock at event `e`, besides `name`.
+fn other_believers<'a>(e: &'a TraceEvent, name: &str) -> Vec<&'a str> {
+    e.snapshot
+        .believers
+        .iter()
+        .map(String::as_str)
+        .filter(|b| *b != name)
+        .collect()
+}
+
 fn before(t: &Trace, i: usize) -> impl Iterator<Item = &TraceEvent> {
     t.events[..i].iter().rev()
 }

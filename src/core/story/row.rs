@@ -246,13 +246,7 @@ pub(super) fn row_say(t: &Trace, step: usize) -> Option<String> {
         EventKind::Acquired { .. } => match waited(t, i) {
             None => "No lock server: the database that holds the balance arbitrates, and only one transaction at a time can hold this row's lock.".to_owned(),
             Some((w, holder)) => {
-                let others: Vec<&str> = e
-                    .snapshot
-                    .believers
-                    .iter()
-                    .map(String::as_str)
-                    .filter(|b| *b != name)
-                    .collect();
+                let others = other_believers(e, &name);
                 match others.as_slice() {
                     [] if w == 0 => format!(
                         "{holder}'s transaction ended in the same instant {name} asked: no wait this time. A blocking lock costs a waiter only what is left of the holder's transaction."

@@ -172,13 +172,7 @@ fn say_once(t: &Trace, step: usize) -> String {
         EventKind::JobChecked { done: true } => {
             // Another client may still believe it holds the lock (a paused one that read the
             // status before the job ran): the check does nothing for it.
-            let others: Vec<&str> = e
-                .snapshot
-                .believers
-                .iter()
-                .map(String::as_str)
-                .filter(|b| *b != name)
-                .collect();
+            let others = other_believers(e, &name);
             return match others.as_slice() {
                 [] => "The job already ran, so this holder does nothing: with one holder at a time, the job runs once.".to_owned(),
                 [one] => format!(
