@@ -241,11 +241,21 @@ fn m3_delayed_packet_is_kleppmanns_case() {
             e.kind,
             EventKind::WriteTimedOut { .. } | EventKind::PauseStarted { .. }
         )));
-        assert!(!t.events.iter().any(
-            |e| e.actor.as_deref() == Some("A") && matches!(e.kind, EventKind::Released { .. })
-        ));
+        // A does not release at all: not even a release that finds its lease gone.
+        assert!(!t.events.iter().any(|e| e.actor.as_deref() == Some("A")
+            && matches!(
+                e.kind,
+                EventKind::Released { .. } | EventKind::ReleaseNoop { .. }
+            )));
     }
+    assert!(notes("delayed-packet").contains("never releases"));
     assert!(notes("delayed-packet").contains("a perfect mutex shares it"));
+    // The client-timeout what-if is the one that lets go: it gives up and releases.
+    let timeout = run(&Scenario::delayed_packet_timeout());
+    assert!(timeout
+        .events
+        .iter()
+        .any(|e| e.actor.as_deref() == Some("A") && matches!(e.kind, EventKind::Released { .. })));
 }
 
 /// M4 and M5: redis-failover's strict 90 is luck; etcd fixes the failover only.

@@ -1279,6 +1279,10 @@ impl Scenario {
     pub fn with_request_timeout(mut sc: Scenario, ms: Millis) -> Self {
         if let Some(a) = sc.actors.first_mut() {
             a.request_timeout = Some(ms);
+            // The client that gives up treats the request as failed and lets the lock go.
+            if a.script.last() != Some(&Step::Release) {
+                a.script.push(Step::Release);
+            }
         }
         sc
     }
@@ -1312,7 +1316,6 @@ impl Scenario {
                 Step::CheckDone,
                 Step::Work { ms: 5 },
                 debit(10, None),
-                Step::Release,
             ],
         );
         a.network_delay = 40;
