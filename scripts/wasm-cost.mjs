@@ -132,3 +132,12 @@ for (const [part, n] of shown) line(n, part);
 const rest = rows.slice(shown.length).reduce((s, [, n]) => s + n, 0);
 line(rest, `the rest (${rows.length - shown.length} parts under 0.5% each)`);
 console.log(`wasm.code_bytes_before_opt ${total}`);
+// WASM_COST_TOP=N also lists the N largest functions, to see what a part's bytes are.
+const top = Number(process.env.WASM_COST_TOP ?? 0);
+if (top > 0) {
+  bodies
+    .map((len, i) => [len, path(names.get(imported + i) ?? '?').join('::')])
+    .sort((a, b) => b[0] - a[0])
+    .slice(0, top)
+    .forEach(([len, p]) => console.log(`wasm.function ${String(len).padStart(8)} B  ${p.slice(0, 160)}`));
+}

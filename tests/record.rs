@@ -90,3 +90,37 @@ fn rebuilds(sc: &Scenario, id: &str) {
         }
     }
 }
+
+/// A recording is read in the page by the browser's `JSON.parse`, whose numbers are
+/// doubles: every integer in a deck run's trace stays at or under 2^53, so the page reads
+/// back exactly what the replay wrote (a larger one would be refused, with its path).
+#[test]
+fn every_number_in_a_recording_survives_the_browsers_json_parse() {
+    fn check(v: &serde_json::Value, at: &str, id: &str) {
+        match v {
+            serde_json::Value::Number(n) => assert!(
+                n.as_u64().map_or(true, |u| u <= 1 << 53)
+                    && n.as_i64().map_or(true, |i| i.unsigned_abs() <= 1 << 53),
+                "{id}: {at} = {n} is past 2^53"
+            ),
+            serde_json::Value::Array(a) => a
+                .iter()
+                .enumerate()
+                .for_each(|(i, v)| check(v, &format!("{at}[{i}]"), id)),
+            serde_json::Value::Object(o) => o
+                .iter()
+                .for_each(|(k, v)| check(v, &format!("{at}.{k}"), id)),
+            _ => {}
+        }
+    }
+    for entry in deck::DECK {
+        for policy in FencingPolicy::ALL {
+            let sc = Scenario {
+                policy,
+                ..(entry.build)()
+            };
+            let trace = serde_json::to_value(run(&sc)).unwrap();
+            check(&trace, "", entry.id);
+        }
+    }
+}

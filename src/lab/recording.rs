@@ -85,28 +85,45 @@ pub fn read_recording(text: &str) -> Result<Trace, String> {
 }
 
 /// `text` as a [`Trace`] through serde's derives, the same ones the replay writes it with.
-/// An error names the path of the bad value (`events[3].kind`) and where it is in the text;
-/// an unknown variant's list of every known one is left out.
+/// An error names the path of the bad value (`events[3].kind`). In the page the browser's
+/// own `JSON.parse` reads the text (no JSON parser in the wasm); natively, serde_json.
+#[cfg(target_arch = "wasm32")]
+fn parse_trace(text: &str) -> Result<Trace, String> {
+    // Both errors are JS `Error`s: their message, without `toString`'s "Error: ".
+    let message = |e: wasm_bindgen::JsValue| String::from(js_sys::Error::from(e).message());
+    let value = js_sys::JSON::parse(text).map_err(message)?;
+    let de = serde_wasm_bindgen::Deserializer::from(value);
+    serde_path_to_error::deserialize(de).map_err(|e| {
+        let path = e.path().clone();
+        at_path(&path, short(message(e.into_inner().into())))
+    })
+}
+
+#[cfg(not(target_arch = "wasm32"))]
 fn parse_trace(text: &str) -> Result<Trace, String> {
     let mut de = serde_json::Deserializer::from_str(text);
-    let t: Trace = serde_path_to_error::deserialize(&mut de).map_err(|e| {
-        let what = short(e.inner());
-        match e.path().to_string().as_str() {
-            "." => what,
-            path => format!("{path}: {what}"),
-        }
-    })?;
-    de.end().map_err(|e| short(&e))?;
+    let t = serde_path_to_error::deserialize(&mut de)
+        .map_err(|e| at_path(e.path(), short(e.inner().to_string())))?;
+    de.end().map_err(|e| short(e.to_string()))?;
     Ok(t)
 }
 
-/// serde_json's message without an unknown variant's list of every known one.
-fn short(e: &serde_json::Error) -> String {
-    let what = e.to_string();
-    match (what.find(", expected one of"), what.rfind(" at line ")) {
-        (Some(cut), Some(at)) if cut < at => format!("{}{}", &what[..cut], &what[at..]),
-        _ => what,
+/// `what` went wrong at `path` (the root's path, `.`, is left out).
+fn at_path(path: &serde_path_to_error::Path, what: String) -> String {
+    match path.to_string().as_str() {
+        "." => what,
+        path => format!("{path}: {what}"),
     }
+}
+
+/// serde's message without an unknown variant's list of every known one (serde_json's
+/// "at line L column C" stays).
+fn short(what: String) -> String {
+    let Some(cut) = what.find(", expected one of") else {
+        return what;
+    };
+    let place = what.rfind(" at line ").filter(|&at| at > cut);
+    format!("{}{}", &what[..cut], place.map_or("", |at| &what[at..]))
 }
 
 #[cfg(test)]

@@ -54,6 +54,20 @@ test('a pasted recording is shown; a bad one is refused with a reason and the vi
     await page.getByRole('button', { name: 'Dismiss' }).click();
   }
   const strict = await readFile(sample('gc-pause-strict.json'), 'utf8');
+  // A bad field is named by its path, without the list of every kind there is; and the
+  // browser's JSON.parse names where the text stops being JSON.
+  for (const [bad, why, not] of [
+    [strict.replace('"lease_ttl": 30', '"lease_ttl": "thirty"'), /scenario\.lease_ttl: invalid type: string "thirty"/],
+    [strict.replace('"Acquired"', '"Stolen"'), /events\[0\]\.kind: unknown variant `Stolen`/, /expected one of/],
+    [strict.slice(0, 500), /JSON/],
+  ]) {
+    await area.fill(bad);
+    await show.click();
+    await error.waitFor();
+    assert.match(await error.innerText(), why);
+    if (not) assert.doesNotMatch(await error.innerText(), not);
+    await page.getByRole('button', { name: 'Dismiss' }).click();
+  }
   // Tampered: a balance the events do not give.
   await area.fill(strict.replace('"balance": 90', '"balance": 70'));
   await show.click();
