@@ -54,3 +54,30 @@ test('the app replaces the first screen in one task, and nothing on screen shift
   assert.equal(shifts.reduce((a, b) => a + b, 0), 0, `layout shifts: ${shifts}`);
   await context.close();
 });
+
+test('on a phone (412 px) the page fits the screen: nothing scrolls sideways', async () => {
+  const context = await browser.newContext({
+    viewport: { width: 412, height: 823 },
+    isMobile: true,
+    hasTouch: true,
+  });
+  const page = await context.newPage();
+  await page.goto(`${server.origin}/#s=gc-pause`);
+  await page.getByRole('button', { name: 'Present' }).waitFor();
+  const wide = await page.evaluate(() => ({
+    page: document.documentElement.scrollWidth,
+    screen: window.innerWidth,
+    // Anything drawn past the screen's right edge, by tag and class.
+    past: [...document.querySelectorAll('body *')]
+      .filter((e) => e.getBoundingClientRect().right > 413)
+      .map((e) => `${e.tagName}.${e.className.baseVal ?? e.className}`),
+  }));
+  assert.equal(wide.page, 412, JSON.stringify(wide));
+  assert.equal(wide.screen, 412, JSON.stringify(wide));
+  assert.deepEqual(wide.past, []);
+  // Each picker still sits beside its label.
+  const label = await page.getByText('Fencing', { exact: true }).boundingBox();
+  const picker = await page.getByLabel('Fencing').boundingBox();
+  assert.ok(Math.abs(label.y + label.height / 2 - (picker.y + picker.height / 2)) < 8, `${JSON.stringify([label, picker])}`);
+  await context.close();
+});
