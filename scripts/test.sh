@@ -30,12 +30,21 @@ target/debug/fencing-lab deck --json >"$FENCING_DECK_JSON"
 
 # The deck against real redis-server, PostgreSQL and etcd (scripts/replay.sh), then the
 # replay's own command-line tests, built with the same profile and feature so they reuse its
-# compiled crates.
+# compiled crates. The replay spends most of its minutes waiting on its servers' clocks, so it
+# runs beside lint and the release builds; those run at the lowest CPU priority, so the
+# replay's clients and servers are scheduled on time (its profile has its own target dir
+# lock, target/replay, so neither waits for the other's cargo).
 replay() {
   bash scripts/replay.sh
   cargo test --locked --profile replay --features replay --test replay
 }
-phase replay replay
+replay_log=target/replay-phase.log
+mkdir -p target
+replay_start=$(date +%s)
+# In a process group of its own, so a failing phase can stop it and its servers at once.
+setsid bash -c "set -euo pipefail; $(declare -f replay); replay" >"$replay_log" 2>&1 &
+replay_pid=$!
+trap 'kill -TERM -- "-$replay_pid" 2>/dev/null || true; report' EXIT
 
 lint() {
   cargo fmt --check
@@ -44,7 +53,9 @@ lint() {
   cargo clippy --locked --target wasm32-unknown-unknown -- -D warnings
   cargo clippy --locked --target wasm32-unknown-unknown --features test-hooks -- -D warnings
 }
-phase lint lint
+# At the lowest priority, in a shell of its own that stops at the first failure.
+niced() { nice -n 19 bash -c "set -euo pipefail; $(declare -f "$1"); $1"; }
+phase lint niced lint
 
 # dist/ is the page as shipped; dist-test/ adds the test hooks (a deliberate panic, bench
 # hooks). Both use the release profile, so the second build reuses the first one's
@@ -53,6 +64,16 @@ build() {
   trunk build --release --offline
   trunk build --release --offline --features test-hooks --dist dist-test
 }
-phase build build
+phase build niced build
+
+# The replay's output, whole, once it is done; its failure fails the run.
+replay_done() {
+  local rc=0
+  wait "$replay_pid" || rc=$?
+  cat "$replay_log"
+  echo "(the replay ran $(($(date +%s) - replay_start)) s, beside lint and build)"
+  return "$rc"
+}
+phase replay replay_done
 
 phase browser bash -c 'cd tests/browser && npm test'
