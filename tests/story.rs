@@ -42,10 +42,15 @@ fn all_runs() -> Vec<Trace> {
     out
 }
 
-/// (step, narration, say) for every step of a run, step 0 included.
+/// (event step, narration, say) for every event of a run, step 0 included.
 fn lines(t: &Trace) -> Vec<(usize, String, String)> {
+    let steps = story::Steps::of(t);
     (0..=t.len())
-        .map(|s| (s, story::narration(t, s), story::say(t, s)))
+        .map(|s| {
+            // A run of identical events is one story step: each event gets its words.
+            let shown = s.checked_sub(1).map_or(0, |i| steps.showing(i));
+            (s, story::narration(t, shown), story::say(t, shown))
+        })
         .collect()
 }
 

@@ -736,7 +736,7 @@ pub struct RunData {
     pub value: String,
     /// [`story::outcome`]: the comparison panel's caption.
     pub outcome: String,
-    /// Events after the setup step.
+    /// Steps after the setup one (a run of identical events is one step: [`story::Steps`]).
     pub steps: usize,
     /// Words of all the run's Say lines.
     pub say_words: usize,
@@ -776,11 +776,12 @@ fn run_data(t: &Trace) -> RunData {
             codes.push(code);
         }
     }
+    let last = story::Steps::of(t).last();
     RunData {
         value: story::final_value(t),
         outcome: story::outcome(t),
-        steps: t.len(),
-        say_words: (0..=t.len())
+        steps: last,
+        say_words: (0..=last)
             .map(|s| story::say(t, s).split_whitespace().count())
             .sum(),
         codes,

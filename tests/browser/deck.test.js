@@ -9,14 +9,16 @@ import { deck, POLICIES } from './deck-data.js';
 const open = session();
 
 // [id, { policy: expected value }, { policy: data-result codes that must appear on the
-// timeline }], from the core's own `deck --json`: no copy of the outcome table here.
+// timeline }, { policy: steps }], from the core's own `deck --json`: no copy of the outcome
+// table here.
 const DECK = deck.entries.map((e) => [
   e.id,
   Object.fromEntries(POLICIES.map((p) => [p, e.runs[p].value])),
   Object.fromEntries(POLICIES.map((p) => [p, e.runs[p].codes])),
+  Object.fromEntries(POLICIES.map((p) => [p, e.runs[p].steps])),
 ]);
 
-for (const [id, balances, markers] of DECK) {
+for (const [id, balances, markers, steps] of DECK) {
   test(`deck: ${id}`, async () => {
     for (const [policy, balance] of Object.entries(balances)) {
       const { page, context } = await open(`#s=${id}&fence=${policy}&step=99999`);
@@ -24,6 +26,8 @@ for (const [id, balances, markers] of DECK) {
       assert.equal(await page.getByLabel('Fencing').inputValue(), policy);
       const [at, len] = await position(page);
       assert.equal(at, len, `${id} opens at its last step`);
+      // The page counts the core's steps: a run of identical events is one step here too.
+      assert.equal(len, steps[policy], `${id} under ${policy}: steps`);
       assert.equal(await text(page, 'balance'), balance, `${id} under ${policy}`);
       assert.ok((await text(page, 'question')).length > 10, 'the interview question is shown');
       assert.ok((await text(page, 'narration')).length > 10);

@@ -32,12 +32,10 @@ pub(super) fn sentence(t: &Trace, i: usize) -> String {
                 at(*expires_at)
             )
         }
-        EventKind::AcquireRefused { retry_in, nodes, .. } if sc.redlock.is_some() => {
-            let total = sc.redlock.as_ref().map_or(0, |r| r.nodes);
+        EventKind::AcquireRefused { retry_in, .. } => {
+            let (attempt, answer) = refusal(t, i);
             format!(
-                "{name} runs Redlock on {res}: OK from {} only ({} of {total}), no majority, so it deletes those keys again (lock_held). Retrying in ~{} (randomised in a real client).",
-                node_list(nodes),
-                nodes.len(),
+                "{name} {attempt}: {answer}. Retrying in ~{} (randomised in a real client).",
                 dur(*retry_in)
             )
         }
@@ -99,33 +97,6 @@ pub(super) fn sentence(t: &Trace, i: usize) -> String {
                 )
             }
         },
-        EventKind::AcquireRefused {
-            holder,
-            until,
-            retry_in,
-            ..
-        } => {
-            if sc.lock_delay > 0 && e.snapshot.holder.is_none() && sc.redlock.is_none() {
-                return format!(
-                    "{name} tries to acquire {res}: refused (lock_held) — no lease is live, but {holder}'s lapsed without a release, and the lock-delay keeps {res} from everyone until t={}. Retrying in ~{} (randomised in a real client).",
-                    at(*until),
-                    dur(*retry_in)
-                );
-            }
-            let answer = match sc.token_source {
-                TokenSource::SameRedis
-                | TokenSource::Counterfactual
-                | TokenSource::SeparateCounter
-                | TokenSource::RandomValue => "SET NX answers nil (lock_held)",
-                TokenSource::LockService if sc.lock_delay > 0 => "refused (lock_held)",
-                TokenSource::LockService => "the lock key exists (lock_held)",
-            };
-            format!(
-                "{name} tries to acquire {res}: {answer} — {holder}'s lease runs until t={}. Retrying in ~{} (randomised in a real client).",
-                at(*until),
-                dur(*retry_in)
-            )
-        }
         EventKind::LeaseExpired {
             owner,
             fence,
@@ -466,14 +437,11 @@ pub(super) fn sentence(t: &Trace, i: usize) -> String {
             at(*expires_at)
         ),
         EventKind::Extended {
-            fence,
             expires_at,
             watchdog: Some(next),
+            ..
         } => {
-            let lease = match &fx.lease {
-                Some(l) if sc.token_source != TokenSource::LockService => format!(" ({})", lease_fields(sc, l)),
-                _ => lease_token(sc, *fence),
-            };
+            let lease = extended_lease(t, i);
             let next = match next {
                 Some(d) => format!(
                     "next renewal at t={} (a third of the TTL, ±25% jitter)",
@@ -884,6 +852,65 @@ fn value_not_token(sc: &Scenario, lease: &Option<LeaseFacts>) -> String {
         (Some(tok), TokenSource::SameRedis | TokenSource::Counterfactual) => {
             format!(" The script compares that value; token {tok} is not in the key.")
         }
+        _ => String::new(),
+    }
+}
+
+/// An acquire refused at event `i`, in two parts: what the client tried ("tries to acquire
+/// acct:1") and the lock's answer with what stands behind it, so one refusal and a run of
+/// identical ones share their words.
+pub(super) fn refusal(t: &Trace, i: usize) -> (String, String) {
+    let sc = &t.scenario;
+    let e = &t.events[i];
+    let res = &sc.resource;
+    let EventKind::AcquireRefused {
+        holder,
+        until,
+        nodes,
+        ..
+    } = &e.kind
+    else {
+        return (format!("tries to acquire {res}"), "lock_held".to_owned());
+    };
+    let until = instant(sc, *until);
+    if let Some(r) = &sc.redlock {
+        return (
+            format!("runs Redlock on {res}"),
+            format!(
+                "OK from {} only ({} of {}), no majority, so it deletes those keys again (lock_held)",
+                node_list(nodes),
+                nodes.len(),
+                r.nodes
+            ),
+        );
+    }
+    let attempt = format!("tries to acquire {res}");
+    if sc.lock_delay > 0 && e.snapshot.holder.is_none() {
+        return (attempt, format!(
+            "refused (lock_held) — no lease is live, but {holder}'s lapsed without a release, and the lock-delay keeps {res} from everyone until t={until}"
+        ));
+    }
+    let answer = match sc.token_source {
+        TokenSource::LockService if sc.lock_delay > 0 => "refused (lock_held)",
+        TokenSource::LockService => "the lock key exists (lock_held)",
+        _ => "SET NX answers nil (lock_held)",
+    };
+    (
+        attempt,
+        format!("{answer} — {holder}'s lease runs until t={until}"),
+    )
+}
+
+/// The lease an extend at event `i` renewed, after "its lease": " (value rnd-A, token 33)"
+/// where the value is compared, " (token 34)" with a lock service.
+pub(super) fn extended_lease(t: &Trace, i: usize) -> String {
+    let sc = &t.scenario;
+    let all = facts(t);
+    match (&all[i + 1].lease, t.events[i].fence()) {
+        (Some(l), _) if sc.token_source != TokenSource::LockService => {
+            format!(" ({})", lease_fields(sc, l))
+        }
+        (_, Some(f)) => lease_token(sc, f),
         _ => String::new(),
     }
 }

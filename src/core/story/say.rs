@@ -6,15 +6,18 @@ use super::*;
 ///
 /// A line already said at an earlier step of the same run is not said again: the step
 /// shows [`Line::Again`] instead, so a repeated retry or status read costs two words.
+/// `step` is a step of [`Steps`]: a run of identical events says its line once.
 pub fn say(t: &Trace, step: usize) -> String {
-    let s = say_once(t, step);
-    if (0..step).any(|k| say_once(t, k) == s) {
+    let steps = Steps::of(t);
+    let step = step.min(steps.last());
+    let s = say_once(t, steps.through(step));
+    if (0..step).any(|k| say_once(t, steps.through(k)) == s) {
         return Line::Again.text().to_owned();
     }
     s
 }
 
-/// [`say`] before repeats are collapsed.
+/// [`say`] before repeats are collapsed, for the step after `step` events.
 fn say_once(t: &Trace, step: usize) -> String {
     let sc = &t.scenario;
     if sc.row_lock.is_some() {
