@@ -76,16 +76,18 @@ for (const [id, balances, markers, steps] of DECK) {
         }
       }
       if (id === 'drift-margin') {
-        // Step back to A's deadline check: its slow clock reads 12 of 22 ms, so it goes on.
-        const back = await open(`#s=${id}&fence=${policy}&step=3`);
-        assert.deepEqual((await position(back.page))[0], 3);
-        assert.match(await text(back.page, 'narration'), /running 20% slow, reads 12 ms since its lease began \(15 ms on the lock server's clock\)/);
+        // Step back to A's deadline check: its slow clock reads 28 ms, past 22, so it stops;
+        // without the margin it would have written.
+        const back = await open(`#s=${id}&fence=${policy}&step=8`);
+        assert.deepEqual((await position(back.page))[0], 8);
+        assert.match(await text(back.page, 'narration'), /running 20% slow, reads 28 ms since its lease began \(36 ms on the lock server's clock\).*without the margin/);
+        assert.match(await text(back.page, 'talking-point'), /exaggerated for visibility/);
         await back.context.close();
         if (policy === 'off') {
-          // What if… no pause, a 1 ms margin: A writes inside its lease, B finds the job done.
-          const thin = await open(`#s=${id}&fence=off&pause.A=none&margin=1&step=99999`);
-          assert.equal(await text(thin.page, 'balance'), '90');
-          await thin.context.close();
+          // What if… no margin: A's slow clock lets it debit after its lease ran out.
+          const bare = await open(`#s=${id}&fence=off&margin=0&step=99999`);
+          assert.equal(await text(bare.page, 'balance'), '80');
+          await bare.context.close();
           const bad = await open(`#s=${id}&drift=fast`);
           assert.match(await text(bad.page, 'error'), /drift must be a whole number per mille from 0 to 900, not “fast”/);
           await bad.context.close();

@@ -436,7 +436,7 @@ fn partitioned(sc: &Scenario, actor: &str, at: Millis) -> bool {
 }
 
 /// A drift rate in words: 200 per mille is "20%".
-fn per_mille(d: u64) -> String {
+pub fn per_mille(d: u64) -> String {
     if d % 10 == 0 {
         format!("{}%", d / 10)
     } else {

@@ -218,7 +218,18 @@ pub(super) fn sentence(t: &Trace, i: usize) -> String {
                     dur(deadline - local)
                 )
             } else {
-                format!("{name} checks its local deadline (no round trip): {clock}; {rule}, and it is past it, so it stops before writing.")
+                // What the margin fixed: the slow clock alone would have let it write.
+                let saved = if sc.client_drift > 0 && real >= sc.lease_ttl && *local < sc.lease_ttl {
+                    format!(
+                        " Its lease ran out on the lock server {} ago: without the margin its deadline would be the TTL, {}, and at {} it would have gone on to write.",
+                        dur(real - sc.lease_ttl),
+                        dur(sc.lease_ttl),
+                        dur(*local)
+                    )
+                } else {
+                    String::new()
+                };
+                format!("{name} checks its local deadline (no round trip): {clock}; {rule}, and it is past it, so it stops before writing.{saved}")
             }
         }
         EventKind::GaveUp

@@ -142,6 +142,11 @@ fn say_once(t: &Trace, step: usize) -> String {
         EventKind::DeadlineChecked { ok: true, .. } => {
             "The margin covers a clock that drifts by a bounded amount. It cannot cover a pause after the check, or a packet that arrives late."
         }
+        EventKind::DeadlineChecked { ok: false, local, .. }
+            if sc.client_drift > 0 && lease_age(t, step - 1) >= sc.lease_ttl && *local < sc.lease_ttl =>
+        {
+            Line::MarginFixesDrift.text()
+        }
         EventKind::DeadlineChecked { ok: false, .. } => {
             "Stopping at TTL − margin works when drift and pauses are bounded: this check came with too little lease left, so it stops."
         }
@@ -530,6 +535,8 @@ pub enum Line {
     DuplicateTokens,
     /// When to use strict (>) and when same-epoch (≥).
     WhichRule,
+    /// A deadline margin stopped a slow clock in time; the drift shown is exaggerated.
+    MarginFixesDrift,
     /// A line the run has already said.
     Again,
 }
@@ -542,6 +549,7 @@ impl Line {
             Line::WakesUnaware => "It still believes it holds the lock; only a monotonic clock read could show the gap.",
             Line::IdempotencyAnswer => "A key per order would stop this duplicate, the same intent run twice; only the fence stops a stale holder's different write, such as a late result or a value computed from a stale read.",
             Line::Again => "As before.",
+            Line::MarginFixesDrift => "The margin stopped it: at least TTL × drift covers a slow clock. This drift is exaggerated for visibility; real clocks drift by tens of ppm. No margin covers a pause after the check.",
             Line::IdempotencyShort => "A key per order would stop this duplicate; only the fence stops a stale holder's different write.",
             Line::DuplicateTokens => "No rule can order duplicate tokens: this refusal is luck of arrival order.",
             Line::WhichRule => "Use same-epoch (≥) when one grant makes several writes, with an idempotency key per write; strict (>) suits one write per grant, with retries deduped by key before the fence check.",
