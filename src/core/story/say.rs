@@ -25,7 +25,7 @@ fn say_once(t: &Trace, step: usize) -> String {
             return s;
         }
     }
-    let Some(e) = t.event_at(step) else {
+    let Some(i) = step.checked_sub(1).filter(|&i| i < t.len()) else {
         return format!(
             "{}, one {}. Watch what the lock promises and what the storage checks.",
             match sc.actors.len() {
@@ -35,9 +35,17 @@ fn say_once(t: &Trace, step: usize) -> String {
             sc.resource
         );
     };
-    let i = step - 1;
+    say_grant(t, i)
+        .or_else(|| say_process(t, i))
+        .or_else(|| say_lease(t, i))
+        .or_else(|| say_fault(t, i))
+        .unwrap_or_default()
+}
+
+/// The Say line for a grant, a refused acquire, a token taken late, a wait, a lost session.
+fn say_grant(t: &Trace, i: usize) -> Option<String> {
+    let (sc, e) = (&t.scenario, &t.events[i]);
     let name = e.actor.clone().unwrap_or_default();
-    let fencing = sc.policy.checks_fence();
     let s: &str = match &e.kind {
         EventKind::Acquired {
             token_later: true, ..
@@ -49,7 +57,7 @@ fn say_once(t: &Trace, step: usize) -> String {
                 EventKind::Acquired { fence: f, .. } => Some((p.actor.clone().unwrap_or_default(), *f)),
                 _ => None,
             });
-            return match earlier {
+            return Some(match earlier {
                 None if sc.token_source == TokenSource::RandomValue => "A random lock value makes release safe (compare-and-delete knows whose lease it is), but it is an owner ID, not a fencing token.".to_owned(),
                 Some((who, f)) if sc.token_source == TokenSource::RandomValue => format!(
                     "{name}'s {fence} and {who}'s {f} are both unique, but neither says which grant is newer: storage comparing them orders the two holders by the luck of the draw."
@@ -65,13 +73,13 @@ fn say_once(t: &Trace, step: usize) -> String {
                 Some((who, f)) => format!(
                     "Each grant gets a bigger token: {name} has {fence}, and {who} still has its old {f}."
                 ),
-            };
+            });
         }
         // The live lease is someone else's: this INCR gave a superseded lease the newer token.
         EventKind::TokenTaken { fence } if e.snapshot.holder.as_ref().is_some_and(|h| h.owner != name) => {
-            return format!(
+            return Some(format!(
                 "{name}'s superseded lease now carries the newest token, {fence}: storage will trust it over the real holder's."
-            )
+            ))
         }
         EventKind::TokenTaken { .. } => {
             "A token taken after the grant orders whoever reaches the counter first: a pause between SET and INCR hands the older lease the newer token."
@@ -91,6 +99,16 @@ fn say_once(t: &Trace, step: usize) -> String {
         EventKind::AcquireRefused { .. } => "While a lease is live, NX refuses everyone else.",
         EventKind::LockWait { .. } => "A blocking lock makes the next client wait instead of refusing it.",
         EventKind::ConnectionLost => "A terminated session takes its transaction with it: nothing it sends runs.",
+        _ => return None,
+    };
+    Some(s.to_owned())
+}
+
+/// The Say line for a lease running out, and what the client's process does.
+fn say_process(t: &Trace, i: usize) -> Option<String> {
+    let (sc, e) = (&t.scenario, &t.events[i]);
+    let name = e.actor.clone().unwrap_or_default();
+    let s: &str = match &e.kind {
         EventKind::LeaseExpired { cause, owner_knew, .. } => match (cause, owner_knew) {
             (ExpiryCause::Ttl, Awareness::Paused) => {
                 "The lock server sees the TTL run out, not that the holder is stopped."
@@ -136,14 +154,14 @@ fn say_once(t: &Trace, step: usize) -> String {
         EventKind::Checked { held: false } => {
             "Giving up on a failed check is right, but it only covers pauses before the check."
         }
-        EventKind::DeadlineChecked { ok: true, .. } if lease_age(t, step - 1) >= sc.lease_ttl => {
+        EventKind::DeadlineChecked { ok: true, .. } if lease_age(t, i) >= sc.lease_ttl => {
             "Its clock runs slow, so it believes the lease lasts longer than it does. A margin of at least TTL × drift would have stopped it here."
         }
         EventKind::DeadlineChecked { ok: true, .. } => {
             "The margin covers a clock that drifts by a bounded amount. It cannot cover a pause after the check, or a packet that arrives late."
         }
         EventKind::DeadlineChecked { ok: false, local, .. }
-            if sc.client_drift > 0 && lease_age(t, step - 1) >= sc.lease_ttl && *local < sc.lease_ttl =>
+            if sc.client_drift > 0 && lease_age(t, i) >= sc.lease_ttl && *local < sc.lease_ttl =>
         {
             Line::MarginFixesDrift.text()
         }
@@ -181,7 +199,7 @@ fn say_once(t: &Trace, step: usize) -> String {
             // Another client may still believe it holds the lock (a paused one that read the
             // status before the job ran): the check does nothing for it.
             let others = other_believers(e, &name);
-            return match others.as_slice() {
+            return Some(match others.as_slice() {
                 [] => "The job already ran, so this holder does nothing: with one holder at a time, the job runs once.".to_owned(),
                 [one] => format!(
                     "The job already ran, so {name} does nothing. But {one} still believes it holds the lock: a status check only helps a client that reads it after the job ran."
@@ -190,7 +208,7 @@ fn say_once(t: &Trace, step: usize) -> String {
                     "The job already ran, so {name} does nothing. But {} still believe they hold the lock: a status check only helps a client that reads it after the job ran.",
                     many.join(" and ")
                 ),
-            };
+            });
         }
         EventKind::WriteSent { .. } => {
             "A request can sit in a queue long after the lease that sent it is gone."
@@ -198,7 +216,20 @@ fn say_once(t: &Trace, step: usize) -> String {
         EventKind::WriteTimedOut { .. } => {
             "A timeout means \"I don't know\", not \"it failed\": a timed-out request may still execute."
         }
-        EventKind::WriteApplied { .. } => return say_write(t, i),
+        EventKind::ResumeRace { .. } => {
+            "After a pause, which thread runs first is a race: a self-cancel that has to win it is not a safety mechanism."
+        }
+        _ => return None,
+    };
+    Some(s.to_owned())
+}
+
+/// The Say line for a write reaching storage, and what becomes of a lease: extended, released, deleted.
+fn say_lease(t: &Trace, i: usize) -> Option<String> {
+    let (sc, e) = (&t.scenario, &t.events[i]);
+    let name = e.actor.clone().unwrap_or_default();
+    let s: &str = match &e.kind {
+        EventKind::WriteApplied { .. } => return Some(say_write(t, i)),
         EventKind::WriteSkipped { .. } => "No token, no write.",
         EventKind::Extended { watchdog: Some(_), .. } => {
             "Renew at about a third of the TTL, jittered, checking your value in the same atomic step."
@@ -207,10 +238,10 @@ fn say_once(t: &Trace, step: usize) -> String {
             "Extend with the ownership check in the same script; GET then PEXPIRE could extend someone else's lease."
         }
         EventKind::ExtendFailed { lease_ended_at: Some(t), .. } => {
-            return format!(
+            return Some(format!(
                 "Self-cancelling is right, but it came after the lease had already ended at t={}: it stops what is left of the job, not what ran in between. Only the fence covers that.",
                 instant(sc, *t)
-            )
+            ))
         }
         EventKind::ExtendFailed { .. } => "If a renewal fails, stop the job at once.",
         EventKind::Released { via: ReleaseMode::CompareAndDelete, .. }
@@ -249,10 +280,20 @@ fn say_once(t: &Trace, step: usize) -> String {
         }
         EventKind::LockValueRead { .. } => "The GET saw the key is no longer its own, so no DEL follows.",
         EventKind::DeletedOthersLease { owner, .. } => {
-            return format!(
+            return Some(format!(
                 "The DEL deleted {owner}'s live lease: the next client can take the lock while {owner} still works, two holders at once. Compare-and-delete cannot."
-            )
+            ))
         }
+        _ => return None,
+    };
+    Some(s.to_owned())
+}
+
+/// The Say line for a retry, the lock's own faults, a barrier, an outside call, a partition.
+fn say_fault(t: &Trace, i: usize) -> Option<String> {
+    let (sc, e) = (&t.scenario, &t.events[i]);
+    let fencing = sc.policy.checks_fence();
+    let s: &str = match &e.kind {
         EventKind::Retried { .. } => {
             "A lost reply makes a retry look like a new request: same token, same idempotency key."
         }
@@ -313,12 +354,10 @@ fn say_once(t: &Trace, step: usize) -> String {
         EventKind::LockUnanswered { .. } => {
             "A partition is not a pause: the client keeps running, but nothing it sends to the lock service arrives, and it learns that only at its own timeout."
         }
-        EventKind::LockTimedOut { .. } => return say_lock_timeout(t, i),
-        EventKind::ResumeRace { .. } => {
-            "After a pause, which thread runs first is a race: a self-cancel that has to win it is not a safety mechanism."
-        }
+        EventKind::LockTimedOut { .. } => return Some(say_lock_timeout(t, i)),
+        _ => return None,
     };
-    s.to_owned()
+    Some(s.to_owned())
 }
 
 /// The "Say:" line for a client giving up on an unanswered lock command.
