@@ -440,3 +440,33 @@ fn u5_u6_claim_row_and_row_lock_words() {
         }
     }
 }
+
+/// A Voice per lock kind: each deck entry speaks for the lock it runs on, and a refusal
+/// quotes that lock's own answer.
+#[test]
+fn each_lock_kind_has_its_voice() {
+    use story::Voice;
+    for (id, voice) in [
+        ("gc-pause", Voice::Redis),
+        ("clock-jump", Voice::Redlock),
+        ("sequencer", Voice::LockService),
+        ("lock-delay", Voice::Chubby),
+        ("row-lock", Voice::RowLock),
+    ] {
+        let t = run_as(id, FencingPolicy::Strict);
+        assert_eq!(Voice::of(&t.scenario), voice, "{id}");
+    }
+    for (id, t) in deck_runs() {
+        let voice = Voice::of(&t.scenario);
+        let steps = story::Steps::of(&t);
+        for (i, e) in t.events.iter().enumerate() {
+            let live = e.snapshot.holder.is_some();
+            if e.result_code() == "lock_held" && live && voice != Voice::Redlock {
+                let n = story::narration(&t, steps.showing(i));
+                assert!(n.contains(voice.held_answer()), "{id}: {n}");
+            }
+        }
+    }
+    assert!(Voice::LockService.is_service() && Voice::Chubby.is_service());
+    assert!(!Voice::Redis.is_service() && !Voice::Redlock.is_service());
+}

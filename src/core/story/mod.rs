@@ -78,7 +78,9 @@ pub fn token_source(sc: &Scenario) -> &'static str {
 fn token_source_short(sc: &Scenario) -> &'static str {
     match sc.token_source {
         TokenSource::SameRedis => "INCR in the acquire script on the same Redis",
-        TokenSource::LockService if sc.lock_delay > 0 => "the lock service (a Chubby sequencer)",
+        TokenSource::LockService if Voice::of(sc) == Voice::Chubby => {
+            "the lock service (a Chubby sequencer)"
+        }
         TokenSource::LockService => {
             "the lock service (an etcd revision, a ZooKeeper czxid or sequential-node number)"
         }
@@ -470,6 +472,7 @@ mod outcome;
 mod row;
 mod say;
 mod steps;
+mod voice;
 
 pub use facts::{facts, lease_fields, lease_token, LeaseFacts, StepFacts};
 use narrate::{extended_lease, refusal, sentence};
@@ -478,3 +481,4 @@ use row::{row_label, row_opening, row_say, row_sentence};
 pub use say::{say, Line};
 use steps::repeated;
 pub use steps::{run_label, Steps};
+pub use voice::Voice;

@@ -45,6 +45,7 @@ fn say_once(t: &Trace, step: usize) -> String {
 /// The Say line for a grant, a refused acquire, a token taken late, a wait, a lost session.
 fn say_grant(t: &Trace, i: usize) -> Option<String> {
     let (sc, e) = (&t.scenario, &t.events[i]);
+    let voice = Voice::of(sc);
     let name = e.actor.clone().unwrap_or_default();
     let s: &str = match &e.kind {
         EventKind::Acquired {
@@ -84,19 +85,12 @@ fn say_grant(t: &Trace, i: usize) -> Option<String> {
         EventKind::TokenTaken { .. } => {
             "A token taken after the grant orders whoever reaches the counter first: a pause between SET and INCR hands the older lease the newer token."
         }
-        EventKind::AcquireRefused { .. } if sc.redlock.is_some() => {
-            "Without a majority there is no lock: Redlock deletes the keys it did get and tries again."
-        }
-        EventKind::AcquireRefused { .. } if sc.lock_delay > 0 && e.snapshot.holder.is_none() => {
+        EventKind::AcquireRefused { .. }
+            if voice != Voice::Redlock && sc.lock_delay > 0 && e.snapshot.holder.is_none() =>
+        {
             "Lock-delay: after a lease lapses unreleased, nobody gets the lock for a while, so a slow holder can finish. It narrows the window; it cannot close it."
         }
-        EventKind::AcquireRefused { .. } if sc.token_source == TokenSource::LockService && sc.lock_delay > 0 => {
-            "While a lease is live, the lock service refuses everyone else."
-        }
-        EventKind::AcquireRefused { .. } if sc.token_source == TokenSource::LockService => {
-            "While the lock key exists, the create-if-absent transaction fails for everyone else."
-        }
-        EventKind::AcquireRefused { .. } => "While a lease is live, NX refuses everyone else.",
+        EventKind::AcquireRefused { .. } => voice.refuses_others(),
         EventKind::LockWait { .. } => "A blocking lock makes the next client wait instead of refusing it.",
         EventKind::ConnectionLost => "A terminated session takes its transaction with it: nothing it sends runs.",
         _ => return None,
@@ -107,6 +101,7 @@ fn say_grant(t: &Trace, i: usize) -> Option<String> {
 /// The Say line for a lease running out, and what the client's process does.
 fn say_process(t: &Trace, i: usize) -> Option<String> {
     let (sc, e) = (&t.scenario, &t.events[i]);
+    let voice = Voice::of(sc);
     let name = e.actor.clone().unwrap_or_default();
     let s: &str = match &e.kind {
         EventKind::LeaseExpired { cause, owner_knew, .. } => match (cause, owner_knew) {
@@ -122,12 +117,7 @@ fn say_process(t: &Trace, i: usize) -> Option<String> {
                 "The TTL ran out while the holder is still running and still believes it holds the lock."
             }
             (ExpiryCause::Ttl, Awareness::Knows) => "The lease ran out; its holder no longer relied on it.",
-            (ExpiryCause::ClockJump, _) if sc.redlock.is_some() => {
-                "The jumped node counts in both majorities: once its key expires early, a second client can gather a majority while the first still believes."
-            }
-            (ExpiryCause::ClockJump, _) => {
-                "Lease expiry trusts the lock node's clock: a forward step ended this lease early, and the holder cannot tell."
-            }
+            (ExpiryCause::ClockJump, _) => voice.ended_by_jump(),
             (ExpiryCause::LostInFailover, _) => {
                 "This lease ended by its TTL, but the failover had already let a second client in."
             }
@@ -227,6 +217,7 @@ fn say_process(t: &Trace, i: usize) -> Option<String> {
 /// The Say line for a write reaching storage, and what becomes of a lease: extended, released, deleted.
 fn say_lease(t: &Trace, i: usize) -> Option<String> {
     let (sc, e) = (&t.scenario, &t.events[i]);
+    let voice = Voice::of(sc);
     let name = e.actor.clone().unwrap_or_default();
     let s: &str = match &e.kind {
         EventKind::WriteApplied { .. } => return Some(say_write(t, i)),
@@ -244,24 +235,15 @@ fn say_lease(t: &Trace, i: usize) -> Option<String> {
             ))
         }
         EventKind::ExtendFailed { .. } => "If a renewal fails, stop the job at once.",
-        EventKind::Released { via: ReleaseMode::CompareAndDelete, .. }
-            if sc.token_source == TokenSource::LockService =>
-        {
-            "The delete checks the key is still this client's, so a late release cannot remove a successor's lock."
-        }
-        EventKind::Released { via: ReleaseMode::CompareAndDelete, .. } => {
-            "Compare-and-delete in one script deletes only your own lease."
-        }
+        EventKind::Released { via: ReleaseMode::CompareAndDelete, .. } => voice.own_release(),
         EventKind::Released { via: ReleaseMode::GetThenDel, .. } => {
             "GET then DEL worked this time only because nothing changed between the two commands."
         }
         EventKind::Released { via: ReleaseMode::Del, .. } => {
             "A plain DEL deletes whatever the key holds; this time it was still this client's own lease."
         }
-        EventKind::ReleaseNoop { via: ReleaseMode::CompareAndDelete, .. }
-            if sc.token_source == TokenSource::LockService =>
-        {
-            "The checked delete saw the key is not this client's any more and removed nothing."
+        EventKind::ReleaseNoop { via: ReleaseMode::CompareAndDelete, .. } if voice.is_service() => {
+            voice.service_noop()
         }
         EventKind::ReleaseNoop { via: ReleaseMode::CompareAndDelete, deleted, .. } if !deleted.is_empty() => {
             "Redlock runs the release on every node, whatever the client believes it holds there. Deleting a minority of leftover keys releases nothing: the lock had already ended with its majority."
@@ -292,17 +274,13 @@ fn say_lease(t: &Trace, i: usize) -> Option<String> {
 /// The Say line for a retry, the lock's own faults, a barrier, an outside call, a partition.
 fn say_fault(t: &Trace, i: usize) -> Option<String> {
     let (sc, e) = (&t.scenario, &t.events[i]);
+    let voice = Voice::of(sc);
     let fencing = sc.policy.checks_fence();
     let s: &str = match &e.kind {
         EventKind::Retried { .. } => {
             "A lost reply makes a retry look like a new request: same token, same idempotency key."
         }
-        EventKind::LockClockJumped { shortened: Some(_), .. } if sc.redlock.is_some() => {
-            "Redlock's safety assumes every node's clock runs at about the right rate. One node's NTP step breaks that, and no client can tell."
-        }
-        EventKind::LockClockJumped { shortened: Some(_), .. } => {
-            "Lease expiry trusts the lock node's clock. A clock step shortens the lease, and the holder cannot tell."
-        }
+        EventKind::LockClockJumped { shortened: Some(_), .. } => voice.clock_jump(),
         EventKind::LockClockJumped { .. } => "No lease was live, so this jump changes nothing.",
         EventKind::Failover { lost, .. }
             if lost.is_empty()

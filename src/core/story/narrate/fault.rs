@@ -8,7 +8,7 @@ pub(super) fn fault(c: &Ctx) -> Option<String> {
         t, i, sc, e, res, ..
     } = *c;
     Some(match &e.kind {
-        EventKind::LockClockJumped { by, shortened } if sc.redlock.is_some() => {
+        EventKind::LockClockJumped { by, shortened } if c.voice == Voice::Redlock => {
             let node = sc.redlock.as_ref().map_or(0, |r| r.jumping_node) + 1;
             match shortened {
                 Some(s) => format!(

@@ -20,7 +20,7 @@ pub(super) fn grant(c: &Ctx) -> Option<String> {
             expires_at,
             nodes,
             ..
-        } if sc.redlock.is_some() => {
+        } if c.voice == Voice::Redlock => {
             let total = sc.redlock.as_ref().map_or(0, |r| r.nodes);
             format!(
                 "{name} runs Redlock on {res}: SET {res} {} NX PX {} answers OK on {} — {} of {total}, a majority. The lock runs until t={} by those nodes' clocks. Redlock mints no token; {fence} is what a lock service minting one with each grant would hand out (counterfactual).",
@@ -64,21 +64,16 @@ pub(super) fn grant(c: &Ctx) -> Option<String> {
         }
         EventKind::Acquired {
             fence, expires_at, ..
-        } => match sc.token_source {
-            TokenSource::Counterfactual | TokenSource::SameRedis | TokenSource::SeparateCounter => format!(
-                "{name} runs the acquire script on {res}: SET {res} {value} NX PX {} answers OK, and INCR fence in the same script gives token {fence}. The lease runs until t={}.",
-                sc.lease_ttl,
-                c.at(*expires_at)
-            ),
-            TokenSource::LockService if sc.lock_delay > 0 => format!(
+        } => match (c.voice, sc.token_source) {
+            (Voice::Chubby, _) => format!(
                 "{name} acquires {res} from the Chubby-style lock service and gets a sequencer with token {fence}. The lease runs until t={}.",
                 c.at(*expires_at)
             ),
-            TokenSource::LockService => format!(
+            (Voice::LockService, _) => format!(
                 "{name} acquires {res} from the lock service (a lease plus a create-if-absent transaction) and gets token {fence}, the revision of its lock key. The lease runs until t={}.",
                 c.at(*expires_at)
             ),
-            TokenSource::RandomValue => {
+            (_, TokenSource::RandomValue) => {
                 let previous = before(t, i).find_map(|p| match &p.kind {
                     EventKind::Acquired { fence: f, .. } => Some((p.actor.clone().unwrap_or_default(), *f)),
                     _ => None,
@@ -95,6 +90,12 @@ pub(super) fn grant(c: &Ctx) -> Option<String> {
                     c.at(*expires_at)
                 )
             }
+            // Redis with a counter (in the script, or apart from it).
+            _ => format!(
+                "{name} runs the acquire script on {res}: SET {res} {value} NX PX {} answers OK, and INCR fence in the same script gives token {fence}. The lease runs until t={}.",
+                sc.lease_ttl,
+                c.at(*expires_at)
+            ),
         },
         _ => return None,
     })

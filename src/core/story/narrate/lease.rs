@@ -38,7 +38,7 @@ pub(super) fn expiry(c: &Ctx) -> Option<String> {
                 ExpiryCause::Ttl => format!(
                     "{owner}'s lease{tk} expires: its TTL ran out on the lock server, so the lock is free.{knew}"
                 ),
-                ExpiryCause::ClockJump if sc.redlock.is_some() => format!(
+                ExpiryCause::ClockJump if c.voice == Voice::Redlock => format!(
                     "{owner}'s Redlock lease{tk} ends early: its key on node {} expired by the jumped clock, so {owner} no longer holds a majority of nodes.{knew}",
                     sc.redlock.as_ref().map_or(0, |r| r.jumping_node) + 1
                 ),
@@ -70,31 +70,27 @@ pub(super) fn expiry(c: &Ctx) -> Option<String> {
 /// An extend or watchdog renewal, and one that fails.
 pub(super) fn renewal(c: &Ctx) -> Option<String> {
     let Ctx {
-        t,
-        i,
-        sc,
-        e,
-        name,
-        fx,
-        ..
+        t, i, e, name, fx, ..
     } = *c;
     Some(match &e.kind {
         EventKind::Extended {
             fence,
             expires_at,
             watchdog: None,
-        } if sc.token_source == TokenSource::LockService => format!(
-            "{name} keeps its lease alive (token {fence}) until t={}: the lock service checks the lease is still its own.",
-            c.at(*expires_at)
+        } if c.voice.is_service() => format!(
+            "{name} keeps its lease alive (token {fence}) until t={}: {}.",
+            c.at(*expires_at),
+            c.voice.extend_checks()
         ),
         EventKind::Extended {
             expires_at,
             watchdog: None,
             ..
         } => format!(
-            "{name} extends its lease ({}) until t={}: one script compares the value and runs PEXPIRE.",
+            "{name} extends its lease ({}) until t={}: {}.",
             c.fields(&fx.lease),
-            c.at(*expires_at)
+            c.at(*expires_at),
+            c.voice.extend_checks()
         ),
         EventKind::Extended {
             expires_at,
@@ -147,20 +143,20 @@ pub(super) fn release(c: &Ctx) -> Option<String> {
         EventKind::Released {
             via: ReleaseMode::CompareAndDelete,
             ..
-        } if sc.token_source == TokenSource::LockService && sc.lock_delay > 0 => format!(
+        } if c.voice == Voice::Chubby => format!(
             "{name} releases {res}: the lock service checks the lock is still its own and frees it at once, with no lock-delay."
         ),
         EventKind::Released {
             fence,
             via: ReleaseMode::CompareAndDelete,
-        } if sc.token_source == TokenSource::LockService => format!(
+        } if c.voice == Voice::LockService => format!(
             "{name} releases {res}: it deletes its lock key in a transaction that checks the key is still its own (token {fence}), and revokes its lease."
         ),
         EventKind::Released {
             via: ReleaseMode::CompareAndDelete,
             ..
         } => {
-            let whereat = if sc.redlock.is_some() {
+            let whereat = if c.voice == Voice::Redlock {
                 " on each node it reaches"
             } else {
                 ""
@@ -207,7 +203,7 @@ pub(super) fn release(c: &Ctx) -> Option<String> {
                 NoopReason::NeverHeld => "it never held the lease".to_owned(),
             };
             match via {
-                ReleaseMode::CompareAndDelete if sc.token_source != TokenSource::LockService => {
+                ReleaseMode::CompareAndDelete if !c.voice.is_service() => {
                     if let (NoopReason::OtherHolder { owner, .. }, Some(l), Some(mine)) = (reason, &fx.lease, &fx.own) {
                         let same = match (l.token, mine.token) {
                             (Some(a), Some(b)) if a == b && sc.token_source != TokenSource::RandomValue => {

@@ -20,6 +20,8 @@ pub(super) struct Ctx<'a> {
     name: &'a str,
     res: &'a str,
     fx: &'a StepFacts,
+    /// The lock's own wording.
+    voice: Voice,
 }
 
 impl Ctx<'_> {
@@ -56,6 +58,7 @@ pub(super) fn sentence(t: &Trace, i: usize) -> String {
         name: e.actor.as_deref().unwrap_or_default(),
         res: &t.scenario.resource,
         fx: &all[i + 1],
+        voice: Voice::of(&t.scenario),
     };
     grant::grant(&c)
         .or_else(|| lease::expiry(&c))
@@ -114,11 +117,7 @@ pub(super) fn refusal(t: &Trace, i: usize) -> (String, String) {
             "refused (lock_held) — no lease is live, but {holder}'s lapsed without a release, and the lock-delay keeps {res} from everyone until t={until}"
         ));
     }
-    let answer = match sc.token_source {
-        TokenSource::LockService if sc.lock_delay > 0 => "refused (lock_held)",
-        TokenSource::LockService => "the lock key exists (lock_held)",
-        _ => "SET NX answers nil (lock_held)",
-    };
+    let answer = Voice::of(sc).held_answer();
     (
         attempt,
         format!("{answer} — {holder}'s lease runs until t={until}"),
@@ -131,7 +130,7 @@ pub(super) fn extended_lease(t: &Trace, i: usize) -> String {
     let sc = &t.scenario;
     let all = facts(t);
     match (&all[i + 1].lease, t.events[i].fence()) {
-        (Some(l), _) if sc.token_source != TokenSource::LockService => {
+        (Some(l), _) if !Voice::of(sc).is_service() => {
             format!(" ({})", lease_fields(sc, l))
         }
         (_, Some(f)) => lease_token(sc, f),
