@@ -29,6 +29,11 @@ fn event_of(t: &Trace, pred: impl Fn(&fencing_lab::core::TraceEvent) -> bool) ->
     t.events.iter().position(pred).expect("no such event")
 }
 
+/// The indices of the events matching `pred`.
+fn events_where(t: &Trace, pred: impl Fn(&fencing_lab::core::TraceEvent) -> bool) -> Vec<usize> {
+    (0..t.len()).filter(|&i| pred(&t.events[i])).collect()
+}
+
 /// The story step that shows the first event matching `pred` (a run of identical events
 /// is one step, so this is not always the event's index + 1).
 fn step_of(t: &Trace, pred: impl Fn(&fencing_lab::core::TraceEvent) -> bool) -> usize {
@@ -76,13 +81,7 @@ fn a_line_already_said_is_not_said_again() {
 fn identical_repeated_steps_are_one_step() {
     let t = run_as("renewal", FencingPolicy::Off);
     let steps = story::Steps::of(&t);
-    let renewals: Vec<usize> = t
-        .events
-        .iter()
-        .enumerate()
-        .filter(|(_, e)| matches!(e.kind, EventKind::Extended { .. }))
-        .map(|(i, _)| i)
-        .collect();
+    let renewals = events_where(&t, |e| matches!(e.kind, EventKind::Extended { .. }));
     assert_eq!(renewals.len(), 3, "the trace keeps every renewal");
     let step = steps.showing(renewals[0]);
     assert!(renewals.iter().all(|&i| steps.showing(i) == step));
@@ -101,13 +100,9 @@ fn identical_repeated_steps_are_one_step() {
     // lock-delay: B's two refusals under the lock-delay are one step, "×2".
     let t = run_as("lock-delay", FencingPolicy::Strict);
     let steps = story::Steps::of(&t);
-    let refused: Vec<usize> = t
-        .events
-        .iter()
-        .enumerate()
-        .filter(|(_, e)| e.result_code() == "lock_held" && e.snapshot.holder.is_none())
-        .map(|(i, _)| i)
-        .collect();
+    let refused = events_where(&t, |e| {
+        e.result_code() == "lock_held" && e.snapshot.holder.is_none()
+    });
     assert_eq!(refused.len(), 2);
     let step = steps.showing(refused[0]);
     assert_eq!(steps.events(step), refused[0]..refused[1] + 1);

@@ -4,45 +4,30 @@ use super::*;
 
 /// The lock's own faults: a node's clock jumps, a primary or leader fails over.
 pub(super) fn fault(c: &Ctx) -> Option<String> {
-    let Ctx {
-        t, i, sc, e, res, ..
-    } = *c;
+    let (t, i, sc, e, _, res, _) = c.parts();
     Some(match &e.kind {
-        EventKind::LockClockJumped { by, shortened } if c.voice == Voice::Redlock => {
-            let node = sc.redlock.as_ref().map_or(0, |r| r.jumping_node) + 1;
-            match shortened {
-                Some(s) => format!(
-                    "Node {node}'s clock jumps forward {} (an NTP step). {}'s key there expires at once, so {} holds a majority only until t={} instead of t={}; as far as {} knows, its lock runs until t={}.",
-                    c.dur(*by),
-                    s.owner,
-                    s.owner,
-                    c.at(s.ends_at),
-                    c.at(s.granted_until),
-                    s.owner,
-                    c.at(s.granted_until)
-                ),
-                None => format!(
-                    "Node {node}'s clock jumps forward {}; it shortens no lock that anyone holds.",
-                    c.dur(*by)
-                ),
-            }
-        }
-        EventKind::LockClockJumped { by, shortened } => match shortened {
-            Some(s) => format!(
-                "The lock node's clock jumps forward {} (an NTP step). {}'s lease{} now ends at t={} instead of t={}; as far as {} knows, it still runs until t={}.",
-                c.dur(*by),
-                s.owner,
-                lease_token(sc, s.fence),
-                c.at(s.ends_at),
-                c.at(s.granted_until),
-                s.owner,
-                c.at(s.granted_until)
-            ),
-            None => format!(
-                "The lock node's clock jumps forward {}; no lease is live, so nothing changes.",
+        EventKind::LockClockJumped { by, shortened } => {
+            let clock = match &sc.redlock {
+                Some(r) => format!("Node {}'s clock", r.jumping_node + 1),
+                None => "The lock node's clock".to_owned(),
+            };
+            let Some(s) = shortened else {
+                let none = match c.voice {
+                    Voice::Redlock => "it shortens no lock that anyone holds",
+                    _ => "no lease is live, so nothing changes",
+                };
+                return Some(format!("{clock} jumps forward {}; {none}.", c.dur(*by)));
+            };
+            let (owner, was, now) = (&s.owner, c.at(s.granted_until), c.at(s.ends_at));
+            let ended = match c.voice {
+                Voice::Redlock => format!("{owner}'s key there expires at once, so {owner} holds a majority only until t={now} instead of t={was}; as far as {owner} knows, its lock runs"),
+                _ => format!("{owner}'s lease{} now ends at t={now} instead of t={was}; as far as {owner} knows, it still runs", lease_token(sc, s.fence)),
+            };
+            format!(
+                "{clock} jumps forward {} (an NTP step). {ended} until t={was}.",
                 c.dur(*by)
-            ),
-        },
+            )
+        }
         EventKind::Failover {
             lost,
             next_fence,
@@ -135,15 +120,7 @@ pub(super) fn fault(c: &Ctx) -> Option<String> {
 
 /// A client cut off from the lock service: a command unanswered, a client timeout.
 pub(super) fn cut_off(c: &Ctx) -> Option<String> {
-    let Ctx {
-        t,
-        i,
-        sc,
-        e,
-        name,
-        res,
-        ..
-    } = *c;
+    let (t, i, sc, e, name, res, _) = c.parts();
     Some(match &e.kind {
         EventKind::LockUnanswered {
             command,

@@ -4,15 +4,7 @@ use super::*;
 
 /// A grant, a refused acquire, or a token taken after the grant.
 pub(super) fn grant(c: &Ctx) -> Option<String> {
-    let Ctx {
-        t,
-        i,
-        sc,
-        e,
-        name,
-        res,
-        ..
-    } = *c;
+    let (t, i, sc, e, name, res, _) = c.parts();
     let value = c.value();
     Some(match &e.kind {
         EventKind::Acquired {

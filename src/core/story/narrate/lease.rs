@@ -4,9 +4,7 @@ use super::*;
 
 /// A lease that ended without a release: by its TTL, a clock jump, an idle timeout or a failover.
 pub(super) fn expiry(c: &Ctx) -> Option<String> {
-    let Ctx {
-        t, i, sc, e, res, ..
-    } = *c;
+    let (t, i, sc, e, _, res, _) = c.parts();
     Some(match &e.kind {
         EventKind::LeaseExpired {
             owner,
@@ -69,9 +67,7 @@ pub(super) fn expiry(c: &Ctx) -> Option<String> {
 
 /// An extend or watchdog renewal, and one that fails.
 pub(super) fn renewal(c: &Ctx) -> Option<String> {
-    let Ctx {
-        t, i, e, name, fx, ..
-    } = *c;
+    let (t, i, _, e, name, _, fx) = c.parts();
     Some(match &e.kind {
         EventKind::Extended {
             fence,
@@ -131,14 +127,7 @@ pub(super) fn renewal(c: &Ctx) -> Option<String> {
 
 /// A release, one that finds nothing of its own, a GET, and a DEL of another's lease.
 pub(super) fn release(c: &Ctx) -> Option<String> {
-    let Ctx {
-        sc,
-        e,
-        name,
-        res,
-        fx,
-        ..
-    } = *c;
+    let (_, _, sc, e, name, res, fx) = c.parts();
     Some(match &e.kind {
         EventKind::Released {
             via: ReleaseMode::CompareAndDelete,

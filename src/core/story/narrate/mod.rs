@@ -24,7 +24,26 @@ pub(super) struct Ctx<'a> {
     voice: Voice,
 }
 
-impl Ctx<'_> {
+/// [`Ctx`]'s fields as the phrases name them: trace, event index, scenario, event, actor,
+/// resource, facts.
+type Parts<'a> = (
+    &'a Trace,
+    usize,
+    &'a Scenario,
+    &'a TraceEvent,
+    &'a str,
+    &'a str,
+    &'a StepFacts,
+);
+
+impl<'a> Ctx<'a> {
+    /// The fields, for a phrase to bind the ones it uses in one line.
+    fn parts(&self) -> Parts<'a> {
+        (
+            self.t, self.i, self.sc, self.e, self.name, self.res, self.fx,
+        )
+    }
+
     /// A time inside the sentence ("30", or "15.0 s").
     fn at(&self, t: Millis) -> String {
         instant(self.sc, t)

@@ -4,15 +4,7 @@ use super::*;
 
 /// What the client's own process does: pauses, checks, giving up, waiting, waking.
 pub(super) fn process(c: &Ctx) -> Option<String> {
-    let Ctx {
-        t,
-        i,
-        sc,
-        e,
-        name,
-        res,
-        ..
-    } = *c;
+    let (t, i, sc, e, name, res, _) = c.parts();
     Some(match &e.kind {
         EventKind::PauseStarted { until, cause } => {
             let what = match cause {

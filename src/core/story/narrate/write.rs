@@ -4,15 +4,7 @@ use super::*;
 
 /// A request on its way to storage or to an outside system, and the barrier before a job.
 pub(super) fn request(c: &Ctx) -> Option<String> {
-    let Ctx {
-        t,
-        i,
-        sc,
-        e,
-        name,
-        res,
-        ..
-    } = *c;
+    let (t, i, sc, e, name, res, _) = c.parts();
     Some(match &e.kind {
         EventKind::WriteSent {
             fence,
@@ -102,9 +94,7 @@ pub(super) fn request(c: &Ctx) -> Option<String> {
 
 /// A write reaching storage: accepted or refused, and why.
 pub(super) fn write_applied(c: &Ctx) -> Option<String> {
-    let Ctx {
-        t, i, sc, e, name, ..
-    } = *c;
+    let (t, i, sc, e, name, _, _) = c.parts();
     Some(match &e.kind {
         EventKind::WriteApplied {
             fence,
