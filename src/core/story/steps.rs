@@ -146,8 +146,9 @@ pub(super) fn repeated(t: &Trace, run: Range<usize>) -> String {
                 None => String::new(),
             };
             format!(
-                "{who} its lease{} {every}{why}, each time checking the lease is still its own in the same step (extend ×{n}). The lease now runs until t={}{next}.",
+                "{who} its lease{} {every}{why}; each time {} (extend ×{n}). The lease now runs until t={}{next}.",
                 extended_lease(t, run.start),
+                Voice::of(sc).extend_checks(),
                 instant(sc, *expires_at)
             )
         }
