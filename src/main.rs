@@ -77,7 +77,7 @@ fn main() {
     for policy in policies {
         let trace = run(&scenario.clone().with_policy(policy));
         println!("== fencing {} ==", policy.label());
-        for step in 0..=trace.len() {
+        for step in 0..=story::Steps::of(&trace).last() {
             println!("{}", story::narration(&trace, step));
             println!("    Say: {}", story::say(&trace, step));
         }

@@ -1,11 +1,12 @@
 //! `drift-margin`: a client whose clock runs slow believes its lease lasts longer than it
 //! does; stopping at TTL − a margin on its own clock skips the late write when the drift is
-//! bounded, but a pause after the check still lands unfenced, and the fence refuses it.
+//! bounded (the main run), but a pause after the check still lands unfenced, and the fence
+//! refuses it (the notes' what-if).
 
 use fencing_lab::core::deck;
 use fencing_lab::core::story;
 use fencing_lab::core::{
-    client_elapsed, run, EventKind, Fence, FencingPolicy, Scenario, ScenarioError, Trace,
+    client_elapsed, run, EventKind, FencingPolicy, Scenario, ScenarioError, Trace,
     MAX_CLIENT_DRIFT, MAX_TIME,
 };
 use fencing_lab::share::{decode, encode, ShareError};
@@ -41,66 +42,53 @@ fn a_slow_clock_counts_less() {
     assert_eq!(client_elapsed(10, 1000), 0);
 }
 
+/// U4: the main run is the drift the margin fixes (no pause): A's check at t=36 reads 28
+/// ms on its slow clock, past TTL − margin = 22, so it stops; only B's debit lands, 90 under
+/// every policy, and the words say what the margin fixed and that the drift is exaggerated.
 #[test]
-fn the_check_passes_and_a_pause_after_it_lands_unfenced() {
-    let off = run_as(FencingPolicy::Off);
-    assert_eq!(
-        (off.scenario.client_drift, off.scenario.deadline_margin),
-        (200, 8)
-    );
-    let c = checks(&off);
-    assert_eq!(c.len(), 1);
-    let (at, local, deadline, ok, step) = c[0];
-    assert_eq!((at, local, deadline, ok), (15, 12, 22, true));
-    assert_eq!(step, 3, "the browser test steps to A's check");
-    let words = story::narration(&off, step);
-    assert!(
-        words.contains("running 20% slow, reads 12 ms since its lease began (15 ms on the lock server's clock)")
-            && words.contains("TTL − margin = 30 ms − 8 ms = 22 ms, so it has 10 ms left"),
-        "{words}"
-    );
-    assert!(story::say(&off, step).contains("cannot cover a pause after the check"));
-    assert!(
-        story::narration(&off, 0).contains("client clocks run 20% slow (exaggerated for visibility: real clocks drift by tens of ppm), and stop at TTL − 8 ms")
-    );
-    assert_eq!(writes(&off), [w(35, "B", 34, "ok"), w(56, "A", 33, "ok")]);
-    assert_eq!(off.summary.final_balance, 80);
-    assert_eq!(off.summary.late_writes_accepted, 1);
-    assert_eq!(off.summary.duplicate_runs, 1);
-    for policy in [FencingPolicy::Strict, FencingPolicy::SameEpoch] {
+fn the_main_run_shows_the_margin_stopping_a_slow_clock() {
+    for policy in FencingPolicy::ALL {
         let t = run_as(policy);
         assert_eq!(
-            writes(&t),
-            [w(35, "B", 34, "ok"), w(56, "A", 33, "stale_fence")],
-            "{policy:?}"
+            (t.scenario.client_drift, t.scenario.deadline_margin),
+            (200, 8)
         );
+        assert!(t.scenario.actors.iter().all(|a| a.pauses.is_empty()));
+        let c = checks(&t);
+        assert_eq!(c.len(), 1);
+        let (at, local, deadline, ok, step) = c[0];
+        assert_eq!((at, local, deadline, ok), (36, 28, 22, false), "{policy:?}");
+        assert_eq!(step, 8, "the browser test steps to A's check");
+        assert_eq!(t.events[step].kind, EventKind::GaveUp);
+        let words = story::narration(&t, step);
+        assert!(
+            words.contains("reads 28 ms since its lease began (36 ms on the lock server's clock)")
+                && words.contains("it is past it, so it stops before writing")
+                && words.contains("without the margin its deadline would be the TTL, 30 ms, and at 28 ms it would have gone on to write"),
+            "{words}"
+        );
+        let say = story::say(&t, step);
+        assert!(
+            say.contains("The margin stopped it") && say.contains("exaggerated for visibility"),
+            "{say}"
+        );
+        assert_eq!(writes(&t), [w(35, "B", 34, "ok")], "{policy:?}");
         assert_eq!(t.summary.final_balance, 90);
-        assert_eq!(t.summary.last_fence, Some(Fence(34)));
-        assert_eq!(t.summary.accepted_writes, 1);
-        assert_eq!(
-            story::outcome(&t),
-            "A's 33 refused: stale_fence; last fence 34"
-        );
+        assert_eq!(t.summary.late_writes_accepted, 0);
     }
+    assert!(
+        story::narration(&run_as(FencingPolicy::Off), 0).contains("client clocks run 20% slow (exaggerated for visibility: real clocks drift by tens of ppm), and stop at TTL − 8 ms")
+    );
 }
 
 #[test]
-fn without_the_pause_the_margin_decides() {
-    let long =
-        Scenario::drift_margin_long_job(&Scenario::drift_margin().with_policy(FencingPolicy::Off));
-    // With the margin: A's clock reads 28 ms at t=36, past 22: it stops; only B's debit lands.
-    let with = run(&long);
-    let (at, local, deadline, ok, step) = checks(&with)[0];
-    assert_eq!((at, local, deadline, ok), (36, 28, 22, false));
-    assert_eq!(with.events[step].kind, EventKind::GaveUp);
-    assert!(story::narration(&with, step).contains("it is past it, so it stops before writing"));
-    assert_eq!(writes(&with), [w(35, "B", 34, "ok")]);
-    assert_eq!(with.summary.final_balance, 90);
-    // Without it: 28 < 30, A believes it has 2 ms left, and writes 6 ms after its lease ran out.
-    let without = run(&Scenario {
-        deadline_margin: 0,
-        ..long.clone()
-    });
+fn without_the_margin_the_slow_clock_writes_late() {
+    // The main run with margin 0 (a link's what-if): 28 < 30, A believes it has 2 ms left,
+    // and writes 7 ms after its lease ran out.
+    let bare = decode("#s=drift-margin&fence=off&margin=0")
+        .unwrap()
+        .scenario;
+    let without = run(&bare);
     let (at, local, deadline, ok, step) = checks(&without)[0];
     assert_eq!((at, local, deadline, ok), (36, 28, 30, true));
     let words = story::narration(&without, step);
@@ -114,14 +102,48 @@ fn without_the_pause_the_margin_decides() {
         [w(35, "B", 34, "ok"), w(37, "A", 33, "ok")]
     );
     assert_eq!(without.summary.final_balance, 80);
+    assert_eq!(
+        run(&bare.clone().with_policy(FencingPolicy::Strict))
+            .summary
+            .final_balance,
+        90
+    );
     // An accurate clock: the same check at t=36 reads 36 ms and stops even without a margin.
     let accurate = run(&Scenario {
         client_drift: 0,
-        deadline_margin: 0,
-        ..long
+        ..bare
     });
     assert_eq!(checks(&accurate)[0].1, 36);
     assert_eq!(accurate.summary.final_balance, 90);
+}
+
+#[test]
+fn a_pause_after_a_check_that_passes_lands_unfenced() {
+    // What the margin cannot fix (the notes' what-if): A checks at t=15 (12 of 22 ms on its
+    // clock), passes, and a GC pause lands after the check.
+    let paused = Scenario::drift_margin_pause_after_check(&Scenario::drift_margin());
+    let off = run(&paused.clone().with_policy(FencingPolicy::Off));
+    let (at, local, deadline, ok, step) = checks(&off)[0];
+    assert_eq!((at, local, deadline, ok), (15, 12, 22, true));
+    let words = story::narration(&off, step);
+    assert!(
+        words.contains("running 20% slow, reads 12 ms since its lease began (15 ms on the lock server's clock)")
+            && words.contains("TTL − margin = 30 ms − 8 ms = 22 ms, so it has 10 ms left"),
+        "{words}"
+    );
+    assert!(story::say(&off, step).contains("cannot cover a pause after the check"));
+    assert_eq!(writes(&off), [w(35, "B", 34, "ok"), w(56, "A", 33, "ok")]);
+    assert_eq!(off.summary.final_balance, 80);
+    assert_eq!(off.summary.duplicate_runs, 1);
+    for policy in [FencingPolicy::Strict, FencingPolicy::SameEpoch] {
+        let t = run(&paused.clone().with_policy(policy));
+        assert_eq!(
+            writes(&t),
+            [w(35, "B", 34, "ok"), w(56, "A", 33, "stale_fence")],
+            "{policy:?}"
+        );
+        assert_eq!(t.summary.final_balance, 90);
+    }
 }
 
 #[test]
@@ -129,25 +151,27 @@ fn notes_quote_the_runs() {
     let entry = deck::find("drift-margin").unwrap();
     let notes = (entry.notes)(&deck::runs(entry)).join("\n");
     for figure in [
-        "200‰ slow",
+        "20% slow against the lock server's, exaggerated for visibility",
         "counts 800 ms while 1000 pass",
         "token 33",
-        "t=36: A's clock reads 28 ms",
-        "writes at t=37, 7 ms after its lease ran out (fencing off: 80)",
-        "With a margin of 8 ms (TTL × drift is 6 ms) it stops: 90",
-        "checks at t=15 (its clock: 12 of 22 ms)",
+        "A checks at t=36: its clock reads 28 ms, past its deadline of 22 ms (TTL − 8 ms), so it stops: 90 under every policy",
+        "TTL × drift (6 ms)",
+        "no margin (margin=0)",
+        "writes at t=37, 7 ms after its lease ran out: 80 with fencing off, 90 with the fence",
+        "A checks at t=15, its clock 12 of 22 ms, then freezes for 40 ms",
         "80, the job ran twice",
         "stale_fence (90)",
         "TTL × 0.01 + 2 ms",
     ] {
         assert!(notes.contains(figure), "{figure}: {notes}");
     }
+    assert!(!notes.contains("‰"), "one unit for the drift: {notes}");
     let mut thin = Scenario::drift_margin();
     thin.deadline_margin = 1;
     let runs = deck::Runs(FencingPolicy::ALL.map(|p| run(&thin.clone().with_policy(p))));
     let other = (entry.notes)(&runs).join("\n");
     assert!(
-        other.contains("With a margin of 1 ms (TTL × drift is 6 ms) it still writes: 80"),
+        other.contains("its clock reads 28 of 29 ms (TTL − 1 ms), so it writes: 80 with fencing off. A margin under TTL × drift (6 ms) does not cover the drift"),
         "{other}"
     );
     let mut sc = Scenario::drift_margin();
@@ -155,7 +179,7 @@ fn notes_quote_the_runs() {
     let runs = deck::Runs(FencingPolicy::ALL.map(|p| run(&sc.clone().with_policy(p))));
     let other = (entry.notes)(&runs).join("\n");
     assert!(
-        other.contains("counts 900 ms while 1000 pass") && other.contains("its clock: 13 of 22 ms"),
+        other.contains("counts 900 ms while 1000 pass") && other.contains("its clock 13 of 22 ms"),
         "{other}"
     );
 }
@@ -176,11 +200,11 @@ fn drift_and_margin_are_in_the_link_and_bounded() {
         "{hash}"
     );
     assert_eq!(decode(&hash).map(|v| v.scenario), Ok(sc));
-    // The browser test's what-if: no pause, a 1 ms margin: A writes inside its lease.
-    let calm = decode("#s=drift-margin&fence=off&pause.A=none&margin=1").unwrap();
-    let calm = run(&calm.scenario);
-    assert_eq!(calm.summary.final_balance, 90);
-    assert_eq!(calm.summary.late_writes_accepted, 0);
+    // The browser test's what-if: no margin, and A's slow clock lets it write late.
+    let bare = decode("#s=drift-margin&fence=off&margin=0").unwrap();
+    let bare = run(&bare.scenario);
+    assert_eq!(bare.summary.final_balance, 80);
+    assert_eq!(bare.summary.late_writes_accepted, 1);
     let headline = decode("#s=gc-pause&drift=10&margin=5").unwrap().scenario;
     assert_eq!((headline.client_drift, headline.deadline_margin), (10, 5));
     for bad in ["fast", "901", "-1", "1000", ""] {

@@ -51,7 +51,9 @@ fn every_scenario() -> Vec<Scenario> {
         });
     }
     bases.push(Scenario::row_lock_slow_job(&Scenario::row_lock()));
-    bases.push(Scenario::drift_margin_long_job(&Scenario::drift_margin()));
+    bases.push(Scenario::drift_margin_pause_after_check(
+        &Scenario::drift_margin(),
+    ));
     bases.push(Scenario::partition_deadline());
     bases.push(Scenario::delayed_packet_timeout());
     // A call outside storage (no deck entry makes one since the handoff lost its card

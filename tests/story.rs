@@ -42,10 +42,15 @@ fn all_runs() -> Vec<Trace> {
     out
 }
 
-/// (step, narration, say) for every step of a run, step 0 included.
+/// (event step, narration, say) for every event of a run, step 0 included.
 fn lines(t: &Trace) -> Vec<(usize, String, String)> {
+    let steps = story::Steps::of(t);
     (0..=t.len())
-        .map(|s| (s, story::narration(t, s), story::say(t, s)))
+        .map(|s| {
+            // A run of identical events is one story step: each event gets its words.
+            let shown = s.checked_sub(1).map_or(0, |i| steps.showing(i));
+            (s, story::narration(t, shown), story::say(t, shown))
+        })
         .collect()
 }
 
@@ -763,4 +768,53 @@ fn generations_sequencers_and_equal_epochs_are_said_only_where_true() {
         .starts_with("B holds the live lease, yet its token is lower")
         && s.contains("Both debits landed: a double charge.")
         && s.ends_with(story::Line::IdempotencyShort.text())));
+}
+
+/// The story's step list over the deck and its moved pauses: its steps cover every event once
+/// and in order; a step of several events is one actor doing one thing with one answer, said
+/// once with its count and its marker label counted; and a long pause that keeps a client
+/// retrying does make such runs.
+#[test]
+fn repeated_steps_cover_every_event_once_and_count_themselves() {
+    let mut collapsed = 0;
+    for t in all_runs() {
+        let steps = story::Steps::of(&t);
+        let mut next = 0;
+        for k in 1..=steps.last() {
+            let run = steps.events(k);
+            assert_eq!(run.start, next, "{} step {k}", who(&t));
+            assert!(!run.is_empty(), "{} step {k} shows no event", who(&t));
+            assert!(run.clone().all(|i| steps.showing(i) == k));
+            next = run.end;
+            let n = run.len();
+            if n < 2 {
+                continue;
+            }
+            collapsed += 1;
+            let first = &t.events[run.start];
+            let label = story::marker_label(&t, first);
+            for e in &t.events[run.clone()] {
+                assert_eq!(e.actor, first.actor, "{} step {k}", who(&t));
+                assert_eq!(story::marker_label(&t, e), label, "{} step {k}", who(&t));
+            }
+            let words = story::narration(&t, k);
+            assert!(
+                words.contains(&format!("×{n}"))
+                    && (words.contains(" times") || words.contains("twice")),
+                "{} step {k}: {words}",
+                who(&t)
+            );
+            assert_eq!(
+                story::run_label(&t, &steps, run.start),
+                Some(format!("{label} ×{n}"))
+            );
+            assert!(run
+                .skip(1)
+                .all(|i| story::run_label(&t, &steps, i).is_none()));
+        }
+        assert_eq!(next, t.len(), "{}: every event is shown", who(&t));
+        assert_eq!(steps.through(steps.last()), t.len());
+    }
+    eprintln!("{collapsed} collapsed steps");
+    assert!(collapsed > 20, "{collapsed} collapsed steps");
 }

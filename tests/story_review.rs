@@ -24,9 +24,20 @@ fn words(t: &Trace) -> Vec<String> {
         .collect()
 }
 
-/// The step (1-based) of the first event matching `pred`.
+/// The index of the first event matching `pred`.
+fn event_of(t: &Trace, pred: impl Fn(&fencing_lab::core::TraceEvent) -> bool) -> usize {
+    t.events.iter().position(pred).expect("no such event")
+}
+
+/// The indices of the events matching `pred`.
+fn events_where(t: &Trace, pred: impl Fn(&fencing_lab::core::TraceEvent) -> bool) -> Vec<usize> {
+    (0..t.len()).filter(|&i| pred(&t.events[i])).collect()
+}
+
+/// The story step that shows the first event matching `pred` (a run of identical events
+/// is one step, so this is not always the event's index + 1).
 fn step_of(t: &Trace, pred: impl Fn(&fencing_lab::core::TraceEvent) -> bool) -> usize {
-    t.events.iter().position(pred).expect("no such event") + 1
+    story::Steps::of(t).showing(event_of(t, pred))
 }
 
 fn notes(id: &str) -> String {
@@ -42,8 +53,9 @@ const MAX_SAY_WORDS: usize = 250;
 fn every_run_fits_two_minutes() {
     for (id, t) in deck_runs() {
         let policy = t.scenario.policy;
-        assert!(t.len() <= MAX_STEPS, "{id} {policy:?}: {} steps", t.len());
-        let said: usize = (0..=t.len())
+        let last = story::Steps::of(&t).last();
+        assert!(last <= MAX_STEPS, "{id} {policy:?}: {last} steps");
+        let said: usize = (0..=last)
             .map(|s| story::say(&t, s).split_whitespace().count())
             .sum();
         assert!(said <= MAX_SAY_WORDS, "{id} {policy:?}: {said} Say words");
@@ -53,24 +65,60 @@ fn every_run_fits_two_minutes() {
 #[test]
 fn a_line_already_said_is_not_said_again() {
     for (id, t) in deck_runs() {
-        let says: Vec<String> = (0..=t.len()).map(|s| story::say(&t, s)).collect();
+        let last = story::Steps::of(&t).last();
+        let says: Vec<String> = (0..=last).map(|s| story::say(&t, s)).collect();
         for (i, s) in says.iter().enumerate() {
             if s != Line::Again.text() {
                 assert!(!says[..i].contains(s), "{id}: {s} said twice");
             }
         }
     }
-    // renewal's three renewals: the advice once, then "As before." twice.
+}
+
+/// Identical repeated steps collapse into one: renewal's three renewals are one step that
+/// counts them, and says its advice once; the trace keeps all three events.
+#[test]
+fn identical_repeated_steps_are_one_step() {
     let t = run_as("renewal", FencingPolicy::Off);
-    let renewals: Vec<String> = t
-        .events
+    let steps = story::Steps::of(&t);
+    let renewals = events_where(&t, |e| matches!(e.kind, EventKind::Extended { .. }));
+    assert_eq!(renewals.len(), 3, "the trace keeps every renewal");
+    let step = steps.showing(renewals[0]);
+    assert!(renewals.iter().all(|&i| steps.showing(i) == step));
+    assert_eq!(steps.events(step), renewals[0]..renewals[2] + 1);
+    assert_eq!(steps.last(), t.len() - 2);
+    let n = story::narration(&t, step);
+    assert!(n.starts_with("t=11–31 ms — A's watchdog renews"), "{n}");
+    assert!(
+        n.contains("3 times, every ~10 ms") && n.contains("extend ×3"),
+        "{n}"
+    );
+    assert!(n.contains("now runs until t=61"), "{n}");
+    assert!(story::say(&t, step).starts_with("Renew at about a third of the TTL"));
+    // The step after the run is the event after it: nothing is skipped.
+    assert_eq!(steps.events(step + 1), renewals[2] + 1..renewals[2] + 2);
+    // lock-delay: B's two refusals under the lock-delay are one step, "×2".
+    let t = run_as("lock-delay", FencingPolicy::Strict);
+    let steps = story::Steps::of(&t);
+    let refused = events_where(&t, |e| {
+        e.result_code() == "lock_held" && e.snapshot.holder.is_none()
+    });
+    assert_eq!(refused.len(), 2);
+    let step = steps.showing(refused[0]);
+    assert_eq!(steps.events(step), refused[0]..refused[1] + 1);
+    let n = story::narration(&t, step);
+    assert!(
+        n.contains("twice, every ~10 ms") && n.contains("(×2)"),
+        "{n}"
+    );
+    let labels: Vec<Option<String>> = refused
         .iter()
-        .enumerate()
-        .filter(|(_, e)| matches!(e.kind, EventKind::Extended { .. }))
-        .map(|(i, _)| story::say(&t, i + 1))
+        .map(|&i| story::run_label(&t, &steps, i))
         .collect();
-    assert_eq!(renewals.len(), 3);
-    assert_eq!(&renewals[1..], [Line::Again.text(), Line::Again.text()]);
+    assert_eq!(labels, [Some("lock_held ×2".to_owned()), None]);
+    // A refusal by a live lease is another answer: its own step.
+    let first = t.events.iter().position(|e| e.result_code() == "lock_held");
+    assert!(first.is_some_and(|i| steps.events(steps.showing(i)).len() == 1));
 }
 
 /// F1: the lock's value and the fencing token are two things.
@@ -95,7 +143,7 @@ fn f1_lock_value_and_token_are_two_things() {
     );
     // A's release compares values: it finds B's, not its own, whatever the tokens say.
     let noop = step_of(&t, |e| matches!(e.kind, EventKind::ReleaseNoop { .. }));
-    let f = &facts[noop];
+    let f = &facts[event_of(&t, |e| matches!(e.kind, EventKind::ReleaseNoop { .. })) + 1];
     assert_eq!(f.lease.as_ref().map(|l| l.value.as_str()), Some("rnd-B"));
     assert_eq!(f.own.as_ref().map(|l| l.value.as_str()), Some("rnd-A"));
     let n = story::narration(&t, noop);
@@ -201,7 +249,8 @@ fn m1_the_headline_answers_idempotency() {
 fn m2_a_refusal_is_credited_to_what_storage_had_seen() {
     let t = run_as("gc-pause", FencingPolicy::Strict);
     let refused = step_of(&t, |e| e.result_code() == "stale_fence");
-    assert_eq!(story::facts(&t)[refused].storage_seen, Some(Fence(34)));
+    let i = event_of(&t, |e| e.result_code() == "stale_fence");
+    assert_eq!(story::facts(&t)[i + 1].storage_seen, Some(Fence(34)));
     let say = story::say(&t, refused);
     assert!(
         say.contains("already saw 34 from B") && say.contains("handoff barrier"),
@@ -337,7 +386,7 @@ fn m8_m9_m10_retries_zookeeper_and_lock_delay() {
     for (id, t) in deck_runs() {
         for (i, e) in t.events.iter().enumerate() {
             if let EventKind::AcquireRefused { .. } = e.kind {
-                let n = story::narration(&t, i + 1);
+                let n = story::narration(&t, story::Steps::of(&t).showing(i));
                 assert!(n.contains("randomised in a real client"), "{id}: {n}");
             }
         }
@@ -385,4 +434,34 @@ fn u5_u6_claim_row_and_row_lock_words() {
             assert!(!w.contains("sends can write"), "{w}");
         }
     }
+}
+
+/// A Voice per lock kind: each deck entry speaks for the lock it runs on, and a refusal
+/// quotes that lock's own answer.
+#[test]
+fn each_lock_kind_has_its_voice() {
+    use story::Voice;
+    for (id, voice) in [
+        ("gc-pause", Voice::Redis),
+        ("clock-jump", Voice::Redlock),
+        ("sequencer", Voice::LockService),
+        ("lock-delay", Voice::Chubby),
+        ("row-lock", Voice::RowLock),
+    ] {
+        let t = run_as(id, FencingPolicy::Strict);
+        assert_eq!(Voice::of(&t.scenario), voice, "{id}");
+    }
+    for (id, t) in deck_runs() {
+        let voice = Voice::of(&t.scenario);
+        let steps = story::Steps::of(&t);
+        for (i, e) in t.events.iter().enumerate() {
+            let live = e.snapshot.holder.is_some();
+            if e.result_code() == "lock_held" && live && voice != Voice::Redlock {
+                let n = story::narration(&t, steps.showing(i));
+                assert!(n.contains(voice.held_answer()), "{id}: {n}");
+            }
+        }
+    }
+    assert!(Voice::LockService.is_service() && Voice::Chubby.is_service());
+    assert!(!Voice::Redis.is_service() && !Voice::Redlock.is_service());
 }

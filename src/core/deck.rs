@@ -409,59 +409,44 @@ pub static DECK: &[DeckEntry] = &[
         title: "Client clock drift margin",
         question: "The client's clock runs slow. Is stopping at TTL − a margin safe?",
         notes: |r| {
-            let [off, strict, _] = r.balances();
-            let (a, b) = (r.token(0), r.token(1));
             let sc = r.off().scenario.clone();
             let (ttl, margin, drift) = (sc.lease_ttl, sc.deadline_margin, sc.client_drift);
-            let checks: Vec<(Millis, Millis, Millis, bool)> = r
-                .off()
-                .events
-                .iter()
-                .filter_map(|e| match e.kind {
-                    EventKind::DeadlineChecked { local, deadline, ok } => Some((e.at, local, deadline, ok)),
-                    _ => None,
-                })
-                .collect();
-            // The same client without the pause, its job long enough to outlast the lease.
-            let long = Scenario::drift_margin_long_job(&sc);
-            let with = run(&long);
-            let without = run(&Scenario { deadline_margin: 0, ..long.clone() });
-            let check = |t: &Trace| {
-                t.events
-                    .iter()
-                    .find_map(|e| match e.kind {
-                        EventKind::DeadlineChecked { local, ok, .. } => Some((e.at, local, ok)),
-                        _ => None,
-                    })
-                    .unwrap_or((0, 0, false))
-            };
-            let (long_at, long_local, _) = check(&with);
-            let late_at = without
+            let covers = ttl * drift / 1000;
+            let [off, ..] = r.balances();
+            let mut notes = vec![format!(
+                "A's clock runs {} slow against the lock server's, exaggerated for visibility (real quartz drifts by tens of ppm, and NTP slews a clock by at most 500 ppm): it counts {} ms while 1000 pass. A {ttl} ms lease (token {}) looks longer to A than it is.",
+                super::story::per_mille(drift),
+                super::scenario::client_elapsed(1000, drift),
+                r.token(0)
+            )];
+            let (at, local, deadline, ok) = deadline_check(r.off());
+            notes.push(if ok {
+                format!("Here A checks at t={at}: its clock reads {local} of {deadline} ms (TTL − {margin} ms), so it writes: {off} with fencing off. A margin under TTL × drift ({covers} ms) does not cover the drift.")
+            } else {
+                format!("Here A checks at t={at}: its clock reads {local} ms, past its deadline of {deadline} ms (TTL − {margin} ms), so it stops: {off} under every policy. A margin of at least TTL × drift ({covers} ms) covers the drift.")
+            });
+            // The same run without a margin, and the same client with a pause after a check.
+            let bare = Scenario { deadline_margin: 0, ..sc.clone() };
+            let [bare_off, bare_on] = [FencingPolicy::Off, FencingPolicy::Strict]
+                .map(|p| run(&bare.clone().with_policy(p)).summary.final_balance);
+            let late_at = run(&bare)
                 .writes
                 .iter()
                 .find(|w| w.request.writer == sc.actors[0].name)
                 .map_or(0, |w| w.at);
-            let mut notes = vec![format!(
-                "A's clock runs {drift}‰ slow against the lock server's: it counts {} ms while {} pass. A {ttl} ms lease (token {a}) looks longer to A than it is.",
-                super::scenario::client_elapsed(1000, drift),
-                1000
-            )];
-            notes.push(format!(
-                "No pause, a job that checks at t={long_at}: A's clock reads {long_local} ms. Without a margin its deadline is {ttl} ms, so it writes at t={late_at}, {} ms after its lease ran out (fencing off: {}). With a margin of {margin} ms (TTL × drift is {} ms) it {}: {}.",
-                late_at.saturating_sub(ttl),
-                without.summary.final_balance,
-                ttl * drift / 1000,
-                if check(&with).2 { "still writes" } else { "stops" },
-                with.summary.final_balance
-            ));
-            let paused_after = |at: Millis| sc.actors[0].pauses.iter().any(|p| p.start >= at);
-            if let Some(&(at, local, deadline, true)) = checks.first().filter(|c| paused_after(c.0)) {
+            if margin > 0 && late_at > ttl {
                 notes.push(format!(
-                    "Here A checks at t={at} (its clock: {local} of {deadline} ms) and passes with time to spare, then a GC pause lands after the check. Fencing off, its late debit lands anyway: {off}, the job ran twice."
+                    "What if… no margin (margin=0): its deadline is the TTL, {ttl} ms, so it writes at t={late_at}, {} ms after its lease ran out: {bare_off} with fencing off, {bare_on} with the fence.",
+                    late_at - ttl
                 ));
             }
+            let paused = Scenario::drift_margin_pause_after_check(&sc);
+            let [p_off, p_on] = [FencingPolicy::Off, FencingPolicy::Strict]
+                .map(|p| run(&paused.clone().with_policy(p)).summary.final_balance);
+            let (p_at, p_local, p_deadline, _) = deadline_check(&run(&paused));
+            let frozen = paused.actors[0].pauses.first().map_or(0, |p| p.duration);
             notes.push(format!(
-                "Fencing refuses it: storage has seen {b}, A's {a} is stale_fence ({strict}). The margin is for a bounded drift; a pause after the check is unbounded, so the fence is still needed."
+                "What the margin cannot fix: a GC pause after a check that passes (A checks at t={p_at}, its clock {p_local} of {p_deadline} ms, then freezes for {frozen} ms). Fencing off, its late debit lands: {p_off}, the job ran twice; the fence refuses it: stale_fence ({p_on}). A margin bounds drift; a pause after the check is unbounded, so the fence is still needed."
             ));
             notes.push("Redlock clients do the same: the validity time subtracts a drift allowance (TTL × 0.01 + 2 ms in the common implementations). It bounds drift, not pauses or late packets.".to_owned());
             notes
@@ -736,7 +721,7 @@ pub struct RunData {
     pub value: String,
     /// [`story::outcome`]: the comparison panel's caption.
     pub outcome: String,
-    /// Events after the setup step.
+    /// Steps after the setup one (a run of identical events is one step: [`story::Steps`]).
     pub steps: usize,
     /// Words of all the run's Say lines.
     pub say_words: usize,
@@ -776,15 +761,31 @@ fn run_data(t: &Trace) -> RunData {
             codes.push(code);
         }
     }
+    let last = story::Steps::of(t).last();
     RunData {
         value: story::final_value(t),
         outcome: story::outcome(t),
-        steps: t.len(),
-        say_words: (0..=t.len())
+        steps: last,
+        say_words: (0..=last)
             .map(|s| story::say(t, s).split_whitespace().count())
             .sum(),
         codes,
     }
+}
+
+/// The first deadline check of `t`: (at, local clock, deadline, went on), or zeros if none.
+fn deadline_check(t: &Trace) -> (Millis, Millis, Millis, bool) {
+    t.events
+        .iter()
+        .find_map(|e| match e.kind {
+            EventKind::DeadlineChecked {
+                local,
+                deadline,
+                ok,
+            } => Some((e.at, local, deadline, ok)),
+            _ => None,
+        })
+        .unwrap_or((0, 0, 0, false))
 }
 
 /// An actor without pauses or network delay.
@@ -1011,18 +1012,19 @@ impl Scenario {
         }
     }
 
-    /// A client whose clock runs 20% slow (`client_drift` 200) and who checks its local
-    /// deadline, TTL − an 8 ms margin, before it debits: A (33, lease until t=30) works until
-    /// t=15, when its clock reads 12 ms of its 22, and passes; a GC pause 16..56 lands after
-    /// the check, B gets 34 at t=30 and debits at 35, and A debits with 33 at 56.
+    /// A client whose clock runs 20% slow (`client_drift` 200, exaggerated for visibility)
+    /// and who checks its local deadline, TTL − an 8 ms margin, before it debits: A (33,
+    /// lease until t=30) works until t=36, past its lease on the lock server's clock, but its
+    /// clock reads 28 ms, under the TTL. The margin stops it (28 > 22); without one it would
+    /// debit at t=37 with a lease that is gone. B gets 34 at t=30 and debits at 35.
     pub fn drift_margin() -> Self {
-        let mut a = actor(
+        let a = actor(
             "A",
             0,
             vec![
                 Step::Acquire { retry_every: 10 },
                 Step::CheckDone,
-                Step::Work { ms: 15 },
+                Step::Work { ms: 36 },
                 Step::CheckDeadline,
                 Step::Work { ms: 1 },
                 debit(10, None),
@@ -1030,7 +1032,6 @@ impl Scenario {
                 Step::Release,
             ],
         );
-        a.pauses.push(pause(16, 40));
         Scenario {
             client_drift: 200,
             deadline_margin: 8,
@@ -1043,16 +1044,16 @@ impl Scenario {
         }
     }
 
-    /// `drift-margin`'s what-if for the notes: `sc` (its drift and margin) without A's pause,
-    /// A's job working until t=36 before its deadline check, past the TTL on the lock
-    /// server's clock but only 28 ms on A's.
-    pub fn drift_margin_long_job(sc: &Scenario) -> Self {
+    /// `drift-margin`'s what-if for the notes, what the margin cannot fix: `sc` (its drift
+    /// and margin) with A's job checking early, at t=15 (its clock: 12 of 22 ms), and a GC
+    /// pause from t=16 to 56 after the check; A debits with 33 at 56.
+    pub fn drift_margin_pause_after_check(sc: &Scenario) -> Self {
         let mut sc = sc.clone();
         let a = &mut sc.actors[0];
-        a.pauses.clear();
+        a.pauses = vec![pause(16, 40)];
         for s in &mut a.script {
-            if let Step::Work { ms: 15 } = s {
-                *s = Step::Work { ms: 36 };
+            if let Step::Work { ms: 36 } = s {
+                *s = Step::Work { ms: 15 };
             }
         }
         sc

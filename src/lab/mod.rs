@@ -12,7 +12,7 @@
 
 use std::sync::Arc;
 
-use crate::core::{deck, run, FencingPolicy, Millis, Scenario, Trace};
+use crate::core::{deck, run, story, FencingPolicy, Millis, Scenario, Trace};
 
 mod controls;
 pub(crate) mod edit;
@@ -33,7 +33,8 @@ pub use recording::{read_recording, MAX_RECORDING};
 pub struct Lab {
     /// Shared, so the shell's memos pass it on without copying every event.
     trace: Arc<Trace>,
-    /// 0 = before the first event, `trace.len()` = after the last.
+    /// A step of the story's [`Steps`]: 0 = before the first event, [`Lab::last_step`] =
+    /// after the last (a run of identical events is one step).
     step: usize,
     playing: bool,
     /// Play's speed in percent of normal.
@@ -210,12 +211,17 @@ impl Lab {
     }
 
     pub fn at_end(&self) -> bool {
-        self.step >= self.trace.len()
+        self.step >= self.last_step()
+    }
+
+    /// The run's last step: the step controls, the counter and the words all count these.
+    pub fn last_step(&self) -> usize {
+        story::Steps::of(&self.trace).last()
     }
 
     pub fn update(&mut self, msg: Msg) {
         match msg {
-            Msg::Forward => self.step = (self.step + 1).min(self.trace.len()),
+            Msg::Forward => self.step = (self.step + 1).min(self.last_step()),
             Msg::Back => self.step = self.step.saturating_sub(1),
             Msg::TogglePlay => {
                 if !self.playing && self.at_end() {
@@ -225,7 +231,7 @@ impl Lab {
             }
             Msg::Tick => {
                 if self.playing {
-                    self.step = (self.step + 1).min(self.trace.len());
+                    self.step = (self.step + 1).min(self.last_step());
                     self.playing = !self.at_end();
                 }
             }
@@ -234,7 +240,7 @@ impl Lab {
                 self.step = 0;
                 self.playing = false;
             }
-            Msg::Seek(step) => self.step = step.min(self.trace.len()),
+            Msg::Seek(step) => self.step = step.min(self.last_step()),
             Msg::Edit(edit) => match edit.apply(self.scenario()) {
                 Ok(sc) => self.replace_checked(sc),
                 Err(e) => self.refuse(&e),
@@ -265,7 +271,7 @@ impl Lab {
             },
             Msg::Restore { scenario, step } => {
                 self.update(Msg::Load(scenario));
-                self.step = step.min(self.trace.len());
+                self.step = step.min(self.last_step());
             }
             Msg::ToggleFork => {
                 self.fork_of = match self.fork_of {
@@ -306,7 +312,7 @@ impl Lab {
                     .and_then(|x| x.example(row, index));
                 if let Some(sc) = picked {
                     self.update(Msg::Load(sc));
-                    self.step = self.trace.len();
+                    self.step = self.last_step();
                 }
             }
             Msg::Refuse(why) => self.error = Some(why),
@@ -346,9 +352,9 @@ impl Lab {
         self.trace = Arc::new(run(&scenario));
         self.compare = comparison(&self.trace);
         self.step = if was_at_end {
-            self.trace.len()
+            self.last_step()
         } else {
-            self.step.min(self.trace.len())
+            self.step.min(self.last_step())
         };
         self.error = None;
     }

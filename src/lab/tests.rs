@@ -457,3 +457,36 @@ fn a_dragged_arrival_sets_the_delay_within_the_run() {
     assert_eq!(lab.scenario().actors[1].network_delay, 25);
     assert_eq!(lab.error(), None);
 }
+
+#[test]
+fn a_run_of_identical_events_is_one_press() {
+    // renewal: three watchdog renewals in a row are one step of the controls, the counter
+    // and the timeline; the trace keeps all three.
+    let mut lab = Lab::default();
+    lab.update(Msg::Pick("renewal".to_owned()));
+    assert_eq!(lab.last_step(), lab.trace.len() - 2);
+    let renewal = |e: &crate::core::TraceEvent| matches!(e.kind, EventKind::Extended { .. });
+    let first = lab.trace.events.iter().position(renewal).unwrap();
+    lab.update(Msg::Seek(first + 1));
+    let events = crate::core::story::Steps::of(&lab.trace).through(lab.step);
+    assert_eq!(events, first + 3, "one step shows all three renewals");
+    let drawn = crate::view::timeline::model(&lab.trace, lab.step, true);
+    let current: Vec<usize> = drawn
+        .markers
+        .iter()
+        .filter(|m| m.state == crate::view::timeline::State::Current)
+        .map(|m| m.event)
+        .collect();
+    assert_eq!(current, [first, first + 1, first + 2]);
+    assert!(drawn.markers.iter().all(|m| m.step <= lab.last_step()));
+    lab.update(Msg::Forward);
+    let next = crate::core::story::Steps::of(&lab.trace).events(lab.step);
+    assert_eq!(
+        next,
+        first + 3..first + 4,
+        "the next press shows the next event"
+    );
+    lab.update(Msg::Seek(usize::MAX));
+    assert!(lab.at_end());
+    assert_eq!(lab.step, lab.last_step());
+}

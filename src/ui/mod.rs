@@ -22,7 +22,7 @@ use wasm_bindgen::JsCast;
 
 use std::sync::Arc;
 
-use crate::core::{deck, FencingPolicy, Scenario, Trace};
+use crate::core::{deck, story, FencingPolicy, Scenario, Trace};
 use crate::lab::{Lab, Msg, ScenarioEdit};
 use crate::view::{options, Act};
 
@@ -137,19 +137,21 @@ fn App() -> impl IntoView {
             None => {}
         }
     };
+    // The story's steps (a run of identical events is one), for the counter and the scrubber.
+    let story_steps = Memo::new(move |_| trace.with(|t| story::Steps::of(t)));
     let clock = move || {
         let s = step.get();
+        let (last, events) = story_steps.with(|st| (st.last(), st.through(s)));
         trace.with(|t| {
             format!(
-                "step {s} / {} · t = {}",
-                t.len(),
-                crate::core::story::time_label(&t.scenario, t.snapshot_at(s).at)
+                "step {s} / {last} · t = {}",
+                story::time_label(&t.scenario, t.snapshot_at(events).at)
             )
         })
     };
     let pressed = |m: Memo<bool>| move || m.get().to_string();
     // The scrubber's end moves only when a run gains or loses steps, not on every drag.
-    let steps = Memo::new(move |_| trace.with(|t| t.len()));
+    let steps = Memo::new(move |_| story_steps.with(story::Steps::last));
 
     // The first screen first, in four short tasks instead of one long one: the header and
     // story; the timeline and playback a task later; then the parameters and buttons; then

@@ -121,7 +121,7 @@ fn ConflictRow(model: Memo<TimelineModel>, key: usize) -> impl IntoView {
 }
 
 /// On the live timeline, what a press on a marker does: on a write's arrival at storage it
-/// grabs the writer's packet delay (the marker's step says which write); elsewhere nothing.
+/// grabs the writer's packet delay (the marker's event says which write); elsewhere nothing.
 type GrabWrite = Option<Callback<(Press, usize)>>;
 
 /// A press on a marker: the start of a drag, or a double-click.
@@ -133,9 +133,9 @@ enum Press {
 #[component]
 fn MarkerRow(model: Memo<TimelineModel>, key: Key, grab: GrabWrite) -> impl IntoView {
     let m = row(model, |t| &t.markers, |m: &Marker| m.key, key);
-    let step = move || m.with_untracked(|m| m.as_ref().map(|m| m.step));
+    let event = move || m.with_untracked(|m| m.as_ref().map(|m| m.event));
     let press = move |p: Press| {
-        if let (Some(g), Some(s)) = (grab, step()) {
+        if let (Some(g), Some(s)) = (grab, event()) {
             g.run((p, s));
         }
     };
@@ -515,9 +515,9 @@ pub fn Timeline(trace: Memo<Arc<Trace>>, step: Memo<usize>, dispatch: Dispatch) 
     };
     // A write's arrival at storage: drag it right to delay its writer's packets (by as
     // much as it moved), back to take the delay off; a double-click takes it off too.
-    let grab_write = Callback::new(move |(press, step): (Press, usize)| {
+    let grab_write = Callback::new(move |(press, event): (Press, usize)| {
         let found = trace.with_untracked(|t| {
-            let ev = t.event_at(step)?;
+            let ev = t.events.get(event)?;
             let crate::core::EventKind::WriteApplied { sent_at, .. } = ev.kind else {
                 return None;
             };

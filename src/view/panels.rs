@@ -86,7 +86,9 @@ pub fn long_figure(figure: &str) -> bool {
 }
 
 pub fn storage(t: &Trace, step: usize) -> StorageModel {
-    let s = t.snapshot_at(step);
+    // `step` is a story step; the snapshot and the log are after its last event.
+    let events = story::Steps::of(t).through(step);
+    let s = t.snapshot_at(events);
     let (fence, fence_caption) = if t.scenario.row_lock.is_some() {
         ("none".to_owned(), "no token: the row lock is the check")
     } else if t.scenario.policy.checks_fence() {
@@ -135,7 +137,7 @@ pub fn storage(t: &Trace, step: usize) -> StorageModel {
     } else {
         ("Balance", "amount", "balance")
     };
-    let writes = t.writes_until(step);
+    let writes = t.writes_until(events);
     let rows = writes
         .iter()
         .enumerate()

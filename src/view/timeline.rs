@@ -289,8 +289,10 @@ pub struct Link {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Marker {
     pub key: Key,
-    /// The step that shows this event (its index + 1).
+    /// The step that shows this event (of [`story::Steps`]).
     pub step: usize,
+    /// The event's index in the trace.
+    pub event: usize,
     pub x: f64,
     pub y: f64,
     pub ring: u8,
@@ -453,7 +455,9 @@ pub fn model(t: &Trace, step: usize, live: bool) -> TimelineModel {
     }
     let bands = bands(t, &g, &mut labels);
     let cut = cut(t, &g, &mut labels);
-    let markers = markers(t, &g, step, &spots, &mut labels);
+    let steps = story::Steps::of(t);
+    let step = step.min(steps.last());
+    let markers = markers(t, &g, (&steps, step), &spots, &mut labels);
     // Rows in a fixed order (by owner, by lane; by time within one) rather than by time
     // alone, so a drag that makes two lanes' events trade places moves no node. Labels were
     // placed in event order above.
@@ -468,7 +472,7 @@ pub fn model(t: &Trace, step: usize, live: bool) -> TimelineModel {
         pauses: pauses(t, &g, live),
         cut,
         cursor: Cursor {
-            x: g.x(t.snapshot_at(step).at),
+            x: g.x(t.snapshot_at(steps.through(step)).at),
             y1: TOP - 4.0,
             y2: g.bottom(),
         },
@@ -810,11 +814,12 @@ fn classify(kind: &EventKind, late: bool) -> (Shape, Verdict) {
     }
 }
 
-/// One marker per drawn event; events after `step` are dimmed, the current one ringed.
+/// One marker per drawn event; events after `step` (of `steps`) are dimmed, the current
+/// step's ringed. A run of identical events shares one step and one label ("lock_held ×5").
 fn markers(
     t: &Trace,
     g: &Geometry,
-    step: usize,
+    (steps, step): (&story::Steps, usize),
     spots: &[Spot],
     labels: &mut Labels,
 ) -> Vec<Marker> {
@@ -833,7 +838,8 @@ fn markers(
             let kind = std::mem::discriminant(&e.kind);
             let nth = seen.iter().filter(|k| **k == (lane, kind)).count();
             seen.push((lane, kind));
-            let state = match (i + 1).cmp(&step) {
+            let shown = steps.showing(i);
+            let state = match shown.cmp(&step) {
                 std::cmp::Ordering::Equal => State::Current,
                 std::cmp::Ordering::Greater => State::Future,
                 std::cmp::Ordering::Less => State::Past,
@@ -867,23 +873,24 @@ fn markers(
                 (13, 8)
             };
             // Writes label below their marker first, everything else above; then the other side.
-            let text = story::marker_label(t, e);
+            let text = story::run_label(t, steps, i);
             let offsets: &[f64] = match shape {
                 Shape::Write => &[27.0, -14.0],
                 Shape::Expiry => &[-6.0, 22.0],
                 Shape::Op => &[-12.0, 24.0],
             };
             let ys = [y + offsets[0], y + offsets[1]];
-            let label = match labels.place(i, x, &ys, &text) {
+            let label = text.and_then(|text| match labels.place(i, x, &ys, &text) {
                 Some(ly) => Some(Text { x, y: ly, text }),
                 None => {
                     left_off.push((k, ys, text));
                     None
                 }
-            };
+            });
             Marker {
                 key: Key { lane, kind, nth },
-                step: i + 1,
+                step: shown,
+                event: i,
                 x,
                 y,
                 ring,
@@ -894,7 +901,7 @@ fn markers(
                 colour: colour(who),
                 glyph,
                 result: e.result_code(),
-                tooltip: story::narration(t, i + 1),
+                tooltip: story::narration(t, shown),
                 link,
                 label,
             }
@@ -905,7 +912,7 @@ fn markers(
     // centred above or below keeps its place.
     for (k, ys, text) in left_off {
         let m = &mut markers[k];
-        if let Some((x, y)) = labels.place_beside(m.step - 1, m.x, &ys, &text) {
+        if let Some((x, y)) = labels.place_beside(m.event, m.x, &ys, &text) {
             m.label = Some(Text { x, y, text });
         }
     }
@@ -1293,7 +1300,7 @@ mod tests {
         let release = m
             .markers
             .iter()
-            .find(|k| story::marker_label(&t, &t.events[k.step - 1]) == "release #34")
+            .find(|k| story::marker_label(&t, &t.events[k.event]) == "release #34")
             .expect("B's release is drawn");
         let label = release.label.as_ref().expect("and labelled");
         assert!(beside(release, label), "{label:?} beside x={}", release.x);

@@ -9,14 +9,16 @@ import { deck, POLICIES } from './deck-data.js';
 const open = session();
 
 // [id, { policy: expected value }, { policy: data-result codes that must appear on the
-// timeline }], from the core's own `deck --json`: no copy of the outcome table here.
+// timeline }, { policy: steps }], from the core's own `deck --json`: no copy of the outcome
+// table here.
 const DECK = deck.entries.map((e) => [
   e.id,
   Object.fromEntries(POLICIES.map((p) => [p, e.runs[p].value])),
   Object.fromEntries(POLICIES.map((p) => [p, e.runs[p].codes])),
+  Object.fromEntries(POLICIES.map((p) => [p, e.runs[p].steps])),
 ]);
 
-for (const [id, balances, markers] of DECK) {
+for (const [id, balances, markers, steps] of DECK) {
   test(`deck: ${id}`, async () => {
     for (const [policy, balance] of Object.entries(balances)) {
       const { page, context } = await open(`#s=${id}&fence=${policy}&step=99999`);
@@ -24,6 +26,8 @@ for (const [id, balances, markers] of DECK) {
       assert.equal(await page.getByLabel('Fencing').inputValue(), policy);
       const [at, len] = await position(page);
       assert.equal(at, len, `${id} opens at its last step`);
+      // The page counts the core's steps: a run of identical events is one step here too.
+      assert.equal(len, steps[policy], `${id} under ${policy}: steps`);
       assert.equal(await text(page, 'balance'), balance, `${id} under ${policy}`);
       assert.ok((await text(page, 'question')).length > 10, 'the interview question is shown');
       assert.ok((await text(page, 'narration')).length > 10);
@@ -72,16 +76,18 @@ for (const [id, balances, markers] of DECK) {
         }
       }
       if (id === 'drift-margin') {
-        // Step back to A's deadline check: its slow clock reads 12 of 22 ms, so it goes on.
-        const back = await open(`#s=${id}&fence=${policy}&step=3`);
-        assert.deepEqual((await position(back.page))[0], 3);
-        assert.match(await text(back.page, 'narration'), /running 20% slow, reads 12 ms since its lease began \(15 ms on the lock server's clock\)/);
+        // Step back to A's deadline check: its slow clock reads 28 ms, past 22, so it stops;
+        // without the margin it would have written.
+        const back = await open(`#s=${id}&fence=${policy}&step=8`);
+        assert.deepEqual((await position(back.page))[0], 8);
+        assert.match(await text(back.page, 'narration'), /running 20% slow, reads 28 ms since its lease began \(36 ms on the lock server's clock\).*without the margin/);
+        assert.match(await text(back.page, 'talking-point'), /exaggerated for visibility/);
         await back.context.close();
         if (policy === 'off') {
-          // What if… no pause, a 1 ms margin: A writes inside its lease, B finds the job done.
-          const thin = await open(`#s=${id}&fence=off&pause.A=none&margin=1&step=99999`);
-          assert.equal(await text(thin.page, 'balance'), '90');
-          await thin.context.close();
+          // What if… no margin: A's slow clock lets it debit after its lease ran out.
+          const bare = await open(`#s=${id}&fence=off&margin=0&step=99999`);
+          assert.equal(await text(bare.page, 'balance'), '80');
+          await bare.context.close();
           const bad = await open(`#s=${id}&drift=fast`);
           assert.match(await text(bad.page, 'error'), /drift must be a whole number per mille from 0 to 900, not “fast”/);
           await bad.context.close();

@@ -78,7 +78,9 @@ pub fn token_source(sc: &Scenario) -> &'static str {
 fn token_source_short(sc: &Scenario) -> &'static str {
     match sc.token_source {
         TokenSource::SameRedis => "INCR in the acquire script on the same Redis",
-        TokenSource::LockService if sc.lock_delay > 0 => "the lock service (a Chubby sequencer)",
+        TokenSource::LockService if Voice::of(sc) == Voice::Chubby => {
+            "the lock service (a Chubby sequencer)"
+        }
         TokenSource::LockService => {
             "the lock service (an etcd revision, a ZooKeeper czxid or sequential-node number)"
         }
@@ -230,10 +232,12 @@ pub fn band_label(sc: &Scenario, owner: &str, fence: Fence) -> String {
     }
 }
 
-/// The narration sentence for `step`, stamped with its time.
+/// The narration sentence for `step` (of [`Steps`]), stamped with its time: a run of
+/// identical events is one sentence, stamped with the run's first and last times.
 pub fn narration(t: &Trace, step: usize) -> String {
     let sc = &t.scenario;
-    let Some(e) = t.event_at(step) else {
+    let run = Steps::of(t).events(step);
+    let Some(e) = t.events.get(run.start).filter(|_| !run.is_empty()) else {
         if sc.row_lock.is_some() {
             return row_opening(sc);
         }
@@ -289,14 +293,20 @@ pub fn narration(t: &Trace, step: usize) -> String {
             token_source_short(sc)
         );
     };
+    let last = run.end - 1;
+    let times = match t.events[last].at {
+        end if end != e.at => format!("{}–{}", instant(sc, e.at), instant(sc, end)),
+        _ => instant(sc, e.at),
+    };
     let stamp = if secs(sc) {
-        format!("t={}", instant(sc, e.at))
+        format!("t={times}")
     } else {
-        format!("t={} ms", e.at)
+        format!("t={times} ms")
     };
     let s = match sc.row_lock {
-        Some(_) => row_sentence(t, step - 1).unwrap_or_else(|| sentence(t, step - 1)),
-        None => sentence(t, step - 1),
+        _ if run.len() > 1 => repeated(t, run),
+        Some(_) => row_sentence(t, last).unwrap_or_else(|| sentence(t, last)),
+        None => sentence(t, last),
     };
     format!("{stamp} — {s}")
 }
@@ -353,7 +363,7 @@ fn live_lease(e: &TraceEvent, writer: &str) -> String {
 /// The storage's headline figure after `step`: the balance, or the result row of a job that
 /// publishes ("—" while empty).
 pub fn value(t: &Trace, step: usize) -> String {
-    let s = t.snapshot_at(step);
+    let s = t.snapshot_at(Steps::of(t).through(step));
     if t.scenario.publishes() {
         s.result.clone().unwrap_or_else(|| "—".to_owned())
     } else {
@@ -361,7 +371,7 @@ pub fn value(t: &Trace, step: usize) -> String {
     }
 }
 
-/// [`value`] at the end of the run.
+/// [`value`] at the end of the run (a step past the last one is the last one).
 pub fn final_value(t: &Trace) -> String {
     value(t, t.len())
 }
@@ -428,7 +438,7 @@ fn partitioned(sc: &Scenario, actor: &str, at: Millis) -> bool {
 }
 
 /// A drift rate in words: 200 per mille is "20%".
-fn per_mille(d: u64) -> String {
+pub fn per_mille(d: u64) -> String {
     if d % 10 == 0 {
         format!("{}%", d / 10)
     } else {
@@ -461,9 +471,14 @@ mod narrate;
 mod outcome;
 mod row;
 mod say;
+mod steps;
+mod voice;
 
 pub use facts::{facts, lease_fields, lease_token, LeaseFacts, StepFacts};
-use narrate::sentence;
+use narrate::{extended_lease, refusal, sentence};
 pub use outcome::{counterfactual, outcome};
 use row::{row_label, row_opening, row_say, row_sentence};
 pub use say::{say, Line};
+use steps::repeated;
+pub use steps::{run_label, Steps};
+pub use voice::Voice;

@@ -130,6 +130,16 @@ pub fn outcome(t: &Trace) -> String {
     if !parts.is_empty() {
         return parts.join("; ");
     }
+    // Two believed, and the stale one stopped itself: credit what stopped it.
+    let stopped = t.events.iter().find(|e| {
+        matches!(e.kind, EventKind::DeadlineChecked { ok: false, .. }) && e.actor.is_some()
+    });
+    if let (true, Some(e)) = (s.conflict(), stopped) {
+        return format!(
+            "{} stopped at its deadline (TTL − margin) before writing; no superseded write landed",
+            e.actor.clone().unwrap_or_default()
+        );
+    }
     if s.conflict() {
         "two clients believed they held the lease; no superseded write landed".to_owned()
     } else {

@@ -6,15 +6,18 @@ use super::*;
 ///
 /// A line already said at an earlier step of the same run is not said again: the step
 /// shows [`Line::Again`] instead, so a repeated retry or status read costs two words.
+/// `step` is a step of [`Steps`]: a run of identical events says its line once.
 pub fn say(t: &Trace, step: usize) -> String {
-    let s = say_once(t, step);
-    if (0..step).any(|k| say_once(t, k) == s) {
+    let steps = Steps::of(t);
+    let step = step.min(steps.last());
+    let s = say_once(t, steps.through(step));
+    if (0..step).any(|k| say_once(t, steps.through(k)) == s) {
         return Line::Again.text().to_owned();
     }
     s
 }
 
-/// [`say`] before repeats are collapsed.
+/// [`say`] before repeats are collapsed, for the step after `step` events.
 fn say_once(t: &Trace, step: usize) -> String {
     let sc = &t.scenario;
     if sc.row_lock.is_some() {
@@ -22,7 +25,7 @@ fn say_once(t: &Trace, step: usize) -> String {
             return s;
         }
     }
-    let Some(e) = t.event_at(step) else {
+    let Some(i) = step.checked_sub(1).filter(|&i| i < t.len()) else {
         return format!(
             "{}, one {}. Watch what the lock promises and what the storage checks.",
             match sc.actors.len() {
@@ -32,9 +35,18 @@ fn say_once(t: &Trace, step: usize) -> String {
             sc.resource
         );
     };
-    let i = step - 1;
+    say_grant(t, i)
+        .or_else(|| say_process(t, i))
+        .or_else(|| say_lease(t, i))
+        .or_else(|| say_fault(t, i))
+        .unwrap_or_default()
+}
+
+/// The Say line for a grant, a refused acquire, a token taken late, a wait, a lost session.
+fn say_grant(t: &Trace, i: usize) -> Option<String> {
+    let (sc, e) = (&t.scenario, &t.events[i]);
+    let voice = Voice::of(sc);
     let name = e.actor.clone().unwrap_or_default();
-    let fencing = sc.policy.checks_fence();
     let s: &str = match &e.kind {
         EventKind::Acquired {
             token_later: true, ..
@@ -46,7 +58,7 @@ fn say_once(t: &Trace, step: usize) -> String {
                 EventKind::Acquired { fence: f, .. } => Some((p.actor.clone().unwrap_or_default(), *f)),
                 _ => None,
             });
-            return match earlier {
+            return Some(match earlier {
                 None if sc.token_source == TokenSource::RandomValue => "A random lock value makes release safe (compare-and-delete knows whose lease it is), but it is an owner ID, not a fencing token.".to_owned(),
                 Some((who, f)) if sc.token_source == TokenSource::RandomValue => format!(
                     "{name}'s {fence} and {who}'s {f} are both unique, but neither says which grant is newer: storage comparing them orders the two holders by the luck of the draw."
@@ -62,32 +74,36 @@ fn say_once(t: &Trace, step: usize) -> String {
                 Some((who, f)) => format!(
                     "Each grant gets a bigger token: {name} has {fence}, and {who} still has its old {f}."
                 ),
-            };
+            });
         }
         // The live lease is someone else's: this INCR gave a superseded lease the newer token.
         EventKind::TokenTaken { fence } if e.snapshot.holder.as_ref().is_some_and(|h| h.owner != name) => {
-            return format!(
+            return Some(format!(
                 "{name}'s superseded lease now carries the newest token, {fence}: storage will trust it over the real holder's."
-            )
+            ))
         }
         EventKind::TokenTaken { .. } => {
             "A token taken after the grant orders whoever reaches the counter first: a pause between SET and INCR hands the older lease the newer token."
         }
-        EventKind::AcquireRefused { .. } if sc.redlock.is_some() => {
-            "Without a majority there is no lock: Redlock deletes the keys it did get and tries again."
-        }
-        EventKind::AcquireRefused { .. } if sc.lock_delay > 0 && e.snapshot.holder.is_none() => {
+        EventKind::AcquireRefused { .. }
+            if voice != Voice::Redlock && sc.lock_delay > 0 && e.snapshot.holder.is_none() =>
+        {
             "Lock-delay: after a lease lapses unreleased, nobody gets the lock for a while, so a slow holder can finish. It narrows the window; it cannot close it."
         }
-        EventKind::AcquireRefused { .. } if sc.token_source == TokenSource::LockService && sc.lock_delay > 0 => {
-            "While a lease is live, the lock service refuses everyone else."
-        }
-        EventKind::AcquireRefused { .. } if sc.token_source == TokenSource::LockService => {
-            "While the lock key exists, the create-if-absent transaction fails for everyone else."
-        }
-        EventKind::AcquireRefused { .. } => "While a lease is live, NX refuses everyone else.",
+        EventKind::AcquireRefused { .. } => voice.refuses_others(),
         EventKind::LockWait { .. } => "A blocking lock makes the next client wait instead of refusing it.",
         EventKind::ConnectionLost => "A terminated session takes its transaction with it: nothing it sends runs.",
+        _ => return None,
+    };
+    Some(s.to_owned())
+}
+
+/// The Say line for a lease running out, and what the client's process does.
+fn say_process(t: &Trace, i: usize) -> Option<String> {
+    let (sc, e) = (&t.scenario, &t.events[i]);
+    let voice = Voice::of(sc);
+    let name = e.actor.clone().unwrap_or_default();
+    let s: &str = match &e.kind {
         EventKind::LeaseExpired { cause, owner_knew, .. } => match (cause, owner_knew) {
             (ExpiryCause::Ttl, Awareness::Paused) => {
                 "The lock server sees the TTL run out, not that the holder is stopped."
@@ -101,12 +117,7 @@ fn say_once(t: &Trace, step: usize) -> String {
                 "The TTL ran out while the holder is still running and still believes it holds the lock."
             }
             (ExpiryCause::Ttl, Awareness::Knows) => "The lease ran out; its holder no longer relied on it.",
-            (ExpiryCause::ClockJump, _) if sc.redlock.is_some() => {
-                "The jumped node counts in both majorities: once its key expires early, a second client can gather a majority while the first still believes."
-            }
-            (ExpiryCause::ClockJump, _) => {
-                "Lease expiry trusts the lock node's clock: a forward step ended this lease early, and the holder cannot tell."
-            }
+            (ExpiryCause::ClockJump, _) => voice.ended_by_jump(),
             (ExpiryCause::LostInFailover, _) => {
                 "This lease ended by its TTL, but the failover had already let a second client in."
             }
@@ -133,11 +144,16 @@ fn say_once(t: &Trace, step: usize) -> String {
         EventKind::Checked { held: false } => {
             "Giving up on a failed check is right, but it only covers pauses before the check."
         }
-        EventKind::DeadlineChecked { ok: true, .. } if lease_age(t, step - 1) >= sc.lease_ttl => {
+        EventKind::DeadlineChecked { ok: true, .. } if lease_age(t, i) >= sc.lease_ttl => {
             "Its clock runs slow, so it believes the lease lasts longer than it does. A margin of at least TTL × drift would have stopped it here."
         }
         EventKind::DeadlineChecked { ok: true, .. } => {
             "The margin covers a clock that drifts by a bounded amount. It cannot cover a pause after the check, or a packet that arrives late."
+        }
+        EventKind::DeadlineChecked { ok: false, local, .. }
+            if sc.client_drift > 0 && lease_age(t, i) >= sc.lease_ttl && *local < sc.lease_ttl =>
+        {
+            Line::MarginFixesDrift.text()
         }
         EventKind::DeadlineChecked { ok: false, .. } => {
             "Stopping at TTL − margin works when drift and pauses are bounded: this check came with too little lease left, so it stops."
@@ -173,7 +189,7 @@ fn say_once(t: &Trace, step: usize) -> String {
             // Another client may still believe it holds the lock (a paused one that read the
             // status before the job ran): the check does nothing for it.
             let others = other_believers(e, &name);
-            return match others.as_slice() {
+            return Some(match others.as_slice() {
                 [] => "The job already ran, so this holder does nothing: with one holder at a time, the job runs once.".to_owned(),
                 [one] => format!(
                     "The job already ran, so {name} does nothing. But {one} still believes it holds the lock: a status check only helps a client that reads it after the job ran."
@@ -182,7 +198,7 @@ fn say_once(t: &Trace, step: usize) -> String {
                     "The job already ran, so {name} does nothing. But {} still believe they hold the lock: a status check only helps a client that reads it after the job ran.",
                     many.join(" and ")
                 ),
-            };
+            });
         }
         EventKind::WriteSent { .. } => {
             "A request can sit in a queue long after the lease that sent it is gone."
@@ -190,7 +206,21 @@ fn say_once(t: &Trace, step: usize) -> String {
         EventKind::WriteTimedOut { .. } => {
             "A timeout means \"I don't know\", not \"it failed\": a timed-out request may still execute."
         }
-        EventKind::WriteApplied { .. } => return say_write(t, i),
+        EventKind::ResumeRace { .. } => {
+            "After a pause, which thread runs first is a race: a self-cancel that has to win it is not a safety mechanism."
+        }
+        _ => return None,
+    };
+    Some(s.to_owned())
+}
+
+/// The Say line for a write reaching storage, and what becomes of a lease: extended, released, deleted.
+fn say_lease(t: &Trace, i: usize) -> Option<String> {
+    let (sc, e) = (&t.scenario, &t.events[i]);
+    let voice = Voice::of(sc);
+    let name = e.actor.clone().unwrap_or_default();
+    let s: &str = match &e.kind {
+        EventKind::WriteApplied { .. } => return Some(say_write(t, i)),
         EventKind::WriteSkipped { .. } => "No token, no write.",
         EventKind::Extended { watchdog: Some(_), .. } => {
             "Renew at about a third of the TTL, jittered, checking your value in the same atomic step."
@@ -199,30 +229,21 @@ fn say_once(t: &Trace, step: usize) -> String {
             "Extend with the ownership check in the same script; GET then PEXPIRE could extend someone else's lease."
         }
         EventKind::ExtendFailed { lease_ended_at: Some(t), .. } => {
-            return format!(
+            return Some(format!(
                 "Self-cancelling is right, but it came after the lease had already ended at t={}: it stops what is left of the job, not what ran in between. Only the fence covers that.",
                 instant(sc, *t)
-            )
+            ))
         }
         EventKind::ExtendFailed { .. } => "If a renewal fails, stop the job at once.",
-        EventKind::Released { via: ReleaseMode::CompareAndDelete, .. }
-            if sc.token_source == TokenSource::LockService =>
-        {
-            "The delete checks the key is still this client's, so a late release cannot remove a successor's lock."
-        }
-        EventKind::Released { via: ReleaseMode::CompareAndDelete, .. } => {
-            "Compare-and-delete in one script deletes only your own lease."
-        }
+        EventKind::Released { via: ReleaseMode::CompareAndDelete, .. } => voice.own_release(),
         EventKind::Released { via: ReleaseMode::GetThenDel, .. } => {
             "GET then DEL worked this time only because nothing changed between the two commands."
         }
         EventKind::Released { via: ReleaseMode::Del, .. } => {
             "A plain DEL deletes whatever the key holds; this time it was still this client's own lease."
         }
-        EventKind::ReleaseNoop { via: ReleaseMode::CompareAndDelete, .. }
-            if sc.token_source == TokenSource::LockService =>
-        {
-            "The checked delete saw the key is not this client's any more and removed nothing."
+        EventKind::ReleaseNoop { via: ReleaseMode::CompareAndDelete, .. } if voice.is_service() => {
+            voice.service_noop()
         }
         EventKind::ReleaseNoop { via: ReleaseMode::CompareAndDelete, deleted, .. } if !deleted.is_empty() => {
             "Redlock runs the release on every node, whatever the client believes it holds there. Deleting a minority of leftover keys releases nothing: the lock had already ended with its majority."
@@ -241,19 +262,25 @@ fn say_once(t: &Trace, step: usize) -> String {
         }
         EventKind::LockValueRead { .. } => "The GET saw the key is no longer its own, so no DEL follows.",
         EventKind::DeletedOthersLease { owner, .. } => {
-            return format!(
+            return Some(format!(
                 "The DEL deleted {owner}'s live lease: the next client can take the lock while {owner} still works, two holders at once. Compare-and-delete cannot."
-            )
+            ))
         }
+        _ => return None,
+    };
+    Some(s.to_owned())
+}
+
+/// The Say line for a retry, the lock's own faults, a barrier, an outside call, a partition.
+fn say_fault(t: &Trace, i: usize) -> Option<String> {
+    let (sc, e) = (&t.scenario, &t.events[i]);
+    let voice = Voice::of(sc);
+    let fencing = sc.policy.checks_fence();
+    let s: &str = match &e.kind {
         EventKind::Retried { .. } => {
             "A lost reply makes a retry look like a new request: same token, same idempotency key."
         }
-        EventKind::LockClockJumped { shortened: Some(_), .. } if sc.redlock.is_some() => {
-            "Redlock's safety assumes every node's clock runs at about the right rate. One node's NTP step breaks that, and no client can tell."
-        }
-        EventKind::LockClockJumped { shortened: Some(_), .. } => {
-            "Lease expiry trusts the lock node's clock. A clock step shortens the lease, and the holder cannot tell."
-        }
+        EventKind::LockClockJumped { shortened: Some(_), .. } => voice.clock_jump(),
         EventKind::LockClockJumped { .. } => "No lease was live, so this jump changes nothing.",
         EventKind::Failover { lost, .. }
             if lost.is_empty()
@@ -305,12 +332,10 @@ fn say_once(t: &Trace, step: usize) -> String {
         EventKind::LockUnanswered { .. } => {
             "A partition is not a pause: the client keeps running, but nothing it sends to the lock service arrives, and it learns that only at its own timeout."
         }
-        EventKind::LockTimedOut { .. } => return say_lock_timeout(t, i),
-        EventKind::ResumeRace { .. } => {
-            "After a pause, which thread runs first is a race: a self-cancel that has to win it is not a safety mechanism."
-        }
+        EventKind::LockTimedOut { .. } => return Some(say_lock_timeout(t, i)),
+        _ => return None,
     };
-    s.to_owned()
+    Some(s.to_owned())
 }
 
 /// The "Say:" line for a client giving up on an unanswered lock command.
@@ -527,6 +552,8 @@ pub enum Line {
     DuplicateTokens,
     /// When to use strict (>) and when same-epoch (≥).
     WhichRule,
+    /// A deadline margin stopped a slow clock in time; the drift shown is exaggerated.
+    MarginFixesDrift,
     /// A line the run has already said.
     Again,
 }
@@ -539,6 +566,7 @@ impl Line {
             Line::WakesUnaware => "It still believes it holds the lock; only a monotonic clock read could show the gap.",
             Line::IdempotencyAnswer => "A key per order would stop this duplicate, the same intent run twice; only the fence stops a stale holder's different write, such as a late result or a value computed from a stale read.",
             Line::Again => "As before.",
+            Line::MarginFixesDrift => "The margin stopped it: at least TTL × drift covers a slow clock. This drift is exaggerated for visibility; real clocks drift by tens of ppm. No margin covers a pause after the check.",
             Line::IdempotencyShort => "A key per order would stop this duplicate; only the fence stops a stale holder's different write.",
             Line::DuplicateTokens => "No rule can order duplicate tokens: this refusal is luck of arrival order.",
             Line::WhichRule => "Use same-epoch (≥) when one grant makes several writes, with an idempotency key per write; strict (>) suits one write per grant, with retries deduped by key before the fence check.",

@@ -1,0 +1,94 @@
+//! Narration: Acquiring the lock.
+
+use super::*;
+
+/// A grant, a refused acquire, or a token taken after the grant.
+pub(super) fn grant(c: &Ctx) -> Option<String> {
+    let (t, i, sc, e, name, res, _) = c.parts();
+    let value = c.value();
+    Some(match &e.kind {
+        EventKind::Acquired {
+            fence,
+            expires_at,
+            nodes,
+            ..
+        } if c.voice == Voice::Redlock => {
+            let total = sc.redlock.as_ref().map_or(0, |r| r.nodes);
+            format!(
+                "{name} runs Redlock on {res}: SET {res} {} NX PX {} answers OK on {} — {} of {total}, a majority. The lock runs until t={} by those nodes' clocks. Redlock mints no token; {fence} is what a lock service minting one with each grant would hand out (counterfactual).",
+                value,
+                sc.lease_ttl,
+                node_list(nodes),
+                nodes.len(),
+                c.at(*expires_at)
+            )
+        }
+        EventKind::AcquireRefused { retry_in, .. } => {
+            let (attempt, answer) = refusal(t, i);
+            format!(
+                "{name} {attempt}: {answer}. Retrying in ~{} (randomised in a real client).",
+                c.dur(*retry_in)
+            )
+        }
+        EventKind::Acquired {
+            expires_at,
+            token_later: true,
+            ..
+        } => format!(
+            "{name}'s SET {res} {value} NX PX {} answers OK: the lease runs until t={}. It has no token yet: that comes from INCR on a separate counter, one more round trip away.",
+            sc.lease_ttl,
+            c.at(*expires_at)
+        ),
+        EventKind::TokenTaken { fence } => {
+            let newer = before(t, i).find_map(|p| match &p.kind {
+                EventKind::Acquired { .. } if p.actor.as_deref() != Some(name) => {
+                    p.actor.clone()
+                }
+                EventKind::Acquired { .. } => Some(String::new()),
+                _ => None,
+            });
+            match newer.filter(|o| !o.is_empty()) {
+                Some(o) => format!(
+                    "{name} INCRs the separate counter and gets token {fence} — though {o} was granted the lease after {name}'s, so {name}'s older lease now carries the newer token."
+                ),
+                None => format!("{name} INCRs the separate counter and gets token {fence}."),
+            }
+        }
+        EventKind::Acquired {
+            fence, expires_at, ..
+        } => match (c.voice, sc.token_source) {
+            (Voice::Chubby, _) => format!(
+                "{name} acquires {res} from the Chubby-style lock service and gets a sequencer with token {fence}. The lease runs until t={}.",
+                c.at(*expires_at)
+            ),
+            (Voice::LockService, _) => format!(
+                "{name} acquires {res} from the lock service (a lease plus a create-if-absent transaction) and gets token {fence}, the revision of its lock key. The lease runs until t={}.",
+                c.at(*expires_at)
+            ),
+            (_, TokenSource::RandomValue) => {
+                let previous = before(t, i).find_map(|p| match &p.kind {
+                    EventKind::Acquired { fence: f, .. } => Some((p.actor.clone().unwrap_or_default(), *f)),
+                    _ => None,
+                });
+                let order = match previous {
+                    Some((o, f)) if f < *fence => format!(" It happens to be larger than {o}'s {f}: a draw, not an order."),
+                    Some((o, f)) if f > *fence => format!(" It happens to be smaller than {o}'s older {f}: a newer grant, a lower value."),
+                    Some((o, f)) => format!(" It equals {o}'s {f}."),
+                    None => " Unique, but random: it says nothing about which grant came first.".to_owned(),
+                };
+                format!(
+                    "{name} runs SET {res} {fence} NX PX {}: OK. {fence} is {name}'s random lock value (a UUID in production), and it is also its token. The lease runs until t={}.{order}",
+                    sc.lease_ttl,
+                    c.at(*expires_at)
+                )
+            }
+            // Redis with a counter (in the script, or apart from it).
+            _ => format!(
+                "{name} runs the acquire script on {res}: SET {res} {value} NX PX {} answers OK, and INCR fence in the same script gives token {fence}. The lease runs until t={}.",
+                sc.lease_ttl,
+                c.at(*expires_at)
+            ),
+        },
+        _ => return None,
+    })
+}
