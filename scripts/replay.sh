@@ -12,4 +12,6 @@ say() { printf '\n== replay: %s\n' "$*"; }
 bash scripts/setup.sh servers
 
 say "cargo run --profile replay --features replay -- replay $*"
-cargo run --profile replay --features replay --locked -- replay "$@"
+# exec: the replay takes this shell's place (cargo run execs it too), so a SIGTERM or SIGINT sent
+# to this script reaches the replay, which stops its servers before it exits.
+exec cargo run --profile replay --features replay --locked -- replay "$@"

@@ -7,6 +7,8 @@ use base64::engine::general_purpose::STANDARD as B64;
 use base64::Engine;
 use serde_json::{json, Value};
 
+use super::lock::{Answer, Lock};
+
 /// A client of one etcd member or a cluster: requests go to the first member that answers
 /// (a killed member refuses the connection, so the client moves on to the next one).
 #[derive(Debug, Clone)]
@@ -15,30 +17,10 @@ pub struct Etcd {
     agent: ureq::Agent,
 }
 
-/// The outcome of the lock transaction.
-pub enum LockTxn {
-    /// The key was created; the revision of that put is the fencing token.
-    Acquired {
-        revision: u64,
-    },
-    Held,
-}
-
-/// Errors a member gives while the cluster elects a new leader: worth retrying.
-fn transient(e: &str) -> bool {
-    [
-        "leader",
-        "timed out",
-        "timeout",
-        "unavailable",
-        "reset",
-        "refused",
-        "closed",
-        "connection failed",
-    ]
-    .iter()
-    .any(|s| e.contains(s))
-}
+/// Errors a member gives while the cluster elects a new leader, or a killed member's: worth
+/// retrying (on the next member).
+const TRANSIENT: &str =
+    "leader|timed out|timeout|unavailable|reset|refused|closed|connection failed";
 
 impl Etcd {
     pub fn new(ports: Vec<u16>) -> Self {
@@ -55,7 +37,7 @@ impl Etcd {
             for &port in &self.ports {
                 match post_to(&self.agent, port, path, body) {
                     Ok(v) => return Ok(v),
-                    Err(e) if transient(&e) => last = e,
+                    Err(e) if TRANSIENT.split('|').any(|t| e.contains(t)) => last = e,
                     Err(e) => return Err(e),
                 }
             }
@@ -76,81 +58,16 @@ impl Etcd {
         ))
     }
 
-    /// A lease of `ttl_s` seconds (etcd leases count in whole seconds).
-    pub fn grant(&self, ttl_s: u64) -> Result<i64, String> {
-        let v = self.post("/v3/lease/grant", &json!({ "TTL": ttl_s }))?;
-        num(&v["ID"]).ok_or_else(|| format!("lease grant: {v}"))
-    }
-
-    pub fn revoke(&self, lease: i64) -> Result<(), String> {
-        // A lease that already expired is "not found": that is fine for a release.
-        match self.post("/v3/lease/revoke", &json!({ "ID": lease.to_string() })) {
-            Ok(_) => Ok(()),
-            Err(e) if e.contains("not found") => Ok(()),
-            Err(e) => Err(e),
-        }
-    }
-
-    /// The lock: create `key` with `owner` under `lease` only if it does not exist.
-    pub fn lock(&self, key: &str, owner: &str, lease: i64) -> Result<LockTxn, String> {
-        let v = self.post(
-            "/v3/kv/txn",
-            &json!({
-                "compare": [{ "key": b64(key), "result": "EQUAL", "target": "CREATE", "create_revision": "0" }],
-                "success": [{ "request_put": { "key": b64(key), "value": b64(owner), "lease": lease.to_string() } }],
-                "failure": [{ "request_range": { "key": b64(key) } }]
-            }),
-        )?;
-        if v["succeeded"].as_bool() == Some(true) {
-            let revision = num(&v["header"]["revision"]).ok_or("txn: no revision")? as u64;
-            Ok(LockTxn::Acquired { revision })
-        } else {
-            Ok(LockTxn::Held)
-        }
-    }
-
-    /// Compare-and-delete: delete `key` only if it still holds `owner`. True if deleted.
-    pub fn unlock(&self, key: &str, owner: &str) -> Result<bool, String> {
-        let v = self.post(
-            "/v3/kv/txn",
-            &json!({
-                "compare": [{ "key": b64(key), "result": "EQUAL", "target": "VALUE", "value": b64(owner) }],
-                "success": [{ "request_delete_range": { "key": b64(key) } }],
-            }),
-        )?;
-        Ok(v["succeeded"].as_bool() == Some(true))
-    }
-
-    /// The current value of `key`.
-    pub fn get(&self, key: &str) -> Result<Option<String>, String> {
+    /// The value of `key` and its create revision, if it exists. The lock key's create
+    /// revision is its holder's token: a resource that compares it with a write's token checks
+    /// that the write's lease is still the live one (a key whose lease expired is gone; a new
+    /// holder's key has a newer create revision).
+    pub fn get(&self, key: &str) -> Result<Option<(String, u64)>, String> {
         let v = self.post("/v3/kv/range", &json!({ "key": b64(key) }))?;
-        Ok(v["kvs"]
-            .get(0)
-            .and_then(|kv| kv["value"].as_str())
-            .map(|s| String::from_utf8_lossy(&unb64(s)).into_owned()))
-    }
-
-    /// The create revision of `key`, if it exists: the lock key's, which is its holder's
-    /// token. A resource that compares it with a write's token checks that the write's lease
-    /// is still the live one (a key whose lease expired is gone; a new holder's key has a
-    /// newer create revision).
-    pub fn create_revision(&self, key: &str) -> Result<Option<u64>, String> {
-        let v = self.post("/v3/kv/range", &json!({ "key": b64(key) }))?;
-        Ok(v["kvs"]
-            .get(0)
-            .and_then(|kv| num(&kv["create_revision"]))
-            .map(|r| r as u64))
-    }
-
-    /// A plain put; its revision is a token from the consensus store.
-    pub fn put_revision(&self, key: &str, value: &str) -> Result<u64, String> {
-        let v = self.post(
-            "/v3/kv/put",
-            &json!({ "key": b64(key), "value": b64(value) }),
-        )?;
-        num(&v["header"]["revision"])
-            .map(|r| r as u64)
-            .ok_or_else(|| format!("put: {v}"))
+        Ok(v["kvs"].get(0).map(|kv| {
+            let value = kv["value"].as_str().map(unb64).unwrap_or_default();
+            (value, num(&kv["create_revision"]).unwrap_or(0) as u64)
+        }))
     }
 }
 
@@ -189,6 +106,74 @@ fn b64(s: &str) -> String {
     B64.encode(s)
 }
 
-fn unb64(s: &str) -> Vec<u8> {
-    B64.decode(s).unwrap_or_default()
+fn unb64(s: &str) -> String {
+    String::from_utf8_lossy(&B64.decode(s).unwrap_or_default()).into_owned()
+}
+
+/// A client's lock on etcd: a lease of the scenario's TTL (whole seconds: etcd counts no
+/// finer) and the key created under it.
+pub struct EtcdLock {
+    pub etcd: Etcd,
+    pub ttl_s: u64,
+    /// The lease of the lock this client holds.
+    pub lease: Option<i64>,
+}
+
+impl EtcdLock {
+    /// A lease that already expired is "not found": that is fine for a release.
+    fn revoke(&mut self) -> Result<(), String> {
+        let Some(id) = self.lease.take() else {
+            return Ok(());
+        };
+        match self
+            .etcd
+            .post("/v3/lease/revoke", &json!({ "ID": id.to_string() }))
+        {
+            Err(e) if !e.contains("not found") => Err(e),
+            _ => Ok(()),
+        }
+    }
+}
+
+impl Lock for EtcdLock {
+    /// A lease of the TTL, and the key created under it only if it does not exist: the
+    /// revision of that put is the fencing token.
+    fn acquire(&mut self, key: &str, value: &str, _px: u64) -> Result<Answer, String> {
+        let lease = self
+            .etcd
+            .post("/v3/lease/grant", &json!({ "TTL": self.ttl_s }))?;
+        let id = num(&lease["ID"]).ok_or_else(|| format!("lease grant: {lease}"))?;
+        self.lease = Some(id);
+        let (k, id) = (b64(key), id.to_string());
+        let v = self.etcd.post("/v3/kv/txn", &json!({
+            "compare": [{ "key": k, "result": "EQUAL", "target": "CREATE", "create_revision": "0" }],
+            "success": [{ "request_put": { "key": k, "value": b64(value), "lease": id } }],
+        }))?;
+        let token = num(&v["header"]["revision"]).map(|r| r as u64);
+        let granted = v["succeeded"].as_bool() == Some(true);
+        if !granted {
+            self.revoke()?;
+        }
+        let (token, nodes) = (token.filter(|_| granted), Vec::new());
+        let how = format!("etcd created {key} at revision {token:?}, its token");
+        Ok(Answer::new(granted, token, nodes, how))
+    }
+
+    fn value(&mut self, key: &str) -> Result<Option<String>, String> {
+        Ok(self.etcd.get(key)?.map(|(v, _)| v))
+    }
+
+    /// Compare-and-delete: the key goes only if it still holds `value`; the lease goes too.
+    fn release(&mut self, key: &str, value: &str) -> Result<Result<(), Vec<usize>>, String> {
+        let v = self.etcd.post("/v3/kv/txn", &json!({
+            "compare": [{ "key": b64(key), "result": "EQUAL", "target": "VALUE", "value": b64(value) }],
+            "success": [{ "request_delete_range": { "key": b64(key) } }],
+        }))?;
+        self.revoke()?;
+        Ok(if v["succeeded"].as_bool() == Some(true) {
+            Ok(())
+        } else {
+            Err(Vec::new())
+        })
+    }
 }

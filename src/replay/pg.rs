@@ -2,7 +2,12 @@
 //! blocking client). A statement's error is an error value with its SQLSTATE, so a session
 //! the server terminated reads as 25P03 and a lost connection as a closed one.
 
-use postgres::{Client, Config, NoTls, SimpleQueryMessage};
+use fencing_lab::core::{
+    Account, EventKind, Fence, FencingPolicy, Observation, Scenario, WriteError,
+};
+use postgres::{Client, Config, NoTls, Row, SimpleQueryMessage, SimpleQueryRow};
+
+use super::{Attempt, Outcome};
 
 pub use postgres::error::SqlState;
 pub use postgres::Error;
@@ -20,28 +25,16 @@ pub struct Pg {
 }
 
 impl Pg {
-    /// Opens a session whose `search_path` is `schema` (one schema per run).
-    pub fn connect(addr: &PgAddr, schema: Option<&str>) -> Result<Self, String> {
-        Self::open(addr, schema, None)
-    }
-
-    /// [`Pg::connect`] with `application_name` set, so `pg_stat_activity` and
-    /// `pg_blocking_pids` can name the session.
-    pub fn connect_as(addr: &PgAddr, schema: &str, app: &str) -> Result<Self, String> {
-        Self::open(addr, Some(schema), Some(app))
-    }
-
-    fn open(addr: &PgAddr, schema: Option<&str>, app: Option<&str>) -> Result<Self, String> {
+    /// Opens a session whose `search_path` is `schema` (one schema per run; empty: the
+    /// default).
+    pub fn connect(addr: &PgAddr, schema: &str) -> Result<Self, String> {
         let mut cfg = Config::new();
         cfg.host_path(&addr.socket_dir)
             .port(addr.port)
             .user("postgres")
             .dbname("postgres");
-        if let Some(s) = schema {
-            cfg.options(&format!("-c search_path={s}"));
-        }
-        if let Some(a) = app {
-            cfg.application_name(a);
+        if !schema.is_empty() {
+            cfg.options(&format!("-c search_path={schema}"));
         }
         let client = cfg.connect(NoTls).map_err(|e| format!("postgres: {e}"))?;
         Ok(Self { client })
@@ -50,16 +43,15 @@ impl Pg {
     /// Runs one or more statements (the simple query protocol) and returns the rows, each
     /// as its columns joined by `|` (NULL as empty). An SQL error is the error value.
     pub fn statement(&mut self, sql: &str) -> Result<Vec<String>, Error> {
-        let rows = self.client.simple_query(sql)?;
-        Ok(rows
+        let row = |r: &SimpleQueryRow| {
+            let cols: Vec<&str> = (0..r.len()).map(|i| r.get(i).unwrap_or_default()).collect();
+            cols.join("|")
+        };
+        let replies = self.client.simple_query(sql)?;
+        Ok(replies
             .iter()
             .filter_map(|m| match m {
-                SimpleQueryMessage::Row(r) => Some(
-                    (0..r.len())
-                        .map(|i| r.get(i).unwrap_or_default())
-                        .collect::<Vec<_>>()
-                        .join("|"),
-                ),
+                SimpleQueryMessage::Row(r) => Some(row(r)),
                 _ => None,
             })
             .collect())
@@ -80,14 +72,111 @@ impl Pg {
     }
 }
 
+/// What the storage holds at the end of a run.
+pub struct Storage {
+    pub balance: i64,
+    /// The high-water mark: the result row's epoch where the job publishes, else the fence.
+    pub mark: u64,
+    pub result: Option<String>,
+    side_effects: i64,
+    provider: (i64, i64),
+    /// The write log's debits and publishes, in order, with their raw tokens.
+    pub log: Vec<Attempt>,
+}
+
+/// Column `i` of `row`, its SQL type read as `T`.
+fn col<'r, T: postgres::types::FromSql<'r>>(row: &'r Row, i: usize) -> Result<T, String> {
+    row.try_get(i)
+        .map_err(|e| format!("storage column {i}: {e}"))
+}
+
+/// Reads back what run `schema` left in the storage.
+pub fn read_storage(admin: &mut Pg, schema: &str, sc: &Scenario) -> Result<Storage, String> {
+    let s = schema;
+    let rows = |admin: &mut Pg, sql: &str| {
+        admin
+            .client
+            .query(sql, &[])
+            .map_err(|e| format!("postgres: {e}: {sql}"))
+    };
+    let acct = rows(admin, &format!(
+        "SELECT a.balance, a.fence, r.epoch, r.result, (SELECT count(*) FROM {s}.side_effects), (SELECT count(*) FROM {s}.provider_charges), (SELECT count(*) FROM {s}.provider_calls WHERE outcome = 'deduped') FROM {s}.accounts a JOIN {s}.job_results r ON r.job = a.id WHERE a.id = {};",
+        lit(&sc.resource)
+    ))?;
+    let a = acct.first().ok_or("storage: no account row")?;
+    let log = rows(admin, &format!("SELECT writer, token, result FROM {s}.write_log WHERE kind IN ('debit', 'publish') ORDER BY seq;"))?;
+    let log = log.iter().map(|r| {
+        let token: Option<i64> = col(r, 1)?;
+        let (writer, code) = (col(r, 0)?, col(r, 2)?);
+        Ok(Attempt {
+            writer,
+            token: token.map(|t| t as u64),
+            code,
+        })
+    });
+    let mark: i64 = col(a, if sc.publishes() { 2 } else { 1 })?;
+    Ok(Storage {
+        balance: col(a, 0)?,
+        mark: mark as u64,
+        result: col(a, 3)?,
+        side_effects: col(a, 4)?,
+        provider: (col(a, 5)?, col(a, 6)?),
+        log: log.collect::<Result<_, String>>()?,
+    })
+}
+
+impl Storage {
+    /// The account as the core's fold takes it: the server's, not the fold's.
+    pub fn account(&self, sc: &Scenario) -> Account {
+        let fenced = sc.policy != FencingPolicy::Off && self.mark > 0;
+        let last_write = self.log.iter().rev().find(|a| a.code == "ok");
+        Account {
+            balance: self.balance,
+            last_fence: fenced.then_some(Fence(self.mark)),
+            last_write_fence: last_write.and_then(|a| a.token).map(Fence),
+            result: self.result.clone(),
+        }
+    }
+
+    /// The outcome the storage shows. An UPDATE on a terminated session never reached the
+    /// server, so the write log has no row for it; the client saw it fail (25P03), and it is
+    /// put where it happened, among the writes the clients saw applied.
+    pub fn outcome(&self, seen: &[Observation]) -> Outcome {
+        let mut applied: Vec<&Observation> = (seen.iter())
+            .filter(|o| matches!(o.kind, EventKind::WriteApplied { .. }))
+            .collect();
+        applied.sort_by_key(|o| o.at);
+        let mut log = self.log.iter().cloned();
+        let mut writes = Vec::new();
+        for o in applied {
+            let ended = WriteError::SessionTerminated;
+            match (&o.kind, &o.request) {
+                (EventKind::WriteApplied { result: Err(e), .. }, Some(r)) if *e == ended => {
+                    let (writer, code) = (r.writer.clone(), "session_ended".to_owned());
+                    writes.push(Attempt {
+                        writer,
+                        token: None,
+                        code,
+                    });
+                }
+                _ => writes.extend(log.next()),
+            }
+        }
+        writes.extend(log);
+        Outcome {
+            balance: self.balance,
+            last_fence: (self.mark > 0).then_some(self.mark),
+            result: self.result.clone(),
+            side_effects: self.side_effects,
+            provider: self.provider,
+            writes,
+        }
+    }
+}
+
 /// SQL string literal.
 pub fn lit(s: &str) -> String {
     format!("'{}'", s.replace('\'', "''"))
-}
-
-/// SQL literal or NULL.
-pub fn opt_lit(s: Option<&str>) -> String {
-    s.map_or_else(|| "NULL".to_owned(), lit)
 }
 
 /// The schema of one run: the account row with its fence high-water mark, the job's result
@@ -95,17 +184,17 @@ pub fn opt_lit(s: Option<&str>) -> String {
 /// log, a token sequence (Redlock's counterfactual counter), and the writes themselves as
 /// one function per call so check, update and log are one transaction.
 ///
-/// The debit is exactly the statement of the policy:
-/// strict `… WHERE id = $id AND fence < $tok`, same-epoch `… AND fence <= $tok`, off the
-/// plain `UPDATE`. The fence check comes before the intent check, as in the core's ledger.
-/// `p_live` is the sequencer check's answer, asked of etcd by the harness acting as the
-/// resource (false: the write's lease is not the live one); a token the rule admits is then
-/// refused as `stale_sequencer`, so the rule still refuses first, as in the core.
-/// The publish is the same rule on the result row: `UPDATE job_results SET result = $r,
-/// epoch = $tok WHERE job = $id AND epoch < $tok` (strict), `<=` (same-epoch), or plain (off).
-/// The barrier raises the high-water mark (the result row's epoch when `on_results`, else the
-/// account's fence) by the same rule, so it can never lower it; off, it changes nothing.
-pub fn schema_sql(schema: &str, resource: &str, balance: i64, first_token: u64) -> String {
+/// The policy is one SQL predicate, `admits(policy, mark, tok)`: strict `mark < tok`,
+/// same-epoch `mark <= tok`, off always. The debit is `UPDATE accounts … WHERE id = $id AND
+/// admits(policy, fence, $tok)`, raising the fence (not off); the publish the same on the
+/// result row and its epoch; the barrier raises the high-water mark (the result row's epoch
+/// when `on_results`, else the account's fence) by the same rule, so it can never lower it,
+/// and off it changes nothing. The fence check comes before the intent check, as in the core's
+/// ledger. `p_live` is the sequencer check's answer, asked of etcd by the harness acting as
+/// the resource (false: the write's lease is not the live one); a token the rule admits is
+/// then refused as `stale_sequencer`, so the rule still refuses first, as in the core.
+pub fn schema_sql(schema: &str, sc: &Scenario) -> String {
+    let (balance, first_token) = (sc.initial_balance, sc.first_fence);
     format!(
         r#"
 CREATE SCHEMA {schema};
@@ -132,6 +221,9 @@ CREATE TABLE provider_charges (idempotency_key text PRIMARY KEY, actor text NOT 
 CREATE TABLE provider_calls (seq bigserial PRIMARY KEY, actor text NOT NULL, idempotency_key text NOT NULL,
   outcome text NOT NULL);
 
+CREATE FUNCTION admits(policy text, mark bigint, tok bigint) RETURNS boolean LANGUAGE sql AS $$
+  SELECT policy = 'off' OR mark < tok OR (policy = 'same_epoch' AND mark = tok) $$;
+
 CREATE FUNCTION debit(policy text, p_id text, p_writer text, p_tok bigint, p_amt bigint, p_key text,
   p_live boolean DEFAULT true)
 RETURNS text LANGUAGE plpgsql AS $$
@@ -139,19 +231,14 @@ DECLARE code text := 'ok'; bal bigint;
 BEGIN
   IF policy <> 'off' AND p_tok IS NULL THEN
     code := 'missing_fence';
-  ELSIF policy <> 'off' AND NOT p_live AND EXISTS (SELECT 1 FROM accounts WHERE id = p_id
-      AND (fence < p_tok OR (policy = 'same_epoch' AND fence = p_tok))) THEN
-    -- The rule admits the token, but the lock service said its lease is not the live one.
+  ELSIF policy <> 'off' AND NOT p_live
+      AND EXISTS (SELECT 1 FROM accounts WHERE id = p_id AND admits(policy, fence, p_tok)) THEN
     code := 'stale_sequencer';
   ELSE
     BEGIN
-      IF policy = 'strict' THEN
-        UPDATE accounts SET balance = balance - p_amt, fence = p_tok WHERE id = p_id AND fence < p_tok;
-      ELSIF policy = 'same_epoch' THEN
-        UPDATE accounts SET balance = balance - p_amt, fence = p_tok WHERE id = p_id AND fence <= p_tok;
-      ELSE
-        UPDATE accounts SET balance = balance - p_amt WHERE id = p_id;
-      END IF;
+      UPDATE accounts SET balance = balance - p_amt,
+          fence = CASE WHEN policy = 'off' THEN fence ELSE p_tok END
+        WHERE id = p_id AND admits(policy, fence, p_tok);
       IF NOT FOUND THEN
         code := 'stale_fence';
       ELSIF p_key IS NOT NULL THEN
@@ -174,13 +261,9 @@ BEGIN
   IF policy <> 'off' AND p_tok IS NULL THEN
     code := 'missing_fence';
   ELSE
-    IF policy = 'strict' THEN
-      UPDATE job_results SET result = p_result, epoch = p_tok WHERE job = p_id AND epoch < p_tok;
-    ELSIF policy = 'same_epoch' THEN
-      UPDATE job_results SET result = p_result, epoch = p_tok WHERE job = p_id AND epoch <= p_tok;
-    ELSE
-      UPDATE job_results SET result = p_result WHERE job = p_id;
-    END IF;
+    UPDATE job_results SET result = p_result,
+        epoch = CASE WHEN policy = 'off' THEN epoch ELSE p_tok END
+      WHERE job = p_id AND admits(policy, epoch, p_tok);
     IF NOT FOUND THEN code := 'stale_fence'; END IF;
   END IF;
   SELECT balance INTO bal FROM accounts WHERE id = p_id;
@@ -189,17 +272,28 @@ BEGIN
   RETURN code;
 END $$;
 
+-- The provider's call, made only after the caller's last claim row was accepted.
+CREATE FUNCTION provider_call(p_actor text, p_key text, p_what text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE outcome text := 'not_called';
+BEGIN
+  IF (SELECT result FROM write_log WHERE writer = p_actor AND kind = 'publish' ORDER BY seq DESC LIMIT 1) = 'ok' THEN
+    INSERT INTO provider_charges (idempotency_key, actor, what) VALUES (p_key, p_actor, p_what)
+      ON CONFLICT (idempotency_key) DO NOTHING;
+    outcome := CASE WHEN FOUND THEN 'charged' ELSE 'deduped' END;
+    INSERT INTO provider_calls (actor, idempotency_key, outcome) VALUES (p_actor, p_key, outcome);
+  END IF;
+  RETURN outcome;
+END $$;
+
 CREATE FUNCTION barrier(policy text, p_id text, p_writer text, p_tok bigint, on_results boolean)
 RETURNS text LANGUAGE plpgsql AS $$
 DECLARE code text := 'ok'; bal bigint;
 BEGIN
-  IF policy IN ('strict', 'same_epoch') THEN
+  IF policy <> 'off' THEN
     IF on_results THEN
-      UPDATE job_results SET epoch = p_tok
-        WHERE job = p_id AND (epoch < p_tok OR (policy = 'same_epoch' AND epoch = p_tok));
+      UPDATE job_results SET epoch = p_tok WHERE job = p_id AND admits(policy, epoch, p_tok);
     ELSE
-      UPDATE accounts SET fence = p_tok
-        WHERE id = p_id AND (fence < p_tok OR (policy = 'same_epoch' AND fence = p_tok));
+      UPDATE accounts SET fence = p_tok WHERE id = p_id AND admits(policy, fence, p_tok);
     END IF;
     IF NOT FOUND THEN code := 'stale_fence'; END IF;
   END IF;
@@ -209,6 +303,6 @@ BEGIN
   RETURN code;
 END $$;
 "#,
-        res = lit(resource),
+        res = lit(&sc.resource),
     )
 }

@@ -10,8 +10,7 @@
 //! actor's step at −0.2 + 0.45 · (when it was scheduled / t), i.e. first-scheduled first, as
 //! the core's queue does. The last step of a slot is still ¼ slot before the next expiry.
 
-use std::sync::atomic::{AtomicU16, Ordering};
-use std::sync::mpsc;
+use std::sync::atomic::AtomicU16;
 use std::sync::{Arc, Barrier, Mutex, MutexGuard, OnceLock};
 use std::thread;
 use std::time::{Duration, Instant};
@@ -25,9 +24,10 @@ use fencing_lab::core::{
     WriteRequest, IDLE_IN_TRANSACTION_TIMEOUT,
 };
 
-use super::etcd::{Etcd, LockTxn};
-use super::pg::{self, lit, opt_lit, Pg, PgAddr, SqlState};
-use super::redis::{Redis, Reply, ReplyExt};
+use super::etcd::{Etcd, EtcdLock};
+use super::lock::{Lock, LockBackend, RowOnly};
+use super::pg::{lit, Pg, PgAddr, SqlState};
+use super::redis::RedisLock;
 
 /// Where in its slot each kind of event happens, in slots from the slot's centre.
 pub const AT_EXPIRY: f64 = -0.5;
@@ -36,23 +36,6 @@ pub const AT_FAILOVER: f64 = -0.36;
 pub const AT_DELIVERY: f64 = -0.3;
 const STEPS_FROM: f64 = -0.2;
 const STEPS_SPAN: f64 = 0.45;
-
-/// Who grants the lease, and so where the token comes from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum LockBackend {
-    /// `SET key owner NX PX ttl` and `INCR fence:<key>` in one Lua script on one
-    /// redis-server (`TokenSource::SameRedis`; the port can change at a failover).
-    Redis,
-    /// An etcd lease plus a create-if-absent transaction; the revision is the token
-    /// (`TokenSource::LockService`).
-    Etcd,
-    /// Redlock over several redis-servers; the token is a separate counter's (a PostgreSQL
-    /// sequence), Redlock itself mints none (`TokenSource::Counterfactual`).
-    Redlock,
-    /// No lock server: `SELECT … FOR UPDATE` on the account's row in the storage's own
-    /// PostgreSQL, with `idle_in_transaction_session_timeout` (`Scenario::row_lock`). No token.
-    RowLock,
-}
 
 /// Where the run's timing and servers are.
 pub struct Env {
@@ -66,8 +49,6 @@ pub struct Env {
     pub etcd: Option<Etcd>,
     pub pg: PgAddr,
     pub schema: String,
-    /// The file libfaketime reads the lock node's clock offset from (clock-jump runs).
-    pub faketime: Option<std::path::PathBuf>,
     /// Scenario time 0, set once every thread has connected (see [`Env::ready`]).
     pub start: OnceLock<Instant>,
     /// Every actor thread and the world thread meet here before time starts.
@@ -140,6 +121,9 @@ pub struct Observed {
     pub events: Vec<Observation>,
     /// Leases granted so far (a separate counter's SET carries no number of its own).
     pub grants: u64,
+    /// Row lock: until when the transaction that holds the row holds it (its idle timeout's
+    /// end, or its COMMIT).
+    pub row: Option<Millis>,
 }
 
 impl Observed {
@@ -153,51 +137,52 @@ impl Observed {
     }
 }
 
-/// A storage reply as the core's write result: `ok|balance`, `stale_fence|…`, … (The
-/// high-water mark a stale token lost to is filled in by the fold.)
-fn write_result(reply: &str, w: &WriteRequest) -> Result<Result<i64, WriteError>, String> {
-    let mut f = reply.splitn(2, '|');
-    let code = f.next().unwrap_or_default();
-    let balance: i64 = f.next().and_then(|b| b.parse().ok()).unwrap_or(0);
-    let token = w.fence.unwrap_or(Fence(0));
-    Ok(match code {
-        "ok" => Ok(balance),
-        "stale_fence" => Err(WriteError::StaleFence {
-            token,
-            last: Fence(0),
-        }),
-        "missing_fence" => Err(WriteError::MissingFence),
-        "stale_sequencer" => Err(WriteError::StaleSequencer { token, live: None }),
-        "duplicate_intent" => Err(WriteError::DuplicateIntent {
-            key: w.idempotency_key.clone().unwrap_or_default(),
-            original_balance: balance,
-        }),
-        other => return Err(format!("storage answered {other:?}")),
-    })
-}
-
-/// What storage did with a write, as an observation on the writer's behalf.
+/// What storage did with a write, from its reply (`ok|balance`, `stale_fence|…`, or the
+/// client's own `session_ended`), as an observation on the writer's behalf. (The high-water
+/// mark a stale token lost to is the fold's to fill in.)
 fn applied(
     idx: usize,
     w: &WriteRequest,
     sent_at: Millis,
     at: Millis,
-    result: Result<i64, WriteError>,
-) -> Observation {
-    Observation {
+    reply: &str,
+) -> Result<Observation, String> {
+    let (code, balance) = reply.split_once('|').unwrap_or((reply, "0"));
+    let original_balance = balance
+        .parse()
+        .map_err(|_| format!("storage said {reply:?}"))?;
+    let (token, last, live) = (w.fence.unwrap_or(Fence(0)), Fence(0), None);
+    let key = w.idempotency_key.clone().unwrap_or_default();
+    let result = match code {
+        "ok" => Ok(original_balance),
+        "stale_fence" => Err(WriteError::StaleFence { token, last }),
+        "missing_fence" => Err(WriteError::MissingFence),
+        "stale_sequencer" => Err(WriteError::StaleSequencer { token, live }),
+        "session_ended" => Err(WriteError::SessionTerminated),
+        "duplicate_intent" => Err(WriteError::DuplicateIntent {
+            key,
+            original_balance,
+        }),
+        other => return Err(format!("storage answered {other:?}")),
+    };
+    // Which later grant superseded the write's lease, and the high-water mark it met, are
+    // the fold's to fill in.
+    let kind = EventKind::WriteApplied {
+        fence: w.fence,
+        amount: w.amount,
+        sent_at,
+        result,
+        superseded_by: None,
+        highest_accepted: None,
+        publish: w.publish.clone(),
+    };
+    let (actor, request) = (Some(idx), Some(w.clone()));
+    Ok(Observation {
         at,
-        actor: Some(idx),
-        kind: EventKind::WriteApplied {
-            fence: w.fence,
-            amount: w.amount,
-            sent_at,
-            result,
-            superseded_by: None,
-            highest_accepted: None,
-            publish: w.publish.clone(),
-        },
-        request: Some(w.clone()),
-    }
+        actor,
+        kind,
+        request,
+    })
 }
 
 pub type Shared = Arc<Mutex<Observed>>;
@@ -208,33 +193,14 @@ pub fn observe(shared: &Shared) -> MutexGuard<'_, Observed> {
     shared.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-const ACQUIRE_INCR: &str = "if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return redis.call('INCR', KEYS[2]) end return false";
-const RELEASE_CAD: &str =
-    "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0";
-const EXTEND_OWNED: &str = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end return 0";
-
-/// Key of the token counter next to the lock key.
-pub fn fence_key(resource: &str) -> String {
-    format!("fence:{resource}")
-}
-
-/// One client's connections: to the lock server (or the Redlock nodes it reaches), to etcd,
-/// to the storage.
+/// One client's connections: to the lock service, to the storage.
 pub struct Client<'a> {
     env: &'a Env,
     sc: &'a Scenario,
     idx: usize,
     name: String,
-    redis: Option<(u16, Redis)>,
-    /// Redlock: a connection to each node this client reaches, by node number.
-    nodes: Vec<(usize, Redis)>,
+    lock: Box<dyn Lock + 'a>,
     pg: Pg,
-    /// Row lock: a second session that watches this client's own in `pg_stat_activity`.
-    observer: Option<Pg>,
-    /// Row lock: this client's `application_name` (the run's schema and its name).
-    app: String,
-    /// The etcd lease of the lock we hold (etcd backend).
-    lease: Option<i64>,
     /// The value this client SETs as the lock's value and checks on release, extend and
     /// is_held: its name, or under `TokenSource::RandomValue` its current random value.
     me: String,
@@ -253,217 +219,15 @@ pub struct Client<'a> {
 }
 
 impl Client<'_> {
-    fn redis(&mut self) -> Result<&mut Redis, String> {
-        let port = self.env.redis_port.load(Ordering::SeqCst);
-        if self.redis.as_ref().is_none_or(|(p, _)| *p != port) {
-            self.redis = Some((port, Redis::connect(port)?));
-        }
-        Ok(&mut self.redis.as_mut().ok_or("no redis")?.1)
-    }
-
-    fn etcd(&self) -> Result<Etcd, String> {
-        self.env.etcd.clone().ok_or_else(|| "no etcd".to_owned())
-    }
-
-    fn eval(&mut self, script: &str, keys: &[&str], args: &[&str]) -> Result<Reply, String> {
-        self.redis()?.eval(script, keys, args)
-    }
-
-    /// Redlock: nodes needed for the lock.
-    fn majority(&self) -> usize {
-        self.env.nodes.len() / 2 + 1
-    }
-
-    /// Takes the lease (until scenario time `now + ttl`) and a token; `None` if it is held.
-    /// Under Redlock, also the nodes that answered OK.
-    fn take_lease(&mut self, now: Millis) -> Result<(Option<u64>, Vec<usize>), String> {
-        let sc = self.sc;
-        let mut answered = Vec::new();
-        let res = sc.resource.clone();
-        let name = self.name.clone();
-        let token = match self.env.lock {
-            LockBackend::Redis if sc.token_source == TokenSource::RandomValue => {
-                // The random value is the lock's value and the token: a plain SET NX PX,
-                // no counter anywhere.
-                let value = random_token(sc.seed, self.idx, self.grants).to_string();
-                let px = self.env.px_until(now + sc.lease_ttl).to_string();
-                if self
-                    .redis()?
-                    .cmd(&["SET", &res, &value, "NX", "PX", &px])?
-                    .is_nil()
-                {
-                    None
-                } else {
-                    self.grants += 1;
-                    self.record(format!(
-                        "{name} at t={now}: SET {res} {value} NX PX {px} answered OK; the random value is its token"
-                    ));
-                    self.me = value.clone();
-                    value.parse().ok()
-                }
-            }
-            LockBackend::Redis => {
-                let px = self.env.px_until(now + sc.lease_ttl).to_string();
-                let r = self.eval(ACQUIRE_INCR, &[&res, &fence_key(&res)], &[&name, &px])?;
-                let token = r.int().map(|t| t as u64);
-                if let (Some(t), Some(_)) = (token, sc.failover_at) {
-                    let port = self.env.redis_port.load(Ordering::SeqCst);
-                    self.record(format!(
-                        "{name} acquired at t={now} on :{port}; the acquire script's INCR gave token {t}"
-                    ));
-                }
-                token
-            }
-            LockBackend::Redlock => {
-                // SET NX PX on every node it reaches; a majority of OKs is the lock, otherwise
-                // it deletes (compare-and-delete) the keys it did get.
-                let px = self.env.px_until(now + sc.lease_ttl).to_string();
-                let mut ok = Vec::new();
-                for (n, r) in &mut self.nodes {
-                    if !r.cmd(&["SET", &res, &name, "NX", "PX", &px])?.is_nil() {
-                        ok.push(*n);
-                    }
-                }
-                answered.clone_from(&ok);
-                if ok.len() >= self.majority() {
-                    let t = self.next_token()?;
-                    self.record(format!(
-                        "{name} at t={now}: Redlock SET NX PX answered OK on nodes {ok:?}, {} of {}: locked; the separate counter gives {t}",
-                        ok.len(),
-                        self.env.nodes.len()
-                    ));
-                    Some(t)
-                } else {
-                    for (n, r) in &mut self.nodes {
-                        if ok.contains(n) {
-                            r.eval(RELEASE_CAD, &[&res], &[&name])?;
-                        }
-                    }
-                    self.record(format!(
-                        "{name} at t={now}: Redlock SET NX PX answered OK on nodes {ok:?} only, {} of {}: no majority, deleted them again",
-                        ok.len(),
-                        self.env.nodes.len()
-                    ));
-                    None
-                }
-            }
-            LockBackend::RowLock => {
-                return Err("a row lock is taken by SELECT … FOR UPDATE".to_owned())
-            }
-            LockBackend::Etcd => {
-                let etcd = self.etcd()?;
-                let ttl_s = (sc.lease_ttl as f64 * self.env.scale / 1000.0).round() as u64;
-                let lease = etcd.grant(ttl_s)?;
-                match etcd.lock(&res, &name, lease)? {
-                    LockTxn::Acquired { revision } => {
-                        self.lease = Some(lease);
-                        self.record(format!(
-                            "{name} acquired at t={now}; etcd revision {revision} is its token"
-                        ));
-                        Some(revision)
-                    }
-                    LockTxn::Held => {
-                        etcd.revoke(lease)?;
-                        None
-                    }
-                }
-            }
-        };
-        if let Some(t) = token {
-            self.observed().tokens.push(t);
-        }
-        Ok((token, answered))
-    }
-
-    fn value(&mut self) -> Result<Option<String>, String> {
-        let res = self.sc.resource.clone();
-        match self.env.lock {
-            LockBackend::Redis => Ok(self.redis()?.cmd(&["GET", &res])?.text()),
-            LockBackend::Etcd => self.etcd()?.get(&res),
-            LockBackend::Redlock => Err("GET on Redlock: not one value".to_owned()),
-            LockBackend::RowLock => Err("GET on a row lock: there is no lock key".to_owned()),
-        }
-    }
-
-    fn holds(&mut self) -> Result<bool, String> {
-        if self.env.lock == LockBackend::Redlock {
-            // Held while a majority of the nodes it reaches hold its value.
-            let (res, name) = (self.sc.resource.clone(), self.name.clone());
-            let mut mine = 0;
-            for (_, r) in &mut self.nodes {
-                mine += usize::from(r.cmd(&["GET", &res])?.text().as_deref() == Some(&name));
-            }
-            return Ok(mine >= self.majority());
-        }
-        Ok(self.value()?.as_deref() == Some(self.me.as_str()))
-    }
-
-    /// The ownership-checked extend script, to scenario time `now + ttl`.
-    fn extend_lease(&mut self, now: Millis) -> Result<bool, String> {
-        let res = self.sc.resource.clone();
-        let name = self.me.clone();
-        let px = self.env.px_until(now + self.sc.lease_ttl).to_string();
-        if self.env.lock == LockBackend::Redlock {
-            let mut ok = 0;
-            for (_, r) in &mut self.nodes {
-                ok += usize::from(r.eval(EXTEND_OWNED, &[&res], &[&name, &px])?.int() == Some(1));
-            }
-            return Ok(ok >= self.majority());
-        }
-        Ok(self.eval(EXTEND_OWNED, &[&res], &[&name, &px])?.int() == Some(1))
-    }
-
-    /// The compare-and-delete release: `Ok(Ok(()))` if it released our own lease, else
-    /// `Ok(Err(nodes))` with the Redlock nodes where it still deleted a leftover key of ours.
-    fn release_cad(&mut self) -> Result<Result<(), Vec<usize>>, String> {
-        let res = self.sc.resource.clone();
-        let name = self.me.clone();
-        let released = |ok: bool| if ok { Ok(()) } else { Err(Vec::new()) };
-        match self.env.lock {
-            LockBackend::Redis => Ok(released(
-                self.eval(RELEASE_CAD, &[&res], &[&name])?.int() == Some(1),
-            )),
-            LockBackend::Redlock => {
-                // The script runs on every node it reaches; the lock was released only if
-                // it still held it, i.e. a majority of its keys were there to delete.
-                let mut deleted = Vec::new();
-                for (n, r) in &mut self.nodes {
-                    if r.eval(RELEASE_CAD, &[&res], &[&name])?.int() == Some(1) {
-                        deleted.push(*n);
-                    }
-                }
-                if deleted.len() >= self.majority() {
-                    Ok(Ok(()))
-                } else {
-                    Ok(Err(deleted))
-                }
-            }
-            LockBackend::RowLock => Err("a row lock is released by COMMIT".to_owned()),
-            LockBackend::Etcd => {
-                let etcd = self.etcd()?;
-                let deleted = etcd.unlock(&res, &name)?;
-                if let Some(l) = self.lease.take() {
-                    etcd.revoke(l)?;
-                }
-                Ok(released(deleted))
-            }
-        }
-    }
-
-    /// The unconditional DEL of GET-then-DEL, as `GETDEL` so the log can say whose lease
-    /// it deleted (same effect as `DEL`: no ownership check).
-    fn del(&mut self) -> Result<Option<String>, String> {
-        let res = self.sc.resource.clone();
-        Ok(self.redis()?.cmd(&["GETDEL", &res])?.text())
-    }
-
     /// Records what this client saw at scenario time `at`.
     fn saw(&self, at: Millis, kind: EventKind) {
         self.observed().saw(at, Some(self.idx), kind);
     }
 
-    fn record(&self, s: String) {
-        self.observed().notes.push(s);
+    /// A line of evidence about what this client did at scenario time `at`.
+    fn said(&self, at: Millis, what: impl std::fmt::Display) {
+        let line = format!("{} at t={at}: {what}", self.name);
+        self.observed().notes.push(line);
     }
 
     fn late(&self, ms: f64) {
@@ -479,27 +243,23 @@ fn write_sql(policy: FencingPolicy, w: &WriteRequest, live: Option<bool>) -> Str
     let token = w
         .fence
         .map_or_else(|| "NULL".to_owned(), |t| t.0.to_string());
-    let (policy, res, writer) = (lit(policy.code()), lit(&w.resource), lit(&w.writer));
+    let args = format!(
+        "{}, {}, {}, {token}",
+        lit(policy.code()),
+        lit(&w.resource),
+        lit(&w.writer)
+    );
+    let (amount, live) = (w.amount, live.unwrap_or(true));
     match &w.publish {
-        Some(result) => format!(
-            "SELECT publish({policy}, {res}, {writer}, {token}, {});",
-            lit(result)
-        ),
-        None => format!(
-            "SELECT debit({policy}, {res}, {writer}, {token}, {}, {}, {});",
-            w.amount,
-            opt_lit(w.idempotency_key.as_deref()),
-            live.unwrap_or(true)
-        ),
+        Some(result) => format!("SELECT publish({args}, {});", lit(result)),
+        None => {
+            let key = w
+                .idempotency_key
+                .as_deref()
+                .map_or_else(|| "NULL".to_owned(), lit);
+            format!("SELECT debit({args}, {amount}, {key}, {live});")
+        }
     }
-}
-
-/// The SQL to read whether the job is done: has any write landed?
-fn job_done_sql(resource: &str) -> String {
-    format!(
-        "SELECT EXISTS (SELECT 1 FROM write_log WHERE account = {} AND kind IN ('debit', 'publish') AND result = 'ok');",
-        lit(resource)
-    )
 }
 
 type Packet = thread::JoinHandle<Result<(), String>>;
@@ -526,103 +286,100 @@ impl Client<'_> {
         Fence(self.sc.first_fence + o.grants - 1)
     }
 
-    /// Sends a write: now, or after the actor's network delay on a thread of its own (the
-    /// packet in flight). As in the core, the client then waits for the reply, unless its
-    /// request timeout is shorter than the delay: then it waits that long, gives up and carries
-    /// on with its script while the request is still delivered and executed later.
+    /// Sends a write: now, or after the actor's network delay (the packet in flight). As in
+    /// the core, the client then waits for the reply, unless its request timeout is shorter
+    /// than the delay: then it gives up and carries on with its script while the packet, on
+    /// a thread of its own, is still delivered and executed later (its reply cannot come
+    /// before the timeout: it lands a grain or more after it).
     fn send_write(&mut self, w: WriteRequest, now: Millis) -> Result<Next, String> {
-        let actor = &self.sc.actors[self.idx];
-        let delay = actor.network_delay;
+        let (actor, env, idx) = (&self.sc.actors[self.idx], self.env, self.idx);
+        let (delay, arrives) = (actor.network_delay, now + actor.network_delay);
         if delay == 0 {
             let live = sequencer_check(self, &w, now)?;
             let reply = self.pg.one(&write_sql(self.sc.policy, &w, live))?;
-            let result = write_result(&reply, &w)?;
-            self.push(applied(self.idx, &w, now, now, result));
+            self.push(applied(idx, &w, now, now, &reply)?);
             return Ok(Next::At(now));
         }
-        let sql = write_sql(self.sc.policy, &w, None);
-        let arrives = now + delay;
-        let kind = EventKind::WriteSent {
-            fence: w.fence,
-            amount: w.amount,
-            arrives_at: arrives,
-        };
-        self.saw(now, kind);
+        let (fence, amount, arrives_at) = (w.fence, w.amount, arrives);
+        self.saw(
+            now,
+            EventKind::WriteSent {
+                fence,
+                amount,
+                arrives_at,
+            },
+        );
         let timeout = actor.request_timeout.filter(|t| *t < delay);
         if arrives > self.sc.horizon {
             // Never delivered within the horizon.
             return Ok(timeout.map_or(Next::Stop, |t| Next::AfterTimeout(now + t)));
         }
-        let (addr, schema) = (self.env.pg.clone(), self.env.schema.clone());
-        let target = self.env.real_ms(arrives, AT_DELIVERY);
-        let start = self.env.start();
-        let (shared, idx, sent) = (self.shared.clone(), self.idx, w.clone());
-        let (tx, rx) = mpsc::channel();
-        self.packets.push(thread::spawn(move || {
-            let mut pg = Pg::connect(&addr, Some(&schema))?;
-            let now_ms = signed_ms(start);
-            if target > now_ms {
-                thread::sleep(Duration::from_secs_f64((target - now_ms) / 1000.0));
-            }
-            let late = (signed_ms(start) - target).max(0.0);
-            let reply = pg.one(&sql)?;
-            let result = write_result(&reply, &sent)?;
-            {
-                let mut o = observe(&shared);
-                o.max_late_ms = o.max_late_ms.max(late);
-                o.events.push(applied(idx, &sent, now, arrives, result));
-            }
-            let _ = tx.send(reply); // the client may have stopped waiting
-            Ok(())
-        }));
+        let sql = write_sql(self.sc.policy, &w, None);
         let Some(t) = timeout else {
-            rx.recv()
-                .map_err(|_| "the delayed write's thread failed".to_owned())?;
+            self.late(env.sleep_until(arrives, AT_DELIVERY));
+            let reply = self.pg.one(&sql)?;
+            self.push(applied(idx, &w, now, arrives, &reply)?);
             return Ok(Next::At(arrives));
         };
-        let deadline = self.env.real_ms(now + t, STEPS_FROM);
-        let wait = (deadline - self.env.elapsed_ms()).max(0.0);
-        match rx.recv_timeout(Duration::from_secs_f64(wait / 1000.0)) {
-            Err(got) => {
-                let kind = EventKind::WriteTimedOut {
-                    fence: w.fence,
-                    sent_at: now,
-                    arrives_at: arrives,
-                };
-                self.saw(now + t, kind);
-                if got == mpsc::RecvTimeoutError::Timeout {
-                    self.record(format!(
-                        "{} at t={}: no reply {t} ms after sending, the client gave up on its write (still in flight until t={arrives})",
-                        self.name,
-                        now + t
-                    ));
-                }
-            }
-            Ok(_) => self.record(format!(
-                "{}: the reply came before its {t} ms timeout",
-                self.name
-            )),
-        }
+        let (addr, schema, shared) = (env.pg.clone(), env.schema.clone(), self.shared.clone());
+        let (target, start, sent) = (env.real_ms(arrives, AT_DELIVERY), env.start(), w.clone());
+        self.packets.push(thread::spawn(move || {
+            let mut pg = Pg::connect(&addr, &schema)?;
+            thread::sleep(Duration::from_secs_f64(
+                (target - signed_ms(start)).max(0.0) / 1000.0,
+            ));
+            let late = (signed_ms(start) - target).max(0.0);
+            let seen = applied(idx, &sent, now, arrives, &pg.one(&sql)?)?;
+            let mut o = observe(&shared);
+            o.max_late_ms = o.max_late_ms.max(late);
+            o.events.push(seen);
+            Ok(())
+        }));
+        let sent_at = now;
+        self.saw(
+            now + t,
+            EventKind::WriteTimedOut {
+                fence,
+                sent_at,
+                arrives_at,
+            },
+        );
         Ok(Next::AfterTimeout(now + t))
+    }
+
+    /// A statement in this client's session: its rows, or `None` if the session is gone,
+    /// which the server says with SQLSTATE 25P03 (its idle-in-transaction timeout ended it).
+    /// Any other error is the harness's failure.
+    fn in_session(&mut self, now: Millis, what: &str, sql: &str) -> Result<Option<String>, String> {
+        let e = match self.pg.statement(sql) {
+            Ok(rows) => return Ok(Some(rows.concat())),
+            Err(e) => e,
+        };
+        let ended = SqlState::IDLE_IN_TRANSACTION_SESSION_TIMEOUT;
+        let Some(d) = e.as_db_error().filter(|d| *d.code() == ended) else {
+            let why = IDLE_IN_TRANSACTION_TIMEOUT;
+            return Err(format!("{}: {what} failed without {why}: {e}", self.name));
+        };
+        let (code, message) = (d.code().code(), d.message());
+        self.said(
+            now,
+            format!("its {what} failed with SQLSTATE {code} “{message}”: its connection is gone"),
+        );
+        Ok(None)
     }
 
     /// Row lock: the UPDATE in the lock holder's transaction (no token: policy off). On a
     /// session the server terminated it fails with 25P03, and the client stops.
     fn send_in_transaction(&mut self, w: WriteRequest, now: Millis) -> Result<Next, String> {
-        match self.pg.statement(&write_sql(FencingPolicy::Off, &w, None)) {
-            Ok(rows) => {
-                let result = write_result(&rows.concat(), &w)?;
-                self.push(applied(self.idx, &w, now, now, result));
-                Ok(Next::At(now))
-            }
-            Err(e) => {
-                lost(self, now, "UPDATE", e)?;
-                let result = Err(WriteError::SessionTerminated);
-                self.push(applied(self.idx, &w, now, now, result));
-                self.state.cancel();
-                Ok(Next::Stop)
-            }
+        let sql = write_sql(FencingPolicy::Off, &w, None);
+        let reply = self.in_session(now, "UPDATE", &sql)?;
+        let reply = reply.unwrap_or_else(|| "session_ended".to_owned());
+        self.push(applied(self.idx, &w, now, now, &reply)?);
+        if reply != "session_ended" {
+            return Ok(Next::At(now));
         }
+        self.state.cancel();
+        Ok(Next::Stop)
     }
 }
 
@@ -634,35 +391,27 @@ impl Backend for Client<'_> {
     }
 
     fn say(&mut self, at: Millis, kind: EventKind) {
-        if self.env.lock == LockBackend::RowLock && matches!(kind, EventKind::Released { .. }) {
-            // The COMMIT came first on the server: a waiter's SELECT … FOR UPDATE returns
-            // only after it, though its thread may have recorded that a moment sooner.
-            let mut o = self.observed();
-            let waited = |o: &Observed, actor: Option<usize>| {
-                o.events.iter().any(|p| {
-                    p.actor == actor
-                        && matches!(&p.kind, EventKind::LockWait { holder } if *holder == self.name)
-                })
-            };
-            let first = o.events.iter().position(|p| {
-                p.at == at
-                    && p.actor != Some(self.idx)
-                    && matches!(p.kind, EventKind::Acquired { .. })
-                    && waited(&o, p.actor)
-            });
-            let seen = Observation {
-                at,
-                actor: Some(self.idx),
-                kind,
-                request: None,
-            };
-            match first {
-                Some(i) => o.events.insert(i, seen),
-                None => o.events.push(seen),
-            }
-            return;
+        let released = matches!(kind, EventKind::Released { .. });
+        let seen = Observation {
+            at,
+            actor: Some(self.idx),
+            kind,
+            request: None,
+        };
+        // A COMMIT comes first on the server: a waiter's SELECT … FOR UPDATE returns only
+        // after it, though the waiter's thread may have recorded its grant a moment sooner.
+        let mut o = self.observed();
+        let waiter = (o.events.iter()).position(|p| {
+            released
+                && self.env.lock == LockBackend::RowLock
+                && p.at == at
+                && p.actor.is_some_and(|a| a != self.idx)
+                && matches!(p.kind, EventKind::Acquired { .. })
+        });
+        match waiter {
+            Some(i) => o.events.insert(i, seen),
+            None => o.events.push(seen),
         }
-        self.saw(at, kind);
     }
 
     fn say_storage(&mut self, at: Millis, kind: EventKind) {
@@ -670,7 +419,7 @@ impl Backend for Client<'_> {
     }
 
     fn note(&mut self, what: impl FnOnce() -> String) {
-        self.record(what());
+        self.observed().notes.push(what());
     }
 
     fn with_rng<T>(&mut self, f: impl FnOnce(&mut SplitMix64) -> T) -> T {
@@ -678,64 +427,67 @@ impl Backend for Client<'_> {
     }
 
     fn acquire(&mut self, now: Millis) -> Result<(Acquire, Vec<usize>), String> {
-        let sc = self.sc;
+        let (sc, source) = (self.sc, self.sc.token_source);
         let expires_at = now + sc.lease_ttl;
-        // Who holds it and until when: filled in by the fold from the grants it has seen.
-        let held = Acquire::Held {
-            holder: String::new(),
-            expires_at: 0,
+        let value = match source {
+            TokenSource::RandomValue => random_token(sc.seed, self.idx, self.grants).to_string(),
+            _ => self.name.clone(),
         };
-        if sc.token_source == TokenSource::SeparateCounter {
-            // SET NX PX alone: the grant carries no token, only the lease's own number.
-            let (res, name) = (sc.resource.clone(), self.name.clone());
-            let px = self.env.px_until(expires_at).to_string();
-            let reply = self.redis()?.cmd(&["SET", &res, &name, "NX", "PX", &px])?;
-            if reply.is_nil() {
-                return Ok((held, Vec::new()));
+        let px = self.env.px_until(expires_at);
+        let answer = self.lock.acquire(&sc.resource, &value, px)?;
+        if !answer.granted {
+            if !answer.nodes.is_empty() {
+                self.said(now, &answer.how);
             }
-            let fence = self.next_lease();
-            return Ok((Acquire::Acquired { fence, expires_at }, Vec::new()));
+            // Who holds it and until when: filled in by the fold from the grants it has seen.
+            let (holder, expires_at) = (String::new(), 0);
+            return Ok((Acquire::Held { holder, expires_at }, answer.nodes));
         }
-        Ok(match self.take_lease(now)? {
-            (Some(token), nodes) => {
-                self.observed().grants += 1;
-                let fence = Fence(token);
-                (Acquire::Acquired { fence, expires_at }, nodes)
-            }
-            (None, nodes) => (held, nodes),
-        })
+        let fence = match source {
+            // SET NX PX alone: the grant carries no token, only the lease's own number.
+            TokenSource::SeparateCounter => self.next_lease(),
+            TokenSource::Counterfactual => Fence(self.next_token()?),
+            _ => Fence(
+                answer
+                    .token
+                    .or(value.parse().ok())
+                    .ok_or("a grant without a token")?,
+            ),
+        };
+        self.observed().tokens.push(fence.0);
+        self.said(now, format!("{}; lease {}", answer.how, fence.0));
+        self.grants += 1;
+        self.me = value;
+        Ok((Acquire::Acquired { fence, expires_at }, answer.nodes))
     }
 
-    fn take_token(&mut self, now: Millis) -> Result<Fence, String> {
+    fn take_token(&mut self, _now: Millis) -> Result<Fence, String> {
         // The second round trip: INCR on the separate counter (a sequence in its own store,
         // so it survives a Redis failover), for whoever asks.
-        let t = self.next_token()?;
-        self.record(format!(
-            "{} at t={now}: the separate counter gives {t}",
-            self.name
-        ));
-        Ok(Fence(t))
+        self.next_token().map(Fence)
     }
 
     fn is_held(&mut self, _now: Millis) -> Result<bool, String> {
-        self.holds()
+        self.lock.holds(&self.sc.resource, &self.me)
     }
 
     fn extend(&mut self, now: Millis) -> Result<Option<Millis>, String> {
-        let extended = self.extend_lease(now)?;
-        Ok(extended.then_some(now + self.sc.lease_ttl))
+        let until = now + self.sc.lease_ttl;
+        let px = self.env.px_until(until);
+        let extended = self.lock.extend(&self.sc.resource, &self.me, px)?;
+        Ok(extended.then_some(until))
     }
 
     fn release(&mut self, _now: Millis) -> Result<Release, String> {
         // The lease's number and a noop's reason are filled in by the fold.
-        Ok(self
-            .release_cad()?
+        let released = self.lock.release(&self.sc.resource, &self.me)?;
+        Ok(released
             .map(|()| Fence(0))
             .map_err(|deleted| (NoopReason::NeverHeld, deleted)))
     }
 
     fn read_lock(&mut self, _now: Millis) -> Result<LockValue, String> {
-        let value = self.value()?;
+        let value = self.lock.value(&self.sc.resource)?;
         Ok(LockValue {
             mine: value.as_deref() == Some(self.me.as_str()),
             owner: value.map(|v| owner_of(self.sc, &v)),
@@ -743,79 +495,60 @@ impl Backend for Client<'_> {
         })
     }
 
-    fn delete(&mut self, now: Millis) -> Result<Option<LockValue>, String> {
-        let Some(v) = self.del()? else {
+    fn delete(&mut self, _now: Millis) -> Result<Option<LockValue>, String> {
+        let Some(v) = self.lock.delete(&self.sc.resource)? else {
             return Ok(None);
         };
-        let mine = v == self.me;
-        let owner = owner_of(self.sc, &v);
-        if !mine {
-            self.record(format!(
-                "{} at t={now}: its unconditional DEL deleted {owner}'s live lease",
-                self.name
-            ));
-        }
+        let (mine, owner) = (v == self.me, Some(owner_of(self.sc, &v)));
         Ok(Some(LockValue {
-            owner: Some(owner),
+            owner,
             fence: None,
             mine,
         }))
     }
 
     fn expect_timeout(&mut self, command: LockCommand, sent_at: Millis, at: Millis) {
-        if command == LockCommand::Renew {
-            self.record(format!(
-                "{} at t={sent_at}: cut off from Redis, its watchdog's renewal is never sent; the job works on",
-                self.name
-            ));
-        }
         self.timer = Some((command, sent_at, at));
     }
 
+    /// `BEGIN; SELECT … FOR UPDATE`: it blocks while another transaction holds the row. One
+    /// that found the row held waited, and holds it from when that transaction ended (its
+    /// COMMIT, or its end by the server's idle timeout); it must not have returned sooner.
     fn lock_row(&mut self, now: Millis) -> Result<RowGrant, String> {
-        let (waited_for, reply) = lock_row(self, now)?;
-        if let Err(e) = reply {
-            lost(self, now, "SELECT … FOR UPDATE", e)?;
+        let held_until = self.observed().row.filter(|until| *until > now);
+        let res = lit(&self.sc.resource);
+        let sql = format!("BEGIN; SELECT balance FROM accounts WHERE id = {res} FOR UPDATE;");
+        if self.in_session(now, "SELECT … FOR UPDATE", &sql)?.is_none() {
             return Ok(RowGrant::Lost);
         }
-        let mut waited = waited_for.is_some();
-        if !waited && scenario_now(self.env) > now {
-            // It returned a grain or more later, though the watch saw no lock wait in time:
-            // it waited all the same (the fold names the holder it waited behind).
-            self.record(format!(
-                "{} at t={now}: SELECT … FOR UPDATE returned late without a lock wait seen in pg_stat_activity",
+        let at = held_until.and(self.observed().row).unwrap_or(now);
+        if self.env.elapsed_ms() < self.env.real_ms(at, AT_EXPIRY) {
+            return Err(format!(
+                "{}: SELECT … FOR UPDATE returned before t={at}, when the row was free",
                 self.name
             ));
+        }
+        if at > now {
             let holder = String::new();
             self.saw(now, EventKind::LockWait { holder });
-            waited = true;
+            let real = self.env.elapsed_ms();
+            self.said(now, format!("its SELECT … FOR UPDATE waited for the row, and returned at t={at} ({real:.0} real ms after the start)"));
         }
-        let at = if waited {
-            let at = scenario_now(self.env);
-            self.record(format!(
-                "{}: its SELECT … FOR UPDATE returned at t={at} ({:.0} real ms after the start)",
-                self.name,
-                self.env.elapsed_ms()
-            ));
-            at
-        } else {
-            now
-        };
+        let expires_at = self.sc.idle_timeout().map_or(Millis::MAX, |t| at + t);
+        self.observed().row = Some(expires_at);
+        let fence = self.next_lease();
         Ok(RowGrant::Locked {
-            fence: self.next_lease(),
-            expires_at: self.sc.idle_timeout().map_or(Millis::MAX, |t| at + t),
+            fence,
+            expires_at,
             at,
         })
     }
 
     fn commit(&mut self, now: Millis) -> Result<Option<Fence>, String> {
-        match self.pg.statement("COMMIT;") {
-            Ok(_) => Ok(Some(Fence(0))), // the lease's number is the fold's to fill in
-            Err(e) => {
-                lost(self, now, "COMMIT", e)?;
-                Ok(None)
-            }
-        }
+        // The row is free from now on; a waiter's SELECT returns after the COMMIT.
+        self.observed().row = Some(now);
+        // The lease's number is the fold's to fill in.
+        Ok(self.in_session(now, "COMMIT", "COMMIT;")?.map(|_| Fence(0)))
     }
 
     fn send(&mut self, request: WriteRequest, now: Millis) -> Result<Next, String> {
@@ -827,91 +560,50 @@ impl Backend for Client<'_> {
     }
 
     fn barrier(&mut self, fence: Fence, _now: Millis) -> Result<Result<(), WriteError>, String> {
-        let sc = self.sc;
-        let sql = format!(
-            "SELECT barrier({}, {}, {}, {}, {});",
-            lit(sc.policy.code()),
-            lit(&sc.resource),
-            lit(&self.name),
-            fence.0,
-            sc.publishes()
-        );
-        Ok(if self.pg.one(&sql)? == "ok" {
-            Ok(())
-        } else {
-            Err(WriteError::StaleFence {
-                token: fence,
-                last: Fence(0),
-            })
-        })
+        let (sc, tok, me) = (self.sc, fence.0, lit(&self.name));
+        let (policy, res, on_results) = (lit(sc.policy.code()), lit(&sc.resource), sc.publishes());
+        let sql = format!("SELECT barrier({policy}, {res}, {me}, {tok}, {on_results});");
+        let refused = WriteError::StaleFence {
+            token: fence,
+            last: Fence(0),
+        };
+        let ok = self.pg.one(&sql)? == "ok";
+        Ok(if ok { Ok(()) } else { Err(refused) })
     }
 
     fn job_done(&mut self, now: Millis) -> Result<Option<bool>, String> {
         // A plain read of the storage; under a row lock, inside the transaction that holds
         // the row, where a terminated session fails it.
-        let done = match self.pg.statement(&job_done_sql(&self.sc.resource)) {
-            Ok(rows) => rows.concat() == "t",
-            Err(e) if self.env.lock == LockBackend::RowLock => {
-                lost(self, now, "status read", e)?;
-                return Ok(None);
-            }
-            Err(e) => return Err(format!("{}: status read: {e}", self.name)),
+        let res = lit(&self.sc.resource);
+        let sql = format!("SELECT EXISTS (SELECT 1 FROM write_log WHERE account = {res} AND kind IN ('debit', 'publish') AND result = 'ok');");
+        let Some(done) = self.in_session(now, "status read", &sql)? else {
+            return Ok(None);
         };
-        if done {
-            self.record(format!(
-                "{} at t={now}: read the job's status, found it done, skips to its release",
-                self.name
-            ));
-        }
-        Ok(Some(done))
+        Ok(Some(done == "t"))
     }
 
     fn provider_call(
         &mut self,
         what: &str,
         idempotency_key: &str,
-        now: Millis,
+        _now: Millis,
     ) -> Result<ProviderOutcome, String> {
         // The provider is a table that never sees a token; it dedupes on the key (its
-        // primary key). Called only if this client's last claim row was accepted.
-        let claimed = self.pg.query(&format!(
-            "SELECT result FROM write_log WHERE writer = {} AND kind = 'publish' ORDER BY seq DESC LIMIT 1;",
-            lit(&self.name)
-        ))?;
-        if claimed.first().map(String::as_str) != Some("ok") {
-            self.record(format!(
-                "{} at t={now}: its claim row was refused, so it never calls the provider",
-                self.name
-            ));
-            return Ok(ProviderOutcome::NotCalled);
-        }
-        let inserted = self.pg.query(&format!(
-            "INSERT INTO provider_charges (idempotency_key, actor, what) VALUES ({}, {}, {}) ON CONFLICT (idempotency_key) DO NOTHING RETURNING actor;",
-            lit(idempotency_key),
-            lit(&self.name),
-            lit(what)
-        ))?;
-        let (code, outcome) = if inserted.is_empty() {
-            ("deduped", ProviderOutcome::Deduped)
-        } else {
-            ("charged", ProviderOutcome::Charged)
-        };
-        self.pg.query(&format!(
-            "INSERT INTO provider_calls (actor, idempotency_key, outcome) VALUES ({}, {}, '{code}');",
-            lit(&self.name),
-            lit(idempotency_key)
-        ))?;
-        Ok(outcome)
+        // primary key), and is called only if this client's last claim row was accepted.
+        let (me, key, what) = (lit(&self.name), lit(idempotency_key), lit(what));
+        let sql = format!("SELECT provider_call({me}, {key}, {what});");
+        Ok(match self.pg.one(&sql)?.as_str() {
+            "charged" => ProviderOutcome::Charged,
+            "deduped" => ProviderOutcome::Deduped,
+            _ => ProviderOutcome::NotCalled,
+        })
     }
 
     fn side_effect(&mut self, what: &str, lease_live: bool, _now: Millis) -> Result<(), String> {
         // The outside system is a table that never sees a token: nothing can refuse it.
-        self.pg.query(&format!(
-            "INSERT INTO side_effects (actor, what, lease_live) VALUES ({}, {}, {lease_live});",
-            lit(&self.name),
-            lit(what)
-        ))?;
-        Ok(())
+        let (me, what) = (lit(&self.name), lit(what));
+        let sql = format!("INSERT INTO side_effects (actor, what, lease_live) VALUES ({me}, {what}, {lease_live});");
+        self.pg.query(&sql).map(drop)
     }
 }
 
@@ -925,73 +617,46 @@ pub fn run_actor(
 ) -> Result<(), String> {
     let mut c = connect(env, sc, idx, shared, rng)?;
     let actor = &sc.actors[idx];
-    let mut t = actor.start_at;
-    let mut scheduled_at: Millis = 0;
-    // When the actor finished its script or stopped (`None`: still going at the horizon).
-    let mut done_at: Option<Millis> = None;
-    let mut stopped = false;
-    while c.state.pc < actor.script.len() {
+    let (mut t, mut scheduled_at, mut running) = (actor.start_at, 0, true);
+    while running && c.state.pc < actor.script.len() {
         let woke = after_pauses(actor, t);
         let paused = woke != t;
         t = woke;
-        if let Some(at) = c.timer.map(|(_, _, at)| at).filter(|at| *at <= t) {
+        let next = match c.timer.map(|(_, _, at)| at) {
             // A lock command's timeout (the watchdog's dropped renewal) fires first.
-            done_at = Some(at);
-            let next = fire_timer(&mut c, true)?;
-            scheduled_at = at;
-            if !follow(&mut c.state.pc, &mut t, next) {
-                stopped = true;
-                break;
+            Some(at) if at <= t => fire_timer(&mut c, true, &mut scheduled_at)?,
+            _ if t > sc.horizon => break,
+            _ => {
+                let frac = STEPS_FROM + STEPS_SPAN * scheduled_at as f64 / t.max(1) as f64;
+                c.late(env.sleep_until(t, frac));
+                if paused && env.lock == LockBackend::Etcd && c.state.fence.is_some() {
+                    // Evidence that etcd's lease is a lease too: did the key outlive the pause?
+                    let v = c.lock.value(&sc.resource)?;
+                    c.said(
+                        t,
+                        format!("woke after its pause; the etcd lock key holds {v:?}"),
+                    );
+                }
+                scheduled_at = t;
+                match client::step(&mut c, sc, idx, t)? {
+                    // No reply: the client waits for its timeout, doing nothing else (none:
+                    // for ever).
+                    Next::Wait => fire_timer(&mut c, true, &mut scheduled_at)?,
+                    next @ Next::AfterTimeout(n) => {
+                        scheduled_at = after_pauses(actor, n);
+                        next
+                    }
+                    next => next,
+                }
             }
-            continue;
-        }
-        if t > sc.horizon {
-            break;
-        }
-        let frac = if t == 0 {
-            STEPS_FROM
-        } else {
-            STEPS_FROM + STEPS_SPAN * scheduled_at as f64 / t as f64
         };
-        let late = env.sleep_until(t, frac);
-        c.late(late);
-        if paused && env.lock == LockBackend::Etcd && c.state.fence.is_some() {
-            // Evidence that etcd's lease is a lease too: did the key outlive the pause?
-            let v = c.value()?;
-            c.record(format!(
-                "{} woke at t={t} after its pause; the etcd lock key now holds {v:?}",
-                c.name
-            ));
-        }
-        let mut next = client::step(&mut c, sc, idx, t)?;
-        done_at = Some(t);
-        scheduled_at = t;
-        if next == Next::Wait {
-            // No reply: the client waits for its timeout, doing nothing else (none: for ever).
-            let Some(at) = c.timer.map(|(_, _, at)| at).filter(|at| *at <= sc.horizon) else {
-                break;
-            };
-            next = fire_timer(&mut c, true)?;
-            done_at = Some(at);
-            scheduled_at = at;
-        }
-        if let Next::AfterTimeout(n) = next {
-            scheduled_at = after_pauses(actor, n);
-        }
-        if !follow(&mut c.state.pc, &mut t, next) {
-            stopped = true;
-            break;
-        }
-        if c.state.pc < actor.script.len() {
-            done_at = None;
-        }
+        running = follow(&mut c.state.pc, &mut t, next);
     }
-    if !stopped && c.timer.is_some() {
-        // The job finished (or stopped) with a renewal still unanswered: its timeout comes
-        // later and has nothing left to cancel.
-        fire_timer(&mut c, false)?;
+    if running {
+        // The job finished with a renewal still unanswered: its timeout comes later and
+        // has nothing left to cancel.
+        fire_timer(&mut c, false, &mut scheduled_at)?;
     }
-    saw_pauses(&c, done_at);
     for p in std::mem::take(&mut c.packets) {
         p.join()
             .map_err(|_| "packet thread panicked".to_owned())??;
@@ -1003,15 +668,9 @@ pub fn run_actor(
 /// it stops.
 fn follow(pc: &mut usize, t: &mut Millis, next: Next) -> bool {
     match next {
-        Next::At(n) | Next::AfterTimeout(n) => {
-            *pc += 1;
-            *t = n;
-        }
+        Next::At(n) | Next::AfterTimeout(n) => (*pc, *t) = (*pc + 1, n),
         Next::Again(n) => *t = n,
-        Next::Goto(to, n) => {
-            *pc = to;
-            *t = n;
-        }
+        Next::Goto(to, n) => (*pc, *t) = (to, n),
         Next::Wait | Next::Stop => return false,
     }
     true
@@ -1019,35 +678,22 @@ fn follow(pc: &mut usize, t: &mut Millis, next: Next) -> bool {
 
 /// The client's timeout on its unanswered lock command: waits for it (if it is within the
 /// horizon) and lets the core's client decide what follows.
-fn fire_timer(c: &mut Client, running: bool) -> Result<Next, String> {
-    let Some((command, sent_at, at)) = c.timer.take() else {
-        return Ok(Next::Stop);
+fn fire_timer(c: &mut Client, running: bool, fired_at: &mut Millis) -> Result<Next, String> {
+    let Some((command, sent_at, at)) = c.timer.take().filter(|(_, _, at)| *at <= c.sc.horizon)
+    else {
+        return Ok(Next::Stop); // none, or never within the horizon: it waits for ever
     };
-    if at > c.sc.horizon {
-        return Ok(Next::Stop);
-    }
-    let late = c
-        .env
-        .sleep_until(at, STEPS_FROM + STEPS_SPAN * sent_at as f64 / at as f64);
-    c.late(late);
-    if command == LockCommand::Renew {
-        c.record(format!(
-            "{} at t={at}: no reply to the renewal it sent at t={sent_at}; its client gives up{}",
-            c.name,
-            if running {
-                " and the job self-cancels"
-            } else {
-                ""
-            }
-        ));
-    }
+    *fired_at = at;
+    let frac = STEPS_FROM + STEPS_SPAN * sent_at as f64 / at as f64;
+    c.late(c.env.sleep_until(at, frac));
     let (sc, idx) = (c.sc, c.idx);
     Ok(client::lock_timed_out(
         c, sc, idx, command, sent_at, at, running,
     ))
 }
 
-/// Opens one client's connections (before time starts: see [`Env::ready`]).
+/// Opens one client's connections, then waits for the others (time starts after: see
+/// [`Env::ready`]; it is waited for even if a connection failed, so no thread waits alone).
 fn connect<'a>(
     env: &'a Env,
     sc: &'a Scenario,
@@ -1055,47 +701,51 @@ fn connect<'a>(
     shared: Shared,
     rng: &'a Mutex<SplitMix64>,
 ) -> Result<Client<'a>, String> {
-    let actor = &sc.actors[idx];
-    let app = format!("{}-{}", env.schema, actor.name);
-    let (pg, observer) = if env.lock == LockBackend::RowLock {
-        let mut pg = Pg::connect_as(&env.pg, &env.schema, &app)?;
-        if let Some(ttl) = sc.idle_timeout() {
+    let open = || -> Result<_, String> {
+        let mut pg = Pg::connect(&env.pg, &env.schema)?;
+        if let Some(ttl) = sc
+            .idle_timeout()
+            .filter(|_| env.lock == LockBackend::RowLock)
+        {
             // The server's own timer, in real ms: the scenario's TTL at this run's scale.
             let ms = (ttl as f64 * env.scale).round() as u64;
             pg.query(&format!("SET idle_in_transaction_session_timeout = {ms};"))?;
         }
-        (Ok(pg), Some(Pg::connect(&env.pg, Some(&env.schema))?))
-    } else {
-        (Pg::connect(&env.pg, Some(&env.schema)), None)
+        let lock: Box<dyn Lock> = match env.lock {
+            LockBackend::Redis => {
+                let incr = sc.token_source == TokenSource::SameRedis;
+                Box::new(RedisLock::single(env.redis_port.clone(), incr)?)
+            }
+            LockBackend::Redlock => {
+                let reach = sc.redlock.as_ref().and_then(|r| r.reach.get(idx));
+                let all: Vec<usize> = (0..env.nodes.len()).collect();
+                let reach = reach.filter(|r| !r.is_empty()).unwrap_or(&all);
+                Box::new(RedisLock::redlock(&env.nodes, reach)?)
+            }
+            LockBackend::Etcd => {
+                let ttl_s = (sc.lease_ttl as f64 * env.scale / 1000.0).round() as u64;
+                let etcd = env.etcd.clone().ok_or("no etcd")?;
+                Box::new(EtcdLock {
+                    etcd,
+                    ttl_s,
+                    lease: None,
+                })
+            }
+            LockBackend::RowLock => Box::new(RowOnly),
+        };
+        Ok((lock, pg))
     };
-    let mut nodes = Vec::new();
-    if env.lock == LockBackend::Redlock {
-        let reach = sc
-            .redlock
-            .as_ref()
-            .and_then(|r| r.reach.get(idx))
-            .filter(|r| !r.is_empty())
-            .cloned()
-            .unwrap_or_else(|| (0..env.nodes.len()).collect());
-        for n in reach {
-            // A client simply never talks to a node it cannot reach.
-            let port = *env.nodes.get(n).ok_or("redlock node out of range")?;
-            nodes.push((n, Redis::connect(port)?));
-        }
-    }
+    let opened = open();
     env.ready();
+    let ((lock, pg), name) = (opened?, sc.actors[idx].name.clone());
     Ok(Client {
         env,
         sc,
         idx,
-        name: actor.name.clone(),
-        redis: None,
-        nodes,
-        pg: pg?,
-        observer,
-        app,
-        lease: None,
-        me: actor.name.clone(),
+        me: name.clone(),
+        name,
+        lock,
+        pg,
         grants: 0,
         shared,
         rng,
@@ -1103,40 +753,6 @@ fn connect<'a>(
         packets: Vec::new(),
         timer: None,
     })
-}
-
-/// The actor's pauses, as the harness made them: the thread simply did not act. A pause
-/// that begins after the actor finished is no pause of its work; overlapping or touching
-/// pauses read as one stall.
-fn saw_pauses(c: &Client, done_at: Option<Millis>) {
-    let actor = &c.sc.actors[c.idx];
-    let mut pauses: Vec<_> = actor.pauses.iter().filter(|p| p.duration > 0).collect();
-    pauses.sort_by_key(|p| p.start);
-    let mut open: Option<Millis> = None; // end of the stall in progress
-    for p in pauses {
-        if p.start > c.sc.horizon || done_at.is_some_and(|d| p.start > d) && open.is_none() {
-            continue;
-        }
-        match open {
-            Some(end) if p.start <= end => open = Some(end.max(p.end())),
-            _ => {
-                if let Some(end) = open.filter(|e| *e <= c.sc.horizon) {
-                    c.saw(end, EventKind::PauseEnded { lease_gone: false });
-                }
-                c.saw(
-                    p.start,
-                    EventKind::PauseStarted {
-                        until: p.end(),
-                        cause: actor.pause_cause,
-                    },
-                );
-                open = Some(p.end());
-            }
-        }
-    }
-    if let Some(end) = open.filter(|e| *e <= c.sc.horizon) {
-        c.saw(end, EventKind::PauseEnded { lease_gone: false });
-    }
 }
 
 /// The sequencer check, made by the harness acting as the resource, just before the write
@@ -1151,10 +767,10 @@ fn sequencer_check(c: &Client, w: &WriteRequest, now: Millis) -> Result<Option<b
     ) else {
         return Ok(None);
     };
-    let live = c.etcd()?.create_revision(&sc.resource)?;
-    c.record(format!(
-        "{} at t={now}: the resource asked etcd for {}'s lock key: create revision {}, the write's token {token}: {}",
-        c.name,
+    let etcd = c.env.etcd.as_ref().ok_or("the sequencer check asks etcd")?;
+    let live = etcd.get(&sc.resource)?.map(|(_, revision)| revision);
+    c.said(now, format!(
+        "the resource asked etcd for {}'s lock key: create revision {}, the write's token {token}: {}",
         sc.resource,
         live.map_or_else(|| "none (no key)".to_owned(), |r| r.to_string()),
         if live == Some(token) { "its lease is the live one" } else { "not the live lease" }
@@ -1172,109 +788,4 @@ pub fn owner_of(sc: &Scenario, value: &str) -> String {
     (0..sc.actors.len())
         .find(|&i| drew(i))
         .map_or_else(|| value.to_owned(), |i| sc.actors[i].name.clone())
-}
-
-/// The scenario time of the grain nearest to now: when a blocked statement returned.
-fn scenario_now(env: &Env) -> Millis {
-    let grain = (env.slot / env.scale).round().max(1.0);
-    ((env.elapsed_ms() / env.slot).round().max(0.0) * grain) as Millis
-}
-
-/// A statement failed: the session is gone if the server said so with SQLSTATE 25P03 (its
-/// idle-in-transaction timeout terminated it); any other error is the harness's failure.
-fn lost(c: &Client, now: Millis, what: &str, e: pg::Error) -> Result<(), String> {
-    match e
-        .as_db_error()
-        .filter(|d| *d.code() == SqlState::IDLE_IN_TRANSACTION_SESSION_TIMEOUT)
-    {
-        Some(d) => {
-            c.record(format!(
-                "{} at t={now}: its {what} failed with SQLSTATE {} “{}”: its connection is gone",
-                c.name,
-                d.code().code(),
-                d.message()
-            ));
-            Ok(())
-        }
-        None => Err(format!(
-            "{}: {what} failed without {IDLE_IN_TRANSACTION_TIMEOUT}: {e}",
-            c.name
-        )),
-    }
-}
-
-/// A session as `pg_stat_activity` shows it (`app` its application name): its state (with
-/// " (for update)" once its query is the `SELECT … FOR UPDATE`), its wait event type and
-/// whose sessions block it (their application names, without the run's `prefix`).
-fn activity(
-    observer: &mut Pg,
-    app: &str,
-    prefix: &str,
-) -> Result<(String, String, Vec<String>), String> {
-    let row = observer.one(&format!(
-        "SELECT coalesce(a.state, '') || CASE WHEN a.query LIKE '%FOR UPDATE%' THEN ' (for update)' ELSE '' END || '|' || coalesce(a.wait_event_type, '') || '|' || coalesce((SELECT string_agg(b.application_name, ',') FROM pg_stat_activity b WHERE b.pid = ANY (pg_blocking_pids(a.pid))), '') FROM pg_stat_activity a WHERE a.application_name = {};",
-        lit(app)
-    ))?;
-    let mut f = row.splitn(3, '|');
-    let state = f.next().unwrap_or_default().to_owned();
-    let wait = f.next().unwrap_or_default().to_owned();
-    let blockers = f
-        .next()
-        .unwrap_or_default()
-        .split(',')
-        .filter(|b| !b.is_empty())
-        .map(|b| b.strip_prefix(prefix).unwrap_or(b).to_owned())
-        .collect();
-    Ok((state, wait, blockers))
-}
-
-/// `BEGIN; SELECT … FOR UPDATE` on the client's session, which blocks while another
-/// transaction holds the row: it runs on a thread of its own while this one watches the
-/// session from outside until it either holds the row (idle in its transaction) or waits on
-/// a lock, and behind whom (then recorded at `now`, while it still waits). Returns whom it
-/// was seen waiting for, and the statement's outcome.
-fn lock_row(
-    c: &mut Client,
-    now: Millis,
-) -> Result<(Option<String>, Result<(), pg::Error>), String> {
-    let sql = format!(
-        "BEGIN; SELECT balance FROM accounts WHERE id = {} FOR UPDATE;",
-        lit(&c.sc.resource)
-    );
-    let (env, shared, idx, name) = (c.env, c.shared.clone(), c.idx, c.name.clone());
-    let prefix = format!("{}-", env.schema);
-    let observer = c.observer.as_mut().ok_or("no observer session")?;
-    let (pg, app) = (&mut c.pg, &c.app);
-    thread::scope(|s| {
-        let statement = s.spawn(|| pg.statement(&sql).map(|_| ()));
-        let deadline = env.elapsed_ms() + env.slot / 4.0;
-        let mut waited_for = None;
-        while env.elapsed_ms() < deadline {
-            let (state, wait, blockers) = activity(observer, app, &prefix)?;
-            if state == "active (for update)" && wait == "Lock" && !blockers.is_empty() {
-                let holder = blockers.join(",");
-                let mut o = observe(&shared);
-                o.notes.push(format!(
-                    "{name} at t={now}: SELECT … FOR UPDATE waits on a Lock (pg_stat_activity), blocked by {holder} (pg_blocking_pids)"
-                ));
-                o.saw(
-                    now,
-                    Some(idx),
-                    EventKind::LockWait {
-                        holder: holder.clone(),
-                    },
-                );
-                waited_for = Some(holder);
-                break;
-            }
-            if state == "idle in transaction (for update)" {
-                break; // it holds the row
-            }
-            thread::sleep(Duration::from_micros(500));
-        }
-        let reply = statement
-            .join()
-            .map_err(|_| "the SELECT … FOR UPDATE thread panicked".to_owned())?;
-        Ok((waited_for, reply))
-    })
 }
