@@ -166,6 +166,13 @@ for (const [id, balances, markers] of DECK) {
         await page.getByTestId('herd').locator('summary').click();
         assert.ok(await page.locator('.herd-chart rect.herd-bar.fixed').first().isVisible());
       }
+      if (id === 'renewal-herd') {
+        // Its own herd: the seed's 10,000 holders, all in one millisecond on a fixed schedule.
+        assert.match(await text(page, 'herd-caption'), /^10000 holders .* the fixed schedule peaks at 10000 renewals per /);
+        assert.match(await text(page, 'question'), /Ten thousand jobs renew their leases on one schedule/);
+        await page.getByTestId('herd').locator('summary').click();
+        assert.ok(await page.locator('.herd-chart rect.herd-bar.jittered').first().isVisible());
+      }
       if (policy === 'strict' || policy === Object.keys(balances).at(-1)) await screenshot(page, `deck-${id}-${policy}.png`);
       await context.close();
     }

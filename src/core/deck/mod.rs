@@ -83,6 +83,7 @@ mod lock_delay;
 mod partition;
 mod redis_failover;
 mod renewal;
+mod renewal_herd;
 mod row_lock;
 mod same_token_retry;
 mod separate_counter;
@@ -99,6 +100,7 @@ pub use partition::{
     PARTITION_SEED,
 };
 pub use renewal::{RENEWAL_SEED, RENEWAL_WORKER_SEED};
+pub use renewal_herd::{herd_horizon, renewal_herd_reports, HERD_HOLDERS};
 pub use row_lock::row_lock_wait;
 pub use uuid_token::{UUID_OTHER_SEED, UUID_SEED};
 
@@ -112,6 +114,7 @@ pub static DECK: &[DeckEntry] = &[
     redis_failover::ENTRY,
     separate_counter::ENTRY,
     renewal::ENTRY,
+    renewal_herd::ENTRY,
     handoff_barrier::ENTRY,
     clock_jump::ENTRY,
     uuid_token::ENTRY,
