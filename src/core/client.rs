@@ -198,7 +198,8 @@ pub fn step<B: Backend>(
             return Ok(Next::Wait);
         }
     }
-    Ok(match step {
+    let command = LockCommand::sent_by(&step).is_some();
+    let next = match step {
         Step::Acquire { .. } if b.state().token_pending => {
             // The INCR on the separate counter: a token for whoever asks, held or not.
             let fence = b.take_token(now)?;
@@ -322,7 +323,22 @@ pub fn step<B: Backend>(
             Next::At(now)
         }
         Step::Release => release(b, sc, now)?,
+    };
+    Ok(if command {
+        after_reply(next, sc.lock_rtt)
+    } else {
+        next
     })
+}
+
+/// A lock command's reply reaches the client [`Scenario::lock_rtt`] after the lock service
+/// ran it: the client's next step (or its retry, whose timer starts then) waits for it.
+fn after_reply(next: Next, rtt: Millis) -> Next {
+    match next {
+        Next::At(t) => Next::At(t.saturating_add(rtt)),
+        Next::Again(t) => Next::Again(t.saturating_add(rtt)),
+        other => other,
+    }
 }
 
 /// The client gives up: it stops, and says so.

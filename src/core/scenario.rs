@@ -404,6 +404,16 @@ pub struct Scenario {
     /// One client cut off from the lock service (not from storage) for a while.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub partition: Option<Partition>,
+    /// The round trip between every client and the lock service (ms): 0 when they share a
+    /// region, a WAN round trip when the lock service is in another. A lock command runs on
+    /// the lock service at its step's instant; the client's next step waits this long for
+    /// the reply. Storage stays near the clients.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub lock_rtt: Millis,
+}
+
+fn is_zero(t: &Millis) -> bool {
+    *t == 0
 }
 
 /// Why a scenario was refused before running.
@@ -685,6 +695,7 @@ impl Scenario {
             }
         }
         in_range("deadline_margin", self.deadline_margin, 0, MAX_TIME)?;
+        in_range("lock_rtt", self.lock_rtt, 0, MAX_TIME)?;
         in_range(
             "lock_clock_jumps",
             self.lock_clock_jumps.len() as u64,
@@ -725,6 +736,7 @@ impl Scenario {
                     (!self.lock_clock_jumps.is_empty(), "lock node clock to step"),
                     (self.redlock.is_some(), "Redlock nodes"),
                     (self.lock_delay > 0, "lock-delay"),
+                    (self.lock_rtt > 0, "lock service to wait for"),
                     (self.partition.is_some(), "lock service to be cut off from"),
                     (
                         self.check == StorageCheck::Sequencer,

@@ -166,6 +166,19 @@ for (const [id, balances, markers] of DECK) {
         await page.getByTestId('herd').locator('summary').click();
         assert.ok(await page.locator('.herd-chart rect.herd-bar.fixed').first().isVisible());
       }
+      if (id === 'cross-region') {
+        assert.match(await text(page, 'summary-on'), /A's 33 landed from a superseded lease/);
+        if (policy === 'strict') {
+          // What if… one region: the round trip to 0, and the fence refuses A again.
+          await page.getByTestId('whatif').locator('summary').click();
+          const rtt = page.getByLabel('Lock service round trip (ms)');
+          assert.equal(await rtt.inputValue(), '20');
+          await rtt.fill('0');
+          await rtt.press('Enter');
+          await page.waitForFunction(() => location.hash.includes('rtt=0'));
+          assert.match(await text(page, 'summary-on'), /A's 33 refused: stale_fence; last fence 34/);
+        }
+      }
       if (id === 'renewal-herd') {
         // Its own herd: the seed's 10,000 holders, all in one millisecond on a fixed schedule.
         assert.match(await text(page, 'herd-caption'), /^10000 holders .* the fixed schedule peaks at 10000 renewals per /);

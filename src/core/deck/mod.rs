@@ -74,6 +74,7 @@ impl Runs {
 
 mod claim_row;
 mod clock_jump;
+mod cross_region;
 mod delayed_packet;
 mod drift_margin;
 mod efficiency;
@@ -93,6 +94,7 @@ mod unsafe_release;
 mod uuid_token;
 
 pub use claim_row::PROVIDER_KEY;
+pub use cross_region::CROSS_REGION_RTT;
 pub use efficiency::REPORT;
 pub use lock_delay::LOCK_DELAY_SHORT_PAUSE;
 pub use partition::{
@@ -115,6 +117,7 @@ pub static DECK: &[DeckEntry] = &[
     separate_counter::ENTRY,
     renewal::ENTRY,
     renewal_herd::ENTRY,
+    cross_region::ENTRY,
     handoff_barrier::ENTRY,
     clock_jump::ENTRY,
     uuid_token::ENTRY,

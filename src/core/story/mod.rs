@@ -280,6 +280,7 @@ pub fn narration(t: &Trace, step: usize) -> String {
             ),
             _ => String::new(),
         };
+        let cut = cut + &far_away(sc);
         return format!(
             "{storage}. {} a {lock}; tokens come from {}.{check}{cut} Press → to begin.",
             match sc.actors.len() {
@@ -298,7 +299,37 @@ pub fn narration(t: &Trace, step: usize) -> String {
         Some(_) => row_sentence(t, step - 1).unwrap_or_else(|| sentence(t, step - 1)),
         None => sentence(t, step - 1),
     };
-    format!("{stamp} — {s}")
+    format!("{stamp} — {s}{}", reply_at(t, step - 1))
+}
+
+/// The opening's sentence for a lock service a round trip away ([`Scenario::lock_rtt`]).
+fn far_away(sc: &Scenario) -> String {
+    if sc.lock_rtt == 0 {
+        return String::new();
+    }
+    format!(
+        " The lock service is in another region: every lock command costs a client a {} round trip; storage is near the clients.",
+        duration(sc, sc.lock_rtt)
+    )
+}
+
+/// When a lock service's answer to event `i` reaches its client, if it is a round trip
+/// away: a grant or refusal is news only then.
+fn reply_at(t: &Trace, i: usize) -> String {
+    let sc = &t.scenario;
+    let e = &t.events[i];
+    let answered = matches!(
+        e.kind,
+        EventKind::Acquired { .. } | EventKind::AcquireRefused { .. }
+    );
+    if sc.lock_rtt == 0 || !answered {
+        return String::new();
+    }
+    format!(
+        " The answer reaches {} at t={}, a round trip later.",
+        e.actor.as_deref().unwrap_or_default(),
+        instant(sc, e.at.saturating_add(sc.lock_rtt))
+    )
 }
 
 /// Whether event `i` is an accepted publish, after an earlier accepted write, of the value

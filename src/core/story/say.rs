@@ -46,6 +46,9 @@ fn say_once(t: &Trace, step: usize) -> String {
                 EventKind::Acquired { fence: f, .. } => Some((p.actor.clone().unwrap_or_default(), *f)),
                 _ => None,
             });
+            if let Some(line) = far_grant(t, i, earlier.as_ref()) {
+                return line;
+            }
             return match earlier {
                 None if sc.token_source == TokenSource::RandomValue => "A random lock value makes release safe (compare-and-delete knows whose lease it is), but it is an owner ID, not a fencing token.".to_owned(),
                 Some((who, f)) if sc.token_source == TokenSource::RandomValue => format!(
@@ -544,6 +547,28 @@ impl Line {
             Line::WhichRule => "Use same-epoch (≥) when one grant makes several writes, with an idempotency key per write; strict (>) suits one write per grant, with retries deduped by key before the fence check.",
         }
     }
+}
+
+/// The Say line of a grant from a lock service a round trip away ([`Scenario::lock_rtt`]):
+/// what the round trip costs, and, for a later grant, the window it opens before storage
+/// sees the new token.
+fn far_grant(t: &Trace, i: usize, earlier: Option<&(String, Fence)>) -> Option<String> {
+    let sc = &t.scenario;
+    if sc.lock_rtt == 0 {
+        return None;
+    }
+    let e = &t.events[i];
+    let name = e.actor.as_deref().unwrap_or_default();
+    Some(match (earlier, &e.kind) {
+        (None, _) => format!(
+            "Every acquire and renewal waits a round trip ({}) to the lock service in the other region: a global lock pays a WAN round trip per acquire.",
+            duration(sc, sc.lock_rtt)
+        ),
+        (Some((who, f)), EventKind::Acquired { fence, .. }) => format!(
+            "{name} has {fence}, but hears of it only a round trip later, and storage sees {fence} only with {name}'s first write. Until then a fence check still lets {who}'s {f} through."
+        ),
+        _ => return None,
+    })
 }
 
 /// A refusal credited to what made it work: storage had already seen the newer token. Where
