@@ -410,6 +410,11 @@ pub struct Scenario {
     /// the reply. Storage stays near the clients.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub lock_rtt: Millis,
+    /// `failover_at` is the lock's Redis killed (kill -9) and restarted, not a replica
+    /// promoted: it comes back with only what its last snapshot had (no AOF, or
+    /// `appendfsync everysec` after a power loss), so it loses what a cut replica would.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub restart: bool,
 }
 
 fn is_zero(t: &Millis) -> bool {

@@ -222,6 +222,7 @@ impl ScenarioEdit {
             ScenarioEdit::Barrier(_) => sc.actors.iter().any(|a| a.script.contains(&Step::Barrier)),
             ScenarioEdit::ReplicationLag(_) => {
                 sc.failover_at.is_some()
+                    && !sc.restart
                     && sc.redlock.is_none()
                     && sc.token_source != TokenSource::LockService
             }

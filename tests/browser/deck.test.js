@@ -166,6 +166,12 @@ for (const [id, balances, markers] of DECK) {
         await page.getByTestId('herd').locator('summary').click();
         assert.ok(await page.locator('.herd-chart rect.herd-bar.fixed').first().isVisible());
       }
+      if (id === 'redis-restart') {
+        // The marker says what happened to the one Redis: a restart, not a failover.
+        const marker = page.locator('svg.timeline.main g.ev[data-result="failover"]');
+        assert.match(await marker.locator('title').textContent(), /killed \(kill -9\) and restarts from its last snapshot/);
+        assert.doesNotMatch(await text(page, 'narration'), /promoted|replica/);
+      }
       if (id === 'cross-region') {
         assert.match(await text(page, 'summary-on'), /A's 33 landed from a superseded lease/);
         if (policy === 'strict') {

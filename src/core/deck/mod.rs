@@ -83,6 +83,7 @@ mod handoff_barrier;
 mod lock_delay;
 mod partition;
 mod redis_failover;
+mod redis_restart;
 mod renewal;
 mod renewal_herd;
 mod row_lock;
@@ -114,6 +115,7 @@ pub static DECK: &[DeckEntry] = &[
     unsafe_release::ENTRY,
     delayed_packet::ENTRY,
     redis_failover::ENTRY,
+    redis_restart::ENTRY,
     separate_counter::ENTRY,
     renewal::ENTRY,
     renewal_herd::ENTRY,

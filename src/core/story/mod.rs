@@ -197,6 +197,11 @@ pub fn marker_label(t: &Trace, e: &TraceEvent) -> String {
             return l;
         }
     }
+    if t.scenario.restart {
+        if let EventKind::Failover { lost, .. } = &e.kind {
+            return restart_label(lost.first().map(|l| l.fence));
+        }
+    }
     if t.scenario.claims() {
         if let EventKind::WriteApplied {
             publish: Some(_), ..
@@ -300,6 +305,14 @@ pub fn narration(t: &Trace, step: usize) -> String {
         None => sentence(t, step - 1),
     };
     format!("{stamp} — {s}{}", reply_at(t, step - 1))
+}
+
+/// The timeline's word for a failover that is a restart ([`Scenario::restart`]).
+fn restart_label(lost: Option<Fence>) -> String {
+    match lost {
+        Some(f) => format!("restart: #{f} lost"),
+        None => "restart".to_owned(),
+    }
 }
 
 /// The opening's sentence for a lock service a round trip away ([`Scenario::lock_rtt`]).

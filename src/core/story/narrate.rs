@@ -175,8 +175,13 @@ pub(super) fn sentence(t: &Trace, i: usize) -> String {
                         ),
                         None => String::new(),
                     };
+                    let server = if sc.restart {
+                        "The restarted Redis"
+                    } else {
+                        "The promoted replica"
+                    };
                     format!(
-                        "{owner}'s lease{tk} runs out by its TTL. The promoted replica never had it, so only {owner} still counted it.{overlap}"
+                        "{owner}'s lease{tk} runs out by its TTL. {server} never had it, so only {owner} still counted it.{overlap}"
                     )
                 }
             }
@@ -655,6 +660,9 @@ pub(super) fn sentence(t: &Trace, i: usize) -> String {
             ),
         },
         EventKind::Failover {
+            lost, next_fence, ..
+        } if sc.restart => restarted(t, i, lost.first(), *next_fence),
+        EventKind::Failover {
             lost,
             next_fence,
             rolled_back,
@@ -885,5 +893,29 @@ fn value_not_token(sc: &Scenario, lease: &Option<LeaseFacts>) -> String {
             format!(" The script compares that value; token {tok} is not in the key.")
         }
         _ => String::new(),
+    }
+}
+
+/// A failover that is the lock's Redis restarting ([`Scenario::restart`]): killed, and back
+/// from a snapshot taken before the run, so it has neither the live lease nor its INCR.
+fn restarted(
+    t: &Trace,
+    i: usize,
+    lost: Option<&super::super::lease::Lease>,
+    next: Fence,
+) -> String {
+    let sc = &t.scenario;
+    let res = &sc.resource;
+    let crash = "Redis is killed (kill -9) and restarts from its last snapshot, taken before the run: no AOF, so nothing written since was on disk.";
+    match lost {
+        Some(l) => format!(
+            "{crash} {owner}'s SET was acknowledged from memory and never reached disk: the {res} key is gone, and the fence counter is back where the snapshot left it, so the next token is {next} again. {owner} still believes it holds the lease until t={until}.",
+            owner = l.owner,
+            until = instant(sc, l.expires_at),
+        ),
+        None if t.events[i].snapshot.holder.is_some() => format!(
+            "{crash} The live lease was in the snapshot, so it survives."
+        ),
+        None => format!("{crash} No lease was live, so nothing is lost; the next token is {next}."),
     }
 }

@@ -60,7 +60,8 @@ fn say_once(t: &Trace, step: usize) -> String {
                 None if asks_lock_service(sc) => "A lease is a promise with a timer. Here storage checks it: each write asks the lock service whether its lease is still live.".to_owned(),
                 None => "A lease is a promise with a timer; nothing at the storage enforces it.".to_owned(),
                 Some((who, f)) if f >= *fence => format!(
-                    "Token {fence} again: {who} was given {f} before the failover, and the rolled-back counter hands it out once more. Two holders now carry tokens storage cannot order."
+                    "Token {fence} again: {who} was given {f} before the {}, and the rolled-back counter hands it out once more. Two holders now carry tokens storage cannot order.",
+                    if sc.restart { "restart" } else { "failover" }
                 ),
                 Some((who, f)) => format!(
                     "Each grant gets a bigger token: {name} has {fence}, and {who} still has its old {f}."
@@ -109,6 +110,9 @@ fn say_once(t: &Trace, step: usize) -> String {
             }
             (ExpiryCause::ClockJump, _) => {
                 "Lease expiry trusts the lock node's clock: a forward step ended this lease early, and the holder cannot tell."
+            }
+            (ExpiryCause::LostInFailover, _) if sc.restart => {
+                "This lease ended by its TTL, but the restart had already let a second client in."
             }
             (ExpiryCause::LostInFailover, _) => {
                 "This lease ended by its TTL, but the failover had already let a second client in."
@@ -258,6 +262,10 @@ fn say_once(t: &Trace, step: usize) -> String {
             "Lease expiry trusts the lock node's clock. A clock step shortens the lease, and the holder cannot tell."
         }
         EventKind::LockClockJumped { .. } => "No lease was live, so this jump changes nothing.",
+        EventKind::Failover { lost, .. } if sc.restart && !lost.is_empty() => {
+            "Acknowledged is not durable: Redis answered OK from memory. Without appendfsync always, a restart forgets the lock and the token counter with it."
+        }
+        EventKind::Failover { .. } if sc.restart => "Nothing was live, so this restart loses nothing.",
         EventKind::Failover { lost, .. }
             if lost.is_empty()
                 && sc.replication_lag.is_some()
