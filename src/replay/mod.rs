@@ -11,6 +11,7 @@
 mod etcd;
 mod pg;
 mod redis;
+mod restart;
 mod run;
 mod servers;
 
@@ -77,6 +78,12 @@ fn not_reproducible(c: &Case) -> Option<String> {
     if sc.redlock.is_none() && sc.token_source == TokenSource::Counterfactual {
         return Some(
             "counterfactual tokens without Redlock: the core's single lock still mints them"
+                .to_owned(),
+        );
+    }
+    if sc.restart && sc.replication_lag.is_some() {
+        return Some(
+            "a restart has no replica to lag: the one Redis comes back from its snapshot"
                 .to_owned(),
         );
     }
@@ -496,6 +503,8 @@ fn run_case(c: &Case, n: usize, srv: &Servers) -> Result<Report, String> {
     let mut replica = None;
     let mut nodes = Vec::new();
     let mut cluster = None;
+    let restarts = (sc.restart && sc.failover_at.is_some() && c.lock == LockBackend::Redis)
+        .then(|| restart::Restart::new(srv.dir.clone(), format!("redis-{n}")));
     match c.lock {
         LockBackend::RowLock => {
             notes.push(
@@ -518,7 +527,9 @@ fn run_case(c: &Case, n: usize, srv: &Servers) -> Result<Report, String> {
             // so the replica has it too (and only it).
             let first = sc.first_fence.saturating_sub(1).to_string();
             Redis::connect(p.port)?.cmd(&["SET", &run::fence_key(&sc.resource), &first])?;
-            if sc.failover_at.is_some() {
+            if let Some(r) = &restarts {
+                notes.push(r.snapshot(&p)?);
+            } else if sc.failover_at.is_some() {
                 // A replica more behind than the failover is late has none of the run's writes.
                 let cut_now = match (sc.replication_lag, sc.failover_at) {
                     (Some(lag), Some(at)) => lag > at,
@@ -587,6 +598,7 @@ fn run_case(c: &Case, n: usize, srv: &Servers) -> Result<Report, String> {
         primary: primary.as_ref(),
         replica: replica.as_ref(),
         cluster: cluster.as_ref(),
+        restart: restarts.as_ref(),
     };
     let results: Vec<Result<(), String>> = std::thread::scope(|s| {
         let mut hs = Vec::new();
@@ -616,6 +628,7 @@ fn run_case(c: &Case, n: usize, srv: &Servers) -> Result<Report, String> {
     drop(replica);
     drop(nodes);
     drop(cluster);
+    drop(restarts);
 
     // What the storage recorded.
     let acct = admin.one(&format!(
@@ -855,6 +868,8 @@ struct Faults<'a> {
     primary: Option<&'a RedisServer>,
     replica: Option<&'a RedisServer>,
     cluster: Option<&'a EtcdServer>,
+    /// The one Redis restarts instead of failing over ([`Scenario::restart`]).
+    restart: Option<&'a restart::Restart>,
 }
 
 /// The faults that are the world's, not an actor's: the failover and the clock step.
@@ -936,6 +951,9 @@ fn world(env: &Env, sc: &Scenario, f: &Faults, shared: &run::Shared) -> Result<(
             note(format!(
                 "t={t}: killed the etcd leader (client port :{killed}); the other members elect a new one"
             ));
+        } else if let (Some(r), Some(p)) = (f.restart, f.primary) {
+            env.sleep_until(t, run::AT_FAILOVER);
+            r.run(env, sc, p, shared, t)?;
         } else {
             env.sleep_until(t, run::AT_FAILOVER);
             let (Some(p), Some(r)) = (f.primary, f.replica) else {
