@@ -415,6 +415,12 @@ pub struct Scenario {
     /// `appendfsync everysec` after a power loss), so it loses what a cut replica would.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub restart: bool,
+    /// The [`Partition`] cuts the client's lock-service member off from the other two of a
+    /// 3-member Raft cluster: that minority can commit nothing, so the client's commands get
+    /// no reply, while the majority elects a leader and goes on. The model is the same
+    /// dropped commands; only the words differ.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub minority: bool,
 }
 
 fn is_zero(t: &Millis) -> bool {

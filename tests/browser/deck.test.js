@@ -166,6 +166,12 @@ for (const [id, balances, markers] of DECK) {
         await page.getByTestId('herd').locator('summary').click();
         assert.ok(await page.locator('.herd-chart rect.herd-bar.fixed').first().isVisible());
       }
+      if (id === 'raft-partition') {
+        // Step back to A's renewal at t=20: the minority side cannot commit it.
+        const back = await open(`#s=${id}&fence=${policy}&step=5`);
+        assert.match(await text(back.page, 'narration'), /minority side until t=65: without a quorum it can commit no renewal/);
+        await back.context.close();
+      }
       if (id === 'redis-restart') {
         // The marker says what happened to the one Redis: a restart, not a failover.
         const marker = page.locator('svg.timeline.main g.ev[data-result="failover"]');

@@ -82,6 +82,7 @@ mod gc_pause;
 mod handoff_barrier;
 mod lock_delay;
 mod partition;
+mod raft_partition;
 mod redis_failover;
 mod redis_restart;
 mod renewal;
@@ -129,6 +130,7 @@ pub static DECK: &[DeckEntry] = &[
     drift_margin::ENTRY,
     sequencer::ENTRY,
     partition::ENTRY,
+    raft_partition::ENTRY,
     row_lock::ENTRY,
 ];
 

@@ -277,6 +277,12 @@ pub fn narration(t: &Trace, step: usize) -> String {
             &sc.partition,
             sc.partition.and_then(|p| sc.actors.get(p.actor)),
         ) {
+            (Some(p), Some(a)) if sc.minority => format!(
+                " {}'s client talks to member 1 of a 3-member etcd cluster; from t={} to t={} member 1 is cut off from members 2 and 3 (the minority side). {0} still reaches storage.",
+                a.name,
+                instant(sc, p.start),
+                instant(sc, p.end)
+            ),
             (Some(p), Some(a)) => format!(
                 " {} is cut off from the lock service (not from storage) from t={} to t={}.",
                 a.name,

@@ -812,6 +812,13 @@ pub(super) fn sentence(t: &Trace, i: usize) -> String {
                 (LockCommand::Renew, None) => "; the job works on.".to_owned(),
                 _ => "; it does nothing else meanwhile.".to_owned(),
             };
+            if sc.minority {
+                return format!(
+                    "{what} to member 1, which is on the minority side until t={}: without a quorum it can commit no {}, so no reply comes and the majority never sees it. {wait}{rest}",
+                    at(end),
+                    command.noun()
+                );
+            }
             format!(
                 "{what}, but a partition cuts {name} off from the lock service until t={}: the {} is dropped, never executed, and no reply comes. {wait}{rest}",
                 at(end),

@@ -310,6 +310,12 @@ fn say_once(t: &Trace, step: usize) -> String {
         EventKind::LockUnanswered {
             command: LockCommand::Renew,
             ..
+        } if sc.minority => {
+            "A minority can neither grant nor renew; the majority goes on without telling the holder."
+        }
+        EventKind::LockUnanswered {
+            command: LockCommand::Renew,
+            ..
         } => {
             "No reply is not a refusal: the client cannot tell a dropped renewal from a slow one. The lease counts down on the lock service while the job works on."
         }
