@@ -972,18 +972,8 @@ fn world(env: &Env, sc: &Scenario, f: &Faults, shared: &run::Shared) -> Result<(
             p.crash();
             rc.cmd(&["REPLICAOF", "NO", "ONE"])?;
             env.redis_port.store(r.port, Ordering::SeqCst);
-            // The promoted replica's counter: the token its next grant's INCR hands out.
-            let next = seen_fence
-                .as_deref()
-                .and_then(|v| v.parse::<u64>().ok())
-                .map_or(sc.first_fence, |v| v + 1);
-            // The lease the promoted replica lacks: the primary's live key, if the replica
-            // does not hold the same value.
-            let lost = match (&on_primary, &seen) {
-                (Some(v), s) if s.as_ref() != Some(v) => vec![run::owner_of(sc, v)],
-                _ => Vec::new(),
-            };
-            run::observe(shared).saw(t, None, failover(next, lost));
+            let kind = restart::came_back(sc, &on_primary, &seen, &seen_fence);
+            run::observe(shared).saw(t, None, kind);
             note(format!(
                 "t={t}: primary killed (it held {} = {:?}, {fence} = {:?}); the replica, which had {:?} and {fence} = {:?}, promoted by REPLICAOF NO ONE",
                 sc.resource, on_primary, primary_fence, seen, seen_fence

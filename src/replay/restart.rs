@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::sync::atomic::Ordering;
 use std::sync::Mutex;
 
-use fencing_lab::core::{Millis, Scenario};
+use fencing_lab::core::{EventKind, Millis, Scenario};
 
 use super::redis::{Redis, ReplyExt};
 use super::run::{self, Env};
@@ -64,15 +64,8 @@ impl Restart {
         let next = RedisServer::start(&self.dir, &self.name, None)?;
         let (kept, kept_counter) = read(next.port)?;
         env.redis_port.store(next.port, Ordering::SeqCst);
-        let next_fence = kept_counter
-            .as_deref()
-            .and_then(|v| v.parse::<u64>().ok())
-            .map_or(sc.first_fence, |v| v + 1);
-        let lost = match (&held, &kept) {
-            (Some(v), k) if k.as_ref() != Some(v) => vec![run::owner_of(sc, v)],
-            _ => Vec::new(),
-        };
-        run::observe(shared).saw(t, None, super::failover(next_fence, lost));
+        let kind = came_back(sc, &held, &kept, &kept_counter);
+        run::observe(shared).saw(t, None, kind);
         run::observe(shared).notes.push(format!(
             "t={t}: redis-server :{} killed (kill -9) holding {} = {held:?}, {fence} = {counter:?}; restarted on :{} from its snapshot: {} = {kept:?}, {fence} = {kept_counter:?}",
             primary.port, sc.resource, next.port, sc.resource
@@ -80,4 +73,24 @@ impl Restart {
         *self.server.lock().map_err(|_| "restart lock poisoned")? = Some(next);
         Ok(())
     }
+}
+
+/// The failover as the clients see a Redis that came back without the newest writes (a
+/// promoted replica, or this server restarted): its counter's next token, and the owner of
+/// the live key it lacks (`held` before, `kept` after), if any.
+pub fn came_back(
+    sc: &Scenario,
+    held: &Option<String>,
+    kept: &Option<String>,
+    counter: &Option<String>,
+) -> EventKind {
+    let next = counter
+        .as_deref()
+        .and_then(|v| v.parse::<u64>().ok())
+        .map_or(sc.first_fence, |v| v + 1);
+    let lost = match (held, kept) {
+        (Some(v), k) if k.as_ref() != Some(v) => vec![run::owner_of(sc, v)],
+        _ => Vec::new(),
+    };
+    super::failover(next, lost)
 }
