@@ -35,26 +35,26 @@ fn each_lock_command_costs_its_client_a_round_trip() {
             at(&t, "A", |k| matches!(k, EventKind::JobChecked { .. })),
             rtt
         );
-        // B's refusal at t=20 reaches it a round trip later; its retry timer starts then.
+        // B's refusal at t=22 reaches it a round trip later; its retry timer starts then.
         let refused = at(&t, "B", |k| matches!(k, EventKind::AcquireRefused { .. }));
         let granted = at(&t, "B", |k| matches!(k, EventKind::Acquired { .. }));
-        assert_eq!((refused, granted), (20, 30 + rtt), "rtt {rtt}");
+        assert_eq!((refused, granted), (22, 32 + rtt), "rtt {rtt}");
     }
 }
 
 #[test]
 fn the_window_before_storage_sees_the_new_token_grows_with_the_round_trip() {
-    // One region: B's 34 reaches storage at t=35, and A's late 33 is refused.
+    // One region: B's 34 reaches storage at t=37, and A's late 33 is refused.
     assert_eq!(
         writes(&strict(0)),
-        vec![w(35, "B", 34, "ok"), w(65, "A", 33, "stale_fence")]
+        vec![w(37, "B", 34, "ok"), w(65, "A", 33, "stale_fence")]
     );
-    // 10 ms: B granted at 40, writes at 55, still before A.
+    // 10 ms: B granted at 42, writes at 57, still before A.
     assert_eq!(
         writes(&strict(10)),
-        vec![w(55, "B", 34, "ok"), w(65, "A", 33, "stale_fence")]
+        vec![w(57, "B", 34, "ok"), w(65, "A", 33, "stale_fence")]
     );
-    // 20 ms (the entry): B granted at 50 hears at 70; A's 33 lands at 65, first, under every
+    // 20 ms (the entry): B granted at 52 hears at 72; A's 33 lands at 65, first, under every
     // policy, and B finds the job done.
     for policy in FencingPolicy::ALL {
         let t = run(&Scenario::cross_region().with_policy(policy));
@@ -82,15 +82,15 @@ fn the_words_say_where_the_round_trip_goes() {
         })
         .unwrap();
     assert!(
-        story::narration(&t, grant).ends_with("The answer reaches B at t=70, a round trip later.")
+        story::narration(&t, grant).ends_with("The answer reaches B at t=72, a round trip later.")
     );
     assert!(story::say(&t, grant).contains("storage sees 34 only with B's first write"));
     let entry = deck::find("cross-region").unwrap();
     let notes = (entry.notes)(&deck::runs(entry)).join("\n");
     for want in [
-        "0 ms: B granted at t=30, first write at t=35, A's 33 stale_fence (90)",
-        "10 ms: B granted at t=40, first write at t=55, A's 33 stale_fence (90)",
-        "20 ms: B granted at t=50, A's 33 accepted before B wrote anything (90)",
+        "0 ms: B granted at t=32, first write at t=37, A's 33 stale_fence (90)",
+        "10 ms: B granted at t=42, first write at t=57, A's 33 stale_fence (90)",
+        "20 ms: B granted at t=52, A's 33 accepted before B wrote anything (90)",
         "Run one lock service per region",
     ] {
         assert!(notes.contains(want), "{want}\n{notes}");
