@@ -322,7 +322,13 @@ pub fn step<B: Backend>(
             b.say(now, EventKind::SideEffect { what, lease_live });
             Next::At(now)
         }
-        Step::Release => release(b, sc, now)?,
+        Step::Release => {
+            let next = release(b, sc, now)?;
+            if sc.queue {
+                b.hand_over(now);
+            }
+            next
+        }
     };
     Ok(if command {
         after_reply(next, sc.lock_rtt)
@@ -389,6 +395,11 @@ fn acquire<B: Backend>(
                 return Ok(Next::Again(now.saturating_add(COUNTER_GAP)));
             }
             Next::At(now)
+        }
+        (Acquire::Held { holder, .. }, _) if sc.queue => {
+            // In the queue: no polling; the lock is handed over in arrival order.
+            b.say(now, EventKind::LockWait { holder });
+            Next::Wait
         }
         (Acquire::Held { holder, expires_at }, nodes) => {
             let kind = EventKind::AcquireRefused {

@@ -421,6 +421,13 @@ pub struct Scenario {
     /// dropped commands; only the words differ.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub minority: bool,
+    /// The lock service queues waiters fairly, as ZooKeeper's lock recipe (an ephemeral
+    /// sequential znode per waiter, each watching only the one before it) and etcd's mutex
+    /// (waiters ordered by their key's create revision) do: an acquire while the lock is held
+    /// joins the queue and waits, without polling, until the lock is handed to it, in
+    /// arrival order, when the holder releases or its session (the lease) expires.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub queue: bool,
 }
 
 fn is_zero(t: &Millis) -> bool {
@@ -748,6 +755,10 @@ impl Scenario {
                     (self.redlock.is_some(), "Redlock nodes"),
                     (self.lock_delay > 0, "lock-delay"),
                     (self.lock_rtt > 0, "lock service to wait for"),
+                    (
+                        self.queue,
+                        "lock service queue (its queue is the row's own)",
+                    ),
                     (self.partition.is_some(), "lock service to be cut off from"),
                     (
                         self.check == StorageCheck::Sequencer,

@@ -102,6 +102,9 @@ fn not_reproducible(c: &Case) -> Option<String> {
             return Some("the harness checks sequencers on undelayed debits only".to_owned());
         }
     }
+    if sc.queue {
+        return Some("not reproduced yet: the fair queue is ZooKeeper's lock recipe or etcd's mutex, and the replay runs neither recipe yet".to_owned());
+    }
     if sc.minority {
         return Some("not reproduced yet: a minority partition needs the harness to cut one etcd member's peer traffic (or SIGSTOP it) while A's client stays pinned to that member, and the replay's etcd client talks to the whole cluster".to_owned());
     }

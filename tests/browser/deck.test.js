@@ -166,6 +166,11 @@ for (const [id, balances, markers] of DECK) {
         await page.getByTestId('herd').locator('summary').click();
         assert.ok(await page.locator('.herd-chart rect.herd-bar.fixed').first().isVisible());
       }
+      if (id === 'lock-queue') {
+        // Two waiters queued (no lock_held refusals: nobody polls).
+        assert.equal(await page.locator('svg.timeline.main g.ev[data-result="lock_wait"]').count(), 2);
+        assert.equal(await page.locator('svg.timeline.main g.ev[data-result="lock_held"]').count(), 0);
+      }
       if (id === 'raft-partition') {
         // Step back to A's renewal at t=20: the minority side cannot commit it.
         const back = await open(`#s=${id}&fence=${policy}&step=5`);

@@ -81,6 +81,7 @@ mod efficiency;
 mod gc_pause;
 mod handoff_barrier;
 mod lock_delay;
+mod lock_queue;
 mod partition;
 mod raft_partition;
 mod redis_failover;
@@ -132,6 +133,7 @@ pub static DECK: &[DeckEntry] = &[
     partition::ENTRY,
     raft_partition::ENTRY,
     row_lock::ENTRY,
+    lock_queue::ENTRY,
 ];
 
 /// The entry with this id.

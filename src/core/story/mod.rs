@@ -197,6 +197,9 @@ pub fn marker_label(t: &Trace, e: &TraceEvent) -> String {
             return l;
         }
     }
+    if t.scenario.queue && matches!(e.kind, EventKind::LockWait { .. }) {
+        return "queued".to_owned();
+    }
     if t.scenario.restart {
         if let EventKind::Failover { lost, .. } = &e.kind {
             return restart_label(lost.first().map(|l| l.fence));

@@ -73,6 +73,7 @@ pub(super) fn sentence(t: &Trace, i: usize) -> String {
                 sc.lease_ttl,
                 at(*expires_at)
             ),
+            TokenSource::LockService if sc.queue => queue_grant(t, i, *fence, *expires_at),
             TokenSource::LockService if sc.lock_delay > 0 => format!(
                 "{name} acquires {res} from the Chubby-style lock service and gets a sequencer with token {fence}. The lease runs until t={}.",
                 at(*expires_at)
@@ -208,6 +209,9 @@ pub(super) fn sentence(t: &Trace, i: usize) -> String {
         EventKind::PauseEnded { lease_gone: true } => {
             format!("{name} wakes up and carries on, unaware its lease is gone.")
         }
+        EventKind::LockWait { holder } if sc.queue => format!(
+            "{name} joins the queue for {res}, held by {holder}: it creates its sequential node and watches only the one just before it. No polling: it waits until that node is gone."
+        ),
         EventKind::LockWait { holder } => format!(
             "{name} asks for {res}, held by {holder}: it waits in the lock's queue until {holder} lets go."
         ),
@@ -924,5 +928,28 @@ fn restarted(
             "{crash} The live lease was in the snapshot, so it survives."
         ),
         None => format!("{crash} No lease was live, so nothing is lost; the next token is {next}."),
+    }
+}
+
+/// A grant from a fair queue ([`Scenario::queue`]): the first holder creates the first node;
+/// a waiter is handed the lock when the node before it goes.
+fn queue_grant(t: &Trace, i: usize, fence: Fence, expires_at: Millis) -> String {
+    let sc = &t.scenario;
+    let e = &t.events[i];
+    let name = e.actor.as_deref().unwrap_or_default();
+    let waited = t.events[..i]
+        .iter()
+        .any(|p| p.actor == e.actor && matches!(p.kind, EventKind::LockWait { .. }));
+    let until = instant(sc, expires_at);
+    if waited {
+        format!(
+            "The node before {name}'s is gone, so {name}'s watch fires: it holds {} with token {fence}, its node's sequence number. Its session (the lease) runs until t={until}.",
+            sc.resource
+        )
+    } else {
+        format!(
+            "{name} creates the first sequential node under {}: it holds the lock with token {fence}, the node's sequence number. Its session (the lease) runs until t={until}.",
+            sc.resource
+        )
     }
 }

@@ -90,6 +90,9 @@ fn say_once(t: &Trace, step: usize) -> String {
             "While the lock key exists, the create-if-absent transaction fails for everyone else."
         }
         EventKind::AcquireRefused { .. } => "While a lease is live, NX refuses everyone else.",
+        EventKind::LockWait { .. } if sc.queue => {
+            "Each waiter watches only its predecessor: a release wakes one client, not all of them."
+        }
         EventKind::LockWait { .. } => "A blocking lock makes the next client wait instead of refusing it.",
         EventKind::ConnectionLost => "A terminated session takes its transaction with it: nothing it sends runs.",
         EventKind::LeaseExpired { cause, owner_knew, .. } => match (cause, owner_knew) {
