@@ -1,10 +1,12 @@
 //! One run's world: the lock servers started for it, and the faults that are the world's,
 //! not an actor's, made on them at their scenario times: a lock node's clock step
 //! (libfaketime), a replica cut off from its primary, and a failover (the Redis primary
-//! killed and its replica promoted, or the etcd leader killed).
+//! killed and its replica promoted, the one Redis killed and restarted from its snapshot,
+//! or the etcd leader killed).
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use fencing_lab::core::{EventKind, Fence, Lease, Millis, Scenario};
@@ -29,6 +31,10 @@ pub struct LockServers {
     pub faketime: Option<PathBuf>,
     /// The redis-server whose clock steps (the lock node, or Redlock's jumping node).
     jumping: Option<u16>,
+    /// Where the one Redis keeps its snapshot, and its name, if it restarts (redis-restart).
+    restart: Option<(PathBuf, String)>,
+    /// The redis-server the restart brought back, kept until the run ends.
+    restarted: Mutex<Option<RedisServer>>,
     pub notes: Vec<String>,
 }
 
@@ -60,8 +66,11 @@ impl LockServers {
                 let (count, jumping) = r.as_ref().map_or((1, 0), |r| (r.nodes, r.jumping_node));
                 for i in 0..count {
                     let ft = faketime.filter(|_| i == jumping);
-                    s.nodes
-                        .push(RedisServer::start(dir, &format!("redis-{n}-{i}"), ft)?);
+                    let name = format!("redis-{n}-{i}");
+                    s.nodes.push(RedisServer::start(dir, &name, ft)?);
+                    if sc.restart {
+                        s.restart = Some((dir.to_path_buf(), name));
+                    }
                 }
                 s.jumping = s.nodes.get(jumping).map(|s| s.port);
                 let ports: Vec<u16> = s.nodes.iter().map(|s| s.port).collect();
@@ -75,7 +84,12 @@ impl LockServers {
                 let first = sc.first_fence.saturating_sub(1).to_string();
                 let fence = fence_key(&sc.resource);
                 Redis::connect(ports[0])?.cmd::<()>(&["SET", &fence, &first])?;
-                if let Some(at) = failover {
+                if sc.restart {
+                    // No replica: the one Redis comes back from the snapshot taken now, with
+                    // no AOF (`--appendonly no`), so nothing a client is told OK after it.
+                    Redis::connect(ports[0])?.cmd::<()>(&["SAVE"])?;
+                    s.notes.push("no AOF; SAVE before the run, so the snapshot holds only the fence counter's base".to_owned());
+                } else if let Some(at) = failover {
                     let r = start_replica(dir, n, ports[0], &mut s.notes)?;
                     // A replica more behind than the failover is late has none of the run's
                     // writes: it is cut off before any client runs.
@@ -151,6 +165,10 @@ impl World<'_> {
                     o.saw(t, None, failover(next, Vec::new()));
                     format!("t={t}: killed the etcd leader (client port :{killed}); the other members elect a new one")
                 }
+                (Fault::Failover, Some(p), None, None) if s.restart.is_some() => {
+                    env.sleep_until(t, AT_FAILOVER);
+                    self.restart_redis(t, p)?
+                }
                 (Fault::Failover, Some(p), Some(r), None) => {
                     env.sleep_until(t, AT_FAILOVER);
                     self.fail_redis_over(t, p, r)?
@@ -200,27 +218,66 @@ impl World<'_> {
         r: &RedisServer,
     ) -> Result<String, String> {
         let (sc, fence) = (self.sc, fence_key(&self.sc.resource));
-        let read = |port| -> Result<[Option<String>; 2], String> {
-            let mut c = Redis::connect(port)?;
-            Ok([c.cmd(&["GET", &sc.resource])?, c.cmd(&["GET", &fence])?])
-        };
-        let ([seen, seen_fence], [on_primary, primary_fence]) = (read(r.port)?, read(p.port)?);
+        let ([seen, seen_fence], [on_primary, primary_fence]) =
+            (read_lock(sc, r.port)?, read_lock(sc, p.port)?);
         p.crash();
         Redis::connect(r.port)?.cmd::<()>(&["REPLICAOF", "NO", "ONE"])?;
         self.env.redis_port.store(r.port, Ordering::SeqCst);
-        // The promoted replica's counter: the token its next grant's INCR hands out.
-        let counted = seen_fence.as_deref().and_then(|v| v.parse::<u64>().ok());
-        let next = counted.map_or(sc.first_fence, |v| v + 1);
-        // The lease the promoted replica lacks: the primary's live key, if the replica does
-        // not hold the same value.
-        let lost = match (&on_primary, &seen) {
-            (Some(v), s) if s.as_ref() != Some(v) => vec![owner_of(sc, v)],
-            _ => Vec::new(),
-        };
-        observe(self.shared).saw(t, None, failover(next, lost));
+        let kind = came_back(sc, &on_primary, &seen, &seen_fence);
+        observe(self.shared).saw(t, None, kind);
         let res = &sc.resource;
         Ok(format!("t={t}: primary killed (it held {res} = {on_primary:?}, {fence} = {primary_fence:?}); the replica, which had {seen:?} and {fence} = {seen_fence:?}, promoted by REPLICAOF NO ONE"))
     }
+}
+
+impl World<'_> {
+    /// The one Redis restarting: killed outright (kill -9), and a new redis-server started
+    /// on its directory, which loads the snapshot taken before the run; the clients follow
+    /// the port to it.
+    fn restart_redis(&self, t: Millis, p: &RedisServer) -> Result<String, String> {
+        let (sc, fence) = (self.sc, fence_key(&self.sc.resource));
+        let Some((dir, name)) = &self.servers.restart else {
+            return Ok(format!("t={t}: no Redis to restart"));
+        };
+        let [held, counter] = read_lock(sc, p.port)?;
+        p.crash();
+        let back = RedisServer::start(dir, name, None)?;
+        let [kept, kept_counter] = read_lock(sc, back.port)?;
+        self.env.redis_port.store(back.port, Ordering::SeqCst);
+        observe(self.shared).saw(t, None, came_back(sc, &held, &kept, &kept_counter));
+        let (res, old, new) = (&sc.resource, p.port, back.port);
+        *self
+            .servers
+            .restarted
+            .lock()
+            .map_err(|_| "restart lock poisoned")? = Some(back);
+        Ok(format!("t={t}: redis-server :{old} killed (kill -9) holding {res} = {held:?}, {fence} = {counter:?}; restarted on :{new} from its snapshot: {res} = {kept:?}, {fence} = {kept_counter:?}"))
+    }
+}
+
+/// The lock key and the fence counter on the redis-server at `port`.
+fn read_lock(sc: &Scenario, port: u16) -> Result<[Option<String>; 2], String> {
+    let mut c = Redis::connect(port)?;
+    let fence = fence_key(&sc.resource);
+    Ok([c.cmd(&["GET", &sc.resource])?, c.cmd(&["GET", &fence])?])
+}
+
+/// The failover as the clients see a Redis that came back without the newest writes (a
+/// promoted replica, or the one Redis restarted): its counter's next token (`counter` + 1)
+/// and the owner of the live key it lacks (`held` before, `kept` after), if any.
+fn came_back(
+    sc: &Scenario,
+    held: &Option<String>,
+    kept: &Option<String>,
+    counter: &Option<String>,
+) -> EventKind {
+    let counted = counter.as_deref().and_then(|v| v.parse::<u64>().ok());
+    let next = counted.map_or(sc.first_fence, |v| v + 1);
+    let lost = match (held, kept) {
+        (Some(v), k) if k.as_ref() != Some(v) => vec![owner_of(sc, v)],
+        _ => Vec::new(),
+    };
+    failover(next, lost)
 }
 
 /// A failover as the harness made it: the owners of the live keys the promoted replica
