@@ -16,7 +16,6 @@ mod servers;
 mod world;
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::AtomicU16;
 use std::sync::{Arc, Barrier, Mutex, OnceLock};
 use std::time::Instant;
 
@@ -113,7 +112,7 @@ fn not_reproducible(c: &Case) -> Option<&'static str> {
     let debits = steps().any(|s| matches!(s, Step::Debit { .. }));
     let delayed = sc.actors.iter().any(|a| a.network_delay > 0);
     let jumps = !sc.lock_clock_jumps.is_empty();
-    let etcd = c.lock == LockBackend::Etcd;
+    let etcd = c.lock.is_lock_service();
     // The harness, acting as the resource, makes the sequencer check on undelayed debits.
     let sequencer = sc.check == StorageCheck::Sequencer && sc.policy.checks_fence();
     [
@@ -168,7 +167,7 @@ fn etcd_scale(sc: &Scenario) -> f64 {
 /// (real ms per scenario ms, real ms per slot).
 fn timing(c: &Case) -> (f64, f64) {
     let g = granularity(&c.sc) as f64;
-    if c.lock == LockBackend::Etcd {
+    if c.lock.is_lock_service() {
         let s = etcd_scale(&c.sc);
         return (s, s * g);
     }
@@ -257,12 +256,12 @@ struct Report {
     late_ms: f64,
 }
 
-/// The servers every run shares, and their versions for a recorded trace's label.
+/// The servers every run shares.
 struct Servers {
     dir: PathBuf,
     pg: pg::PgAddr,
-    /// "7.0.15", "15.18", "3.4.23": Redis's, PostgreSQL's, etcd's.
-    versions: [String; 3],
+    /// "15.18": PostgreSQL's, for a recorded trace's label.
+    pg_version: String,
 }
 
 /// Makes one run: the lock servers, the actors and the world on their threads, then what
@@ -270,29 +269,29 @@ struct Servers {
 fn run_case(c: &Case, n: usize, srv: &Servers) -> Result<Report, String> {
     let (sc, (scale, slot), schema) = (&c.sc, timing(c), format!("run{n}"));
     let mut admin = Pg::connect(&srv.pg, "")?;
-    admin.query(&pg::schema_sql(&schema, sc))?;
-    let locks = world::LockServers::start(sc, c.lock, n, &srv.dir)?;
+    let sql = pg::schema_sql(&schema, sc);
+    admin
+        .batch(&sql)
+        .map_err(|e| format!("postgres: {e}: {sql}"))?;
+    let (mut notes, dir) = (Vec::new(), &srv.dir);
+    let service = c.lock.start(&lock::Run { sc, n, dir, scale }, &mut notes)?;
     let shared: run::Shared = Arc::new(Mutex::new(Observed::default()));
     let rng = Mutex::new(SplitMix64::new(sc.seed));
-    let port = locks.nodes.first().map_or(0, |p| p.port);
     let env = Env {
         scale,
         slot,
-        lock: c.lock,
-        redis_port: Arc::new(AtomicU16::new(port)),
-        nodes: locks.nodes.iter().map(|s| s.port).collect(),
-        etcd: locks.etcd.as_ref().map(|e| e.client.clone()),
+        service: service.as_ref(),
         pg: srv.pg.clone(),
         schema: schema.clone(),
         start: OnceLock::new(),
         barrier: Barrier::new(sc.actors.len() + 1),
     };
     std::thread::scope(|s| {
-        let (env, servers, shared, rng) = (&env, &locks, &shared, &rng);
+        let (env, service, shared, rng) = (&env, service.as_ref(), &shared, &rng);
         let world = world::World {
             env,
             sc,
-            servers,
+            service,
             shared,
         };
         let world = s.spawn(move || world.run());
@@ -303,13 +302,13 @@ fn run_case(c: &Case, n: usize, srv: &Servers) -> Result<Report, String> {
         }
         Ok::<(), String>(())
     })?;
-    let (mut notes, jumps) = (locks.notes.clone(), locks.faketime.is_some());
-    drop(locks);
+    let lock_system = service.system();
+    drop(service);
     let stored = pg::read_storage(&mut admin, &schema, sc)?;
     let obs = run::observe(&shared);
     notes.extend(obs.notes.iter().cloned());
     let mut observed = stored.outcome(&obs.events);
-    if c.lock == LockBackend::Etcd {
+    if c.lock.is_lock_service() {
         rank_tokens(&mut observed, &obs.tokens, sc.first_fence, &mut notes);
     }
     // The pauses are the schedule's, made by the harness by not acting: the engine's own.
@@ -320,7 +319,14 @@ fn run_case(c: &Case, n: usize, srv: &Servers) -> Result<Report, String> {
             matches!(o.kind, PauseStarted { .. } | PauseEnded { .. })
         });
     let events = obs.events.iter().cloned().chain(pauses).collect();
-    let systems = systems(c, &srv.versions, scale, jumps);
+    // Under a row lock, the lock and the storage are one server.
+    let storage =
+        (c.lock != LockBackend::RowLock).then(|| format!("PostgreSQL {}", srv.pg_version));
+    let jumps = (!sc.lock_clock_jumps.is_empty()).then(|| "libfaketime".to_owned());
+    let systems = [Some(lock_system), storage, jumps]
+        .into_iter()
+        .flatten()
+        .collect();
     let timing = format!("1 scenario ms = {scale:.2} real ms");
     let recording = core::Recording {
         systems,
@@ -357,30 +363,6 @@ fn rank_tokens(o: &mut Outcome, granted: &[u64], first: u64, notes: &mut Vec<Str
     ));
 }
 
-/// The servers a recorded trace names: "Redis 7.0.15", "PostgreSQL 15.18", "libfaketime".
-fn systems(c: &Case, [redis, pg, etcd]: &[String; 3], scale: f64, jumps: bool) -> Vec<String> {
-    let sc = &c.sc;
-    let nodes = sc.redlock.as_ref().map_or(0, |r| r.nodes);
-    let timeout = sc.idle_timeout().map_or_else(String::new, |ms| {
-        format!(
-            ", idle_in_transaction_session_timeout = {:.0} ms",
-            ms as f64 * scale
-        )
-    });
-    let mut systems = vec![match c.lock {
-        LockBackend::Etcd => format!("etcd {etcd}"),
-        LockBackend::Redlock => format!("Redis {redis} ×{nodes}"),
-        LockBackend::Redis => format!("Redis {redis}"),
-        LockBackend::RowLock => format!("PostgreSQL {pg} (SELECT … FOR UPDATE{timeout})"),
-    }];
-    // Under a row lock, the lock and the storage are one server.
-    if c.lock != LockBackend::RowLock {
-        systems.push(format!("PostgreSQL {pg}"));
-    }
-    systems.extend(jumps.then(|| "libfaketime".to_owned()));
-    systems
-}
-
 /// Entry point of `fencing-lab replay [SCENARIO…]`; returns the exit code.
 pub fn main(args: &[String]) -> i32 {
     let t0 = Instant::now();
@@ -413,20 +395,18 @@ fn replay(cases: &[Case]) -> Result<usize, String> {
         "servers (all on 127.0.0.1 / a Unix socket, in {}):",
         dir.display()
     );
-    let versions = [
-        servers::version("redis-server"),
-        servers::version(&format!("{PG_BIN}/postgres")),
-        servers::version("etcd"),
-    ];
-    let [redis, pg, etcd] = &versions;
+    let pg_version = servers::version(&format!("{PG_BIN}/postgres"));
+    let v = servers::version;
     println!(
-        "  Redis {redis}, PostgreSQL {pg}, etcd {etcd}, libfaketime {}",
-        servers::version("faketime")
+        "  Redis {}, PostgreSQL {pg_version}, etcd {}, libfaketime {}",
+        v("redis-server"),
+        v("etcd"),
+        v("faketime")
     );
     let srv = Servers {
         pg: servers::start_pg(&dir)?,
         dir,
-        versions,
+        pg_version,
     };
     println!();
     println!("| scenario | policy | real ms per scenario ms | predicted: balance / last fence / writes | observed | |");
