@@ -168,12 +168,7 @@ impl Lock for EtcdLock {
         }
         let token = token.filter(|_| granted);
         let how = format!("etcd created {key} at revision {token:?}, its token");
-        Ok(Answer {
-            granted,
-            token,
-            nodes: Vec::new(),
-            how,
-        })
+        Ok(Answer::of_service(granted, token, how))
     }
 
     fn value(&mut self, key: &str) -> Result<Option<String>, String> {

@@ -8,7 +8,7 @@ use std::path::Path;
 use fencing_lab::core::{Scenario, TokenSource};
 
 use super::world::{Fault, World};
-use super::{etcd, redis, servers};
+use super::{etcd, redis, servers, zookeeper};
 
 /// Who grants the lease, and so where the token comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -19,6 +19,9 @@ pub enum LockBackend {
     /// An etcd lease plus a create-if-absent transaction; the revision is the token
     /// (`TokenSource::LockService`).
     Etcd,
+    /// An ephemeral sequential znode in a session whose timeout is the lease; its czxid is
+    /// the token (`TokenSource::LockService`, run again on ZooKeeper: `@zookeeper`).
+    ZooKeeper,
     /// Redlock over several redis-servers; the token is a separate counter's (a PostgreSQL
     /// sequence), Redlock itself mints none (`TokenSource::Counterfactual`).
     Redlock,
@@ -52,15 +55,16 @@ impl LockBackend {
         Ok(match self {
             Self::Redis | Self::Redlock => Box::new(redis::Servers::start(run, notes)?),
             Self::Etcd => Box::new(etcd::Servers::start(run, notes)?),
+            Self::ZooKeeper => Box::new(zookeeper::Servers::start(run, notes)?),
             Self::RowLock => Box::new(RowOnly::start(run, notes)),
         })
     }
 
-    /// A lock service proper (etcd): its leases count whole seconds and expire on a sweep,
-    /// so its runs take a scale of seconds, and its tokens are raw revisions, compared with
-    /// the core's by rank.
+    /// A lock service proper (etcd, ZooKeeper): its leases expire on a sweep or a tick, so
+    /// its runs take a scale of seconds, and its tokens are raw revisions or zxids, compared
+    /// with the core's by rank.
     pub fn is_lock_service(self) -> bool {
-        self == Self::Etcd
+        matches!(self, Self::Etcd | Self::ZooKeeper)
     }
 }
 
@@ -98,6 +102,19 @@ pub struct Answer {
     pub nodes: Vec<usize>,
     /// How the server said it, for the run's evidence.
     pub how: String,
+}
+
+impl Answer {
+    /// A lock service's answer: it has no Redlock nodes.
+    pub fn of_service(granted: bool, token: Option<u64>, how: String) -> Self {
+        let nodes = Vec::new();
+        Self {
+            granted,
+            token,
+            nodes,
+            how,
+        }
+    }
 }
 
 /// One client's connection to a lock service. `value` is what the client stores as the
