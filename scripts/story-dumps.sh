@@ -12,7 +12,7 @@ cargo build -q
 bin=target/debug/fencing-lab
 if ids=$("$bin" deck --json 2>/dev/null | python3 -c 'import json,sys; print(" ".join(e["id"] for e in json.load(sys.stdin)["entries"]))' 2>/dev/null); then :; else
   # Before `deck --json` existed: the ids as the deck source spells them.
-  ids=$(grep -o 'id: "[a-z-]*"' src/core/deck.rs | cut -d'"' -f2 | awk '!seen[$0]++' | tr '\n' ' ')
+  ids=$(grep -oh 'id: "[a-z-]*"' src/core/deck/*.rs | cut -d'"' -f2 | awk '!seen[$0]++' | tr '\n' ' ')
 fi
 printf 'scenario\tpolicy\tsteps\tsay_words\n' >"$dir/stats.tsv"
 for id in $ids; do

@@ -99,8 +99,8 @@ fn every_number_in_a_recording_survives_the_browsers_json_parse() {
     fn check(v: &serde_json::Value, at: &str, id: &str) {
         match v {
             serde_json::Value::Number(n) => assert!(
-                n.as_u64().map_or(true, |u| u <= 1 << 53)
-                    && n.as_i64().map_or(true, |i| i.unsigned_abs() <= 1 << 53),
+                n.as_u64().is_none_or(|u| u <= 1 << 53)
+                    && n.as_i64().is_none_or(|i| i.unsigned_abs() <= 1 << 53),
                 "{id}: {at} = {n} is past 2^53"
             ),
             serde_json::Value::Array(a) => a

@@ -323,11 +323,12 @@ impl Sim<'_> {
         self.actors[actor].done = true;
     }
 
-    /// Row lock: the holder's transaction has ended; the first waiter's statement returns
-    /// with the lock and it carries on with the step after its acquire.
+    /// Row lock or fair queue: the holder's transaction or lease has ended; the first
+    /// waiter gets the lock and carries on with the step after its acquire.
     fn row_handoff(&mut self) {
         let now = self.now();
-        let Some(lease) = self.lock.row().and_then(|r| r.grant_next(now)) else {
+        let (key, ttl) = (&self.sc.resource, self.sc.lease_ttl);
+        let Some(lease) = self.lock.grant_next(now, key, ttl) else {
             return;
         };
         let Some(actor) = self.sc.actor_index(&lease.owner) else {

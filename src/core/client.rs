@@ -198,7 +198,8 @@ pub fn step<B: Backend>(
             return Ok(Next::Wait);
         }
     }
-    Ok(match step {
+    let command = LockCommand::sent_by(&step).is_some();
+    let next = match step {
         Step::Acquire { .. } if b.state().token_pending => {
             // The INCR on the separate counter: a token for whoever asks, held or not.
             let fence = b.take_token(now)?;
@@ -321,8 +322,29 @@ pub fn step<B: Backend>(
             b.say(now, EventKind::SideEffect { what, lease_live });
             Next::At(now)
         }
-        Step::Release => release(b, sc, now)?,
+        Step::Release => {
+            let next = release(b, sc, now)?;
+            if sc.queue {
+                b.hand_over(now);
+            }
+            next
+        }
+    };
+    Ok(if command {
+        after_reply(next, sc.lock_rtt)
+    } else {
+        next
     })
+}
+
+/// A lock command's reply reaches the client [`Scenario::lock_rtt`] after the lock service
+/// ran it: the client's next step (or its retry, whose timer starts then) waits for it.
+fn after_reply(next: Next, rtt: Millis) -> Next {
+    match next {
+        Next::At(t) => Next::At(t.saturating_add(rtt)),
+        Next::Again(t) => Next::Again(t.saturating_add(rtt)),
+        other => other,
+    }
 }
 
 /// The client gives up: it stops, and says so.
@@ -373,6 +395,11 @@ fn acquire<B: Backend>(
                 return Ok(Next::Again(now.saturating_add(COUNTER_GAP)));
             }
             Next::At(now)
+        }
+        (Acquire::Held { holder, .. }, _) if sc.queue => {
+            // In the queue: no polling; the lock is handed over in arrival order.
+            b.say(now, EventKind::LockWait { holder });
+            Next::Wait
         }
         (Acquire::Held { holder, expires_at }, nodes) => {
             let kind = EventKind::AcquireRefused {

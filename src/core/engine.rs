@@ -249,7 +249,7 @@ impl Sim<'_> {
             owner_knew,
         };
         self.emit(None, Lane::Lease, kind);
-        if cause == ExpiryCause::IdleTimeout {
+        if cause == ExpiryCause::IdleTimeout || self.sc.queue {
             actor::row_handoff(self);
         }
     }

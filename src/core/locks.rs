@@ -12,6 +12,11 @@ use super::redlock::Redlock;
 #[derive(Debug, Clone)]
 pub(super) enum Locks {
     One(LeaseLock),
+    /// One lock service that queues waiters fairly ([`Scenario::queue`]): the lease lock,
+    /// and the waiters in arrival order.
+    ///
+    /// [`Scenario::queue`]: super::scenario::Scenario::queue
+    Fair(LeaseLock, VecDeque<String>),
     Quorum(Redlock),
     Row(RowLocks),
 }
@@ -117,6 +122,13 @@ impl Locks {
     ) -> (Acquire, Vec<usize>) {
         match self {
             Locks::One(l) => (l.acquire_with(now, key, owner, ttl, value), Vec::new()),
+            Locks::Fair(l, waiting) => {
+                let answer = l.acquire_with(now, key, owner, ttl, value);
+                if matches!(answer, Acquire::Held { .. }) && !waiting.iter().any(|w| w == owner) {
+                    waiting.push_back(owner.to_owned());
+                }
+                (answer, Vec::new())
+            }
             Locks::Quorum(r) => r.acquire(now, key, owner, ttl, reach),
             Locks::Row(r) => match r.lock(now, owner) {
                 RowAnswer::Locked(l) => (
@@ -145,7 +157,7 @@ impl Locks {
         reach: &[usize],
     ) -> (Result<Fence, LockError>, Vec<usize>) {
         match self {
-            Locks::One(l) => (l.release(now, key, owner), Vec::new()),
+            Locks::One(l) | Locks::Fair(l, _) => (l.release(now, key, owner), Vec::new()),
             Locks::Quorum(r) => r.release(now, key, owner, reach),
             Locks::Row(r) => match r.holder(now) {
                 Some(h) if h.owner == owner => {
@@ -160,7 +172,7 @@ impl Locks {
 
     pub(super) fn delete(&mut self, now: Millis, key: &str, reach: &[usize]) {
         match self {
-            Locks::One(l) => {
+            Locks::One(l) | Locks::Fair(l, _) => {
                 l.delete(now, key);
             }
             Locks::Quorum(r) => r.delete(now, key, reach),
@@ -179,7 +191,7 @@ impl Locks {
         reach: &[usize],
     ) -> Result<Millis, LockError> {
         match self {
-            Locks::One(l) => l.extend(now, key, owner, ttl),
+            Locks::One(l) | Locks::Fair(l, _) => l.extend(now, key, owner, ttl),
             Locks::Quorum(r) => r.extend(now, key, owner, ttl, reach),
             // A statement restarts the idle clock; there is nothing else to extend.
             Locks::Row(r) => r
@@ -191,7 +203,7 @@ impl Locks {
 
     pub(super) fn is_held(&self, now: Millis, key: &str, owner: &str) -> bool {
         match self {
-            Locks::One(l) => l.is_held(now, key, owner),
+            Locks::One(l) | Locks::Fair(l, _) => l.is_held(now, key, owner),
             Locks::Quorum(r) => r.is_held(now, key, owner),
             Locks::Row(r) => r.holder(now).is_some_and(|h| h.owner == owner),
         }
@@ -200,7 +212,7 @@ impl Locks {
     /// The live lease (Redlock: the newest client holding a majority).
     pub(super) fn holder(&self, now: Millis, key: &str) -> Option<Lease> {
         match self {
-            Locks::One(l) => l.holder(now, key).cloned(),
+            Locks::One(l) | Locks::Fair(l, _) => l.holder(now, key).cloned(),
             Locks::Quorum(r) => r.holder(now, key),
             Locks::Row(r) => r.holder(now).cloned(),
         }
@@ -209,7 +221,7 @@ impl Locks {
     /// Redlock only: the other clients that hold a majority at the same time.
     pub(super) fn others(&self, now: Millis, key: &str) -> Vec<Lease> {
         match self {
-            Locks::One(_) | Locks::Row(_) => Vec::new(),
+            Locks::One(_) | Locks::Fair(..) | Locks::Row(_) => Vec::new(),
             Locks::Quorum(r) => {
                 let mut all = r.holders(now, key);
                 all.pop();
@@ -221,7 +233,7 @@ impl Locks {
     /// The grant with token `fence` and when it ends (or ended), if the server still has it.
     pub(super) fn lease(&self, key: &str, fence: Fence) -> Option<Lease> {
         match self {
-            Locks::One(l) => l.entry(key).filter(|l| l.fence == fence).cloned(),
+            Locks::One(l) | Locks::Fair(l, _) => l.entry(key).filter(|l| l.fence == fence).cloned(),
             Locks::Quorum(r) => r.lease(key, fence),
             Locks::Row(r) => r.holder.clone().filter(|l| l.fence == fence),
         }
@@ -229,7 +241,7 @@ impl Locks {
 
     pub(super) fn clock_jump(&mut self, now: Millis, by: Millis, node: usize) {
         match self {
-            Locks::One(l) => l.clock_jump(now, by),
+            Locks::One(l) | Locks::Fair(l, _) => l.clock_jump(now, by),
             Locks::Quorum(r) => r.clock_jump(now, by, node),
             // The idle timeout runs on PostgreSQL's own timer, not a lock node's clock.
             Locks::Row(_) => {}
@@ -244,9 +256,25 @@ impl Locks {
         lag: Option<Millis>,
     ) -> Vec<Lease> {
         match (self, lag) {
-            (Locks::One(l), None) => l.failover(now, counter_lost),
-            (Locks::One(l), Some(lag)) => l.failover_after(now, lag, counter_lost),
+            (Locks::One(l) | Locks::Fair(l, _), None) => l.failover(now, counter_lost),
+            (Locks::One(l) | Locks::Fair(l, _), Some(lag)) => {
+                l.failover_after(now, lag, counter_lost)
+            }
             (Locks::Quorum(_) | Locks::Row(_), _) => Vec::new(),
+        }
+    }
+
+    /// A row lock's or a fair queue's next holder, if the lock is free: the first waiter
+    /// gets it at `now` (a fair queue's for `ttl`, the row lock's until its idle timeout).
+    pub(super) fn grant_next(&mut self, now: Millis, key: &str, ttl: Millis) -> Option<Lease> {
+        match self {
+            Locks::Row(r) => r.grant_next(now),
+            Locks::Fair(l, waiting) if l.holder(now, key).is_none() => {
+                let next = waiting.pop_front()?;
+                l.acquire_with(now, key, &next, ttl, None);
+                l.entry(key).cloned()
+            }
+            _ => None,
         }
     }
 
@@ -260,7 +288,7 @@ impl Locks {
 
     pub(super) fn next_fence(&self) -> Fence {
         match self {
-            Locks::One(l) => l.next_fence(),
+            Locks::One(l) | Locks::Fair(l, _) => l.next_fence(),
             Locks::Quorum(r) => r.next_fence(),
             Locks::Row(r) => Fence(r.next),
         }

@@ -6,7 +6,7 @@
 //!
 //! The modules form a line, each using only those before it (`tests/layering.rs` checks it):
 //! clock ← lease ← redlock ← ledger ← scenario ← trace ← audit ← record ← client ← queue ←
-//! locks ← sim ← actor ← engine ← story ← deck ← explore, herd.
+//! locks ← sim ← actor ← engine ← story ← herd ← deck ← explore.
 
 mod actor;
 mod audit;

@@ -404,6 +404,34 @@ pub struct Scenario {
     /// One client cut off from the lock service (not from storage) for a while.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub partition: Option<Partition>,
+    /// The round trip between every client and the lock service (ms): 0 when they share a
+    /// region, a WAN round trip when the lock service is in another. A lock command runs on
+    /// the lock service at its step's instant; the client's next step waits this long for
+    /// the reply. Storage stays near the clients.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub lock_rtt: Millis,
+    /// `failover_at` is the lock's Redis killed (kill -9) and restarted, not a replica
+    /// promoted: it comes back with only what its last snapshot had (no AOF, or
+    /// `appendfsync everysec` after a power loss), so it loses what a cut replica would.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub restart: bool,
+    /// The [`Partition`] cuts the client's lock-service member off from the other two of a
+    /// 3-member Raft cluster: that minority can commit nothing, so the client's commands get
+    /// no reply, while the majority elects a leader and goes on. The model is the same
+    /// dropped commands; only the words differ.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub minority: bool,
+    /// The lock service queues waiters fairly, as ZooKeeper's lock recipe (an ephemeral
+    /// sequential znode per waiter, each watching only the one before it) and etcd's mutex
+    /// (waiters ordered by their key's create revision) do: an acquire while the lock is held
+    /// joins the queue and waits, without polling, until the lock is handed to it, in
+    /// arrival order, when the holder releases or its session (the lease) expires.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub queue: bool,
+}
+
+fn is_zero(t: &Millis) -> bool {
+    *t == 0
 }
 
 /// Why a scenario was refused before running.
@@ -685,6 +713,7 @@ impl Scenario {
             }
         }
         in_range("deadline_margin", self.deadline_margin, 0, MAX_TIME)?;
+        in_range("lock_rtt", self.lock_rtt, 0, MAX_TIME)?;
         in_range(
             "lock_clock_jumps",
             self.lock_clock_jumps.len() as u64,
@@ -725,6 +754,11 @@ impl Scenario {
                     (!self.lock_clock_jumps.is_empty(), "lock node clock to step"),
                     (self.redlock.is_some(), "Redlock nodes"),
                     (self.lock_delay > 0, "lock-delay"),
+                    (self.lock_rtt > 0, "lock service to wait for"),
+                    (
+                        self.queue,
+                        "lock service queue (its queue is the row's own)",
+                    ),
                     (self.partition.is_some(), "lock service to be cut off from"),
                     (
                         self.check == StorageCheck::Sequencer,

@@ -68,7 +68,12 @@ impl<'a> Sim<'a> {
             lock: match (&sc.redlock, sc.row_lock) {
                 (_, Some(_)) => Locks::Row(RowLocks::new(sc.first_fence, sc.idle_timeout())),
                 (None, None) => {
-                    Locks::One(LeaseLock::new(sc.first_fence).with_lock_delay(sc.lock_delay))
+                    let l = LeaseLock::new(sc.first_fence).with_lock_delay(sc.lock_delay);
+                    if sc.queue {
+                        Locks::Fair(l, std::collections::VecDeque::new())
+                    } else {
+                        Locks::One(l)
+                    }
                 }
                 (Some(r), None) => Locks::Quorum(Redlock::new(r.nodes, sc.first_fence)),
             },

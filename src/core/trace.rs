@@ -238,6 +238,12 @@ pub enum EventKind {
         fence: Fence,
         expires_at: Millis,
         /// `Some` when a watchdog renewed during work: its next renewal, if before the work ends.
+        /// Written only when `Some`, so that `null` can say "a watchdog's last renewal".
+        #[serde(
+            default,
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "present"
+        )]
         watchdog: Option<Option<Millis>>,
     },
     ExtendFailed {
@@ -697,4 +703,14 @@ impl Trace {
         }
         spans
     }
+}
+
+/// A field that is present, `null` included: `Some` of what it holds. With `#[serde(default)]`
+/// an absent field is `None`, so an `Option<Option<_>>` keeps all three of its states.
+fn present<'de, D, T>(d: D) -> Result<Option<T>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    T::deserialize(d).map(Some)
 }

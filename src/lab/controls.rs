@@ -140,7 +140,7 @@ pub const CONTROLS: [Control; 13] = [
     },
     Control {
         action: "change the design",
-        how: "**What if…**: tokens from, release, storage checks (the highest token, or the sequencer with the lock service too), handoff barrier, failover time, replica lag",
+        how: "**What if…**: tokens from, release, storage checks (the highest token, or the sequencer with the lock service too), handoff barrier, failover time, replica lag, the lock service's round trip (another region)",
         keys: &[],
     },
     Control {

@@ -35,6 +35,8 @@ pub enum ScenarioEdit {
     /// lock service as well.
     Check(StorageCheck),
     LockDelay(Millis),
+    /// The round trip between the clients and the lock service (0: the same region).
+    LockRtt(Millis),
     /// How slow the clients' clocks run, per mille.
     Drift(u64),
     /// How much earlier than the TTL a client stops.
@@ -162,6 +164,7 @@ impl ScenarioEdit {
             ScenarioEdit::Barrier(on) => sc.skip_barrier = !on,
             ScenarioEdit::Check(c) => sc.check = c,
             ScenarioEdit::LockDelay(t) => sc.lock_delay = t,
+            ScenarioEdit::LockRtt(t) => sc.lock_rtt = t,
             ScenarioEdit::Drift(d) => sc.client_drift = d,
             ScenarioEdit::Margin(t) => sc.deadline_margin = t,
             ScenarioEdit::Failover(Some(t)) if t > horizon => {
@@ -214,10 +217,12 @@ impl ScenarioEdit {
         let single = sc.redlock.is_none() && sc.row_lock.is_none();
         match *self {
             ScenarioEdit::Tokens(_) | ScenarioEdit::Failover(_) => single,
+            ScenarioEdit::LockRtt(_) => sc.row_lock.is_none(),
             ScenarioEdit::Check(_) | ScenarioEdit::Release(_) => sc.row_lock.is_none(),
             ScenarioEdit::Barrier(_) => sc.actors.iter().any(|a| a.script.contains(&Step::Barrier)),
             ScenarioEdit::ReplicationLag(_) => {
                 sc.failover_at.is_some()
+                    && !sc.restart
                     && sc.redlock.is_none()
                     && sc.token_source != TokenSource::LockService
             }
@@ -293,6 +298,10 @@ impl ScenarioEdit {
                         ScenarioEdit::LockDelay(sc.lock_delay),
                     ),
                     differs(
+                        b.lock_rtt != sc.lock_rtt,
+                        ScenarioEdit::LockRtt(sc.lock_rtt),
+                    ),
+                    differs(
                         b.client_drift != sc.client_drift,
                         ScenarioEdit::Drift(sc.client_drift),
                     ),
@@ -362,6 +371,7 @@ impl ScenarioEdit {
             ScenarioEdit::Barrier(_) => "barrier".into(),
             ScenarioEdit::Check(_) => "check".into(),
             ScenarioEdit::LockDelay(_) => "lockdelay".into(),
+            ScenarioEdit::LockRtt(_) => "rtt".into(),
             ScenarioEdit::Drift(_) => "drift".into(),
             ScenarioEdit::Margin(_) => "margin".into(),
             ScenarioEdit::Failover(_) => "failover".into(),
@@ -387,6 +397,7 @@ impl ScenarioEdit {
             ScenarioEdit::Clients(n) => n.to_string(),
             ScenarioEdit::Ttl(t)
             | ScenarioEdit::LockDelay(t)
+            | ScenarioEdit::LockRtt(t)
             | ScenarioEdit::Drift(t)
             | ScenarioEdit::Margin(t)
             | ScenarioEdit::Delay { delay: t, .. } => t.to_string(),
@@ -446,6 +457,7 @@ impl ScenarioEdit {
                 v,
             )?),
             "lockdelay" => ScenarioEdit::LockDelay(number(key, v)?),
+            "rtt" => ScenarioEdit::LockRtt(number(key, v)?),
             "drift" => {
                 let d = (v.len() <= 3 && !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()))
                     .then(|| v.parse::<u64>().ok())
@@ -564,6 +576,7 @@ mod tests {
             ScenarioEdit::Barrier(true),
             ScenarioEdit::Check(StorageCheck::Sequencer),
             ScenarioEdit::LockDelay(7),
+            ScenarioEdit::LockRtt(15),
             ScenarioEdit::Drift(250),
             ScenarioEdit::Margin(3),
             ScenarioEdit::Failover(Some(12)),

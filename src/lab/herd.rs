@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use crate::core::{renewal_herd, HerdReport, Millis, Scenario};
+use crate::core::{deck, renewal_herd, HerdReport, Millis, Scenario};
 
 /// Many holders renewing on one fixed schedule hit the lock server in bursts; jitter
 /// spreads them. Both are real runs of the core's herd simulation.
@@ -18,22 +18,27 @@ pub struct Herd {
 impl Herd {
     pub const HOLDERS: usize = 1_000;
 
-    /// The herd shown beside `sc` (the renewal entry only), reusing `old` when the TTL and
-    /// seed are the same, so a drag does not rerun it.
+    /// The herd shown beside `sc` (the renewal entries only: 1,000 holders beside `renewal`,
+    /// the entry's own 10,000 beside `renewal-herd`), reusing `old` when the TTL and seed are
+    /// the same, so a drag does not rerun it.
     pub(super) fn beside(sc: &Scenario, old: Option<&Arc<Herd>>) -> Option<Arc<Herd>> {
-        if sc.id != "renewal" {
-            return None;
-        }
-        if let Some(h) = old.filter(|h| h.ttl == sc.lease_ttl && h.seed == sc.seed) {
+        let holders = match sc.id.as_str() {
+            "renewal" => Self::HOLDERS,
+            "renewal-herd" => deck::HERD_HOLDERS,
+            _ => return None,
+        };
+        if let Some(h) =
+            old.filter(|h| h.holders == holders && h.ttl == sc.lease_ttl && h.seed == sc.seed)
+        {
             return Some(Arc::clone(h));
         }
-        let horizon = sc.lease_ttl.saturating_mul(4);
+        let horizon = deck::herd_horizon(sc.lease_ttl);
         Some(Arc::new(Herd {
-            holders: Self::HOLDERS,
+            holders,
             ttl: sc.lease_ttl,
             seed: sc.seed,
-            fixed: renewal_herd(Self::HOLDERS, sc.lease_ttl, false, sc.seed, horizon),
-            jittered: renewal_herd(Self::HOLDERS, sc.lease_ttl, true, sc.seed, horizon),
+            fixed: renewal_herd(holders, sc.lease_ttl, false, sc.seed, horizon),
+            jittered: renewal_herd(holders, sc.lease_ttl, true, sc.seed, horizon),
         }))
     }
 

@@ -283,6 +283,17 @@ fn notes_herd_and_presenting_live_in_the_lab() {
         herd.caption()
     );
     assert!(lab.notes().unwrap().iter().any(|n| n.contains("renew")));
+    // The herd's own entry draws the seed's 10,000 holders.
+    lab.update(Msg::Pick("renewal-herd".to_owned()));
+    let own = Arc::clone(lab.herd().unwrap());
+    assert!(
+        own.caption().starts_with("10000 holders"),
+        "{}",
+        own.caption()
+    );
+    assert_eq!(own.fixed.peak_per_ms, 10_000);
+    lab.update(Msg::Pick("renewal".to_owned()));
+    let herd = Arc::clone(lab.herd().unwrap());
     // A drag reruns the scenario, not the herd.
     let p = lab.scenario().actors[0].pauses[0];
     lab.update(ed(ScenarioEdit::Pause {

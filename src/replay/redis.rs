@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicU16, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use fencing_lab::core::{EventKind, Fence, Lease, Millis, Scenario, TokenSource};
@@ -235,10 +235,14 @@ impl RedisServer {
 }
 
 /// The redis-servers of one run: the one lock server (the primary, with a replica, if it
-/// fails over), or Redlock's nodes.
+/// fails over; alone, if it restarts), or Redlock's nodes.
 pub struct Servers {
     nodes: Vec<RedisServer>,
     replica: Option<RedisServer>,
+    /// Where the one Redis keeps its snapshot, and its name, if it restarts (redis-restart).
+    restart: Option<(PathBuf, String)>,
+    /// The redis-server the restart brought back, kept until the run ends.
+    restarted: Mutex<Option<RedisServer>>,
     /// Port of the Redis that is the lock server right now (it moves at a failover).
     port: Arc<AtomicU16>,
     /// The file libfaketime reads the jumping node's clock offset from (clock-jump runs),
@@ -268,6 +272,9 @@ impl Servers {
             let ft = Some(file.as_path()).filter(|_| jumps && i == jumping);
             nodes.push(RedisServer::start(dir, &format!("redis-{n}-{i}"), ft)?);
         }
+        let restart = sc
+            .restart
+            .then(|| (dir.to_path_buf(), format!("redis-{n}-0")));
         let ports: Vec<u16> = nodes.iter().map(|s| s.port).collect();
         let faketime = (nodes.get(jumping))
             .filter(|_| jumps)
@@ -281,7 +288,15 @@ impl Servers {
         let first = sc.first_fence.saturating_sub(1).to_string();
         Redis::connect(ports[0])?.cmd::<()>(&["SET", &fence_key(&sc.resource), &first])?;
         let mut replica = None;
-        if let Some(at) = sc.failover_at {
+        if sc.restart {
+            // No replica: the one Redis comes back from the snapshot taken now, with no AOF
+            // (`--appendonly no`), so nothing a client is told OK after it.
+            Redis::connect(ports[0])?.cmd::<()>(&["SAVE"])?;
+            notes.push(
+                "no AOF; SAVE before the run, so the snapshot holds only the fence counter's base"
+                    .to_owned(),
+            );
+        } else if let Some(at) = sc.failover_at {
             let r = start_replica(dir, n, ports[0], notes)?;
             // A replica more behind than the failover is late has none of the run's writes:
             // it is cut off before any client runs.
@@ -300,6 +315,8 @@ impl Servers {
             port: Arc::new(AtomicU16::new(ports[0])),
             nodes,
             replica,
+            restart,
+            restarted: Mutex::new(None),
             faketime,
             incr: sc.token_source == TokenSource::SameRedis,
             scale: run.scale,
@@ -340,26 +357,38 @@ impl Servers {
     /// the lock server's port to it.
     fn fail_over(&self, w: &World, t: Millis, r: &RedisServer) -> Result<String, String> {
         let (sc, fence, p) = (w.sc, fence_key(&w.sc.resource), &self.nodes[0]);
-        let read = |port| -> Result<[Option<String>; 2], String> {
-            let mut c = Redis::connect(port)?;
-            Ok([c.cmd(&["GET", &sc.resource])?, c.cmd(&["GET", &fence])?])
-        };
-        let ([seen, seen_fence], [on_primary, primary_fence]) = (read(r.port)?, read(p.port)?);
+        let ([seen, seen_fence], [on_primary, primary_fence]) =
+            (read_lock(sc, r.port)?, read_lock(sc, p.port)?);
         p.process.stop();
         Redis::connect(r.port)?.cmd::<()>(&["REPLICAOF", "NO", "ONE"])?;
         self.port.store(r.port, Ordering::SeqCst);
-        // The promoted replica's counter: the token its next grant's INCR hands out.
-        let counted = seen_fence.as_deref().and_then(|v| v.parse::<u64>().ok());
-        let next = counted.map_or(sc.first_fence, |v| v + 1);
-        // The lease the promoted replica lacks: the primary's live key, if the replica does
-        // not hold the same value.
-        let lost = match (&on_primary, &seen) {
-            (Some(v), s) if s.as_ref() != Some(v) => vec![super::run::owner_of(sc, v)],
-            _ => Vec::new(),
-        };
-        observe(w.shared).saw(t, None, failover(next, lost));
+        let kind = came_back(sc, &on_primary, &seen, &seen_fence);
+        observe(w.shared).saw(t, None, kind);
         let res = &sc.resource;
         Ok(format!("t={t}: primary killed (it held {res} = {on_primary:?}, {fence} = {primary_fence:?}); the replica, which had {seen:?} and {fence} = {seen_fence:?}, promoted by REPLICAOF NO ONE"))
+    }
+}
+
+impl Servers {
+    /// The one Redis restarting: killed outright (kill -9), and a new redis-server started
+    /// on its directory, which loads the snapshot taken before the run; the clients follow
+    /// the port to it.
+    fn restart(
+        &self,
+        w: &World,
+        t: Millis,
+        (dir, name): &(PathBuf, String),
+    ) -> Result<String, String> {
+        let (sc, fence, p) = (w.sc, fence_key(&w.sc.resource), &self.nodes[0]);
+        let [held, counter] = read_lock(sc, p.port)?;
+        p.process.stop();
+        let back = RedisServer::start(dir, name, None)?;
+        let [kept, kept_counter] = read_lock(sc, back.port)?;
+        self.port.store(back.port, Ordering::SeqCst);
+        observe(w.shared).saw(t, None, came_back(sc, &held, &kept, &kept_counter));
+        let (res, old, new) = (&sc.resource, p.port, back.port);
+        *self.restarted.lock().map_err(|_| "restart lock poisoned")? = Some(back);
+        Ok(format!("t={t}: redis-server :{old} killed (kill -9) holding {res} = {held:?}, {fence} = {counter:?}; restarted on :{new} from its snapshot: {res} = {kept:?}, {fence} = {kept_counter:?}"))
     }
 }
 
@@ -396,9 +425,38 @@ impl Service for Servers {
                 format!("t={t}: replication cut, {lag} ms before the failover ({how})")
             }
             (Fault::Failover, Some(r)) => self.fail_over(w, t, r)?,
+            (Fault::Failover, None) if self.restart.is_some() => {
+                let restart = self.restart.as_ref().ok_or("no Redis to restart")?;
+                self.restart(w, t, restart)?
+            }
             (_, None) => return Ok(None),
         }))
     }
+}
+
+/// The lock key and the fence counter on the redis-server at `port`.
+fn read_lock(sc: &Scenario, port: u16) -> Result<[Option<String>; 2], String> {
+    let mut c = Redis::connect(port)?;
+    let fence = fence_key(&sc.resource);
+    Ok([c.cmd(&["GET", &sc.resource])?, c.cmd(&["GET", &fence])?])
+}
+
+/// The failover as the clients see a Redis that came back without the newest writes (a
+/// promoted replica, or the one Redis restarted): its counter's next token (`counter` + 1)
+/// and the owner of the live key it lacks (`held` before, `kept` after), if any.
+fn came_back(
+    sc: &Scenario,
+    held: &Option<String>,
+    kept: &Option<String>,
+    counter: &Option<String>,
+) -> EventKind {
+    let counted = counter.as_deref().and_then(|v| v.parse::<u64>().ok());
+    let next = counted.map_or(sc.first_fence, |v| v + 1);
+    let lost = match (held, kept) {
+        (Some(v), k) if k.as_ref() != Some(v) => vec![super::run::owner_of(sc, v)],
+        _ => Vec::new(),
+    };
+    failover(next, lost)
 }
 
 /// A failover as the harness made it: the owners of the live keys the promoted replica

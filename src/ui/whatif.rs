@@ -1,8 +1,9 @@
 //! The what-ifs an interviewer asks for, folded behind one summary so the page still fits:
 //! clients, pauses and packet delays, where tokens come from, what storage checks, how
 //! clients release, whether the handoff barrier runs, when (or whether) the lock server
-//! fails over, and how far its replica lags. Each is a [`ScenarioEdit`], shown only where
-//! [`ScenarioEdit::applies_to`] says it changes something; the lab reruns the core.
+//! fails over, how far its replica lags, and how far away the lock service is. Each is a
+//! [`ScenarioEdit`], shown only where [`ScenarioEdit::applies_to`] says it changes
+//! something; the lab reruns the core.
 
 use leptos::prelude::*;
 
@@ -23,6 +24,7 @@ pub(super) fn WhatIf(scenario: Memo<Scenario>, dispatch: Dispatch) -> impl IntoV
     let barrier_shown = offered(|sc| ScenarioEdit::Barrier(!sc.skip_barrier));
     let failover_shown = offered(|sc| ScenarioEdit::Failover(sc.failover_at));
     let lag_shown = offered(|sc| ScenarioEdit::ReplicationLag(sc.replication_lag));
+    let rtt_shown = offered(|sc| ScenarioEdit::LockRtt(sc.lock_rtt));
     let fewer = offered(|sc| ScenarioEdit::Clients(sc.actors.len().saturating_sub(1)));
     let more = offered(|sc| ScenarioEdit::Clients(sc.actors.len() + 1));
     let tokens = Memo::new(move |_| scenario.with(|sc| sc.token_source));
@@ -31,6 +33,7 @@ pub(super) fn WhatIf(scenario: Memo<Scenario>, dispatch: Dispatch) -> impl IntoV
     let barrier_on = Memo::new(move |_| scenario.with(|sc| !sc.skip_barrier));
     let failover = Memo::new(move |_| scenario.with(|sc| sc.failover_at));
     let lag = Memo::new(move |_| scenario.with(|sc| sc.replication_lag));
+    let rtt = Memo::new(move |_| scenario.with(|sc| Some(sc.lock_rtt)));
     let count = Memo::new(move |_| scenario.with(|sc| sc.actors.len()));
     let clients = move || view! { <ClientButtons scenario dispatch /> };
     let clients_by = move |more: bool| {
@@ -170,6 +173,26 @@ pub(super) fn WhatIf(scenario: Memo<Scenario>, dispatch: Dispatch) -> impl IntoV
                                     value=lag
                                     set=ScenarioEdit::ReplicationLag
                                     bad="A replica lag needs whole milliseconds (empty: replication cut before the run)."
+                                    dispatch
+                                />
+                            }
+                        })
+                }}
+                {move || {
+                    rtt_shown
+                        .get()
+                        .then(|| {
+                            view! {
+                                <OptionalMs
+                                    label="lock service round trip "
+                                    aria="Lock service round trip (ms)"
+                                    placeholder="0"
+                                    title=Some(
+                                        "The round trip between the clients and the lock service: 0 in one region, a WAN round trip across regions",
+                                    )
+                                    value=rtt
+                                    set=|t| ScenarioEdit::LockRtt(t.unwrap_or(0))
+                                    bad="A round trip needs whole milliseconds (empty: 0, one region)."
                                     dispatch
                                 />
                             }

@@ -36,7 +36,7 @@ test('axe: zero violations on every scenario, first and last step, light and dar
     }
     await app.context.close();
   }));
-  assert.equal(runs.length, 72);
+  assert.equal(runs.length, deck.entries.length * 4, "every entry, first and last step, light and dark");
   assert.ok(runs.every((n) => n > 10), 'axe really ran its rules on every page');
 });
 

@@ -172,6 +172,43 @@ for (const [id, balances, markers, steps] of DECK) {
         await page.getByTestId('herd').locator('summary').click();
         assert.ok(await page.locator('.herd-chart rect.herd-bar.fixed').first().isVisible());
       }
+      if (id === 'lock-queue') {
+        // Two waiters queued (no lock_held refusals: nobody polls).
+        assert.equal(await page.locator('svg.timeline.main g.ev[data-result="lock_wait"]').count(), 2);
+        assert.equal(await page.locator('svg.timeline.main g.ev[data-result="lock_held"]').count(), 0);
+      }
+      if (id === 'raft-partition') {
+        // Step back to A's renewal at t=20: the minority side cannot commit it.
+        const back = await open(`#s=${id}&fence=${policy}&step=5`);
+        assert.match(await text(back.page, 'narration'), /minority side until t=65: without a quorum it can commit no renewal/);
+        await back.context.close();
+      }
+      if (id === 'redis-restart') {
+        // The marker says what happened to the one Redis: a restart, not a failover.
+        const marker = page.locator('svg.timeline.main g.ev[data-result="failover"]');
+        assert.match(await marker.locator('title').textContent(), /killed \(kill -9\) and restarts from its last snapshot/);
+        assert.doesNotMatch(await text(page, 'narration'), /promoted|replica/);
+      }
+      if (id === 'cross-region') {
+        assert.match(await text(page, 'summary-on'), /A's 33 landed from a superseded lease/);
+        if (policy === 'strict') {
+          // What if… one region: the round trip to 0, and the fence refuses A again.
+          await page.getByTestId('whatif').locator('summary').click();
+          const rtt = page.getByLabel('Lock service round trip (ms)');
+          assert.equal(await rtt.inputValue(), '20');
+          await rtt.fill('0');
+          await rtt.press('Enter');
+          await page.waitForFunction(() => location.hash.includes('rtt=0'));
+          assert.match(await text(page, 'summary-on'), /A's 33 refused: stale_fence; last fence 34/);
+        }
+      }
+      if (id === 'renewal-herd') {
+        // Its own herd: the seed's 10,000 holders, all in one millisecond on a fixed schedule.
+        assert.match(await text(page, 'herd-caption'), /^10000 holders .* the fixed schedule peaks at 10000 renewals per /);
+        assert.match(await text(page, 'question'), /Ten thousand jobs renew their leases on one schedule/);
+        await page.getByTestId('herd').locator('summary').click();
+        assert.ok(await page.locator('.herd-chart rect.herd-bar.jittered').first().isVisible());
+      }
       if (policy === 'strict' || policy === Object.keys(balances).at(-1)) await screenshot(page, `deck-${id}-${policy}.png`);
       await context.close();
     }

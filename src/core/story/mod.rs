@@ -199,6 +199,14 @@ pub fn marker_label(t: &Trace, e: &TraceEvent) -> String {
             return l;
         }
     }
+    if t.scenario.queue && matches!(e.kind, EventKind::LockWait { .. }) {
+        return "queued".to_owned();
+    }
+    if t.scenario.restart {
+        if let EventKind::Failover { lost, .. } = &e.kind {
+            return restart_label(lost.first().map(|l| l.fence));
+        }
+    }
     if t.scenario.claims() {
         if let EventKind::WriteApplied {
             publish: Some(_), ..
@@ -276,6 +284,12 @@ pub fn narration(t: &Trace, step: usize) -> String {
             &sc.partition,
             sc.partition.and_then(|p| sc.actors.get(p.actor)),
         ) {
+            (Some(p), Some(a)) if sc.minority => format!(
+                " {}'s client talks to member 1 of a 3-member etcd cluster; from t={} to t={} member 1 is cut off from members 2 and 3 (the minority side). {0} still reaches storage.",
+                a.name,
+                instant(sc, p.start),
+                instant(sc, p.end)
+            ),
             (Some(p), Some(a)) => format!(
                 " {} is cut off from the lock service (not from storage) from t={} to t={}.",
                 a.name,
@@ -284,6 +298,7 @@ pub fn narration(t: &Trace, step: usize) -> String {
             ),
             _ => String::new(),
         };
+        let cut = cut + &far_away(sc);
         return format!(
             "{storage}. {} a {lock}; tokens come from {}.{check}{cut} Press → to begin.",
             match sc.actors.len() {
@@ -308,7 +323,45 @@ pub fn narration(t: &Trace, step: usize) -> String {
         Some(_) => row_sentence(t, last).unwrap_or_else(|| sentence(t, last)),
         None => sentence(t, last),
     };
-    format!("{stamp} — {s}")
+    format!("{stamp} — {s}{}", reply_at(t, step - 1))
+}
+
+/// The timeline's word for a failover that is a restart ([`Scenario::restart`]).
+fn restart_label(lost: Option<Fence>) -> String {
+    match lost {
+        Some(f) => format!("restart: #{f} lost"),
+        None => "restart".to_owned(),
+    }
+}
+
+/// The opening's sentence for a lock service a round trip away ([`Scenario::lock_rtt`]).
+fn far_away(sc: &Scenario) -> String {
+    if sc.lock_rtt == 0 {
+        return String::new();
+    }
+    format!(
+        " The lock service is in another region: every lock command costs a client a {} round trip; storage is near the clients.",
+        duration(sc, sc.lock_rtt)
+    )
+}
+
+/// When a lock service's answer to event `i` reaches its client, if it is a round trip
+/// away: a grant or refusal is news only then.
+fn reply_at(t: &Trace, i: usize) -> String {
+    let sc = &t.scenario;
+    let e = &t.events[i];
+    let answered = matches!(
+        e.kind,
+        EventKind::Acquired { .. } | EventKind::AcquireRefused { .. }
+    );
+    if sc.lock_rtt == 0 || !answered {
+        return String::new();
+    }
+    format!(
+        " The answer reaches {} at t={}, a round trip later.",
+        e.actor.as_deref().unwrap_or_default(),
+        instant(sc, e.at.saturating_add(sc.lock_rtt))
+    )
 }
 
 /// Whether event `i` is an accepted publish, after an earlier accepted write, of the value

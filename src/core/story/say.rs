@@ -58,6 +58,9 @@ fn say_grant(t: &Trace, i: usize) -> Option<String> {
                 EventKind::Acquired { fence: f, .. } => Some((p.actor.clone().unwrap_or_default(), *f)),
                 _ => None,
             });
+            if let Some(line) = far_grant(t, i, earlier.as_ref()) {
+                return Some(line);
+            }
             return Some(match earlier {
                 None if sc.token_source == TokenSource::RandomValue => "A random lock value makes release safe (compare-and-delete knows whose lease it is), but it is an owner ID, not a fencing token.".to_owned(),
                 Some((who, f)) if sc.token_source == TokenSource::RandomValue => format!(
@@ -69,7 +72,8 @@ fn say_grant(t: &Trace, i: usize) -> Option<String> {
                 None if asks_lock_service(sc) => "A lease is a promise with a timer. Here storage checks it: each write asks the lock service whether its lease is still live.".to_owned(),
                 None => "A lease is a promise with a timer; nothing at the storage enforces it.".to_owned(),
                 Some((who, f)) if f >= *fence => format!(
-                    "Token {fence} again: {who} was given {f} before the failover, and the rolled-back counter hands it out once more. Two holders now carry tokens storage cannot order."
+                    "Token {fence} again: {who} was given {f} before the {}, and the rolled-back counter hands it out once more. Two holders now carry tokens storage cannot order.",
+                    if sc.restart { "restart" } else { "failover" }
                 ),
                 Some((who, f)) => format!(
                     "Each grant gets a bigger token: {name} has {fence}, and {who} still has its old {f}."
@@ -91,6 +95,9 @@ fn say_grant(t: &Trace, i: usize) -> Option<String> {
             "Lock-delay: after a lease lapses unreleased, nobody gets the lock for a while, so a slow holder can finish. It narrows the window; it cannot close it."
         }
         EventKind::AcquireRefused { .. } => voice.refuses_others(),
+        EventKind::LockWait { .. } if sc.queue => {
+            "Each waiter watches only its predecessor: a release wakes one client, not all of them."
+        }
         EventKind::LockWait { .. } => "A blocking lock makes the next client wait instead of refusing it.",
         EventKind::ConnectionLost => "A terminated session takes its transaction with it: nothing it sends runs.",
         _ => return None,
@@ -118,6 +125,9 @@ fn say_process(t: &Trace, i: usize) -> Option<String> {
             }
             (ExpiryCause::Ttl, Awareness::Knows) => "The lease ran out; its holder no longer relied on it.",
             (ExpiryCause::ClockJump, _) => voice.ended_by_jump(),
+            (ExpiryCause::LostInFailover, _) if sc.restart => {
+                "This lease ended by its TTL, but the restart had already let a second client in."
+            }
             (ExpiryCause::LostInFailover, _) => {
                 "This lease ended by its TTL, but the failover had already let a second client in."
             }
@@ -282,6 +292,10 @@ fn say_fault(t: &Trace, i: usize) -> Option<String> {
         }
         EventKind::LockClockJumped { shortened: Some(_), .. } => voice.clock_jump(),
         EventKind::LockClockJumped { .. } => "No lease was live, so this jump changes nothing.",
+        EventKind::Failover { lost, .. } if sc.restart && !lost.is_empty() => {
+            "Acknowledged is not durable: Redis answered OK from memory. Without appendfsync always, a restart forgets the lock and the token counter with it."
+        }
+        EventKind::Failover { .. } if sc.restart => "Nothing was live, so this restart loses nothing.",
         EventKind::Failover { lost, .. }
             if lost.is_empty()
                 && sc.replication_lag.is_some()
@@ -322,6 +336,12 @@ fn say_fault(t: &Trace, i: usize) -> Option<String> {
         }
         EventKind::LockUnanswered { timeout_at: None, .. } => {
             "Without a timeout the client waits for ever: it never learns that the lock service did not answer."
+        }
+        EventKind::LockUnanswered {
+            command: LockCommand::Renew,
+            ..
+        } if sc.minority => {
+            "A minority can neither grant nor renew; the majority goes on without telling the holder."
         }
         EventKind::LockUnanswered {
             command: LockCommand::Renew,
@@ -572,6 +592,28 @@ impl Line {
             Line::WhichRule => "Use same-epoch (≥) when one grant makes several writes, with an idempotency key per write; strict (>) suits one write per grant, with retries deduped by key before the fence check.",
         }
     }
+}
+
+/// The Say line of a grant from a lock service a round trip away ([`Scenario::lock_rtt`]):
+/// what the round trip costs, and, for a later grant, the window it opens before storage
+/// sees the new token.
+fn far_grant(t: &Trace, i: usize, earlier: Option<&(String, Fence)>) -> Option<String> {
+    let sc = &t.scenario;
+    if sc.lock_rtt == 0 {
+        return None;
+    }
+    let e = &t.events[i];
+    let name = e.actor.as_deref().unwrap_or_default();
+    Some(match (earlier, &e.kind) {
+        (None, _) => format!(
+            "Every acquire and renewal waits a round trip ({}) to the lock service in the other region: a global lock pays a WAN round trip per acquire.",
+            duration(sc, sc.lock_rtt)
+        ),
+        (Some((who, f)), EventKind::Acquired { fence, .. }) => format!(
+            "{name} has {fence}, but hears of it only a round trip later, and storage sees {fence} only with {name}'s first write. Until then a fence check still lets {who}'s {f} through."
+        ),
+        _ => return None,
+    })
 }
 
 /// A refusal credited to what made it work: storage had already seen the newer token. Where

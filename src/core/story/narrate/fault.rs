@@ -29,6 +29,9 @@ pub(super) fn fault(c: &Ctx) -> Option<String> {
             )
         }
         EventKind::Failover {
+            lost, next_fence, ..
+        } if sc.restart => restarted(t, i, lost.first(), *next_fence),
+        EventKind::Failover {
             lost,
             next_fence,
             rolled_back,
@@ -159,6 +162,13 @@ pub(super) fn cut_off(c: &Ctx) -> Option<String> {
                 (LockCommand::Renew, None) => "; the job works on.".to_owned(),
                 _ => "; it does nothing else meanwhile.".to_owned(),
             };
+            if sc.minority {
+                return Some(format!(
+                    "{what} to member 1, which is on the minority side until t={}: without a quorum it can commit no {}, so no reply comes and the majority never sees it. {wait}{rest}",
+                    c.at(end),
+                    command.noun()
+                ));
+            }
             format!(
                 "{what}, but a partition cuts {name} off from the lock service until t={}: the {} is dropped, never executed, and no reply comes. {wait}{rest}",
                 c.at(end),
@@ -224,4 +234,28 @@ pub(super) fn cut_off(c: &Ctx) -> Option<String> {
         }
         _ => return None,
     })
+}
+
+/// A failover that is the lock's Redis restarting ([`Scenario::restart`]): killed, and back
+/// from a snapshot taken before the run, so it has neither the live lease nor its INCR.
+fn restarted(
+    t: &Trace,
+    i: usize,
+    lost: Option<&super::super::super::lease::Lease>,
+    next: Fence,
+) -> String {
+    let sc = &t.scenario;
+    let res = &sc.resource;
+    let crash = "Redis is killed (kill -9) and restarts from its last snapshot, taken before the run: no AOF, so nothing written since was on disk.";
+    match lost {
+        Some(l) => format!(
+            "{crash} {owner}'s SET was acknowledged from memory and never reached disk: the {res} key is gone, and the fence counter is back where the snapshot left it, so the next token is {next} again. {owner} still believes it holds the lease until t={until}.",
+            owner = l.owner,
+            until = instant(sc, l.expires_at),
+        ),
+        None if t.events[i].snapshot.holder.is_some() => format!(
+            "{crash} The live lease was in the snapshot, so it survives."
+        ),
+        None => format!("{crash} No lease was live, so nothing is lost; the next token is {next}."),
+    }
 }

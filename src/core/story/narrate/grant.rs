@@ -61,6 +61,7 @@ pub(super) fn grant(c: &Ctx) -> Option<String> {
                 "{name} acquires {res} from the Chubby-style lock service and gets a sequencer with token {fence}. The lease runs until t={}.",
                 c.at(*expires_at)
             ),
+            (Voice::LockService, _) if sc.queue => queue_grant(t, i, *fence, *expires_at),
             (Voice::LockService, _) => format!(
                 "{name} acquires {res} from the lock service (a lease plus a create-if-absent transaction) and gets token {fence}, the revision of its lock key. The lease runs until t={}.",
                 c.at(*expires_at)
@@ -91,4 +92,27 @@ pub(super) fn grant(c: &Ctx) -> Option<String> {
         },
         _ => return None,
     })
+}
+
+/// A grant from a fair queue ([`Scenario::queue`]): the first holder creates the first node;
+/// a waiter is handed the lock when the node before it goes.
+fn queue_grant(t: &Trace, i: usize, fence: Fence, expires_at: Millis) -> String {
+    let sc = &t.scenario;
+    let e = &t.events[i];
+    let name = e.actor.as_deref().unwrap_or_default();
+    let waited = t.events[..i]
+        .iter()
+        .any(|p| p.actor == e.actor && matches!(p.kind, EventKind::LockWait { .. }));
+    let until = instant(sc, expires_at);
+    if waited {
+        format!(
+            "The node before {name}'s is gone, so {name}'s watch fires: it holds {} with token {fence}, its node's sequence number. Its session (the lease) runs until t={until}.",
+            sc.resource
+        )
+    } else {
+        format!(
+            "{name} creates the first sequential node under {}: it holds the lock with token {fence}, the node's sequence number. Its session (the lease) runs until t={until}.",
+            sc.resource
+        )
+    }
 }

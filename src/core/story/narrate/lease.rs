@@ -55,8 +55,13 @@ pub(super) fn expiry(c: &Ctx) -> Option<String> {
                         ),
                         None => String::new(),
                     };
+                    let server = if sc.restart {
+                        "The restarted Redis"
+                    } else {
+                        "The promoted replica"
+                    };
                     format!(
-                        "{owner}'s lease{tk} runs out by its TTL. The promoted replica never had it, so only {owner} still counted it.{overlap}"
+                        "{owner}'s lease{tk} runs out by its TTL. {server} never had it, so only {owner} still counted it.{overlap}"
                     )
                 }
             }

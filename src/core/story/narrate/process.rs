@@ -28,6 +28,9 @@ pub(super) fn process(c: &Ctx) -> Option<String> {
         EventKind::PauseEnded { lease_gone: true } => {
             format!("{name} wakes up and carries on, unaware its lease is gone.")
         }
+        EventKind::LockWait { holder } if sc.queue => format!(
+            "{name} joins the queue for {res}, held by {holder}: it creates its sequential node and watches only the one just before it. No polling: it waits until that node is gone."
+        ),
         EventKind::LockWait { holder } => format!(
             "{name} asks for {res}, held by {holder}: it waits in the lock's queue until {holder} lets go."
         ),

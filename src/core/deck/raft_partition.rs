@@ -1,0 +1,52 @@
+//! The deck's `raft-partition` entry: the lock service itself partitioned. A 3-member Raft
+//! cluster keeps one holder per key on its majority side, and still cannot stop the holder
+//! cut off with the minority from believing.
+
+use super::*;
+
+pub(super) const ENTRY: DeckEntry = DeckEntry {
+    id: "raft-partition",
+    title: "The lock service partitioned",
+    question: "etcd runs Raft on three members. Does consensus keep one holder at a time under a partition?",
+    notes: |r| {
+        let [off, strict, _] = r.balances();
+        let (a, b) = (r.token(0), r.token(1));
+        let t = r.off();
+        let p = t.scenario.partition.unwrap_or(Partition { actor: 0, start: 0, end: 0 });
+        let at = |who: &str, want: fn(&EventKind) -> bool| {
+            t.events
+                .iter()
+                .find(|e| want(&e.kind) && e.actor.as_deref().is_none_or(|x| x == who))
+                .map_or(0, |e| e.at)
+        };
+        let lost = at("A", |k| matches!(k, EventKind::LockUnanswered { .. }));
+        let expired = at("A", |k| matches!(k, EventKind::LeaseExpired { .. }));
+        let granted = at("B", |k| matches!(k, EventKind::Acquired { .. }));
+        let wrote = t.writes.iter().find(|w| w.request.writer == "A").map_or(0, |w| w.at);
+        let learned = at("A", |k| matches!(k, EventKind::LockTimedOut { .. }));
+        vec![
+            format!("A's client talks to member 1 of a 3-member etcd cluster. From t={} to t={} member 1 is cut off from members 2 and 3: the minority side. A's watchdog renewal at t={lost} reaches member 1, which cannot commit it without a quorum: no reply.", p.start, p.end),
+            format!("The majority (members 2 and 3) elects a leader and goes on: A's lease ({a}) runs out there at t={expired}, and B, talking to member 2, gets {b} at t={granted}. Consensus did its job: the majority never had two holders."),
+            format!("But A still believes: it debits with {a} at t={wrote} and learns only at t={learned}, when its client gives up on the renewal. Fencing off: {off}, the job ran twice. Strict: storage has seen {b}, A's {a} is stale_fence ({strict})."),
+            "Jepsen's etcd 3.4.3 analysis: etcd locks are leases, and a lease holder paused or cut off can keep acting after the lease is gone. Raft makes the grant and the token durable; it cannot reach into the holder. The fence at storage is what saves the write.".to_owned(),
+            "The minority can neither grant nor renew, so a holder on it should stop at its own deadline (partition's deadline check), and the resource should check the token: the revision of the lock key, minted by the same commit that granted it.".to_owned(),
+        ]
+    },
+    build: Scenario::raft_partition,
+};
+
+impl Scenario {
+    /// `partition`'s schedule on etcd: A (revision token 33, lease until t=30) talks to
+    /// member 1, which is cut off from members 2 and 3 from t=15 to t=65; its renewal at
+    /// t=10 commits (lease until t=40), the one at t=20 does not. The majority lets A's lease
+    /// run out at 40 and grants B 34; A debits with 33 at 48 and learns at 50.
+    pub fn raft_partition() -> Self {
+        Scenario {
+            id: "raft-partition".to_owned(),
+            title: "The lock service partitioned".to_owned(),
+            token_source: TokenSource::LockService,
+            minority: true,
+            ..Scenario::partition()
+        }
+    }
+}

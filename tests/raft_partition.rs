@@ -1,0 +1,74 @@
+//! `raft-partition`: the lock service itself partitioned. The holder's etcd member is on the
+//! minority side: its renewal gets no reply, the majority lets the lease run out and grants
+//! the lock again, and only the fence stops the holder's late write.
+
+use fencing_lab::core::deck;
+use fencing_lab::core::story;
+use fencing_lab::core::{run, EventKind, FencingPolicy, LockCommand, Scenario, TokenSource, Trace};
+
+mod common;
+use common::{w, writes};
+
+fn run_as(policy: FencingPolicy) -> Trace {
+    run(&Scenario::raft_partition().with_policy(policy))
+}
+
+#[test]
+fn the_majority_grants_again_and_the_fence_refuses_the_minority_holder() {
+    let expect = [
+        (FencingPolicy::Off, 80, "ok"),
+        (FencingPolicy::Strict, 90, "stale_fence"),
+        (FencingPolicy::SameEpoch, 90, "stale_fence"),
+    ];
+    for (policy, balance, a) in expect {
+        let t = run_as(policy);
+        assert_eq!(t.scenario.token_source, TokenSource::LockService);
+        assert_eq!(
+            writes(&t),
+            vec![w(45, "B", 34, "ok"), w(48, "A", 33, a)],
+            "{policy:?}"
+        );
+        assert_eq!(t.summary.final_balance, balance);
+        // One live lease at a time on the lock service, two believers.
+        assert_eq!(t.summary.max_live_leases, 1);
+        assert_eq!(t.summary.max_believers, 2);
+        let renewal = t.events.iter().find_map(|e| match e.kind {
+            EventKind::LockUnanswered { command, .. } => Some((e.at, command)),
+            _ => None,
+        });
+        assert_eq!(renewal, Some((20, LockCommand::Renew)));
+    }
+    // The same schedule as `partition`, on etcd: only the words differ.
+    let plain = run(&Scenario {
+        minority: false,
+        ..Scenario::raft_partition()
+    });
+    assert_eq!(writes(&plain), writes(&run_as(FencingPolicy::Strict)));
+}
+
+#[test]
+fn the_words_put_the_holder_on_the_minority_side() {
+    let t = run_as(FencingPolicy::Strict);
+    assert!(story::narration(&t, 0)
+        .contains("member 1 is cut off from members 2 and 3 (the minority side)"));
+    let step = 1 + t
+        .events
+        .iter()
+        .position(|e| matches!(e.kind, EventKind::LockUnanswered { .. }))
+        .unwrap();
+    assert!(story::narration(&t, step).contains("without a quorum it can commit no renewal"));
+    assert!(story::say(&t, step).starts_with("A minority can neither grant nor renew;"));
+    let entry = deck::find("raft-partition").unwrap();
+    let notes = (entry.notes)(&deck::runs(entry)).join("\n");
+    for want in [
+        "gets 34 at t=40",
+        "debits with 33 at t=48 and learns only at t=50",
+        "Jepsen's etcd 3.4.3",
+        "stale_fence (90)",
+    ] {
+        assert!(notes.contains(want), "{want}: {notes}");
+    }
+    // Plain `partition` keeps its own words.
+    let plain = run(&Scenario::partition());
+    assert!(!(0..=plain.len()).any(|s| story::narration(&plain, s).contains("minority")));
+}
