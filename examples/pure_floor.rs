@@ -34,6 +34,7 @@ pub fn drive(script: &str) -> usize {
                 Ok(v) => Msg::Restore {
                     scenario: v.scenario,
                     step: v.step,
+                    embed: v.embed,
                 },
                 Err(e) => Msg::Refuse(e.to_string()),
             },

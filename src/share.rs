@@ -2,6 +2,9 @@
 //! step) as a short, readable hash such as
 //! `#s=gc-pause&fence=strict&ttl=30&pause.A=5,50&step=10`.
 //!
+//! `&embed` (a flag, no value) shows the same view inside another page's frame: the run
+//! without the page's own chrome ([`embed_code`] writes the `<iframe>` for it).
+//!
 //! Each `key=value` after `s=` is one [`ScenarioEdit`] of the deck entry, written and read
 //! by the edit itself. Decoding rebuilds the scenario from the deck and applies each edit
 //! under the same rules as the page's own, then validates the result, so a hostile hash can
@@ -24,8 +27,10 @@ pub enum ShareError {
     TooLong { len: usize },
     /// A character outside `a-z A-Z 0-9 - _ . , = &`.
     BadCharacter(char),
-    /// A part with no `=`.
+    /// A part with no `=` (other than the `embed` flag).
     NotKeyValue(String),
+    /// `embed=…`: the flag takes no value.
+    FlagWithValue(String),
     /// The same key twice.
     Repeated(String),
     /// No `s=`.
@@ -77,6 +82,9 @@ impl fmt::Display for ShareError {
                 }
             }
             ShareError::NotKeyValue(part) => write!(f, "“{part}” is not of the form key=value"),
+            ShareError::FlagWithValue(key) => {
+                write!(f, "“{key}” takes no value (write &{key})")
+            }
             ShareError::Repeated(key) => write!(f, "“{key}” is given twice"),
             ShareError::NoScenario => f.write_str("the link names no scenario (s=…)"),
             ShareError::UnknownScenario(id) => write!(f, "there is no scenario called “{id}”"),
@@ -122,11 +130,16 @@ impl From<ScenarioError> for ShareError {
     }
 }
 
+/// The flag that shows the view in another page's frame.
+pub const EMBED: &str = "embed";
+
 /// What a hash restores.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct View {
     pub scenario: Scenario,
     pub step: usize,
+    /// Shown in another page's frame (`&embed`): the run without the page's chrome.
+    pub embed: bool,
 }
 
 /// The hash (with its leading `#`) for a scenario built from the deck, at `step`: the
@@ -140,16 +153,59 @@ pub fn encode(sc: &Scenario, step: usize) -> String {
     out
 }
 
+/// [`encode`], with the `&embed` flag when the view is embedded.
+pub fn encode_view(sc: &Scenario, step: usize, embed: bool) -> String {
+    let mut out = encode(sc, step);
+    if embed {
+        out.push('&');
+        out.push_str(EMBED);
+    }
+    out
+}
+
+/// Whether a hash asks for the embedded view, even one that does not load: a broken link
+/// in someone's frame still shows the run in the frame's layout.
+pub fn asks_for_embed(hash: &str) -> bool {
+    hash.trim_start_matches('#').split('&').any(|p| p == EMBED)
+}
+
+/// The `<iframe>` that shows this view in another page: `page` is the address of the
+/// page on screen without its hash, so a sub-path or the single file is kept as it is.
+/// 640×400 is the smallest frame the embedded view is laid out for; it follows a larger one.
+pub fn embed_code(page: &str, sc: &Scenario, step: usize) -> String {
+    use crate::view::timeline::esc;
+    let title = deck::find(&sc.id).map_or(sc.id.as_str(), |e| e.title);
+    format!(
+        r#"<iframe src="{}" title="fencing-lab: {}" width="640" height="400" style="border: 0; max-width: 100%;" loading="lazy"></iframe>"#,
+        esc(&format!("{page}{}", encode_view(sc, step, true))),
+        esc(title)
+    )
+}
+
+/// What the page says when the embed code is copied: a page opened from a file cannot be
+/// framed by anyone else's page, so the code is only good once the page is hosted.
+pub fn embed_note(protocol: &str) -> &'static str {
+    if protocol == "file:" {
+        "Embed code copied, but this page is opened from a file, which another page cannot frame: \
+         host fencing-lab.html (or dist/) on any static host, open it there and copy the code again."
+    } else {
+        "Embed code copied: paste it into your page's HTML (a frame of 640×400 or larger)."
+    }
+}
+
 /// Parses a hash (with or without the leading `#`). An empty hash is the default view.
 pub fn decode(hash: &str) -> Result<View, ShareError> {
     let hash = hash.strip_prefix('#').unwrap_or(hash);
-    if hash.is_empty() {
+    let pairs = pairs(hash)?;
+    let embed = pairs.iter().any(|(k, _)| *k == EMBED);
+    // An empty hash (or the flag alone) is the default view.
+    if pairs.len() == usize::from(embed) {
         return Ok(View {
             scenario: Scenario::gc_pause(),
             step: 0,
+            embed,
         });
     }
-    let pairs = pairs(hash)?;
     let Some(&(_, id)) = pairs.iter().find(|(k, _)| *k == "s") else {
         return Err(ShareError::NoScenario);
     };
@@ -163,7 +219,7 @@ pub fn decode(hash: &str) -> Result<View, ShareError> {
     let mut cut_set = false;
     for &(k, v) in clients.into_iter().chain(rest) {
         match k {
-            "s" => {}
+            "s" | EMBED => {}
             "step" => step = usize::try_from(number(k, v)?).unwrap_or(usize::MAX),
             _ => {
                 // One client is cut off at a time: a link that cuts off two is refused.
@@ -179,7 +235,11 @@ pub fn decode(hash: &str) -> Result<View, ShareError> {
         }
     }
     sc.validate().map_err(ShareError::Invalid)?;
-    Ok(View { scenario: sc, step })
+    Ok(View {
+        scenario: sc,
+        step,
+        embed,
+    })
 }
 
 /// The hash's `key=value` parts, checked for length, characters and repeats.
@@ -195,8 +255,11 @@ fn pairs(hash: &str) -> Result<Vec<(&str, &str)>, ShareError> {
     }
     let mut pairs: Vec<(&str, &str)> = Vec::new();
     for part in hash.split('&').filter(|p| !p.is_empty()) {
-        let Some((k, v)) = part.split_once('=') else {
-            return Err(ShareError::NotKeyValue(part.to_owned()));
+        let (k, v) = match part.split_once('=') {
+            Some((EMBED, _)) => return Err(ShareError::FlagWithValue(EMBED.to_owned())),
+            Some(kv) => kv,
+            None if part == EMBED => (EMBED, ""),
+            None => return Err(ShareError::NotKeyValue(part.to_owned())),
         };
         if pairs.iter().any(|(seen, _)| *seen == k) {
             return Err(ShareError::Repeated(k.to_owned()));
@@ -220,9 +283,62 @@ mod tests {
             decode(&hash),
             Ok(View {
                 scenario: sc,
-                step: 7
+                step: 7,
+                embed: false,
             })
         );
+    }
+
+    #[test]
+    fn the_embed_flag_round_trips_and_takes_no_value() {
+        let sc = Scenario::gc_pause().with_policy(FencingPolicy::Off);
+        let hash = encode_view(&sc, 4, true);
+        assert_eq!(
+            hash,
+            "#s=gc-pause&fence=off&ttl=30&pause.A=5,50&step=4&embed"
+        );
+        let view = decode(&hash).unwrap();
+        assert!(view.embed);
+        assert_eq!((view.scenario, view.step), (sc.clone(), 4));
+        // Anywhere in the hash, and alone (the default view, embedded).
+        assert!(decode("#embed&s=gc-pause&step=2").unwrap().embed);
+        let alone = decode("#embed").unwrap();
+        assert!(alone.embed && alone.step == 0);
+        assert_eq!(alone.scenario, Scenario::gc_pause());
+        assert!(!decode(&encode_view(&sc, 4, false)).unwrap().embed);
+        assert_eq!(
+            decode("#s=gc-pause&embed=1"),
+            Err(ShareError::FlagWithValue("embed".into()))
+        );
+        let said = decode("#s=gc-pause&embed=yes").unwrap_err().to_string();
+        assert_eq!(said, "“embed” takes no value (write &embed)");
+        assert_eq!(
+            decode("#s=gc-pause&embed&embed"),
+            Err(ShareError::Repeated("embed".into()))
+        );
+        assert_eq!(decode("#embed&ttl=3"), Err(ShareError::NoScenario));
+        assert!(asks_for_embed("#embed&ttl=3") && asks_for_embed("#s=nope&embed"));
+        assert!(!asks_for_embed("#s=gc-pause&embedded") && !asks_for_embed(""));
+    }
+
+    #[test]
+    fn embed_code_frames_this_view_from_this_address() {
+        let sc = Scenario::gc_pause();
+        let code = embed_code("https://example.org/tools/fencing-lab/", &sc, 3);
+        assert_eq!(
+            code,
+            "<iframe src=\"https://example.org/tools/fencing-lab/#s=gc-pause&amp;fence=strict&amp;ttl=30&amp;pause.A=5,50&amp;step=3&amp;embed\" \
+             title=\"fencing-lab: GC pause\" \
+             width=\"640\" height=\"400\" style=\"border: 0; max-width: 100%;\" loading=\"lazy\"></iframe>"
+        );
+        // The page's address is attribute text: a quote in it cannot end the attribute.
+        let odd = embed_code("file:///tmp/a\"b/fencing-lab.html", &sc, 0);
+        assert!(
+            odd.starts_with("<iframe src=\"file:///tmp/a&quot;b/fencing-lab.html#s="),
+            "{odd}"
+        );
+        assert!(embed_note("file:").contains("host fencing-lab.html"));
+        assert!(embed_note("https:").starts_with("Embed code copied"));
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! makes the decoder panic.
 
 use fencing_lab::core::{FencingPolicy, Pause, DECK};
-use fencing_lab::share::{decode, encode, View, MAX_HASH_LEN};
+use fencing_lab::share::{decode, encode, encode_view, View, MAX_HASH_LEN};
 use proptest::prelude::*;
 
 fn policy() -> impl Strategy<Value = FencingPolicy> {
@@ -26,6 +26,7 @@ proptest! {
         delay in 0u64..=500,
         step in 0usize..=10_000,
         edit_delay in any::<bool>(),
+        embed in any::<bool>(),
     ) {
         let mut sc = (DECK[entry].build)();
         sc.policy = policy;
@@ -45,8 +46,8 @@ proptest! {
             sc.actors[0].network_delay = delay;
         }
         prop_assume!(sc.validate().is_ok());
-        let hash = encode(&sc, step);
-        prop_assert_eq!(decode(&hash), Ok(View { scenario: sc, step }), "{}", hash);
+        let hash = encode_view(&sc, step, embed);
+        prop_assert_eq!(decode(&hash), Ok(View { scenario: sc, step, embed }), "{}", hash);
     }
 
     /// Arbitrary text never panics and either loads a valid scenario or explains why not.
@@ -69,6 +70,8 @@ proptest! {
             "step=[0-9-]{0,25}",
             "pause\\.[A-Z]{0,2}=[0-9]{0,8},?[0-9]{0,8}",
             "delay\\.[A-Z]{0,2}=[0-9,]{0,12}",
+            Just("embed".to_owned()),
+            "embed=[a-z0-9]{0,3}",
             "[a-z.=,&#]{0,10}",
         ],
         0..12,
@@ -112,7 +115,8 @@ fn the_random_token_source_round_trips() {
         decode(&hash),
         Ok(View {
             scenario: sc.clone(),
-            step: 7
+            step: 7,
+            embed: false,
         })
     );
     // What if… a counter instead: kept, and back.

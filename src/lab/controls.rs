@@ -102,7 +102,7 @@ pub struct Control {
 }
 
 /// Every control a presenter has, in the README's order.
-pub const CONTROLS: [Control; 13] = [
+pub const CONTROLS: [Control; 15] = [
     Control {
         action: "step forward / back",
         how: "`→` / `←`, or `.` (what presenter clickers send), or the buttons",
@@ -160,7 +160,17 @@ pub const CONTROLS: [Control; 13] = [
     },
     Control {
         action: "fork, explore, export",
-        how: "**Fork**, **Explore**, **SVG** / **PNG**",
+        how: "**Fork**, **Explore**, **Export… → SVG** / **PNG**",
+        keys: &[],
+    },
+    Control {
+        action: "animation for slides or a README",
+        how: "**Export… → Animation** (1280×720 or 960×540): an animated GIF of the run, a frame per step with its narration as the caption",
+        keys: &[],
+    },
+    Control {
+        action: "embed the run in a post or a slide",
+        how: "**Export… → Copy embed code**: an `<iframe>` of this view; `&embed` in a link shows only the timeline, playback, the ledger and the off/on cards",
         keys: &[],
     },
     Control {

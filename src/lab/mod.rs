@@ -54,6 +54,9 @@ pub struct Lab {
     presenting: bool,
     /// The laser pointer (presenter mode only): a fading trail under the mouse or finger.
     laser: bool,
+    /// Shown inside another page's frame (`&embed`): the run, its steps, the ledger and the
+    /// off/on cards, with none of the page's own tools.
+    embed: bool,
 }
 
 /// Everything the user (or the page's timers) can do.
@@ -92,10 +95,11 @@ pub enum Msg {
     Load(Scenario),
     /// Pick a deck entry by id.
     Pick(String),
-    /// Restore a shared view: scenario and step.
+    /// Restore a shared view: scenario, step, and whether it is shown embedded.
     Restore {
         scenario: Scenario,
         step: usize,
+        embed: bool,
     },
     /// Keep the current run as the original and edit a copy; again to close.
     ToggleFork,
@@ -126,6 +130,24 @@ pub enum Msg {
     Import(String),
 }
 
+impl Msg {
+    /// Opens one of the page's tools (fork, explorer, notes, presenter mode, laser), which
+    /// an embedded view does not have.
+    fn opens_a_tool(&self) -> bool {
+        matches!(
+            self,
+            Msg::ToggleFork
+                | Msg::ToggleExplore
+                | Msg::ToggleNotes
+                | Msg::TogglePresent
+                | Msg::ToggleLaser
+                | Msg::ExploreChunk { .. }
+                | Msg::LoadExample { .. }
+                | Msg::Import(_)
+        )
+    }
+}
+
 impl From<ScenarioEdit> for Msg {
     fn from(edit: ScenarioEdit) -> Self {
         Msg::Edit(edit)
@@ -154,6 +176,7 @@ impl Lab {
             notes: None,
             presenting: false,
             laser: false,
+            embed: false,
         }
     }
 
@@ -210,6 +233,10 @@ impl Lab {
         self.laser
     }
 
+    pub fn embedded(&self) -> bool {
+        self.embed
+    }
+
     pub fn at_end(&self) -> bool {
         self.step >= self.last_step()
     }
@@ -220,6 +247,10 @@ impl Lab {
     }
 
     pub fn update(&mut self, msg: Msg) {
+        // An embedded view has none of the page's tools: their keys (p, n) do nothing.
+        if self.embed && msg.opens_a_tool() {
+            return;
+        }
         match msg {
             Msg::Forward => self.step = (self.step + 1).min(self.last_step()),
             Msg::Back => self.step = self.step.saturating_sub(1),
@@ -269,9 +300,14 @@ impl Lab {
                 Some(entry) => self.load((entry.build)()),
                 None => self.error = Some(format!("There is no scenario “{id}” in the deck.")),
             },
-            Msg::Restore { scenario, step } => {
+            Msg::Restore {
+                scenario,
+                step,
+                embed,
+            } => {
                 self.update(Msg::Load(scenario));
                 self.step = step.min(self.last_step());
+                self.embed(embed);
             }
             Msg::ToggleFork => {
                 self.fork_of = match self.fork_of {
@@ -324,6 +360,18 @@ impl Lab {
                 }
                 Err(e) => self.error = Some(e),
             },
+        }
+    }
+
+    /// In or out of another page's frame; going in puts the page's tools away.
+    fn embed(&mut self, on: bool) {
+        self.embed = on;
+        if on {
+            self.fork_of = None;
+            self.exploration = None;
+            self.notes = None;
+            self.presenting = false;
+            self.laser = false;
         }
     }
 

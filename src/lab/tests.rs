@@ -102,9 +102,79 @@ fn restore_clamps_the_step() {
     lab.update(Msg::Restore {
         scenario: Scenario::gc_pause().with_policy(FencingPolicy::Off),
         step: 9_999,
+        embed: false,
     });
     assert!(lab.at_end());
     assert_eq!(lab.trace.summary.final_balance, 80);
+}
+
+/// The headline as `&embed` restores it: at its end, with fencing off.
+fn embedded_headline() -> Lab {
+    let mut lab = Lab::default();
+    lab.update(Msg::ToggleFork);
+    lab.update(Msg::ToggleNotes);
+    lab.update(Msg::ToggleExplore);
+    lab.update(Msg::TogglePresent);
+    lab.update(Msg::ToggleLaser);
+    lab.update(Msg::Restore {
+        scenario: Scenario::gc_pause().with_policy(FencingPolicy::Off),
+        step: 9_999,
+        embed: true,
+    });
+    lab
+}
+
+#[test]
+fn an_embedded_view_is_the_same_run_without_the_tools() {
+    let lab = embedded_headline();
+    assert!(lab.embedded());
+    assert!(lab.at_end());
+    assert_eq!(lab.trace.summary.final_balance, 80);
+    let (off, on) = lab.compare();
+    assert_eq!(
+        (off.summary.final_balance, on.summary.final_balance),
+        (80, 90)
+    );
+    // Going into a frame put every tool away.
+    assert!(lab.fork_of().is_none() && lab.exploration().is_none() && lab.notes().is_none());
+    assert!(!lab.presenting() && !lab.laser());
+}
+
+#[test]
+fn an_embedded_view_steps_and_flips_fencing_but_opens_no_tool() {
+    let mut lab = embedded_headline();
+    for m in [
+        Msg::ToggleFork,
+        Msg::ToggleExplore,
+        Msg::ToggleNotes,
+        Msg::TogglePresent,
+        Msg::ToggleLaser,
+        Msg::Import("{}".into()),
+    ] {
+        lab.update(m.clone());
+        assert!(
+            lab.fork_of().is_none() && lab.exploration().is_none() && lab.notes().is_none(),
+            "{m:?}"
+        );
+        assert!(!lab.presenting() && lab.error().is_none(), "{m:?}");
+    }
+    // The run itself is the reader's to step through and to flip.
+    lab.update(Msg::Reset);
+    lab.update(key_to_msg("ArrowRight").unwrap());
+    assert_eq!(lab.step(), 1);
+    lab.update(key_to_msg("f").unwrap());
+    assert_eq!(lab.scenario().policy, FencingPolicy::Strict);
+    assert!(lab.embedded(), "an edit keeps the view in its frame");
+    // A link without the flag (pasted into the frame's address) leaves it, and the tools
+    // work again.
+    lab.update(Msg::Restore {
+        scenario: Scenario::gc_pause(),
+        step: 0,
+        embed: false,
+    });
+    assert!(!lab.embedded());
+    lab.update(Msg::ToggleNotes);
+    assert!(lab.notes().is_some());
 }
 
 #[test]

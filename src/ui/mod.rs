@@ -1,16 +1,19 @@
 //! The Leptos shell: turns input into [`Msg`]s and renders [`Lab`]. No lock or storage
 //! logic lives here; every number on screen comes from the core's trace.
 
+mod animation;
 #[cfg(feature = "test-hooks")]
 mod bench;
 mod explorer;
 mod export;
 mod keys;
 mod panels;
+mod playback;
 mod pointer;
 mod recording;
 mod timeline;
 mod timers;
+mod tools;
 mod url;
 mod whatif;
 
@@ -22,15 +25,17 @@ use wasm_bindgen::JsCast;
 
 use std::sync::Arc;
 
-use crate::core::{deck, story, FencingPolicy, Scenario, Trace};
+use crate::core::{deck, FencingPolicy, Scenario, Trace};
 use crate::lab::{Lab, Msg, ScenarioEdit};
 use crate::view::{options, Act};
 
 use explorer::ExplorerPanel;
 use panels::{Compare, Fork, HerdPanel, Notes, Params, Storage, Story};
+use playback::Playback;
 use pointer::LaserPointer;
 use recording::{ImportRecording, RecordedBanner};
 use timeline::Timeline;
+use tools::Tools;
 use whatif::WhatIf;
 
 /// Entry point called by `main` on wasm32.
@@ -105,8 +110,9 @@ fn App() -> impl IntoView {
     let forked = Memo::new(move |_| lab.with(|l| l.fork_of().is_some()));
     let herd = Memo::new(move |_| lab.with(|l| l.herd().cloned()));
     let error = Memo::new(move |_| lab.with(|l| l.error().map(str::to_owned)));
+    let embed = Memo::new(move |_| lab.with(|l| l.embedded()));
 
-    url::sync(dispatch, trace, step);
+    url::sync(dispatch, trace, step, embed);
     keys::listen(dispatch, presenting);
     timers::play_ticker(dispatch, playing, speed);
 
@@ -137,22 +143,6 @@ fn App() -> impl IntoView {
             None => {}
         }
     };
-    // The story's steps (a run of identical events is one), for the counter and the scrubber.
-    let story_steps = Memo::new(move |_| trace.with(|t| story::Steps::of(t)));
-    let clock = move || {
-        let s = step.get();
-        let (last, events) = story_steps.with(|st| (st.last(), st.through(s)));
-        trace.with(|t| {
-            format!(
-                "step {s} / {last} · t = {}",
-                story::time_label(&t.scenario, t.snapshot_at(events).at)
-            )
-        })
-    };
-    let pressed = |m: Memo<bool>| move || m.get().to_string();
-    // The scrubber's end moves only when a run gains or loses steps, not on every drag.
-    let steps = Memo::new(move |_| story_steps.with(story::Steps::last));
-
     // The first screen first, in four short tasks instead of one long one: the header and
     // story; the timeline and playback a task later; then the parameters and buttons; then
     // the panels below them. Each part is appended below the last, so nothing drawn moves.
@@ -171,9 +161,16 @@ fn App() -> impl IntoView {
     let timeline_drawn = Memo::new(move |_| drawn.get() >= 1);
     let below = Memo::new(move |_| drawn.get() >= 2);
     let lowest = Memo::new(move |_| drawn.get() >= 3);
+    // The page's chrome, which an embedded view leaves out.
+    let full = Memo::new(move |_| !embed.get());
     view! {
-        <main class="app" class:presenting=move || presenting.get() on:click=on_click>
-            <Header scenario trace dispatch />
+        <main
+            class="app"
+            class:presenting=move || presenting.get()
+            class:embed=move || embed.get()
+            on:click=on_click
+        >
+            {move || full.get().then(|| view! { <Header scenario trace dispatch /> })}
             {move || {
                 error
                     .get()
@@ -186,133 +183,47 @@ fn App() -> impl IntoView {
                         }
                     })
             }}
-            <Story trace step />
-            <Notes lab />
-            <RecordedBanner trace />
+            {move || {
+                full.get()
+                    .then(|| {
+                        view! {
+                            <Story trace step />
+                            <Notes lab />
+                            <RecordedBanner trace />
+                        }
+                    })
+            }}
             {move || {
                 timeline_drawn
                     .get()
                     .then(|| {
                         view! {
                             <Timeline trace step dispatch />
-                            <section class="controls" aria-label="Playback">
-                                <button data-act=Act::Reset.code()>"Reset"</button>
-                                <button data-act=Act::Back.code() aria-keyshortcuts="ArrowLeft">
-                                    <span aria-hidden="true">"◀ "</span>
-                                    "Step back"
-                                </button>
-                                <button
-                                    class="primary"
-                                    data-act=Act::Play.code()
-                                    aria-keyshortcuts="Space"
-                                >
-                                    {move || if playing.get() { "Pause" } else { "Play" }}
-                                </button>
-                                <button data-act=Act::Forward.code() aria-keyshortcuts="ArrowRight">
-                                    "Step forward"
-                                    <span aria-hidden="true">" ▶"</span>
-                                </button>
-                                <label class="inline">
-                                    "Speed "
-                                    <select
-                                        on:change:target=move |e| {
-                                            if let Ok(v) = e.target().value().parse::<u64>() {
-                                                dispatch.msg(Msg::SetSpeed(v));
-                                            }
-                                        }
-                                        inner_html=options(
-                                            [
-                                                ("50", "0.5×"),
-                                                ("100", "1×"),
-                                                ("200", "2×"),
-                                                ("400", "4×"),
-                                            ]
-                                                .map(|(v, l)| (v.to_owned(), l.to_owned(), "")),
-                                        )
-                                        prop:value=move || speed.get().to_string()
-                                    ></select>
-                                </label>
-                                <input
-                                    class="scrubber"
-                                    type="range"
-                                    aria-label="Scrubber"
-                                    min="0"
-                                    prop:max=move || steps.get().to_string()
-                                    prop:value=move || step.get().to_string()
-                                    on:input:target=move |e| {
-                                        if let Ok(v) = e.target().value().parse::<usize>() {
-                                            dispatch.msg(Msg::Seek(v));
-                                        }
-                                    }
-                                />
-                                <span class="clock" data-testid="clock">
-                                    {clock}
-                                </span>
-                            </section>
+                            <Playback trace step playing speed embed dispatch />
                         }
                     })
             }}
             {move || {
-                below
-                    .get()
+                (below.get() && full.get())
                     .then(|| {
                         view! {
                             <div class="row2">
                                 <Params scenario dispatch />
                                 <WhatIf scenario dispatch />
-                                <span class="row2-right">
-                                    <button
-                                        class="ghost"
-                                        data-act=Act::Fork.code()
-                                        title="Keep this run, then change a parameter and compare"
-                                    >
-                                        {move || if forked.get() { "Close fork" } else { "Fork" }}
-                                    </button>
-                                    <button
-                                        class="ghost"
-                                        data-act=Act::Explore.code()
-                                        aria-pressed=pressed(exploring)
-                                    >
-                                        "Explore"
-                                    </button>
-                                    <button
-                                        class="ghost"
-                                        data-act=Act::Svg.code()
-                                        title="Export the timeline as SVG"
-                                    >
-                                        "SVG"
-                                    </button>
-                                    <button
-                                        class="ghost"
-                                        data-act=Act::Png.code()
-                                        title="Export the timeline as PNG"
-                                    >
-                                        "PNG"
-                                    </button>
-                                    <button
-                                        class="ghost"
-                                        data-act=Act::Notes.code()
-                                        aria-pressed=pressed(notes_shown)
-                                    >
-                                        "Notes"
-                                    </button>
-                                    <button
-                                        class="ghost"
-                                        data-act=Act::Present.code()
-                                        aria-pressed=pressed(presenting)
-                                    >
-                                        "Present"
-                                    </button>
-                                    <button
-                                        class="ghost"
-                                        data-act=Act::Theme.code()
-                                        aria-label="Theme"
-                                        title="Light / dark"
-                                    >
-                                        "◐"
-                                    </button>
-                                </span>
+                                <Tools trace step forked exploring notes_shown presenting />
                             </div>
+                        }
+                    })
+            }}
+            {move || {
+                (lowest.get() && full.get())
+                    .then(|| {
+                        view! {
+                            {move || forked.get().then(|| view! { <Fork lab trace step /> })}
+                            {move || {
+                                exploring.get().then(|| view! { <ExplorerPanel lab dispatch /> })
+                            }}
+                            <HerdPanel herd />
                         }
                     })
             }}
@@ -321,15 +232,17 @@ fn App() -> impl IntoView {
                     .get()
                     .then(|| {
                         view! {
-                            {move || forked.get().then(|| view! { <Fork lab trace step /> })}
-                            {move || {
-                                exploring.get().then(|| view! { <ExplorerPanel lab dispatch /> })
-                            }}
-                            <HerdPanel herd />
                             <div class="bottom">
                                 <Storage trace step />
                                 <Compare lab />
                             </div>
+                        }
+                    })
+            }}
+            {move || {
+                (lowest.get() && full.get())
+                    .then(|| {
+                        view! {
                             <footer class="keys">
                                 "Keys: ← → step · Space play · . forward (clicker) · f fencing · p presenter (l: laser pointer) · n notes · drag a pause (its right edge resizes; double-click removes) · drag along an empty lane to draw one · drag a write at storage to delay its packets"
                             </footer>

@@ -407,11 +407,16 @@ fn Drawing(model: Memo<TimelineModel>, live: bool, grab: GrabWrite) -> impl Into
     }
 }
 
-/// The original run's timeline in the fork panel: not draggable.
+/// The original run's timeline in the fork panel: not draggable. `as_on_page`: the main
+/// timeline's words (a pause named by its cause), for the Animation export's frames.
 #[component]
-pub fn StaticTimeline(trace: Memo<Arc<Trace>>, step: Memo<usize>) -> impl IntoView {
+pub fn StaticTimeline(
+    trace: Memo<Arc<Trace>>,
+    step: Memo<usize>,
+    #[prop(optional)] as_on_page: bool,
+) -> impl IntoView {
     let grid = Memo::new(move |_| trace.with(|t| model::grid(t)));
-    let drawn = Memo::new(move |_| trace.with(|t| model::model(t, step.get(), false)));
+    let drawn = Memo::new(move |_| trace.with(|t| model::model(t, step.get(), as_on_page)));
     view! {
         <svg
             class="timeline original"

@@ -24,11 +24,16 @@ fn location_hash() -> String {
 
 /// Loads the page's own link, then keeps the address bar and the view in step until the
 /// app goes away.
-pub(super) fn sync(dispatch: Dispatch, trace: Memo<Arc<Trace>>, step: Memo<usize>) {
+pub(super) fn sync(
+    dispatch: Dispatch,
+    trace: Memo<Arc<Trace>>,
+    step: Memo<usize>,
+    embed: Memo<bool>,
+) {
     restore(dispatch, &location_hash());
     let hash = Memo::new(move |_| {
-        let s = step.get();
-        trace.with(|t| share::encode(&t.scenario, s))
+        let (s, e) = (step.get(), embed.get());
+        trace.with(|t| share::encode_view(&t.scenario, s, e))
     });
     // Written 120 ms after the last change: a drag makes a change every frame and browsers
     // throttle the history API. One timer at a time, re-armed for what is left of the
@@ -80,9 +85,15 @@ fn restore(dispatch: Dispatch, hash: &str) {
         Ok(view) => dispatch.msg(Msg::Restore {
             scenario: view.scenario,
             step: view.step,
+            embed: view.embed,
         }),
         Err(e) => {
-            dispatch.msg(Msg::Load(Scenario::gc_pause()));
+            // A broken link in someone's frame still shows the run in the frame's layout.
+            dispatch.msg(Msg::Restore {
+                scenario: Scenario::gc_pause(),
+                step: 0,
+                embed: share::asks_for_embed(hash),
+            });
             dispatch.msg(Msg::Refuse(format!(
                 "This link could not be loaded: {e}. Showing the default scenario."
             )));

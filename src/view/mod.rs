@@ -2,6 +2,7 @@
 //! crux pattern: `view(&Model) -> ViewModel`). Pure and native, so tests assert fields;
 //! the Leptos shell in `ui` only renders them.
 
+pub mod animation;
 pub mod geometry;
 pub mod panels;
 pub mod timeline;

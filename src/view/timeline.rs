@@ -501,20 +501,21 @@ fn grouped<T>(rows: Vec<T>, groups: usize, group: fn(&T) -> usize) -> Vec<T> {
 fn bands(t: &Trace, g: &Geometry, labels: &mut Labels) -> Vec<Band> {
     let lease_y = g.lane_mid(g.lane_index(Lane::Lease));
     let mut nth = vec![0_usize; t.scenario.actors.len() + 1];
-    t.lease_spans()
+    let spans = t.lease_spans();
+    let starts: Vec<f64> = spans.iter().map(|s| g.x(s.from)).collect();
+    spans
         .into_iter()
         .map(|span| {
             let (x0, x1) = (g.x(span.from), g.x(span.to));
             let who = t.scenario.actor_index(&span.owner).unwrap_or(0);
-            // The label starts just inside the band, and steps right past any marker on it.
-            let text = story::band_label(&t.scenario, &span.owner, span.fence);
-            let w = text.chars().count() as f64 * 7.8;
-            let band_box = |lx: f64| (lx, lease_y - 8.0, lx + w, lease_y + 8.0);
-            let mut lx = x0 + 8.0;
-            while !labels.free(band_box(lx), None) && lx + 4.0 < x1 {
-                lx += 4.0;
-            }
-            labels.block(band_box(lx), None);
+            // A label may run past its band's end, but not into the band that follows it.
+            let next = starts.iter().copied().filter(|&s| s > x0 && s >= x1 - 0.5);
+            let limit = next.fold(f64::INFINITY, f64::min);
+            let texts = [
+                story::band_label(&t.scenario, &span.owner, span.fence),
+                story::band_label_short(&t.scenario, &span.owner, span.fence),
+            ];
+            let (text, lx) = band_label(labels, texts, (x0, x1, limit), lease_y);
             let k = nth.get_mut(who).map_or(0, |c| {
                 *c += 1;
                 *c - 1
@@ -537,6 +538,34 @@ fn bands(t: &Trace, g: &Geometry, labels: &mut Labels) -> Vec<Band> {
             }
         })
         .collect()
+}
+
+/// Where a lease band's label goes, and which words: the full ones, or the short ones if
+/// the full do not fit before `limit` (the next band's start). Each starts just inside the
+/// band (from `x0`, up to `x1`) and steps right past any marker on it.
+fn band_label(
+    labels: &mut Labels,
+    texts: [String; 2],
+    (x0, x1, limit): (f64, f64, f64),
+    y: f64,
+) -> (String, f64) {
+    let boxed = |lx: f64, w: f64| (lx, y - 8.0, lx + w, y + 8.0);
+    let spot = |labels: &Labels, w: f64| {
+        let mut lx = x0 + 8.0;
+        while !labels.free(boxed(lx, w), None) && lx + 4.0 < x1 {
+            lx += 4.0;
+        }
+        (labels.free(boxed(lx, w), None) && lx + w <= limit).then_some(lx)
+    };
+    let width = |text: &str| text.chars().count() as f64 * 7.8;
+    let [full, short] = texts;
+    let (text, lx) = match (spot(labels, width(&full)), spot(labels, width(&short))) {
+        (Some(lx), _) => (full, lx),
+        (None, Some(lx)) => (short, lx),
+        (None, None) => (full, x0 + 8.0),
+    };
+    labels.block(boxed(lx, width(&text)), None);
+    (text, lx)
 }
 
 fn beliefs(t: &Trace, g: &Geometry) -> Vec<Belief> {
@@ -1401,5 +1430,22 @@ mod tests {
         assert_eq!(g.ticks.len(), 11);
         assert_eq!(g.ticks[10].label, "100");
         assert_eq!(g.ticks[5].x, 78.0 + 450.0);
+    }
+
+    /// Back-to-back short leases (lock-queue: B holds 34 for 5 ms, then C gets 35): a label
+    /// that would run into the next band takes its short form, so no two band labels meet.
+    #[test]
+    fn a_band_too_short_for_its_label_gets_the_short_one() {
+        let sc = crate::core::deck::find("lock-queue")
+            .map(|e| (e.build)())
+            .unwrap();
+        let m = model(&run(&sc), 0, false);
+        let texts: Vec<_> = m.bands.iter().map(|b| b.label.text.as_str()).collect();
+        assert_eq!(texts, ["A · token 33", "B·34", "C · token 35"]);
+        let right = |b: &Band| b.label.x + Labels::width(&b.label.text);
+        for pair in m.bands.windows(2) {
+            assert!(right(&pair[0]) <= pair[1].label.x, "{texts:?}");
+            assert!(right(&pair[0]) <= pair[1].bar.x + 0.5, "{texts:?}");
+        }
     }
 }

@@ -63,6 +63,7 @@ test('fork: change a parameter and compare original and forked runs side by side
 
 test('export the timeline as SVG and PNG', async () => {
   const { page, context } = await open('#s=gc-pause&fence=strict&ttl=30&pause.A=5,50&step=99');
+  await page.getByText('Export…').click();
   const [svgDownload] = await Promise.all([
     page.waitForEvent('download'),
     page.getByRole('button', { name: 'SVG', exact: true }).click(),

@@ -240,6 +240,15 @@ pub fn band_label(sc: &Scenario, owner: &str, fence: Fence) -> String {
     }
 }
 
+/// [`band_label`] for a band too short to hold it: the owner and the token ("B·34"), or
+/// the owner alone where the band names no token.
+pub fn band_label_short(sc: &Scenario, owner: &str, fence: Fence) -> String {
+    match (sc.row_lock.is_some(), sc.token_source) {
+        (true, _) | (_, TokenSource::SeparateCounter) => owner.to_owned(),
+        _ => format!("{owner}·{fence}"),
+    }
+}
+
 /// The narration sentence for `step` (of [`Steps`]), stamped with its time: a run of
 /// identical events is one sentence, stamped with the run's first and last times.
 pub fn narration(t: &Trace, step: usize) -> String {

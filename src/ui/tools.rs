@@ -1,0 +1,164 @@
+//! The tools row of the full page: fork, explore, the Export… menu (SVG, PNG, Animation,
+//! the embed code), notes, presenter mode and the theme. An embedded view has none of it.
+
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+
+use std::sync::Arc;
+
+use super::animation::AnimationExport;
+use super::export;
+use crate::core::Trace;
+use crate::share;
+use crate::view::Act;
+
+/// The buttons, and a line saying what the last export or copy came to.
+#[component]
+pub(super) fn Tools(
+    trace: Memo<Arc<Trace>>,
+    step: Memo<usize>,
+    forked: Memo<bool>,
+    exploring: Memo<bool>,
+    notes_shown: Memo<bool>,
+    presenting: Memo<bool>,
+) -> impl IntoView {
+    let pressed = |m: Memo<bool>| move || m.get().to_string();
+    let status = RwSignal::new(String::new());
+    // (frames done, frames in all) while an animation encodes.
+    let progress = RwSignal::new(None::<(usize, usize)>);
+    // The embed code last copied, shown so it can be copied by hand too.
+    let code = RwSignal::new(None::<String>);
+    let copy = move |_| copy_embed(trace, step, status, code);
+    view! {
+        <span class="row2-right">
+            <button
+                class="ghost"
+                data-act=Act::Fork.code()
+                title="Keep this run, then change a parameter and compare"
+            >
+                {move || if forked.get() { "Close fork" } else { "Fork" }}
+            </button>
+            <button class="ghost" data-act=Act::Explore.code() aria-pressed=pressed(exploring)>
+                "Explore"
+            </button>
+            <details class="export-menu">
+                <summary>"Export…"</summary>
+                <div class="export-body">
+                    {[(Act::Svg, "SVG"), (Act::Png, "PNG")]
+                        .map(|(act, format)| {
+                            view! {
+                                <button
+                                    class="ghost"
+                                    data-act=act.code()
+                                    title=format!("Export the timeline as {format}")
+                                >
+                                    {format}
+                                </button>
+                            }
+                        })} <AnimationExport trace status progress />
+                    <button
+                        class="ghost"
+                        on:click=copy
+                        title="Copy an <iframe> that shows this run in your own page"
+                    >
+                        "Copy embed code"
+                    </button>
+                </div>
+            </details>
+            <button class="ghost" data-act=Act::Notes.code() aria-pressed=pressed(notes_shown)>
+                "Notes"
+            </button>
+            <button class="ghost" data-act=Act::Present.code() aria-pressed=pressed(presenting)>
+                "Present"
+            </button>
+            <button
+                class="ghost"
+                data-act=Act::Theme.code()
+                aria-label="Theme"
+                title="Light / dark"
+            >
+                "◐"
+            </button>
+        </span>
+        <p
+            class="tool-status"
+            class:shown=move || !status.get().is_empty()
+            role="status"
+            data-testid="tool-status"
+        >
+            <span>{move || status.get()}</span>
+            {move || {
+                progress
+                    .get()
+                    .map(|(done, all)| {
+                        view! {
+                            <progress
+                                aria-label="Encoding the animation"
+                                max=all.to_string()
+                                value=done.to_string()
+                            ></progress>
+                        }
+                    })
+            }}
+            {move || {
+                code.get()
+                    .map(|c| {
+                        view! {
+                            <input
+                                class="embed-code"
+                                readonly
+                                aria-label="Embed code"
+                                prop:value=c
+                                on:focus:target=move |e| e.target().select()
+                            />
+                        }
+                    })
+            }}
+            {move || {
+                (!status.get().is_empty() && progress.get().is_none())
+                    .then(|| {
+                        view! {
+                            <button
+                                class="small"
+                                on:click=move |_| {
+                                    status.set(String::new());
+                                    code.set(None);
+                                }
+                            >
+                                "Close"
+                            </button>
+                        }
+                    })
+            }}
+        </p>
+    }
+}
+
+/// Copies the `<iframe>` for the view on screen, and says what to do with it; a page opened
+/// from a file says that the code needs the page hosted.
+fn copy_embed(
+    trace: Memo<Arc<Trace>>,
+    step: Memo<usize>,
+    status: RwSignal<String>,
+    code: RwSignal<Option<String>>,
+) {
+    let location = web_sys::window().map(|w| w.location());
+    let href = location
+        .as_ref()
+        .and_then(|l| l.href().ok())
+        .unwrap_or_default();
+    let protocol = location.and_then(|l| l.protocol().ok()).unwrap_or_default();
+    let page = href.split('#').next().unwrap_or_default().to_owned();
+    let snippet =
+        trace.with_untracked(|t| share::embed_code(&page, &t.scenario, step.get_untracked()));
+    spawn_local(async move {
+        status.set(match export::copy_text(&snippet).await {
+            Ok(_) => share::embed_note(&protocol).to_owned(),
+            Err(e) => format!(
+                "The clipboard refused ({}): copy the code from the box.",
+                export::reason(&e)
+            ),
+        });
+        code.set(Some(snippet));
+    });
+}
