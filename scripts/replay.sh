@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Replays the deck against real servers: installs redis-server, postgresql, etcd-server and
-# faketime if missing (`setup.sh servers`: Debian, as root; the packages' own services are kept
-# from starting or stopped, since the replay starts private instances on 127.0.0.1 / a Unix
-# socket in a temp dir), then runs `cargo run --profile replay --features replay -- replay "$@"`. Exits non-zero on a mismatch.
+# Replays the deck against real servers: installs redis-server, postgresql, etcd-server,
+# zookeeper and faketime if missing (`setup.sh servers`: Debian, as root; the packages' own
+# services are kept from starting or stopped, since the replay starts private instances on
+# 127.0.0.1 / a Unix socket in a temp dir), then runs `cargo run --profile replay --features replay -- replay "$@"`. Exits non-zero on a mismatch.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/env.sh

@@ -33,6 +33,8 @@ if [ "$mode" != serve ]; then
   command -v redis-server >/dev/null || apt_missing+=(redis-server)
   [ -x /usr/lib/postgresql/15/bin/initdb ] || apt_missing+=(postgresql)
   command -v etcd >/dev/null || apt_missing+=(etcd-server)
+  # ZooKeeper's server jar (3.8; it brings a JRE); Debian's service is zookeeperd, not installed.
+  [ -e /usr/share/java/zookeeper.jar ] || apt_missing+=(zookeeper)
   [ -e /usr/lib/x86_64-linux-gnu/faketime/libfaketimeMT.so.1 ] || apt_missing+=(faketime)
 fi
 
@@ -116,7 +118,7 @@ done
 rm -rf "$log"
 
 case "$mode" in
-  servers) say "ready (servers): $(redis-server --version | cut -d' ' -f1-3), $(etcd --version 2>/dev/null | head -1)" ;;
+  servers) say "ready (servers): $(redis-server --version | cut -d' ' -f1-3), $(etcd --version 2>/dev/null | head -1), $(dpkg-query -W -f='zookeeper ${Version}' zookeeper 2>/dev/null)" ;;
   serve) say "ready (serve): $(trunk --version), $(wasm-bindgen --version)" ;;
   test) say "ready (test): $(trunk --version), $(wasm-bindgen --version), $(/usr/bin/chromium --version 2>/dev/null | head -1)" ;;
 esac

@@ -1,13 +1,25 @@
-//! etcd v3 through its documented JSON gateway (`/v3/...`, etcd 3.4): POSTs by `ureq`, bodies
-//! by serde_json, keys and values base64 as the gateway wants them.
+//! etcd as a lock service: throwaway members on loopback (one, or a cluster whose leader the
+//! world kills), its v3 API through the documented JSON gateway (`/v3/...`, etcd 3.4: POSTs
+//! by `ureq`, bodies by serde_json, keys and values base64 as the gateway wants them), and
+//! the lock on it.
 
+use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use base64::engine::general_purpose::STANDARD as B64;
 use base64::Engine;
 use serde_json::{json, Value};
 
-use super::lock::{Answer, Lock};
+use fencing_lab::core::{Millis, Scenario};
+
+use super::lock::{Answer, Lock, Run, Service};
+use super::redis::failover;
+use super::run::observe;
+use super::servers::{free_port, spawn, version, wait_for, Started};
+use super::world::{Fault, World};
+
+/// Members of the etcd cluster of a run that fails over.
+const CLUSTER: usize = 3;
 
 /// A client of one etcd member or a cluster: requests go to the first member that answers
 /// (a killed member refuses the connection, so the client moves on to the next one).
@@ -154,13 +166,19 @@ impl Lock for EtcdLock {
         if !granted {
             self.revoke()?;
         }
-        let (token, nodes) = (token.filter(|_| granted), Vec::new());
+        let token = token.filter(|_| granted);
         let how = format!("etcd created {key} at revision {token:?}, its token");
-        Ok(Answer::new(granted, token, nodes, how))
+        Ok(Answer::of_service(granted, token, how))
     }
 
     fn value(&mut self, key: &str) -> Result<Option<String>, String> {
         Ok(self.etcd.get(key)?.map(|(v, _)| v))
+    }
+
+    /// The lock key's create revision: a lapsed lease's key is gone, a new holder's key has
+    /// a newer one.
+    fn live_token(&mut self, key: &str) -> Result<Option<u64>, String> {
+        Ok(self.etcd.get(key)?.map(|(_, revision)| revision))
     }
 
     /// Compare-and-delete: the key goes only if it still holds `value`; the lease goes too.
@@ -175,5 +193,108 @@ impl Lock for EtcdLock {
         } else {
             Err(Vec::new())
         })
+    }
+}
+
+/// etcd on loopback: one member, or a cluster of several (to fail its leader over).
+pub struct Servers {
+    client: Etcd,
+    /// Each member's client port and process.
+    members: Vec<(u16, Started)>,
+    /// The lease's TTL in whole seconds (etcd counts no finer).
+    ttl_s: u64,
+}
+
+impl Servers {
+    /// One member, or a cluster whose leader can fail over.
+    pub fn start(run: &Run, notes: &mut Vec<String>) -> Result<Self, String> {
+        let n = run.sc.failover_at.map_or(1, |_| CLUSTER);
+        let name = format!("etcd-{}", run.n);
+        let ports: Vec<(u16, u16)> = (0..n)
+            .map(|_| Ok((free_port()?, free_port()?)))
+            .collect::<Result<_, String>>()?;
+        let url = |port: u16| format!("http://127.0.0.1:{port}");
+        let cluster: Vec<String> = (ports.iter().enumerate())
+            .map(|(i, (_, peer))| format!("{name}-{i}={}", url(*peer)))
+            .collect();
+        let mut members = Vec::new();
+        for (i, &(port, peer)) in ports.iter().enumerate() {
+            let member = format!("{name}-{i}");
+            let log = std::fs::File::create(run.dir.join(format!("{member}.log")))
+                .map_err(|e| e.to_string())?;
+            let (data, client, peer) = (run.dir.join(&member), url(port), url(peer));
+            let data = data.to_string_lossy();
+            let initial = cluster.join(",");
+            let flags = [
+                ("name", member.as_str()),
+                ("data-dir", &data),
+                ("listen-client-urls", &client),
+                ("advertise-client-urls", &client),
+                ("listen-peer-urls", &peer),
+                ("initial-advertise-peer-urls", &peer),
+                ("initial-cluster", &initial),
+                ("initial-cluster-token", &name),
+                ("initial-cluster-state", "new"),
+                // A fast raft: heartbeat 10 ms, election 100 ms, so the minimum lease TTL
+                // is 1 s and a new leader is elected within a few hundred ms.
+                ("heartbeat-interval", "10"),
+                ("election-timeout", "100"),
+            ];
+            let mut cmd = Command::new("etcd");
+            cmd.args(flags.map(|(k, v)| format!("--{k}={v}")))
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .stderr(log);
+            members.push((port, spawn(&mut cmd, "etcd")?));
+        }
+        let client = Etcd::new(ports.iter().map(|(p, _)| *p).collect());
+        wait_for("etcd", Duration::from_secs(20), || {
+            let led = |p: &(u16, u16)| Etcd::status(p.0).is_ok_and(|(_, leader)| leader != 0);
+            client.get("replay/ping").is_ok() && ports.iter().all(led)
+        })?;
+        notes.push(format!("{n} etcd member(s) on ports {:?}", client.ports));
+        let ttl_s = (run.sc.lease_ttl as f64 * run.scale / 1000.0).round() as u64;
+        Ok(Self {
+            client,
+            members,
+            ttl_s,
+        })
+    }
+}
+
+impl Service for Servers {
+    fn connect(&self, _: &Scenario, _: usize) -> Result<Box<dyn Lock>, String> {
+        Ok(Box::new(EtcdLock {
+            etcd: self.client.clone(),
+            ttl_s: self.ttl_s,
+            lease: None,
+        }))
+    }
+
+    fn system(&self) -> String {
+        format!("etcd {}", version("etcd"))
+    }
+
+    /// Kills the member that is the leader now (a crash).
+    fn fault(&self, w: &World, t: Millis, f: Fault) -> Result<Option<String>, String> {
+        if f != Fault::Failover {
+            return Ok(None);
+        }
+        let leads = |port: u16| Etcd::status(port).is_ok_and(|(me, leader)| me == leader);
+        let (port, leader) = (self.members.iter().find(|(port, _)| leads(*port)))
+            .ok_or("no etcd member says it is the leader")?;
+        leader.stop();
+        let mut o = observe(w.shared);
+        let next = o.tokens.iter().max().map_or(w.sc.first_fence, |t| t + 1);
+        o.saw(t, None, failover(next, Vec::new()));
+        Ok(Some(format!("t={t}: killed the etcd leader (client port :{port}); the other members elect a new one")))
+    }
+
+    /// The members still answering after a failover, and the leader they agree on.
+    fn end_note(&self) -> Option<String> {
+        let live = |&(p, _): &(u16, Started)| Etcd::status(p).ok().map(|(_, l)| (p, l));
+        let leaders: Vec<(u16, u64)> = self.members.iter().filter_map(live).collect();
+        let note = format!("at the end, the surviving etcd members (port, leader id): {leaders:?}");
+        (self.members.len() > 1).then_some(note)
     }
 }

@@ -1,9 +1,14 @@
 //! The seam between the replay's clients and the lock services they take leases from:
-//! [`LockBackend`] names a service, [`Lock`] is one client's connection to it. A new service
-//! is a variant here, a module that implements [`Lock`] (and starts its server), and its arm
-//! in [`LockBackend::of`] and in `run::connect`.
+//! [`LockBackend`] names a service, [`Service`] is its servers started for one run, [`Lock`]
+//! one client's connection to it. A new service is a variant here, its arm in
+//! [`LockBackend::start`], and one module that implements [`Service`] and [`Lock`].
+
+use std::path::Path;
 
 use fencing_lab::core::{Scenario, TokenSource};
+
+use super::world::{Fault, World};
+use super::{etcd, redis, servers, zookeeper};
 
 /// Who grants the lease, and so where the token comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -14,6 +19,9 @@ pub enum LockBackend {
     /// An etcd lease plus a create-if-absent transaction; the revision is the token
     /// (`TokenSource::LockService`).
     Etcd,
+    /// An ephemeral sequential znode in a session whose timeout is the lease; its czxid is
+    /// the token (`TokenSource::LockService`, run again on ZooKeeper: `@zookeeper`).
+    ZooKeeper,
     /// Redlock over several redis-servers; the token is a separate counter's (a PostgreSQL
     /// sequence), Redlock itself mints none (`TokenSource::Counterfactual`).
     Redlock,
@@ -40,6 +48,49 @@ impl LockBackend {
             ) => Self::Redis,
         }
     }
+
+    /// Starts run `n`'s lock servers in `dir`, at `scale` real ms per scenario ms; what it
+    /// started goes into `notes`.
+    pub fn start(self, run: &Run, notes: &mut Vec<String>) -> Result<Box<dyn Service>, String> {
+        Ok(match self {
+            Self::Redis | Self::Redlock => Box::new(redis::Servers::start(run, notes)?),
+            Self::Etcd => Box::new(etcd::Servers::start(run, notes)?),
+            Self::ZooKeeper => Box::new(zookeeper::Servers::start(run, notes)?),
+            Self::RowLock => Box::new(RowOnly::start(run, notes)),
+        })
+    }
+
+    /// A lock service proper (etcd, ZooKeeper): its leases expire on a sweep or a tick, so
+    /// its runs take a scale of seconds, and its tokens are raw revisions or zxids, compared
+    /// with the core's by rank.
+    pub fn is_lock_service(self) -> bool {
+        matches!(self, Self::Etcd | Self::ZooKeeper)
+    }
+}
+
+/// What a lock service's servers are started for: one run of a scenario.
+pub struct Run<'a> {
+    pub sc: &'a Scenario,
+    pub n: usize,
+    pub dir: &'a Path,
+    pub scale: f64,
+}
+
+/// A lock service's servers for one run, stopped when dropped.
+pub trait Service: Send + Sync {
+    /// Client `idx`'s connection.
+    fn connect(&self, sc: &Scenario, idx: usize) -> Result<Box<dyn Lock>, String>;
+    /// The system a recorded trace names: "etcd 3.4.23".
+    fn system(&self) -> String;
+    /// Makes a world fault (it is time for it); what it did, or `None` if the service has
+    /// nothing it applies to.
+    fn fault(&self, _w: &World, _t: u64, _f: Fault) -> Result<Option<String>, String> {
+        Ok(None)
+    }
+    /// A last line of evidence, after the run.
+    fn end_note(&self) -> Option<String> {
+        None
+    }
 }
 
 /// A lock service's answer to an acquire.
@@ -54,7 +105,9 @@ pub struct Answer {
 }
 
 impl Answer {
-    pub fn new(granted: bool, token: Option<u64>, nodes: Vec<usize>, how: String) -> Self {
+    /// A lock service's answer: it has no Redlock nodes.
+    pub fn of_service(granted: bool, token: Option<u64>, how: String) -> Self {
+        let nodes = Vec::new();
         Self {
             granted,
             token,
@@ -74,6 +127,10 @@ pub trait Lock: Send {
     /// The lock key's current value.
     fn value(&mut self, _key: &str) -> Result<Option<String>, String> {
         Err("this lock has no lock key".to_owned())
+    }
+    /// The token of the lease that holds the lock now (the sequencer check asks it).
+    fn live_token(&mut self, _key: &str) -> Result<Option<u64>, String> {
+        Err("this lock service mints no token to check a sequencer against".to_owned())
     }
     /// Whether `value` holds the lock (under Redlock: on a majority of the nodes).
     fn holds(&mut self, key: &str, value: &str) -> Result<bool, String> {
@@ -96,6 +153,28 @@ pub trait Lock: Send {
 
 /// The row lock's "service": the storage's own row, taken and released by statements
 /// (`SELECT … FOR UPDATE`, `COMMIT`), not commands.
-pub struct RowOnly;
+pub struct RowOnly(String);
+
+impl RowOnly {
+    fn start(run: &Run, notes: &mut Vec<String>) -> Self {
+        notes.push("no lock server: the row lock is PostgreSQL's own, on the account's row".into());
+        let pg = servers::version(&format!("{}/postgres", servers::PG_BIN));
+        let timeout = (run.sc.idle_timeout()).map_or_else(String::new, |ms| {
+            let real = ms as f64 * run.scale;
+            format!(", idle_in_transaction_session_timeout = {real:.0} ms")
+        });
+        Self(format!("PostgreSQL {pg} (SELECT … FOR UPDATE{timeout})"))
+    }
+}
+
+impl Service for RowOnly {
+    /// None: a row-lock client's statements go to the storage.
+    fn connect(&self, _: &Scenario, _: usize) -> Result<Box<dyn Lock>, String> {
+        Ok(Box::new(RowOnly(String::new())))
+    }
+    fn system(&self) -> String {
+        self.0.clone()
+    }
+}
 
 impl Lock for RowOnly {}

@@ -14,15 +14,15 @@ mod redis;
 mod run;
 mod servers;
 mod world;
+mod zookeeper;
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::AtomicU16;
 use std::sync::{Arc, Barrier, Mutex, OnceLock};
 use std::time::Instant;
 
 use fencing_lab::core::{
-    self, DeckEntry, FencingPolicy, Millis, RowLock, Scenario, SplitMix64, Step, StorageCheck,
-    TokenSource, COUNTER_GAP, DECK, GET_DEL_GAP,
+    self, FencingPolicy, Millis, RowLock, Scenario, SplitMix64, Step, StorageCheck, TokenSource,
+    COUNTER_GAP, DECK, GET_DEL_GAP,
 };
 
 use lock::LockBackend;
@@ -72,35 +72,44 @@ struct Case {
 }
 
 /// The runs `ids` names (all of them if none), under every policy: each deck entry, and
-/// after it its what-ifs.
+/// after it its what-ifs; after each run on etcd, the same on ZooKeeper (`@zookeeper`).
 fn cases(ids: &[String]) -> Result<Vec<Case>, String> {
     let what_ifs = |id: &'static str| WHAT_IFS.iter().filter(move |w| w.0 == id);
-    let all: Vec<(&DeckEntry, &str, Change)> = (DECK.iter())
-        .flat_map(|e| {
-            let what_ifs = what_ifs(e.id).map(move |&(_, label, change)| (e, label, change));
-            [(e, e.id, (|_| {}) as Change)].into_iter().chain(what_ifs)
-        })
-        .collect();
-    if let Some(id) = ids.iter().find(|id| !all.iter().any(|(_, l, _)| l == id)) {
-        let known: Vec<&str> = all.iter().map(|(_, l, _)| *l).collect();
+    let runs = DECK.iter().flat_map(|e| {
+        let what_ifs = what_ifs(e.id).map(move |&(_, label, change)| (e, label, change));
+        [(e, e.id, (|_| {}) as Change)].into_iter().chain(what_ifs)
+    });
+    let mut all = Vec::new();
+    for (e, label, change) in runs {
+        let scs = FencingPolicy::ALL.map(|policy| {
+            let mut sc = (e.build)().with_policy(policy);
+            change(&mut sc);
+            sc
+        });
+        let lock = LockBackend::of(&scs[0]);
+        let case = |label: String, lock| {
+            move |sc| Case {
+                label: label.clone(),
+                sc,
+                lock,
+            }
+        };
+        all.extend(scs.clone().map(case(label.to_owned(), lock)));
+        if lock == LockBackend::Etcd {
+            let label = format!("{}@zookeeper", label.trim_end_matches("@etcd"));
+            all.extend(scs.map(case(label, LockBackend::ZooKeeper)));
+        }
+    }
+    if let Some(id) = ids.iter().find(|id| !all.iter().any(|c| c.label == **id)) {
+        let mut known: Vec<&str> = all.iter().map(|c| c.label.as_str()).collect();
+        known.dedup();
         return Err(format!(
             "unknown scenario {id:?}; known: {}",
             known.join(", ")
         ));
     }
-    let wanted = all
-        .into_iter()
-        .filter(|(_, l, _)| ids.is_empty() || ids.iter().any(|i| i == l));
-    Ok(wanted
-        .flat_map(|(e, label, change)| {
-            FencingPolicy::ALL.map(|policy| {
-                let mut sc = (e.build)().with_policy(policy);
-                change(&mut sc);
-                let (lock, label) = (LockBackend::of(&sc), label.to_owned());
-                Case { label, sc, lock }
-            })
-        })
-        .collect())
+    all.retain(|c| ids.is_empty() || ids.contains(&c.label));
+    Ok(all)
 }
 
 /// Why a case has no faithful real equivalent here, if it has none. (A case that asks a
@@ -113,17 +122,19 @@ fn not_reproducible(c: &Case) -> Option<&'static str> {
     let debits = steps().any(|s| matches!(s, Step::Debit { .. }));
     let delayed = sc.actors.iter().any(|a| a.network_delay > 0);
     let jumps = !sc.lock_clock_jumps.is_empty();
-    let etcd = c.lock == LockBackend::Etcd;
+    let (service, etcd) = (c.lock.is_lock_service(), c.lock == LockBackend::Etcd);
     // The harness, acting as the resource, makes the sequencer check on undelayed debits.
     let sequencer = sc.check == StorageCheck::Sequencer && sc.policy.checks_fence();
     [
         (jumps && !Path::new(servers::FAKETIME_LIB).exists(), "clock jump needs libfaketime (Debian faketime), not installed"),
-        (sc.lock_delay > 0, "lock-delay is Chubby's: Redis has none (SET NX succeeds the moment the key expires), and an etcd lease has none either"),
+        (sc.lock_delay > 0, "lock-delay is Chubby's: Redis has none (SET NX succeeds the moment the key expires), nor has an etcd lease or a ZooKeeper session"),
         (sequencer && (publishes || delayed), "the harness checks sequencers on undelayed debits only"),
         (publishes && debits, "debits and publishes share one high-water mark in the core; the harness keeps the balance's fence and the result row's epoch apart"),
         (c.lock == LockBackend::RowLock && delayed, "a delayed packet would need a second connection, outside the lock holder's transaction"),
-        (etcd && jumps, "etcd does not run under faketime here"),
-        (etcd && (sc.lease_ttl as f64 * etcd_scale(sc)) % 1000.0 != 0.0, "etcd lease TTLs are whole seconds"),
+        (service && jumps, "the lock service does not run under faketime here"),
+        (c.lock == LockBackend::ZooKeeper && lapses_while_live(sc), "a live ZooKeeper client's heartbeats keep its session: its lease lapses only while the client is frozen"),
+        (c.lock == LockBackend::ZooKeeper && sc.failover_at.is_some(), "a ZooKeeper failover needs a 3-member ensemble whose leader is killed; the replay starts one server"),
+        (etcd && (sc.lease_ttl as f64 * service_scale(sc)) % 1000.0 != 0.0, "etcd lease TTLs are whole seconds"),
         (sc.failover_at.is_some() && (jumps || c.lock == LockBackend::Redlock), "a failover under Redlock or with a clock step: the core fails no Redlock node over, and the promoted replica does not run under libfaketime"),
         (sc.restart && sc.replication_lag.is_some(), "a restart has no replica to lag: the one Redis comes back from its snapshot"),
         (sc.queue, "not reproduced yet: the fair queue is ZooKeeper's lock recipe or etcd's mutex, and the replay runs neither recipe yet"),
@@ -131,6 +142,20 @@ fn not_reproducible(c: &Case) -> Option<&'static str> {
     ]
     .into_iter()
     .find_map(|(applies, why)| applies.then_some(why))
+}
+
+/// Whether the core lets a lease lapse while its holder is not paused (a ZooKeeper client
+/// that is not frozen keeps its session, and so its lease, alive).
+fn lapses_while_live(sc: &Scenario) -> bool {
+    let trace = core::run(sc);
+    let paused = |owner: &str, at: Millis| {
+        let actor = sc.actors.iter().find(|a| a.name == owner);
+        actor.is_some_and(|a| a.pauses.iter().any(|p| p.start <= at && at < p.end()))
+    };
+    trace.events.iter().any(|e| match &e.kind {
+        core::EventKind::LeaseExpired { owner, .. } => !paused(owner, e.at),
+        _ => false,
+    })
 }
 
 fn gcd(a: u64, b: u64) -> u64 {
@@ -161,9 +186,10 @@ fn granularity(sc: &Scenario) -> Millis {
     times.into_iter().fold(0, gcd).max(1)
 }
 
-/// etcd: whole-second TTLs and a lease sweep every 500 ms, so a scenario ms must be long
-/// enough that a 30 ms TTL is 3 s: scale = 1000·⌈TTL/10⌉/TTL real ms per scenario ms.
-fn etcd_scale(sc: &Scenario) -> f64 {
+/// A lock service: etcd's whole-second TTLs and lease sweep every 500 ms (ZooKeeper's ticks
+/// are finer, and it takes the same), so a scenario ms must be long enough that a 30 ms TTL
+/// is 3 s: scale = 1000·⌈TTL/10⌉/TTL real ms per scenario ms.
+fn service_scale(sc: &Scenario) -> f64 {
     let ttl = sc.lease_ttl.max(1) as f64;
     1000.0 * (ttl / 10.0).ceil() / ttl
 }
@@ -171,8 +197,8 @@ fn etcd_scale(sc: &Scenario) -> f64 {
 /// (real ms per scenario ms, real ms per slot).
 fn timing(c: &Case) -> (f64, f64) {
     let g = granularity(&c.sc) as f64;
-    if c.lock == LockBackend::Etcd {
-        let s = etcd_scale(&c.sc);
+    if c.lock.is_lock_service() {
+        let s = service_scale(&c.sc);
         return (s, s * g);
     }
     let slot = (std::env::var("REPLAY_SLOT_MS").ok())
@@ -260,12 +286,12 @@ struct Report {
     late_ms: f64,
 }
 
-/// The servers every run shares, and their versions for a recorded trace's label.
+/// The servers every run shares.
 struct Servers {
     dir: PathBuf,
     pg: pg::PgAddr,
-    /// "7.0.15", "15.18", "3.4.23": Redis's, PostgreSQL's, etcd's.
-    versions: [String; 3],
+    /// "15.18": PostgreSQL's, for a recorded trace's label.
+    pg_version: String,
 }
 
 /// Makes one run: the lock servers, the actors and the world on their threads, then what
@@ -273,29 +299,29 @@ struct Servers {
 fn run_case(c: &Case, n: usize, srv: &Servers) -> Result<Report, String> {
     let (sc, (scale, slot), schema) = (&c.sc, timing(c), format!("run{n}"));
     let mut admin = Pg::connect(&srv.pg, "")?;
-    admin.query(&pg::schema_sql(&schema, sc))?;
-    let locks = world::LockServers::start(sc, c.lock, n, &srv.dir)?;
+    let sql = pg::schema_sql(&schema, sc);
+    admin
+        .batch(&sql)
+        .map_err(|e| format!("postgres: {e}: {sql}"))?;
+    let (mut notes, dir) = (Vec::new(), &srv.dir);
+    let service = c.lock.start(&lock::Run { sc, n, dir, scale }, &mut notes)?;
     let shared: run::Shared = Arc::new(Mutex::new(Observed::default()));
     let rng = Mutex::new(SplitMix64::new(sc.seed));
-    let port = locks.nodes.first().map_or(0, |p| p.port);
     let env = Env {
         scale,
         slot,
-        lock: c.lock,
-        redis_port: Arc::new(AtomicU16::new(port)),
-        nodes: locks.nodes.iter().map(|s| s.port).collect(),
-        etcd: locks.etcd.as_ref().map(|e| e.client.clone()),
+        service: service.as_ref(),
         pg: srv.pg.clone(),
         schema: schema.clone(),
         start: OnceLock::new(),
         barrier: Barrier::new(sc.actors.len() + 1),
     };
     std::thread::scope(|s| {
-        let (env, servers, shared, rng) = (&env, &locks, &shared, &rng);
+        let (env, service, shared, rng) = (&env, service.as_ref(), &shared, &rng);
         let world = world::World {
             env,
             sc,
-            servers,
+            service,
             shared,
         };
         let world = s.spawn(move || world.run());
@@ -306,13 +332,13 @@ fn run_case(c: &Case, n: usize, srv: &Servers) -> Result<Report, String> {
         }
         Ok::<(), String>(())
     })?;
-    let (mut notes, jumps) = (locks.notes.clone(), locks.faketime.is_some());
-    drop(locks);
+    let lock_system = service.system();
+    drop(service);
     let stored = pg::read_storage(&mut admin, &schema, sc)?;
     let obs = run::observe(&shared);
     notes.extend(obs.notes.iter().cloned());
     let mut observed = stored.outcome(&obs.events);
-    if c.lock == LockBackend::Etcd {
+    if c.lock.is_lock_service() {
         rank_tokens(&mut observed, &obs.tokens, sc.first_fence, &mut notes);
     }
     // The pauses are the schedule's, made by the harness by not acting: the engine's own.
@@ -323,7 +349,14 @@ fn run_case(c: &Case, n: usize, srv: &Servers) -> Result<Report, String> {
             matches!(o.kind, PauseStarted { .. } | PauseEnded { .. })
         });
     let events = obs.events.iter().cloned().chain(pauses).collect();
-    let systems = systems(c, &srv.versions, scale, jumps);
+    // Under a row lock, the lock and the storage are one server.
+    let storage =
+        (c.lock != LockBackend::RowLock).then(|| format!("PostgreSQL {}", srv.pg_version));
+    let jumps = (!sc.lock_clock_jumps.is_empty()).then(|| "libfaketime".to_owned());
+    let systems = [Some(lock_system), storage, jumps]
+        .into_iter()
+        .flatten()
+        .collect();
     let timing = format!("1 scenario ms = {scale:.2} real ms");
     let recording = core::Recording {
         systems,
@@ -339,8 +372,8 @@ fn run_case(c: &Case, n: usize, srv: &Servers) -> Result<Report, String> {
     })
 }
 
-/// etcd's tokens are its revisions, which count every write the cluster made: they are
-/// compared with the core's by rank (the first grant's is `first`, the next one more).
+/// A lock service's tokens (etcd's revisions, ZooKeeper's czxids) count every write it made:
+/// they are compared with the core's by rank (the first grant's is `first`, the next one more).
 fn rank_tokens(o: &mut Outcome, granted: &[u64], first: u64, notes: &mut Vec<String>) {
     let mut raw = granted.to_vec();
     raw.sort_unstable();
@@ -356,32 +389,8 @@ fn rank_tokens(o: &mut Outcome, granted: &[u64], first: u64, notes: &mut Vec<Str
     o.last_fence = o.last_fence.map(rank);
     let shown: Vec<(u64, u64)> = raw.iter().map(|&r| (r, rank(r))).collect();
     notes.push(format!(
-        "etcd revisions compared by rank (raw → shown): {shown:?}"
+        "the lock service's tokens compared by rank (raw → shown): {shown:?}"
     ));
-}
-
-/// The servers a recorded trace names: "Redis 7.0.15", "PostgreSQL 15.18", "libfaketime".
-fn systems(c: &Case, [redis, pg, etcd]: &[String; 3], scale: f64, jumps: bool) -> Vec<String> {
-    let sc = &c.sc;
-    let nodes = sc.redlock.as_ref().map_or(0, |r| r.nodes);
-    let timeout = sc.idle_timeout().map_or_else(String::new, |ms| {
-        format!(
-            ", idle_in_transaction_session_timeout = {:.0} ms",
-            ms as f64 * scale
-        )
-    });
-    let mut systems = vec![match c.lock {
-        LockBackend::Etcd => format!("etcd {etcd}"),
-        LockBackend::Redlock => format!("Redis {redis} ×{nodes}"),
-        LockBackend::Redis => format!("Redis {redis}"),
-        LockBackend::RowLock => format!("PostgreSQL {pg} (SELECT … FOR UPDATE{timeout})"),
-    }];
-    // Under a row lock, the lock and the storage are one server.
-    if c.lock != LockBackend::RowLock {
-        systems.push(format!("PostgreSQL {pg}"));
-    }
-    systems.extend(jumps.then(|| "libfaketime".to_owned()));
-    systems
 }
 
 /// Entry point of `fencing-lab replay [SCENARIO…]`; returns the exit code.
@@ -416,20 +425,18 @@ fn replay(cases: &[Case]) -> Result<usize, String> {
         "servers (all on 127.0.0.1 / a Unix socket, in {}):",
         dir.display()
     );
-    let versions = [
-        servers::version("redis-server"),
-        servers::version(&format!("{PG_BIN}/postgres")),
-        servers::version("etcd"),
-    ];
-    let [redis, pg, etcd] = &versions;
+    let pg_version = servers::version(&format!("{PG_BIN}/postgres"));
+    let v = servers::version;
     println!(
-        "  Redis {redis}, PostgreSQL {pg}, etcd {etcd}, libfaketime {}",
-        servers::version("faketime")
+        "  Redis {}, PostgreSQL {pg_version}, etcd {}, libfaketime {}",
+        v("redis-server"),
+        v("etcd"),
+        v("faketime")
     );
     let srv = Servers {
         pg: servers::start_pg(&dir)?,
         dir,
-        versions,
+        pg_version,
     };
     println!();
     println!("| scenario | policy | real ms per scenario ms | predicted: balance / last fence / writes | observed | |");
@@ -574,11 +581,21 @@ mod tests {
     #[test]
     fn every_run_gets_its_servers_and_a_scale_of_seconds() {
         let all = cases(&[]).expect("cases");
+        let on_etcd = all.iter().filter(|c| c.lock == LockBackend::Etcd).count();
         assert_eq!(
             all.len(),
-            (DECK.len() + WHAT_IFS.len()) * FencingPolicy::ALL.len()
+            (DECK.len() + WHAT_IFS.len()) * FencingPolicy::ALL.len() + on_etcd
         );
         let find = |label: &str| all.iter().find(|c| c.label == label).expect("a run");
+        let zk = find("gc-pause@zookeeper");
+        assert_eq!(
+            (zk.lock, zk.sc.token_source),
+            (LockBackend::ZooKeeper, TokenSource::LockService)
+        );
+        assert_eq!(
+            find("sequencer@highest@zookeeper").lock,
+            LockBackend::ZooKeeper
+        );
         let (highest, on_etcd) = (find("sequencer@highest"), find("redis-failover@etcd"));
         assert_eq!(highest.sc.check, StorageCheck::HighestToken);
         assert_eq!(

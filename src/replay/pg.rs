@@ -2,10 +2,13 @@
 //! blocking client). A statement's error is an error value with its SQLSTATE, so a session
 //! the server terminated reads as 25P03 and a lost connection as a closed one.
 
+use std::collections::HashMap;
+
 use fencing_lab::core::{
     Account, EventKind, Fence, FencingPolicy, Observation, Scenario, WriteError,
 };
-use postgres::{Client, Config, NoTls, Row, SimpleQueryMessage, SimpleQueryRow};
+use postgres::types::{FromSql, ToSql};
+use postgres::{Client, Config, NoTls, Row, Statement};
 
 use super::{Attempt, Outcome};
 
@@ -19,9 +22,12 @@ pub struct PgAddr {
     pub port: u16,
 }
 
-/// One session.
+/// One session, and the statements it has prepared. They are kept for the session's life:
+/// a dropped statement sends a Close the server may answer with a session-ending error
+/// (25P03) that the next statement then never sees.
 pub struct Pg {
     client: Client,
+    prepared: HashMap<String, Statement>,
 }
 
 impl Pg {
@@ -37,40 +43,34 @@ impl Pg {
             cfg.options(&format!("-c search_path={schema}"));
         }
         let client = cfg.connect(NoTls).map_err(|e| format!("postgres: {e}"))?;
-        Ok(Self { client })
+        let prepared = HashMap::new();
+        Ok(Self { client, prepared })
     }
 
-    /// Runs one or more statements (the simple query protocol) and returns the rows, each
-    /// as its columns joined by `|` (NULL as empty). An SQL error is the error value.
-    pub fn statement(&mut self, sql: &str) -> Result<Vec<String>, Error> {
-        let row = |r: &SimpleQueryRow| {
-            let cols: Vec<&str> = (0..r.len()).map(|i| r.get(i).unwrap_or_default()).collect();
-            cols.join("|")
-        };
-        let replies = self.client.simple_query(sql)?;
-        Ok(replies
-            .iter()
-            .filter_map(|m| match m {
-                SimpleQueryMessage::Row(r) => Some(row(r)),
-                _ => None,
-            })
-            .collect())
+    /// Runs statements as they are (the simple query protocol). An SQL error is the error
+    /// value, with its SQLSTATE.
+    pub fn batch(&mut self, sql: &str) -> Result<(), Error> {
+        self.client.batch_execute(sql)
     }
 
-    /// [`Pg::statement`], an error being the harness's failure.
-    pub fn query(&mut self, sql: &str) -> Result<Vec<String>, String> {
-        self.statement(sql)
+    /// One statement with its arguments bound: the first column of its one row.
+    pub fn call<T: for<'r> FromSql<'r>>(&mut self, sql: &str, args: &[Arg]) -> Result<T, Error> {
+        if !self.prepared.contains_key(sql) {
+            let st = self.client.prepare(sql)?;
+            self.prepared.insert(sql.to_owned(), st);
+        }
+        self.client.query_one(&self.prepared[sql], args)?.try_get(0)
+    }
+
+    /// [`Pg::call`], an error being the harness's failure.
+    pub fn value<T: for<'r> FromSql<'r>>(&mut self, sql: &str, args: &[Arg]) -> Result<T, String> {
+        self.call(sql, args)
             .map_err(|e| format!("postgres: {e}: {sql}"))
     }
-
-    /// One value.
-    pub fn one(&mut self, sql: &str) -> Result<String, String> {
-        self.query(sql)?
-            .into_iter()
-            .next()
-            .ok_or_else(|| format!("no result for {sql}"))
-    }
 }
+
+/// A statement's argument.
+pub type Arg<'a> = &'a (dyn ToSql + Sync);
 
 /// What the storage holds at the end of a run.
 pub struct Storage {
@@ -85,7 +85,7 @@ pub struct Storage {
 }
 
 /// Column `i` of `row`, its SQL type read as `T`.
-fn col<'r, T: postgres::types::FromSql<'r>>(row: &'r Row, i: usize) -> Result<T, String> {
+fn col<'r, T: FromSql<'r>>(row: &'r Row, i: usize) -> Result<T, String> {
     row.try_get(i)
         .map_err(|e| format!("storage column {i}: {e}"))
 }

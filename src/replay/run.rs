@@ -10,7 +10,6 @@
 //! actor's step at −0.2 + 0.45 · (when it was scheduled / t), i.e. first-scheduled first, as
 //! the core's queue does. The last step of a slot is still ¼ slot before the next expiry.
 
-use std::sync::atomic::AtomicU16;
 use std::sync::{Arc, Barrier, Mutex, MutexGuard, OnceLock};
 use std::thread;
 use std::time::{Duration, Instant};
@@ -24,10 +23,8 @@ use fencing_lab::core::{
     WriteRequest, IDLE_IN_TRANSACTION_TIMEOUT,
 };
 
-use super::etcd::{Etcd, EtcdLock};
-use super::lock::{Lock, LockBackend, RowOnly};
-use super::pg::{lit, Pg, PgAddr, SqlState};
-use super::redis::RedisLock;
+use super::lock::{Lock, Service};
+use super::pg::{Arg, Error, Pg, PgAddr, SqlState};
 
 /// Where in its slot each kind of event happens, in slots from the slot's centre.
 pub const AT_EXPIRY: f64 = -0.5;
@@ -38,15 +35,10 @@ const STEPS_FROM: f64 = -0.2;
 const STEPS_SPAN: f64 = 0.45;
 
 /// Where the run's timing and servers are.
-pub struct Env {
+pub struct Env<'a> {
     pub scale: f64,
     pub slot: f64,
-    pub lock: LockBackend,
-    /// Port of the Redis that is the lock server right now.
-    pub redis_port: Arc<AtomicU16>,
-    /// The Redlock nodes' ports, by node number.
-    pub nodes: Vec<u16>,
-    pub etcd: Option<Etcd>,
+    pub service: &'a dyn Service,
     pub pg: PgAddr,
     pub schema: String,
     /// Scenario time 0, set once every thread has connected (see [`Env::ready`]).
@@ -55,7 +47,7 @@ pub struct Env {
     pub barrier: Barrier,
 }
 
-impl Env {
+impl Env<'_> {
     /// Real ms since the start at which scenario time `t` happens, shifted by `frac` slots.
     pub fn real_ms(&self, t: Millis, frac: f64) -> f64 {
         t as f64 * self.scale + frac * self.slot
@@ -195,7 +187,7 @@ pub fn observe(shared: &Shared) -> MutexGuard<'_, Observed> {
 
 /// One client's connections: to the lock service, to the storage.
 pub struct Client<'a> {
-    env: &'a Env,
+    env: &'a Env<'a>,
     sc: &'a Scenario,
     idx: usize,
     name: String,
@@ -236,30 +228,24 @@ impl Client<'_> {
     }
 }
 
-/// The statement that makes a write: the storage's `debit` or `publish` under `policy`.
-/// `live`: the sequencer check's answer (the write's lease is the live one), or `None` when
-/// the resource does not ask.
-fn write_sql(policy: FencingPolicy, w: &WriteRequest, live: Option<bool>) -> String {
-    let token = w
-        .fence
-        .map_or_else(|| "NULL".to_owned(), |t| t.0.to_string());
-    let args = format!(
-        "{}, {}, {}, {token}",
-        lit(policy.code()),
-        lit(&w.resource),
-        lit(&w.writer)
-    );
-    let (amount, live) = (w.amount, live.unwrap_or(true));
-    match &w.publish {
-        Some(result) => format!("SELECT publish({args}, {});", lit(result)),
-        None => {
-            let key = w
-                .idempotency_key
-                .as_deref()
-                .map_or_else(|| "NULL".to_owned(), lit);
-            format!("SELECT debit({args}, {amount}, {key}, {live});")
-        }
-    }
+/// A write as the storage's `debit` or `publish` under `policy`: its reply. `live`: the
+/// sequencer check's answer (the write's lease is the live one; true where none is asked).
+fn write(
+    pg: &mut Pg,
+    policy: FencingPolicy,
+    w: &WriteRequest,
+    live: bool,
+) -> Result<String, Error> {
+    let (p, tok) = (policy.code(), w.fence.map(|f| f.0 as i64));
+    let args: [Arg; 4] = [&p, &w.resource, &w.writer, &tok];
+    let Some(result) = &w.publish else {
+        let args = [&args[..], &[&w.amount, &w.idempotency_key, &live]].concat();
+        return pg.call("SELECT debit($1, $2, $3, $4, $5, $6, $7)", &args);
+    };
+    pg.call(
+        "SELECT publish($1, $2, $3, $4, $5)",
+        &[&args[..], &[result]].concat(),
+    )
 }
 
 type Packet = thread::JoinHandle<Result<(), String>>;
@@ -275,8 +261,7 @@ impl Client<'_> {
 
     /// The separate counter's next token: a PostgreSQL sequence, in its own store.
     fn next_token(&mut self) -> Result<u64, String> {
-        let t = self.pg.one("SELECT nextval('tokens');")?;
-        t.parse().map_err(|_| format!("token sequence: {t}"))
+        Ok(self.pg.value::<i64>("SELECT nextval('tokens')", &[])? as u64)
     }
 
     /// The next grant's lease number (a separate counter's SET and a row lock carry none).
@@ -296,7 +281,7 @@ impl Client<'_> {
         let (delay, arrives) = (actor.network_delay, now + actor.network_delay);
         if delay == 0 {
             let live = sequencer_check(self, &w, now)?;
-            let reply = self.pg.one(&write_sql(self.sc.policy, &w, live))?;
+            let reply = write(&mut self.pg, self.sc.policy, &w, live).map_err(|e| e.to_string())?;
             self.push(applied(idx, &w, now, now, &reply)?);
             return Ok(Next::At(now));
         }
@@ -314,10 +299,10 @@ impl Client<'_> {
             // Never delivered within the horizon.
             return Ok(timeout.map_or(Next::Stop, |t| Next::AfterTimeout(now + t)));
         }
-        let sql = write_sql(self.sc.policy, &w, None);
+        let policy = self.sc.policy;
         let Some(t) = timeout else {
             self.late(env.sleep_until(arrives, AT_DELIVERY));
-            let reply = self.pg.one(&sql)?;
+            let reply = write(&mut self.pg, policy, &w, true).map_err(|e| e.to_string())?;
             self.push(applied(idx, &w, now, arrives, &reply)?);
             return Ok(Next::At(arrives));
         };
@@ -329,7 +314,8 @@ impl Client<'_> {
                 (target - signed_ms(start)).max(0.0) / 1000.0,
             ));
             let late = (signed_ms(start) - target).max(0.0);
-            let seen = applied(idx, &sent, now, arrives, &pg.one(&sql)?)?;
+            let reply = write(&mut pg, policy, &sent, true).map_err(|e| e.to_string())?;
+            let seen = applied(idx, &sent, now, arrives, &reply)?;
             let mut o = observe(&shared);
             o.max_late_ms = o.max_late_ms.max(late);
             o.events.push(seen);
@@ -347,12 +333,17 @@ impl Client<'_> {
         Ok(Next::AfterTimeout(now + t))
     }
 
-    /// A statement in this client's session: its rows, or `None` if the session is gone,
+    /// Statements in this client's session: their answer, or `None` if the session is gone,
     /// which the server says with SQLSTATE 25P03 (its idle-in-transaction timeout ended it).
     /// Any other error is the harness's failure.
-    fn in_session(&mut self, now: Millis, what: &str, sql: &str) -> Result<Option<String>, String> {
-        let e = match self.pg.statement(sql) {
-            Ok(rows) => return Ok(Some(rows.concat())),
+    fn in_session<T>(
+        &mut self,
+        now: Millis,
+        what: &str,
+        sql: impl FnOnce(&mut Pg) -> Result<T, Error>,
+    ) -> Result<Option<T>, String> {
+        let e = match sql(&mut self.pg) {
+            Ok(answer) => return Ok(Some(answer)),
             Err(e) => e,
         };
         let ended = SqlState::IDLE_IN_TRANSACTION_SESSION_TIMEOUT;
@@ -371,8 +362,8 @@ impl Client<'_> {
     /// Row lock: the UPDATE in the lock holder's transaction (no token: policy off). On a
     /// session the server terminated it fails with 25P03, and the client stops.
     fn send_in_transaction(&mut self, w: WriteRequest, now: Millis) -> Result<Next, String> {
-        let sql = write_sql(FencingPolicy::Off, &w, None);
-        let reply = self.in_session(now, "UPDATE", &sql)?;
+        let update = |pg: &mut Pg| write(pg, FencingPolicy::Off, &w, true);
+        let reply = self.in_session(now, "UPDATE", update)?;
         let reply = reply.unwrap_or_else(|| "session_ended".to_owned());
         self.push(applied(self.idx, &w, now, now, &reply)?);
         if reply != "session_ended" {
@@ -403,7 +394,7 @@ impl Backend for Client<'_> {
         let mut o = self.observed();
         let waiter = (o.events.iter()).position(|p| {
             released
-                && self.env.lock == LockBackend::RowLock
+                && self.sc.row_lock.is_some()
                 && p.at == at
                 && p.actor.is_some_and(|a| a != self.idx)
                 && matches!(p.kind, EventKind::Acquired { .. })
@@ -516,9 +507,18 @@ impl Backend for Client<'_> {
     /// COMMIT, or its end by the server's idle timeout); it must not have returned sooner.
     fn lock_row(&mut self, now: Millis) -> Result<RowGrant, String> {
         let held_until = self.observed().row.filter(|until| *until > now);
-        let res = lit(&self.sc.resource);
-        let sql = format!("BEGIN; SELECT balance FROM accounts WHERE id = {res} FOR UPDATE;");
-        if self.in_session(now, "SELECT … FOR UPDATE", &sql)?.is_none() {
+        let res = &self.sc.resource;
+        let select = |pg: &mut Pg| {
+            pg.batch("BEGIN")?;
+            pg.call::<i64>(
+                "SELECT balance FROM accounts WHERE id = $1 FOR UPDATE",
+                &[res],
+            )
+        };
+        if self
+            .in_session(now, "SELECT … FOR UPDATE", select)?
+            .is_none()
+        {
             return Ok(RowGrant::Lost);
         }
         let at = held_until.and(self.observed().row).unwrap_or(now);
@@ -548,11 +548,12 @@ impl Backend for Client<'_> {
         // The row is free from now on; a waiter's SELECT returns after the COMMIT.
         self.observed().row = Some(now);
         // The lease's number is the fold's to fill in.
-        Ok(self.in_session(now, "COMMIT", "COMMIT;")?.map(|_| Fence(0)))
+        let commit = |pg: &mut Pg| pg.batch("COMMIT");
+        Ok(self.in_session(now, "COMMIT", commit)?.map(|()| Fence(0)))
     }
 
     fn send(&mut self, request: WriteRequest, now: Millis) -> Result<Next, String> {
-        if self.env.lock == LockBackend::RowLock {
+        if self.sc.row_lock.is_some() {
             self.send_in_transaction(request, now)
         } else {
             self.send_write(request, now)
@@ -560,26 +561,23 @@ impl Backend for Client<'_> {
     }
 
     fn barrier(&mut self, fence: Fence, _now: Millis) -> Result<Result<(), WriteError>, String> {
-        let (sc, tok, me) = (self.sc, fence.0, lit(&self.name));
-        let (policy, res, on_results) = (lit(sc.policy.code()), lit(&sc.resource), sc.publishes());
-        let sql = format!("SELECT barrier({policy}, {res}, {me}, {tok}, {on_results});");
+        let (sc, tok) = (self.sc, fence.0 as i64);
+        let (policy, on_results) = (sc.policy.code(), sc.publishes());
+        let args: [Arg; 5] = [&policy, &sc.resource, &self.name, &tok, &on_results];
+        let code: String = self.pg.value("SELECT barrier($1, $2, $3, $4, $5)", &args)?;
         let refused = WriteError::StaleFence {
             token: fence,
             last: Fence(0),
         };
-        let ok = self.pg.one(&sql)? == "ok";
-        Ok(if ok { Ok(()) } else { Err(refused) })
+        Ok(if code == "ok" { Ok(()) } else { Err(refused) })
     }
 
     fn job_done(&mut self, now: Millis) -> Result<Option<bool>, String> {
         // A plain read of the storage; under a row lock, inside the transaction that holds
         // the row, where a terminated session fails it.
-        let res = lit(&self.sc.resource);
-        let sql = format!("SELECT EXISTS (SELECT 1 FROM write_log WHERE account = {res} AND kind IN ('debit', 'publish') AND result = 'ok');");
-        let Some(done) = self.in_session(now, "status read", &sql)? else {
-            return Ok(None);
-        };
-        Ok(Some(done == "t"))
+        let res = &self.sc.resource;
+        let sql = "SELECT EXISTS (SELECT 1 FROM write_log WHERE account = $1 AND kind IN ('debit', 'publish') AND result = 'ok')";
+        self.in_session(now, "status read", |pg| pg.call(sql, &[res]))
     }
 
     fn provider_call(
@@ -590,9 +588,9 @@ impl Backend for Client<'_> {
     ) -> Result<ProviderOutcome, String> {
         // The provider is a table that never sees a token; it dedupes on the key (its
         // primary key), and is called only if this client's last claim row was accepted.
-        let (me, key, what) = (lit(&self.name), lit(idempotency_key), lit(what));
-        let sql = format!("SELECT provider_call({me}, {key}, {what});");
-        Ok(match self.pg.one(&sql)?.as_str() {
+        let args: [Arg; 3] = [&self.name, &idempotency_key, &what];
+        let outcome: String = self.pg.value("SELECT provider_call($1, $2, $3)", &args)?;
+        Ok(match outcome.as_str() {
             "charged" => ProviderOutcome::Charged,
             "deduped" => ProviderOutcome::Deduped,
             _ => ProviderOutcome::NotCalled,
@@ -601,9 +599,10 @@ impl Backend for Client<'_> {
 
     fn side_effect(&mut self, what: &str, lease_live: bool, _now: Millis) -> Result<(), String> {
         // The outside system is a table that never sees a token: nothing can refuse it.
-        let (me, what) = (lit(&self.name), lit(what));
-        let sql = format!("INSERT INTO side_effects (actor, what, lease_live) VALUES ({me}, {what}, {lease_live});");
-        self.pg.query(&sql).map(drop)
+        let sql =
+            "INSERT INTO side_effects (actor, what, lease_live) VALUES ($1, $2, $3) RETURNING 0";
+        let args: [Arg; 3] = [&self.name, &what, &lease_live];
+        self.pg.value::<i32>(sql, &args).map(drop)
     }
 }
 
@@ -629,13 +628,12 @@ pub fn run_actor(
             _ => {
                 let frac = STEPS_FROM + STEPS_SPAN * scheduled_at as f64 / t.max(1) as f64;
                 c.late(env.sleep_until(t, frac));
-                if paused && env.lock == LockBackend::Etcd && c.state.fence.is_some() {
-                    // Evidence that etcd's lease is a lease too: did the key outlive the pause?
+                if paused && sc.token_source == TokenSource::LockService && c.state.fence.is_some()
+                {
+                    // Evidence that a lock service's lease is a lease too: did the key
+                    // outlive the pause?
                     let v = c.lock.value(&sc.resource)?;
-                    c.said(
-                        t,
-                        format!("woke after its pause; the etcd lock key holds {v:?}"),
-                    );
+                    c.said(t, format!("woke after its pause; the lock key holds {v:?}"));
                 }
                 scheduled_at = t;
                 match client::step(&mut c, sc, idx, t)? {
@@ -695,7 +693,7 @@ fn fire_timer(c: &mut Client, running: bool, fired_at: &mut Millis) -> Result<Ne
 /// Opens one client's connections, then waits for the others (time starts after: see
 /// [`Env::ready`]; it is waited for even if a connection failed, so no thread waits alone).
 fn connect<'a>(
-    env: &'a Env,
+    env: &'a Env<'a>,
     sc: &'a Scenario,
     idx: usize,
     shared: Shared,
@@ -703,37 +701,13 @@ fn connect<'a>(
 ) -> Result<Client<'a>, String> {
     let open = || -> Result<_, String> {
         let mut pg = Pg::connect(&env.pg, &env.schema)?;
-        if let Some(ttl) = sc
-            .idle_timeout()
-            .filter(|_| env.lock == LockBackend::RowLock)
-        {
+        if let Some(ttl) = sc.idle_timeout().filter(|_| sc.row_lock.is_some()) {
             // The server's own timer, in real ms: the scenario's TTL at this run's scale.
             let ms = (ttl as f64 * env.scale).round() as u64;
-            pg.query(&format!("SET idle_in_transaction_session_timeout = {ms};"))?;
+            let set = format!("SET idle_in_transaction_session_timeout = {ms}");
+            pg.batch(&set).map_err(|e| format!("postgres: {e}"))?;
         }
-        let lock: Box<dyn Lock> = match env.lock {
-            LockBackend::Redis => {
-                let incr = sc.token_source == TokenSource::SameRedis;
-                Box::new(RedisLock::single(env.redis_port.clone(), incr)?)
-            }
-            LockBackend::Redlock => {
-                let reach = sc.redlock.as_ref().and_then(|r| r.reach.get(idx));
-                let all: Vec<usize> = (0..env.nodes.len()).collect();
-                let reach = reach.filter(|r| !r.is_empty()).unwrap_or(&all);
-                Box::new(RedisLock::redlock(&env.nodes, reach)?)
-            }
-            LockBackend::Etcd => {
-                let ttl_s = (sc.lease_ttl as f64 * env.scale / 1000.0).round() as u64;
-                let etcd = env.etcd.clone().ok_or("no etcd")?;
-                Box::new(EtcdLock {
-                    etcd,
-                    ttl_s,
-                    lease: None,
-                })
-            }
-            LockBackend::RowLock => Box::new(RowOnly),
-        };
-        Ok((lock, pg))
+        Ok((env.service.connect(sc, idx)?, pg))
     };
     let opened = open();
     env.ready();
@@ -756,26 +730,26 @@ fn connect<'a>(
 }
 
 /// The sequencer check, made by the harness acting as the resource, just before the write
-/// reaches PostgreSQL: is the lock key's create revision on etcd still this write's token?
-/// (A lapsed lease's key is gone; a new holder's key has a newer create revision.) Asked
-/// only with fencing on; PostgreSQL still applies the fencing rule first. `None`: not asked.
-fn sequencer_check(c: &Client, w: &WriteRequest, now: Millis) -> Result<Option<bool>, String> {
+/// reaches PostgreSQL: is the lock service's live lease still this write's token? Asked only
+/// with fencing on (true where it is not); PostgreSQL still applies the fencing rule first.
+fn sequencer_check(c: &mut Client, w: &WriteRequest, now: Millis) -> Result<bool, String> {
     let sc = c.sc;
-    let (true, Some(Fence(token))) = (
-        sc.check == StorageCheck::Sequencer && sc.policy.checks_fence(),
-        w.fence,
-    ) else {
-        return Ok(None);
+    let asked = sc.check == StorageCheck::Sequencer && sc.policy.checks_fence();
+    let Some(Fence(token)) = w.fence.filter(|_| asked) else {
+        return Ok(true);
     };
-    let etcd = c.env.etcd.as_ref().ok_or("the sequencer check asks etcd")?;
-    let live = etcd.get(&sc.resource)?.map(|(_, revision)| revision);
-    c.said(now, format!(
-        "the resource asked etcd for {}'s lock key: create revision {}, the write's token {token}: {}",
-        sc.resource,
-        live.map_or_else(|| "none (no key)".to_owned(), |r| r.to_string()),
-        if live == Some(token) { "its lease is the live one" } else { "not the live lease" }
-    ));
-    Ok(Some(live == Some(token)))
+    let live = c.lock.live_token(&sc.resource)?;
+    let (res, shown) = (
+        &sc.resource,
+        live.map_or("none".to_owned(), |r| r.to_string()),
+    );
+    let verdict = if live == Some(token) {
+        "its lease is the live one"
+    } else {
+        "not the live lease"
+    };
+    c.said(now, format!("the resource asked the lock service for {res}'s live lease: token {shown}, the write's token {token}: {verdict}"));
+    Ok(live == Some(token))
 }
 
 /// Whose lease a lock value is: the actor of that name, or under
