@@ -33,24 +33,18 @@ impl Scenario {
     /// pauses 5..55; B takes 34 at t=30, claims and calls at 35; A claims and calls at 55.
     pub fn claim_row() -> Self {
         let worker = |name: &str, start_at: Millis, work: Millis| {
-            actor(
-                name,
-                start_at,
-                vec![
-                    Step::Acquire { retry_every: 10 },
-                    Step::CheckDone,
-                    Step::Work { ms: work },
-                    Step::Claim {
-                        what: format!("claimed by {name}"),
-                    },
-                    Step::ProviderCall {
-                        what: "charge the card $10 (payment API)".to_owned(),
-                        idempotency_key: PROVIDER_KEY.to_owned(),
-                    },
-                    Step::Work { ms: 5 },
-                    Step::Release,
-                ],
-            )
+            let then = vec![
+                Step::Claim {
+                    what: format!("claimed by {name}"),
+                },
+                Step::ProviderCall {
+                    what: "charge the card $10 (payment API)".to_owned(),
+                    idempotency_key: PROVIDER_KEY.to_owned(),
+                },
+                Step::Work { ms: 5 },
+                Step::Release,
+            ];
+            job(name, start_at, work, then)
         };
         let mut a = worker("A", 0, 10);
         a.pauses.push(pause(5, 50));

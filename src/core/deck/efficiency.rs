@@ -36,20 +36,14 @@ impl Scenario {
     /// and publishes [`REPORT`] at 35; A wakes and publishes the same [`REPORT`] at 55.
     pub fn efficiency() -> Self {
         let rebuild = |name: &str, start_at: Millis, work: Millis| {
-            actor(
-                name,
-                start_at,
-                vec![
-                    Step::Acquire { retry_every: 10 },
-                    Step::CheckDone,
-                    Step::Work { ms: work },
-                    Step::Publish {
-                        result: REPORT.to_owned(),
-                    },
-                    Step::Work { ms: 5 },
-                    Step::Release,
-                ],
-            )
+            let then = vec![
+                Step::Publish {
+                    result: REPORT.to_owned(),
+                },
+                Step::Work { ms: 5 },
+                Step::Release,
+            ];
+            job(name, start_at, work, then)
         };
         let mut a = rebuild("A", 0, 10);
         a.pauses.push(pause(5, 50));

@@ -307,21 +307,22 @@ fn job_scenario(id: &str, title: &str, actors: Vec<Actor>, horizon: Millis) -> S
 /// The one job of the account scenarios.
 pub const HEADLINE_JOB: &str = "charge order 1";
 
-/// The plain worker of most entries: take the lock (polling every 10 ms), read the job's
-/// status, work `work` ms, debit 10, hold `hold` ms more, release.
+/// A worker's job: take the lock (polling every 10 ms), read the job's status, work `work`
+/// ms, then do `then` (its writes, and the release).
+fn job(name: &str, start_at: Millis, work: Millis, then: Vec<Step>) -> Actor {
+    let mut script = vec![
+        Step::Acquire { retry_every: 10 },
+        Step::CheckDone,
+        Step::Work { ms: work },
+    ];
+    script.extend(then);
+    actor(name, start_at, script)
+}
+
+/// The plain worker of most entries: its [`job`] debits 10, holds `hold` ms more, releases.
 fn writer(name: &str, start_at: Millis, work: Millis, hold: Millis) -> Actor {
-    actor(
-        name,
-        start_at,
-        vec![
-            Step::Acquire { retry_every: 10 },
-            Step::CheckDone,
-            Step::Work { ms: work },
-            debit(10, None),
-            Step::Work { ms: hold },
-            Step::Release,
-        ],
-    )
+    let then = vec![debit(10, None), Step::Work { ms: hold }, Step::Release];
+    job(name, start_at, work, then)
 }
 
 /// B as in the headline: polls from t=20, debits 10 five ms after it gets the lock.

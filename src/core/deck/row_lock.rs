@@ -88,17 +88,7 @@ impl Scenario {
     /// at 35. A wakes at 55 and its UPDATE fails: its session is gone.
     pub fn row_lock() -> Self {
         let worker = |name: &str, start_at: Millis, work: Millis| {
-            actor(
-                name,
-                start_at,
-                vec![
-                    Step::Acquire { retry_every: 10 },
-                    Step::CheckDone,
-                    Step::Work { ms: work },
-                    debit(10, None),
-                    Step::Release,
-                ],
-            )
+            job(name, start_at, work, vec![debit(10, None), Step::Release])
         };
         let mut a = worker("A", 0, 10);
         a.pauses.push(pause(5, 50));
