@@ -50,16 +50,7 @@ impl Scenario {
     /// expires at t=30 with the packet in flight, B takes 34, finds the job not done and
     /// debits at t=35, and A's request reaches storage at t=45, after B's write.
     pub fn delayed_packet() -> Self {
-        let mut a = actor(
-            "A",
-            0,
-            vec![
-                Step::Acquire { retry_every: 10 },
-                Step::CheckDone,
-                Step::Work { ms: 5 },
-                debit(10, None),
-            ],
-        );
+        let mut a = job("A", 0, 5, vec![debit(10, None)]);
         a.network_delay = 40;
         job_scenario(
             "delayed-packet",

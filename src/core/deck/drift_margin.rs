@@ -62,13 +62,11 @@ impl Scenario {
     /// clock reads 28 ms, under the TTL. The margin stops it (28 > 22); without one it would
     /// debit at t=37 with a lease that is gone. B gets 34 at t=30 and debits at 35.
     pub fn drift_margin() -> Self {
-        let a = actor(
+        let a = job(
             "A",
             0,
+            36,
             vec![
-                Step::Acquire { retry_every: 10 },
-                Step::CheckDone,
-                Step::Work { ms: 36 },
                 Step::CheckDeadline,
                 Step::Work { ms: 1 },
                 debit(10, None),

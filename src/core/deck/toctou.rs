@@ -23,13 +23,11 @@ impl Scenario {
     /// A checks `is_held` at t=4 (true), the pause lands at t=5, right after the check;
     /// the rest is the headline: B writes with 34 at t=35, A writes with 33 at t=55.
     pub fn toctou() -> Self {
-        let mut a = actor(
+        let mut a = job(
             "A",
             0,
+            4,
             vec![
-                Step::Acquire { retry_every: 10 },
-                Step::CheckDone,
-                Step::Work { ms: 4 },
                 Step::CheckHeld,
                 Step::Work { ms: 1 },
                 debit(10, None),

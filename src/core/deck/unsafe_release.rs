@@ -47,17 +47,7 @@ impl Scenario {
             ],
         );
         a.pauses.push(pause(6, 48));
-        let b = actor(
-            "B",
-            30,
-            vec![
-                Step::Acquire { retry_every: 10 },
-                Step::CheckDone,
-                Step::Work { ms: 29 },
-                debit(10, None),
-                Step::Release,
-            ],
-        );
+        let b = job("B", 30, 29, vec![debit(10, None), Step::Release]);
         let c = actor(
             "C",
             48,
