@@ -6,7 +6,7 @@ use fencing_lab::core::deck;
 use fencing_lab::core::story;
 use fencing_lab::core::{run, EventKind, FencingPolicy, LockCommand, Scenario, TokenSource, Trace};
 
-mod common;
+use crate::common;
 use common::{w, writes};
 
 fn run_as(policy: FencingPolicy) -> Trace {
