@@ -37,6 +37,8 @@ target/debug/fencing-lab deck --json >"$FENCING_DECK_JSON"
 replay() {
   bash scripts/replay.sh
   cargo test --locked --profile replay --features replay --test replay
+  # The replay's code is behind its feature, so lint's clippy does not see it: lint it here.
+  cargo clippy --locked --profile replay --features replay --bin fencing-lab --test replay -- -D warnings
 }
 replay_log=target/replay-phase.log
 mkdir -p target
