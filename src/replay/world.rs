@@ -1,7 +1,7 @@
 //! One run's world: the faults that are the world's, not an actor's, made at their scenario
 //! times on the run's lock service: a lock node's clock step (libfaketime), a replica cut
-//! off from its primary, a failover, and a member cut off on the minority side. Which of them a service has, and how, is its own
-//! ([`Service::fault`]).
+//! off from its primary, a failover, and a member cut off on the minority side. Which of them
+//! a service has, and how, is its own ([`Service::fault`]).
 
 use fencing_lab::core::{Millis, Scenario};
 
