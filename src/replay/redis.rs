@@ -429,7 +429,7 @@ impl Service for Servers {
                 let restart = self.restart.as_ref().ok_or("no Redis to restart")?;
                 self.restart(w, t, restart)?
             }
-            (_, None) => return Ok(None),
+            _ => return Ok(None),
         }))
     }
 }
