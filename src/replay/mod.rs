@@ -27,11 +27,11 @@ use fencing_lab::core::{
 
 use lock::LockBackend;
 use pg::Pg;
-use run::{Env, Observed};
+use run::Env;
 use servers::PG_BIN;
 
 /// Real ms per time slot of a Redis-locked run: the smallest gap between two decisive
-/// events of a scenario becomes this long (override: `REPLAY_SLOT_MS`).
+/// events of a scenario becomes this long.
 const SLOT_MS: f64 = 60.0;
 /// How a what-if changes its deck scenario.
 type Change = fn(&mut Scenario);
@@ -74,30 +74,28 @@ struct Case {
 /// The runs `ids` names (all of them if none), under every policy: each deck entry, and
 /// after it its what-ifs; after each run on etcd, the same on ZooKeeper (`@zookeeper`).
 fn cases(ids: &[String]) -> Result<Vec<Case>, String> {
-    let what_ifs = |id: &'static str| WHAT_IFS.iter().filter(move |w| w.0 == id);
-    let runs = DECK.iter().flat_map(|e| {
-        let what_ifs = what_ifs(e.id).map(move |&(_, label, change)| (e, label, change));
-        [(e, e.id, (|_| {}) as Change)].into_iter().chain(what_ifs)
-    });
     let mut all = Vec::new();
-    for (e, label, change) in runs {
-        let scs = FencingPolicy::ALL.map(|policy| {
-            let mut sc = (e.build)().with_policy(policy);
-            change(&mut sc);
-            sc
-        });
-        let lock = LockBackend::of(&scs[0]);
-        let case = |label: String, lock| {
-            move |sc| Case {
-                label: label.clone(),
-                sc,
-                lock,
+    for e in DECK {
+        let what_ifs = WHAT_IFS.iter().filter(|w| w.0 == e.id).map(|w| (w.1, w.2));
+        for (label, change) in [(e.id, (|_| {}) as Change)].into_iter().chain(what_ifs) {
+            let scs = FencingPolicy::ALL.map(|policy| {
+                let mut sc = (e.build)().with_policy(policy);
+                change(&mut sc);
+                sc
+            });
+            let mut runs = vec![(label.to_owned(), LockBackend::of(&scs[0]))];
+            if runs[0].1 == LockBackend::Etcd {
+                let zk = format!("{}@zookeeper", label.trim_end_matches("@etcd"));
+                runs.push((zk, LockBackend::ZooKeeper));
             }
-        };
-        all.extend(scs.clone().map(case(label.to_owned(), lock)));
-        if lock == LockBackend::Etcd {
-            let label = format!("{}@zookeeper", label.trim_end_matches("@etcd"));
-            all.extend(scs.map(case(label, LockBackend::ZooKeeper)));
+            for (label, lock) in runs {
+                let case = |sc: &Scenario| Case {
+                    label: label.clone(),
+                    sc: sc.clone(),
+                    lock,
+                };
+                all.extend(scs.iter().map(case));
+            }
         }
     }
     if let Some(id) = ids.iter().find(|id| !all.iter().any(|c| c.label == **id)) {
@@ -197,15 +195,11 @@ fn service_scale(sc: &Scenario) -> f64 {
 /// (real ms per scenario ms, real ms per slot).
 fn timing(c: &Case) -> (f64, f64) {
     let g = granularity(&c.sc) as f64;
-    if c.lock.is_lock_service() {
-        let s = service_scale(&c.sc);
-        return (s, s * g);
-    }
-    let slot = (std::env::var("REPLAY_SLOT_MS").ok())
-        .and_then(|s| s.parse().ok())
-        .filter(|s: &f64| *s >= 5.0)
-        .unwrap_or(SLOT_MS);
-    (slot / g, slot)
+    let scale = match c.lock.is_lock_service() {
+        true => service_scale(&c.sc),
+        false => SLOT_MS / g,
+    };
+    (scale, scale * g)
 }
 
 /// One storage attempt: who, with which token, what the storage answered.
@@ -254,27 +248,24 @@ fn predict(trace: &core::Trace) -> Outcome {
 
 /// An outcome on one line: `90 / 34 / B#34 ok, A#33 stale_fence`.
 fn show(o: &Outcome) -> String {
-    let writes: Vec<String> = (o.writes.iter())
-        .map(|w| {
-            let tok = w.token.map_or_else(|| "-".to_owned(), |t| format!("#{t}"));
-            format!("{}{tok} {}", w.writer, w.code)
-        })
-        .collect();
+    let mut line = o.balance.to_string();
+    if let Some(r) = &o.result {
+        line += &format!(" “{r}”");
+    }
     let fence = (o.last_fence).map_or_else(|| "none".to_owned(), |f| f.to_string());
-    let value = match &o.result {
-        Some(r) => format!("{} “{r}”", o.balance),
-        None => o.balance.to_string(),
-    };
-    let effects = match o.side_effects {
-        0 => String::new(),
-        n => format!(" / {n} side effects"),
-    };
-    let provider = match o.provider {
-        (0, 0) => String::new(),
-        (c, d) => format!(" / provider {c} charged, {d} deduped"),
-    };
-    let writes = writes.join(", ");
-    format!("{value} / {fence} / {writes}{effects}{provider}")
+    let writes = o.writes.iter().map(|w| match w.token {
+        Some(t) => format!("{}#{t} {}", w.writer, w.code),
+        None => format!("{}- {}", w.writer, w.code),
+    });
+    line += &format!(" / {fence} / {}", writes.collect::<Vec<_>>().join(", "));
+    if o.side_effects > 0 {
+        line += &format!(" / {} side effects", o.side_effects);
+    }
+    let (c, d) = o.provider;
+    if (c, d) != (0, 0) {
+        line += &format!(" / provider {c} charged, {d} deduped");
+    }
+    line
 }
 
 /// What a finished run produced.
@@ -286,11 +277,11 @@ struct Report {
     late_ms: f64,
 }
 
-/// The servers every run shares.
+/// The servers every run shares: PostgreSQL (its version, "15.18", for a recorded trace's
+/// label), and the temp dir every run's servers live in.
 struct Servers {
     dir: PathBuf,
-    pg: pg::PgAddr,
-    /// "15.18": PostgreSQL's, for a recorded trace's label.
+    pg: pg::Config,
     pg_version: String,
 }
 
@@ -300,24 +291,22 @@ fn run_case(c: &Case, n: usize, srv: &Servers) -> Result<Report, String> {
     let (sc, (scale, slot), schema) = (&c.sc, timing(c), format!("run{n}"));
     let mut admin = Pg::connect(&srv.pg, "")?;
     let sql = pg::schema_sql(&schema, sc);
-    admin
-        .batch(&sql)
-        .map_err(|e| format!("postgres: {e}: {sql}"))?;
+    (admin.batch(&sql)).map_err(|e| format!("postgres: {e}: {sql}"))?;
     let (mut notes, dir) = (Vec::new(), &srv.dir);
     let service = c.lock.start(&lock::Run { sc, n, dir, scale }, &mut notes)?;
-    let shared: run::Shared = Arc::new(Mutex::new(Observed::default()));
-    let rng = Mutex::new(SplitMix64::new(sc.seed));
     let env = Env {
         scale,
         slot,
         service: service.as_ref(),
         pg: srv.pg.clone(),
-        schema: schema.clone(),
+        schema,
+        shared: Arc::default(),
+        rng: Mutex::new(SplitMix64::new(sc.seed)),
         start: OnceLock::new(),
         barrier: Barrier::new(sc.actors.len() + 1),
     };
     std::thread::scope(|s| {
-        let (env, service, shared, rng) = (&env, service.as_ref(), &shared, &rng);
+        let (env, service, shared) = (&env, env.service, &env.shared);
         let world = world::World {
             env,
             sc,
@@ -325,19 +314,21 @@ fn run_case(c: &Case, n: usize, srv: &Servers) -> Result<Report, String> {
             shared,
         };
         let world = s.spawn(move || world.run());
-        let actor = |i| s.spawn(move || run::run_actor(env, sc, i, shared.clone(), rng));
+        let actor = |i| s.spawn(move || run::run_actor(env, sc, i));
         let actors: Vec<_> = (0..sc.actors.len()).map(actor).collect();
         for h in actors.into_iter().chain([world]) {
             h.join().map_err(|_| "a replay thread panicked")??;
         }
         Ok::<(), String>(())
     })?;
+    let obs = std::mem::take(&mut *run::observe(&env.shared));
     let lock_system = service.system();
     drop(service);
-    let stored = pg::read_storage(&mut admin, &schema, sc)?;
-    let obs = run::observe(&shared);
-    notes.extend(obs.notes.iter().cloned());
-    let mut observed = stored.outcome(&obs.events);
+    let read = pg::read_storage(&mut admin, sc);
+    let mut observed = read.map_err(|e| format!("postgres: reading the storage back: {e}"))?;
+    let account = pg::account(&observed, sc);
+    pg::add_ended_sessions(&mut observed, &obs.events);
+    notes.extend(obs.notes);
     if c.lock.is_lock_service() {
         rank_tokens(&mut observed, &obs.tokens, sc.first_fence, &mut notes);
     }
@@ -348,22 +339,20 @@ fn run_case(c: &Case, n: usize, srv: &Servers) -> Result<Report, String> {
             use core::EventKind::{PauseEnded, PauseStarted};
             matches!(o.kind, PauseStarted { .. } | PauseEnded { .. })
         });
-    let events = obs.events.iter().cloned().chain(pauses).collect();
+    let events = obs.events.into_iter().chain(pauses).collect();
     // Under a row lock, the lock and the storage are one server.
     let storage =
         (c.lock != LockBackend::RowLock).then(|| format!("PostgreSQL {}", srv.pg_version));
     let jumps = (!sc.lock_clock_jumps.is_empty()).then(|| "libfaketime".to_owned());
-    let systems = [Some(lock_system), storage, jumps]
-        .into_iter()
-        .flatten()
-        .collect();
-    let timing = format!("1 scenario ms = {scale:.2} real ms");
     let recording = core::Recording {
-        systems,
-        timing,
+        systems: [Some(lock_system), storage, jumps]
+            .into_iter()
+            .flatten()
+            .collect(),
+        timing: format!("1 scenario ms = {scale:.2} real ms"),
         notes,
     };
-    let trace = core::recorded(sc, events, stored.account(sc), recording);
+    let trace = core::recorded(sc, events, account, recording);
     let late_ms = obs.max_late_ms;
     Ok(Report {
         observed,
@@ -404,17 +393,13 @@ pub fn main(args: &[String]) -> i32 {
         }
     };
     let _cleanup = servers::Cleanup::install();
-    let code = match replay(&cases) {
-        Ok(0) => 0,
-        Ok(_) => 1,
-        Err(e) => {
-            eprintln!("replay: error: {e}");
-            println!("replay: 0 runs, 1 mismatches");
-            1
-        }
-    };
+    let mismatches = replay(&cases).unwrap_or_else(|e| {
+        eprintln!("replay: error: {e}");
+        println!("replay: 0 runs, 1 mismatches");
+        1
+    });
     eprintln!("replay: wall time {:.1} s", t0.elapsed().as_secs_f64());
-    code
+    i32::from(mismatches > 0)
 }
 
 /// Starts the shared servers, makes every run, prints the table and the verdict; returns
@@ -425,14 +410,10 @@ fn replay(cases: &[Case]) -> Result<usize, String> {
         "servers (all on 127.0.0.1 / a Unix socket, in {}):",
         dir.display()
     );
-    let pg_version = servers::version(&format!("{PG_BIN}/postgres"));
     let v = servers::version;
-    println!(
-        "  Redis {}, PostgreSQL {pg_version}, etcd {}, libfaketime {}",
-        v("redis-server"),
-        v("etcd"),
-        v("faketime")
-    );
+    let pg_version = v(&format!("{PG_BIN}/postgres"));
+    let (redis, etcd, faketime) = (v("redis-server"), v("etcd"), v("faketime"));
+    println!("  Redis {redis}, PostgreSQL {pg_version}, etcd {etcd}, libfaketime {faketime}");
     let srv = Servers {
         pg: servers::start_pg(&dir)?,
         dir,
@@ -460,27 +441,21 @@ fn replay(cases: &[Case]) -> Result<usize, String> {
 
 /// Makes case number `n`. A disagreement from a run whose threads woke a quarter slot late may
 /// be the scheduler's, not the servers': such a run (only such) is made once more, and says so.
-fn run_until_punctual(
-    c: &Case,
-    n: usize,
-    srv: &Servers,
-    predicted: &Outcome,
-) -> Result<Report, String> {
+fn run_until_punctual(c: &Case, n: usize, srv: &Servers, want: &Outcome) -> Result<Report, String> {
     let (label, policy, slot) = (&c.label, c.sc.policy.short(), timing(c).1);
     let first = run_case(c, 2 * n, srv)?;
     let late = first.late_ms;
-    if first.observed == *predicted || late <= 0.25 * slot {
+    if first.observed == *want || late <= 0.25 * slot {
         return Ok(first);
     }
     eprintln!("  {label} {policy}: disagreed with {late:.1} ms of scheduler lateness (slot {slot:.0} ms); running it again");
     let seen = show(&first.observed);
-    let note = format!("rerun: the first attempt observed {seen} with {late:.1} ms lateness");
     let mut again = run_case(c, 2 * n + 1, srv)?;
-    again
-        .trace
-        .recorded
-        .iter_mut()
-        .for_each(|r| r.notes.push(note.clone()));
+    if let Some(r) = &mut again.trace.recorded {
+        r.notes.push(format!(
+            "rerun: the first attempt observed {seen} with {late:.1} ms lateness"
+        ));
+    }
     Ok(again)
 }
 
@@ -495,13 +470,13 @@ struct Tally {
 }
 
 impl Tally {
-    /// Makes case number `n` (unless it has no real equivalent) and prints its row.
+    /// Makes case number `n` (unless it has no real equivalent), prints its row and keeps its
+    /// recorded trace.
     fn case(&mut self, c: &Case, n: usize, srv: &Servers) {
         let sim = core::run(&c.sc);
         let predicted = predict(&sim);
-        let (label, policy) = (&c.label, c.sc.policy.short());
+        let (label, policy, p) = (&c.label, c.sc.policy.short(), show(&predicted));
         let row = |scale: &str, observed: &str, verdict: &str| {
-            let p = show(&predicted);
             println!("| {label} | {policy} | {scale} | {p} | {observed} | {verdict} |");
         };
         if let Some(why) = not_reproducible(c) {
@@ -510,9 +485,8 @@ impl Tally {
             return;
         }
         self.runs += 1;
-        let result = run_until_punctual(c, n, srv, &predicted);
         let scale = format!("{:.2}", timing(c).0);
-        let rep = match result {
+        let rep = match run_until_punctual(c, n, srv, &predicted) {
             Ok(rep) => rep,
             Err(e) => {
                 row(&scale, "error", "MISMATCH");
@@ -521,11 +495,7 @@ impl Tally {
                 return;
             }
         };
-        let (ok, p, o) = (
-            rep.observed == predicted,
-            show(&predicted),
-            show(&rep.observed),
-        );
+        let (ok, o) = (rep.observed == predicted, show(&rep.observed));
         row(&scale, &o, if ok { "✓" } else { "MISMATCH" });
         if !ok {
             let m = format!("{label} {policy}:\n    predicted {p}\n    observed  {o}");
@@ -538,11 +508,11 @@ impl Tally {
         eprintln!("  {label} {policy}: worst lateness {:.1} ms", rep.late_ms);
         let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/replay/recorded");
         let file = dir.join(format!("{label}-{}.json", c.sc.policy.code()));
-        let write = || -> std::io::Result<()> {
-            std::fs::create_dir_all(&dir)?;
-            std::fs::write(&file, serde_json::to_vec_pretty(&rep.trace)?)
-        };
-        if let Err(e) = write() {
+        let json = serde_json::to_vec_pretty(&rep.trace).map_err(std::io::Error::from);
+        let written = std::fs::create_dir_all(&dir)
+            .and(json)
+            .and_then(|j| std::fs::write(&file, j));
+        if let Err(e) = written {
             eprintln!("  {label} {policy}: {}: {e}", file.display());
         }
     }

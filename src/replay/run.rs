@@ -24,7 +24,7 @@ use fencing_lab::core::{
 };
 
 use super::lock::{Lock, Service};
-use super::pg::{Arg, Error, Pg, PgAddr, SqlState};
+use super::pg::{Arg, Config, Error, Pg, SqlState};
 
 /// Where in its slot each kind of event happens, in slots from the slot's centre.
 pub const AT_EXPIRY: f64 = -0.5;
@@ -34,13 +34,16 @@ pub const AT_DELIVERY: f64 = -0.3;
 const STEPS_FROM: f64 = -0.2;
 const STEPS_SPAN: f64 = 0.45;
 
-/// Where the run's timing and servers are.
+/// Where the run's timing and servers are, and what its threads share.
 pub struct Env<'a> {
     pub scale: f64,
     pub slot: f64,
     pub service: &'a dyn Service,
-    pub pg: PgAddr,
+    pub pg: Config,
     pub schema: String,
+    pub shared: Shared,
+    /// The scenario's seeded randomness, one stream for all clients, drawn in the core's order.
+    pub rng: Mutex<SplitMix64>,
     /// Scenario time 0, set once every thread has connected (see [`Env::ready`]).
     pub start: OnceLock<Instant>,
     /// Every actor thread and the world thread meet here before time starts.
@@ -198,9 +201,6 @@ pub struct Client<'a> {
     me: String,
     /// Grants this client has had (which random value it draws next).
     grants: usize,
-    shared: Shared,
-    /// The scenario's seeded randomness, one stream for all clients, drawn in the core's order.
-    rng: &'a Mutex<SplitMix64>,
     /// The client's own state, as the core's steps keep it.
     state: ClientState,
     /// Delayed writes in flight, each on a thread of its own.
@@ -209,6 +209,8 @@ pub struct Client<'a> {
     /// timeout gives up on it).
     timer: Option<(LockCommand, Millis, Millis)>,
 }
+
+type Packet = thread::JoinHandle<Result<(), String>>;
 
 impl Client<'_> {
     /// Records what this client saw at scenario time `at`.
@@ -226,37 +228,22 @@ impl Client<'_> {
         let mut o = self.observed();
         o.max_late_ms = o.max_late_ms.max(ms);
     }
-}
 
-/// A write as the storage's `debit` or `publish` under `policy`: its reply. `live`: the
-/// sequencer check's answer (the write's lease is the live one; true where none is asked).
-fn write(
-    pg: &mut Pg,
-    policy: FencingPolicy,
-    w: &WriteRequest,
-    live: bool,
-) -> Result<String, Error> {
-    let (p, tok) = (policy.code(), w.fence.map(|f| f.0 as i64));
-    let args: [Arg; 4] = [&p, &w.resource, &w.writer, &tok];
-    let Some(result) = &w.publish else {
-        let args = [&args[..], &[&w.amount, &w.idempotency_key, &live]].concat();
-        return pg.call("SELECT debit($1, $2, $3, $4, $5, $6, $7)", &args);
-    };
-    pg.call(
-        "SELECT publish($1, $2, $3, $4, $5)",
-        &[&args[..], &[result]].concat(),
-    )
-}
-
-type Packet = thread::JoinHandle<Result<(), String>>;
-
-impl Client<'_> {
     fn observed(&self) -> MutexGuard<'_, Observed> {
-        observe(&self.shared)
+        observe(&self.env.shared)
     }
 
     fn push(&self, o: Observation) {
         self.observed().events.push(o);
+    }
+
+    /// What a GET or GETDEL of the lock key read, as the client's steps take it.
+    fn lock_value(&self, value: Option<String>) -> LockValue {
+        LockValue {
+            mine: value.as_deref() == Some(self.me.as_str()),
+            owner: value.map(|v| owner_of(self.sc, &v)),
+            fence: None,
+        }
     }
 
     /// The separate counter's next token: a PostgreSQL sequence, in its own store.
@@ -277,11 +264,12 @@ impl Client<'_> {
     /// a thread of its own, is still delivered and executed later (its reply cannot come
     /// before the timeout: it lands a grain or more after it).
     fn send_write(&mut self, w: WriteRequest, now: Millis) -> Result<Next, String> {
-        let (actor, env, idx) = (&self.sc.actors[self.idx], self.env, self.idx);
+        let (actor, idx) = (&self.sc.actors[self.idx], self.idx);
         let (delay, arrives) = (actor.network_delay, now + actor.network_delay);
         if delay == 0 {
             let live = sequencer_check(self, &w, now)?;
-            let reply = write(&mut self.pg, self.sc.policy, &w, live).map_err(|e| e.to_string())?;
+            let reply =
+                (self.pg.write(&w, self.sc.policy.code(), live)).map_err(|e| e.to_string())?;
             self.push(applied(idx, &w, now, now, &reply)?);
             return Ok(Next::At(now));
         }
@@ -299,28 +287,12 @@ impl Client<'_> {
             // Never delivered within the horizon.
             return Ok(timeout.map_or(Next::Stop, |t| Next::AfterTimeout(now + t)));
         }
-        let policy = self.sc.policy;
+        let packet = self.packet(w, now, arrives);
         let Some(t) = timeout else {
-            self.late(env.sleep_until(arrives, AT_DELIVERY));
-            let reply = write(&mut self.pg, policy, &w, true).map_err(|e| e.to_string())?;
-            self.push(applied(idx, &w, now, arrives, &reply)?);
+            packet.join().map_err(|_| "packet thread panicked")??;
             return Ok(Next::At(arrives));
         };
-        let (addr, schema, shared) = (env.pg.clone(), env.schema.clone(), self.shared.clone());
-        let (target, start, sent) = (env.real_ms(arrives, AT_DELIVERY), env.start(), w.clone());
-        self.packets.push(thread::spawn(move || {
-            let mut pg = Pg::connect(&addr, &schema)?;
-            thread::sleep(Duration::from_secs_f64(
-                (target - signed_ms(start)).max(0.0) / 1000.0,
-            ));
-            let late = (signed_ms(start) - target).max(0.0);
-            let reply = write(&mut pg, policy, &sent, true).map_err(|e| e.to_string())?;
-            let seen = applied(idx, &sent, now, arrives, &reply)?;
-            let mut o = observe(&shared);
-            o.max_late_ms = o.max_late_ms.max(late);
-            o.events.push(seen);
-            Ok(())
-        }));
+        self.packets.push(packet);
         let sent_at = now;
         self.saw(
             now + t,
@@ -331,6 +303,27 @@ impl Client<'_> {
             },
         );
         Ok(Next::AfterTimeout(now + t))
+    }
+
+    /// A delayed write in flight, on a thread (and a session) of its own, landing at `arrives`.
+    fn packet(&self, w: WriteRequest, now: Millis, arrives: Millis) -> Packet {
+        let (env, policy, idx) = (self.env, self.sc.policy, self.idx);
+        let (cfg, schema, shared) = (env.pg.clone(), env.schema.clone(), env.shared.clone());
+        let (target, start) = (env.real_ms(arrives, AT_DELIVERY), env.start());
+        thread::spawn(move || {
+            let mut pg = Pg::connect(&cfg, &schema)?;
+            let wait = (target - signed_ms(start)).max(0.0);
+            thread::sleep(Duration::from_secs_f64(wait / 1000.0));
+            let late = (signed_ms(start) - target).max(0.0);
+            let reply = pg
+                .write(&w, policy.code(), true)
+                .map_err(|e| e.to_string())?;
+            let seen = applied(idx, &w, now, arrives, &reply)?;
+            let mut o = observe(&shared);
+            o.max_late_ms = o.max_late_ms.max(late);
+            o.events.push(seen);
+            Ok(())
+        })
     }
 
     /// Statements in this client's session: their answer, or `None` if the session is gone,
@@ -362,7 +355,7 @@ impl Client<'_> {
     /// Row lock: the UPDATE in the lock holder's transaction (no token: policy off). On a
     /// session the server terminated it fails with 25P03, and the client stops.
     fn send_in_transaction(&mut self, w: WriteRequest, now: Millis) -> Result<Next, String> {
-        let update = |pg: &mut Pg| write(pg, FencingPolicy::Off, &w, true);
+        let update = |pg: &mut Pg| pg.write(&w, FencingPolicy::Off.code(), true);
         let reply = self.in_session(now, "UPDATE", update)?;
         let reply = reply.unwrap_or_else(|| "session_ended".to_owned());
         self.push(applied(self.idx, &w, now, now, &reply)?);
@@ -414,7 +407,7 @@ impl Backend for Client<'_> {
     }
 
     fn with_rng<T>(&mut self, f: impl FnOnce(&mut SplitMix64) -> T) -> T {
-        f(&mut self.rng.lock().unwrap_or_else(|e| e.into_inner()))
+        f(&mut self.env.rng.lock().unwrap_or_else(|e| e.into_inner()))
     }
 
     fn acquire(&mut self, now: Millis) -> Result<(Acquire, Vec<usize>), String> {
@@ -479,23 +472,12 @@ impl Backend for Client<'_> {
 
     fn read_lock(&mut self, _now: Millis) -> Result<LockValue, String> {
         let value = self.lock.value(&self.sc.resource)?;
-        Ok(LockValue {
-            mine: value.as_deref() == Some(self.me.as_str()),
-            owner: value.map(|v| owner_of(self.sc, &v)),
-            fence: None,
-        })
+        Ok(self.lock_value(value))
     }
 
     fn delete(&mut self, _now: Millis) -> Result<Option<LockValue>, String> {
-        let Some(v) = self.lock.delete(&self.sc.resource)? else {
-            return Ok(None);
-        };
-        let (mine, owner) = (v == self.me, Some(owner_of(self.sc, &v)));
-        Ok(Some(LockValue {
-            owner,
-            fence: None,
-            mine,
-        }))
+        let deleted = self.lock.delete(&self.sc.resource)?;
+        Ok(deleted.map(|v| self.lock_value(Some(v))))
     }
 
     fn expect_timeout(&mut self, command: LockCommand, sent_at: Millis, at: Millis) {
@@ -560,16 +542,22 @@ impl Backend for Client<'_> {
         }
     }
 
+    /// The storage's `apply` with nothing to change but the high-water mark.
     fn barrier(&mut self, fence: Fence, _now: Millis) -> Result<Result<(), WriteError>, String> {
         let (sc, tok) = (self.sc, fence.0 as i64);
         let (policy, on_results) = (sc.policy.code(), sc.publishes());
         let args: [Arg; 5] = [&policy, &sc.resource, &self.name, &tok, &on_results];
-        let code: String = self.pg.value("SELECT barrier($1, $2, $3, $4, $5)", &args)?;
+        let sql = "SELECT apply('barrier', $1, $2, $3, $4, 0, NULL, NULL, true, $5)";
+        let reply: String = self.pg.value(sql, &args)?;
         let refused = WriteError::StaleFence {
             token: fence,
             last: Fence(0),
         };
-        Ok(if code == "ok" { Ok(()) } else { Err(refused) })
+        Ok(if reply.starts_with("ok|") {
+            Ok(())
+        } else {
+            Err(refused)
+        })
     }
 
     fn job_done(&mut self, now: Millis) -> Result<Option<bool>, String> {
@@ -607,14 +595,8 @@ impl Backend for Client<'_> {
 }
 
 /// Runs one actor's script on this thread.
-pub fn run_actor(
-    env: &Env,
-    sc: &Scenario,
-    idx: usize,
-    shared: Shared,
-    rng: &Mutex<SplitMix64>,
-) -> Result<(), String> {
-    let mut c = connect(env, sc, idx, shared, rng)?;
+pub fn run_actor(env: &Env, sc: &Scenario, idx: usize) -> Result<(), String> {
+    let mut c = connect(env, sc, idx)?;
     let actor = &sc.actors[idx];
     let (mut t, mut scheduled_at, mut running) = (actor.start_at, 0, true);
     while running && c.state.pc < actor.script.len() {
@@ -692,13 +674,7 @@ fn fire_timer(c: &mut Client, running: bool, fired_at: &mut Millis) -> Result<Ne
 
 /// Opens one client's connections, then waits for the others (time starts after: see
 /// [`Env::ready`]; it is waited for even if a connection failed, so no thread waits alone).
-fn connect<'a>(
-    env: &'a Env<'a>,
-    sc: &'a Scenario,
-    idx: usize,
-    shared: Shared,
-    rng: &'a Mutex<SplitMix64>,
-) -> Result<Client<'a>, String> {
+fn connect<'a>(env: &'a Env<'a>, sc: &'a Scenario, idx: usize) -> Result<Client<'a>, String> {
     let open = || -> Result<_, String> {
         let mut pg = Pg::connect(&env.pg, &env.schema)?;
         if let Some(ttl) = sc.idle_timeout().filter(|_| sc.row_lock.is_some()) {
@@ -721,8 +697,6 @@ fn connect<'a>(
         lock,
         pg,
         grants: 0,
-        shared,
-        rng,
         state: ClientState::default(),
         packets: Vec::new(),
         timer: None,

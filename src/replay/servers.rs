@@ -9,7 +9,7 @@ use std::process::Command;
 use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use super::pg::PgAddr;
+use super::pg::Config;
 
 /// Directory of the PostgreSQL 15 server binaries on Debian.
 pub const PG_BIN: &str = "/usr/lib/postgresql/15/bin";
@@ -175,7 +175,7 @@ pub fn spawn(cmd: &mut Command, what: &str) -> Result<Started, String> {
 
 /// Starts the throwaway PostgreSQL cluster (stopped at cleanup): Unix socket only, with
 /// `listen_addresses` empty, so nothing listens on TCP at all.
-pub fn start_pg(dir: &Path) -> Result<PgAddr, String> {
+pub fn start_pg(dir: &Path) -> Result<Config, String> {
     let base = dir.join("pg");
     std::fs::create_dir_all(&base).map_err(|e| e.to_string())?;
     let socket_dir = base.to_string_lossy().into_owned();
@@ -202,5 +202,10 @@ pub fn start_pg(dir: &Path) -> Result<PgAddr, String> {
     let mut pg_ctl = as_postgres(&format!("{PG_BIN}/pg_ctl"));
     pg_ctl.args(["-D", &d, "-o", &opts, "-w", "-l"]);
     run(pg_ctl.arg(base.join("log")).arg("start"), "pg_ctl start")?;
-    Ok(PgAddr { socket_dir, port })
+    let mut cfg = Config::new();
+    cfg.host_path(&socket_dir)
+        .port(port)
+        .user("postgres")
+        .dbname("postgres");
+    Ok(cfg)
 }
