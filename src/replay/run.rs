@@ -142,10 +142,8 @@ fn applied(
     at: Millis,
     reply: &str,
 ) -> Result<Observation, String> {
-    let (code, balance) = reply.split_once('|').unwrap_or((reply, "0"));
-    let original_balance = balance
-        .parse()
-        .map_err(|_| format!("storage said {reply:?}"))?;
+    let (code, n) = reply.split_once('|').unwrap_or((reply, "0"));
+    let original_balance = n.parse().map_err(|_| format!("storage said {reply:?}"))?;
     let (token, last, live) = (w.fence.unwrap_or(Fence(0)), Fence(0), None);
     let key = w.idempotency_key.clone().unwrap_or_default();
     let result = match code {
@@ -375,26 +373,17 @@ impl Backend for Client<'_> {
     }
 
     fn say(&mut self, at: Millis, kind: EventKind) {
-        let released = matches!(kind, EventKind::Released { .. });
-        let seen = Observation {
-            at,
-            actor: Some(self.idx),
-            kind,
-            request: None,
-        };
         // A COMMIT comes first on the server: a waiter's SELECT … FOR UPDATE returns only
         // after it, though the waiter's thread may have recorded its grant a moment sooner.
-        let mut o = self.observed();
-        let waiter = (o.events.iter()).position(|p| {
-            released
-                && self.sc.row_lock.is_some()
-                && p.at == at
-                && p.actor.is_some_and(|a| a != self.idx)
-                && matches!(p.kind, EventKind::Acquired { .. })
-        });
-        match waiter {
-            Some(i) => o.events.insert(i, seen),
-            None => o.events.push(seen),
+        let commit = self.sc.row_lock.is_some() && matches!(kind, EventKind::Released { .. });
+        let (me, mut o) = (self.idx, self.observed());
+        o.saw(at, Some(me), kind);
+        let waiter = |p: &Observation| {
+            let other = p.actor.is_some_and(|a| a != me);
+            p.at == at && other && matches!(p.kind, EventKind::Acquired { .. })
+        };
+        if let Some(i) = o.events.iter().position(waiter).filter(|_| commit) {
+            o.events[i..].rotate_right(1);
         }
     }
 
@@ -427,16 +416,12 @@ impl Backend for Client<'_> {
             let (holder, expires_at) = (String::new(), 0);
             return Ok((Acquire::Held { holder, expires_at }, answer.nodes));
         }
+        let token = answer.token.or(value.parse().ok());
         let fence = match source {
             // SET NX PX alone: the grant carries no token, only the lease's own number.
             TokenSource::SeparateCounter => self.next_lease(),
             TokenSource::Counterfactual => Fence(self.next_token()?),
-            _ => Fence(
-                answer
-                    .token
-                    .or(value.parse().ok())
-                    .ok_or("a grant without a token")?,
-            ),
+            _ => Fence(token.ok_or("a grant without a token")?),
         };
         self.observed().tokens.push(fence.0);
         self.said(now, format!("{}; lease {}", answer.how, fence.0));
@@ -490,19 +475,11 @@ impl Backend for Client<'_> {
     fn lock_row(&mut self, now: Millis) -> Result<RowGrant, String> {
         let held_until = self.observed().row.filter(|until| *until > now);
         let res = &self.sc.resource;
-        let select = |pg: &mut Pg| {
-            pg.batch("BEGIN")?;
-            pg.call::<i64>(
-                "SELECT balance FROM accounts WHERE id = $1 FOR UPDATE",
-                &[res],
-            )
-        };
-        if self
-            .in_session(now, "SELECT … FOR UPDATE", select)?
-            .is_none()
-        {
+        let sql = "SELECT balance FROM accounts WHERE id = $1 FOR UPDATE";
+        let select = |pg: &mut Pg| pg.batch("BEGIN").and_then(|()| pg.call::<i64>(sql, &[res]));
+        let Some(_) = self.in_session(now, "SELECT … FOR UPDATE", select)? else {
             return Ok(RowGrant::Lost);
-        }
+        };
         let at = held_until.and(self.observed().row).unwrap_or(now);
         if self.env.elapsed_ms() < self.env.real_ms(at, AT_EXPIRY) {
             return Err(format!(
@@ -553,11 +530,7 @@ impl Backend for Client<'_> {
             token: fence,
             last: Fence(0),
         };
-        Ok(if reply.starts_with("ok|") {
-            Ok(())
-        } else {
-            Err(refused)
-        })
+        Ok(reply.starts_with("ok|").then_some(()).ok_or(refused))
     }
 
     fn job_done(&mut self, now: Millis) -> Result<Option<bool>, String> {
@@ -638,8 +611,7 @@ pub fn run_actor(env: &Env, sc: &Scenario, idx: usize) -> Result<(), String> {
         fire_timer(&mut c, false, &mut scheduled_at)?;
     }
     for p in std::mem::take(&mut c.packets) {
-        p.join()
-            .map_err(|_| "packet thread panicked".to_owned())??;
+        p.join().map_err(|_| "packet thread panicked")??;
     }
     Ok(())
 }
@@ -713,14 +685,10 @@ fn sequencer_check(c: &mut Client, w: &WriteRequest, now: Millis) -> Result<bool
         return Ok(true);
     };
     let live = c.lock.live_token(&sc.resource)?;
-    let (res, shown) = (
-        &sc.resource,
-        live.map_or("none".to_owned(), |r| r.to_string()),
-    );
-    let verdict = if live == Some(token) {
-        "its lease is the live one"
-    } else {
-        "not the live lease"
+    let (res, shown) = (&sc.resource, live.map_or("none".into(), |r| r.to_string()));
+    let verdict = match live == Some(token) {
+        true => "its lease is the live one",
+        false => "not the live lease",
     };
     c.said(now, format!("the resource asked the lock service for {res}'s live lease: token {shown}, the write's token {token}: {verdict}"));
     Ok(live == Some(token))

@@ -1,7 +1,8 @@
 //! Throwaway servers: the PostgreSQL cluster made with `initdb` + `pg_ctl` on a Unix socket
 //! only, and the processes each lock service's module starts with [`spawn`]. Everything lives
 //! in one temp dir and is registered as it starts: a [`Cleanup`] guard stops it all when
-//! dropped, on a panic, and on SIGINT, SIGTERM or SIGHUP, so neither the release profile's `panic = "abort"` nor a kill leaves servers behind.
+//! dropped, on a panic, and on SIGINT, SIGTERM or SIGHUP, so neither the release profile's
+//! `panic = "abort"` nor a kill leaves servers behind.
 
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
@@ -55,10 +56,9 @@ impl Drop for Started {
 /// registry stays locked until then, so nothing new registers meanwhile.
 fn stop_all() -> MutexGuard<'static, Vec<Option<Stop>>> {
     let mut s = started();
-    s.iter_mut()
-        .rev()
-        .filter_map(Option::take)
-        .for_each(|stop| stop());
+    for stop in s.iter_mut().rev().filter_map(Option::take) {
+        stop();
+    }
     s
 }
 
@@ -99,12 +99,8 @@ pub fn free_port() -> Result<u16, String> {
 /// Runs a tool to its end; its output on failure.
 fn run(cmd: &mut Command, what: &str) -> Result<(), String> {
     let out = cmd.output().map_err(|e| format!("{what}: {e}"))?;
-    if out.status.success() {
-        return Ok(());
-    }
-    let (o, e) = (out.stdout, out.stderr);
-    let said = String::from_utf8_lossy(&o) + String::from_utf8_lossy(&e);
-    Err(format!("{what} failed: {said}"))
+    let said = String::from_utf8_lossy(&out.stdout) + String::from_utf8_lossy(&out.stderr);
+    (out.status.success().then_some(())).ok_or_else(|| format!("{what} failed: {said}"))
 }
 
 fn is_root() -> bool {
@@ -131,15 +127,11 @@ pub fn temp_root() -> Result<PathBuf, String> {
     Ok(dir)
 }
 
-pub fn wait_for(
-    what: &str,
-    timeout: Duration,
-    mut ready: impl FnMut() -> bool,
-) -> Result<(), String> {
+pub fn wait_for(what: &str, limit: Duration, mut up: impl FnMut() -> bool) -> Result<(), String> {
     let t0 = Instant::now();
-    while !ready() {
-        if t0.elapsed() > timeout {
-            return Err(format!("{what} did not come up within {timeout:?}"));
+    while !up() {
+        if t0.elapsed() > limit {
+            return Err(format!("{what} did not come up within {limit:?}"));
         }
         std::thread::sleep(Duration::from_millis(20));
     }
@@ -150,18 +142,13 @@ pub fn wait_for(
 /// "7.0.15" of "Redis server v=7.0.15 sha=…".
 pub fn version(program: &str) -> String {
     let out = Command::new(program).arg("--version").output();
-    let out = out.map_or_else(
-        |e| e.to_string(),
-        |o| String::from_utf8_lossy(&o.stdout).into(),
-    );
+    let out = out.map(|o| String::from_utf8_lossy(&o.stdout).into_owned());
+    let out = out.unwrap_or_else(|e| e.to_string());
     let from = out.find("v=").map_or(out.as_str(), |i| &out[i + 2..]);
     let dotted = |w: &&str| w.contains('.') && w.starts_with(|c: char| c.is_ascii_digit());
     let mut words = from.split(|c: char| !(c.is_ascii_digit() || c == '.'));
-    words
-        .find(dotted)
-        .unwrap_or("?")
-        .trim_end_matches('.')
-        .to_owned()
+    let v = words.find(dotted).unwrap_or("?");
+    v.trim_end_matches('.').to_owned()
 }
 
 /// Starts `cmd` and registers it to be killed.
@@ -180,32 +167,23 @@ pub fn start_pg(dir: &Path) -> Result<Config, String> {
     std::fs::create_dir_all(&base).map_err(|e| e.to_string())?;
     let socket_dir = base.to_string_lossy().into_owned();
     if is_root() {
-        run(
-            Command::new("chown").args(["-R", "postgres:", &socket_dir]),
-            "chown",
-        )?;
+        let mut chown = Command::new("chown");
+        run(chown.args(["-R", "postgres:", &socket_dir]), "chown")?;
     }
-    let data = base.join("data");
-    let d = data.to_string_lossy();
+    let d = base.join("data").to_string_lossy().into_owned();
     let mut initdb = as_postgres(&format!("{PG_BIN}/initdb"));
     initdb.args(["-D", &d, "-U", "postgres", "-E", "UTF8"]);
     run(initdb.args(["--auth=trust", "--no-sync"]), "initdb")?;
     let port = free_port()?;
     let opts = format!("-k {socket_dir} -p {port} -c listen_addresses= -c fsync=off -c synchronous_commit=off -c full_page_writes=off");
-    let stop = ["-D", &*d, "-m", "immediate", "-w", "stop"].map(str::to_owned);
-    register(move || {
-        drop(run(
-            as_postgres(&format!("{PG_BIN}/pg_ctl")).args(stop),
-            "pg_ctl",
-        ))
-    });
-    let mut pg_ctl = as_postgres(&format!("{PG_BIN}/pg_ctl"));
-    pg_ctl.args(["-D", &d, "-o", &opts, "-w", "-l"]);
-    run(pg_ctl.arg(base.join("log")).arg("start"), "pg_ctl start")?;
+    let pg_ctl = || as_postgres(&format!("{PG_BIN}/pg_ctl"));
+    let stop = ["-D", &d, "-m", "immediate", "-w", "stop"].map(str::to_owned);
+    register(move || drop(run(pg_ctl().args(stop), "pg_ctl stop")));
+    let log = base.join("log").to_string_lossy().into_owned();
+    let start = ["-D", &d, "-o", &opts, "-w", "-l", &log, "start"];
+    run(pg_ctl().args(start), "pg_ctl start")?;
     let mut cfg = Config::new();
-    cfg.host_path(&socket_dir)
-        .port(port)
-        .user("postgres")
-        .dbname("postgres");
+    cfg.host_path(&socket_dir).port(port);
+    cfg.user("postgres").dbname("postgres");
     Ok(cfg)
 }
