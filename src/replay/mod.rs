@@ -17,9 +17,10 @@ mod world;
 mod zookeeper;
 
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Barrier, Mutex, OnceLock};
+use std::sync::{Barrier, Mutex, OnceLock};
 use std::time::Instant;
 
+use fencing_lab::core::EventKind::{PauseEnded, PauseStarted};
 use fencing_lab::core::{
     self, FencingPolicy, Millis, RowLock, Scenario, SplitMix64, Step, StorageCheck, TokenSource,
     COUNTER_GAP, DECK, GET_DEL_GAP,
@@ -101,10 +102,8 @@ fn cases(ids: &[String]) -> Result<Vec<Case>, String> {
     if let Some(id) = ids.iter().find(|id| !all.iter().any(|c| c.label == **id)) {
         let mut known: Vec<&str> = all.iter().map(|c| c.label.as_str()).collect();
         known.dedup();
-        return Err(format!(
-            "unknown scenario {id:?}; known: {}",
-            known.join(", ")
-        ));
+        let known = known.join(", ");
+        return Err(format!("unknown scenario {id:?}; known: {known}"));
     }
     all.retain(|c| ids.is_empty() || ids.contains(&c.label));
     Ok(all)
@@ -148,7 +147,7 @@ fn lapses_while_live(sc: &Scenario) -> bool {
     let trace = core::run(sc);
     let paused = |owner: &str, at: Millis| {
         let actor = sc.actors.iter().find(|a| a.name == owner);
-        actor.is_some_and(|a| a.pauses.iter().any(|p| p.start <= at && at < p.end()))
+        actor.is_some_and(|a| a.pauses.iter().any(|p| p.contains(at)))
     };
     trace.events.iter().any(|e| match &e.kind {
         core::EventKind::LeaseExpired { owner, .. } => !paused(owner, e.at),
@@ -156,12 +155,9 @@ fn lapses_while_live(sc: &Scenario) -> bool {
     })
 }
 
+/// Euclid's: `gcd(a, 0)` is `a`.
 fn gcd(a: u64, b: u64) -> u64 {
-    if b == 0 {
-        a
-    } else {
-        gcd(b, a % b)
-    }
+    a.checked_rem(b).map_or(a, |r| gcd(b, r))
 }
 
 /// The scenario's time grain: the gcd of every time in it (1 ms if a watchdog jitters).
@@ -230,11 +226,7 @@ fn predict(trace: &core::Trace) -> Outcome {
     let writes = trace.writes.iter().map(|w| Attempt {
         writer: w.request.writer.clone(),
         token: w.request.fence.map(|f| f.0),
-        code: w
-            .result
-            .as_ref()
-            .map_or_else(|e| e.code(), |()| "ok")
-            .to_owned(),
+        code: code(w).to_owned(),
     });
     Outcome {
         balance: s.final_balance,
@@ -244,6 +236,11 @@ fn predict(trace: &core::Trace) -> Outcome {
         provider: (s.provider_charges as i64, s.provider_deduped as i64),
         writes: writes.collect(),
     }
+}
+
+/// What storage answered a write: `ok`, or its refusal's code.
+fn code(w: &core::WriteRecord) -> &'static str {
+    w.result.as_ref().map_or_else(|e| e.code(), |()| "ok")
 }
 
 /// An outcome on one line: `90 / 34 / B#34 ok, A#33 stale_fence`.
@@ -300,7 +297,7 @@ fn run_case(c: &Case, n: usize, srv: &Servers) -> Result<Report, String> {
         service: service.as_ref(),
         pg: srv.pg.clone(),
         schema,
-        shared: Arc::default(),
+        shared: Mutex::default(),
         rng: Mutex::new(SplitMix64::new(sc.seed)),
         start: OnceLock::new(),
         barrier: Barrier::new(sc.actors.len() + 1),
@@ -333,22 +330,18 @@ fn run_case(c: &Case, n: usize, srv: &Servers) -> Result<Report, String> {
         rank_tokens(&mut observed, &obs.tokens, sc.first_fence, &mut notes);
     }
     // The pauses are the schedule's, made by the harness by not acting: the engine's own.
+    let pause = |o: &core::Observation| matches!(o.kind, PauseStarted { .. } | PauseEnded { .. });
     let pauses = core::observations_of(&core::run(sc))
         .into_iter()
-        .filter(|o| {
-            use core::EventKind::{PauseEnded, PauseStarted};
-            matches!(o.kind, PauseStarted { .. } | PauseEnded { .. })
-        });
+        .filter(pause);
     let events = obs.events.into_iter().chain(pauses).collect();
     // Under a row lock, the lock and the storage are one server.
     let storage =
         (c.lock != LockBackend::RowLock).then(|| format!("PostgreSQL {}", srv.pg_version));
     let jumps = (!sc.lock_clock_jumps.is_empty()).then(|| "libfaketime".to_owned());
+    let systems = [Some(lock_system), storage, jumps].into_iter().flatten();
     let recording = core::Recording {
-        systems: [Some(lock_system), storage, jumps]
-            .into_iter()
-            .flatten()
-            .collect(),
+        systems: systems.collect(),
         timing: format!("1 scenario ms = {scale:.2} real ms"),
         notes,
     };
@@ -367,11 +360,7 @@ fn rank_tokens(o: &mut Outcome, granted: &[u64], first: u64, notes: &mut Vec<Str
     let mut raw = granted.to_vec();
     raw.sort_unstable();
     raw.dedup();
-    let rank = |t: u64| {
-        raw.iter()
-            .position(|r| *r == t)
-            .map_or(t, |i| first + i as u64)
-    };
+    let rank = |t: u64| raw.binary_search(&t).map_or(t, |i| first + i as u64);
     for w in &mut o.writes {
         w.token = w.token.map(rank);
     }
@@ -406,10 +395,8 @@ pub fn main(args: &[String]) -> i32 {
 /// the number of mismatches.
 fn replay(cases: &[Case]) -> Result<usize, String> {
     let dir = servers::temp_root()?;
-    println!(
-        "servers (all on 127.0.0.1 / a Unix socket, in {}):",
-        dir.display()
-    );
+    let shown = dir.display();
+    println!("servers (all on 127.0.0.1 / a Unix socket, in {shown}):");
     let v = servers::version;
     let pg_version = v(&format!("{PG_BIN}/postgres"));
     let (redis, etcd, faketime) = (v("redis-server"), v("etcd"), v("faketime"));
@@ -521,7 +508,6 @@ impl Tally {
     /// to the simulation, event for event.
     fn check_trace(&mut self, c: &Case, sim: &core::Trace, rep: &Report) {
         let (label, policy) = (&c.label, c.sc.policy.short());
-        let code = |w: &core::WriteRecord| w.result.as_ref().map_or_else(|e| e.code(), |_| "ok");
         let traced: Vec<(&str, &str)> = (rep.trace.writes.iter())
             .map(|w| (w.request.writer.as_str(), code(w)))
             .collect();

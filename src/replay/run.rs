@@ -10,7 +10,7 @@
 //! actor's step at −0.2 + 0.45 · (when it was scheduled / t), i.e. first-scheduled first, as
 //! the core's queue does. The last step of a slot is still ¼ slot before the next expiry.
 
-use std::sync::{Arc, Barrier, Mutex, MutexGuard, OnceLock};
+use std::sync::{Barrier, Mutex, MutexGuard, OnceLock};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -56,12 +56,14 @@ impl Env<'_> {
         t as f64 * self.scale + frac * self.slot
     }
 
+    /// Real ms since scenario time 0, negative before it.
     pub fn elapsed_ms(&self) -> f64 {
-        signed_ms(self.start())
-    }
-
-    pub fn start(&self) -> Instant {
-        self.start.get().copied().unwrap_or_else(Instant::now)
+        let (now, start) = (Instant::now(), self.start.get().copied());
+        let start = start.unwrap_or(now);
+        match now.checked_duration_since(start) {
+            Some(d) => d.as_secs_f64() * 1000.0,
+            None => -(start - now).as_secs_f64() * 1000.0,
+        }
     }
 
     /// Waits until every thread has its connections open; then time starts a little later
@@ -93,15 +95,6 @@ impl Env<'_> {
     }
 }
 
-/// Real ms since `start`, negative before it.
-pub fn signed_ms(start: Instant) -> f64 {
-    let now = Instant::now();
-    match now.checked_duration_since(start) {
-        Some(d) => d.as_secs_f64() * 1000.0,
-        None => -(start - now).as_secs_f64() * 1000.0,
-    }
-}
-
 /// What one run observed besides the storage's own tables.
 #[derive(Debug, Default)]
 pub struct Observed {
@@ -114,8 +107,6 @@ pub struct Observed {
     /// What the clients saw and the harness did, in the order it happened: the recorded
     /// trace is folded from these ([`fencing_lab::core::recorded`]).
     pub events: Vec<Observation>,
-    /// Leases granted so far (a separate counter's SET carries no number of its own).
-    pub grants: u64,
     /// Row lock: until when the transaction that holds the row holds it (its idle timeout's
     /// end, or its COMMIT).
     pub row: Option<Millis>,
@@ -178,7 +169,7 @@ fn applied(
     })
 }
 
-pub type Shared = Arc<Mutex<Observed>>;
+pub type Shared = Mutex<Observed>;
 
 /// What the run has observed so far, for one change (a thread that panicked holding it left
 /// nothing half-written that matters here).
@@ -187,30 +178,32 @@ pub fn observe(shared: &Shared) -> MutexGuard<'_, Observed> {
 }
 
 /// One client's connections: to the lock service, to the storage.
-pub struct Client<'a> {
-    env: &'a Env<'a>,
-    sc: &'a Scenario,
+pub struct Client<'s, 'e> {
+    env: &'s Env<'s>,
+    sc: &'s Scenario,
     idx: usize,
     name: String,
-    lock: Box<dyn Lock + 'a>,
+    lock: Box<dyn Lock + 's>,
     pg: Pg,
     /// The value this client SETs as the lock's value and checks on release, extend and
     /// is_held: its name, or under `TokenSource::RandomValue` its current random value.
     me: String,
     /// Grants this client has had (which random value it draws next).
     grants: usize,
+    /// Where a delayed write's thread runs (the actor's thread joins it before it ends).
+    scope: &'s thread::Scope<'s, 'e>,
     /// The client's own state, as the core's steps keep it.
     state: ClientState,
     /// Delayed writes in flight, each on a thread of its own.
-    packets: Vec<Packet>,
+    packets: Vec<Packet<'s>>,
     /// A lock command with no reply: (the command, when it was sent, when the client's
     /// timeout gives up on it).
     timer: Option<(LockCommand, Millis, Millis)>,
 }
 
-type Packet = thread::JoinHandle<Result<(), String>>;
+type Packet<'s> = thread::ScopedJoinHandle<'s, Result<(), String>>;
 
-impl Client<'_> {
+impl<'s> Client<'s, '_> {
     /// Records what this client saw at scenario time `at`.
     fn saw(&self, at: Millis, kind: EventKind) {
         self.observed().saw(at, Some(self.idx), kind);
@@ -231,10 +224,6 @@ impl Client<'_> {
         observe(&self.env.shared)
     }
 
-    fn push(&self, o: Observation) {
-        self.observed().events.push(o);
-    }
-
     /// What a GET or GETDEL of the lock key read, as the client's steps take it.
     fn lock_value(&self, value: Option<String>) -> LockValue {
         LockValue {
@@ -249,11 +238,10 @@ impl Client<'_> {
         Ok(self.pg.value::<i64>("SELECT nextval('tokens')", &[])? as u64)
     }
 
-    /// The next grant's lease number (a separate counter's SET and a row lock carry none).
+    /// The next grant's lease number (a separate counter's SET and a row lock carry none):
+    /// one more than the run's last.
     fn next_lease(&self) -> Fence {
-        let mut o = self.observed();
-        o.grants += 1;
-        Fence(self.sc.first_fence + o.grants - 1)
+        Fence(self.sc.first_fence + self.observed().tokens.len() as u64)
     }
 
     /// Sends a write: now, or after the actor's network delay (the packet in flight). As in
@@ -268,7 +256,9 @@ impl Client<'_> {
             let live = sequencer_check(self, &w, now)?;
             let reply =
                 (self.pg.write(&w, self.sc.policy.code(), live)).map_err(|e| e.to_string())?;
-            self.push(applied(idx, &w, now, now, &reply)?);
+            self.observed()
+                .events
+                .push(applied(idx, &w, now, now, &reply)?);
             return Ok(Next::At(now));
         }
         let (fence, amount, arrives_at) = (w.fence, w.amount, arrives);
@@ -304,22 +294,15 @@ impl Client<'_> {
     }
 
     /// A delayed write in flight, on a thread (and a session) of its own, landing at `arrives`.
-    fn packet(&self, w: WriteRequest, now: Millis, arrives: Millis) -> Packet {
-        let (env, policy, idx) = (self.env, self.sc.policy, self.idx);
-        let (cfg, schema, shared) = (env.pg.clone(), env.schema.clone(), env.shared.clone());
-        let (target, start) = (env.real_ms(arrives, AT_DELIVERY), env.start());
-        thread::spawn(move || {
-            let mut pg = Pg::connect(&cfg, &schema)?;
-            let wait = (target - signed_ms(start)).max(0.0);
-            thread::sleep(Duration::from_secs_f64(wait / 1000.0));
-            let late = (signed_ms(start) - target).max(0.0);
-            let reply = pg
-                .write(&w, policy.code(), true)
-                .map_err(|e| e.to_string())?;
-            let seen = applied(idx, &w, now, arrives, &reply)?;
-            let mut o = observe(&shared);
+    fn packet(&self, w: WriteRequest, now: Millis, arrives: Millis) -> Packet<'s> {
+        let (env, policy, idx) = (self.env, self.sc.policy.code(), self.idx);
+        self.scope.spawn(move || {
+            let mut pg = Pg::connect(&env.pg, &env.schema)?;
+            let late = env.sleep_until(arrives, AT_DELIVERY);
+            let reply = pg.write(&w, policy, true).map_err(|e| e.to_string())?;
+            let mut o = observe(&env.shared);
             o.max_late_ms = o.max_late_ms.max(late);
-            o.events.push(seen);
+            o.events.push(applied(idx, &w, now, arrives, &reply)?);
             Ok(())
         })
     }
@@ -356,7 +339,9 @@ impl Client<'_> {
         let update = |pg: &mut Pg| pg.write(&w, FencingPolicy::Off.code(), true);
         let reply = self.in_session(now, "UPDATE", update)?;
         let reply = reply.unwrap_or_else(|| "session_ended".to_owned());
-        self.push(applied(self.idx, &w, now, now, &reply)?);
+        self.observed()
+            .events
+            .push(applied(self.idx, &w, now, now, &reply)?);
         if reply != "session_ended" {
             return Ok(Next::At(now));
         }
@@ -365,7 +350,7 @@ impl Client<'_> {
     }
 }
 
-impl Backend for Client<'_> {
+impl Backend for Client<'_, '_> {
     type Error = String;
 
     fn state(&mut self) -> &mut ClientState {
@@ -496,6 +481,7 @@ impl Backend for Client<'_> {
         let expires_at = self.sc.idle_timeout().map_or(Millis::MAX, |t| at + t);
         self.observed().row = Some(expires_at);
         let fence = self.next_lease();
+        self.observed().tokens.push(fence.0);
         Ok(RowGrant::Locked {
             fence,
             expires_at,
@@ -567,9 +553,13 @@ impl Backend for Client<'_> {
     }
 }
 
-/// Runs one actor's script on this thread.
+/// Runs one actor's script on this thread (its delayed writes on threads of their own).
 pub fn run_actor(env: &Env, sc: &Scenario, idx: usize) -> Result<(), String> {
-    let mut c = connect(env, sc, idx)?;
+    thread::scope(|s| act(&mut connect(env, sc, idx, s)?))
+}
+
+fn act(c: &mut Client) -> Result<(), String> {
+    let (env, sc, idx) = (c.env, c.sc, c.idx);
     let actor = &sc.actors[idx];
     let (mut t, mut scheduled_at, mut running) = (actor.start_at, 0, true);
     while running && c.state.pc < actor.script.len() {
@@ -578,7 +568,7 @@ pub fn run_actor(env: &Env, sc: &Scenario, idx: usize) -> Result<(), String> {
         t = woke;
         let next = match c.timer.map(|(_, _, at)| at) {
             // A lock command's timeout (the watchdog's dropped renewal) fires first.
-            Some(at) if at <= t => fire_timer(&mut c, true, &mut scheduled_at)?,
+            Some(at) if at <= t => fire_timer(c, true, &mut scheduled_at)?,
             _ if t > sc.horizon => break,
             _ => {
                 let frac = STEPS_FROM + STEPS_SPAN * scheduled_at as f64 / t.max(1) as f64;
@@ -591,10 +581,10 @@ pub fn run_actor(env: &Env, sc: &Scenario, idx: usize) -> Result<(), String> {
                     c.said(t, format!("woke after its pause; the lock key holds {v:?}"));
                 }
                 scheduled_at = t;
-                match client::step(&mut c, sc, idx, t)? {
+                match client::step(c, sc, idx, t)? {
                     // No reply: the client waits for its timeout, doing nothing else (none:
                     // for ever).
-                    Next::Wait => fire_timer(&mut c, true, &mut scheduled_at)?,
+                    Next::Wait => fire_timer(c, true, &mut scheduled_at)?,
                     next @ Next::AfterTimeout(n) => {
                         scheduled_at = after_pauses(actor, n);
                         next
@@ -608,7 +598,7 @@ pub fn run_actor(env: &Env, sc: &Scenario, idx: usize) -> Result<(), String> {
     if running {
         // The job finished with a renewal still unanswered: its timeout comes later and
         // has nothing left to cancel.
-        fire_timer(&mut c, false, &mut scheduled_at)?;
+        fire_timer(c, false, &mut scheduled_at)?;
     }
     for p in std::mem::take(&mut c.packets) {
         p.join().map_err(|_| "packet thread panicked")??;
@@ -646,7 +636,12 @@ fn fire_timer(c: &mut Client, running: bool, fired_at: &mut Millis) -> Result<Ne
 
 /// Opens one client's connections, then waits for the others (time starts after: see
 /// [`Env::ready`]; it is waited for even if a connection failed, so no thread waits alone).
-fn connect<'a>(env: &'a Env<'a>, sc: &'a Scenario, idx: usize) -> Result<Client<'a>, String> {
+fn connect<'s, 'e>(
+    env: &'s Env<'s>,
+    sc: &'s Scenario,
+    idx: usize,
+    scope: &'s thread::Scope<'s, 'e>,
+) -> Result<Client<'s, 'e>, String> {
     let open = || -> Result<_, String> {
         let mut pg = Pg::connect(&env.pg, &env.schema)?;
         if let Some(ttl) = sc.idle_timeout().filter(|_| sc.row_lock.is_some()) {
@@ -669,6 +664,7 @@ fn connect<'a>(env: &'a Env<'a>, sc: &'a Scenario, idx: usize) -> Result<Client<
         lock,
         pg,
         grants: 0,
+        scope,
         state: ClientState::default(),
         packets: Vec::new(),
         timer: None,
