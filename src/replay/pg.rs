@@ -137,11 +137,6 @@ pub fn add_ended_sessions(stored: &mut Outcome, seen: &[Observation]) {
     }
 }
 
-/// SQL string literal.
-fn lit(s: &str) -> String {
-    format!("'{}'", s.replace('\'', "''"))
-}
-
 /// The schema of one run: the account row with its fence high-water mark, the job's result
 /// row with its epoch, the applied intents under a unique constraint, an append-only write
 /// log, a token sequence (Redlock's counterfactual counter), the outside systems that never
@@ -234,6 +229,6 @@ BEGIN
   RETURN CASE n WHEN 1 THEN 'charged' ELSE 'deduped' END;
 END $$;
 "#,
-        res = lit(&sc.resource),
+        res = format!("'{}'", sc.resource.replace('\'', "''")),
     )
 }

@@ -47,18 +47,6 @@ impl Redis {
             .query(&mut self.con)
             .map_err(|e| format!("redis :{} {name}: {e}", self.port))
     }
-
-    /// Runs a Lua script (EVALSHA, loading it first if the server lacks it).
-    fn eval<T: FromRedisValue>(
-        &mut self,
-        script: &str,
-        keys: &[&str],
-        args: &[&str],
-    ) -> Result<T, String> {
-        let script = redis::Script::new(script);
-        let reply = script.key(keys).arg(args).invoke(&mut self.con);
-        reply.map_err(|e| format!("redis :{} script: {e}", self.port))
-    }
 }
 
 /// Key of the token counter next to the lock key.
@@ -111,7 +99,8 @@ impl RedisLock {
 
     /// The nodes whose script answered 1 (a deleted or extended key).
     fn where_one(&mut self, script: &str, key: &str, args: &[&str]) -> Result<Vec<usize>, String> {
-        self.nodes_where(|r| Ok(r.eval::<i64>(script, &[key], args)? == 1))
+        let eval = [&["EVAL", script, "1", key], args].concat();
+        self.nodes_where(|r| Ok(r.cmd::<i64>(&eval)? == 1))
     }
 
     /// Whether `nodes` are a majority of all; the nodes themselves, for Redlock only.
@@ -127,7 +116,7 @@ impl Lock for RedisLock {
         let mut token = None;
         let ok = self.nodes_where(|r| {
             token = match incr {
-                true => r.eval(ACQUIRE_INCR, &[key, &fence], &[value, &px])?,
+                true => r.cmd(&["EVAL", ACQUIRE_INCR, "2", key, &fence, value, &px])?,
                 false => {
                     (r.cmd::<Option<String>>(&["SET", key, value, "NX", "PX", &px])?).map(|_| 0)
                 }
@@ -349,7 +338,13 @@ impl Servers {
         };
         let [kept, kept_counter] = read_lock(sc, port)?;
         self.port.store(port, Ordering::SeqCst);
-        observe(w.shared).saw(t, None, came_back(sc, &held, &kept, &kept_counter));
+        // As the clients see it: the next token the counter that came back gives, and the
+        // owner of the live key it lacks, if any.
+        let counted = kept_counter.as_deref().and_then(|v| v.parse::<u64>().ok());
+        let next = counted.map_or(sc.first_fence, |v| v + 1);
+        let lost = held.as_ref().filter(|v| kept.as_ref() != Some(v));
+        let lost = lost.map(|v| owner_of(sc, v)).into_iter().collect();
+        observe(w.shared).saw(t, None, failover(next, lost));
         let (res, old) = (&sc.resource, p.port);
         Ok(format!("t={t}: redis-server :{old} killed (kill -9) holding {res} = {held:?}, {fence} = {counter:?}; {how} on :{port}: {res} = {kept:?}, {fence} = {kept_counter:?}"))
     }
@@ -404,24 +399,6 @@ fn read_lock(sc: &Scenario, port: u16) -> Result<[Option<String>; 2], String> {
     let mut c = Redis::connect(port)?;
     let fence = fence_key(&sc.resource);
     Ok([c.cmd(&["GET", &sc.resource])?, c.cmd(&["GET", &fence])?])
-}
-
-/// The failover as the clients see a Redis that came back without the newest writes (a
-/// promoted replica, or the one Redis restarted): its counter's next token (`counter` + 1)
-/// and the owner of the live key it lacks (`held` before, `kept` after), if any.
-fn came_back(
-    sc: &Scenario,
-    held: &Option<String>,
-    kept: &Option<String>,
-    counter: &Option<String>,
-) -> EventKind {
-    let counted = counter.as_deref().and_then(|v| v.parse::<u64>().ok());
-    let next = counted.map_or(sc.first_fence, |v| v + 1);
-    let lost = match (held, kept) {
-        (Some(v), k) if k.as_ref() != Some(v) => vec![owner_of(sc, v)],
-        _ => Vec::new(),
-    };
-    failover(next, lost)
 }
 
 /// A failover as the harness made it: the owners of the live keys the promoted replica

@@ -256,20 +256,17 @@ impl<'s> Client<'s, '_> {
             let live = sequencer_check(self, &w, now)?;
             let reply =
                 (self.pg.write(&w, self.sc.policy.code(), live)).map_err(|e| e.to_string())?;
-            self.observed()
-                .events
-                .push(applied(idx, &w, now, now, &reply)?);
+            let seen = applied(idx, &w, now, now, &reply)?;
+            self.observed().events.push(seen);
             return Ok(Next::At(now));
         }
         let (fence, amount, arrives_at) = (w.fence, w.amount, arrives);
-        self.saw(
-            now,
-            EventKind::WriteSent {
-                fence,
-                amount,
-                arrives_at,
-            },
-        );
+        let sent = EventKind::WriteSent {
+            fence,
+            amount,
+            arrives_at,
+        };
+        self.saw(now, sent);
         let timeout = actor.request_timeout.filter(|t| *t < delay);
         if arrives > self.sc.horizon {
             // Never delivered within the horizon.
@@ -282,14 +279,12 @@ impl<'s> Client<'s, '_> {
         };
         self.packets.push(packet);
         let sent_at = now;
-        self.saw(
-            now + t,
-            EventKind::WriteTimedOut {
-                fence,
-                sent_at,
-                arrives_at,
-            },
-        );
+        let timed_out = EventKind::WriteTimedOut {
+            fence,
+            sent_at,
+            arrives_at,
+        };
+        self.saw(now + t, timed_out);
         Ok(Next::AfterTimeout(now + t))
     }
 
@@ -326,27 +321,9 @@ impl<'s> Client<'s, '_> {
             return Err(format!("{}: {what} failed without {why}: {e}", self.name));
         };
         let (code, message) = (d.code().code(), d.message());
-        self.said(
-            now,
-            format!("its {what} failed with SQLSTATE {code} “{message}”: its connection is gone"),
-        );
+        let gone = format!("its {what} failed with SQLSTATE {code} “{message}”");
+        self.said(now, format!("{gone}: its connection is gone"));
         Ok(None)
-    }
-
-    /// Row lock: the UPDATE in the lock holder's transaction (no token: policy off). On a
-    /// session the server terminated it fails with 25P03, and the client stops.
-    fn send_in_transaction(&mut self, w: WriteRequest, now: Millis) -> Result<Next, String> {
-        let update = |pg: &mut Pg| pg.write(&w, FencingPolicy::Off.code(), true);
-        let reply = self.in_session(now, "UPDATE", update)?;
-        let reply = reply.unwrap_or_else(|| "session_ended".to_owned());
-        self.observed()
-            .events
-            .push(applied(self.idx, &w, now, now, &reply)?);
-        if reply != "session_ended" {
-            return Ok(Next::At(now));
-        }
-        self.state.cancel();
-        Ok(Next::Stop)
     }
 }
 
@@ -435,9 +412,8 @@ impl Backend for Client<'_, '_> {
     fn release(&mut self, _now: Millis) -> Result<Release, String> {
         // The lease's number and a noop's reason are filled in by the fold.
         let released = self.lock.release(&self.sc.resource, &self.me)?;
-        Ok(released
-            .map(|()| Fence(0))
-            .map_err(|deleted| (NoopReason::NeverHeld, deleted)))
+        let noop = |deleted| (NoopReason::NeverHeld, deleted);
+        Ok(released.map(|()| Fence(0)).map_err(noop))
     }
 
     fn read_lock(&mut self, _now: Millis) -> Result<LockValue, String> {
@@ -497,12 +473,22 @@ impl Backend for Client<'_, '_> {
         Ok(self.in_session(now, "COMMIT", commit)?.map(|()| Fence(0)))
     }
 
-    fn send(&mut self, request: WriteRequest, now: Millis) -> Result<Next, String> {
-        if self.sc.row_lock.is_some() {
-            self.send_in_transaction(request, now)
-        } else {
-            self.send_write(request, now)
+    fn send(&mut self, w: WriteRequest, now: Millis) -> Result<Next, String> {
+        if self.sc.row_lock.is_none() {
+            return self.send_write(w, now);
         }
+        // Row lock: the UPDATE in the lock holder's transaction (no token: policy off). On a
+        // session the server terminated it fails with 25P03, and the client stops.
+        let update = |pg: &mut Pg| pg.write(&w, FencingPolicy::Off.code(), true);
+        let reply = self.in_session(now, "UPDATE", update)?;
+        let reply = reply.unwrap_or_else(|| "session_ended".to_owned());
+        let seen = applied(self.idx, &w, now, now, &reply)?;
+        self.observed().events.push(seen);
+        if reply != "session_ended" {
+            return Ok(Next::At(now));
+        }
+        self.state.cancel();
+        Ok(Next::Stop)
     }
 
     /// The storage's `apply` with nothing to change but the high-water mark.
