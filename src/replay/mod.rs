@@ -17,7 +17,7 @@ mod world;
 mod zookeeper;
 
 use std::path::{Path, PathBuf};
-use std::sync::{Barrier, Mutex, OnceLock};
+use std::sync::{Mutex, OnceLock};
 use std::time::Instant;
 
 use fencing_lab::core::EventKind::{PauseEnded, PauseStarted};
@@ -300,9 +300,13 @@ fn run_case(c: &Case, n: usize, srv: &Servers) -> Result<Report, String> {
         shared: Mutex::default(),
         rng: Mutex::new(SplitMix64::new(sc.seed)),
         start: OnceLock::new(),
-        barrier: Barrier::new(sc.actors.len() + 1),
     };
     std::thread::scope(|s| {
+        let connect = |i| run::connect(&env, sc, i, s);
+        let clients: Vec<_> = (0..sc.actors.len())
+            .map(connect)
+            .collect::<Result<_, _>>()?;
+        env.begin();
         let (env, service, shared) = (&env, env.service, &env.shared);
         let world = world::World {
             env,
@@ -311,8 +315,10 @@ fn run_case(c: &Case, n: usize, srv: &Servers) -> Result<Report, String> {
             shared,
         };
         let world = s.spawn(move || world.run());
-        let actor = |i| s.spawn(move || run::run_actor(env, sc, i));
-        let actors: Vec<_> = (0..sc.actors.len()).map(actor).collect();
+        let actors: Vec<_> = clients
+            .into_iter()
+            .map(|c| s.spawn(|| run::act(c)))
+            .collect();
         for h in actors.into_iter().chain([world]) {
             h.join().map_err(|_| "a replay thread panicked")??;
         }
@@ -414,9 +420,6 @@ fn replay(cases: &[Case]) -> Result<usize, String> {
         tally.case(c, n, &srv);
     }
     println!();
-    for s in &tally.skipped {
-        println!("not reproduced: {s}");
-    }
     for m in &tally.mismatches {
         println!("mismatch: {m}");
     }
@@ -453,7 +456,6 @@ struct Tally {
     /// Runs whose recorded trace equals the simulated one, event for event.
     same_events: usize,
     mismatches: Vec<String>,
-    skipped: Vec<String>,
 }
 
 impl Tally {
@@ -467,9 +469,7 @@ impl Tally {
             println!("| {label} | {policy} | {scale} | {p} | {observed} | {verdict} |");
         };
         if let Some(why) = not_reproducible(c) {
-            row("–", "not reproduced", why);
-            self.skipped.push(format!("{label} {policy}: {why}"));
-            return;
+            return row("–", "not reproduced", why);
         }
         self.runs += 1;
         let scale = format!("{:.2}", timing(c).0);
@@ -477,9 +477,8 @@ impl Tally {
             Ok(rep) => rep,
             Err(e) => {
                 row(&scale, "error", "MISMATCH");
-                self.mismatches
-                    .push(format!("{label} {policy}: error: {e}"));
-                return;
+                let m = format!("{label} {policy}: error: {e}");
+                return self.mismatches.push(m);
             }
         };
         let (ok, o) = (rep.observed == predicted, show(&rep.observed));
@@ -495,11 +494,11 @@ impl Tally {
         eprintln!("  {label} {policy}: worst lateness {:.1} ms", rep.late_ms);
         let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/replay/recorded");
         let file = dir.join(format!("{label}-{}.json", c.sc.policy.code()));
-        let json = serde_json::to_vec_pretty(&rep.trace).map_err(std::io::Error::from);
-        let written = std::fs::create_dir_all(&dir)
-            .and(json)
-            .and_then(|j| std::fs::write(&file, j));
-        if let Err(e) = written {
+        let write = || -> std::io::Result<()> {
+            std::fs::create_dir_all(&dir)?;
+            std::fs::write(&file, serde_json::to_vec_pretty(&rep.trace)?)
+        };
+        if let Err(e) = write() {
             eprintln!("  {label} {policy}: {}: {e}", file.display());
         }
     }

@@ -10,7 +10,7 @@
 //! actor's step at −0.2 + 0.45 · (when it was scheduled / t), i.e. first-scheduled first, as
 //! the core's queue does. The last step of a slot is still ¼ slot before the next expiry.
 
-use std::sync::{Barrier, Mutex, MutexGuard, OnceLock};
+use std::sync::{Mutex, MutexGuard, OnceLock};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -44,10 +44,8 @@ pub struct Env<'a> {
     pub shared: Shared,
     /// The scenario's seeded randomness, one stream for all clients, drawn in the core's order.
     pub rng: Mutex<SplitMix64>,
-    /// Scenario time 0, set once every thread has connected (see [`Env::ready`]).
+    /// Scenario time 0, set once every client has connected (see [`Env::begin`]).
     pub start: OnceLock<Instant>,
-    /// Every actor thread and the world thread meet here before time starts.
-    pub barrier: Barrier,
 }
 
 impl Env<'_> {
@@ -66,16 +64,12 @@ impl Env<'_> {
         }
     }
 
-    /// Waits until every thread has its connections open; then time starts a little later
-    /// for all of them at once, so no connection set-up eats into the schedule.
-    pub fn ready(&self) {
-        if self.barrier.wait().is_leader() {
-            let lead = 50.0 + self.slot / 2.0; // t=0's steps run up to half a slot early
-            let _ = self
-                .start
-                .set(Instant::now() + Duration::from_secs_f64(lead / 1000.0));
-        }
-        self.barrier.wait();
+    /// Starts scenario time a little from now, once every client has its connections open,
+    /// so no connection set-up eats into the schedule (t=0's steps run up to half a slot
+    /// early).
+    pub fn begin(&self) {
+        let lead = Duration::from_secs_f64((50.0 + self.slot / 2.0) / 1000.0);
+        let _ = self.start.set(Instant::now() + lead);
     }
 
     /// Sleeps until scenario time `t` (+ `frac` slots); returns how late it woke (real ms).
@@ -539,12 +533,9 @@ impl Backend for Client<'_, '_> {
     }
 }
 
-/// Runs one actor's script on this thread (its delayed writes on threads of their own).
-pub fn run_actor(env: &Env, sc: &Scenario, idx: usize) -> Result<(), String> {
-    thread::scope(|s| act(&mut connect(env, sc, idx, s)?))
-}
-
-fn act(c: &mut Client) -> Result<(), String> {
+/// Runs one actor's script on this thread.
+pub fn act(mut c: Client) -> Result<(), String> {
+    let c = &mut c;
     let (env, sc, idx) = (c.env, c.sc, c.idx);
     let actor = &sc.actors[idx];
     let (mut t, mut scheduled_at, mut running) = (actor.start_at, 0, true);
@@ -620,27 +611,21 @@ fn fire_timer(c: &mut Client, running: bool, fired_at: &mut Millis) -> Result<Ne
     ))
 }
 
-/// Opens one client's connections, then waits for the others (time starts after: see
-/// [`Env::ready`]; it is waited for even if a connection failed, so no thread waits alone).
-fn connect<'s, 'e>(
+/// Opens one client's connections; its delayed writes will run on threads of `scope`.
+pub fn connect<'s, 'e>(
     env: &'s Env<'s>,
     sc: &'s Scenario,
     idx: usize,
     scope: &'s thread::Scope<'s, 'e>,
 ) -> Result<Client<'s, 'e>, String> {
-    let open = || -> Result<_, String> {
-        let mut pg = Pg::connect(&env.pg, &env.schema)?;
-        if let Some(ttl) = sc.idle_timeout().filter(|_| sc.row_lock.is_some()) {
-            // The server's own timer, in real ms: the scenario's TTL at this run's scale.
-            let ms = (ttl as f64 * env.scale).round() as u64;
-            let set = format!("SET idle_in_transaction_session_timeout = {ms}");
-            pg.batch(&set).map_err(|e| format!("postgres: {e}"))?;
-        }
-        Ok((env.service.connect(sc, idx)?, pg))
-    };
-    let opened = open();
-    env.ready();
-    let ((lock, pg), name) = (opened?, sc.actors[idx].name.clone());
+    let mut pg = Pg::connect(&env.pg, &env.schema)?;
+    if let Some(ttl) = sc.idle_timeout().filter(|_| sc.row_lock.is_some()) {
+        // The server's own timer, in real ms: the scenario's TTL at this run's scale.
+        let ms = (ttl as f64 * env.scale).round() as u64;
+        let set = format!("SET idle_in_transaction_session_timeout = {ms}");
+        pg.batch(&set).map_err(|e| format!("postgres: {e}"))?;
+    }
+    let (lock, name) = (env.service.connect(sc, idx)?, sc.actors[idx].name.clone());
     Ok(Client {
         env,
         sc,
