@@ -217,17 +217,12 @@ BEGIN
 END $$;
 
 -- The provider's call, made only after the caller's last claim row was accepted.
-CREATE FUNCTION provider_call(p_actor text, p_key text, p_what text) RETURNS text LANGUAGE plpgsql AS $$
-DECLARE n int;
-BEGIN
-  IF (SELECT result FROM write_log WHERE writer = p_actor AND kind = 'publish' ORDER BY seq DESC LIMIT 1)
-      IS DISTINCT FROM 'ok' THEN
-    RETURN 'not_called';
-  END IF;
-  INSERT INTO provider_charges AS c (idempotency_key, actor, what) VALUES (p_key, p_actor, p_what)
-    ON CONFLICT (idempotency_key) DO UPDATE SET calls = c.calls + 1 RETURNING calls INTO n;
-  RETURN CASE n WHEN 1 THEN 'charged' ELSE 'deduped' END;
-END $$;
+CREATE FUNCTION provider_call(p_actor text, p_key text, p_what text) RETURNS text LANGUAGE sql AS $$
+  WITH claim AS (SELECT result FROM write_log WHERE writer = p_actor AND kind = 'publish' ORDER BY seq DESC LIMIT 1),
+  call AS (INSERT INTO provider_charges AS c (idempotency_key, actor, what)
+    SELECT p_key, p_actor, p_what FROM claim WHERE result = 'ok'
+    ON CONFLICT (idempotency_key) DO UPDATE SET calls = c.calls + 1 RETURNING calls)
+  SELECT coalesce((SELECT CASE calls WHEN 1 THEN 'charged' ELSE 'deduped' END FROM call), 'not_called') $$;
 "#,
         res = format!("'{}'", sc.resource.replace('\'', "''")),
     )
