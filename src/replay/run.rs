@@ -118,8 +118,7 @@ impl Observed {
 }
 
 /// What storage did with a write, from its reply (`ok|balance`, `stale_fence|…`, or the
-/// client's own `session_ended`), as an observation on the writer's behalf. (The high-water
-/// mark a stale token lost to is the fold's to fill in.)
+/// client's own `session_ended`), as an observation on the writer's behalf.
 fn applied(
     idx: usize,
     w: &WriteRequest,
@@ -516,12 +515,9 @@ impl Backend for Client<'_, '_> {
         // The provider is a table that never sees a token; it dedupes on the key (its
         // primary key), and is called only if this client's last claim row was accepted.
         let args: [Arg; 3] = [&self.name, &idempotency_key, &what];
+        // Its answer is the outcome's own name (`charged`, `deduped`, `not_called`).
         let outcome: String = self.pg.value("SELECT provider_call($1, $2, $3)", &args)?;
-        Ok(match outcome.as_str() {
-            "charged" => ProviderOutcome::Charged,
-            "deduped" => ProviderOutcome::Deduped,
-            _ => ProviderOutcome::NotCalled,
-        })
+        serde_json::from_value(outcome.into()).map_err(|e| format!("provider: {e}"))
     }
 
     fn side_effect(&mut self, what: &str, lease_live: bool, _now: Millis) -> Result<(), String> {
