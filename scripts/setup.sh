@@ -14,6 +14,9 @@ cd "$(dirname "$0")/.."
 mode=${1:-test}
 case "$mode" in serve | servers | test) ;; *) echo "usage: setup.sh [serve|servers|test]" >&2; exit 2 ;; esac
 
+# The tools it installs land in ~/.cargo/bin and tests/browser/node_modules/.bin: look there
+# too, so a second run finds them even where the login's PATH lacks ~/.cargo/bin.
+source scripts/env.sh
 started=$(date +%s)
 say() { printf '\n== setup (%ss): %s\n' "$(($(date +%s) - started))" "$*"; }
 

@@ -31,12 +31,14 @@ target/debug/fencing-lab deck --json >"$FENCING_DECK_JSON"
 # The deck against real redis-server, PostgreSQL and etcd (scripts/replay.sh), then the
 # replay's own command-line tests, built with the same profile and feature so they reuse its
 # compiled crates. The replay spends most of its minutes waiting on its servers' clocks, so it
-# runs beside lint and the release builds; those run at the lowest CPU priority, so the
-# replay's clients and servers are scheduled on time (its profile has its own target dir
-# lock, target/replay, so neither waits for the other's cargo).
+# runs beside lint, the release builds and the browser tests; those run at the lowest CPU
+# priority, so the replay's clients and servers are scheduled on time (its profile has its
+# own target dir lock, target/replay, so neither waits for the other's cargo).
 replay() {
   bash scripts/replay.sh
   cargo test --locked --profile replay --features replay --test replay
+  # The replay's code is behind its feature, so lint's clippy does not see it: lint it here.
+  cargo clippy --locked --profile replay --features replay --bin fencing-lab --test replay -- -D warnings
 }
 replay_log=target/replay-phase.log
 mkdir -p target
@@ -50,7 +52,8 @@ lint() {
   cargo fmt --check
   leptosfmt --quiet --check src/ui
   cargo clippy --locked --all-targets -- -D warnings
-  cargo clippy --locked --target wasm32-unknown-unknown -- -D warnings
+  # The page's code with its test hooks: test-hooks only adds code (nothing is cfg'd out by
+  # it), so this one pass lints everything the release page compiles, and more.
   cargo clippy --locked --target wasm32-unknown-unknown --features test-hooks -- -D warnings
 }
 # At the lowest priority, in a shell of its own that stops at the first failure.
@@ -66,14 +69,17 @@ build() {
 }
 phase build niced build
 
+# The browser tests go on beside the replay's last minutes, at the lowest priority too (they
+# assert no times; the replay's clients must be on time).
+browser() { cd tests/browser && npm test; }
+phase browser niced browser
+
 # The replay's output, whole, once it is done; its failure fails the run.
 replay_done() {
   local rc=0
   wait "$replay_pid" || rc=$?
   cat "$replay_log"
-  echo "(the replay ran $(($(date +%s) - replay_start)) s, beside lint and build)"
+  echo "(the replay ran $(($(date +%s) - replay_start)) s, beside lint, build and the browser tests)"
   return "$rc"
 }
 phase replay replay_done
-
-phase browser bash -c 'cd tests/browser && npm test'

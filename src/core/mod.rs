@@ -4,7 +4,7 @@
 //! passed in explicitly, so the same scenario always produces the same trace, natively
 //! and in wasm alike.
 //!
-//! The modules form a line, each using only those before it (`tests/layering.rs` checks it):
+//! The modules form a line, each using only those before it (`tests/native/layering.rs` checks it):
 //! clock ← lease ← redlock ← ledger ← scenario ← trace ← audit ← record ← client ← queue ←
 //! locks ← sim ← actor ← engine ← story ← herd ← deck ← explore.
 

@@ -10,15 +10,15 @@ use base64::engine::general_purpose::STANDARD as B64;
 use base64::Engine;
 use serde_json::{json, Value};
 
-use fencing_lab::core::{Millis, Scenario};
+use fencing_lab::core::{LockCommand, Millis, Scenario};
 
-use super::lock::{Answer, Lock, Run, Service};
+use super::lock::{Answer, Lock, Run, Service, Unanswered};
 use super::redis::failover;
 use super::run::observe;
 use super::servers::{free_port, spawn, version, wait_for, Started};
 use super::world::{Fault, World};
 
-/// Members of the etcd cluster of a run that fails over.
+/// Members of the etcd cluster of a run that fails over or cuts a member off.
 const CLUSTER: usize = 3;
 
 /// A client of one etcd member or a cluster: requests go to the first member that answers
@@ -81,12 +81,52 @@ impl Etcd {
             (value, num(&kv["create_revision"]).unwrap_or(0) as u64)
         }))
     }
+
+    /// Fair queue (etcd's mutex): the key under `key/` with the lowest create revision, or
+    /// the highest below `below` (the one just before it); and the revision read at.
+    fn queued(&self, key: &str, below: Option<u64>) -> Result<(Option<Queued>, u64), String> {
+        let (order, max) = below.map_or(("ASCEND", 0), |r| ("DESCEND", r - 1));
+        let v = self.post("/v3/kv/range", &json!({ "key": b64(&format!("{key}/")), "range_end": b64(&format!("{key}0")),
+            "limit": "1", "sort_target": "CREATE", "sort_order": order, "max_create_revision": max.to_string() }))?;
+        let kv = &v["kvs"][0];
+        let text = |f: &str| kv[f].as_str().map(unb64).unwrap_or_default();
+        let created = num(&kv["create_revision"]).map(|r| (text("key"), text("value"), r as u64));
+        Ok((created, num(&v["header"]["revision"]).unwrap_or(0) as u64))
+    }
+
+    /// Blocks on etcd's watch of `key` from revision `from` until the key is deleted (the
+    /// gateway streams the watch's answers, one JSON object after another).
+    fn deleted(&self, key: &str, from: u64) -> Result<(), String> {
+        let url = format!("http://127.0.0.1:{}/v3/watch", self.ports[0]);
+        let failed = |e: &dyn std::fmt::Display| format!("etcd watch {key}: {e}");
+        let body =
+            json!({ "create_request": { "key": b64(key), "start_revision": from.to_string() } });
+        let reply = agent_for(Duration::from_secs(30))
+            .post(url)
+            .send_json(&body);
+        let body = reply.map_err(|e| failed(&e))?.into_body().into_reader();
+        for v in serde_json::Deserializer::from_reader(body).into_iter::<Value>() {
+            let events = v.map_err(|e| failed(&e))?["result"]["events"].take();
+            if (events.as_array().into_iter().flatten()).any(|e| e["type"] == "DELETE") {
+                return Ok(());
+            }
+        }
+        Err(failed(&"the stream ended"))
+    }
 }
+
+/// A key in the queue: its name, value and create revision.
+type Queued = (String, String, u64);
 
 /// An HTTP client that answers any status with its body (the gateway's errors are JSON too).
 fn agent() -> ureq::Agent {
+    agent_for(Duration::from_secs(3))
+}
+
+/// The same, giving up on a request after `timeout`.
+fn agent_for(timeout: Duration) -> ureq::Agent {
     ureq::Agent::config_builder()
-        .timeout_global(Some(Duration::from_secs(3)))
+        .timeout_global(Some(timeout))
         .http_status_as_error(false)
         .build()
         .into()
@@ -123,12 +163,19 @@ fn unb64(s: &str) -> String {
 }
 
 /// A client's lock on etcd: a lease of the scenario's TTL (whole seconds: etcd counts no
-/// finer) and the key created under it.
+/// finer) and the key created under it: the lock key itself, or in a fair queue (etcd's
+/// mutex recipe) a key of the client's own under `<lock key>/`, named by its lease, where the
+/// lowest create revision holds the lock.
 pub struct EtcdLock {
     pub etcd: Etcd,
     pub ttl_s: u64,
     /// The lease of the lock this client holds.
     pub lease: Option<i64>,
+    /// The queue's recipe; this client's key in it and its create revision, until released.
+    queue: bool,
+    mine: Option<(String, u64)>,
+    /// Talks only to the member the world stops: a command that gets no answer is sent.
+    pinned: bool,
 }
 
 impl EtcdLock {
@@ -145,47 +192,112 @@ impl EtcdLock {
             _ => Ok(()),
         }
     }
+
+    /// One keepalive of the lease (the gateway's stream, one request long): the TTL it has
+    /// again, 0 if it is gone.
+    fn keepalive(&self) -> Result<i64, String> {
+        let Some(id) = self.lease else { return Ok(0) };
+        let v = (self.etcd).post("/v3/lease/keepalive", &json!({ "ID": id.to_string() }))?;
+        Ok(num(&v["result"]["TTL"]).unwrap_or(0))
+    }
+
+    /// Who holds the lock: its value and create revision.
+    fn holder(&self, key: &str) -> Result<Option<(String, u64)>, String> {
+        if !self.queue {
+            return self.etcd.get(key);
+        }
+        Ok(self.etcd.queued(key, None)?.0.map(|(_, v, rev)| (v, rev)))
+    }
 }
 
 impl Lock for EtcdLock {
     /// A lease of the TTL, and the key created under it only if it does not exist: the
-    /// revision of that put is the fencing token.
+    /// revision of that put is the fencing token. In the queue the client's own key always
+    /// is created, and holds the lock if it is the lowest (else it waits: [`Lock::wait_turn`]).
     fn acquire(&mut self, key: &str, value: &str, _px: u64) -> Result<Answer, String> {
         let lease = self
             .etcd
             .post("/v3/lease/grant", &json!({ "TTL": self.ttl_s }))?;
         let id = num(&lease["ID"]).ok_or_else(|| format!("lease grant: {lease}"))?;
         self.lease = Some(id);
-        let (k, id) = (b64(key), id.to_string());
+        let own = self.queue.then(|| format!("/{id:x}"));
+        let mine = format!("{key}{}", own.unwrap_or_default());
+        let (k, id) = (b64(&mine), id.to_string());
         let v = self.etcd.post("/v3/kv/txn", &json!({
             "compare": [{ "key": k, "result": "EQUAL", "target": "CREATE", "create_revision": "0" }],
             "success": [{ "request_put": { "key": k, "value": b64(value), "lease": id } }],
         }))?;
         let token = num(&v["header"]["revision"]).map(|r| r as u64);
-        let granted = v["succeeded"].as_bool() == Some(true);
-        if !granted {
+        let created = v["succeeded"].as_bool() == Some(true);
+        if !created {
             self.revoke()?;
         }
-        let token = token.filter(|_| granted);
-        let how = format!("etcd created {key} at revision {token:?}, its token");
-        Ok(Answer::of_service(granted, token, how))
+        if self.queue {
+            self.mine = Some((mine.clone(), token.unwrap_or(0)));
+        }
+        let granted = created && (!self.queue || self.holder(key)?.map(|h| h.1) == token);
+        let token = token.filter(|_| created);
+        let how = match (granted, self.queue) {
+            (false, true) => format!("etcd created {mine} at revision {token:?}, not the lowest under {key}/: it waits for the key before it"),
+            _ => format!("etcd created {mine} at revision {token:?}, its token"),
+        };
+        Ok(Answer::of_service(granted, token.filter(|_| granted), how))
+    }
+
+    /// etcd's mutex: watches only the key just before this client's (the highest lower
+    /// create revision) until it is deleted, until none is left. A waiting etcd session
+    /// keeps its lease alive; here it is renewed once, at the grant, so it runs from there.
+    fn wait_turn(&mut self, key: &str) -> Result<Answer, String> {
+        let (mine, rev) = self.mine.clone().ok_or("etcd: no queued key to wait on")?;
+        let mut waited = Vec::new();
+        while let (Some((before, ..)), seen) = self.etcd.queued(key, Some(rev))? {
+            self.etcd.deleted(&before, seen + 1)?;
+            waited.push(before);
+        }
+        if self.keepalive()? <= 0 {
+            return Err(format!("etcd: {mine}'s lease ran out while it waited"));
+        }
+        let waited = waited.join(", then ");
+        let how = format!("etcd's watch saw {waited} deleted: {mine} (create revision {rev}) is the lowest, its create revision the token");
+        Ok(Answer::of_service(true, Some(rev), how))
     }
 
     fn value(&mut self, key: &str) -> Result<Option<String>, String> {
-        Ok(self.etcd.get(key)?.map(|(v, _)| v))
+        Ok(self.holder(key)?.map(|(v, _)| v))
     }
 
     /// The lock key's create revision: a lapsed lease's key is gone, a new holder's key has
     /// a newer one.
     fn live_token(&mut self, key: &str) -> Result<Option<u64>, String> {
-        Ok(self.etcd.get(key)?.map(|(_, revision)| revision))
+        Ok(self.holder(key)?.map(|(_, revision)| revision))
+    }
+
+    /// etcd renews a lease, not a key: a keepalive (to the lease's granted TTL), then the
+    /// ownership check. False if the lease is gone or the lock is another's.
+    fn extend(&mut self, key: &str, value: &str, _px: u64) -> Result<bool, String> {
+        Ok(self.keepalive()? > 0 && self.holds(key, value)?)
+    }
+
+    /// A renewal sent to the stopped member: its keepalive, waiting `wait` for an answer.
+    fn unanswered(&mut self, command: LockCommand, wait: Duration) -> Option<Unanswered> {
+        let renews = matches!(command, LockCommand::Renew | LockCommand::Extend);
+        let lease = self.lease.filter(|_| self.pinned && renews)?;
+        let port = self.etcd.ports[0];
+        Some(Box::new(move || {
+            let body = json!({ "ID": lease.to_string() });
+            match post_to(&agent_for(wait), port, "/v3/lease/keepalive", &body) {
+                Err(e) if e.contains("timeout") => Ok(format!("its renewal, a keepalive of lease {lease:x} sent to its member (:{port}), got no answer in {} ms", wait.as_millis())),
+                answer => Err(format!("etcd member :{port} answered a renewal sent while it was stopped: {answer:?}")),
+            }
+        }))
     }
 
     /// Compare-and-delete: the key goes only if it still holds `value`; the lease goes too.
     fn release(&mut self, key: &str, value: &str) -> Result<Result<(), Vec<usize>>, String> {
+        let mine = self.mine.take().map_or_else(|| key.to_owned(), |(k, _)| k);
         let v = self.etcd.post("/v3/kv/txn", &json!({
-            "compare": [{ "key": b64(key), "result": "EQUAL", "target": "VALUE", "value": b64(value) }],
-            "success": [{ "request_delete_range": { "key": b64(key) } }],
+            "compare": [{ "key": b64(&mine), "result": "EQUAL", "target": "VALUE", "value": b64(value) }],
+            "success": [{ "request_delete_range": { "key": b64(&mine) } }],
         }))?;
         self.revoke()?;
         Ok(if v["succeeded"].as_bool() == Some(true) {
@@ -203,12 +315,16 @@ pub struct Servers {
     members: Vec<(u16, Started)>,
     /// The lease's TTL in whole seconds (etcd counts no finer).
     ttl_s: u64,
+    /// A minority run ([`Scenario::minority`]): the member, not the leader, that the cut-off
+    /// client talks to and the world stops.
+    minority: Option<usize>,
 }
 
 impl Servers {
-    /// One member, or a cluster whose leader can fail over.
+    /// One member, or a cluster whose leader can fail over or whose member is cut off.
     pub fn start(run: &Run, notes: &mut Vec<String>) -> Result<Self, String> {
-        let n = run.sc.failover_at.map_or(1, |_| CLUSTER);
+        let clustered = run.sc.failover_at.is_some() || run.sc.minority;
+        let n = if clustered { CLUSTER } else { 1 };
         let name = format!("etcd-{}", run.n);
         let ports: Vec<(u16, u16)> = (0..n)
             .map(|_| Ok((free_port()?, free_port()?)))
@@ -254,20 +370,37 @@ impl Servers {
         })?;
         notes.push(format!("{n} etcd member(s) on ports {:?}", client.ports));
         let ttl_s = (run.sc.lease_ttl as f64 * run.scale / 1000.0).round() as u64;
+        // A follower: a new leader's lessor would extend every lease.
+        let follows = |p: &u16| Etcd::status(*p).is_ok_and(|(me, leader)| me != leader);
+        let minority = run
+            .sc
+            .minority
+            .then(|| client.ports.iter().position(follows));
+        let minority = minority.map(|m| m.ok_or("no etcd follower")).transpose()?;
         Ok(Self {
             client,
             members,
             ttl_s,
+            minority,
         })
     }
 }
 
 impl Service for Servers {
-    fn connect(&self, _: &Scenario, _: usize) -> Result<Box<dyn Lock>, String> {
+    /// In a minority run the cut-off client talks to the stopped member only, the others
+    /// to the two that stay the majority.
+    fn connect(&self, sc: &Scenario, idx: usize) -> Result<Box<dyn Lock>, String> {
+        let cut_off = sc.partition.is_some_and(|p| p.actor == idx);
+        let ports = (self.client.ports.iter().enumerate())
+            .filter(|(i, _)| self.minority.is_none_or(|m| (*i == m) == cut_off))
+            .map(|(_, p)| *p);
         Ok(Box::new(EtcdLock {
-            etcd: self.client.clone(),
+            etcd: Etcd::new(ports.collect()),
             ttl_s: self.ttl_s,
             lease: None,
+            queue: sc.queue,
+            mine: None,
+            pinned: cut_off && self.minority.is_some(),
         }))
     }
 
@@ -275,8 +408,18 @@ impl Service for Servers {
         format!("etcd {}", version("etcd"))
     }
 
-    /// Kills the member that is the leader now (a crash).
+    /// A failover kills the member that is the leader now (a crash). A minority partition
+    /// stops the cut-off client's member (SIGSTOP), then continues it: stopped, it answers
+    /// nothing and takes no part in Raft, a minority of one; the other two go on.
     fn fault(&self, w: &World, t: Millis, f: Fault) -> Result<Option<String>, String> {
+        let minority = self.minority.map(|m| &self.members[m]);
+        if let (Fault::Minority { cut }, Some((port, member))) = (f, minority) {
+            member.signal(if cut { "STOP" } else { "CONT" })?;
+            return Ok(Some(match cut {
+                true => format!("t={t}: SIGSTOP to etcd member 1 (client port :{port}, a follower, the one member the cut-off client talks to): frozen, it answers nothing and takes no part in Raft, a minority of one; the other two go on as the majority"),
+                false => format!("t={t}: SIGCONT to etcd member 1 (:{port}): it runs again and rejoins the cluster"),
+            }));
+        }
         if f != Fault::Failover {
             return Ok(None);
         }

@@ -4,8 +4,9 @@
 //! [`LockBackend::start`], and one module that implements [`Service`] and [`Lock`].
 
 use std::path::Path;
+use std::time::Duration;
 
-use fencing_lab::core::{Scenario, TokenSource};
+use fencing_lab::core::{LockCommand, Scenario, TokenSource};
 
 use super::world::{Fault, World};
 use super::{etcd, redis, servers, zookeeper};
@@ -110,12 +111,27 @@ impl Answer {
     }
 }
 
+/// A lock command sent where it gets no answer, run on a thread of its own: evidence that
+/// none came, or an error if one did.
+pub type Unanswered = Box<dyn FnOnce() -> Result<String, String> + Send>;
+
 /// One client's connection to a lock service. `value` is what the client stores as the
 /// lock's value and checks ownership with (its name, or its random value); `px` the lease's
 /// real time to live in ms. A command a service has no equivalent of is an error.
 pub trait Lock: Send {
     fn acquire(&mut self, _key: &str, _value: &str, _px: u64) -> Result<Answer, String> {
         Err("this lock is taken by a statement, not a command".to_owned())
+    }
+    /// Fair queue ([`Scenario::queue`]): after an acquire that queued, blocks until the lock
+    /// service hands this client the lock; the grant.
+    fn wait_turn(&mut self, _key: &str) -> Result<Answer, String> {
+        Err("this lock service keeps no queue".to_owned())
+    }
+    /// A command the scenario's partition leaves unanswered, sent for real where the world
+    /// cut this client's server off, waiting `wait` for the answer; `None` where the harness
+    /// drops it by not sending it (Redis: the client is cut off, not a server).
+    fn unanswered(&mut self, _command: LockCommand, _wait: Duration) -> Option<Unanswered> {
+        None
     }
     /// The lock key's current value.
     fn value(&mut self, _key: &str) -> Result<Option<String>, String> {

@@ -134,8 +134,6 @@ fn not_reproducible(c: &Case) -> Option<&'static str> {
         (etcd && (sc.lease_ttl as f64 * service_scale(sc)) % 1000.0 != 0.0, "etcd lease TTLs are whole seconds"),
         (sc.failover_at.is_some() && (jumps || c.lock == LockBackend::Redlock), "a failover under Redlock or with a clock step: the core fails no Redlock node over, and the promoted replica does not run under libfaketime"),
         (sc.restart && sc.replication_lag.is_some(), "a restart has no replica to lag: the one Redis comes back from its snapshot"),
-        (sc.queue, "not reproduced yet: the fair queue is ZooKeeper's lock recipe or etcd's mutex, and the replay runs neither recipe yet"),
-        (sc.minority, "not reproduced yet: a minority partition needs the harness to cut one etcd member's peer traffic (or SIGSTOP it) while A's client stays pinned to that member, and the replay's etcd client talks to the whole cluster"),
     ]
     .into_iter()
     .find_map(|(applies, why)| applies.then_some(why))

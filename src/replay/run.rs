@@ -208,6 +208,13 @@ impl<'s> Client<'s, '_> {
         self.observed().notes.push(line);
     }
 
+    /// A grant the client took: its token is among the run's, its evidence in the notes.
+    fn took(&mut self, at: Millis, how: &str, fence: Fence) {
+        self.observed().tokens.push(fence.0);
+        self.said(at, format!("{how}; lease {}", fence.0));
+        self.grants += 1;
+    }
+
     fn late(&self, ms: f64) {
         let mut o = self.observed();
         o.max_late_ms = o.max_late_ms.max(ms);
@@ -330,7 +337,8 @@ impl Backend for Client<'_, '_> {
     fn say(&mut self, at: Millis, kind: EventKind) {
         // A COMMIT comes first on the server: a waiter's SELECT … FOR UPDATE returns only
         // after it, though the waiter's thread may have recorded its grant a moment sooner.
-        let commit = self.sc.row_lock.is_some() && matches!(kind, EventKind::Released { .. });
+        let handover = self.sc.row_lock.is_some() || self.sc.queue;
+        let commit = handover && matches!(kind, EventKind::Released { .. });
         let (me, mut o) = (self.idx, self.observed());
         o.saw(at, Some(me), kind);
         let waiter = |p: &Observation| {
@@ -364,7 +372,7 @@ impl Backend for Client<'_, '_> {
         let px = self.env.px_until(expires_at);
         let answer = self.lock.acquire(&sc.resource, &value, px)?;
         if !answer.granted {
-            if !answer.nodes.is_empty() {
+            if !answer.nodes.is_empty() || sc.queue {
                 self.said(now, &answer.how);
             }
             // Who holds it and until when: filled in by the fold from the grants it has seen.
@@ -378,9 +386,7 @@ impl Backend for Client<'_, '_> {
             TokenSource::Counterfactual => Fence(self.next_token()?),
             _ => Fence(token.ok_or("a grant without a token")?),
         };
-        self.observed().tokens.push(fence.0);
-        self.said(now, format!("{}; lease {}", answer.how, fence.0));
-        self.grants += 1;
+        self.took(now, &answer.how, fence);
         self.me = value;
         Ok((Acquire::Acquired { fence, expires_at }, answer.nodes))
     }
@@ -419,8 +425,20 @@ impl Backend for Client<'_, '_> {
         Ok(deleted.map(|v| self.lock_value(Some(v))))
     }
 
+    /// Where the world cut the client's server off, the command is sent to it for real, and
+    /// must get no answer before the client's timeout.
     fn expect_timeout(&mut self, command: LockCommand, sent_at: Millis, at: Millis) {
         self.timer = Some((command, sent_at, at));
+        let wait = Duration::from_secs_f64((at - sent_at) as f64 * self.env.scale / 1000.0);
+        let Some(send) = self.lock.unanswered(command, wait) else {
+            return;
+        };
+        let (env, name) = (self.env, self.name.clone());
+        self.packets.push(self.scope.spawn(move || {
+            let line = format!("{name} at t={sent_at}: {}", send()?);
+            observe(&env.shared).notes.push(line);
+            Ok(())
+        }));
     }
 
     /// `BEGIN; SELECT … FOR UPDATE`: it blocks while another transaction holds the row. One
@@ -555,6 +573,7 @@ pub fn act(mut c: Client) -> Result<(), String> {
                 }
                 scheduled_at = t;
                 match client::step(c, sc, idx, t)? {
+                    Next::Wait if sc.queue => queue_turn(c, t, &mut scheduled_at)?,
                     // No reply: the client waits for its timeout, doing nothing else (none:
                     // for ever).
                     Next::Wait => fire_timer(c, true, &mut scheduled_at)?,
@@ -605,6 +624,30 @@ fn fire_timer(c: &mut Client, running: bool, fired_at: &mut Millis) -> Result<Ne
     Ok(client::lock_timed_out(
         c, sc, idx, command, sent_at, at, running,
     ))
+}
+
+/// Fair queue: blocks until the lock service hands the client, queued at `asked`, the lock
+/// (its watch fired), and takes it at the scenario instant whose slot that was in (a lease
+/// ends half a slot early, steps run up to a quarter slot late). A release is the last step
+/// of its slot, so the watch it fires may land just past the slot: then the grant is the
+/// release's instant (its thread records it after its delete's reply: given a moment).
+fn queue_turn(c: &mut Client, asked: Millis, fired_at: &mut Millis) -> Result<Next, String> {
+    let (env, sc) = (c.env, c.sc);
+    let answer = c.lock.wait_turn(&sc.resource)?;
+    let slots = env.elapsed_ms() / env.slot;
+    thread::sleep(Duration::from_secs_f64(0.1 * env.slot / 1000.0));
+    let grain = (env.slot / env.scale) as Millis;
+    let at = ((slots - 0.25).ceil().max(0.0) as Millis) * grain;
+    let before = at.saturating_sub(grain);
+    let other = |e: &&Observation| e.at == before && e.actor != Some(c.idx);
+    let released = (c.observed().events.iter().filter(other))
+        .any(|e| matches!(e.kind, EventKind::Released { .. }));
+    let at = if released { before } else { at }.max(asked);
+    let fence = Fence(answer.token.ok_or("a queue grant without a token")?);
+    c.took(at, &answer.how, fence);
+    *fired_at = at;
+    client::granted(c, at, fence, at + sc.lease_ttl, Vec::new(), false);
+    Ok(Next::At(at))
 }
 
 /// Opens one client's connections; its delayed writes will run on threads of `scope`.

@@ -34,10 +34,21 @@ fn register(stop: impl FnOnce() + Send + 'static) -> usize {
     s.len() - 1
 }
 
-/// A registered process, stopped when dropped (or before).
-pub struct Started(usize);
+/// A registered process (its id in the registry, its pid), stopped when dropped (or before).
+pub struct Started(usize, u32);
 
 impl Started {
+    /// Sends the process `signal` ("STOP", "CONT") with kill(1): a fault the world makes.
+    pub fn signal(&self, signal: &str) -> Result<(), String> {
+        let status = std::process::Command::new("kill")
+            .args([format!("-{signal}"), self.1.to_string()])
+            .status();
+        match status {
+            Ok(s) if s.success() => Ok(()),
+            other => Err(format!("kill -{signal} {}: {other:?}", self.1)),
+        }
+    }
+
     pub fn stop(&self) {
         let stop = started()[self.0].take();
         if let Some(stop) = stop {
@@ -154,10 +165,12 @@ pub fn version(program: &str) -> String {
 /// Starts `cmd` and registers it to be killed.
 pub fn spawn(cmd: &mut Command, what: &str) -> Result<Started, String> {
     let child = cmd.spawn().map_err(|e| format!("{what}: {e}"))?;
-    Ok(Started(register(move || {
+    let pid = child.id();
+    let stop = register(move || {
         let mut c = child;
         let _ = (c.kill(), c.wait());
-    })))
+    });
+    Ok(Started(stop, pid))
 }
 
 /// Starts the throwaway PostgreSQL cluster (stopped at cleanup): Unix socket only, with

@@ -1,7 +1,7 @@
 //! One run's world: the faults that are the world's, not an actor's, made at their scenario
 //! times on the run's lock service: a lock node's clock step (libfaketime), a replica cut
-//! off from its primary, and a failover. Which of them a service has, and how, is its own
-//! ([`Service::fault`]).
+//! off from its primary, a failover, and a member cut off on the minority side. Which of them
+//! a service has, and how, is its own ([`Service::fault`]).
 
 use fencing_lab::core::{Millis, Scenario};
 
@@ -19,6 +19,11 @@ pub enum Fault {
     /// The replication cut that makes the replica `replication_lag` behind at the failover.
     Cut,
     Failover,
+    /// A minority partition ([`Scenario::minority`]): the cut-off client's lock-service member
+    /// is cut off from the others (`cut`), or rejoins them.
+    Minority {
+        cut: bool,
+    },
 }
 
 /// What the world's thread acts on and reports to.
@@ -53,6 +58,11 @@ impl World<'_> {
             let lag = sc.replication_lag.filter(|lag| *lag <= t);
             faults.extend(lag.map(|lag| (t - lag, Fault::Cut)));
         }
+        if let Some(p) = sc.partition.filter(|_| sc.minority) {
+            faults.extend(
+                [(p.start, true), (p.end, false)].map(|(t, cut)| (t, Fault::Minority { cut })),
+            );
+        }
         faults.sort_unstable();
         for (t, fault) in faults.into_iter().filter(|(t, _)| *t <= sc.horizon) {
             let frac = match fault {
@@ -60,7 +70,7 @@ impl World<'_> {
                 // After this instant's steps (or, with no lag, just before the failover).
                 Fault::Cut if sc.replication_lag == Some(0) => -0.4,
                 Fault::Cut => 0.4,
-                Fault::Failover => AT_FAILOVER,
+                Fault::Failover | Fault::Minority { .. } => AT_FAILOVER,
             };
             env.sleep_until(t, frac);
             if let Some(note) = self.service.fault(self, t, fault)? {

@@ -25,8 +25,9 @@ use super::servers::{free_port, spawn, wait_for, Started};
 
 /// Debian's server jar; its manifest names the jars it needs.
 const JAR: &str = "/usr/share/java/zookeeper.jar";
-/// The server's tick (ms): sessions expire on tick boundaries, at most a tick late.
-const TICK_MS: u64 = 50;
+/// The server's tick (ms): sessions expire on tick boundaries, at most a tick late. Under a
+/// fifth of the finest slot (100 ms), so an expiry stays within its own slot's first half.
+const TICK_MS: u64 = 20;
 
 /// One ZooKeeper server on loopback.
 pub struct Servers {
@@ -80,13 +81,15 @@ impl Servers {
 }
 
 impl Service for Servers {
-    fn connect(&self, _: &Scenario, _: usize) -> Result<Box<dyn Lock>, String> {
+    fn connect(&self, sc: &Scenario, _: usize) -> Result<Box<dyn Lock>, String> {
         let reader = session(&self.cluster, Duration::from_secs(10), None)
             .map_err(failed(self.cluster.clone()))?;
         Ok(Box::new(ZkLock {
             cluster: self.cluster.clone(),
             reader,
             held: None,
+            queue: sc.queue,
+            waiting: None,
         }))
     }
 
@@ -139,6 +142,11 @@ pub struct ZkLock {
     reader: zk::Client,
     /// The session that holds this client's znode, and the znode's path.
     held: Option<(zk::SessionInfo, String)>,
+    /// A fair queue ([`Scenario::queue`]): an acquire that is not the lowest waits.
+    queue: bool,
+    /// The queued znode's session (connected, so its heartbeats keep it, as a live waiter's
+    /// do), path and czxid.
+    waiting: Option<(zk::Client, String, u64)>,
 }
 
 /// The lock's node: its children are the contenders' znodes.
@@ -174,7 +182,7 @@ impl ZkLock {
 impl Lock for ZkLock {
     /// A new session of the lease's timeout (a tick short: it expires on the next tick
     /// boundary after it) creates the client's znode; it holds the lock if that znode is the
-    /// lowest, else it deletes it (a try-lock: no waiting in the queue).
+    /// lowest, else it deletes it (a try-lock), or in a fair queue keeps it and waits.
     fn acquire(&mut self, key: &str, value: &str, px: u64) -> Result<Answer, String> {
         let timeout = Duration::from_millis(px.saturating_sub(TICK_MS).max(2 * TICK_MS));
         let c = session(&self.cluster, timeout, None).map_err(failed(self.cluster.clone()))?;
@@ -191,12 +199,43 @@ impl Lock for ZkLock {
         let how = if granted {
             self.held = Some((c.session().clone(), mine.clone()));
             format!("ZooKeeper created {mine} (czxid {}), the lowest, in a session of {ms} ms; its czxid is the token", stat.czxid)
+        } else if self.queue {
+            let how = format!("ZooKeeper created {mine}, not the lowest: it waits in the queue");
+            self.waiting = Some((c, mine, stat.czxid as u64));
+            how
         } else {
             block_on(c.delete(&mine, None)).map_err(failed(format!("delete {mine}")))?;
             format!("ZooKeeper created {mine}, not the lowest: deleted it again")
         };
         let token = granted.then_some(stat.czxid as u64);
         Ok(Answer::of_service(granted, token, how))
+    }
+
+    /// ZooKeeper's lock recipe: watches only the znode just before this client's (the
+    /// highest lower one) until it is gone, until none is left. Its session is then left
+    /// alone, so it lapses its timeout after the grant, as the core's lease its TTL.
+    fn wait_turn(&mut self, key: &str) -> Result<Answer, String> {
+        let (c, mine, czxid) = self.waiting.take().ok_or("zookeeper: no queued znode")?;
+        let (node, mut waited) = (lock_node(key), Vec::new());
+        let name = mine.rsplit('/').next().unwrap_or_default().to_owned();
+        loop {
+            let children =
+                block_on(c.list_children(&node)).map_err(failed(format!("list {node}")))?;
+            let Some(before) = children.into_iter().filter(|n| *n < name).max() else {
+                break;
+            };
+            let path = format!("{node}/{before}");
+            let (stat, watch) =
+                block_on(c.check_and_watch_stat(&path)).map_err(failed(format!("watch {path}")))?;
+            if stat.is_some() {
+                block_on(watch.changed());
+            }
+            waited.push(path);
+        }
+        self.held = Some((c.session().clone(), mine.clone()));
+        let waited = waited.join(", then ");
+        let how = format!("ZooKeeper's watch saw {waited} go: {mine} (czxid {czxid}) is the lowest, its czxid the token");
+        Ok(Answer::of_service(true, Some(czxid), how))
     }
 
     fn value(&mut self, key: &str) -> Result<Option<String>, String> {

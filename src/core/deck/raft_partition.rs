@@ -25,8 +25,8 @@ pub(super) const ENTRY: DeckEntry = DeckEntry {
         let wrote = t.writes.iter().find(|w| w.request.writer == "A").map_or(0, |w| w.at);
         let learned = at("A", |k| matches!(k, EventKind::LockTimedOut { .. }));
         vec![
-            format!("A's client talks to member 1 of a 3-member etcd cluster. From t={} to t={} member 1 is cut off from members 2 and 3: the minority side. A's watchdog renewal at t={lost} reaches member 1, which cannot commit it without a quorum: no reply.", p.start, p.end),
-            format!("The majority (members 2 and 3) elects a leader and goes on: A's lease ({a}) runs out there at t={expired}, and B, talking to member 2, gets {b} at t={granted}. Consensus did its job: the majority never had two holders."),
+            format!("A's client talks to member 1 of a 3-member etcd cluster. From t={} to t={} member 1 is cut off from members 2 and 3: the minority side. A's watchdog renewal at t={lost} reaches member 1, which cannot commit it without a quorum: no reply. (The replay freezes member 1, a follower, with SIGSTOP for the window: a minority of one that answers nothing, all A's client can see of a partition.)", p.start, p.end),
+            format!("The majority (members 2 and 3, with the leader) goes on: A's lease ({a}) runs out there at t={expired}, and B, talking to them, gets {b} at t={granted}. Consensus did its job: the majority never had two holders."),
             format!("But A still believes: it debits with {a} at t={wrote} and learns only at t={learned}, when its client gives up on the renewal. Fencing off: {off}, the job ran twice. Strict: storage has seen {b}, A's {a} is stale_fence ({strict})."),
             "Jepsen's etcd 3.4.3 analysis: etcd locks are leases, and a lease holder paused or cut off can keep acting after the lease is gone. Raft makes the grant and the token durable; it cannot reach into the holder. The fence at storage is what saves the write.".to_owned(),
             "The minority can neither grant nor renew, so a holder on it should stop at its own deadline (partition's deadline check), and the resource should check the token: the revision of the lock key, minted by the same commit that granted it.".to_owned(),
@@ -38,15 +38,22 @@ pub(super) const ENTRY: DeckEntry = DeckEntry {
 impl Scenario {
     /// `partition`'s schedule on etcd: A (revision token 33, lease until t=30) talks to
     /// member 1, which is cut off from members 2 and 3 from t=15 to t=65; its renewal at
-    /// t=10 commits (lease until t=40), the one at t=20 does not. The majority lets A's lease
-    /// run out at 40 and grants B 34; A debits with 33 at 48 and learns at 50.
+    /// t=10 commits (lease until t=40), the one at t=20 does not. etcd revokes a lapsed
+    /// lease on a sweep every 500 ms (5 ms at the replay's scale), so B polls from t=17 and
+    /// asks at 37 and 47, clear of the lease's end at 40 either side: it gets 34 at 47 and
+    /// debits at 49. A debits with 33 at 53 and learns at 55, its client's 35 ms timeout.
     pub fn raft_partition() -> Self {
-        Scenario {
+        let mut sc = Scenario {
             id: "raft-partition".to_owned(),
             title: "The lock service partitioned".to_owned(),
             token_source: TokenSource::LockService,
             minority: true,
             ..Scenario::partition()
-        }
+        };
+        sc.actors[1] = writer("B", 17, 2, 3);
+        let a = &mut sc.actors[0];
+        a.script[2] = Step::WorkRenewing { ms: 53 };
+        a.lock_timeout = Some(35);
+        sc
     }
 }

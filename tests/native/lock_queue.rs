@@ -8,7 +8,7 @@ use fencing_lab::core::{
     run, EventKind, FencingPolicy, RowLock, Scenario, ScenarioError, TokenSource, Trace,
 };
 
-mod common;
+use crate::common;
 use common::{w, writes};
 
 fn run_as(policy: FencingPolicy) -> Trace {

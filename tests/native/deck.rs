@@ -9,7 +9,7 @@ use fencing_lab::core::{
     TraceEvent, WriteError,
 };
 
-mod common;
+use crate::common;
 use common::{w, writes};
 
 const OFF: FencingPolicy = FencingPolicy::Off;

@@ -13,7 +13,7 @@ use fencing_lab::core::{
 use fencing_lab::lab::EditError;
 use fencing_lab::share::{decode, encode, ShareError};
 
-mod common;
+use crate::common;
 use common::{w, write_step, writes};
 
 fn run_as(policy: FencingPolicy) -> Trace {

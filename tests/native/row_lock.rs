@@ -11,7 +11,7 @@ use fencing_lab::core::{
 };
 use fencing_lab::share::{decode, encode};
 
-mod common;
+use crate::common;
 use common::{w, write_step, writes};
 
 fn run_as(policy: FencingPolicy) -> Trace {

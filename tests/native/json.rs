@@ -12,8 +12,8 @@ use fencing_lab::core::{
 };
 use fencing_lab::lab::read_recording;
 
-const OFF: &str = include_str!("../assets/recordings/gc-pause-off.json");
-const STRICT: &str = include_str!("../assets/recordings/gc-pause-strict.json");
+const OFF: &str = include_str!("../../assets/recordings/gc-pause-off.json");
+const STRICT: &str = include_str!("../../assets/recordings/gc-pause-strict.json");
 
 /// `text` read as a `T`.
 fn read<T: serde::de::DeserializeOwned>(text: &str) -> serde_json::Result<T> {

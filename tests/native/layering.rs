@@ -340,7 +340,7 @@ fn every_core_module_is_on_the_line_once() {
     );
     assert_eq!(
         on_disk, unique,
-        "src/core/*.rs and the declared line differ: put each module on LINE in tests/layering.rs"
+        "src/core/*.rs and the declared line differ: put each module on LINE in tests/native/layering.rs"
     );
 }
 

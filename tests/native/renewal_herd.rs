@@ -4,7 +4,7 @@
 use fencing_lab::core::deck::{self, herd_horizon, HERD_HOLDERS};
 use fencing_lab::core::{renewal_herd, run, EventKind, FencingPolicy, Scenario, Trace};
 
-mod common;
+use crate::common;
 use common::{w, writes};
 
 fn run_as(policy: FencingPolicy) -> Trace {

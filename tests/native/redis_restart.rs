@@ -7,7 +7,7 @@ use fencing_lab::core::story;
 use fencing_lab::core::{run, EventKind, FencingPolicy, Scenario, TokenSource, Trace};
 use fencing_lab::lab::ScenarioEdit;
 
-mod common;
+use crate::common;
 use common::{w, writes};
 
 fn run_as(policy: FencingPolicy) -> Trace {

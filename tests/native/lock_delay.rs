@@ -9,7 +9,7 @@ use fencing_lab::core::{
 };
 use fencing_lab::share::{decode, encode, ShareError};
 
-mod common;
+use crate::common;
 use common::{w, writes};
 
 fn run_as(policy: FencingPolicy) -> Trace {

@@ -7,7 +7,7 @@ use fencing_lab::core::story;
 use fencing_lab::core::{run, Fence, FencingPolicy, Scenario, Step, Trace};
 use fencing_lab::share::{decode, encode};
 
-mod common;
+use crate::common;
 use common::{w, write_step, writes};
 
 fn run_as(policy: FencingPolicy) -> Trace {

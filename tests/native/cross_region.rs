@@ -10,7 +10,7 @@ use fencing_lab::core::{
 };
 use fencing_lab::share::{decode, encode};
 
-mod common;
+use crate::common;
 use common::{w, writes};
 
 fn at(t: &Trace, who: &str, want: fn(&EventKind) -> bool) -> u64 {
