@@ -40,13 +40,11 @@ pub struct Started(usize, u32);
 impl Started {
     /// Sends the process `signal` ("STOP", "CONT") with kill(1): a fault the world makes.
     pub fn signal(&self, signal: &str) -> Result<(), String> {
-        let status = std::process::Command::new("kill")
-            .args([format!("-{signal}"), self.1.to_string()])
-            .status();
-        match status {
-            Ok(s) if s.success() => Ok(()),
-            other => Err(format!("kill -{signal} {}: {other:?}", self.1)),
-        }
+        let mut kill = Command::new("kill");
+        run(
+            kill.args([format!("-{signal}"), self.1.to_string()]),
+            "kill",
+        )
     }
 
     pub fn stop(&self) {
