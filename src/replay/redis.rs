@@ -323,6 +323,8 @@ impl Servers {
     fn fail_over(&self, w: &World, t: Millis) -> Result<String, String> {
         let (sc, fence, p) = (w.sc, fence_key(&w.sc.resource), &self.nodes[0]);
         let [held, counter] = read_lock(sc, p.port)?;
+        let seen = (self.replica.as_ref()).map(|r| read_lock(sc, r.port));
+        let seen = seen.transpose()?;
         p.process.stop();
         let (how, port) = match &self.replica {
             Some(r) => {
@@ -336,7 +338,8 @@ impl Servers {
                 ("restarted from its snapshot", port)
             }
         };
-        let [kept, kept_counter] = read_lock(sc, port)?;
+        // Read before the clients follow it there (a replica, before the primary died).
+        let [kept, kept_counter] = seen.map_or_else(|| read_lock(sc, port), Ok)?;
         self.port.store(port, Ordering::SeqCst);
         // As the clients see it: the next token the counter that came back gives, and the
         // owner of the live key it lacks, if any.

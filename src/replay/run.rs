@@ -335,8 +335,9 @@ impl Backend for Client<'_, '_> {
     }
 
     fn say(&mut self, at: Millis, kind: EventKind) {
-        // A COMMIT comes first on the server: a waiter's SELECT … FOR UPDATE returns only
-        // after it, though the waiter's thread may have recorded its grant a moment sooner.
+        // A COMMIT (a queue's release) comes first on the server: a waiter's SELECT … FOR
+        // UPDATE (its watch) returns only after it, though the waiter's thread may have
+        // recorded its grant a moment sooner.
         let handover = self.sc.row_lock.is_some() || self.sc.queue;
         let commit = handover && matches!(kind, EventKind::Released { .. });
         let (me, mut o) = (self.idx, self.observed());
