@@ -39,14 +39,7 @@ impl LockBackend {
             (Some(_), _, _) => Self::RowLock,
             (None, Some(_), _) => Self::Redlock,
             (None, None, TokenSource::LockService) => Self::Etcd,
-            (
-                None,
-                None,
-                TokenSource::SameRedis
-                | TokenSource::Counterfactual
-                | TokenSource::SeparateCounter
-                | TokenSource::RandomValue,
-            ) => Self::Redis,
+            (None, None, _) => Self::Redis,
         }
     }
 

@@ -17,9 +17,10 @@ mod world;
 mod zookeeper;
 
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Barrier, Mutex, OnceLock};
+use std::sync::{Mutex, OnceLock};
 use std::time::Instant;
 
+use fencing_lab::core::EventKind::{PauseEnded, PauseStarted};
 use fencing_lab::core::{
     self, FencingPolicy, Millis, RowLock, Scenario, SplitMix64, Step, StorageCheck, TokenSource,
     COUNTER_GAP, DECK, GET_DEL_GAP,
@@ -27,11 +28,11 @@ use fencing_lab::core::{
 
 use lock::LockBackend;
 use pg::Pg;
-use run::{Env, Observed};
+use run::Env;
 use servers::PG_BIN;
 
 /// Real ms per time slot of a Redis-locked run: the smallest gap between two decisive
-/// events of a scenario becomes this long (override: `REPLAY_SLOT_MS`).
+/// events of a scenario becomes this long.
 const SLOT_MS: f64 = 60.0;
 /// How a what-if changes its deck scenario.
 type Change = fn(&mut Scenario);
@@ -74,39 +75,35 @@ struct Case {
 /// The runs `ids` names (all of them if none), under every policy: each deck entry, and
 /// after it its what-ifs; after each run on etcd, the same on ZooKeeper (`@zookeeper`).
 fn cases(ids: &[String]) -> Result<Vec<Case>, String> {
-    let what_ifs = |id: &'static str| WHAT_IFS.iter().filter(move |w| w.0 == id);
-    let runs = DECK.iter().flat_map(|e| {
-        let what_ifs = what_ifs(e.id).map(move |&(_, label, change)| (e, label, change));
-        [(e, e.id, (|_| {}) as Change)].into_iter().chain(what_ifs)
-    });
     let mut all = Vec::new();
-    for (e, label, change) in runs {
-        let scs = FencingPolicy::ALL.map(|policy| {
-            let mut sc = (e.build)().with_policy(policy);
-            change(&mut sc);
-            sc
-        });
-        let lock = LockBackend::of(&scs[0]);
-        let case = |label: String, lock| {
-            move |sc| Case {
-                label: label.clone(),
-                sc,
-                lock,
+    for e in DECK {
+        let what_ifs = WHAT_IFS.iter().filter(|w| w.0 == e.id).map(|w| (w.1, w.2));
+        for (label, change) in [(e.id, (|_| {}) as Change)].into_iter().chain(what_ifs) {
+            let scs = FencingPolicy::ALL.map(|policy| {
+                let mut sc = (e.build)().with_policy(policy);
+                change(&mut sc);
+                sc
+            });
+            let mut runs = vec![(label.to_owned(), LockBackend::of(&scs[0]))];
+            if runs[0].1 == LockBackend::Etcd {
+                let zk = format!("{}@zookeeper", label.trim_end_matches("@etcd"));
+                runs.push((zk, LockBackend::ZooKeeper));
             }
-        };
-        all.extend(scs.clone().map(case(label.to_owned(), lock)));
-        if lock == LockBackend::Etcd {
-            let label = format!("{}@zookeeper", label.trim_end_matches("@etcd"));
-            all.extend(scs.map(case(label, LockBackend::ZooKeeper)));
+            for (label, lock) in runs {
+                let case = |sc: &Scenario| Case {
+                    label: label.clone(),
+                    sc: sc.clone(),
+                    lock,
+                };
+                all.extend(scs.iter().map(case));
+            }
         }
     }
     if let Some(id) = ids.iter().find(|id| !all.iter().any(|c| c.label == **id)) {
         let mut known: Vec<&str> = all.iter().map(|c| c.label.as_str()).collect();
         known.dedup();
-        return Err(format!(
-            "unknown scenario {id:?}; known: {}",
-            known.join(", ")
-        ));
+        let known = known.join(", ");
+        return Err(format!("unknown scenario {id:?}; known: {known}"));
     }
     all.retain(|c| ids.is_empty() || ids.contains(&c.label));
     Ok(all)
@@ -148,7 +145,7 @@ fn lapses_while_live(sc: &Scenario) -> bool {
     let trace = core::run(sc);
     let paused = |owner: &str, at: Millis| {
         let actor = sc.actors.iter().find(|a| a.name == owner);
-        actor.is_some_and(|a| a.pauses.iter().any(|p| p.start <= at && at < p.end()))
+        actor.is_some_and(|a| a.pauses.iter().any(|p| p.contains(at)))
     };
     trace.events.iter().any(|e| match &e.kind {
         core::EventKind::LeaseExpired { owner, .. } => !paused(owner, e.at),
@@ -156,12 +153,9 @@ fn lapses_while_live(sc: &Scenario) -> bool {
     })
 }
 
+/// Euclid's: `gcd(a, 0)` is `a`.
 fn gcd(a: u64, b: u64) -> u64 {
-    if b == 0 {
-        a
-    } else {
-        gcd(b, a % b)
-    }
+    a.checked_rem(b).map_or(a, |r| gcd(b, r))
 }
 
 /// The scenario's time grain: the gcd of every time in it (1 ms if a watchdog jitters).
@@ -195,15 +189,11 @@ fn service_scale(sc: &Scenario) -> f64 {
 /// (real ms per scenario ms, real ms per slot).
 fn timing(c: &Case) -> (f64, f64) {
     let g = granularity(&c.sc) as f64;
-    if c.lock.is_lock_service() {
-        let s = service_scale(&c.sc);
-        return (s, s * g);
-    }
-    let slot = (std::env::var("REPLAY_SLOT_MS").ok())
-        .and_then(|s| s.parse().ok())
-        .filter(|s: &f64| *s >= 5.0)
-        .unwrap_or(SLOT_MS);
-    (slot / g, slot)
+    let scale = match c.lock.is_lock_service() {
+        true => service_scale(&c.sc),
+        false => SLOT_MS / g,
+    };
+    (scale, scale * g)
 }
 
 /// One storage attempt: who, with which token, what the storage answered.
@@ -234,11 +224,7 @@ fn predict(trace: &core::Trace) -> Outcome {
     let writes = trace.writes.iter().map(|w| Attempt {
         writer: w.request.writer.clone(),
         token: w.request.fence.map(|f| f.0),
-        code: w
-            .result
-            .as_ref()
-            .map_or_else(|e| e.code(), |()| "ok")
-            .to_owned(),
+        code: code(w).to_owned(),
     });
     Outcome {
         balance: s.final_balance,
@@ -250,29 +236,31 @@ fn predict(trace: &core::Trace) -> Outcome {
     }
 }
 
+/// What storage answered a write: `ok`, or its refusal's code.
+fn code(w: &core::WriteRecord) -> &'static str {
+    w.result.as_ref().map_or_else(|e| e.code(), |()| "ok")
+}
+
 /// An outcome on one line: `90 / 34 / B#34 ok, A#33 stale_fence`.
 fn show(o: &Outcome) -> String {
-    let writes: Vec<String> = (o.writes.iter())
-        .map(|w| {
-            let tok = w.token.map_or_else(|| "-".to_owned(), |t| format!("#{t}"));
-            format!("{}{tok} {}", w.writer, w.code)
-        })
-        .collect();
+    let mut line = o.balance.to_string();
+    if let Some(r) = &o.result {
+        line += &format!(" “{r}”");
+    }
     let fence = (o.last_fence).map_or_else(|| "none".to_owned(), |f| f.to_string());
-    let value = match &o.result {
-        Some(r) => format!("{} “{r}”", o.balance),
-        None => o.balance.to_string(),
-    };
-    let effects = match o.side_effects {
-        0 => String::new(),
-        n => format!(" / {n} side effects"),
-    };
-    let provider = match o.provider {
-        (0, 0) => String::new(),
-        (c, d) => format!(" / provider {c} charged, {d} deduped"),
-    };
-    let writes = writes.join(", ");
-    format!("{value} / {fence} / {writes}{effects}{provider}")
+    let writes = o.writes.iter().map(|w| match w.token {
+        Some(t) => format!("{}#{t} {}", w.writer, w.code),
+        None => format!("{}- {}", w.writer, w.code),
+    });
+    line += &format!(" / {fence} / {}", writes.collect::<Vec<_>>().join(", "));
+    if o.side_effects > 0 {
+        line += &format!(" / {} side effects", o.side_effects);
+    }
+    let (c, d) = o.provider;
+    if (c, d) != (0, 0) {
+        line += &format!(" / provider {c} charged, {d} deduped");
+    }
+    line
 }
 
 /// What a finished run produced.
@@ -284,11 +272,11 @@ struct Report {
     late_ms: f64,
 }
 
-/// The servers every run shares.
+/// The servers every run shares: PostgreSQL (its version, "15.18", for a recorded trace's
+/// label), and the temp dir every run's servers live in.
 struct Servers {
     dir: PathBuf,
-    pg: pg::PgAddr,
-    /// "15.18": PostgreSQL's, for a recorded trace's label.
+    pg: pg::Config,
     pg_version: String,
 }
 
@@ -298,24 +286,26 @@ fn run_case(c: &Case, n: usize, srv: &Servers) -> Result<Report, String> {
     let (sc, (scale, slot), schema) = (&c.sc, timing(c), format!("run{n}"));
     let mut admin = Pg::connect(&srv.pg, "")?;
     let sql = pg::schema_sql(&schema, sc);
-    admin
-        .batch(&sql)
-        .map_err(|e| format!("postgres: {e}: {sql}"))?;
+    (admin.batch(&sql)).map_err(|e| format!("postgres: {e}: {sql}"))?;
     let (mut notes, dir) = (Vec::new(), &srv.dir);
     let service = c.lock.start(&lock::Run { sc, n, dir, scale }, &mut notes)?;
-    let shared: run::Shared = Arc::new(Mutex::new(Observed::default()));
-    let rng = Mutex::new(SplitMix64::new(sc.seed));
     let env = Env {
         scale,
         slot,
         service: service.as_ref(),
         pg: srv.pg.clone(),
-        schema: schema.clone(),
+        schema,
+        shared: Mutex::default(),
+        rng: Mutex::new(SplitMix64::new(sc.seed)),
         start: OnceLock::new(),
-        barrier: Barrier::new(sc.actors.len() + 1),
     };
     std::thread::scope(|s| {
-        let (env, service, shared, rng) = (&env, service.as_ref(), &shared, &rng);
+        let connect = |i| run::connect(&env, sc, i, s);
+        let clients: Vec<_> = (0..sc.actors.len())
+            .map(connect)
+            .collect::<Result<_, _>>()?;
+        env.begin();
+        let (env, service, shared) = (&env, env.service, &env.shared);
         let world = world::World {
             env,
             sc,
@@ -323,45 +313,43 @@ fn run_case(c: &Case, n: usize, srv: &Servers) -> Result<Report, String> {
             shared,
         };
         let world = s.spawn(move || world.run());
-        let actor = |i| s.spawn(move || run::run_actor(env, sc, i, shared.clone(), rng));
-        let actors: Vec<_> = (0..sc.actors.len()).map(actor).collect();
+        let actors: Vec<_> = clients
+            .into_iter()
+            .map(|c| s.spawn(|| run::act(c)))
+            .collect();
         for h in actors.into_iter().chain([world]) {
             h.join().map_err(|_| "a replay thread panicked")??;
         }
         Ok::<(), String>(())
     })?;
+    let obs = std::mem::take(&mut *run::observe(&env.shared));
     let lock_system = service.system();
     drop(service);
-    let stored = pg::read_storage(&mut admin, &schema, sc)?;
-    let obs = run::observe(&shared);
-    notes.extend(obs.notes.iter().cloned());
-    let mut observed = stored.outcome(&obs.events);
+    let read = pg::read_storage(&mut admin, sc);
+    let mut observed = read.map_err(|e| format!("postgres: reading the storage back: {e}"))?;
+    let account = pg::account(&observed, sc);
+    pg::add_ended_sessions(&mut observed, &obs.events);
+    notes.extend(obs.notes);
     if c.lock.is_lock_service() {
         rank_tokens(&mut observed, &obs.tokens, sc.first_fence, &mut notes);
     }
     // The pauses are the schedule's, made by the harness by not acting: the engine's own.
+    let pause = |o: &core::Observation| matches!(o.kind, PauseStarted { .. } | PauseEnded { .. });
     let pauses = core::observations_of(&core::run(sc))
         .into_iter()
-        .filter(|o| {
-            use core::EventKind::{PauseEnded, PauseStarted};
-            matches!(o.kind, PauseStarted { .. } | PauseEnded { .. })
-        });
-    let events = obs.events.iter().cloned().chain(pauses).collect();
+        .filter(pause);
+    let events = obs.events.into_iter().chain(pauses).collect();
     // Under a row lock, the lock and the storage are one server.
     let storage =
         (c.lock != LockBackend::RowLock).then(|| format!("PostgreSQL {}", srv.pg_version));
     let jumps = (!sc.lock_clock_jumps.is_empty()).then(|| "libfaketime".to_owned());
-    let systems = [Some(lock_system), storage, jumps]
-        .into_iter()
-        .flatten()
-        .collect();
-    let timing = format!("1 scenario ms = {scale:.2} real ms");
+    let systems = [Some(lock_system), storage, jumps].into_iter().flatten();
     let recording = core::Recording {
-        systems,
-        timing,
+        systems: systems.collect(),
+        timing: format!("1 scenario ms = {scale:.2} real ms"),
         notes,
     };
-    let trace = core::recorded(sc, events, stored.account(sc), recording);
+    let trace = core::recorded(sc, events, account, recording);
     let late_ms = obs.max_late_ms;
     Ok(Report {
         observed,
@@ -376,11 +364,7 @@ fn rank_tokens(o: &mut Outcome, granted: &[u64], first: u64, notes: &mut Vec<Str
     let mut raw = granted.to_vec();
     raw.sort_unstable();
     raw.dedup();
-    let rank = |t: u64| {
-        raw.iter()
-            .position(|r| *r == t)
-            .map_or(t, |i| first + i as u64)
-    };
+    let rank = |t: u64| raw.binary_search(&t).map_or(t, |i| first + i as u64);
     for w in &mut o.writes {
         w.token = w.token.map(rank);
     }
@@ -402,35 +386,25 @@ pub fn main(args: &[String]) -> i32 {
         }
     };
     let _cleanup = servers::Cleanup::install();
-    let code = match replay(&cases) {
-        Ok(0) => 0,
-        Ok(_) => 1,
-        Err(e) => {
-            eprintln!("replay: error: {e}");
-            println!("replay: 0 runs, 1 mismatches");
-            1
-        }
-    };
+    let mismatches = replay(&cases).unwrap_or_else(|e| {
+        eprintln!("replay: error: {e}");
+        println!("replay: 0 runs, 1 mismatches");
+        1
+    });
     eprintln!("replay: wall time {:.1} s", t0.elapsed().as_secs_f64());
-    code
+    i32::from(mismatches > 0)
 }
 
 /// Starts the shared servers, makes every run, prints the table and the verdict; returns
 /// the number of mismatches.
 fn replay(cases: &[Case]) -> Result<usize, String> {
     let dir = servers::temp_root()?;
-    println!(
-        "servers (all on 127.0.0.1 / a Unix socket, in {}):",
-        dir.display()
-    );
-    let pg_version = servers::version(&format!("{PG_BIN}/postgres"));
+    let shown = dir.display();
+    println!("servers (all on 127.0.0.1 / a Unix socket, in {shown}):");
     let v = servers::version;
-    println!(
-        "  Redis {}, PostgreSQL {pg_version}, etcd {}, libfaketime {}",
-        v("redis-server"),
-        v("etcd"),
-        v("faketime")
-    );
+    let pg_version = v(&format!("{PG_BIN}/postgres"));
+    let (redis, etcd, faketime) = (v("redis-server"), v("etcd"), v("faketime"));
+    println!("  Redis {redis}, PostgreSQL {pg_version}, etcd {etcd}, libfaketime {faketime}");
     let srv = Servers {
         pg: servers::start_pg(&dir)?,
         dir,
@@ -444,9 +418,6 @@ fn replay(cases: &[Case]) -> Result<usize, String> {
         tally.case(c, n, &srv);
     }
     println!();
-    for s in &tally.skipped {
-        println!("not reproduced: {s}");
-    }
     for m in &tally.mismatches {
         println!("mismatch: {m}");
     }
@@ -458,27 +429,21 @@ fn replay(cases: &[Case]) -> Result<usize, String> {
 
 /// Makes case number `n`. A disagreement from a run whose threads woke a quarter slot late may
 /// be the scheduler's, not the servers': such a run (only such) is made once more, and says so.
-fn run_until_punctual(
-    c: &Case,
-    n: usize,
-    srv: &Servers,
-    predicted: &Outcome,
-) -> Result<Report, String> {
+fn run_until_punctual(c: &Case, n: usize, srv: &Servers, want: &Outcome) -> Result<Report, String> {
     let (label, policy, slot) = (&c.label, c.sc.policy.short(), timing(c).1);
     let first = run_case(c, 2 * n, srv)?;
     let late = first.late_ms;
-    if first.observed == *predicted || late <= 0.25 * slot {
+    if first.observed == *want || late <= 0.25 * slot {
         return Ok(first);
     }
     eprintln!("  {label} {policy}: disagreed with {late:.1} ms of scheduler lateness (slot {slot:.0} ms); running it again");
     let seen = show(&first.observed);
-    let note = format!("rerun: the first attempt observed {seen} with {late:.1} ms lateness");
     let mut again = run_case(c, 2 * n + 1, srv)?;
-    again
-        .trace
-        .recorded
-        .iter_mut()
-        .for_each(|r| r.notes.push(note.clone()));
+    if let Some(r) = &mut again.trace.recorded {
+        r.notes.push(format!(
+            "rerun: the first attempt observed {seen} with {late:.1} ms lateness"
+        ));
+    }
     Ok(again)
 }
 
@@ -489,41 +454,32 @@ struct Tally {
     /// Runs whose recorded trace equals the simulated one, event for event.
     same_events: usize,
     mismatches: Vec<String>,
-    skipped: Vec<String>,
 }
 
 impl Tally {
-    /// Makes case number `n` (unless it has no real equivalent) and prints its row.
+    /// Makes case number `n` (unless it has no real equivalent), prints its row and keeps its
+    /// recorded trace.
     fn case(&mut self, c: &Case, n: usize, srv: &Servers) {
         let sim = core::run(&c.sc);
         let predicted = predict(&sim);
-        let (label, policy) = (&c.label, c.sc.policy.short());
+        let (label, policy, p) = (&c.label, c.sc.policy.short(), show(&predicted));
         let row = |scale: &str, observed: &str, verdict: &str| {
-            let p = show(&predicted);
             println!("| {label} | {policy} | {scale} | {p} | {observed} | {verdict} |");
         };
         if let Some(why) = not_reproducible(c) {
-            row("–", "not reproduced", why);
-            self.skipped.push(format!("{label} {policy}: {why}"));
-            return;
+            return row("–", "not reproduced", why);
         }
         self.runs += 1;
-        let result = run_until_punctual(c, n, srv, &predicted);
         let scale = format!("{:.2}", timing(c).0);
-        let rep = match result {
+        let rep = match run_until_punctual(c, n, srv, &predicted) {
             Ok(rep) => rep,
             Err(e) => {
                 row(&scale, "error", "MISMATCH");
-                self.mismatches
-                    .push(format!("{label} {policy}: error: {e}"));
-                return;
+                let m = format!("{label} {policy}: error: {e}");
+                return self.mismatches.push(m);
             }
         };
-        let (ok, p, o) = (
-            rep.observed == predicted,
-            show(&predicted),
-            show(&rep.observed),
-        );
+        let (ok, o) = (rep.observed == predicted, show(&rep.observed));
         row(&scale, &o, if ok { "✓" } else { "MISMATCH" });
         if !ok {
             let m = format!("{label} {policy}:\n    predicted {p}\n    observed  {o}");
@@ -549,7 +505,6 @@ impl Tally {
     /// to the simulation, event for event.
     fn check_trace(&mut self, c: &Case, sim: &core::Trace, rep: &Report) {
         let (label, policy) = (&c.label, c.sc.policy.short());
-        let code = |w: &core::WriteRecord| w.result.as_ref().map_or_else(|e| e.code(), |_| "ok");
         let traced: Vec<(&str, &str)> = (rep.trace.writes.iter())
             .map(|w| (w.request.writer.as_str(), code(w)))
             .collect();

@@ -5,22 +5,15 @@
 use std::collections::HashMap;
 
 use fencing_lab::core::{
-    Account, EventKind, Fence, FencingPolicy, Observation, Scenario, WriteError,
+    Account, EventKind, Fence, FencingPolicy, Observation, Scenario, WriteError, WriteRequest,
 };
 use postgres::types::{FromSql, ToSql};
-use postgres::{Client, Config, NoTls, Row, Statement};
+use postgres::{Client, NoTls, Statement};
 
 use super::{Attempt, Outcome};
 
 pub use postgres::error::SqlState;
-pub use postgres::Error;
-
-/// Where the throwaway cluster listens: a Unix socket directory and port, no TCP at all.
-#[derive(Debug, Clone)]
-pub struct PgAddr {
-    pub socket_dir: String,
-    pub port: u16,
-}
+pub use postgres::{Config, Error};
 
 /// One session, and the statements it has prepared. They are kept for the session's life:
 /// a dropped statement sends a Close the server may answer with a session-ending error
@@ -31,14 +24,10 @@ pub struct Pg {
 }
 
 impl Pg {
-    /// Opens a session whose `search_path` is `schema` (one schema per run; empty: the
-    /// default).
-    pub fn connect(addr: &PgAddr, schema: &str) -> Result<Self, String> {
-        let mut cfg = Config::new();
-        cfg.host_path(&addr.socket_dir)
-            .port(addr.port)
-            .user("postgres")
-            .dbname("postgres");
+    /// Opens a session on the cluster `cfg` names whose `search_path` is `schema` (one
+    /// schema per run; empty: the default).
+    pub fn connect(cfg: &Config, schema: &str) -> Result<Self, String> {
+        let mut cfg = cfg.clone();
         if !schema.is_empty() {
             cfg.options(&format!("-c search_path={schema}"));
         }
@@ -67,132 +56,102 @@ impl Pg {
         self.call(sql, args)
             .map_err(|e| format!("postgres: {e}: {sql}"))
     }
+
+    /// A debit or a publish under `policy`, through the storage's `apply`: its reply,
+    /// `code|balance`. `live`: the sequencer check's answer (true where none is asked).
+    pub fn write(&mut self, w: &WriteRequest, policy: &str, live: bool) -> Result<String, Error> {
+        let (tok, publish) = (w.fence.map(|f| f.0 as i64), w.publish.is_some());
+        let kind = if publish { "publish" } else { "debit" };
+        let args: [Arg; 5] = [&kind, &policy, &w.resource, &w.writer, &tok];
+        let more: [Arg; 5] = [&w.amount, &w.idempotency_key, &w.publish, &live, &publish];
+        let sql = "SELECT apply($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)";
+        self.call(sql, &[args, more].concat())
+    }
 }
 
 /// A statement's argument.
 pub type Arg<'a> = &'a (dyn ToSql + Sync);
 
-/// What the storage holds at the end of a run.
-pub struct Storage {
-    pub balance: i64,
-    /// The high-water mark: the result row's epoch where the job publishes, else the fence.
-    pub mark: u64,
-    pub result: Option<String>,
-    side_effects: i64,
-    provider: (i64, i64),
-    /// The write log's debits and publishes, in order, with their raw tokens.
-    pub log: Vec<Attempt>,
-}
-
-/// Column `i` of `row`, its SQL type read as `T`.
-fn col<'r, T: FromSql<'r>>(row: &'r Row, i: usize) -> Result<T, String> {
-    row.try_get(i)
-        .map_err(|e| format!("storage column {i}: {e}"))
-}
-
-/// Reads back what run `schema` left in the storage.
-pub fn read_storage(admin: &mut Pg, schema: &str, sc: &Scenario) -> Result<Storage, String> {
-    let s = schema;
-    let rows = |admin: &mut Pg, sql: &str| {
-        admin
-            .client
-            .query(sql, &[])
-            .map_err(|e| format!("postgres: {e}: {sql}"))
-    };
-    let acct = rows(admin, &format!(
-        "SELECT a.balance, a.fence, r.epoch, r.result, (SELECT count(*) FROM {s}.side_effects), (SELECT count(*) FROM {s}.provider_charges), (SELECT count(*) FROM {s}.provider_calls WHERE outcome = 'deduped') FROM {s}.accounts a JOIN {s}.job_results r ON r.job = a.id WHERE a.id = {};",
-        lit(&sc.resource)
-    ))?;
-    let a = acct.first().ok_or("storage: no account row")?;
-    let log = rows(admin, &format!("SELECT writer, token, result FROM {s}.write_log WHERE kind IN ('debit', 'publish') ORDER BY seq;"))?;
-    let log = log.iter().map(|r| {
-        let token: Option<i64> = col(r, 1)?;
-        let (writer, code) = (col(r, 0)?, col(r, 2)?);
-        Ok(Attempt {
-            writer,
+/// What the run left in the storage, its writes the write log's debits and publishes in
+/// order, with their raw tokens (`admin`'s `search_path` is the run's schema: [`schema_sql`]
+/// sets it).
+pub fn read_storage(admin: &mut Pg, sc: &Scenario) -> Result<Outcome, Error> {
+    let account = "SELECT a.balance, CASE WHEN $2 THEN r.epoch ELSE a.fence END, r.result,
+        (SELECT count(*) FROM side_effects), (SELECT count(*) FROM provider_charges),
+        (SELECT coalesce(sum(calls - 1), 0)::bigint FROM provider_charges)
+      FROM accounts a JOIN job_results r ON r.job = a.id WHERE a.id = $1";
+    let a = (admin.client).query_one(account, &[&sc.resource, &sc.publishes()])?;
+    let log = "SELECT writer, token, result FROM write_log WHERE kind <> 'barrier' ORDER BY seq";
+    let mut writes = Vec::new();
+    for r in admin.client.query(log, &[])? {
+        let token: Option<i64> = r.try_get(1)?;
+        writes.push(Attempt {
+            writer: r.try_get(0)?,
             token: token.map(|t| t as u64),
-            code,
-        })
-    });
-    let mark: i64 = col(a, if sc.publishes() { 2 } else { 1 })?;
-    Ok(Storage {
-        balance: col(a, 0)?,
-        mark: mark as u64,
-        result: col(a, 3)?,
-        side_effects: col(a, 4)?,
-        provider: (col(a, 5)?, col(a, 6)?),
-        log: log.collect::<Result<_, String>>()?,
+            code: r.try_get(2)?,
+        });
+    }
+    let mark: i64 = a.try_get(1)?;
+    Ok(Outcome {
+        balance: a.try_get(0)?,
+        last_fence: (mark > 0).then_some(mark as u64),
+        result: a.try_get(2)?,
+        side_effects: a.try_get(3)?,
+        provider: (a.try_get(4)?, a.try_get(5)?),
+        writes,
     })
 }
 
-impl Storage {
-    /// The account as the core's fold takes it: the server's, not the fold's.
-    pub fn account(&self, sc: &Scenario) -> Account {
-        let fenced = sc.policy != FencingPolicy::Off && self.mark > 0;
-        let last_write = self.log.iter().rev().find(|a| a.code == "ok");
-        Account {
-            balance: self.balance,
-            last_fence: fenced.then_some(Fence(self.mark)),
-            last_write_fence: last_write.and_then(|a| a.token).map(Fence),
-            result: self.result.clone(),
-        }
-    }
-
-    /// The outcome the storage shows. An UPDATE on a terminated session never reached the
-    /// server, so the write log has no row for it; the client saw it fail (25P03), and it is
-    /// put where it happened, among the writes the clients saw applied.
-    pub fn outcome(&self, seen: &[Observation]) -> Outcome {
-        let mut applied: Vec<&Observation> = (seen.iter())
-            .filter(|o| matches!(o.kind, EventKind::WriteApplied { .. }))
-            .collect();
-        applied.sort_by_key(|o| o.at);
-        let mut log = self.log.iter().cloned();
-        let mut writes = Vec::new();
-        for o in applied {
-            let ended = WriteError::SessionTerminated;
-            match (&o.kind, &o.request) {
-                (EventKind::WriteApplied { result: Err(e), .. }, Some(r)) if *e == ended => {
-                    let (writer, code) = (r.writer.clone(), "session_ended".to_owned());
-                    writes.push(Attempt {
-                        writer,
-                        token: None,
-                        code,
-                    });
-                }
-                _ => writes.extend(log.next()),
-            }
-        }
-        writes.extend(log);
-        Outcome {
-            balance: self.balance,
-            last_fence: (self.mark > 0).then_some(self.mark),
-            result: self.result.clone(),
-            side_effects: self.side_effects,
-            provider: self.provider,
-            writes,
-        }
+/// The account as the core's fold takes it: the server's, not the fold's.
+pub fn account(stored: &Outcome, sc: &Scenario) -> Account {
+    let last_write = stored.writes.iter().rev().find(|a| a.code == "ok");
+    let fenced = sc.policy != FencingPolicy::Off;
+    Account {
+        balance: stored.balance,
+        last_fence: stored.last_fence.filter(|_| fenced).map(Fence),
+        last_write_fence: last_write.and_then(|a| a.token).map(Fence),
+        result: stored.result.clone(),
     }
 }
 
-/// SQL string literal.
-pub fn lit(s: &str) -> String {
-    format!("'{}'", s.replace('\'', "''"))
+/// An UPDATE on a terminated session never reached the server, so the write log has no row
+/// for it; the client saw it fail (25P03), and it is put where it happened, among the writes
+/// the clients saw applied.
+pub fn add_ended_sessions(stored: &mut Outcome, seen: &[Observation]) {
+    let mut applied: Vec<&Observation> = (seen.iter())
+        .filter(|o| matches!(o.kind, EventKind::WriteApplied { .. }))
+        .collect();
+    applied.sort_by_key(|o| o.at);
+    for (i, o) in applied.into_iter().enumerate() {
+        let ended = Err(WriteError::SessionTerminated);
+        if let (EventKind::WriteApplied { result, .. }, Some(r)) = (&o.kind, &o.request) {
+            if *result == ended {
+                let ended = Attempt {
+                    writer: r.writer.clone(),
+                    token: None,
+                    code: "session_ended".into(),
+                };
+                stored.writes.insert(i.min(stored.writes.len()), ended);
+            }
+        }
+    }
 }
 
 /// The schema of one run: the account row with its fence high-water mark, the job's result
 /// row with its epoch, the applied intents under a unique constraint, an append-only write
-/// log, a token sequence (Redlock's counterfactual counter), and the writes themselves as
-/// one function per call so check, update and log are one transaction.
+/// log, a token sequence (Redlock's counterfactual counter), the outside systems that never
+/// see a token, and every write as one function call, so check, update and log are one
+/// transaction.
 ///
 /// The policy is one SQL predicate, `admits(policy, mark, tok)`: strict `mark < tok`,
-/// same-epoch `mark <= tok`, off always. The debit is `UPDATE accounts … WHERE id = $id AND
-/// admits(policy, fence, $tok)`, raising the fence (not off); the publish the same on the
-/// result row and its epoch; the barrier raises the high-water mark (the result row's epoch
-/// when `on_results`, else the account's fence) by the same rule, so it can never lower it,
-/// and off it changes nothing. The fence check comes before the intent check, as in the core's
-/// ledger. `p_live` is the sequencer check's answer, asked of etcd by the harness acting as
-/// the resource (false: the write's lease is not the live one); a token the rule admits is
-/// then refused as `stale_sequencer`, so the rule still refuses first, as in the core.
+/// same-epoch `mark <= tok`, off always. A debit is `UPDATE accounts … WHERE id = $id AND
+/// admits(policy, fence, $tok)`, raising the fence (not off); a publish the same on the
+/// result row and its epoch; a barrier is either with nothing to change but the high-water
+/// mark, so it can never lower it, and off it changes nothing. The fence check comes before
+/// the intent check, as in the core's ledger. `p_live` is the sequencer check's answer, asked
+/// of the lock service by the harness acting as the resource (false: the write's lease is not
+/// the live one); a token the rule admits is then refused as `stale_sequencer`, so the rule
+/// still refuses first, as in the core.
 pub fn schema_sql(schema: &str, sc: &Scenario) -> String {
     let (balance, first_token) = (sc.initial_balance, sc.first_fence);
     format!(
@@ -200,6 +159,9 @@ pub fn schema_sql(schema: &str, sc: &Scenario) -> String {
 CREATE SCHEMA {schema};
 SET search_path = {schema};
 CREATE TABLE accounts (id text PRIMARY KEY, balance bigint NOT NULL, fence bigint NOT NULL DEFAULT 0);
+INSERT INTO accounts (id, balance) VALUES ({res}, {balance});
+CREATE TABLE job_results (job text PRIMARY KEY, result text, epoch bigint NOT NULL DEFAULT 0);
+INSERT INTO job_results (job) VALUES ({res});
 CREATE TABLE intents (account text NOT NULL, key text NOT NULL, CONSTRAINT intents_once UNIQUE (account, key));
 CREATE TABLE write_log (
   seq bigserial PRIMARY KEY, at timestamptz NOT NULL DEFAULT clock_timestamp(),
@@ -209,23 +171,18 @@ CREATE FUNCTION write_log_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN RAISE EXCEPTION 'write_log is append-only'; END $$;
 CREATE TRIGGER write_log_append_only BEFORE UPDATE OR DELETE ON write_log
   FOR EACH ROW EXECUTE FUNCTION write_log_append_only();
+CREATE SEQUENCE tokens START {first_token};
 CREATE TABLE side_effects (seq bigserial PRIMARY KEY, at timestamptz NOT NULL DEFAULT clock_timestamp(),
   actor text NOT NULL, what text NOT NULL, lease_live boolean NOT NULL);
-INSERT INTO accounts (id, balance) VALUES ({res}, {balance});
-CREATE TABLE job_results (job text PRIMARY KEY, result text, epoch bigint NOT NULL DEFAULT 0);
-INSERT INTO job_results (job) VALUES ({res});
-CREATE SEQUENCE tokens START {first_token};
--- The outside provider: it never sees a token, and charges once per idempotency key.
+-- The outside provider: it charges once per idempotency key and counts the calls it deduped.
 CREATE TABLE provider_charges (idempotency_key text PRIMARY KEY, actor text NOT NULL, what text NOT NULL,
-  at timestamptz NOT NULL DEFAULT clock_timestamp());
-CREATE TABLE provider_calls (seq bigserial PRIMARY KEY, actor text NOT NULL, idempotency_key text NOT NULL,
-  outcome text NOT NULL);
+  calls int NOT NULL DEFAULT 1, at timestamptz NOT NULL DEFAULT clock_timestamp());
 
 CREATE FUNCTION admits(policy text, mark bigint, tok bigint) RETURNS boolean LANGUAGE sql AS $$
   SELECT policy = 'off' OR mark < tok OR (policy = 'same_epoch' AND mark = tok) $$;
 
-CREATE FUNCTION debit(policy text, p_id text, p_writer text, p_tok bigint, p_amt bigint, p_key text,
-  p_live boolean DEFAULT true)
+CREATE FUNCTION apply(p_kind text, policy text, p_id text, p_writer text, p_tok bigint, p_amt bigint,
+  p_key text, p_result text, p_live boolean, on_results boolean)
 RETURNS text LANGUAGE plpgsql AS $$
 DECLARE code text := 'ok'; bal bigint;
 BEGIN
@@ -234,6 +191,11 @@ BEGIN
   ELSIF policy <> 'off' AND NOT p_live
       AND EXISTS (SELECT 1 FROM accounts WHERE id = p_id AND admits(policy, fence, p_tok)) THEN
     code := 'stale_sequencer';
+  ELSIF on_results THEN
+    UPDATE job_results SET result = coalesce(p_result, result),
+        epoch = CASE WHEN policy = 'off' THEN epoch ELSE p_tok END
+      WHERE job = p_id AND admits(policy, epoch, p_tok);
+    IF NOT FOUND THEN code := 'stale_fence'; END IF;
   ELSE
     BEGIN
       UPDATE accounts SET balance = balance - p_amt,
@@ -249,60 +211,19 @@ BEGIN
     END;
   END IF;
   SELECT balance INTO bal FROM accounts WHERE id = p_id;
-  INSERT INTO write_log (kind, account, writer, token, amount, idempotency_key, result, balance_after)
-    VALUES ('debit', p_id, p_writer, p_tok, p_amt, p_key, code, bal);
+  INSERT INTO write_log (kind, account, writer, token, amount, idempotency_key, published, result, balance_after)
+    VALUES (p_kind, p_id, p_writer, p_tok, p_amt, p_key, p_result, code, bal);
   RETURN code || '|' || bal;
 END $$;
 
-CREATE FUNCTION publish(policy text, p_id text, p_writer text, p_tok bigint, p_result text)
-RETURNS text LANGUAGE plpgsql AS $$
-DECLARE code text := 'ok'; bal bigint;
-BEGIN
-  IF policy <> 'off' AND p_tok IS NULL THEN
-    code := 'missing_fence';
-  ELSE
-    UPDATE job_results SET result = p_result,
-        epoch = CASE WHEN policy = 'off' THEN epoch ELSE p_tok END
-      WHERE job = p_id AND admits(policy, epoch, p_tok);
-    IF NOT FOUND THEN code := 'stale_fence'; END IF;
-  END IF;
-  SELECT balance INTO bal FROM accounts WHERE id = p_id;
-  INSERT INTO write_log (kind, account, writer, token, amount, published, result, balance_after)
-    VALUES ('publish', p_id, p_writer, p_tok, 0, p_result, code, bal);
-  RETURN code;
-END $$;
-
 -- The provider's call, made only after the caller's last claim row was accepted.
-CREATE FUNCTION provider_call(p_actor text, p_key text, p_what text) RETURNS text LANGUAGE plpgsql AS $$
-DECLARE outcome text := 'not_called';
-BEGIN
-  IF (SELECT result FROM write_log WHERE writer = p_actor AND kind = 'publish' ORDER BY seq DESC LIMIT 1) = 'ok' THEN
-    INSERT INTO provider_charges (idempotency_key, actor, what) VALUES (p_key, p_actor, p_what)
-      ON CONFLICT (idempotency_key) DO NOTHING;
-    outcome := CASE WHEN FOUND THEN 'charged' ELSE 'deduped' END;
-    INSERT INTO provider_calls (actor, idempotency_key, outcome) VALUES (p_actor, p_key, outcome);
-  END IF;
-  RETURN outcome;
-END $$;
-
-CREATE FUNCTION barrier(policy text, p_id text, p_writer text, p_tok bigint, on_results boolean)
-RETURNS text LANGUAGE plpgsql AS $$
-DECLARE code text := 'ok'; bal bigint;
-BEGIN
-  IF policy <> 'off' THEN
-    IF on_results THEN
-      UPDATE job_results SET epoch = p_tok WHERE job = p_id AND admits(policy, epoch, p_tok);
-    ELSE
-      UPDATE accounts SET fence = p_tok WHERE id = p_id AND admits(policy, fence, p_tok);
-    END IF;
-    IF NOT FOUND THEN code := 'stale_fence'; END IF;
-  END IF;
-  SELECT balance INTO bal FROM accounts WHERE id = p_id;
-  INSERT INTO write_log (kind, account, writer, token, result, balance_after)
-    VALUES ('barrier', p_id, p_writer, p_tok, code, bal);
-  RETURN code;
-END $$;
+CREATE FUNCTION provider_call(p_actor text, p_key text, p_what text) RETURNS text LANGUAGE sql AS $$
+  WITH claim AS (SELECT result FROM write_log WHERE writer = p_actor AND kind = 'publish' ORDER BY seq DESC LIMIT 1),
+  call AS (INSERT INTO provider_charges AS c (idempotency_key, actor, what)
+    SELECT p_key, p_actor, p_what FROM claim WHERE result = 'ok'
+    ON CONFLICT (idempotency_key) DO UPDATE SET calls = c.calls + 1 RETURNING calls)
+  SELECT coalesce((SELECT CASE calls WHEN 1 THEN 'charged' ELSE 'deduped' END FROM call), 'not_called') $$;
 "#,
-        res = lit(&sc.resource),
+        res = format!("'{}'", sc.resource.replace('\'', "''")),
     )
 }

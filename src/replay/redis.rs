@@ -7,13 +7,13 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicU16, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use fencing_lab::core::{EventKind, Fence, Lease, Millis, Scenario, TokenSource};
 use redis::FromRedisValue;
 
 use super::lock::{Answer, Lock, Run, Service};
-use super::run::observe;
+use super::run::{observe, owner_of};
 use super::servers::{free_port, spawn, version, wait_for, Started, FAKETIME_LIB};
 use super::world::{Fault, World};
 
@@ -24,13 +24,13 @@ use super::world::{Fault, World};
 const GLIBC_MALLOC_LIB: &str = "/lib/x86_64-linux-gnu/libc_malloc_debug.so.0";
 
 /// One connection to the redis-server on 127.0.0.1:`port`.
-pub struct Redis {
+struct Redis {
     con: redis::Connection,
-    pub port: u16,
+    port: u16,
 }
 
 impl Redis {
-    pub fn connect(port: u16) -> Result<Self, String> {
+    fn connect(port: u16) -> Result<Self, String> {
         let wait = Duration::from_secs(10);
         let con = redis::Client::open(format!("redis://127.0.0.1:{port}/"))
             .and_then(|c| c.get_connection_with_timeout(wait))
@@ -40,31 +40,17 @@ impl Redis {
     }
 
     /// Sends one command (its name and arguments) and reads its reply as a `T`.
-    pub fn cmd<T: FromRedisValue>(&mut self, args: &[&str]) -> Result<T, String> {
+    fn cmd<T: FromRedisValue>(&mut self, args: &[&str]) -> Result<T, String> {
         let (name, rest) = args.split_first().ok_or("redis: an empty command")?;
         redis::cmd(name)
             .arg(rest)
             .query(&mut self.con)
             .map_err(|e| format!("redis :{} {name}: {e}", self.port))
     }
-
-    /// Runs a Lua script (EVALSHA, loading it first if the server lacks it).
-    pub fn eval<T: FromRedisValue>(
-        &mut self,
-        script: &str,
-        keys: &[&str],
-        args: &[&str],
-    ) -> Result<T, String> {
-        redis::Script::new(script)
-            .key(keys)
-            .arg(args)
-            .invoke(&mut self.con)
-            .map_err(|e| format!("redis :{} script: {e}", self.port))
-    }
 }
 
 /// Key of the token counter next to the lock key.
-pub fn fence_key(resource: &str) -> String {
+fn fence_key(resource: &str) -> String {
     format!("fence:{resource}")
 }
 
@@ -75,7 +61,7 @@ const EXTEND_OWNED: &str = "if redis.call('GET', KEYS[1]) == ARGV[1] then return
 
 /// A lock on redis-servers: one (a majority of one) or Redlock's nodes, each command sent to
 /// every node the client reaches and counted against a majority of all of them.
-pub struct RedisLock {
+struct RedisLock {
     /// A connection to each node this client reaches, by node number.
     nodes: Vec<(usize, Redis)>,
     /// How many nodes there are in all.
@@ -97,15 +83,14 @@ impl RedisLock {
         Ok(&mut self.nodes)
     }
 
-    /// The nodes whose command (a SET, or a script) answered as `ok` says.
-    fn nodes_where<T: FromRedisValue>(
+    /// The nodes `ok` says yes of (a GET, a SET or a script's answer).
+    fn nodes_where(
         &mut self,
-        mut send: impl FnMut(&mut Redis) -> Result<T, String>,
-        mut ok: impl FnMut(&T) -> bool,
+        mut ok: impl FnMut(&mut Redis) -> Result<bool, String>,
     ) -> Result<Vec<usize>, String> {
         let mut yes = Vec::new();
         for (n, r) in self.conns()? {
-            if ok(&send(r)?) {
+            if ok(r)? {
                 yes.push(*n);
             }
         }
@@ -114,7 +99,8 @@ impl RedisLock {
 
     /// The nodes whose script answered 1 (a deleted or extended key).
     fn where_one(&mut self, script: &str, key: &str, args: &[&str]) -> Result<Vec<usize>, String> {
-        self.nodes_where(|r| r.eval::<i64>(script, &[key], args), |n| *n == 1)
+        let eval = [&["EVAL", script, "1", key], args].concat();
+        self.nodes_where(|r| Ok(r.cmd::<i64>(&eval)? == 1))
     }
 
     /// Whether `nodes` are a majority of all; the nodes themselves, for Redlock only.
@@ -127,17 +113,17 @@ impl RedisLock {
 impl Lock for RedisLock {
     fn acquire(&mut self, key: &str, value: &str, px: u64) -> Result<Answer, String> {
         let (incr, px, fence) = (self.incr, px.to_string(), fence_key(key));
-        let set = |r: &mut Redis| match incr {
-            true => r.eval(ACQUIRE_INCR, &[key, &fence], &[value, &px]),
-            false => r
-                .cmd::<Option<String>>(&["SET", key, value, "NX", "PX", &px])
-                .map(|ok| ok.map(|_| 0)),
-        };
         let mut token = None;
-        let ok = self.nodes_where(set, |t: &Option<u64>| {
-            token = t.filter(|_| incr);
-            t.is_some()
+        let ok = self.nodes_where(|r| {
+            token = match incr {
+                true => r.cmd(&["EVAL", ACQUIRE_INCR, "2", key, &fence, value, &px])?,
+                false => {
+                    (r.cmd::<Option<String>>(&["SET", key, value, "NX", "PX", &px])?).map(|_| 0)
+                }
+            };
+            Ok(token.is_some())
         })?;
+        let token = token.filter(|_| incr);
         let (n, of, port) = (ok.len(), self.of, self.nodes[0].1.port);
         let (granted, nodes) = self.majority(ok);
         let how = match (of, token) {
@@ -169,7 +155,7 @@ impl Lock for RedisLock {
 
     fn holds(&mut self, key: &str, value: &str) -> Result<bool, String> {
         let get = |r: &mut Redis| r.cmd::<Option<String>>(&["GET", key]);
-        let mine = self.nodes_where(get, |v| v.as_deref() == Some(value))?;
+        let mine = self.nodes_where(|r| Ok(get(r)?.as_deref() == Some(value)))?;
         Ok(self.majority(mine).0)
     }
 
@@ -194,26 +180,26 @@ impl Lock for RedisLock {
     }
 }
 
-/// One `redis-server`.
-pub struct RedisServer {
-    pub port: u16,
+/// One `redis-server`, and the directory it keeps its snapshot in.
+struct RedisServer {
+    port: u16,
+    dir: PathBuf,
     process: Started,
 }
 
 impl RedisServer {
-    /// Starts `redis-server` on 127.0.0.1 with no persistence. With `faketime_file`, it runs
-    /// under libfaketime reading its clock offset from that file on every call, so the
+    /// Starts `redis-server` on 127.0.0.1 in `dir`, with no AOF. With `faketime_file`, it
+    /// runs under libfaketime reading its clock offset from that file on every call, so the
     /// harness can step the lock node's clock.
-    pub fn start(dir: &Path, name: &str, faketime_file: Option<&Path>) -> Result<Self, String> {
+    fn start(dir: PathBuf, faketime_file: Option<&Path>) -> Result<Self, String> {
         let port = free_port()?;
-        let d = dir.join(name);
-        std::fs::create_dir_all(&d).map_err(|e| e.to_string())?;
+        std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
         let mut cmd = Command::new("redis-server");
         cmd.args(["--bind", "127.0.0.1", "--port", &port.to_string()])
-            .args(["--dir", &d.to_string_lossy()])
+            .args(["--dir", &dir.to_string_lossy()])
             .args(["--save", "", "--appendonly", "no", "--daemonize", "no"])
             .args(["--repl-diskless-sync-delay", "0"])
-            .args(["--logfile", &d.join("redis.log").to_string_lossy()])
+            .args(["--logfile", &dir.join("redis.log").to_string_lossy()])
             .stdin(Stdio::null())
             .stdout(Stdio::null());
         if let Some(f) = faketime_file {
@@ -230,7 +216,7 @@ impl RedisServer {
             let pong = Redis::connect(port).and_then(|mut r| r.cmd::<String>(&["PING"]));
             pong.is_ok_and(|r| r == "PONG")
         })?;
-        Ok(Self { port, process })
+        Ok(Self { port, dir, process })
     }
 }
 
@@ -239,88 +225,69 @@ impl RedisServer {
 pub struct Servers {
     nodes: Vec<RedisServer>,
     replica: Option<RedisServer>,
-    /// Where the one Redis keeps its snapshot, and its name, if it restarts (redis-restart).
-    restart: Option<(PathBuf, String)>,
-    /// The redis-server the restart brought back, kept until the run ends.
+    /// The redis-server a restart brought back, kept until the run ends.
     restarted: Mutex<Option<RedisServer>>,
     /// Port of the Redis that is the lock server right now (it moves at a failover).
     port: Arc<AtomicU16>,
     /// The file libfaketime reads the jumping node's clock offset from (clock-jump runs),
     /// and that node's port.
     faketime: Option<(PathBuf, u16)>,
-    /// The acquire's script INCRs the fence counter too (`TokenSource::SameRedis`).
-    incr: bool,
-    scale: f64,
-    label: String,
 }
 
 impl Servers {
     /// One redis-server, or Redlock's nodes (one of which may run under libfaketime).
     pub fn start(run: &Run, notes: &mut Vec<String>) -> Result<Self, String> {
         let (sc, n, dir) = (run.sc, run.n, run.dir);
-        let file = dir.join(format!("faketime-{n}"));
+        let (count, jumping) = (sc.redlock.as_ref()).map_or((1, 0), |r| (r.nodes, r.jumping_node));
         let jumps = !sc.lock_clock_jumps.is_empty();
-        if jumps {
-            std::fs::write(&file, "+0\n").map_err(|e| e.to_string())?;
+        let faketime = jumps.then(|| dir.join(format!("faketime-{n}")));
+        if let Some(file) = &faketime {
+            std::fs::write(file, "+0\n").map_err(|e| e.to_string())?;
         }
-        let (count, jumping) = sc
-            .redlock
-            .as_ref()
-            .map_or((1, 0), |r| (r.nodes, r.jumping_node));
         let mut nodes = Vec::new();
         for i in 0..count {
-            let ft = Some(file.as_path()).filter(|_| jumps && i == jumping);
-            nodes.push(RedisServer::start(dir, &format!("redis-{n}-{i}"), ft)?);
+            let ft = faketime.as_deref().filter(|_| i == jumping);
+            nodes.push(RedisServer::start(dir.join(format!("redis-{n}-{i}")), ft)?);
         }
-        let restart = sc
-            .restart
-            .then(|| (dir.to_path_buf(), format!("redis-{n}-0")));
         let ports: Vec<u16> = nodes.iter().map(|s| s.port).collect();
-        let faketime = (nodes.get(jumping))
-            .filter(|_| jumps)
-            .map(|s| (file, s.port));
-        let under = faketime.as_ref().map_or_else(String::new, |_| {
-            format!(", node {jumping} under libfaketime")
-        });
+        let under = jumps.then(|| format!(", node {jumping} under libfaketime"));
+        let under = under.unwrap_or_default();
         notes.push(format!("{count} redis-server(s) on ports {ports:?}{under}"));
         // The fence counter's base value, set on the primary before a replica syncs, so the
         // replica has it too (and only it).
-        let first = sc.first_fence.saturating_sub(1).to_string();
-        Redis::connect(ports[0])?.cmd::<()>(&["SET", &fence_key(&sc.resource), &first])?;
+        let (mut primary, first) = (Redis::connect(ports[0])?, sc.first_fence.saturating_sub(1));
+        primary.cmd::<()>(&["SET", &fence_key(&sc.resource), &first.to_string()])?;
         let mut replica = None;
         if sc.restart {
             // No replica: the one Redis comes back from the snapshot taken now, with no AOF
             // (`--appendonly no`), so nothing a client is told OK after it.
-            Redis::connect(ports[0])?.cmd::<()>(&["SAVE"])?;
+            primary.cmd::<()>(&["SAVE"])?;
             notes.push(
                 "no AOF; SAVE before the run, so the snapshot holds only the fence counter's base"
-                    .to_owned(),
+                    .into(),
             );
         } else if let Some(at) = sc.failover_at {
-            let r = start_replica(dir, n, ports[0], notes)?;
+            let r = RedisServer::start(dir.join(format!("redis-{n}-replica")), None)?;
+            let (r_port, primary) = (r.port, ports[0]);
+            Redis::connect(r_port)?.cmd::<()>(&["REPLICAOF", "127.0.0.1", &primary.to_string()])?;
+            if replicated(primary, "5000")? < 1 {
+                return Err(format!("replica :{r_port} did not sync within 5 s"));
+            }
+            notes.push(format!("replica :{r_port} synced from primary :{primary}"));
             // A replica more behind than the failover is late has none of the run's writes:
             // it is cut off before any client runs.
             if sc.replication_lag.is_none_or(|lag| lag > at) {
-                cut(&mut Redis::connect(r.port)?)?;
+                cut(r.port)?;
                 notes.push("replication cut before any client ran".to_owned());
             }
             replica = Some(r);
         }
-        let redis = version("redis-server");
-        let label = match count {
-            1 => format!("Redis {redis}"),
-            _ => format!("Redis {redis} ×{count}"),
-        };
         Ok(Self {
             port: Arc::new(AtomicU16::new(ports[0])),
+            faketime: faketime.map(|f| (f, ports[jumping])),
             nodes,
             replica,
-            restart,
             restarted: Mutex::new(None),
-            faketime,
-            incr: sc.token_source == TokenSource::SameRedis,
-            scale: run.scale,
-            label,
         })
     }
 
@@ -333,62 +300,56 @@ impl Servers {
         by: Millis,
         jumped: Millis,
     ) -> Result<String, String> {
-        let res = &w.sc.resource;
+        let (res, scale) = (&w.sc.resource, w.env.scale);
         let Some((file, port)) = &self.faketime else {
             return Ok(format!("t={t}: no clock to step"));
         };
         let mut r = Redis::connect(*port)?;
         let before: Option<i64> = r.cmd(&["PTTL", res])?;
-        let secs = jumped as f64 * self.scale / 1000.0;
-        let tmp = file.with_extension("tmp");
+        let (tmp, secs) = (file.with_extension("tmp"), jumped as f64 * scale / 1000.0);
         std::fs::write(&tmp, format!("+{secs:.6}\n")).map_err(|e| e.to_string())?;
         std::fs::rename(&tmp, file).map_err(|e| e.to_string())?;
         let after: Option<i64> = r.cmd(&["PTTL", res])?;
-        let kind = EventKind::LockClockJumped {
-            by,
-            shortened: None,
-        };
-        observe(w.shared).saw(t, None, kind);
-        let real = by as f64 * self.scale;
+        let shortened = None;
+        observe(w.shared).saw(t, None, EventKind::LockClockJumped { by, shortened });
+        let real = by as f64 * scale;
         Ok(format!("t={t}: the clock of the redis-server on :{port} stepped +{real:.0} real ms (libfaketime); PTTL {res} went {before:?} → {after:?} ms"))
     }
 
-    /// Kills the primary and promotes the replica (`REPLICAOF NO ONE`); the clients follow
-    /// the lock server's port to it.
-    fn fail_over(&self, w: &World, t: Millis, r: &RedisServer) -> Result<String, String> {
-        let (sc, fence, p) = (w.sc, fence_key(&w.sc.resource), &self.nodes[0]);
-        let ([seen, seen_fence], [on_primary, primary_fence]) =
-            (read_lock(sc, r.port)?, read_lock(sc, p.port)?);
-        p.process.stop();
-        Redis::connect(r.port)?.cmd::<()>(&["REPLICAOF", "NO", "ONE"])?;
-        self.port.store(r.port, Ordering::SeqCst);
-        let kind = came_back(sc, &on_primary, &seen, &seen_fence);
-        observe(w.shared).saw(t, None, kind);
-        let res = &sc.resource;
-        Ok(format!("t={t}: primary killed (it held {res} = {on_primary:?}, {fence} = {primary_fence:?}); the replica, which had {seen:?} and {fence} = {seen_fence:?}, promoted by REPLICAOF NO ONE"))
-    }
-}
-
-impl Servers {
-    /// The one Redis restarting: killed outright (kill -9), and a new redis-server started
-    /// on its directory, which loads the snapshot taken before the run; the clients follow
-    /// the port to it.
-    fn restart(
-        &self,
-        w: &World,
-        t: Millis,
-        (dir, name): &(PathBuf, String),
-    ) -> Result<String, String> {
+    /// The one Redis replaced at the failover's instant: the primary killed outright (kill -9)
+    /// and its replica promoted (`REPLICAOF NO ONE`), or, with no replica, a new redis-server
+    /// started on its directory, which loads the snapshot taken before the run. The clients
+    /// follow the lock server's port to it.
+    fn fail_over(&self, w: &World, t: Millis) -> Result<String, String> {
         let (sc, fence, p) = (w.sc, fence_key(&w.sc.resource), &self.nodes[0]);
         let [held, counter] = read_lock(sc, p.port)?;
+        let seen = (self.replica.as_ref()).map(|r| read_lock(sc, r.port));
+        let seen = seen.transpose()?;
         p.process.stop();
-        let back = RedisServer::start(dir, name, None)?;
-        let [kept, kept_counter] = read_lock(sc, back.port)?;
-        self.port.store(back.port, Ordering::SeqCst);
-        observe(w.shared).saw(t, None, came_back(sc, &held, &kept, &kept_counter));
-        let (res, old, new) = (&sc.resource, p.port, back.port);
-        *self.restarted.lock().map_err(|_| "restart lock poisoned")? = Some(back);
-        Ok(format!("t={t}: redis-server :{old} killed (kill -9) holding {res} = {held:?}, {fence} = {counter:?}; restarted on :{new} from its snapshot: {res} = {kept:?}, {fence} = {kept_counter:?}"))
+        let (how, port) = match &self.replica {
+            Some(r) => {
+                Redis::connect(r.port)?.cmd::<()>(&["REPLICAOF", "NO", "ONE"])?;
+                ("its replica promoted by REPLICAOF NO ONE", r.port)
+            }
+            None => {
+                let back = RedisServer::start(p.dir.clone(), None)?;
+                let port = back.port;
+                *self.restarted.lock().map_err(|_| "restart lock poisoned")? = Some(back);
+                ("restarted from its snapshot", port)
+            }
+        };
+        // Read before the clients follow it there (a replica, before the primary died).
+        let [kept, kept_counter] = seen.map_or_else(|| read_lock(sc, port), Ok)?;
+        self.port.store(port, Ordering::SeqCst);
+        // As the clients see it: the next token the counter that came back gives, and the
+        // owner of the live key it lacks, if any.
+        let counted = kept_counter.as_deref().and_then(|v| v.parse::<u64>().ok());
+        let next = counted.map_or(sc.first_fence, |v| v + 1);
+        let lost = held.as_ref().filter(|v| kept.as_ref() != Some(v));
+        let lost = lost.map(|v| owner_of(sc, v)).into_iter().collect();
+        observe(w.shared).saw(t, None, failover(next, lost));
+        let (res, old) = (&sc.resource, p.port);
+        Ok(format!("t={t}: redis-server :{old} killed (kill -9) holding {res} = {held:?}, {fence} = {counter:?}; {how} on :{port}: {res} = {kept:?}, {fence} = {kept_counter:?}"))
     }
 }
 
@@ -396,24 +357,26 @@ impl Service for Servers {
     /// The one lock server (and later whatever port a failover moves it to), or the Redlock
     /// nodes the client reaches (it never talks to a node it cannot reach).
     fn connect(&self, sc: &Scenario, idx: usize) -> Result<Box<dyn Lock>, String> {
-        let ports: Vec<u16> = self.nodes.iter().map(|s| s.port).collect();
-        let all: Vec<usize> = (0..ports.len()).collect();
+        let all: Vec<usize> = (0..self.nodes.len()).collect();
         let reach = (sc.redlock.as_ref()).and_then(|r| r.reach.get(idx));
         let reach = reach.filter(|r| !r.is_empty()).unwrap_or(&all);
         let node = |&n: &usize| {
-            let port = ports.get(n).ok_or("redlock node out of range")?;
-            Ok((n, Redis::connect(*port)?))
+            let server = self.nodes.get(n).ok_or("redlock node out of range")?;
+            Ok((n, Redis::connect(server.port)?))
         };
         Ok(Box::new(RedisLock {
             nodes: reach.iter().map(node).collect::<Result<_, String>>()?,
-            of: ports.len(),
+            of: self.nodes.len(),
             follow: sc.redlock.is_none().then(|| self.port.clone()),
-            incr: self.incr,
+            incr: sc.token_source == TokenSource::SameRedis,
         }))
     }
 
     fn system(&self) -> String {
-        self.label.clone()
+        match (version("redis-server"), self.nodes.len()) {
+            (v, 1) => format!("Redis {v}"),
+            (v, count) => format!("Redis {v} ×{count}"),
+        }
     }
 
     fn fault(&self, w: &World, t: Millis, f: Fault) -> Result<Option<String>, String> {
@@ -421,14 +384,14 @@ impl Service for Servers {
         Ok(Some(match (f, &self.replica) {
             (Fault::ClockStep { by, jumped }, _) => self.step_clock(w, t, by, jumped)?,
             (Fault::Cut, Some(r)) => {
-                let how = cut_at_lag(self.nodes[0].port, r.port)?;
-                format!("t={t}: replication cut, {lag} ms before the failover ({how})")
+                // At `failover − lag` the replica has every write made so far; from then on,
+                // none: what it has at the failover is exactly the writes of `lag` ago.
+                let acked = replicated(self.nodes[0].port, "500")?;
+                cut(r.port)?;
+                format!("t={t}: replication cut, {lag} ms before the failover ({acked} replica(s) had acknowledged every write)")
             }
-            (Fault::Failover, Some(r)) => self.fail_over(w, t, r)?,
-            (Fault::Failover, None) if self.restart.is_some() => {
-                let restart = self.restart.as_ref().ok_or("no Redis to restart")?;
-                self.restart(w, t, restart)?
-            }
+            (Fault::Failover, Some(_)) => self.fail_over(w, t)?,
+            (Fault::Failover, None) if w.sc.restart => self.fail_over(w, t)?,
             _ => return Ok(None),
         }))
     }
@@ -439,24 +402,6 @@ fn read_lock(sc: &Scenario, port: u16) -> Result<[Option<String>; 2], String> {
     let mut c = Redis::connect(port)?;
     let fence = fence_key(&sc.resource);
     Ok([c.cmd(&["GET", &sc.resource])?, c.cmd(&["GET", &fence])?])
-}
-
-/// The failover as the clients see a Redis that came back without the newest writes (a
-/// promoted replica, or the one Redis restarted): its counter's next token (`counter` + 1)
-/// and the owner of the live key it lacks (`held` before, `kept` after), if any.
-fn came_back(
-    sc: &Scenario,
-    held: &Option<String>,
-    kept: &Option<String>,
-    counter: &Option<String>,
-) -> EventKind {
-    let counted = counter.as_deref().and_then(|v| v.parse::<u64>().ok());
-    let next = counted.map_or(sc.first_fence, |v| v + 1);
-    let lost = match (held, kept) {
-        (Some(v), k) if k.as_ref() != Some(v) => vec![super::run::owner_of(sc, v)],
-        _ => Vec::new(),
-    };
-    failover(next, lost)
 }
 
 /// A failover as the harness made it: the owners of the live keys the promoted replica
@@ -476,56 +421,19 @@ pub fn failover(next: u64, lost: Vec<String>) -> EventKind {
     }
 }
 
-/// A replica of `primary` that has synced, and keeps replicating until [`cut_at_lag`].
-fn start_replica(
-    dir: &Path,
-    n: usize,
-    primary: u16,
-    notes: &mut Vec<String>,
-) -> Result<RedisServer, String> {
-    let r = RedisServer::start(dir, &format!("redis-{n}-replica"), None)?;
-    let mut rc = Redis::connect(r.port)?;
-    rc.cmd::<()>(&["REPLICAOF", "127.0.0.1", &primary.to_string()])?;
-    Redis::connect(primary)?.cmd::<()>(&["SET", "replay:synced", "yes"])?;
-    wait_for("the replica's sync", Duration::from_secs(10), || {
-        rc.cmd::<Option<String>>(&["GET", "replay:synced"])
-            .is_ok_and(|v| v.is_some())
-    })?;
-    notes.push(format!(
-        "replica :{} synced from primary :{primary}",
-        r.port
-    ));
-    Ok(r)
+/// How many replicas have every write the primary on `primary` has made so far, waiting up
+/// to `ms` for one. WAIT counts the replicas that acknowledged this connection's own last
+/// write, so it writes one first: the replication stream is in order, so a replica that has
+/// it has every write before it.
+fn replicated(primary: u16, ms: &str) -> Result<i64, String> {
+    let mut p = Redis::connect(primary)?;
+    p.cmd::<()>(&["SET", "replay:synced", "yes"])?;
+    p.cmd(&["WAIT", "1", ms])
 }
 
 /// Points the replica at a port where nothing listens: a partition. It keeps its data and
 /// receives nothing more.
-fn cut(replica: &mut Redis) -> Result<(), String> {
+fn cut(replica: u16) -> Result<(), String> {
     let dead = free_port()?.to_string();
-    replica.cmd(&["REPLICAOF", "127.0.0.1", &dead])
-}
-
-/// A lagging replica, made real: at `failover − lag` the replica is let catch up with
-/// everything the primary has so far (its replication offset reaches the primary's), then
-/// cut off. What it has at the failover is every write made by then, and nothing later.
-fn cut_at_lag(primary: u16, replica: u16) -> Result<String, String> {
-    let offset = |r: &mut Redis, field: &str| -> Result<u64, String> {
-        let info: String = r.cmd(&["INFO", "replication"])?;
-        let line = info
-            .lines()
-            .find_map(|l| l.strip_prefix(field)?.strip_prefix(':'));
-        Ok(line.and_then(|v| v.trim().parse().ok()).unwrap_or(0))
-    };
-    let want = offset(&mut Redis::connect(primary)?, "master_repl_offset")?;
-    let mut r = Redis::connect(replica)?;
-    let t0 = Instant::now();
-    let mut got = offset(&mut r, "slave_repl_offset")?;
-    while got < want && t0.elapsed() < Duration::from_millis(500) {
-        std::thread::sleep(Duration::from_micros(200));
-        got = offset(&mut r, "slave_repl_offset")?;
-    }
-    cut(&mut r)?;
-    Ok(format!(
-        "replica offset {got} of the primary's {want} when cut"
-    ))
+    Redis::connect(replica)?.cmd(&["REPLICAOF", "127.0.0.1", &dead])
 }

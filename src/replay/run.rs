@@ -10,7 +10,7 @@
 //! actor's step at −0.2 + 0.45 · (when it was scheduled / t), i.e. first-scheduled first, as
 //! the core's queue does. The last step of a slot is still ¼ slot before the next expiry.
 
-use std::sync::{Arc, Barrier, Mutex, MutexGuard, OnceLock};
+use std::sync::{Mutex, MutexGuard, OnceLock};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -24,7 +24,7 @@ use fencing_lab::core::{
 };
 
 use super::lock::{Lock, Service};
-use super::pg::{Arg, Error, Pg, PgAddr, SqlState};
+use super::pg::{Arg, Config, Error, Pg, SqlState};
 
 /// Where in its slot each kind of event happens, in slots from the slot's centre.
 pub const AT_EXPIRY: f64 = -0.5;
@@ -34,17 +34,18 @@ pub const AT_DELIVERY: f64 = -0.3;
 const STEPS_FROM: f64 = -0.2;
 const STEPS_SPAN: f64 = 0.45;
 
-/// Where the run's timing and servers are.
+/// Where the run's timing and servers are, and what its threads share.
 pub struct Env<'a> {
     pub scale: f64,
     pub slot: f64,
     pub service: &'a dyn Service,
-    pub pg: PgAddr,
+    pub pg: Config,
     pub schema: String,
-    /// Scenario time 0, set once every thread has connected (see [`Env::ready`]).
+    pub shared: Shared,
+    /// The scenario's seeded randomness, one stream for all clients, drawn in the core's order.
+    pub rng: Mutex<SplitMix64>,
+    /// Scenario time 0, set once every client has connected (see [`Env::begin`]).
     pub start: OnceLock<Instant>,
-    /// Every actor thread and the world thread meet here before time starts.
-    pub barrier: Barrier,
 }
 
 impl Env<'_> {
@@ -53,24 +54,22 @@ impl Env<'_> {
         t as f64 * self.scale + frac * self.slot
     }
 
+    /// Real ms since scenario time 0, negative before it.
     pub fn elapsed_ms(&self) -> f64 {
-        signed_ms(self.start())
-    }
-
-    pub fn start(&self) -> Instant {
-        self.start.get().copied().unwrap_or_else(Instant::now)
-    }
-
-    /// Waits until every thread has its connections open; then time starts a little later
-    /// for all of them at once, so no connection set-up eats into the schedule.
-    pub fn ready(&self) {
-        if self.barrier.wait().is_leader() {
-            let lead = 50.0 + self.slot / 2.0; // t=0's steps run up to half a slot early
-            let _ = self
-                .start
-                .set(Instant::now() + Duration::from_secs_f64(lead / 1000.0));
+        let (now, start) = (Instant::now(), self.start.get().copied());
+        let start = start.unwrap_or(now);
+        match now.checked_duration_since(start) {
+            Some(d) => d.as_secs_f64() * 1000.0,
+            None => -(start - now).as_secs_f64() * 1000.0,
         }
-        self.barrier.wait();
+    }
+
+    /// Starts scenario time a little from now, once every client has its connections open,
+    /// so no connection set-up eats into the schedule (t=0's steps run up to half a slot
+    /// early).
+    pub fn begin(&self) {
+        let lead = Duration::from_secs_f64((50.0 + self.slot / 2.0) / 1000.0);
+        let _ = self.start.set(Instant::now() + lead);
     }
 
     /// Sleeps until scenario time `t` (+ `frac` slots); returns how late it woke (real ms).
@@ -90,15 +89,6 @@ impl Env<'_> {
     }
 }
 
-/// Real ms since `start`, negative before it.
-pub fn signed_ms(start: Instant) -> f64 {
-    let now = Instant::now();
-    match now.checked_duration_since(start) {
-        Some(d) => d.as_secs_f64() * 1000.0,
-        None => -(start - now).as_secs_f64() * 1000.0,
-    }
-}
-
 /// What one run observed besides the storage's own tables.
 #[derive(Debug, Default)]
 pub struct Observed {
@@ -111,8 +101,6 @@ pub struct Observed {
     /// What the clients saw and the harness did, in the order it happened: the recorded
     /// trace is folded from these ([`fencing_lab::core::recorded`]).
     pub events: Vec<Observation>,
-    /// Leases granted so far (a separate counter's SET carries no number of its own).
-    pub grants: u64,
     /// Row lock: until when the transaction that holds the row holds it (its idle timeout's
     /// end, or its COMMIT).
     pub row: Option<Millis>,
@@ -130,8 +118,7 @@ impl Observed {
 }
 
 /// What storage did with a write, from its reply (`ok|balance`, `stale_fence|…`, or the
-/// client's own `session_ended`), as an observation on the writer's behalf. (The high-water
-/// mark a stale token lost to is the fold's to fill in.)
+/// client's own `session_ended`), as an observation on the writer's behalf.
 fn applied(
     idx: usize,
     w: &WriteRequest,
@@ -139,10 +126,8 @@ fn applied(
     at: Millis,
     reply: &str,
 ) -> Result<Observation, String> {
-    let (code, balance) = reply.split_once('|').unwrap_or((reply, "0"));
-    let original_balance = balance
-        .parse()
-        .map_err(|_| format!("storage said {reply:?}"))?;
+    let (code, n) = reply.split_once('|').unwrap_or((reply, "0"));
+    let original_balance = n.parse().map_err(|_| format!("storage said {reply:?}"))?;
     let (token, last, live) = (w.fence.unwrap_or(Fence(0)), Fence(0), None);
     let key = w.idempotency_key.clone().unwrap_or_default();
     let result = match code {
@@ -177,7 +162,7 @@ fn applied(
     })
 }
 
-pub type Shared = Arc<Mutex<Observed>>;
+pub type Shared = Mutex<Observed>;
 
 /// What the run has observed so far, for one change (a thread that panicked holding it left
 /// nothing half-written that matters here).
@@ -186,31 +171,32 @@ pub fn observe(shared: &Shared) -> MutexGuard<'_, Observed> {
 }
 
 /// One client's connections: to the lock service, to the storage.
-pub struct Client<'a> {
-    env: &'a Env<'a>,
-    sc: &'a Scenario,
+pub struct Client<'s, 'e> {
+    env: &'s Env<'s>,
+    sc: &'s Scenario,
     idx: usize,
     name: String,
-    lock: Box<dyn Lock + 'a>,
+    lock: Box<dyn Lock + 's>,
     pg: Pg,
     /// The value this client SETs as the lock's value and checks on release, extend and
     /// is_held: its name, or under `TokenSource::RandomValue` its current random value.
     me: String,
     /// Grants this client has had (which random value it draws next).
     grants: usize,
-    shared: Shared,
-    /// The scenario's seeded randomness, one stream for all clients, drawn in the core's order.
-    rng: &'a Mutex<SplitMix64>,
+    /// Where a delayed write's thread runs (the actor's thread joins it before it ends).
+    scope: &'s thread::Scope<'s, 'e>,
     /// The client's own state, as the core's steps keep it.
     state: ClientState,
     /// Delayed writes in flight, each on a thread of its own.
-    packets: Vec<Packet>,
+    packets: Vec<Packet<'s>>,
     /// A lock command with no reply: (the command, when it was sent, when the client's
     /// timeout gives up on it).
     timer: Option<(LockCommand, Millis, Millis)>,
 }
 
-impl Client<'_> {
+type Packet<'s> = thread::ScopedJoinHandle<'s, Result<(), String>>;
+
+impl<'s> Client<'s, '_> {
     /// Records what this client saw at scenario time `at`.
     fn saw(&self, at: Millis, kind: EventKind) {
         self.observed().saw(at, Some(self.idx), kind);
@@ -233,37 +219,18 @@ impl Client<'_> {
         let mut o = self.observed();
         o.max_late_ms = o.max_late_ms.max(ms);
     }
-}
 
-/// A write as the storage's `debit` or `publish` under `policy`: its reply. `live`: the
-/// sequencer check's answer (the write's lease is the live one; true where none is asked).
-fn write(
-    pg: &mut Pg,
-    policy: FencingPolicy,
-    w: &WriteRequest,
-    live: bool,
-) -> Result<String, Error> {
-    let (p, tok) = (policy.code(), w.fence.map(|f| f.0 as i64));
-    let args: [Arg; 4] = [&p, &w.resource, &w.writer, &tok];
-    let Some(result) = &w.publish else {
-        let args = [&args[..], &[&w.amount, &w.idempotency_key, &live]].concat();
-        return pg.call("SELECT debit($1, $2, $3, $4, $5, $6, $7)", &args);
-    };
-    pg.call(
-        "SELECT publish($1, $2, $3, $4, $5)",
-        &[&args[..], &[result]].concat(),
-    )
-}
-
-type Packet = thread::JoinHandle<Result<(), String>>;
-
-impl Client<'_> {
     fn observed(&self) -> MutexGuard<'_, Observed> {
-        observe(&self.shared)
+        observe(&self.env.shared)
     }
 
-    fn push(&self, o: Observation) {
-        self.observed().events.push(o);
+    /// What a GET or GETDEL of the lock key read, as the client's steps take it.
+    fn lock_value(&self, value: Option<String>) -> LockValue {
+        LockValue {
+            mine: value.as_deref() == Some(self.me.as_str()),
+            owner: value.map(|v| owner_of(self.sc, &v)),
+            fence: None,
+        }
     }
 
     /// The separate counter's next token: a PostgreSQL sequence, in its own store.
@@ -271,11 +238,10 @@ impl Client<'_> {
         Ok(self.pg.value::<i64>("SELECT nextval('tokens')", &[])? as u64)
     }
 
-    /// The next grant's lease number (a separate counter's SET and a row lock carry none).
+    /// The next grant's lease number (a separate counter's SET and a row lock carry none):
+    /// one more than the run's last.
     fn next_lease(&self) -> Fence {
-        let mut o = self.observed();
-        o.grants += 1;
-        Fence(self.sc.first_fence + o.grants - 1)
+        Fence(self.sc.first_fence + self.observed().tokens.len() as u64)
     }
 
     /// Sends a write: now, or after the actor's network delay (the packet in flight). As in
@@ -284,60 +250,56 @@ impl Client<'_> {
     /// a thread of its own, is still delivered and executed later (its reply cannot come
     /// before the timeout: it lands a grain or more after it).
     fn send_write(&mut self, w: WriteRequest, now: Millis) -> Result<Next, String> {
-        let (actor, env, idx) = (&self.sc.actors[self.idx], self.env, self.idx);
+        let (actor, idx) = (&self.sc.actors[self.idx], self.idx);
         let (delay, arrives) = (actor.network_delay, now + actor.network_delay);
         if delay == 0 {
             let live = sequencer_check(self, &w, now)?;
-            let reply = write(&mut self.pg, self.sc.policy, &w, live).map_err(|e| e.to_string())?;
-            self.push(applied(idx, &w, now, now, &reply)?);
+            let reply =
+                (self.pg.write(&w, self.sc.policy.code(), live)).map_err(|e| e.to_string())?;
+            let seen = applied(idx, &w, now, now, &reply)?;
+            self.observed().events.push(seen);
             return Ok(Next::At(now));
         }
         let (fence, amount, arrives_at) = (w.fence, w.amount, arrives);
-        self.saw(
-            now,
-            EventKind::WriteSent {
-                fence,
-                amount,
-                arrives_at,
-            },
-        );
+        let sent = EventKind::WriteSent {
+            fence,
+            amount,
+            arrives_at,
+        };
+        self.saw(now, sent);
         let timeout = actor.request_timeout.filter(|t| *t < delay);
         if arrives > self.sc.horizon {
             // Never delivered within the horizon.
             return Ok(timeout.map_or(Next::Stop, |t| Next::AfterTimeout(now + t)));
         }
-        let policy = self.sc.policy;
+        let packet = self.packet(w, now, arrives);
         let Some(t) = timeout else {
-            self.late(env.sleep_until(arrives, AT_DELIVERY));
-            let reply = write(&mut self.pg, policy, &w, true).map_err(|e| e.to_string())?;
-            self.push(applied(idx, &w, now, arrives, &reply)?);
+            packet.join().map_err(|_| "packet thread panicked")??;
             return Ok(Next::At(arrives));
         };
-        let (addr, schema, shared) = (env.pg.clone(), env.schema.clone(), self.shared.clone());
-        let (target, start, sent) = (env.real_ms(arrives, AT_DELIVERY), env.start(), w.clone());
-        self.packets.push(thread::spawn(move || {
-            let mut pg = Pg::connect(&addr, &schema)?;
-            thread::sleep(Duration::from_secs_f64(
-                (target - signed_ms(start)).max(0.0) / 1000.0,
-            ));
-            let late = (signed_ms(start) - target).max(0.0);
-            let reply = write(&mut pg, policy, &sent, true).map_err(|e| e.to_string())?;
-            let seen = applied(idx, &sent, now, arrives, &reply)?;
-            let mut o = observe(&shared);
-            o.max_late_ms = o.max_late_ms.max(late);
-            o.events.push(seen);
-            Ok(())
-        }));
+        self.packets.push(packet);
         let sent_at = now;
-        self.saw(
-            now + t,
-            EventKind::WriteTimedOut {
-                fence,
-                sent_at,
-                arrives_at,
-            },
-        );
+        let timed_out = EventKind::WriteTimedOut {
+            fence,
+            sent_at,
+            arrives_at,
+        };
+        self.saw(now + t, timed_out);
         Ok(Next::AfterTimeout(now + t))
+    }
+
+    /// A delayed write in flight, on a thread (and a session) of its own, landing at `arrives`.
+    fn packet(&self, w: WriteRequest, now: Millis, arrives: Millis) -> Packet<'s> {
+        let (env, policy, idx) = (self.env, self.sc.policy.code(), self.idx);
+        self.scope.spawn(move || {
+            let mut pg = Pg::connect(&env.pg, &env.schema)?;
+            let late = env.sleep_until(arrives, AT_DELIVERY);
+            let reply = pg.write(&w, policy, true).map_err(|e| e.to_string())?;
+            let mut o = observe(&env.shared);
+            o.max_late_ms = o.max_late_ms.max(late);
+            o.events.push(applied(idx, &w, now, arrives, &reply)?);
+            Ok(())
+        })
     }
 
     /// Statements in this client's session: their answer, or `None` if the session is gone,
@@ -359,29 +321,13 @@ impl Client<'_> {
             return Err(format!("{}: {what} failed without {why}: {e}", self.name));
         };
         let (code, message) = (d.code().code(), d.message());
-        self.said(
-            now,
-            format!("its {what} failed with SQLSTATE {code} “{message}”: its connection is gone"),
-        );
+        let gone = format!("its {what} failed with SQLSTATE {code} “{message}”");
+        self.said(now, format!("{gone}: its connection is gone"));
         Ok(None)
-    }
-
-    /// Row lock: the UPDATE in the lock holder's transaction (no token: policy off). On a
-    /// session the server terminated it fails with 25P03, and the client stops.
-    fn send_in_transaction(&mut self, w: WriteRequest, now: Millis) -> Result<Next, String> {
-        let update = |pg: &mut Pg| write(pg, FencingPolicy::Off, &w, true);
-        let reply = self.in_session(now, "UPDATE", update)?;
-        let reply = reply.unwrap_or_else(|| "session_ended".to_owned());
-        self.push(applied(self.idx, &w, now, now, &reply)?);
-        if reply != "session_ended" {
-            return Ok(Next::At(now));
-        }
-        self.state.cancel();
-        Ok(Next::Stop)
     }
 }
 
-impl Backend for Client<'_> {
+impl Backend for Client<'_, '_> {
     type Error = String;
 
     fn state(&mut self) -> &mut ClientState {
@@ -389,26 +335,19 @@ impl Backend for Client<'_> {
     }
 
     fn say(&mut self, at: Millis, kind: EventKind) {
-        let released = matches!(kind, EventKind::Released { .. });
-        let seen = Observation {
-            at,
-            actor: Some(self.idx),
-            kind,
-            request: None,
+        // A COMMIT (a queue's release) comes first on the server: a waiter's SELECT … FOR
+        // UPDATE (its watch) returns only after it, though the waiter's thread may have
+        // recorded its grant a moment sooner.
+        let handover = self.sc.row_lock.is_some() || self.sc.queue;
+        let commit = handover && matches!(kind, EventKind::Released { .. });
+        let (me, mut o) = (self.idx, self.observed());
+        o.saw(at, Some(me), kind);
+        let waiter = |p: &Observation| {
+            let other = p.actor.is_some_and(|a| a != me);
+            p.at == at && other && matches!(p.kind, EventKind::Acquired { .. })
         };
-        // A COMMIT comes first on the server: a waiter's SELECT … FOR UPDATE returns only
-        // after it, though the waiter's thread may have recorded its grant a moment sooner.
-        let mut o = self.observed();
-        let waiter = (o.events.iter()).position(|p| {
-            released
-                && (self.sc.row_lock.is_some() || self.sc.queue)
-                && p.at == at
-                && p.actor.is_some_and(|a| a != self.idx)
-                && matches!(p.kind, EventKind::Acquired { .. })
-        });
-        match waiter {
-            Some(i) => o.events.insert(i, seen),
-            None => o.events.push(seen),
+        if let Some(i) = o.events.iter().position(waiter).filter(|_| commit) {
+            o.events[i..].rotate_right(1);
         }
     }
 
@@ -421,7 +360,7 @@ impl Backend for Client<'_> {
     }
 
     fn with_rng<T>(&mut self, f: impl FnOnce(&mut SplitMix64) -> T) -> T {
-        f(&mut self.rng.lock().unwrap_or_else(|e| e.into_inner()))
+        f(&mut self.env.rng.lock().unwrap_or_else(|e| e.into_inner()))
     }
 
     fn acquire(&mut self, now: Millis) -> Result<(Acquire, Vec<usize>), String> {
@@ -441,16 +380,12 @@ impl Backend for Client<'_> {
             let (holder, expires_at) = (String::new(), 0);
             return Ok((Acquire::Held { holder, expires_at }, answer.nodes));
         }
+        let token = answer.token.or(value.parse().ok());
         let fence = match source {
             // SET NX PX alone: the grant carries no token, only the lease's own number.
             TokenSource::SeparateCounter => self.next_lease(),
             TokenSource::Counterfactual => Fence(self.next_token()?),
-            _ => Fence(
-                answer
-                    .token
-                    .or(value.parse().ok())
-                    .ok_or("a grant without a token")?,
-            ),
+            _ => Fence(token.ok_or("a grant without a token")?),
         };
         self.took(now, &answer.how, fence);
         self.me = value;
@@ -477,30 +412,18 @@ impl Backend for Client<'_> {
     fn release(&mut self, _now: Millis) -> Result<Release, String> {
         // The lease's number and a noop's reason are filled in by the fold.
         let released = self.lock.release(&self.sc.resource, &self.me)?;
-        Ok(released
-            .map(|()| Fence(0))
-            .map_err(|deleted| (NoopReason::NeverHeld, deleted)))
+        let noop = |deleted| (NoopReason::NeverHeld, deleted);
+        Ok(released.map(|()| Fence(0)).map_err(noop))
     }
 
     fn read_lock(&mut self, _now: Millis) -> Result<LockValue, String> {
         let value = self.lock.value(&self.sc.resource)?;
-        Ok(LockValue {
-            mine: value.as_deref() == Some(self.me.as_str()),
-            owner: value.map(|v| owner_of(self.sc, &v)),
-            fence: None,
-        })
+        Ok(self.lock_value(value))
     }
 
     fn delete(&mut self, _now: Millis) -> Result<Option<LockValue>, String> {
-        let Some(v) = self.lock.delete(&self.sc.resource)? else {
-            return Ok(None);
-        };
-        let (mine, owner) = (v == self.me, Some(owner_of(self.sc, &v)));
-        Ok(Some(LockValue {
-            owner,
-            fence: None,
-            mine,
-        }))
+        let deleted = self.lock.delete(&self.sc.resource)?;
+        Ok(deleted.map(|v| self.lock_value(Some(v))))
     }
 
     /// Where the world cut the client's server off, the command is sent to it for real, and
@@ -511,10 +434,10 @@ impl Backend for Client<'_> {
         let Some(send) = self.lock.unanswered(command, wait) else {
             return;
         };
-        let (shared, name) = (self.shared.clone(), self.name.clone());
-        self.packets.push(thread::spawn(move || {
+        let (env, name) = (self.env, self.name.clone());
+        self.packets.push(self.scope.spawn(move || {
             let line = format!("{name} at t={sent_at}: {}", send()?);
-            observe(&shared).notes.push(line);
+            observe(&env.shared).notes.push(line);
             Ok(())
         }));
     }
@@ -525,19 +448,11 @@ impl Backend for Client<'_> {
     fn lock_row(&mut self, now: Millis) -> Result<RowGrant, String> {
         let held_until = self.observed().row.filter(|until| *until > now);
         let res = &self.sc.resource;
-        let select = |pg: &mut Pg| {
-            pg.batch("BEGIN")?;
-            pg.call::<i64>(
-                "SELECT balance FROM accounts WHERE id = $1 FOR UPDATE",
-                &[res],
-            )
-        };
-        if self
-            .in_session(now, "SELECT … FOR UPDATE", select)?
-            .is_none()
-        {
+        let sql = "SELECT balance FROM accounts WHERE id = $1 FOR UPDATE";
+        let select = |pg: &mut Pg| pg.batch("BEGIN").and_then(|()| pg.call::<i64>(sql, &[res]));
+        let Some(_) = self.in_session(now, "SELECT … FOR UPDATE", select)? else {
             return Ok(RowGrant::Lost);
-        }
+        };
         let at = held_until.and(self.observed().row).unwrap_or(now);
         if self.env.elapsed_ms() < self.env.real_ms(at, AT_EXPIRY) {
             return Err(format!(
@@ -554,6 +469,7 @@ impl Backend for Client<'_> {
         let expires_at = self.sc.idle_timeout().map_or(Millis::MAX, |t| at + t);
         self.observed().row = Some(expires_at);
         let fence = self.next_lease();
+        self.observed().tokens.push(fence.0);
         Ok(RowGrant::Locked {
             fence,
             expires_at,
@@ -569,24 +485,36 @@ impl Backend for Client<'_> {
         Ok(self.in_session(now, "COMMIT", commit)?.map(|()| Fence(0)))
     }
 
-    fn send(&mut self, request: WriteRequest, now: Millis) -> Result<Next, String> {
-        if self.sc.row_lock.is_some() {
-            self.send_in_transaction(request, now)
-        } else {
-            self.send_write(request, now)
+    fn send(&mut self, w: WriteRequest, now: Millis) -> Result<Next, String> {
+        if self.sc.row_lock.is_none() {
+            return self.send_write(w, now);
         }
+        // Row lock: the UPDATE in the lock holder's transaction (no token: policy off). On a
+        // session the server terminated it fails with 25P03, and the client stops.
+        let update = |pg: &mut Pg| pg.write(&w, FencingPolicy::Off.code(), true);
+        let reply = self.in_session(now, "UPDATE", update)?;
+        let reply = reply.unwrap_or_else(|| "session_ended".to_owned());
+        let seen = applied(self.idx, &w, now, now, &reply)?;
+        self.observed().events.push(seen);
+        if reply != "session_ended" {
+            return Ok(Next::At(now));
+        }
+        self.state.cancel();
+        Ok(Next::Stop)
     }
 
+    /// The storage's `apply` with nothing to change but the high-water mark.
     fn barrier(&mut self, fence: Fence, _now: Millis) -> Result<Result<(), WriteError>, String> {
         let (sc, tok) = (self.sc, fence.0 as i64);
         let (policy, on_results) = (sc.policy.code(), sc.publishes());
         let args: [Arg; 5] = [&policy, &sc.resource, &self.name, &tok, &on_results];
-        let code: String = self.pg.value("SELECT barrier($1, $2, $3, $4, $5)", &args)?;
+        let sql = "SELECT apply('barrier', $1, $2, $3, $4, 0, NULL, NULL, true, $5)";
+        let reply: String = self.pg.value(sql, &args)?;
         let refused = WriteError::StaleFence {
             token: fence,
             last: Fence(0),
         };
-        Ok(if code == "ok" { Ok(()) } else { Err(refused) })
+        Ok(reply.starts_with("ok|").then_some(()).ok_or(refused))
     }
 
     fn job_done(&mut self, now: Millis) -> Result<Option<bool>, String> {
@@ -606,12 +534,9 @@ impl Backend for Client<'_> {
         // The provider is a table that never sees a token; it dedupes on the key (its
         // primary key), and is called only if this client's last claim row was accepted.
         let args: [Arg; 3] = [&self.name, &idempotency_key, &what];
+        // Its answer is the outcome's own name (`charged`, `deduped`, `not_called`).
         let outcome: String = self.pg.value("SELECT provider_call($1, $2, $3)", &args)?;
-        Ok(match outcome.as_str() {
-            "charged" => ProviderOutcome::Charged,
-            "deduped" => ProviderOutcome::Deduped,
-            _ => ProviderOutcome::NotCalled,
-        })
+        serde_json::from_value(outcome.into()).map_err(|e| format!("provider: {e}"))
     }
 
     fn side_effect(&mut self, what: &str, lease_live: bool, _now: Millis) -> Result<(), String> {
@@ -624,14 +549,9 @@ impl Backend for Client<'_> {
 }
 
 /// Runs one actor's script on this thread.
-pub fn run_actor(
-    env: &Env,
-    sc: &Scenario,
-    idx: usize,
-    shared: Shared,
-    rng: &Mutex<SplitMix64>,
-) -> Result<(), String> {
-    let mut c = connect(env, sc, idx, shared, rng)?;
+pub fn act(mut c: Client) -> Result<(), String> {
+    let c = &mut c;
+    let (env, sc, idx) = (c.env, c.sc, c.idx);
     let actor = &sc.actors[idx];
     let (mut t, mut scheduled_at, mut running) = (actor.start_at, 0, true);
     while running && c.state.pc < actor.script.len() {
@@ -640,7 +560,7 @@ pub fn run_actor(
         t = woke;
         let next = match c.timer.map(|(_, _, at)| at) {
             // A lock command's timeout (the watchdog's dropped renewal) fires first.
-            Some(at) if at <= t => fire_timer(&mut c, true, &mut scheduled_at)?,
+            Some(at) if at <= t => fire_timer(c, true, &mut scheduled_at)?,
             _ if t > sc.horizon => break,
             _ => {
                 let frac = STEPS_FROM + STEPS_SPAN * scheduled_at as f64 / t.max(1) as f64;
@@ -653,11 +573,11 @@ pub fn run_actor(
                     c.said(t, format!("woke after its pause; the lock key holds {v:?}"));
                 }
                 scheduled_at = t;
-                match client::step(&mut c, sc, idx, t)? {
-                    Next::Wait if sc.queue => queue_turn(&mut c, t, &mut scheduled_at)?,
+                match client::step(c, sc, idx, t)? {
+                    Next::Wait if sc.queue => queue_turn(c, t, &mut scheduled_at)?,
                     // No reply: the client waits for its timeout, doing nothing else (none:
                     // for ever).
-                    Next::Wait => fire_timer(&mut c, true, &mut scheduled_at)?,
+                    Next::Wait => fire_timer(c, true, &mut scheduled_at)?,
                     next @ Next::AfterTimeout(n) => {
                         scheduled_at = after_pauses(actor, n);
                         next
@@ -671,11 +591,10 @@ pub fn run_actor(
     if running {
         // The job finished with a renewal still unanswered: its timeout comes later and
         // has nothing left to cancel.
-        fire_timer(&mut c, false, &mut scheduled_at)?;
+        fire_timer(c, false, &mut scheduled_at)?;
     }
     for p in std::mem::take(&mut c.packets) {
-        p.join()
-            .map_err(|_| "packet thread panicked".to_owned())??;
+        p.join().map_err(|_| "packet thread panicked")??;
     }
     Ok(())
 }
@@ -732,28 +651,21 @@ fn queue_turn(c: &mut Client, asked: Millis, fired_at: &mut Millis) -> Result<Ne
     Ok(Next::At(at))
 }
 
-/// Opens one client's connections, then waits for the others (time starts after: see
-/// [`Env::ready`]; it is waited for even if a connection failed, so no thread waits alone).
-fn connect<'a>(
-    env: &'a Env<'a>,
-    sc: &'a Scenario,
+/// Opens one client's connections; its delayed writes will run on threads of `scope`.
+pub fn connect<'s, 'e>(
+    env: &'s Env<'s>,
+    sc: &'s Scenario,
     idx: usize,
-    shared: Shared,
-    rng: &'a Mutex<SplitMix64>,
-) -> Result<Client<'a>, String> {
-    let open = || -> Result<_, String> {
-        let mut pg = Pg::connect(&env.pg, &env.schema)?;
-        if let Some(ttl) = sc.idle_timeout().filter(|_| sc.row_lock.is_some()) {
-            // The server's own timer, in real ms: the scenario's TTL at this run's scale.
-            let ms = (ttl as f64 * env.scale).round() as u64;
-            let set = format!("SET idle_in_transaction_session_timeout = {ms}");
-            pg.batch(&set).map_err(|e| format!("postgres: {e}"))?;
-        }
-        Ok((env.service.connect(sc, idx)?, pg))
-    };
-    let opened = open();
-    env.ready();
-    let ((lock, pg), name) = (opened?, sc.actors[idx].name.clone());
+    scope: &'s thread::Scope<'s, 'e>,
+) -> Result<Client<'s, 'e>, String> {
+    let mut pg = Pg::connect(&env.pg, &env.schema)?;
+    if let Some(ttl) = sc.idle_timeout().filter(|_| sc.row_lock.is_some()) {
+        // The server's own timer, in real ms: the scenario's TTL at this run's scale.
+        let ms = (ttl as f64 * env.scale).round() as u64;
+        let set = format!("SET idle_in_transaction_session_timeout = {ms}");
+        pg.batch(&set).map_err(|e| format!("postgres: {e}"))?;
+    }
+    let (lock, name) = (env.service.connect(sc, idx)?, sc.actors[idx].name.clone());
     Ok(Client {
         env,
         sc,
@@ -763,8 +675,7 @@ fn connect<'a>(
         lock,
         pg,
         grants: 0,
-        shared,
-        rng,
+        scope,
         state: ClientState::default(),
         packets: Vec::new(),
         timer: None,
@@ -781,14 +692,10 @@ fn sequencer_check(c: &mut Client, w: &WriteRequest, now: Millis) -> Result<bool
         return Ok(true);
     };
     let live = c.lock.live_token(&sc.resource)?;
-    let (res, shown) = (
-        &sc.resource,
-        live.map_or("none".to_owned(), |r| r.to_string()),
-    );
-    let verdict = if live == Some(token) {
-        "its lease is the live one"
-    } else {
-        "not the live lease"
+    let (res, shown) = (&sc.resource, live.map_or("none".into(), |r| r.to_string()));
+    let verdict = match live == Some(token) {
+        true => "its lease is the live one",
+        false => "not the live lease",
     };
     c.said(now, format!("the resource asked the lock service for {res}'s live lease: token {shown}, the write's token {token}: {verdict}"));
     Ok(live == Some(token))

@@ -1,7 +1,8 @@
 //! Throwaway servers: the PostgreSQL cluster made with `initdb` + `pg_ctl` on a Unix socket
 //! only, and the processes each lock service's module starts with [`spawn`]. Everything lives
 //! in one temp dir and is registered as it starts: a [`Cleanup`] guard stops it all when
-//! dropped, on a panic, and on SIGINT, SIGTERM or SIGHUP, so neither the release profile's `panic = "abort"` nor a kill leaves servers behind.
+//! dropped, on a panic, and on SIGINT, SIGTERM or SIGHUP, so neither the release profile's
+//! `panic = "abort"` nor a kill leaves servers behind.
 
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
@@ -9,7 +10,7 @@ use std::process::Command;
 use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use super::pg::PgAddr;
+use super::pg::Config;
 
 /// Directory of the PostgreSQL 15 server binaries on Debian.
 pub const PG_BIN: &str = "/usr/lib/postgresql/15/bin";
@@ -39,13 +40,11 @@ pub struct Started(usize, u32);
 impl Started {
     /// Sends the process `signal` ("STOP", "CONT") with kill(1): a fault the world makes.
     pub fn signal(&self, signal: &str) -> Result<(), String> {
-        let status = std::process::Command::new("kill")
-            .args([format!("-{signal}"), self.1.to_string()])
-            .status();
-        match status {
-            Ok(s) if s.success() => Ok(()),
-            other => Err(format!("kill -{signal} {}: {other:?}", self.1)),
-        }
+        let mut kill = Command::new("kill");
+        run(
+            kill.args([format!("-{signal}"), self.1.to_string()]),
+            "kill",
+        )
     }
 
     pub fn stop(&self) {
@@ -66,10 +65,9 @@ impl Drop for Started {
 /// registry stays locked until then, so nothing new registers meanwhile.
 fn stop_all() -> MutexGuard<'static, Vec<Option<Stop>>> {
     let mut s = started();
-    s.iter_mut()
-        .rev()
-        .filter_map(Option::take)
-        .for_each(|stop| stop());
+    for stop in s.iter_mut().rev().filter_map(Option::take) {
+        stop();
+    }
     s
 }
 
@@ -110,12 +108,8 @@ pub fn free_port() -> Result<u16, String> {
 /// Runs a tool to its end; its output on failure.
 fn run(cmd: &mut Command, what: &str) -> Result<(), String> {
     let out = cmd.output().map_err(|e| format!("{what}: {e}"))?;
-    if out.status.success() {
-        return Ok(());
-    }
-    let (o, e) = (out.stdout, out.stderr);
-    let said = String::from_utf8_lossy(&o) + String::from_utf8_lossy(&e);
-    Err(format!("{what} failed: {said}"))
+    let said = String::from_utf8_lossy(&out.stdout) + String::from_utf8_lossy(&out.stderr);
+    (out.status.success().then_some(())).ok_or_else(|| format!("{what} failed: {said}"))
 }
 
 fn is_root() -> bool {
@@ -142,15 +136,11 @@ pub fn temp_root() -> Result<PathBuf, String> {
     Ok(dir)
 }
 
-pub fn wait_for(
-    what: &str,
-    timeout: Duration,
-    mut ready: impl FnMut() -> bool,
-) -> Result<(), String> {
+pub fn wait_for(what: &str, limit: Duration, mut up: impl FnMut() -> bool) -> Result<(), String> {
     let t0 = Instant::now();
-    while !ready() {
-        if t0.elapsed() > timeout {
-            return Err(format!("{what} did not come up within {timeout:?}"));
+    while !up() {
+        if t0.elapsed() > limit {
+            return Err(format!("{what} did not come up within {limit:?}"));
         }
         std::thread::sleep(Duration::from_millis(20));
     }
@@ -161,18 +151,13 @@ pub fn wait_for(
 /// "7.0.15" of "Redis server v=7.0.15 sha=…".
 pub fn version(program: &str) -> String {
     let out = Command::new(program).arg("--version").output();
-    let out = out.map_or_else(
-        |e| e.to_string(),
-        |o| String::from_utf8_lossy(&o.stdout).into(),
-    );
+    let out = out.map(|o| String::from_utf8_lossy(&o.stdout).into_owned());
+    let out = out.unwrap_or_else(|e| e.to_string());
     let from = out.find("v=").map_or(out.as_str(), |i| &out[i + 2..]);
     let dotted = |w: &&str| w.contains('.') && w.starts_with(|c: char| c.is_ascii_digit());
     let mut words = from.split(|c: char| !(c.is_ascii_digit() || c == '.'));
-    words
-        .find(dotted)
-        .unwrap_or("?")
-        .trim_end_matches('.')
-        .to_owned()
+    let v = words.find(dotted).unwrap_or("?");
+    v.trim_end_matches('.').to_owned()
 }
 
 /// Starts `cmd` and registers it to be killed.
@@ -188,32 +173,28 @@ pub fn spawn(cmd: &mut Command, what: &str) -> Result<Started, String> {
 
 /// Starts the throwaway PostgreSQL cluster (stopped at cleanup): Unix socket only, with
 /// `listen_addresses` empty, so nothing listens on TCP at all.
-pub fn start_pg(dir: &Path) -> Result<PgAddr, String> {
+pub fn start_pg(dir: &Path) -> Result<Config, String> {
     let base = dir.join("pg");
     std::fs::create_dir_all(&base).map_err(|e| e.to_string())?;
     let socket_dir = base.to_string_lossy().into_owned();
     if is_root() {
-        run(
-            Command::new("chown").args(["-R", "postgres:", &socket_dir]),
-            "chown",
-        )?;
+        let mut chown = Command::new("chown");
+        run(chown.args(["-R", "postgres:", &socket_dir]), "chown")?;
     }
-    let data = base.join("data");
-    let d = data.to_string_lossy();
+    let d = base.join("data").to_string_lossy().into_owned();
     let mut initdb = as_postgres(&format!("{PG_BIN}/initdb"));
     initdb.args(["-D", &d, "-U", "postgres", "-E", "UTF8"]);
     run(initdb.args(["--auth=trust", "--no-sync"]), "initdb")?;
     let port = free_port()?;
     let opts = format!("-k {socket_dir} -p {port} -c listen_addresses= -c fsync=off -c synchronous_commit=off -c full_page_writes=off");
-    let stop = ["-D", &*d, "-m", "immediate", "-w", "stop"].map(str::to_owned);
-    register(move || {
-        drop(run(
-            as_postgres(&format!("{PG_BIN}/pg_ctl")).args(stop),
-            "pg_ctl",
-        ))
-    });
-    let mut pg_ctl = as_postgres(&format!("{PG_BIN}/pg_ctl"));
-    pg_ctl.args(["-D", &d, "-o", &opts, "-w", "-l"]);
-    run(pg_ctl.arg(base.join("log")).arg("start"), "pg_ctl start")?;
-    Ok(PgAddr { socket_dir, port })
+    let pg_ctl = || as_postgres(&format!("{PG_BIN}/pg_ctl"));
+    let stop = ["-D", &d, "-m", "immediate", "-w", "stop"].map(str::to_owned);
+    register(move || drop(run(pg_ctl().args(stop), "pg_ctl stop")));
+    let log = base.join("log").to_string_lossy().into_owned();
+    let start = ["-D", &d, "-o", &opts, "-w", "-l", &log, "start"];
+    run(pg_ctl().args(start), "pg_ctl start")?;
+    let mut cfg = Config::new();
+    cfg.host_path(&socket_dir).port(port);
+    cfg.user("postgres").dbname("postgres");
+    Ok(cfg)
 }

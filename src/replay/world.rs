@@ -38,7 +38,6 @@ impl World<'_> {
     /// Makes the world's faults at their times (on its own thread, beside the actors').
     pub fn run(&self) -> Result<(), String> {
         let (env, sc) = (self.env, self.sc);
-        env.ready();
         let mut faults: Vec<(Millis, Fault)> = Vec::new();
         let mut jumps: Vec<(Millis, Millis)> =
             sc.lock_clock_jumps.iter().map(|j| (j.at, j.by)).collect();
