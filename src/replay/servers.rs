@@ -117,12 +117,13 @@ fn is_root() -> bool {
     id.is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
 }
 
-/// PostgreSQL refuses to run as root: as root, run its tools as the `postgres` user.
+/// PostgreSQL refuses to run as root: as root, run its tools as the `postgres` user (by
+/// util-linux's path, so a PATH without /usr/sbin does not lose it).
 fn as_postgres(program: &str) -> Command {
     if !is_root() {
         return Command::new(program);
     }
-    let mut c = Command::new("runuser");
+    let mut c = Command::new("/usr/sbin/runuser");
     c.args(["-u", "postgres", "--", program]);
     c
 }
