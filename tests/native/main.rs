@@ -27,3 +27,31 @@ mod story;
 mod story_review;
 mod uuid_token;
 mod whatif;
+
+/// A file here runs only if it is a module above: a new test file left out would pass by
+/// never running.
+#[test]
+fn every_test_file_here_is_a_module() {
+    let here = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/native");
+    let declared = include_str!("main.rs");
+    let mut files: Vec<String> = std::fs::read_dir(here)
+        .expect("tests/native")
+        .map(|e| {
+            e.expect("an entry")
+                .file_name()
+                .to_string_lossy()
+                .into_owned()
+        })
+        .filter_map(|name| name.strip_suffix(".rs").map(str::to_owned))
+        .filter(|name| name != "main")
+        .collect();
+    files.sort();
+    let missing: Vec<&String> = (files.iter())
+        .filter(|name| !declared.lines().any(|l| l == format!("mod {name};")))
+        .collect();
+    assert!(files.len() >= 25, "found {files:?}");
+    assert!(
+        missing.is_empty(),
+        "not declared in tests/native/main.rs: {missing:?}"
+    );
+}
