@@ -412,12 +412,13 @@ impl Service for Servers {
     /// stops the cut-off client's member (SIGSTOP), then continues it: stopped, it answers
     /// nothing and takes no part in Raft, a minority of one; the other two go on.
     fn fault(&self, w: &World, t: Millis, f: Fault) -> Result<Option<String>, String> {
-        let minority = self.minority.map(|m| &self.members[m]);
-        if let (Fault::Minority { cut }, Some((port, member))) = (f, minority) {
+        if let (Fault::Minority { cut }, Some(m)) = (f, self.minority) {
+            // The story calls it member 1; here it is whichever member follows (0, 1 or 2).
+            let (port, member) = &self.members[m];
             member.signal(if cut { "STOP" } else { "CONT" })?;
             return Ok(Some(match cut {
-                true => format!("t={t}: SIGSTOP to etcd member 1 (client port :{port}, a follower, the one member the cut-off client talks to): frozen, it answers nothing and takes no part in Raft, a minority of one; the other two go on as the majority"),
-                false => format!("t={t}: SIGCONT to etcd member 1 (:{port}): it runs again and rejoins the cluster"),
+                true => format!("t={t}: SIGSTOP to etcd member {m} of 0–2 (the story's member 1; client port :{port}, a follower, the one member the cut-off client talks to): frozen, it answers nothing and takes no part in Raft, a minority of one; the other two go on as the majority"),
+                false => format!("t={t}: SIGCONT to etcd member {m} (:{port}): it runs again and rejoins the cluster"),
             }));
         }
         if f != Fault::Failover {
