@@ -22,18 +22,15 @@ trap report EXIT
 phase setup bash scripts/setup.sh test
 source scripts/env.sh
 
-phase native cargo test --locked
-# The deck as data for the browser tests (tests/browser/deck-data.js), from the binary that
-# `cargo test` just built, so they need no build of their own.
-export FENCING_DECK_JSON="$PWD/target/deck.json"
-target/debug/fencing-lab deck --json >"$FENCING_DECK_JSON"
-
-# The deck against real redis-server, PostgreSQL and etcd (scripts/replay.sh), then the
-# replay's own command-line tests, built with the same profile and feature so they reuse its
-# compiled crates. The replay spends most of its minutes waiting on its servers' clocks, so it
-# runs beside lint, the release builds and the browser tests; those run at the lowest CPU
-# priority, so the replay's clients and servers are scheduled on time (its profile has its
-# own target dir lock, target/replay, so neither waits for the other's cargo).
+# The deck against real redis-server, PostgreSQL, etcd and ZooKeeper (scripts/replay.sh), then
+# the replay's own command-line tests and its clippy, built with the same profile and feature
+# so they reuse its compiled crates. The replay spends most of its minutes waiting on its
+# servers' clocks, so it starts first and runs beside the native tests, lint and the release
+# builds; those run at the lowest CPU priority, so the replay's clients and servers are
+# scheduled on time (its profile has its own target dir lock, target/replay, so neither waits
+# for the other's cargo). The browser tests wait for it: headless Chromium beside the replay,
+# even at the lowest priority, made its clients late by up to 8 slots (p90 lateness 18 ms
+# beside compilers, 130-210 ms beside the browser tests, measured) and one etcd run disagree.
 replay() {
   bash scripts/replay.sh
   cargo test --locked --profile replay --features replay --test replay
@@ -48,6 +45,16 @@ setsid bash -c "set -euo pipefail; $(declare -f replay); replay" >"$replay_log" 
 replay_pid=$!
 trap 'kill -TERM -- "-$replay_pid" 2>/dev/null || true; report' EXIT
 
+# At the lowest priority, in a shell of its own that stops at the first failure.
+niced() { nice -n 19 bash -c "set -euo pipefail; $(declare -f "$1"); $1"; }
+
+native() { cargo test --locked; }
+phase native niced native
+# The deck as data for the browser tests (tests/browser/deck-data.js), from the binary that
+# `cargo test` just built, so they need no build of their own.
+export FENCING_DECK_JSON="$PWD/target/deck.json"
+target/debug/fencing-lab deck --json >"$FENCING_DECK_JSON"
+
 lint() {
   cargo fmt --check
   leptosfmt --quiet --check src/ui
@@ -56,8 +63,6 @@ lint() {
   # it), so this one pass lints everything the release page compiles, and more.
   cargo clippy --locked --target wasm32-unknown-unknown --features test-hooks -- -D warnings
 }
-# At the lowest priority, in a shell of its own that stops at the first failure.
-niced() { nice -n 19 bash -c "set -euo pipefail; $(declare -f "$1"); $1"; }
 phase lint niced lint
 
 # dist/ is the page as shipped; dist-test/ adds the test hooks (a deliberate panic, bench
@@ -69,17 +74,14 @@ build() {
 }
 phase build niced build
 
-# The browser tests go on beside the replay's last minutes, at the lowest priority too (they
-# assert no times; the replay's clients must be on time).
-browser() { cd tests/browser && npm test; }
-phase browser niced browser
-
 # The replay's output, whole, once it is done; its failure fails the run.
 replay_done() {
   local rc=0
   wait "$replay_pid" || rc=$?
   cat "$replay_log"
-  echo "(the replay ran $(($(date +%s) - replay_start)) s, beside lint, build and the browser tests)"
+  echo "(the replay ran $(($(date +%s) - replay_start)) s, beside the native tests, lint and build)"
   return "$rc"
 }
 phase replay replay_done
+
+phase browser bash -c 'cd tests/browser && npm test'
