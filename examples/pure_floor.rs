@@ -38,7 +38,7 @@ pub fn drive(script: &str) -> usize {
                 },
                 Err(e) => Msg::Refuse(e.to_string()),
             },
-            "import" => Msg::Import(arg.to_string()),
+            "import" => Msg::Import(Box::new(read_recording(arg))),
             "read" => {
                 events += read_recording(arg).map_or(0, |t| t.len());
                 continue;

@@ -12,10 +12,17 @@ root=$(pwd)
 only=${1:-all}
 
 gz() { gzip -9c "$1" | wc -c; }
-# Sums raw and gzip bytes of the wasm, js and css that a page load transfers from a dist/.
+# The wasm chunks split off the page (src/ui/split.rs), fetched only when first used.
+lazy='(split_.*|chunk)-[0-9a-f]+[.]wasm'
+# Sums raw and gzip bytes of the wasm, js and css that a page load transfers from a dist/
+# (not its lazy chunks, which are listed after it).
 bundle() {
   local dir=$1 raw=0 gzb=0 f
   for f in $(find "$dir" -name '*.wasm' -o -name '*.js' -o -name '*.css' | sort); do
+    if [[ ${f##*/} =~ ^$lazy$ ]]; then
+      printf '  %-60s raw %8d  gzip %7d  (fetched when first used)\n' "${f#"$dir"/}" "$(stat -c %s "$f")" "$(gz "$f")" >&2
+      continue
+    fi
     raw=$((raw + $(stat -c %s "$f")))
     gzb=$((gzb + $(gz "$f")))
     printf '  %-60s raw %8d  gzip %7d\n' "${f#"$dir"/}" "$(stat -c %s "$f")" "$(gz "$f")" >&2
@@ -29,7 +36,7 @@ bundle() {
 cap=300000
 transfer() {
   local gzb=$1 wasm_gz
-  wasm_gz=$(gz "$(find dist -maxdepth 1 -name '*.wasm' | head -1)")
+  wasm_gz=$(gz "$(find dist -maxdepth 1 -name '*_bg.wasm' | head -1)")
   echo "transfer.gzip_bytes $gzb (wasm + JS + CSS)"
   awk -v a="$gzb" -v c="$cap" 'BEGIN { printf "transfer.cap_used %.1f%% of %d bytes%s\n", 100 * a / c, c, (a > c ? " (OVER THE CAP)" : "") }'
   node scripts/wasm-cost.mjs target/bench-app.wasm "$wasm_gz"
@@ -49,8 +56,9 @@ lighthouse() {
 
 echo "== bundle: fencing-lab release build" >&2
 trunk build --release --offline > /dev/null 2>&1
-# The page's own wasm before wasm-bindgen (names kept), before the test-hooks build replaces it.
-cp target/wasm32-unknown-unknown/release/fencing-lab.wasm target/bench-app.wasm
+# The page's own wasm as split, before wasm-bindgen (names kept): what opens the page, without
+# the lazy chunks. Copied before the test-hooks build replaces it.
+cp target/wasm-bindgen/release/split/fencing-lab.wasm target/bench-app.wasm
 if [ "$only" = lighthouse ]; then
   read -r app_raw app_gz < <(bundle dist)
   echo "== lighthouse: dist/ served with gzip, 3 runs per preset" >&2
@@ -116,7 +124,7 @@ opt_flags=$(sed -n 's/.*data-wasm-opt-params="\([^"]*\)".*/\1/p' index.html)
 # shellcheck disable=SC2086 # the flags are words
 wasm-opt -Oz $opt_flags "$pure/pure_floor_bg.wasm" -o "$pure/pure_floor.opt.wasm"
 pure_gz=$(gz "$pure/pure_floor.opt.wasm")
-app_wasm_gz=$(gz "$(find dist -maxdepth 1 -name '*.wasm' | head -1)")
+app_wasm_gz=$(gz "$(find dist -maxdepth 1 -name '*_bg.wasm' | head -1)")
 
 echo "== lighthouse: dist/ served with gzip, 3 runs per preset" >&2
 lighthouse_medians=$(lighthouse)

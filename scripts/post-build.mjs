@@ -3,6 +3,6 @@
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
-for (const step of ['minify-js.mjs', 'single-file.mjs', 'first-paint.mjs', 'csp.mjs']) {
+for (const step of ['split-chunks.mjs', 'minify-js.mjs', 'single-file.mjs', 'first-paint.mjs', 'csp.mjs']) {
   execFileSync(process.execPath, [fileURLToPath(new URL(step, import.meta.url))], { stdio: 'inherit' });
 }

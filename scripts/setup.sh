@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what fencing-lab needs, skipping whatever is already present at the right version.
 #   bash scripts/setup.sh serve   what building and serving the page needs: the wasm32 target,
-#                                 trunk, wasm-bindgen-cli, and binaryen + terser from npm
+#                                 trunk, wasm-bindgen-cli, wasm-split-cli, and binaryen +
+#                                 terser from npm
 #   bash scripts/setup.sh servers the replay's servers only (scripts/replay.sh runs this)
 #   bash scripts/setup.sh [test]  serve's, plus what the tests need: leptosfmt, Debian's Chromium
 #                                 and ChromeDriver, the replay's servers, playwright-core and axe
@@ -22,6 +23,9 @@ say() { printf '\n== setup (%ss): %s\n' "$(($(date +%s) - started))" "$*"; }
 
 TRUNK_VERSION=0.21.14
 LEPTOSFMT_VERSION=0.1.33
+# wasm-split-cli (crate wasm_split_cli_support): the wasm_split_helpers 0.2 that leptos's
+# `wasm_split` comes from in Cargo.lock is its runtime half.
+WASM_SPLIT_VERSION=0.2.4
 # wasm-bindgen-cli must match the wasm-bindgen crate in Cargo.lock exactly.
 WASM_BINDGEN_VERSION=$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/version = |"/, ""); print; exit }' Cargo.lock)
 
@@ -103,6 +107,11 @@ if [ "$mode" != servers ] && ! wasm-bindgen --version 2>/dev/null | grep -qx "wa
   say "cargo install wasm-bindgen-cli@$WASM_BINDGEN_VERSION"
   # Not --locked: its published lock file names a yanked webpki-roots.
   cargo install --force "wasm-bindgen-cli@$WASM_BINDGEN_VERSION"
+fi
+if [ "$mode" != servers ] && ! cargo install --list | grep -qx "wasm_split_cli_support v$WASM_SPLIT_VERSION:"; then
+  # Unoptimised: it splits the page's wasm in half a second even so (26 s to build, on 2 cores).
+  say "cargo install --debug wasm_split_cli_support@$WASM_SPLIT_VERSION (splits the page's wasm at its lazy parts)"
+  cargo install --debug --locked --features build-binary "wasm_split_cli_support@$WASM_SPLIT_VERSION"
 fi
 if [ "$mode" = test ] && ! leptosfmt --version 2>/dev/null | grep -qx "leptosfmt $LEPTOSFMT_VERSION"; then
   say "cargo install --debug leptosfmt@$LEPTOSFMT_VERSION (formats the view! blocks)"

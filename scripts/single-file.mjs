@@ -16,7 +16,7 @@ const one = (test, what) => {
   return found[0];
 };
 const wasmFile = one((f) => f.endsWith('_bg.wasm'), 'wasm file');
-const glueFile = one((f) => !f.includes('/') && f.endsWith('.js'), 'glue script');
+const glueFile = one((f) => /^fencing-lab-[0-9a-f]+\.js$/.test(f), 'glue script');
 const cssFiles = files.filter((f) => f.endsWith('.css'));
 
 // One inline module, so the page's Content-Security-Policy can allow it by its hash alone
@@ -53,10 +53,34 @@ for (const [whole, list, , path] of [...glue.matchAll(snippet)]) {
     .join(',');
   glue = glue.replace(whole, () => `const{${bindings}}=(()=>{${code};return ${object}})();`);
 }
+// The lazy chunks' loader (__wasm_split.js, scripts/split-chunks.mjs) imports the glue's
+// initSync and the glue imports it: it becomes an object defined after the glue, and each
+// chunk it would fetch is inlined as bytes.
+const loaderImport = /import\s*\*\s*as\s*([A-Za-z_$][\w$]*)\s*from\s*(["'])\.\/__wasm_split\.js\2\s*;?/g;
+const loaderNames = [...glue.matchAll(loaderImport)].map((m) => m[1]);
+glue = glue.replace(loaderImport, '');
 if (/\bimport\s*[{*\w"']/.test(glue.replace(/import\.meta/g, ''))) {
   throw new Error('single-file: the glue imports something that was not inlined');
 }
 const linked = exported(glue);
+let loader = '';
+if (loaderNames.length > 0) {
+  let code = await readFile(join(staging, '__wasm_split.js'), 'utf8');
+  const glueImport = /import\s*\{\s*initSync(?:\s+as\s+([A-Za-z_$][\w$]*))?\s*\}\s*from\s*(["'])\.\/fencing-lab-[0-9a-f]+\.js\2\s*;?/;
+  const local = code.match(glueImport);
+  if (!local) throw new Error('single-file: __wasm_split.js does not import initSync from the glue');
+  code = code.replace(glueImport, `const ${local[1] ?? 'initSync'}=(${linked.object}).initSync;`);
+  const chunk = /fetch\(\s*new\s+URL\(\s*(["'])\.\/([^"']+\.wasm)\1\s*,\s*import\.meta\.url\s*\)\s*\)/g;
+  for (const [whole, , file] of [...code.matchAll(chunk)]) {
+    const b64 = (await readFile(join(staging, file))).toString('base64');
+    const bytes = `Uint8Array.from(atob('${b64}'),(c)=>c.charCodeAt(0))`;
+    code = code.replace(whole, () => `Promise.resolve(new Response(${bytes},{headers:{'content-type':'application/wasm'}}))`);
+  }
+  if (/import\.meta|\bimport\s*[{*\w"']/.test(code)) throw new Error('single-file: __wasm_split.js has a reference it cannot inline');
+  const { code: body, object } = exported(code);
+  const [first, ...more] = loaderNames;
+  loader = `const ${first}=(()=>{${body};return ${object}})();${more.map((n) => `const ${n}=${first};`).join('')}`;
+}
 
 const css = (await Promise.all(cssFiles.map((f) => readFile(join(staging, f), 'utf8')))).join('\n');
 const wasm = (await readFile(join(staging, wasmFile))).toString('base64');
@@ -76,6 +100,7 @@ const head = index
 const body = index.slice(bodyAt + '<body>'.length).replace(/<\/body>[\s\S]*$/, '');
 // The loader in a block of its own, so its names cannot clash with the glue's.
 const script = `${linked.code}
+${loader}
 {
   const bindings = ${linked.object};
   const bytes = Uint8Array.from(atob('${wasm}'), (c) => c.charCodeAt(0));

@@ -126,8 +126,10 @@ pub enum Msg {
     Refuse(String),
     DismissError,
     /// A trace recorded on real servers (`fencing-lab replay` writes them), pasted or
-    /// dropped as JSON: shown on the timeline until anything is changed.
-    Import(String),
+    /// dropped as JSON, as [`read_recording`] read it (the shell reads it: in the page the
+    /// reader is a wasm chunk fetched on first use): shown on the timeline until anything
+    /// is changed, or its error.
+    Import(Box<Result<Trace, String>>),
 }
 
 impl Msg {
@@ -353,7 +355,7 @@ impl Lab {
             }
             Msg::Refuse(why) => self.error = Some(why),
             Msg::DismissError => self.error = None,
-            Msg::Import(text) => match read_recording(&text) {
+            Msg::Import(read) => match *read {
                 Ok(t) => {
                     self.load(t.scenario.clone());
                     self.trace = Arc::new(t);

@@ -129,7 +129,7 @@ fn short(what: String) -> String {
 #[cfg(test)]
 mod tests {
     use crate::core::{deck, run, FencingPolicy};
-    use crate::lab::{Lab, Msg, ScenarioEdit};
+    use crate::lab::{read_recording, Lab, Msg, ScenarioEdit};
     use std::sync::Arc;
 
     const STRICT: &str = include_str!("../../assets/recordings/gc-pause-strict.json");
@@ -138,7 +138,7 @@ mod tests {
     #[test]
     fn a_recording_from_real_servers_is_shown_until_something_changes() {
         let mut lab = Lab::new(deck::find("toctou").map(|e| (e.build)()).unwrap());
-        lab.update(Msg::Import(OFF.to_owned()));
+        lab.update(Msg::Import(Box::new(read_recording(OFF))));
         assert_eq!(lab.error(), None);
         let rec = lab.trace().recorded.clone().expect("recorded");
         assert_eq!(rec.label(), "recorded on Redis 7.0.15 · PostgreSQL 15.18");
@@ -157,7 +157,7 @@ mod tests {
         );
         lab.update(Msg::Edit(ScenarioEdit::Policy(FencingPolicy::Strict)));
         assert!(lab.trace().recorded.is_none(), "a change simulates again");
-        lab.update(Msg::Import(STRICT.to_owned()));
+        lab.update(Msg::Import(Box::new(read_recording(STRICT))));
         let s = &lab.trace().summary;
         assert_eq!((s.final_balance, s.rejected_writes), (90, 1));
         assert_eq!(s.last_fence.map(|f| f.0), Some(34));
@@ -179,7 +179,7 @@ mod tests {
             (late.as_str(), "out of order or past the end"),
             (tampered.as_str(), "does not add up"),
         ] {
-            lab.update(Msg::Import(text.to_owned()));
+            lab.update(Msg::Import(Box::new(read_recording(text))));
             let e = lab.error().unwrap_or_default().to_owned();
             assert!(e.contains(says), "{says}: {e}");
             assert!(Arc::ptr_eq(lab.trace(), &before), "{says}: the view stays");

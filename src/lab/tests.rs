@@ -149,7 +149,7 @@ fn an_embedded_view_steps_and_flips_fencing_but_opens_no_tool() {
         Msg::ToggleNotes,
         Msg::TogglePresent,
         Msg::ToggleLaser,
-        Msg::Import("{}".into()),
+        Msg::Import(Box::new(crate::lab::read_recording("{}"))),
     ] {
         lab.update(m.clone());
         assert!(

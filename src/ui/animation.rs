@@ -6,9 +6,12 @@
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
 
 use super::export;
+use super::split::Failed;
 use super::timeline::StaticTimeline;
 use super::timers::now_ms;
 use crate::core::{story, Trace};
@@ -64,7 +67,10 @@ pub(super) fn AnimationExport(
                         tenths % 10
                     )
                 }
-                Err(e) => format!("The animation was not made: {e}."),
+                Err(Failed::Said(why)) => format!("The animation was not made: {why}."),
+                Err(Failed::NotFetched) => "The animation was not made: its encoder could not \
+                                            be fetched from the page's server. Try again."
+                    .to_owned(),
             });
         });
     };
@@ -105,7 +111,24 @@ pub(super) fn AnimationExport(
 }
 
 /// Draws and encodes every step of `t`, from the start to the end, reporting each frame.
-async fn encode(
+/// The GIF encoder is split off the page's wasm: the first call fetches its chunk.
+#[leptos::wasm_split::wasm_split(
+    gif_encoder,
+    fallible,
+    wasm_split_path = ::leptos::wasm_split,
+    return_wrapper(let encoding = _; { encoding.await } -> Result<Encoded, Failed>)
+)]
+fn encode(
+    t: Arc<Trace>,
+    size: Size,
+    frame: RwSignal<usize>,
+    progress: RwSignal<Option<(usize, usize)>>,
+) -> Pin<Box<dyn Future<Output = Result<Encoded, Failed>>>> {
+    Box::pin(async move { Ok(encoding(t, size, frame, progress).await?) })
+}
+
+/// [`encode`]'s work, in the encoder's chunk.
+async fn encoding(
     t: Arc<Trace>,
     size: Size,
     frame: RwSignal<usize>,

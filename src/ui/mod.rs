@@ -11,6 +11,7 @@ mod panels;
 mod playback;
 mod pointer;
 mod recording;
+mod split;
 mod timeline;
 mod timers;
 mod tools;

@@ -1,11 +1,15 @@
 //! Import a trace recorded on real servers: paste it, drop its file, or choose it. The text
-//! goes to the lab as it is (`Msg::Import`), which parses and checks it; this only reads files.
+//! is read and checked by [`read_recording`](crate::lab::read_recording), which the page
+//! fetches as a wasm chunk of its own the first time (`#[lazy]`: serde's derives for the
+//! recording format are about 50 KB gzip that opening the page need not wait for), and what
+//! it read goes to the lab (`Msg::Import`).
 
 use std::sync::Arc;
 
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
+use super::split::Failed;
 use super::Dispatch;
 use crate::core::Trace;
 use crate::lab::Msg;
@@ -19,7 +23,7 @@ fn read_file(file: web_sys::File, dispatch: Dispatch) {
     let r = reader.clone();
     let onload = wasm_bindgen::closure::Closure::once_into_js(move || {
         match r.result().ok().and_then(|v| v.as_string()) {
-            Some(text) => dispatch.msg(Msg::Import(text)),
+            Some(text) => import(text, dispatch),
             None => dispatch.msg(Msg::Refuse(
                 "That file could not be read as text.".to_owned(),
             )),
@@ -90,7 +94,7 @@ pub fn ImportRecording(
                 ></textarea>
                 <div class="import-row">
                     <button on:click=move |_| {
-                        dispatch.msg(Msg::Import(text.get_untracked()))
+                        import(text.get_untracked(), dispatch)
                     }>"Show recording"</button>
                     <label class="inline">
                         "or a file "
@@ -134,4 +138,24 @@ pub fn RecordedBanner(trace: Memo<Arc<Trace>>) -> impl IntoView {
             }
         })
     }
+}
+
+const NOT_FETCHED: &str =
+    "The recording reader could not be fetched from the page's server. Try again.";
+
+/// The recording reader, split off the page's wasm: the first call fetches its chunk.
+#[leptos::wasm_split::wasm_split(recording_reader, fallible, wasm_split_path = ::leptos::wasm_split)]
+fn read(text: String) -> Result<Trace, Failed> {
+    Ok(crate::lab::read_recording(&text)?)
+}
+
+/// Reads `text` (once the reader's chunk is in), then hands what it read to the lab.
+fn import(text: String, dispatch: Dispatch) {
+    leptos::task::spawn_local(async move {
+        let read = read(text).await.map_err(|e| match e {
+            Failed::Said(why) => why,
+            Failed::NotFetched => NOT_FETCHED.to_owned(),
+        });
+        dispatch.msg(Msg::Import(Box::new(read)));
+    });
 }

@@ -3,11 +3,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { stat } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
 import { DIST, screenshot } from './harness.js';
 import { session, text, position, stepToEnd } from './session.js';
 
 const FILE = join(DIST, 'fencing-lab.html');
+const RECORDING = fileURLToPath(new URL('../../assets/recordings/gc-pause-off.json', import.meta.url));
 const fromDisk = session({ file: FILE });
 const subPath = session({ prefix: '/tools/fencing-lab' });
 
@@ -28,6 +30,12 @@ test('the single file works from file:// with no server: story, URL hash, reload
   await stepToEnd(page);
   assert.equal(await text(page, 'balance'), '90');
   await screenshot(page, 'single-file.png');
+  // The lazy parts are inlined too: the recording reader reads a pasted recording.
+  await page.getByLabel('Scenario').selectOption('recording');
+  await page.getByLabel('Recorded trace (JSON)').fill(await readFile(RECORDING, 'utf8'));
+  await page.getByRole('button', { name: 'Show recording' }).click();
+  await page.getByTestId('recorded').waitFor();
+  assert.equal(await page.getByLabel('Scenario').inputValue(), 'gc-pause');
   await context.close();
 });
 

@@ -13,10 +13,15 @@ const sample = (name) =>
 
 test('a recording chosen as a file is drawn on the timeline, labelled with the servers it ran on', async () => {
   const { page, context } = await open('#s=toctou');
+  // The recording reader is a wasm chunk of its own, fetched when a recording is read.
+  const chunks = () =>
+    page.evaluate(() => performance.getEntriesByType('resource').map((e) => e.name).filter((n) => /split_recording_reader-/.test(n)));
+  assert.deepEqual(await chunks(), [], 'the reader is not fetched at load');
   await page.getByLabel('Scenario').selectOption('recording');
   await page.getByLabel('Recording file').setInputFiles(sample('gc-pause-off.json'));
   const banner = page.getByTestId('recorded');
   await banner.waitFor();
+  assert.equal((await chunks()).length, 1, 'the reader is fetched once it is needed');
   assert.match(await banner.innerText(), /recorded on Redis 7\.0\.15 · PostgreSQL 15\.18/);
   assert.match(await banner.innerText(), /not a simulation/);
   assert.equal(await page.getByLabel('Scenario').inputValue(), 'gc-pause');
@@ -80,5 +85,26 @@ test('a pasted recording is shown; a bad one is refused with a reason and the vi
   await stepToEnd(page);
   assert.equal(await text(page, 'balance'), '90');
   assert.equal(await page.locator('svg.timeline.main g.ev.write.rejected').count(), 1);
+  await context.close();
+});
+
+test('when the reader cannot be fetched the page says so and stays; asking again fetches it', async () => {
+  const { page, context, problems } = await open('#s=toctou');
+  await page.route('**/split_recording_reader-*.wasm', (route) => route.abort());
+  await page.getByLabel('Scenario').selectOption('recording');
+  await page.getByLabel('Recorded trace (JSON)').fill(await readFile(sample('gc-pause-off.json'), 'utf8'));
+  const show = page.getByRole('button', { name: 'Show recording' });
+  await show.click();
+  const error = page.getByTestId('error');
+  await error.waitFor();
+  assert.match(await error.innerText(), /recording reader could not be fetched/);
+  assert.equal(await page.getByLabel('Scenario').inputValue(), 'toctou');
+  // The console errors are the aborted fetch's, and only those.
+  for (const e of problems.errors.splice(0)) assert.match(e, /ERR_FAILED|Failed to fetch/);
+  await page.getByRole('button', { name: 'Dismiss' }).click();
+  await page.unroute('**/split_recording_reader-*.wasm');
+  await show.click();
+  await page.getByTestId('recorded').waitFor();
+  assert.equal(await page.getByLabel('Scenario').inputValue(), 'gc-pause');
   await context.close();
 });

@@ -1,0 +1,40 @@
+// Trunk post_build step (scripts/post-build.mjs), the first: the wasm's lazy chunks and
+// __wasm_split.js, which scripts/split/wasm-bindgen left beside wasm-bindgen's output, go into
+// the build. Each chunk is optimized as trunk optimizes the main wasm (release) and named by
+// its content, and __wasm_split.js imports the glue by its hashed name.
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { readFile, readdir, rename, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+
+const staging = process.env.TRUNK_STAGING_DIR;
+const release = process.env.TRUNK_PROFILE === 'release';
+const root = new URL('..', import.meta.url).pathname;
+const split = join(process.env.CARGO_TARGET_DIR ?? join(root, 'target'), 'wasm-bindgen', release ? 'release' : 'debug', 'split');
+// A build with nothing split off (e.g. bench.sh's plain counter) has no loader.
+if (!existsSync(join(split, '__wasm_split.js'))) process.exit(0);
+const glue = (await readdir(staging)).filter((f) => /^fencing-lab-[0-9a-f]+\.js$/.test(f));
+if (glue.length !== 1) throw new Error(`split-chunks: expected one glue script, found ${glue.length}`);
+const index = await readFile(join(root, 'index.html'), 'utf8');
+const optFlags = index.match(/data-wasm-opt-params="([^"]*)"/)?.[1].split(/\s+/) ?? [];
+
+let link = await readFile(join(split, '__wasm_split.js'), 'utf8');
+const glueImport = /from\s*"\.\/fencing-lab\.js"/;
+if (!glueImport.test(link)) throw new Error('split-chunks: __wasm_split.js does not import ./fencing-lab.js');
+link = link.replace(glueImport, `from "./${glue[0]}"`);
+for (const chunk of (await readdir(split)).filter((f) => f.endsWith('.wasm') && f !== 'fencing-lab.wasm')) {
+  const out = join(staging, chunk);
+  execFileSync('wasm-opt', [...(release ? ['-Oz'] : []), ...optFlags, join(split, chunk), '-o', out]);
+  const hash = createHash('sha256').update(await readFile(out)).digest('hex').slice(0, 16);
+  const named = `${chunk.replace(/(_\d+)?\.wasm$/, '')}-${hash}.wasm`;
+  await rename(out, join(staging, named));
+  if (!link.includes(`"./${chunk}"`)) throw new Error(`split-chunks: __wasm_split.js does not load ${chunk}`);
+  link = link.replaceAll(`"./${chunk}"`, `"./${named}"`);
+}
+await writeFile(join(staging, '__wasm_split.js'), link);
+// The glue imports the loader at once: fetched beside it, not after it.
+const html = join(staging, 'index.html');
+const sri = `sha384-${createHash('sha384').update(link).digest('base64')}`;
+const preload = `<link rel="modulepreload" href="./__wasm_split.js" crossorigin integrity="${sri}">`;
+await writeFile(html, (await readFile(html, 'utf8')).replace('</head>', `${preload}</head>`));
