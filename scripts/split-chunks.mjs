@@ -12,9 +12,15 @@ const staging = process.env.TRUNK_STAGING_DIR;
 const release = process.env.TRUNK_PROFILE === 'release';
 const root = new URL('..', import.meta.url).pathname;
 const split = join(process.env.CARGO_TARGET_DIR ?? join(root, 'target'), 'wasm-bindgen', release ? 'release' : 'debug', 'split');
+const glue = (await readdir(staging)).filter((f) => /^fencing-lab-[0-9a-f]+\.js$/.test(f));
+// wasm-bindgen run on a wasm that was not split leaves imports no browser can resolve.
+for (const g of glue) {
+  if ((await readFile(join(staging, g), 'utf8')).includes('__wasm_split_placeholder__')) {
+    throw new Error('split-chunks: the wasm was not split; run trunk after `source scripts/env.sh`');
+  }
+}
 // A build with nothing split off (e.g. bench.sh's plain counter) has no loader.
 if (!existsSync(join(split, '__wasm_split.js'))) process.exit(0);
-const glue = (await readdir(staging)).filter((f) => /^fencing-lab-[0-9a-f]+\.js$/.test(f));
 if (glue.length !== 1) throw new Error(`split-chunks: expected one glue script, found ${glue.length}`);
 const index = await readFile(join(root, 'index.html'), 'utf8');
 const optFlags = index.match(/data-wasm-opt-params="([^"]*)"/)?.[1].split(/\s+/) ?? [];
