@@ -16,7 +16,7 @@ const one = (test, what) => {
   return found[0];
 };
 const wasmFile = one((f) => f.endsWith('_bg.wasm'), 'wasm file');
-const glueFile = one((f) => /^fencing-lab-[0-9a-f]+\.js$/.test(f), 'glue script');
+const glueFile = one((f) => !f.includes('/') && f.endsWith('.js') && f !== '__wasm_split.js', 'glue script');
 const cssFiles = files.filter((f) => f.endsWith('.css'));
 
 // One inline module, so the page's Content-Security-Policy can allow it by its hash alone

@@ -1,8 +1,8 @@
 //! Import a trace recorded on real servers: paste it, drop its file, or choose it. The text
 //! is read and checked by [`read_recording`](crate::lab::read_recording), which the page
-//! fetches as a wasm chunk of its own the first time (`#[lazy]`: serde's derives for the
-//! recording format are about 50 KB gzip that opening the page need not wait for), and what
-//! it read goes to the lab (`Msg::Import`).
+//! fetches as a wasm chunk of its own the first time (`wasm_split`: serde's derives for the
+//! recording format are 52 KB gzip that opening the page need not wait for), and what it
+//! read goes to the lab (`Msg::Import`).
 
 use std::sync::Arc;
 
