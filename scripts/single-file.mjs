@@ -66,7 +66,10 @@ const linked = exported(glue);
 let loader = '';
 if (loaderNames.length > 0) {
   let code = await readFile(join(staging, '__wasm_split.js'), 'utf8');
-  const glueImport = /import\s*\{\s*initSync(?:\s+as\s+([A-Za-z_$][\w$]*))?\s*\}\s*from\s*(["'])\.\/fencing-lab-[0-9a-f]+\.js\2\s*;?/;
+  const glueName = glueFile.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const glueImport = new RegExp(
+    String.raw`import\s*\{\s*initSync(?:\s+as\s+([A-Za-z_$][\w$]*))?\s*\}\s*from\s*(["'])\.\/${glueName}\2\s*;?`,
+  );
   const local = code.match(glueImport);
   if (!local) throw new Error('single-file: __wasm_split.js does not import initSync from the glue');
   code = code.replace(glueImport, `const ${local[1] ?? 'initSync'}=(${linked.object}).initSync;`);
