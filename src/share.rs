@@ -193,6 +193,12 @@ pub fn embed_note(protocol: &str) -> &'static str {
     }
 }
 
+/// The deck entry a hash names (its `s=`), unchecked: what the page must have to load it.
+pub fn named_entry(hash: &str) -> &str {
+    let mut parts = hash.trim_start_matches('#').split('&');
+    parts.find_map(|p| p.strip_prefix("s=")).unwrap_or_default()
+}
+
 /// Parses a hash (with or without the leading `#`). An empty hash is the default view.
 pub fn decode(hash: &str) -> Result<View, ShareError> {
     let hash = hash.strip_prefix('#').unwrap_or(hash);
@@ -287,6 +293,14 @@ mod tests {
                 embed: false,
             })
         );
+    }
+
+    #[test]
+    fn the_entry_a_link_names_is_its_s() {
+        assert_eq!(named_entry("#fence=off&s=row-lock&step=3"), "row-lock");
+        assert_eq!(named_entry("s=toctou"), "toctou");
+        assert_eq!(named_entry("#fence=off"), "");
+        assert_eq!(named_entry(""), "");
     }
 
     #[test]

@@ -4,6 +4,7 @@
 mod animation;
 #[cfg(feature = "test-hooks")]
 mod bench;
+mod deck;
 mod explorer;
 mod export;
 mod keys;
@@ -26,8 +27,9 @@ use wasm_bindgen::JsCast;
 
 use std::sync::Arc;
 
-use crate::core::{deck, FencingPolicy, Scenario, Trace};
+use crate::core::{FencingPolicy, Scenario, Trace};
 use crate::lab::{Lab, Msg, ScenarioEdit};
+use crate::share;
 use crate::view::{options, Act};
 
 use explorer::ExplorerPanel;
@@ -50,8 +52,22 @@ pub fn start() {
     }
 }
 
-/// Draws the app and takes index.html's static first screen away.
+/// Mounts the app; first, if the page's link names a deck entry past the headline, fetches
+/// the deck, so the page does not show the headline and then switch (if the fetch fails,
+/// the link's restore tries again and says why).
 fn mount() {
+    let id = share::named_entry(&url::location_hash()).to_owned();
+    if !crate::core::deck::needs_fetch(&id) {
+        return mount_now();
+    }
+    wasm_bindgen_futures::spawn_local(async move {
+        let _ = deck::fetch_for(&id).await;
+        mount_now();
+    });
+}
+
+/// Draws the app and takes index.html's static first screen away.
+fn mount_now() {
     leptos::mount::mount_to_body(App);
     // index.html's static first screen, shown while the wasm loaded, goes in the same task
     // the app arrives, so nothing on screen shifts between them.
@@ -261,10 +277,8 @@ fn Header(scenario: Memo<Scenario>, trace: Memo<Arc<Trace>>, dispatch: Dispatch)
     let current = Memo::new(move |_| scenario.with(|sc| sc.id.clone()));
     // The options never change: markup, set before the value.
     let scenario_options = options(
-        deck::DECK
-            .iter()
-            .enumerate()
-            .map(|(i, e)| (e.id.to_owned(), format!("{}. {}", i + 1, e.title), ""))
+        (crate::core::deck::TITLES.iter().enumerate())
+            .map(|(i, (id, title))| ((*id).to_owned(), format!("{}. {title}", i + 1), ""))
             .chain([(
                 recording::PICK_RECORDING.to_owned(),
                 "Import a recording…".to_owned(),
@@ -293,7 +307,8 @@ fn Header(scenario: Memo<Scenario>, trace: Memo<Arc<Trace>>, dispatch: Dispatch)
                             importing.set(true);
                             e.target().set_value(&current.get_untracked());
                         } else {
-                            dispatch.msg(Msg::Pick(v));
+                            e.target().set_value(&current.get_untracked());
+                            deck::pick(dispatch, v);
                         }
                     }
                     inner_html=scenario_options

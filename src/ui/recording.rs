@@ -156,6 +156,11 @@ fn import(text: String, dispatch: Dispatch) {
             Failed::Said(why) => why,
             Failed::NotFetched => NOT_FETCHED.to_owned(),
         });
+        // Its deck entry too, which its link and notes are written against. Without it the
+        // recording still shows: the fetch is tried again when a link or the picker needs it.
+        if let Ok(t) = &read {
+            let _ = super::deck::fetch_for(&t.scenario.id).await;
+        }
         dispatch.msg(Msg::Import(Box::new(read)));
     });
 }

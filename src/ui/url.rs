@@ -16,7 +16,7 @@ use crate::share;
 /// How long the URL waits after the last change before it is written.
 const QUIET_MS: f64 = 120.0;
 
-fn location_hash() -> String {
+pub(super) fn location_hash() -> String {
     web_sys::window()
         .and_then(|w| w.location().hash().ok())
         .unwrap_or_default()
@@ -79,8 +79,24 @@ fn write_later(
     timer.update_value(|t| t.rearm(next));
 }
 
-/// Loads a shared link, or the default scenario with a message saying what was wrong with it.
+/// Loads a shared link (once the deck entry it names is in: [`super::deck`]), or the default
+/// scenario with a message saying what was wrong with it.
 fn restore(dispatch: Dispatch, hash: &str) {
+    let id = share::named_entry(hash);
+    if crate::core::deck::needs_fetch(id) {
+        let (id, hash) = (id.to_owned(), hash.to_owned());
+        leptos::task::spawn_local(async move {
+            match super::deck::fetch_for(&id).await {
+                Ok(()) => load(dispatch, &hash),
+                Err(why) => dispatch.msg(Msg::Refuse(why.to_owned())),
+            }
+        });
+        return;
+    }
+    load(dispatch, hash);
+}
+
+fn load(dispatch: Dispatch, hash: &str) {
     match share::decode(hash) {
         Ok(view) => dispatch.msg(Msg::Restore {
             scenario: view.scenario,

@@ -248,3 +248,32 @@ test('the scenario picker loads each entry at step 0', async () => {
   }
   await context.close();
 });
+
+test('the deck past the headline is fetched when another entry is first picked; if it cannot be, the page says so and stays', async () => {
+  const { page, context, problems } = await open('');
+  // The other entries' builders and notes are a wasm chunk of their own.
+  const chunks = () =>
+    page.evaluate(() => performance.getEntriesByType('resource').map((e) => e.name).filter((n) => /split_deck_entries-/.test(n)));
+  assert.deepEqual(await chunks(), [], 'the deck is not fetched when the headline opens');
+  await page.route('**/split_deck_entries-*.wasm', (route) => route.abort());
+  await page.getByLabel('Scenario').selectOption('toctou');
+  const error = page.getByTestId('error');
+  await error.waitFor();
+  assert.match(await error.innerText(), /other scenarios could not be fetched/);
+  assert.equal(await page.getByLabel('Scenario').inputValue(), 'gc-pause', 'the picker shows what is on screen');
+  assert.match(await text(page, 'question'), /holder stalls longer than the TTL/);
+  for (const e of problems.errors.splice(0)) assert.match(e, /ERR_FAILED|Failed to fetch/);
+  await page.getByRole('button', { name: 'Dismiss' }).click();
+  await page.unroute('**/split_deck_entries-*.wasm');
+  await page.getByLabel('Scenario').selectOption('toctou');
+  await page.waitForFunction(() => location.hash.includes('s=toctou'));
+  assert.equal(await page.getByLabel('Scenario').inputValue(), 'toctou');
+  // Resource timing lists the aborted fetch too.
+  const fetches = (await chunks()).length;
+  assert.equal(fetches, 2, 'fetched again once it was needed');
+  // Once in, every entry is: the next pick fetches nothing.
+  await page.getByLabel('Scenario').selectOption('row-lock');
+  await page.waitForFunction(() => location.hash.includes('s=row-lock'));
+  assert.equal((await chunks()).length, fetches);
+  await context.close();
+});

@@ -1316,3 +1316,18 @@ fn notes_are_computed_from_the_runs() {
         assert!(!other.contains(figure), "{figure} is not computed: {other}");
     }
 }
+
+/// The picker's titles are the deck's, in its order, and natively every entry is linked in:
+/// nothing needs fetching (in the page, `needs_fetch` is what fetches the deck's chunk).
+#[test]
+fn titles_list_the_deck_and_natively_every_entry_is_found() {
+    let listed: Vec<(&str, &str)> = DECK.iter().map(|e| (e.id, e.title)).collect();
+    assert_eq!(deck::TITLES, listed.as_slice());
+    assert_eq!(deck::HEADLINE.id, DECK[0].id);
+    for e in DECK {
+        assert_eq!(deck::find(e.id).map(|f| f.id), Some(e.id));
+        assert!(!deck::needs_fetch(e.id), "{}", e.id);
+    }
+    assert!(deck::find("no-such-entry").is_none());
+    assert!(!deck::needs_fetch("no-such-entry"));
+}

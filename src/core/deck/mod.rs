@@ -109,36 +109,81 @@ pub use renewal_herd::{herd_horizon, renewal_herd_reports, HERD_HOLDERS};
 pub use row_lock::row_lock_wait;
 pub use uuid_token::{UUID_OTHER_SEED, UUID_SEED};
 
-/// Every deck entry, in presentation order.
-pub static DECK: &[DeckEntry] = &[
-    gc_pause::ENTRY,
-    toctou::ENTRY,
-    same_token_retry::ENTRY,
-    unsafe_release::ENTRY,
-    delayed_packet::ENTRY,
-    redis_failover::ENTRY,
-    redis_restart::ENTRY,
-    separate_counter::ENTRY,
-    renewal::ENTRY,
-    renewal_herd::ENTRY,
-    cross_region::ENTRY,
-    handoff_barrier::ENTRY,
-    clock_jump::ENTRY,
-    uuid_token::ENTRY,
-    claim_row::ENTRY,
-    lock_delay::ENTRY,
-    efficiency::ENTRY,
-    drift_margin::ENTRY,
-    sequencer::ENTRY,
-    partition::ENTRY,
-    raft_partition::ENTRY,
-    row_lock::ENTRY,
-    lock_queue::ENTRY,
-];
+/// Lists the entries once, in presentation order: [`DECK`] (every entry, with its builder
+/// and notes) and [`TITLES`] (ids and titles only, for the scenario picker).
+macro_rules! deck {
+    ($($entry:ident),* $(,)?) => {
+        /// Every deck entry, in presentation order.
+        pub static DECK: &[DeckEntry] = &[$($entry::ENTRY),*];
+        /// Each entry's id and title, in presentation order: what listing the deck needs,
+        /// without the builders and notes (in the page, the deck past the headline is a
+        /// chunk fetched when it is first needed; see [`find`]).
+        pub static TITLES: &[(&str, &str)] = &[$(($entry::ENTRY.id, $entry::ENTRY.title)),*];
+    };
+}
 
-/// The entry with this id.
+deck!(
+    gc_pause,
+    toctou,
+    same_token_retry,
+    unsafe_release,
+    delayed_packet,
+    redis_failover,
+    redis_restart,
+    separate_counter,
+    renewal,
+    renewal_herd,
+    cross_region,
+    handoff_barrier,
+    clock_jump,
+    uuid_token,
+    claim_row,
+    lock_delay,
+    efficiency,
+    drift_margin,
+    sequencer,
+    partition,
+    raft_partition,
+    row_lock,
+    lock_queue,
+);
+
+/// The headline, the entry a page opens on.
+pub static HEADLINE: DeckEntry = gc_pause::ENTRY;
+
+/// The entry with this id, if this build has it. Natively every entry is linked in. In the
+/// page only the headline is, and the rest once the shell has fetched them ([`provide`]):
+/// the builders and notes of the deck's other entries are a quarter of the page's wasm.
 pub fn find(id: &str) -> Option<&'static DeckEntry> {
-    DECK.iter().find(|e| e.id == id)
+    if id == HEADLINE.id {
+        return Some(&HEADLINE);
+    }
+    linked().iter().find(|e| e.id == id)
+}
+
+/// Whether `id` names a deck entry that this build does not have yet: one [`provide`] brings.
+pub fn needs_fetch(id: &str) -> bool {
+    find(id).is_none() && TITLES.iter().any(|(t, _)| *t == id)
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+fn linked() -> &'static [DeckEntry] {
+    DECK
+}
+
+/// The deck the page fetched, once it has.
+#[cfg(target_arch = "wasm32")]
+static FETCHED: std::sync::OnceLock<&'static [DeckEntry]> = std::sync::OnceLock::new();
+
+#[cfg(target_arch = "wasm32")]
+fn linked() -> &'static [DeckEntry] {
+    FETCHED.get().copied().unwrap_or_default()
+}
+
+/// Hands the page the whole deck, from the chunk that holds it.
+#[cfg(target_arch = "wasm32")]
+pub fn provide(deck: &'static [DeckEntry]) {
+    let _ = FETCHED.set(deck);
 }
 
 /// One deck entry run under every policy, in [`FencingPolicy::ALL`] order.

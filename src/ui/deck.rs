@@ -1,0 +1,41 @@
+//! The deck past the headline, split off the page's wasm: the other entries' builders and
+//! notes are a chunk of their own, fetched the first time one of them is picked or linked.
+//! Once fetched, [`deck::find`] has them all and everything else works as natively.
+
+use super::split::Failed;
+use super::Dispatch;
+use crate::core::deck::{self, DeckEntry};
+use crate::lab::Msg;
+
+/// What the page says when the deck's chunk could not be fetched.
+pub(super) const NOT_FETCHED: &str =
+    "The deck's other scenarios could not be fetched from the page's server. Try again.";
+
+/// The whole deck, from its chunk: the first call fetches it.
+#[leptos::wasm_split::wasm_split(deck_entries, fallible, wasm_split_path = ::leptos::wasm_split)]
+fn whole_deck() -> Result<&'static [DeckEntry], Failed> {
+    Ok(deck::DECK)
+}
+
+/// Makes entry `id` available to [`deck::find`], fetching the deck if this is its first
+/// use. An id that names no entry needs nothing: the lab or the link says it is unknown.
+pub(super) async fn fetch_for(id: &str) -> Result<(), &'static str> {
+    if deck::needs_fetch(id) {
+        deck::provide(whole_deck().await.map_err(|_| NOT_FETCHED)?);
+    }
+    Ok(())
+}
+
+/// Picks entry `id` once it is available; if the deck cannot be fetched, says so and the
+/// view stays.
+pub(super) fn pick(dispatch: Dispatch, id: String) {
+    if !deck::needs_fetch(&id) {
+        return dispatch.msg(Msg::Pick(id));
+    }
+    leptos::task::spawn_local(async move {
+        match fetch_for(&id).await {
+            Ok(()) => dispatch.msg(Msg::Pick(id)),
+            Err(why) => dispatch.msg(Msg::Refuse(why.to_owned())),
+        }
+    });
+}
