@@ -4,6 +4,7 @@
 use gloo_timers::callback::Timeout;
 use leptos::prelude::*;
 
+use super::split::{lazily, Failed};
 use super::timers::{now_ms, Rearm};
 use super::Dispatch;
 use crate::lab::{Lab, Msg};
@@ -61,8 +62,21 @@ fn pump(
     timer.update_value(|t| t.rearm(Timeout::new(0, move || pump(lab, dispatch, pace, timer))));
 }
 
+/// The explorer while it is open; its view code is a chunk of its own, fetched the first time.
 #[component]
-pub fn ExplorerPanel(lab: RwSignal<Lab>, dispatch: Dispatch) -> impl IntoView {
+pub fn Explorer(lab: RwSignal<Lab>, dispatch: Dispatch) -> impl IntoView {
+    lazily(draw_explorer(), move |draw| draw(lab, dispatch))
+}
+
+type DrawExplorer = fn(RwSignal<Lab>, Dispatch) -> AnyView;
+
+#[leptos::wasm_split::wasm_split(explorer, fallible, wasm_split_path = ::leptos::wasm_split)]
+fn draw_explorer() -> Result<DrawExplorer, Failed> {
+    Ok(|lab, dispatch| view! { <ExplorerPanel lab dispatch /> }.into_any())
+}
+
+#[component]
+fn ExplorerPanel(lab: RwSignal<Lab>, dispatch: Dispatch) -> impl IntoView {
     let m = Memo::new(move |_| {
         lab.with(|l| l.exploration().map(model::explorer))
             .unwrap_or_default()

@@ -32,7 +32,7 @@ use crate::lab::{Lab, Msg, ScenarioEdit};
 use crate::share;
 use crate::view::{options, Act};
 
-use explorer::ExplorerPanel;
+use explorer::Explorer;
 use panels::{Compare, Fork, HerdPanel, Notes, Params, Storage, Story};
 use playback::Playback;
 use pointer::LaserPointer;
@@ -238,7 +238,7 @@ fn App() -> impl IntoView {
                         view! {
                             {move || forked.get().then(|| view! { <Fork lab trace step /> })}
                             {move || {
-                                exploring.get().then(|| view! { <ExplorerPanel lab dispatch /> })
+                                exploring.get().then(|| view! { <Explorer lab dispatch /> })
                             }}
                             <HerdPanel herd />
                         }

@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 
+use super::split::{lazily, Failed};
 use super::timeline::StaticTimeline;
 use super::Dispatch;
 use crate::core::{deck, Scenario, Trace};
@@ -170,9 +171,22 @@ pub fn Compare(lab: RwSignal<Lab>) -> impl IntoView {
     }
 }
 
-/// The run kept at fork time beside the edited one, with the original's timeline.
+/// The fork while it is open; its view code is a chunk of its own, fetched the first time.
 #[component]
 pub fn Fork(lab: RwSignal<Lab>, trace: Memo<Arc<Trace>>, step: Memo<usize>) -> impl IntoView {
+    lazily(draw_fork(), move |draw| draw(lab, trace, step))
+}
+
+type DrawFork = fn(RwSignal<Lab>, Memo<Arc<Trace>>, Memo<usize>) -> AnyView;
+
+#[leptos::wasm_split::wasm_split(fork, fallible, wasm_split_path = ::leptos::wasm_split)]
+fn draw_fork() -> Result<DrawFork, Failed> {
+    Ok(|lab, trace, step| view! { <ForkPanel lab trace step /> }.into_any())
+}
+
+/// The run kept at fork time beside the edited one, with the original's timeline.
+#[component]
+fn ForkPanel(lab: RwSignal<Lab>, trace: Memo<Arc<Trace>>, step: Memo<usize>) -> impl IntoView {
     let original = Memo::new_with_compare(
         move |_| {
             lab.with(|l| {
@@ -336,6 +350,24 @@ pub fn Notes(lab: RwSignal<Lab>) -> impl IntoView {
 /// change only with the TTL: the chart is markup from a pure renderer.
 #[component]
 pub fn HerdPanel(herd: Memo<Option<Arc<Herd>>>) -> impl IntoView {
+    let shown = Memo::new(move |_| herd.with(Option::is_some));
+    move || {
+        shown
+            .get()
+            .then(|| lazily(draw_herd(), move |draw| draw(herd)))
+    }
+}
+
+type DrawHerd = fn(Memo<Option<Arc<Herd>>>) -> AnyView;
+
+/// The herd chart's view code, a chunk of its own: only the renewal entries show it.
+#[leptos::wasm_split::wasm_split(herd_chart, fallible, wasm_split_path = ::leptos::wasm_split)]
+fn draw_herd() -> Result<DrawHerd, Failed> {
+    Ok(|herd| view! { <HerdChart herd /> }.into_any())
+}
+
+#[component]
+fn HerdChart(herd: Memo<Option<Arc<Herd>>>) -> impl IntoView {
     move || {
         herd.get().map(|h| {
             let bars = chart::herd_markup(&chart::herd(&h.fixed, &h.jittered));

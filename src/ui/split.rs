@@ -2,6 +2,9 @@
 //! splits them out in scripts/split/wasm-bindgen), each fetched the first time it is used,
 //! so that opening the page does not wait for them.
 
+use std::future::Future;
+
+use leptos::prelude::*;
 use leptos::wasm_split::SplitLoaderError;
 
 /// Why a split-off part gave no answer. Either way the page stays as it was, and asking
@@ -22,5 +25,32 @@ impl From<SplitLoaderError> for Failed {
 impl From<String> for Failed {
     fn from(reason: String) -> Self {
         Failed::Said(reason)
+    }
+}
+
+/// What a part of the page drawn from its own chunk says in its place when the chunk could
+/// not be fetched.
+const PART_NOT_FETCHED: &str =
+    "This part of the page could not be fetched from the page's server. Close it and open it again to try again.";
+
+/// A part of the page whose view code is a chunk of its own, fetched when the part is first
+/// shown: `part` is the split point, which hands over the part's draw function (plain data,
+/// so it can sit in a signal), and `draw` calls it. Nothing shows until the chunk is in.
+pub(super) fn lazily<D: Copy + Send + Sync + 'static>(
+    part: impl Future<Output = Result<D, Failed>> + 'static,
+    draw: impl Fn(D) -> AnyView + Send + 'static,
+) -> impl IntoView {
+    let fetched = RwSignal::new(None::<Option<D>>);
+    leptos::task::spawn_local(async move { fetched.set(Some(part.await.ok())) });
+    move || match fetched.get()? {
+        Some(d) => Some(draw(d)),
+        None => Some(
+            view! {
+                <p class="error" role="alert">
+                    {PART_NOT_FETCHED}
+                </p>
+            }
+            .into_any(),
+        ),
     }
 }

@@ -7,13 +7,42 @@
 
 use leptos::prelude::*;
 
+use super::split::{lazily, Failed};
 use super::Dispatch;
 use crate::core::{Millis, ReleaseMode, Scenario, StorageCheck, TokenSource};
 use crate::lab::{Msg, ScenarioEdit, NEW_DELAY_MS};
 use crate::view::options;
 
+/// The summary, and the what-ifs once it is opened: their view code is a chunk of its own
+/// ([`lazily`]), fetched the first time.
 #[component]
 pub(super) fn WhatIf(scenario: Memo<Scenario>, dispatch: Dispatch) -> impl IntoView {
+    let open = RwSignal::new(false);
+    view! {
+        <details
+            class="whatif"
+            data-testid="whatif"
+            on:toggle:target=move |e| open.set(e.target().has_attribute("open"))
+        >
+            <summary>"What if…"</summary>
+            {move || {
+                open.get().then(|| lazily(draw_what_ifs(), move |draw| draw(scenario, dispatch)))
+            }}
+        </details>
+    }
+}
+
+/// Draws the what-ifs.
+type DrawWhatIfs = fn(Memo<Scenario>, Dispatch) -> AnyView;
+
+/// The what-ifs' view, split off the page's wasm.
+#[leptos::wasm_split::wasm_split(what_ifs, fallible, wasm_split_path = ::leptos::wasm_split)]
+fn draw_what_ifs() -> Result<DrawWhatIfs, Failed> {
+    Ok(|scenario, dispatch| view! { <WhatIfBody scenario dispatch /> }.into_any())
+}
+
+#[component]
+fn WhatIfBody(scenario: Memo<Scenario>, dispatch: Dispatch) -> impl IntoView {
     // Whether the edit `probe` makes of the scenario on screen applies to it.
     let offered = move |probe: fn(&Scenario) -> ScenarioEdit| {
         Memo::new(move |_| scenario.with(|sc| probe(sc).applies_to(sc)))
@@ -41,165 +70,162 @@ pub(super) fn WhatIf(scenario: Memo<Scenario>, dispatch: Dispatch) -> impl IntoV
         dispatch.msg(ScenarioEdit::Clients(if more { n + 1 } else { n - 1 }).into());
     };
     view! {
-        <details class="whatif" data-testid="whatif">
-            <summary>"What if…"</summary>
-            <span class="whatif-body">
-                <button
-                    class="ghost small"
-                    aria-label="Remove a client"
-                    disabled=move || !fewer.get()
-                    on:click=move |_| clients_by(false)
-                >
-                    "− client"
-                </button>
-                <button
-                    class="ghost small"
-                    aria-label="Add a client"
-                    disabled=move || !more.get()
-                    on:click=move |_| clients_by(true)
-                >
-                    "+ client"
-                </button>
-                {clients}
-                {move || {
-                    tokens_shown
-                        .get()
-                        .then(|| {
-                            view! {
-                                <Choice
-                                    label="Tokens from"
-                                    title=None
-                                    options=options(
-                                        TokenSource::CHOICES
-                                            .map(|t| (t.code().to_owned(), t.option().to_owned(), "")),
-                                    )
-                                    value=Signal::derive(move || tokens.get().code())
-                                    pick=|c| TokenSource::from_code(c).map(ScenarioEdit::Tokens)
-                                    dispatch
+        <span class="whatif-body">
+            <button
+                class="ghost small"
+                aria-label="Remove a client"
+                disabled=move || !fewer.get()
+                on:click=move |_| clients_by(false)
+            >
+                "− client"
+            </button>
+            <button
+                class="ghost small"
+                aria-label="Add a client"
+                disabled=move || !more.get()
+                on:click=move |_| clients_by(true)
+            >
+                "+ client"
+            </button>
+            {clients}
+            {move || {
+                tokens_shown
+                    .get()
+                    .then(|| {
+                        view! {
+                            <Choice
+                                label="Tokens from"
+                                title=None
+                                options=options(
+                                    TokenSource::CHOICES
+                                        .map(|t| (t.code().to_owned(), t.option().to_owned(), "")),
+                                )
+                                value=Signal::derive(move || tokens.get().code())
+                                pick=|c| TokenSource::from_code(c).map(ScenarioEdit::Tokens)
+                                dispatch
+                            />
+                        }
+                    })
+            }}
+            {move || {
+                check_shown
+                    .get()
+                    .then(|| {
+                        view! {
+                            <Choice
+                                label="Storage checks"
+                                title=Some(
+                                    "Fencing on: storage checks the token against the highest it has seen, or also asks the lock service whether the write's lease is still the live one (a sequencer check). Fencing off checks nothing.",
+                                )
+                                options=options(
+                                    StorageCheck::ALL
+                                        .map(|c| (c.code().to_owned(), c.option().to_owned(), "")),
+                                )
+                                value=Signal::derive(move || check.get().code())
+                                pick=|c| StorageCheck::from_code(c).map(ScenarioEdit::Check)
+                                dispatch
+                            />
+                        }
+                    })
+            }}
+            {move || {
+                release_shown
+                    .get()
+                    .then(|| {
+                        view! {
+                            <Choice
+                                label="Release"
+                                title=None
+                                options=options(
+                                    ReleaseMode::ALL
+                                        .map(|m| (m.code().to_owned(), m.option().to_owned(), "")),
+                                )
+                                value=Signal::derive(move || release.get().code())
+                                pick=|c| ReleaseMode::from_code(c).map(ScenarioEdit::Release)
+                                dispatch
+                            />
+                        }
+                    })
+            }}
+            {move || {
+                barrier_shown
+                    .get()
+                    .then(|| {
+                        view! {
+                            <label class="inline">
+                                <input
+                                    type="checkbox"
+                                    aria-label="Handoff barrier"
+                                    prop:checked=move || barrier_on.get()
+                                    on:change:target=move |e| {
+                                        dispatch
+                                            .msg(ScenarioEdit::Barrier(e.target().checked()).into())
+                                    }
                                 />
-                            }
-                        })
-                }}
-                {move || {
-                    check_shown
-                        .get()
-                        .then(|| {
-                            view! {
-                                <Choice
-                                    label="Storage checks"
-                                    title=Some(
-                                        "Fencing on: storage checks the token against the highest it has seen, or also asks the lock service whether the write's lease is still the live one (a sequencer check). Fencing off checks nothing.",
-                                    )
-                                    options=options(
-                                        StorageCheck::ALL
-                                            .map(|c| (c.code().to_owned(), c.option().to_owned(), "")),
-                                    )
-                                    value=Signal::derive(move || check.get().code())
-                                    pick=|c| StorageCheck::from_code(c).map(ScenarioEdit::Check)
-                                    dispatch
-                                />
-                            }
-                        })
-                }}
-                {move || {
-                    release_shown
-                        .get()
-                        .then(|| {
-                            view! {
-                                <Choice
-                                    label="Release"
-                                    title=None
-                                    options=options(
-                                        ReleaseMode::ALL
-                                            .map(|m| (m.code().to_owned(), m.option().to_owned(), "")),
-                                    )
-                                    value=Signal::derive(move || release.get().code())
-                                    pick=|c| ReleaseMode::from_code(c).map(ScenarioEdit::Release)
-                                    dispatch
-                                />
-                            }
-                        })
-                }}
-                {move || {
-                    barrier_shown
-                        .get()
-                        .then(|| {
-                            view! {
-                                <label class="inline">
-                                    <input
-                                        type="checkbox"
-                                        aria-label="Handoff barrier"
-                                        prop:checked=move || barrier_on.get()
-                                        on:change:target=move |e| {
-                                            dispatch
-                                                .msg(ScenarioEdit::Barrier(e.target().checked()).into())
-                                        }
-                                    />
-                                    " handoff barrier"
-                                </label>
-                            }
-                        })
-                }}
-                {move || {
-                    failover_shown
-                        .get()
-                        .then(|| {
-                            view! {
-                                <OptionalMs
-                                    label="Failover at "
-                                    aria="Failover at (ms)"
-                                    placeholder="never"
-                                    title=None
-                                    value=failover
-                                    set=ScenarioEdit::Failover
-                                    bad="A failover time needs whole milliseconds (empty: never)."
-                                    dispatch
-                                />
-                            }
-                        })
-                }}
-                {move || {
-                    lag_shown
-                        .get()
-                        .then(|| {
-                            view! {
-                                <OptionalMs
-                                    label="replica lag "
-                                    aria="Replica lag (ms)"
-                                    placeholder="cut"
-                                    title=Some(
-                                        "How far the promoted replica is behind the primary; empty: cut off before the run",
-                                    )
-                                    value=lag
-                                    set=ScenarioEdit::ReplicationLag
-                                    bad="A replica lag needs whole milliseconds (empty: replication cut before the run)."
-                                    dispatch
-                                />
-                            }
-                        })
-                }}
-                {move || {
-                    rtt_shown
-                        .get()
-                        .then(|| {
-                            view! {
-                                <OptionalMs
-                                    label="lock service round trip "
-                                    aria="Lock service round trip (ms)"
-                                    placeholder="0"
-                                    title=Some(
-                                        "The round trip between the clients and the lock service: 0 in one region, a WAN round trip across regions",
-                                    )
-                                    value=rtt
-                                    set=|t| ScenarioEdit::LockRtt(t.unwrap_or(0))
-                                    bad="A round trip needs whole milliseconds (empty: 0, one region)."
-                                    dispatch
-                                />
-                            }
-                        })
-                }}
-            </span>
-        </details>
+                                " handoff barrier"
+                            </label>
+                        }
+                    })
+            }}
+            {move || {
+                failover_shown
+                    .get()
+                    .then(|| {
+                        view! {
+                            <OptionalMs
+                                label="Failover at "
+                                aria="Failover at (ms)"
+                                placeholder="never"
+                                title=None
+                                value=failover
+                                set=ScenarioEdit::Failover
+                                bad="A failover time needs whole milliseconds (empty: never)."
+                                dispatch
+                            />
+                        }
+                    })
+            }}
+            {move || {
+                lag_shown
+                    .get()
+                    .then(|| {
+                        view! {
+                            <OptionalMs
+                                label="replica lag "
+                                aria="Replica lag (ms)"
+                                placeholder="cut"
+                                title=Some(
+                                    "How far the promoted replica is behind the primary; empty: cut off before the run",
+                                )
+                                value=lag
+                                set=ScenarioEdit::ReplicationLag
+                                bad="A replica lag needs whole milliseconds (empty: replication cut before the run)."
+                                dispatch
+                            />
+                        }
+                    })
+            }}
+            {move || {
+                rtt_shown
+                    .get()
+                    .then(|| {
+                        view! {
+                            <OptionalMs
+                                label="lock service round trip "
+                                aria="Lock service round trip (ms)"
+                                placeholder="0"
+                                title=Some(
+                                    "The round trip between the clients and the lock service: 0 in one region, a WAN round trip across regions",
+                                )
+                                value=rtt
+                                set=|t| ScenarioEdit::LockRtt(t.unwrap_or(0))
+                                bad="A round trip needs whole milliseconds (empty: 0, one region)."
+                                dispatch
+                            />
+                        }
+                    })
+            }}
+        </span>
     }
 }
 
@@ -237,14 +263,14 @@ fn ClientButtons(scenario: Memo<Scenario>, dispatch: Dispatch) -> impl IntoView 
                 if paused {
                     button(
                         Msg::RemovePause { actor },
-                        format!("Remove {name}'s pause"),
+                        format!("Remove pause {name}"),
                         format!("− pause {name}"),
                     )
                 } else {
                     let at = mid.get_untracked();
                     button(
                         Msg::AddPause { actor, at },
-                        format!("Add a pause for {name}"),
+                        format!("Add pause {name}"),
                         format!("+ pause {name}"),
                     )
                 }
@@ -259,13 +285,13 @@ fn ClientButtons(scenario: Memo<Scenario>, dispatch: Dispatch) -> impl IntoView 
                 let (delay, label, text) = if delayed {
                     (
                         0,
-                        format!("Remove {name}'s packet delay"),
+                        format!("Remove packet delay {name}"),
                         format!("− delay {name}"),
                     )
                 } else {
                     (
                         NEW_DELAY_MS,
-                        format!("Delay {name}'s packets"),
+                        format!("Add packet delay {name}"),
                         format!("+ delay {name}"),
                     )
                 };

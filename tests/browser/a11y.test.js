@@ -20,6 +20,9 @@ test('axe: zero violations on every scenario at its last step and the headline a
   await Promise.all(['light', 'dark'].map(async (colorScheme) => {
     const app = await open('', { colorScheme });
     const scenario = app.page.getByLabel('Scenario');
+    // What if… open, so its controls (drawn only once it is opened) are checked too.
+    await app.page.getByTestId('whatif').locator('summary').click();
+    await app.page.getByLabel('Add a client').waitFor();
     for (const id of ids) {
       for (const step of id === ids[0] ? [0, 99999] : [99999]) {
         await app.page.evaluate((h) => { window.location.hash = h; }, `#s=${id}&step=${step}`);

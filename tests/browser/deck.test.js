@@ -42,10 +42,10 @@ for (const [id, balances, markers, steps] of DECK) {
           assert.match(await text(page, 'summary-on'), /A's 842162 landed from a superseded lease, by luck of the draw \(842162 > 103985\)/);
           assert.equal(await text(page, 'last-fence'), '842162');
         }
+        await page.getByTestId('whatif').locator('summary').click();
         assert.equal(await page.getByLabel('Tokens from').inputValue(), 'random');
         if (policy === 'strict') {
           // What if… tokens from a counter again: the same schedule refuses A's 33.
-          await page.getByTestId('whatif').locator('summary').click();
           await page.getByLabel('Tokens from').selectOption('same_redis');
           await page.waitForFunction(() => location.hash.includes('tokens=same_redis'));
           assert.match(await text(page, 'summary-on'), /A's 33 refused: stale_fence; last fence 34/);
@@ -94,6 +94,7 @@ for (const [id, balances, markers, steps] of DECK) {
         }
       }
       if (id === 'sequencer') {
+        await page.getByTestId('whatif').locator('summary').click();
         assert.equal(await page.getByLabel('Storage checks').inputValue(), 'sequencer');
         assert.match(await text(page, 'summary-off'), /double charge: job ran twice — A's 33 landed from a superseded lease/);
         if (policy !== 'off') {
@@ -230,6 +231,7 @@ test('what if… storage checks the sequencer: the pause that ends at t=31 on th
   const hash = await page.evaluate(() => location.hash);
   const again = await open(hash);
   assert.equal(await text(again.page, 'balance'), '90');
+  await again.page.getByTestId('whatif').locator('summary').click();
   assert.equal(await again.page.getByLabel('Storage checks').inputValue(), 'sequencer');
   await again.context.close();
   await context.close();

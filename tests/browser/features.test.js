@@ -153,6 +153,7 @@ test('redis-failover: tokens from etcd / ZooKeeper survive the failover; the has
   assert.match(await text(page, 'summary-off'), /no conflict/);
   const hash = await page.evaluate(() => location.hash);
   const again = await open(hash);
+  await again.page.getByText('What if…').click();
   assert.equal(await again.page.getByLabel('Tokens from').inputValue(), 'lock_service');
   assert.equal(await text(again.page, 'balance'), '90');
   await again.context.close();
@@ -231,10 +232,10 @@ test('pauses on any lane: a drag on an empty stretch draws one (a click does not
   await fresh.context.close();
   // The keyboard's way, under What if…: "+ pause A", and "− pause B".
   await page.locator('details.whatif summary').click();
-  await page.getByRole('button', { name: 'Add a pause for A' }).click();
+  await page.getByRole('button', { name: 'Add pause A' }).click();
   assert.equal(await page.getByLabel('A pause start (ms)').inputValue(), '50');
   assert.equal(await page.getByLabel('A pause length (ms)').inputValue(), '10');
-  await page.getByRole('button', { name: "Remove B's pause" }).click();
+  await page.getByRole('button', { name: 'Remove pause B' }).click();
   assert.equal(await page.getByTestId('pause-B').count(), 0);
   await context.close();
 });
@@ -291,7 +292,7 @@ test("what if B's packets are slow: + delay gives B a delay field, the link keep
   const { page, context } = await open('#s=gc-pause&fence=strict&step=99');
   assert.equal(await page.getByLabel('B network delay (ms)').count(), 0);
   await page.locator('details.whatif summary').click();
-  await page.getByRole('button', { name: "Delay B's packets" }).click();
+  await page.getByRole('button', { name: 'Add packet delay B' }).click();
   const field = page.getByLabel('B network delay (ms)');
   assert.equal(await field.inputValue(), '10');
   // The exact value goes in the field: B's debit now lands 25 ms after it is sent.
@@ -302,7 +303,7 @@ test("what if B's packets are slow: + delay gives B a delay field, the link keep
   const fresh = await open(await page.evaluate(() => location.hash));
   assert.equal(await fresh.page.getByLabel('B network delay (ms)').inputValue(), '25');
   await fresh.context.close();
-  await page.getByRole('button', { name: "Remove B's packet delay" }).click();
+  await page.getByRole('button', { name: 'Remove packet delay B' }).click();
   assert.equal(await page.getByLabel('B network delay (ms)').count(), 0);
   await context.close();
 });
@@ -354,5 +355,23 @@ test('what if the replica lags: 5 ms behind it has A\'s SET and nothing is lost;
   await lag.fill('');
   await lag.press('Enter');
   await page.waitForFunction(() => !location.hash.includes('lag='));
+  await context.close();
+});
+
+test('what if: its controls are a chunk fetched on first open; if it cannot be fetched the panel says so, and reopening fetches it', async () => {
+  const { page, context, problems } = await open('#s=gc-pause');
+  await page.route('**/split_what_ifs-*.wasm', (route) => route.abort());
+  const summary = page.locator('details.whatif summary');
+  await summary.click();
+  const alert = page.getByTestId('whatif').getByRole('alert');
+  await alert.waitFor();
+  assert.match(await alert.innerText(), /could not be fetched from the page's server\. Close it and open it again/);
+  for (const e of problems.errors.splice(0)) assert.match(e, /ERR_FAILED|Failed to fetch/);
+  await page.unroute('**/split_what_ifs-*.wasm');
+  await summary.click();
+  await summary.click();
+  await page.getByLabel('Add a client').click();
+  await page.waitForFunction(() => /clients=3/.test(location.hash));
+  assert.equal(await alert.count(), 0);
   await context.close();
 });

@@ -55,6 +55,22 @@ test('the app replaces the first screen in one task, and nothing on screen shift
   await context.close();
 });
 
+test('opening fetches none of the parts split off the wasm: each is fetched when first used', async () => {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 720 } });
+  const page = await context.newPage();
+  await page.goto(`${server.origin}/`);
+  // The last panels drawn: the app is all there.
+  await page.getByTestId('balance').waitFor();
+  await page.getByRole('button', { name: 'Present' }).waitFor();
+  const chunks = () =>
+    page.evaluate(() => performance.getEntriesByType('resource').map((e) => e.name.split('/').pop()).filter((n) => /^(split_|chunk-)/.test(n)));
+  assert.deepEqual(await chunks(), []);
+  await page.getByRole('button', { name: 'Explore' }).click();
+  await page.getByTestId('explorer').waitFor();
+  assert.ok((await chunks()).some((n) => n.startsWith('split_explorer-')), `${await chunks()}`);
+  await context.close();
+});
+
 test('on a phone (412 px) the page fits the screen: nothing scrolls sideways', async () => {
   const context = await browser.newContext({
     viewport: { width: 412, height: 823 },
