@@ -4,7 +4,7 @@
 //! wasm-opt as trunk builds the app, and weighs it. It drives a [`Lab`] through every
 //! [`Msg`] and builds every view model the page draws from (story, storage, comparison,
 //! fork line, explorer, notes, parameters, timeline, URL), so the wasm holds the engine, the
-//! 18 scenarios and their words, the explorer, the recording reader and the URL codec, but
+//! deck's scenarios and their words, the explorer, the recording reader and the URL codec, but
 //! no Leptos and no DOM code. The app cannot be smaller than this without dropping one of
 //! those features, so the figure says how much of the bundle the budget must leave them.
 //!
@@ -23,6 +23,9 @@ use fencing_lab::view::{panels, timeline};
 /// after each; returns the number of trace events seen. The script comes from the caller, so
 /// the optimizer cannot fold any of it away.
 pub fn drive(script: &str) -> usize {
+    // The page fetches the deck past the headline as a chunk; here all of it is linked in.
+    #[cfg(target_arch = "wasm32")]
+    fencing_lab::core::deck::provide(fencing_lab::core::DECK);
     let mut lab = Lab::new(fencing_lab::core::Scenario::gc_pause());
     let mut events = 0;
     for line in script.lines() {
