@@ -16,8 +16,10 @@ mod servers;
 mod world;
 mod zookeeper;
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, OnceLock};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{mpsc, Mutex, OnceLock};
 use std::time::Instant;
 
 use fencing_lab::core::EventKind::{PauseEnded, PauseStarted};
@@ -375,10 +377,14 @@ fn rank_tokens(o: &mut Outcome, granted: &[u64], first: u64, notes: &mut Vec<Str
     ));
 }
 
-/// Entry point of `fencing-lab replay [SCENARIO…]`; returns the exit code.
+/// How many runs are made at once unless `--jobs N` says otherwise: most of a run is its
+/// clients sleeping until their slots, so runs overlap well (see scripts/replay.sh).
+const JOBS: usize = 3;
+
+/// Entry point of `fencing-lab replay [--jobs N] [SCENARIO…]`; returns the exit code.
 pub fn main(args: &[String]) -> i32 {
     let t0 = Instant::now();
-    let cases = match cases(args) {
+    let (jobs, cases) = match jobs(args).and_then(|(jobs, ids)| Ok((jobs, cases(ids)?))) {
         Ok(c) => c,
         Err(e) => {
             eprintln!("replay: {e}");
@@ -386,7 +392,7 @@ pub fn main(args: &[String]) -> i32 {
         }
     };
     let _cleanup = servers::Cleanup::install();
-    let mismatches = replay(&cases).unwrap_or_else(|e| {
+    let mismatches = replay(&cases, jobs).unwrap_or_else(|e| {
         eprintln!("replay: error: {e}");
         println!("replay: 0 runs, 1 mismatches");
         1
@@ -395,9 +401,20 @@ pub fn main(args: &[String]) -> i32 {
     i32::from(mismatches > 0)
 }
 
-/// Starts the shared servers, makes every run, prints the table and the verdict; returns
-/// the number of mismatches.
-fn replay(cases: &[Case]) -> Result<usize, String> {
+/// `--jobs N` (a leading option) and the scenario ids after it.
+fn jobs(args: &[String]) -> Result<(usize, &[String]), String> {
+    match args {
+        [flag, n, ids @ ..] if flag == "--jobs" => match n.parse() {
+            Ok(jobs @ 1..) => Ok((jobs, ids)),
+            _ => Err(format!("--jobs {n:?}: wants a whole number, 1 or more")),
+        },
+        ids => Ok((JOBS, ids)),
+    }
+}
+
+/// Starts the shared servers, makes every run (`jobs` at a time), prints the table and the
+/// verdict; returns the number of mismatches.
+fn replay(cases: &[Case], jobs: usize) -> Result<usize, String> {
     let dir = servers::temp_root()?;
     let shown = dir.display();
     println!("servers (all on 127.0.0.1 / a Unix socket, in {shown}):");
@@ -414,9 +431,12 @@ fn replay(cases: &[Case]) -> Result<usize, String> {
     println!("| scenario | policy | real ms per scenario ms | predicted: balance / last fence / writes | observed | |");
     println!("|---|---|---|---|---|---|");
     let mut tally = Tally::default();
-    for (n, c) in cases.iter().enumerate() {
-        tally.case(c, n, &srv);
-    }
+    let case = |n| {
+        let mut t = Tally::default();
+        t.case(&cases[n], n, &srv);
+        t
+    };
+    pool(cases.len(), jobs, case, |t| tally.add(t));
     println!();
     for m in &tally.mismatches {
         println!("mismatch: {m}");
@@ -427,69 +447,120 @@ fn replay(cases: &[Case]) -> Result<usize, String> {
     Ok(tally.mismatches.len())
 }
 
+/// Makes `count` things on `jobs` scoped threads, each thread taking the next one as it is
+/// free, and hands `done` each result in order: as soon as it and all before it are made.
+fn pool<T: Send>(count: usize, jobs: usize, make: impl Fn(usize) -> T + Sync, done: impl FnMut(T)) {
+    let (next, (tx, rx)) = (AtomicUsize::new(0), mpsc::channel());
+    std::thread::scope(|s| {
+        for _ in 0..jobs.min(count) {
+            let (tx, next, make) = (tx.clone(), &next, &make);
+            s.spawn(move || loop {
+                let n = next.fetch_add(1, Ordering::Relaxed);
+                if n >= count || tx.send((n, make(n))).is_err() {
+                    break;
+                }
+            });
+        }
+        drop(tx);
+        in_order(rx, done);
+    });
+}
+
+/// Hands `done` the items of `(index, item)` pairs numbered from 0 that arrive in any order,
+/// in index order, each as soon as all before it have arrived.
+fn in_order<T>(arrivals: impl IntoIterator<Item = (usize, T)>, mut done: impl FnMut(T)) {
+    let (mut waiting, mut next) = (BTreeMap::new(), 0);
+    for (n, item) in arrivals {
+        waiting.insert(n, item);
+        while let Some(item) = waiting.remove(&next) {
+            done(item);
+            next += 1;
+        }
+    }
+}
+
 /// Makes case number `n`. A disagreement from a run whose threads woke a quarter slot late may
 /// be the scheduler's, not the servers': such a run (only such) is made once more, and says so.
 fn run_until_punctual(c: &Case, n: usize, srv: &Servers, want: &Outcome) -> Result<Report, String> {
-    let (label, policy, slot) = (&c.label, c.sc.policy.short(), timing(c).1);
+    let slot = timing(c).1;
     let first = run_case(c, 2 * n, srv)?;
     let late = first.late_ms;
     if first.observed == *want || late <= 0.25 * slot {
         return Ok(first);
     }
-    eprintln!("  {label} {policy}: disagreed with {late:.1} ms of scheduler lateness (slot {slot:.0} ms); running it again");
     let seen = show(&first.observed);
     let mut again = run_case(c, 2 * n + 1, srv)?;
     if let Some(r) = &mut again.trace.recorded {
-        r.notes.push(format!(
-            "rerun: the first attempt observed {seen} with {late:.1} ms lateness"
-        ));
+        r.notes.push(format!("rerun: the first attempt observed {seen} with {late:.1} ms of scheduler lateness (slot {slot:.0} ms)"));
     }
     Ok(again)
 }
 
-/// What the runs so far came to.
+/// What the runs so far came to; a case's own, with the lines it prints, until [`Tally::add`].
 #[derive(Default)]
 struct Tally {
     runs: usize,
     /// Runs whose recorded trace equals the simulated one, event for event.
     same_events: usize,
     mismatches: Vec<String>,
+    /// Lines not yet printed: (to stderr, line). A case's are printed together, in case order.
+    lines: Vec<(bool, String)>,
 }
 
 impl Tally {
-    /// Makes case number `n` (unless it has no real equivalent), prints its row and keeps its
-    /// recorded trace.
+    /// Adds a case's tally, printing its lines.
+    fn add(&mut self, case: Tally) {
+        for (to_stderr, line) in case.lines {
+            match to_stderr {
+                true => eprintln!("{line}"),
+                false => println!("{line}"),
+            }
+        }
+        self.runs += case.runs;
+        self.same_events += case.same_events;
+        self.mismatches.extend(case.mismatches);
+    }
+
+    /// Makes case number `n` (unless it has no real equivalent), keeps its row, its notes and
+    /// its recorded trace.
     fn case(&mut self, c: &Case, n: usize, srv: &Servers) {
         let sim = core::run(&c.sc);
         let predicted = predict(&sim);
         let (label, policy, p) = (&c.label, c.sc.policy.short(), show(&predicted));
         let row = |scale: &str, observed: &str, verdict: &str| {
-            println!("| {label} | {policy} | {scale} | {p} | {observed} | {verdict} |");
+            (
+                false,
+                format!("| {label} | {policy} | {scale} | {p} | {observed} | {verdict} |"),
+            )
         };
         if let Some(why) = not_reproducible(c) {
-            return row("–", "not reproduced", why);
+            return self.lines.push(row("–", "not reproduced", why));
         }
         self.runs += 1;
         let scale = format!("{:.2}", timing(c).0);
         let rep = match run_until_punctual(c, n, srv, &predicted) {
             Ok(rep) => rep,
             Err(e) => {
-                row(&scale, "error", "MISMATCH");
+                self.lines.push(row(&scale, "error", "MISMATCH"));
                 let m = format!("{label} {policy}: error: {e}");
                 return self.mismatches.push(m);
             }
         };
         let (ok, o) = (rep.observed == predicted, show(&rep.observed));
-        row(&scale, &o, if ok { "✓" } else { "MISMATCH" });
+        self.lines
+            .push(row(&scale, &o, if ok { "✓" } else { "MISMATCH" }));
         if !ok {
             let m = format!("{label} {policy}:\n    predicted {p}\n    observed  {o}");
             self.mismatches.push(m);
         }
         self.check_trace(c, &sim, &rep);
         for note in rep.trace.recorded.iter().flat_map(|r| &r.notes) {
-            eprintln!("  {label} {policy}: {note}");
+            self.note(format!("  {label} {policy}: {note}"));
         }
-        eprintln!("  {label} {policy}: worst lateness {:.1} ms", rep.late_ms);
+        let (late, slot) = (rep.late_ms, timing(c).1);
+        self.note(format!(
+            "  {label} {policy}: worst lateness {late:.1} ms (slot {slot:.0} ms)"
+        ));
         let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/replay/recorded");
         let file = dir.join(format!("{label}-{}.json", c.sc.policy.code()));
         let write = || -> std::io::Result<()> {
@@ -497,12 +568,16 @@ impl Tally {
             std::fs::write(&file, serde_json::to_vec_pretty(&rep.trace)?)
         };
         if let Err(e) = write() {
-            eprintln!("  {label} {policy}: {}: {e}", file.display());
+            self.note(format!("  {label} {policy}: {}: {e}", file.display()));
         }
     }
 
     /// The recorded trace must tell what the storage's own log says; and how close it came
     /// to the simulation, event for event.
+    fn note(&mut self, line: String) {
+        self.lines.push((true, line));
+    }
+
     fn check_trace(&mut self, c: &Case, sim: &core::Trace, rep: &Report) {
         let (label, policy) = (&c.label, c.sc.policy.short());
         let traced: Vec<(&str, &str)> = (rep.trace.writes.iter())
@@ -518,11 +593,11 @@ impl Tally {
         let first_diff = s.iter().zip(r).position(|(a, b)| a != b);
         match first_diff.or((s.len() != r.len()).then_some(s.len().min(r.len()))) {
             None => self.same_events += 1,
-            Some(i) => eprintln!(
+            Some(i) => self.note(format!(
                 "  {label} {policy}: the recorded trace differs from the simulated one from event {i}: {:?} against {:?}",
                 r.get(i).map(|e| (e.at, &e.kind)),
                 s.get(i).map(|e| (e.at, &e.kind))
-            ),
+            )),
         }
     }
 }
@@ -530,6 +605,40 @@ impl Tally {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::cell::Cell;
+
+    #[test]
+    fn runs_made_at_once_are_told_in_case_order_as_soon_as_they_can_be() {
+        // (item, arrivals so far when it was told): a and b once a came, c and d once c came.
+        let (arrived, mut told) = (Cell::new(0), Vec::new());
+        let arrivals = [(1, 'b'), (0, 'a'), (3, 'd'), (2, 'c')];
+        let counted = arrivals
+            .into_iter()
+            .inspect(|_| arrived.set(arrived.get() + 1));
+        in_order(counted, |item| told.push((item, arrived.get())));
+        assert_eq!(told, [('a', 2), ('b', 2), ('c', 4), ('d', 4)]);
+        // On the pool, later items are made sooner, yet are told in order, each once.
+        let mut told = Vec::new();
+        let slower_first = |n: usize| {
+            std::thread::sleep(std::time::Duration::from_millis(4 * (8 - n) as u64));
+            n
+        };
+        pool(8, 3, slower_first, |n| told.push(n));
+        assert_eq!(told, (0..8).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn jobs_is_a_leading_option_and_a_bad_count_is_refused() {
+        let args = |a: &[&str]| a.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let ids = args(&["gc-pause", "clock-jump"]);
+        assert_eq!(jobs(&ids), Ok((JOBS, &ids[..])));
+        let with = args(&["--jobs", "2", "gc-pause"]);
+        assert_eq!(jobs(&with), Ok((2, &with[2..])));
+        for n in ["0", "two", "-1"] {
+            let err = jobs(&args(&["--jobs", n])).expect_err("refused");
+            assert!(err.ends_with("wants a whole number, 1 or more"), "{err}");
+        }
+    }
 
     #[test]
     fn every_run_gets_its_servers_and_a_scale_of_seconds() {

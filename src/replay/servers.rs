@@ -7,6 +7,7 @@
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
@@ -99,10 +100,24 @@ impl Drop for Cleanup {
     }
 }
 
-/// A free port on 127.0.0.1 (bound, read, released).
+/// A port on 127.0.0.1 for a server to listen on: free when checked (bound and released),
+/// handed out once per process, so runs made at once never get the same one, and below the
+/// kernel's ephemeral range, so no client socket is given it before its server binds it. Each
+/// process starts at its own place in the range (by pid), so two replays rarely try the same.
 pub fn free_port() -> Result<u16, String> {
-    let l = TcpListener::bind("127.0.0.1:0").map_err(|e| e.to_string())?;
-    l.local_addr().map(|a| a.port()).map_err(|e| e.to_string())
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    const LOW: usize = 10_000;
+    let range = std::fs::read_to_string("/proc/sys/net/ipv4/ip_local_port_range").ok();
+    let ephemeral: Option<usize> = range.and_then(|r| r.split_whitespace().next()?.parse().ok());
+    let span = ephemeral.unwrap_or(32_768).saturating_sub(LOW);
+    let start = std::process::id() as usize * 7_919;
+    for _ in 0..span {
+        let port = (LOW + (start + NEXT.fetch_add(1, Ordering::Relaxed)) % span) as u16;
+        if TcpListener::bind(("127.0.0.1", port)).is_ok() {
+            return Ok(port);
+        }
+    }
+    Err(format!("no free port on 127.0.0.1 from {LOW} up"))
 }
 
 /// Runs a tool to its end; its output on failure.
