@@ -1,6 +1,6 @@
 //! On wasm32 this mounts the visualizer; natively it prints the headline trace, so the
-//! story can be read (and diffed) without a browser, and `replay [SCENARIO…]` runs the deck
-//! against real servers (see `src/replay/`).
+//! story can be read (and diffed) without a browser, and `replay [--jobs N] [SCENARIO…]`
+//! runs the deck against real servers (see `src/replay/`).
 #![forbid(unsafe_code)]
 
 #[cfg(all(not(target_arch = "wasm32"), feature = "replay"))]

@@ -572,12 +572,13 @@ impl Tally {
         }
     }
 
-    /// The recorded trace must tell what the storage's own log says; and how close it came
-    /// to the simulation, event for event.
+    /// Keeps a note line (to stderr) with the case's other lines.
     fn note(&mut self, line: String) {
         self.lines.push((true, line));
     }
 
+    /// The recorded trace must tell what the storage's own log says; and how close it came
+    /// to the simulation, event for event.
     fn check_trace(&mut self, c: &Case, sim: &core::Trace, rep: &Report) {
         let (label, policy) = (&c.label, c.sc.policy.short());
         let traced: Vec<(&str, &str)> = (rep.trace.writes.iter())
