@@ -155,10 +155,8 @@ pub static HEADLINE: DeckEntry = gc_pause::ENTRY;
 /// page only the headline is, and the rest once the shell has fetched them ([`provide`]):
 /// the builders and notes of the deck's other entries are a quarter of the page's wasm.
 pub fn find(id: &str) -> Option<&'static DeckEntry> {
-    if id == HEADLINE.id {
-        return Some(&HEADLINE);
-    }
-    linked().iter().find(|e| e.id == id)
+    let headline = || (id == HEADLINE.id).then_some(&HEADLINE);
+    linked().iter().find(|e| e.id == id).or_else(headline)
 }
 
 /// Whether `id` names a deck entry that this build does not have yet: one [`provide`] brings.
