@@ -8,7 +8,7 @@ use crate::core::deck::{self, DeckEntry};
 use crate::lab::Msg;
 
 /// What the page says when the deck's chunk could not be fetched.
-pub(super) const NOT_FETCHED: &str =
+const NOT_FETCHED: &str =
     "The deck's other scenarios could not be fetched from the page's server. Try again.";
 
 /// The whole deck, from its chunk: the first call fetches it.
