@@ -31,7 +31,7 @@ impl From<String> for Failed {
 /// What a part of the page drawn from its own chunk says in its place when the chunk could
 /// not be fetched.
 const PART_NOT_FETCHED: &str =
-    "This part of the page could not be fetched from the page's server. Close it and open it again to try again.";
+    "This part of the page could not be fetched from the page's server. Reload the page to try again.";
 
 /// A part of the page whose view code is a chunk of its own, fetched when the part is first
 /// shown: `part` is the split point, which hands over the part's draw function (plain data,

@@ -365,7 +365,7 @@ test('what if: its controls are a chunk fetched on first open; if it cannot be f
   await summary.click();
   const alert = page.getByTestId('whatif').getByRole('alert');
   await alert.waitFor();
-  assert.match(await alert.innerText(), /could not be fetched from the page's server\. Close it and open it again/);
+  assert.match(await alert.innerText(), /could not be fetched from the page's server\. Reload the page to try again\./);
   for (const e of problems.errors.splice(0)) assert.match(e, /ERR_FAILED|Failed to fetch/);
   await page.unroute('**/split_what_ifs-*.wasm');
   await summary.click();
