@@ -26,16 +26,22 @@ pub(super) async fn fetch_for(id: &str) -> Result<(), &'static str> {
     Ok(())
 }
 
-/// Picks entry `id` once it is available; if the deck cannot be fetched, says so and the
-/// view stays.
-pub(super) fn pick(dispatch: Dispatch, id: String) {
+/// Does `then` once entry `id` is available: at once if it is, else after fetching the
+/// deck; if the deck cannot be fetched, says so and the view stays.
+pub(super) fn with_entry(dispatch: Dispatch, id: String, then: impl FnOnce() + 'static) {
     if !deck::needs_fetch(&id) {
-        return dispatch.msg(Msg::Pick(id));
+        return then();
     }
     leptos::task::spawn_local(async move {
         match fetch_for(&id).await {
-            Ok(()) => dispatch.msg(Msg::Pick(id)),
+            Ok(()) => then(),
             Err(why) => dispatch.msg(Msg::Refuse(why.to_owned())),
         }
     });
+}
+
+/// Picks entry `id` once it is available (the picker keeps showing what is on screen until
+/// then).
+pub(super) fn pick(dispatch: Dispatch, id: String) {
+    with_entry(dispatch, id.clone(), move || dispatch.msg(Msg::Pick(id)));
 }

@@ -303,11 +303,10 @@ fn Header(scenario: Memo<Scenario>, trace: Memo<Arc<Trace>>, dispatch: Dispatch)
                     id="scenario"
                     on:change:target=move |e| {
                         let v = e.target().value();
+                        e.target().set_value(&current.get_untracked());
                         if v == recording::PICK_RECORDING {
                             importing.set(true);
-                            e.target().set_value(&current.get_untracked());
                         } else {
-                            e.target().set_value(&current.get_untracked());
                             deck::pick(dispatch, v);
                         }
                     }

@@ -82,18 +82,8 @@ fn write_later(
 /// Loads a shared link (once the deck entry it names is in: [`super::deck`]), or the default
 /// scenario with a message saying what was wrong with it.
 fn restore(dispatch: Dispatch, hash: &str) {
-    let id = share::named_entry(hash);
-    if crate::core::deck::needs_fetch(id) {
-        let (id, hash) = (id.to_owned(), hash.to_owned());
-        leptos::task::spawn_local(async move {
-            match super::deck::fetch_for(&id).await {
-                Ok(()) => load(dispatch, &hash),
-                Err(why) => dispatch.msg(Msg::Refuse(why.to_owned())),
-            }
-        });
-        return;
-    }
-    load(dispatch, hash);
+    let (id, hash) = (share::named_entry(hash).to_owned(), hash.to_owned());
+    super::deck::with_entry(dispatch, id, move || load(dispatch, &hash));
 }
 
 fn load(dispatch: Dispatch, hash: &str) {
