@@ -51,7 +51,7 @@ fi
 npm_want=(binaryen terser)
 npm_flags=(--omit=dev)
 if [ "$mode" = test ]; then
-  npm_want+=(playwright-core @axe-core/playwright)
+  npm_want+=(playwright-core axe-core)
   npm_flags=()
 fi
 
