@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { session, text, position } from './session.js';
+import { session, text, position, follow } from './session.js';
 import { deck } from './deck-data.js';
 
 const open = session();
@@ -32,19 +32,12 @@ test('axe: zero violations on every scenario at its last step and the headline a
   // the shareable hash, as a link would reach it.
   await Promise.all(['light', 'dark'].map(async (colorScheme) => {
     const app = await open('', { colorScheme });
-    const scenario = app.page.getByLabel('Scenario');
     // What if… open, so its controls (drawn only once it is opened) are checked too.
     await app.page.getByTestId('whatif').locator('summary').click();
     await app.page.getByLabel('Add a client').waitFor();
     for (const id of ids) {
       for (const step of id === ids[0] ? [0, 99999] : [99999]) {
-        await app.page.evaluate((h) => { window.location.hash = h; }, `#s=${id}&step=${step}`);
-        for (let i = 0; ; i++) {
-          const [at, len] = await position(app.page);
-          if ((await scenario.inputValue()) === id && at === Math.min(step, len)) break;
-          assert.ok(i < 200, `${colorScheme} ${id} step ${step}: the hash was never applied`);
-          await app.page.waitForTimeout(10);
-        }
+        await follow(app.page, `#s=${id}&step=${step}`);
         const result = await axe(app.page);
         const found = result.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
         assert.deepEqual(found, [], `${colorScheme} ${id} step ${step}`);

@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { screenshot } from './harness.js';
-import { session, position, pressAndRead, readAfter } from './session.js';
+import { session, follow, position, pressAndRead, readAfter } from './session.js';
 
 const open = session();
 
@@ -27,26 +27,25 @@ const overlaps = () => {
 
 for (const [width, height] of [[1024, 768]]) {
   test(`labels ${width}x${height}: none overlaps another label or marker, at any step`, async () => {
-    const { page, context } = await open('', { viewport: { width, height } });
+    // One page, each run reached through its link's hash.
+    const { page } = await open('', { viewport: { width, height } });
     const ids = await page.getByLabel('Scenario').locator('option').evaluateAll((os) => os.map((o) => o.value).filter((v) => v !== 'recording'));
-    await context.close();
     const problems = [];
     let checked = 0;
     for (const id of ids) {
-      const app = await open(`#s=${id}&step=99999`, { viewport: { width, height } });
-      const [, len] = await position(app.page);
-      await app.page.locator('body').click({ position: { x: 2, y: height - 2 } });
-      let view = await readAfter(app.page, null, overlaps);
+      await follow(page, `#s=${id}&step=99999`);
+      const [, len] = await position(page);
+      await page.locator('body').click({ position: { x: 2, y: height - 2 } });
+      let view = await readAfter(page, null, overlaps);
       for (let step = len; step >= 0; step--) {
         const { found, labels } = view;
         assert.ok(labels >= 3, `${id} step ${step}: the timeline has its labels (${labels})`);
         problems.push(...found.map((f) => `${id} step ${step}: ${f}`));
         checked++;
-        if (step > 0) view = await pressAndRead(app.page, 'ArrowLeft', step, overlaps);
+        if (step > 0) view = await pressAndRead(page, 'ArrowLeft', step, overlaps);
       }
-      assert.equal((await position(app.page))[0], 0, `${id}: stepped back to the start`);
-      if (id === 'unsafe-release') await screenshot(app.page, `labels-${width}.png`);
-      await app.context.close();
+      assert.equal((await position(page))[0], 0, `${id}: stepped back to the start`);
+      if (id === 'unsafe-release') await screenshot(page, `labels-${width}.png`);
     }
     assert.ok(checked > 100, `checked ${checked} steps`);
     assert.deepEqual(problems, []);

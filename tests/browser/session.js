@@ -42,6 +42,26 @@ export async function position(page) {
   return [Number(at), Number(len)];
 }
 
+/**
+ * Sets the page's hash, as a followed link does, and waits until the page shows it: the
+ * scenario it names, its fencing policy when it names one, and its step (or the last step).
+ * One page can so show many runs: a page load is about 0.55 s of a projector walk's 0.95 s.
+ */
+export async function follow(page, hash) {
+  const want = new URLSearchParams(hash.replace(/^#/, ''));
+  const step = Number(want.get('step') ?? 0);
+  await page.evaluate((h) => { window.location.hash = h; }, hash);
+  for (let i = 0; ; i++) {
+    const [at, len] = await position(page);
+    const shown = (await page.getByLabel('Scenario').inputValue()) === want.get('s')
+      && (!want.has('fence') || (await page.getByLabel('Fencing').inputValue()) === want.get('fence'))
+      && at === Math.min(step, len);
+    if (shown) return;
+    assert.ok(i < 200, `${hash}: the page never showed it`);
+    await page.waitForTimeout(10);
+  }
+}
+
 /** Clicks Step forward until the last step; returns the number of steps. */
 export async function stepToEnd(page) {
   const forward = page.getByRole('button', { name: 'Step forward' });
