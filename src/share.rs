@@ -193,10 +193,15 @@ pub fn embed_note(protocol: &str) -> &'static str {
     }
 }
 
-/// The deck entry a hash names (its `s=`), unchecked: what the page must have to load it.
+/// The deck entry a hash names (its `s=`), read as [`decode`] reads it (none if the hash is
+/// malformed), unchecked against the deck: what the page must have to load it.
 pub fn named_entry(hash: &str) -> &str {
-    let mut parts = hash.trim_start_matches('#').split('&');
-    parts.find_map(|p| p.strip_prefix("s=")).unwrap_or_default()
+    let hash = hash.strip_prefix('#').unwrap_or(hash);
+    let pairs = pairs(hash).unwrap_or_default();
+    pairs
+        .iter()
+        .find(|(k, _)| *k == "s")
+        .map_or("", |&(_, id)| id)
 }
 
 /// Parses a hash (with or without the leading `#`). An empty hash is the default view.
@@ -301,6 +306,8 @@ mod tests {
         assert_eq!(named_entry("s=toctou"), "toctou");
         assert_eq!(named_entry("#fence=off"), "");
         assert_eq!(named_entry(""), "");
+        // A hash decode refuses names nothing to fetch for: its load says what is wrong.
+        assert_eq!(named_entry("#s=toctou&s=row-lock"), "");
     }
 
     #[test]

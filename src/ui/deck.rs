@@ -27,16 +27,20 @@ pub(super) async fn fetch_for(id: &str) -> Result<(), &'static str> {
 }
 
 /// Does `then` once entry `id` is available: at once if it is, else after fetching the
-/// deck; if the deck cannot be fetched, says so and the view stays.
-pub(super) fn with_entry(dispatch: Dispatch, id: String, then: impl FnOnce() + 'static) {
+/// deck, with why if it could not be fetched.
+pub(super) fn when_in(id: String, then: impl FnOnce(Result<(), &'static str>) + 'static) {
     if !deck::needs_fetch(&id) {
-        return then();
+        return then(Ok(()));
     }
-    leptos::task::spawn_local(async move {
-        match fetch_for(&id).await {
-            Ok(()) => then(),
-            Err(why) => dispatch.msg(Msg::Refuse(why.to_owned())),
-        }
+    wasm_bindgen_futures::spawn_local(async move { then(fetch_for(&id).await) });
+}
+
+/// Does `then` once entry `id` is available; if the deck cannot be fetched, says so and the
+/// view stays.
+pub(super) fn with_entry(dispatch: Dispatch, id: String, then: impl FnOnce() + 'static) {
+    when_in(id, move |fetched| match fetched {
+        Ok(()) => then(),
+        Err(why) => dispatch.msg(Msg::Refuse(why.to_owned())),
     });
 }
 

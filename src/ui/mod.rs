@@ -57,13 +57,7 @@ pub fn start() {
 /// the link's restore tries again and says why).
 fn mount() {
     let id = share::named_entry(&url::location_hash()).to_owned();
-    if !crate::core::deck::needs_fetch(&id) {
-        return mount_now();
-    }
-    wasm_bindgen_futures::spawn_local(async move {
-        let _ = deck::fetch_for(&id).await;
-        mount_now();
-    });
+    deck::when_in(id, |_| mount_now());
 }
 
 /// Draws the app and takes index.html's static first screen away.
