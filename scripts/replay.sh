@@ -16,7 +16,8 @@ bash scripts/setup.sh servers
 say "cargo build --profile replay --features replay"
 cargo build --profile replay --features replay --locked
 # One replay at a time on a machine: two would share its cores and make each other's clients
-# late (each already makes three runs at once). The lock is held by the replay itself (fd 9 is inherited), not by the build above.
+# late (each already makes three runs at once). The lock is held by the replay itself (fd 9 is
+# inherited), not by the build above.
 exec 9>"${TMPDIR:-/tmp}/fencing-replay.lock"
 if ! flock -n 9; then
   say "waiting for another replay on this machine to finish"
