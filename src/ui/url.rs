@@ -48,10 +48,13 @@ pub(super) fn sync(
         }
     });
     on_cleanup(move || timer.set_value(Rearm::default()));
-    let on_hash = window_event_listener(ev::hashchange, move |_| {
-        let h = location_hash();
+    // The link comes from the event, not the address bar: a write due at that moment may run
+    // between the change and this handler, and would put the old view back in the bar.
+    let on_hash = window_event_listener(ev::hashchange, move |e| {
+        let url = e.new_url();
+        let h = url.find('#').map_or("", |at| &url[at..]);
         if h != hash.get_untracked() {
-            restore(dispatch, &h);
+            restore(dispatch, h);
         }
     });
     on_cleanup(move || on_hash.remove());
