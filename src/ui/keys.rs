@@ -5,6 +5,7 @@ use leptos::ev;
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
+use super::timers::now_ms;
 use super::Dispatch;
 use crate::lab::{key_to_msg, Msg};
 
@@ -14,34 +15,75 @@ fn typing_into_a_field(e: &web_sys::KeyboardEvent) -> bool {
         .is_some_and(|el| matches!(el.tag_name().as_str(), "INPUT" | "SELECT" | "TEXTAREA"))
 }
 
-fn toggle_fullscreen(on: bool) {
-    let Some(doc) = web_sys::window().and_then(|w| w.document()) else {
-        return;
-    };
-    if on {
-        if let Some(root) = doc.document_element() {
-            let _ = root.request_fullscreen();
+/// How long after a `p` fullscreen may still be going on its account: an exit then is the
+/// page's own (a quick `p p`'s first), not the viewer's.
+const SETTLE_MS: f64 = 1000.0;
+
+/// Presenter mode, with fullscreen following it where the browser allows. The viewer
+/// leaving fullscreen (Esc) ends presenting too; fullscreen goes a moment late, so an exit
+/// within [`SETTLE_MS`] of a `p` is taken as that `p`'s.
+#[derive(Clone, Copy)]
+pub(super) struct Presenter {
+    dispatch: Dispatch,
+    presenting: Memo<bool>,
+    /// When `p` was last pressed (ms, [`now_ms`]).
+    pressed: StoredValue<f64>,
+}
+
+impl Presenter {
+    /// Presenter mode on or off, fullscreen with it.
+    pub(super) fn toggle(self) {
+        self.dispatch.msg(Msg::TogglePresent);
+        self.pressed.set_value(now_ms());
+        let Some(doc) = document() else {
+            return;
+        };
+        let full = doc.fullscreen_element().is_some();
+        match self.presenting.get_untracked() {
+            true if !full => {
+                if let Some(root) = doc.document_element() {
+                    let _ = root.request_fullscreen();
+                }
+            }
+            false if full => doc.exit_fullscreen(),
+            _ => {}
         }
-    } else if doc.fullscreen_element().is_some() {
-        doc.exit_fullscreen();
+    }
+
+    /// Fullscreen came or went: left again if presenting ended before it came; the viewer's
+    /// exit ends presenting.
+    fn changed(self) {
+        let Some(doc) = document() else {
+            return;
+        };
+        let (presenting, full) = (self.presenting.get_untracked(), doc.fullscreen_element());
+        let settled = now_ms() - self.pressed.get_value() > SETTLE_MS;
+        match full {
+            Some(_) if !presenting => doc.exit_fullscreen(),
+            None if presenting && settled => self.dispatch.msg(Msg::StopPresenting),
+            _ => {}
+        }
     }
 }
 
-/// Presenter mode on or off, fullscreen with it.
-pub(super) fn present(dispatch: Dispatch, presenting: Memo<bool>) {
-    dispatch.msg(Msg::TogglePresent);
-    toggle_fullscreen(presenting.get_untracked());
+fn document() -> Option<web_sys::Document> {
+    web_sys::window().and_then(|w| w.document())
 }
 
-/// Listens for the page's keys, and for leaving fullscreen (Esc), which leaves presenter
-/// mode too, until the app goes away.
-pub(super) fn listen(dispatch: Dispatch, presenting: Memo<bool>) {
+/// Listens for the page's keys, and for fullscreen coming and going (Esc leaves presenter
+/// mode too), until the app goes away.
+pub(super) fn listen(dispatch: Dispatch, presenting: Memo<bool>) -> Presenter {
+    let presenter = Presenter {
+        dispatch,
+        presenting,
+        pressed: StoredValue::new(f64::NEG_INFINITY),
+    };
     let keys = window_event_listener(ev::keydown, move |e| {
         if e.ctrl_key() || e.meta_key() || e.alt_key() || typing_into_a_field(&e) {
             return;
         }
         match e.key().as_str() {
-            "p" | "P" => present(dispatch, presenting),
+            "p" | "P" => presenter.toggle(),
             "n" | "N" => dispatch.msg(Msg::ToggleNotes),
             key => {
                 if let Some(m) = key_to_msg(key) {
@@ -52,13 +94,8 @@ pub(super) fn listen(dispatch: Dispatch, presenting: Memo<bool>) {
         }
     });
     on_cleanup(move || keys.remove());
-    let fullscreen = window_event_listener_untyped("fullscreenchange", move |_| {
-        let full = web_sys::window()
-            .and_then(|w| w.document())
-            .is_some_and(|d| d.fullscreen_element().is_some());
-        if !full {
-            dispatch.msg(Msg::StopPresenting);
-        }
-    });
+    let fullscreen =
+        window_event_listener_untyped("fullscreenchange", move |_| presenter.changed());
     on_cleanup(move || fullscreen.remove());
+    presenter
 }

@@ -124,11 +124,11 @@ fn App() -> impl IntoView {
     let embed = Memo::new(move |_| lab.with(|l| l.embedded()));
 
     url::sync(dispatch, trace, step, embed);
-    keys::listen(dispatch, presenting);
+    let presenter = keys::listen(dispatch, presenting);
     timers::play_ticker(dispatch, playing, speed);
 
     let export = move |png: bool| export::export(dispatch, trace, png);
-    let present = move || keys::present(dispatch, presenting);
+    let present = move || presenter.toggle();
     // Every button of the page's chrome carries an [`Act`] code; one handler on the app
     // reads it back.
     let on_click = move |e: ev::MouseEvent| {
