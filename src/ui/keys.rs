@@ -35,9 +35,7 @@ impl Presenter {
     pub(super) fn toggle(self) {
         self.dispatch.msg(Msg::TogglePresent);
         self.pressed.set_value(now_ms());
-        let Some(doc) = document() else {
-            return;
-        };
+        let doc = document();
         let full = doc.fullscreen_element().is_some();
         match self.presenting.get_untracked() {
             true if !full => {
@@ -53,9 +51,7 @@ impl Presenter {
     /// Fullscreen came or went: left again if presenting ended before it came; the viewer's
     /// exit ends presenting.
     fn changed(self) {
-        let Some(doc) = document() else {
-            return;
-        };
+        let doc = document();
         let (presenting, full) = (self.presenting.get_untracked(), doc.fullscreen_element());
         let settled = now_ms() - self.pressed.get_value() > SETTLE_MS;
         match full {
@@ -64,10 +60,6 @@ impl Presenter {
             _ => {}
         }
     }
-}
-
-fn document() -> Option<web_sys::Document> {
-    web_sys::window().and_then(|w| w.document())
 }
 
 /// Listens for the page's keys, and for fullscreen coming and going (Esc leaves presenter
