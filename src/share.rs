@@ -13,7 +13,7 @@
 use std::fmt;
 
 use crate::core::deck;
-use crate::core::{Scenario, ScenarioError};
+use crate::core::{FencingPolicy, Scenario, ScenarioError};
 use crate::lab::edit::number;
 use crate::lab::{EditError, ScenarioEdit};
 
@@ -209,10 +209,11 @@ pub fn decode(hash: &str) -> Result<View, ShareError> {
     let hash = hash.strip_prefix('#').unwrap_or(hash);
     let pairs = pairs(hash)?;
     let embed = pairs.iter().any(|(k, _)| *k == EMBED);
-    // An empty hash (or the flag alone) is the default view.
+    // An empty hash (or the flag alone) is the default view: the headline with fencing
+    // off, so a presenter shows the failure first and turns fencing on with one `f`.
     if pairs.len() == usize::from(embed) {
         return Ok(View {
-            scenario: Scenario::gc_pause(),
+            scenario: Scenario::gc_pause().with_policy(FencingPolicy::Off),
             step: 0,
             embed,
         });
@@ -325,7 +326,10 @@ mod tests {
         assert!(decode("#embed&s=gc-pause&step=2").unwrap().embed);
         let alone = decode("#embed").unwrap();
         assert!(alone.embed && alone.step == 0);
-        assert_eq!(alone.scenario, Scenario::gc_pause());
+        assert_eq!(
+            alone.scenario,
+            Scenario::gc_pause().with_policy(FencingPolicy::Off)
+        );
         assert!(!decode(&encode_view(&sc, 4, false)).unwrap().embed);
         assert_eq!(
             decode("#s=gc-pause&embed=1"),
@@ -364,7 +368,11 @@ mod tests {
 
     #[test]
     fn empty_hash_is_the_default() {
-        assert_eq!(decode("").unwrap().scenario, Scenario::gc_pause());
+        assert_eq!(
+            decode("").unwrap().scenario,
+            Scenario::gc_pause().with_policy(FencingPolicy::Off),
+            "the page opens on the failure: fencing off"
+        );
         assert_eq!(decode("#").unwrap().step, 0);
     }
 

@@ -102,7 +102,7 @@ pub struct Control {
 }
 
 /// Every control a presenter has, in the README's order.
-pub const CONTROLS: [Control; 15] = [
+pub const CONTROLS: [Control; 18] = [
     Control {
         action: "step forward / back",
         how: "`→` / `←`, or `.` (what presenter clickers send), or the buttons",
@@ -114,9 +114,14 @@ pub const CONTROLS: [Control; 15] = [
         keys: &[" "],
     },
     Control {
-        action: "fencing off → strict → same-epoch",
-        how: "`f`, or the **Fencing** select",
+        action: "fencing off ↔ on (strict)",
+        how: "`f`; same-epoch in the **Fencing** select. The page opens with fencing off: the failure first",
         keys: &["f"],
+    },
+    Control {
+        action: "reveal: draw nothing after this step",
+        how: "`r` (on in presenter mode): the picture builds step by step and the off/on cards wait for the step that decides them",
+        keys: &["r"],
     },
     Control {
         action: "move / resize a pause",
@@ -150,8 +155,18 @@ pub const CONTROLS: [Control; 15] = [
     },
     Control {
         action: "presenter mode / speaker notes",
-        how: "`p` / `n`",
-        keys: &["p", "n"],
+        how: "`p` (`Esc` leaves) / `n` (in presenter mode the notes go to the speaker view, never on the shared screen)",
+        keys: &["p", "Escape", "n"],
+    },
+    Control {
+        action: "speaker view",
+        how: "`s`: a second window for your own screen (question, Say line, next step, notes, timer); both windows follow each other",
+        keys: &["s"],
+    },
+    Control {
+        action: "all the keys",
+        how: "`?`",
+        keys: &["?"],
     },
     Control {
         action: "laser pointer (presenter mode)",
@@ -196,7 +211,8 @@ pub fn key_to_msg(key: &str) -> Option<Msg> {
         "ArrowRight" | "." | "PageDown" => Some(Msg::Forward),
         "ArrowLeft" | "," | "PageUp" => Some(Msg::Back),
         " " | "Spacebar" => Some(Msg::TogglePlay),
-        "f" | "F" => Some(Msg::CyclePolicy),
+        "f" | "F" => Some(Msg::TogglePolicy),
+        "r" | "R" => Some(Msg::ToggleReveal),
         "Home" => Some(Msg::Reset),
         "l" | "L" => Some(Msg::ToggleLaser),
         _ => None,

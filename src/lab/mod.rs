@@ -52,6 +52,11 @@ pub struct Lab {
     /// The deck entry's speaker notes, while they are shown.
     notes: Option<Arc<Vec<String>>>,
     presenting: bool,
+    /// The reveal: nothing after the current step is drawn and the off/on cards wait for
+    /// the step that decides them. On with presenter mode; `r` toggles it anywhere.
+    reveal: bool,
+    /// What the last drag changed at storage, in one line, until the next step or load.
+    change: Option<String>,
     /// The laser pointer (presenter mode only): a fading trail under the mouse or finger.
     laser: bool,
     /// Shown inside another page's frame (`&embed`): the run, its steps, the ledger and the
@@ -74,7 +79,9 @@ pub enum Msg {
     /// Change the scenario on screen (a what-if, a drag, a field), under the edit's own
     /// rules; the run follows.
     Edit(ScenarioEdit),
-    CyclePolicy,
+    /// Fencing off ↔ on (strict): the presenter's one key for the headline's two endings;
+    /// same-epoch is picked in the select.
+    TogglePolicy,
     /// Give a client without a pause one, starting at `at` (the what-if button; a drag on
     /// an empty lane draws one with an edit), [`NEW_PAUSE_MS`] long or up to the horizon.
     AddPause {
@@ -107,6 +114,8 @@ pub enum Msg {
     TogglePresent,
     /// Leaving fullscreen leaves presenter mode.
     StopPresenting,
+    /// The reveal on or off (`r`).
+    ToggleReveal,
     /// The laser pointer on or off; only while presenting (leaving presenter mode puts it away).
     ToggleLaser,
     /// Open (and start) or close the schedule explorer.
@@ -177,6 +186,8 @@ impl Lab {
             exploration: None,
             notes: None,
             presenting: false,
+            reveal: false,
+            change: None,
             laser: false,
             embed: false,
         }
@@ -231,6 +242,16 @@ impl Lab {
         self.presenting
     }
 
+    /// What the last drag changed at storage, if anything.
+    pub fn change(&self) -> Option<&str> {
+        self.change.as_deref()
+    }
+
+    /// Whether the future is hidden (see [`Lab::reveal`]'s field).
+    pub fn revealing(&self) -> bool {
+        self.reveal
+    }
+
     pub fn laser(&self) -> bool {
         self.laser
     }
@@ -252,6 +273,19 @@ impl Lab {
         // An embedded view has none of the page's tools: their keys (p, n) do nothing.
         if self.embed && msg.opens_a_tool() {
             return;
+        }
+        // A drag's note stays while the drag goes on (its edits, the play ticks), and goes
+        // with anything else: a step, a load, another tool.
+        if !matches!(
+            msg,
+            Msg::Edit(_)
+                | Msg::AddPause { .. }
+                | Msg::RemovePause { .. }
+                | Msg::Field { .. }
+                | Msg::Tick
+                | Msg::ExploreChunk { .. }
+        ) {
+            self.change = None;
         }
         match msg {
             Msg::Forward => self.step = (self.step + 1).min(self.last_step()),
@@ -275,11 +309,24 @@ impl Lab {
             }
             Msg::Seek(step) => self.step = step.min(self.last_step()),
             Msg::Edit(edit) => match edit.apply(self.scenario()) {
-                Ok(sc) => self.replace_checked(sc),
+                Ok(sc) => {
+                    let before = Arc::clone(&self.trace);
+                    self.replace_checked(sc);
+                    let moved = matches!(
+                        edit,
+                        ScenarioEdit::Pause { .. } | ScenarioEdit::Delay { .. }
+                    );
+                    if moved && self.error.is_none() {
+                        self.change = crate::view::panels::change_note(&before, &self.trace);
+                    }
+                }
                 Err(e) => self.refuse(&e),
             },
-            Msg::CyclePolicy => {
-                let next = self.scenario().policy.next();
+            Msg::TogglePolicy => {
+                let next = match self.scenario().policy {
+                    FencingPolicy::Off => FencingPolicy::Strict,
+                    _ => FencingPolicy::Off,
+                };
                 self.update(Msg::Edit(ScenarioEdit::Policy(next)));
             }
             Msg::AddPause { actor, at } => {
@@ -299,7 +346,7 @@ impl Lab {
                 Err(e) => self.error = Some(format!("That scenario was not loaded: {e}.")),
             },
             Msg::Pick(id) => match deck::find(&id) {
-                Some(entry) => self.load((entry.build)()),
+                Some(entry) => self.pick((entry.build)()),
                 None => self.error = Some(format!("There is no scenario “{id}” in the deck.")),
             },
             Msg::Restore {
@@ -325,12 +372,15 @@ impl Lab {
             }
             Msg::TogglePresent => {
                 self.presenting = !self.presenting;
+                self.reveal = self.presenting;
                 self.laser &= self.presenting;
             }
             Msg::StopPresenting => {
                 self.presenting = false;
+                self.reveal = false;
                 self.laser = false;
             }
+            Msg::ToggleReveal => self.reveal = !self.reveal,
             Msg::ToggleLaser => self.laser = self.presenting && !self.laser,
             Msg::ToggleExplore => {
                 self.exploration = match self.exploration {
@@ -373,7 +423,28 @@ impl Lab {
             self.exploration = None;
             self.notes = None;
             self.presenting = false;
+            self.reveal = false;
             self.laser = false;
+        }
+    }
+
+    /// A deck entry picked from the menu: it keeps the presenter's fencing choice (the
+    /// entries are told under every policy), unless the entry cannot run with it, and then
+    /// the page says why it changed.
+    fn pick(&mut self, entry: Scenario) {
+        let chosen = self.scenario().policy;
+        let kept = entry.clone().with_policy(chosen);
+        match kept.validate() {
+            Ok(()) => self.load(kept),
+            Err(why) => {
+                let own = entry.policy;
+                self.load(entry);
+                self.error = Some(format!(
+                    "Fencing is {} for this scenario, not {}: {why}.",
+                    own.label(),
+                    chosen.label()
+                ));
+            }
         }
     }
 
@@ -389,9 +460,12 @@ impl Lab {
         }
     }
 
-    /// Re-runs with an edited scenario, keeping the viewer at the end if they were there.
+    /// Re-runs with an edited scenario, keeping the viewer at the end if they were there,
+    /// else on the same event (by identity, not index: a drag that moves a pause reorders
+    /// the events, and the narration must not jump to an unrelated one).
     fn replace(&mut self, scenario: Scenario) {
         let was_at_end = self.at_end() && self.step > 0;
+        let old = Arc::clone(&self.trace);
         self.herd = Herd::beside(&scenario, self.herd.as_ref());
         // A scenario that differs in what the explorer varies keeps its exploration.
         if let Some(x) = &self.exploration {
@@ -404,7 +478,7 @@ impl Lab {
         self.step = if was_at_end {
             self.last_step()
         } else {
-            self.step.min(self.last_step())
+            same_event_step(&old, self.step, &self.trace).unwrap_or(self.step.min(self.last_step()))
         };
         self.error = None;
     }
@@ -441,6 +515,25 @@ impl Lab {
         let first = chars.next().map(|c| c.to_uppercase().collect::<String>());
         self.error = Some(format!("{}{}.", first.unwrap_or_default(), chars.as_str()));
     }
+}
+
+/// The step of `new` that shows the event step `step` of `old` ended on: the same actor's
+/// n-th event of the same kind. `None` at the setup step, or if the event is gone.
+fn same_event_step(old: &Trace, step: usize, new: &Trace) -> Option<usize> {
+    let through = story::Steps::of(old).through(step);
+    let last = old.events.get(through.checked_sub(1)?)?;
+    let same = |a: &crate::core::TraceEvent, b: &crate::core::TraceEvent| {
+        a.actor == b.actor && std::mem::discriminant(&a.kind) == std::mem::discriminant(&b.kind)
+    };
+    let nth = old.events[..through]
+        .iter()
+        .filter(|e| same(e, last))
+        .count();
+    let at = (new.events.iter().enumerate())
+        .filter(|(_, e)| same(e, last))
+        .nth(nth - 1)?
+        .0;
+    Some(story::Steps::of(new).showing(at))
 }
 
 /// The policy to show as "fencing on" beside `current`.

@@ -27,7 +27,7 @@ fn policy_toggle_keeps_you_at_the_end() {
     lab.update(ed(ScenarioEdit::Policy(FencingPolicy::Off)));
     assert!(lab.at_end());
     assert_eq!(lab.trace.summary.final_balance, 80);
-    lab.update(Msg::CyclePolicy);
+    lab.update(Msg::TogglePolicy);
     assert_eq!(lab.scenario().policy, FencingPolicy::Strict);
     assert_eq!(lab.trace.summary.final_balance, 90);
 }
@@ -192,11 +192,12 @@ fn play_runs_to_the_end_then_stops() {
 
 #[test]
 fn every_documented_key_does_something() {
-    // `p` and `n` are the shell's own (fullscreen and the notes drawer).
+    // `p`, `Escape`, `n`, `s` and `?` are the shell's own (fullscreen, the notes drawer, the
+    // speaker window, the keys sheet).
     for c in CONTROLS {
         for k in c.keys {
             assert!(
-                key_to_msg(k).is_some() || matches!(*k, "p" | "n"),
+                key_to_msg(k).is_some() || matches!(*k, "p" | "Escape" | "n" | "s" | "?"),
                 "{}: {k:?}",
                 c.action
             );
@@ -206,7 +207,7 @@ fn every_documented_key_does_something() {
         .iter()
         .flat_map(|c| c.keys.iter().copied())
         .collect();
-    for k in ["ArrowRight", "ArrowLeft", ".", " ", "f", "Home", "l"] {
+    for k in ["ArrowRight", "ArrowLeft", ".", " ", "f", "r", "Home", "l"] {
         assert!(
             documented.contains(&k),
             "{k:?} is mapped but not in the table"
@@ -221,7 +222,7 @@ fn keys_map_to_messages() {
     assert_eq!(key_to_msg("."), Some(Msg::Forward));
     assert_eq!(key_to_msg("ArrowLeft"), Some(Msg::Back));
     assert_eq!(key_to_msg(" "), Some(Msg::TogglePlay));
-    assert_eq!(key_to_msg("f"), Some(Msg::CyclePolicy));
+    assert_eq!(key_to_msg("f"), Some(Msg::TogglePolicy));
     assert_eq!(key_to_msg("l"), Some(Msg::ToggleLaser));
     assert_eq!(key_to_msg("q"), None);
 }
@@ -570,4 +571,94 @@ fn a_run_of_identical_events_is_one_press() {
     lab.update(Msg::Seek(usize::MAX));
     assert!(lab.at_end());
     assert_eq!(lab.step, lab.last_step());
+}
+
+#[test]
+fn f_flips_fencing_off_and_on_and_same_epoch_is_the_selects() {
+    let mut lab = Lab::default();
+    lab.update(ed(ScenarioEdit::Policy(FencingPolicy::Off)));
+    lab.update(key_to_msg("f").unwrap());
+    assert_eq!(lab.scenario().policy, FencingPolicy::Strict);
+    lab.update(key_to_msg("f").unwrap());
+    assert_eq!(
+        lab.scenario().policy,
+        FencingPolicy::Off,
+        "one press back to off"
+    );
+    lab.update(ed(ScenarioEdit::Policy(FencingPolicy::SameEpoch)));
+    lab.update(key_to_msg("f").unwrap());
+    assert_eq!(lab.scenario().policy, FencingPolicy::Off);
+}
+
+#[test]
+fn picking_an_entry_keeps_the_presenters_fencing() {
+    let mut lab = Lab::default();
+    for policy in FencingPolicy::ALL {
+        lab.update(ed(ScenarioEdit::Policy(policy)));
+        for entry in crate::core::deck::DECK {
+            lab.update(Msg::Pick(entry.id.to_owned()));
+            let own = (entry.build)().policy;
+            match lab.error() {
+                None => assert_eq!(lab.scenario().policy, policy, "{}", entry.id),
+                Some(why) => {
+                    assert_eq!(lab.scenario().policy, own, "{}", entry.id);
+                    assert!(why.starts_with("Fencing is "), "{}: {why}", entry.id);
+                }
+            }
+            lab.update(Msg::DismissError);
+            lab.update(ed(ScenarioEdit::Policy(policy)));
+        }
+    }
+}
+
+#[test]
+fn presenting_reveals_and_r_toggles_the_reveal_anywhere() {
+    let mut lab = Lab::default();
+    assert!(!lab.revealing(), "exploring shows the ghosted future");
+    lab.update(key_to_msg("r").unwrap());
+    assert!(lab.revealing());
+    lab.update(key_to_msg("r").unwrap());
+    lab.update(Msg::TogglePresent);
+    assert!(lab.revealing(), "presenter mode reveals step by step");
+    lab.update(Msg::StopPresenting);
+    assert!(!lab.revealing());
+}
+
+/// The headline's pause dragged later: the events reorder, and the cursor stays on the
+/// event it was on (B's debit), not on whatever now has the same index.
+#[test]
+fn a_drag_keeps_the_cursor_on_the_same_event() {
+    use crate::core::{EventKind, Pause};
+    let mut lab = Lab::default();
+    let is_b_debit = |e: &crate::core::TraceEvent| {
+        e.actor.as_deref() == Some("B") && matches!(e.kind, EventKind::WriteApplied { .. })
+    };
+    let at = lab
+        .trace
+        .events
+        .iter()
+        .position(is_b_debit)
+        .expect("B debits");
+    lab.update(Msg::Seek(
+        crate::core::story::Steps::of(&lab.trace).showing(at),
+    ));
+    let shown = |lab: &Lab| {
+        let through = crate::core::story::Steps::of(lab.trace()).through(lab.step());
+        lab.trace().events[through - 1].clone()
+    };
+    assert!(is_b_debit(&shown(&lab)));
+    for start in [1, 2, 3] {
+        lab.update(ed(ScenarioEdit::Pause {
+            actor: 0,
+            pause: Some(Pause {
+                start,
+                duration: 50,
+            }),
+        }));
+        assert!(
+            is_b_debit(&shown(&lab)),
+            "pause at {start}: {:?}",
+            shown(&lab)
+        );
+    }
 }

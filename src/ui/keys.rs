@@ -1,10 +1,13 @@
-//! The page's keys: the lab's own map ([`key_to_msg`]), plus `p` (presenter mode, with
-//! fullscreen) and `n` (the notes drawer), which are the shell's.
+//! The page's keys: the lab's own map ([`key_to_msg`]), plus the shell's: `p` (presenter
+//! mode, with fullscreen) and `Esc` (out of it), `n` (the notes drawer; while presenting,
+//! the speaker view, so notes never reach the shared screen), `s` (the speaker view) and
+//! `?` (the keys sheet).
 
 use leptos::ev;
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
+use super::speaker::Pair;
 use super::timers::now_ms;
 use super::Dispatch;
 use crate::lab::{key_to_msg, Msg};
@@ -48,6 +51,15 @@ impl Presenter {
         }
     }
 
+    /// Out of presenter mode (Esc, the toolbar's Exit), and out of fullscreen with it.
+    pub(super) fn stop(self) {
+        self.dispatch.msg(Msg::StopPresenting);
+        let doc = document();
+        if doc.fullscreen_element().is_some() {
+            doc.exit_fullscreen();
+        }
+    }
+
     /// Fullscreen came or went: left again if presenting ended before it came; the viewer's
     /// exit ends presenting.
     fn changed(self) {
@@ -64,7 +76,12 @@ impl Presenter {
 
 /// Listens for the page's keys, and for fullscreen coming and going (Esc leaves presenter
 /// mode too), until the app goes away.
-pub(super) fn listen(dispatch: Dispatch, presenting: Memo<bool>) -> Presenter {
+pub(super) fn listen(
+    dispatch: Dispatch,
+    presenting: Memo<bool>,
+    sheet: RwSignal<bool>,
+    pair: Pair,
+) -> Presenter {
     let presenter = Presenter {
         dispatch,
         presenting,
@@ -76,6 +93,11 @@ pub(super) fn listen(dispatch: Dispatch, presenting: Memo<bool>) -> Presenter {
         }
         match e.key().as_str() {
             "p" | "P" => presenter.toggle(),
+            "Escape" if sheet.get_untracked() => sheet.set(false),
+            "Escape" if presenting.get_untracked() => presenter.stop(),
+            "?" => sheet.update(|open| *open = !*open),
+            "s" | "S" => pair.open(dispatch),
+            "n" | "N" if presenting.get_untracked() => pair.open(dispatch),
             "n" | "N" => dispatch.msg(Msg::ToggleNotes),
             key => {
                 if let Some(m) = key_to_msg(key) {

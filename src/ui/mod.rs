@@ -12,6 +12,7 @@ mod panels;
 mod playback;
 mod pointer;
 mod recording;
+mod speaker;
 mod split;
 mod timeline;
 mod timers;
@@ -37,6 +38,7 @@ use panels::{Compare, Fork, HerdPanel, Notes, Params, Storage, Story};
 use playback::Playback;
 use pointer::LaserPointer;
 use recording::{ImportRecording, RecordedBanner};
+use speaker::SpeakerView;
 use timeline::Timeline;
 use tools::Tools;
 use whatif::WhatIf;
@@ -89,6 +91,14 @@ fn install_panic_banner() {
     }));
 }
 
+/// How the page is being shown, for the parts that draw differently for an audience
+/// (provided as context, not threaded through every component as props).
+#[derive(Clone, Copy)]
+pub(crate) struct Stage {
+    /// Nothing after the current step is drawn (presenter mode, or `r`).
+    pub reveal: Memo<bool>,
+}
+
 /// Sends messages to the lab; `Copy`, so every handler can hold one.
 #[derive(Clone, Copy)]
 pub(crate) struct Dispatch(RwSignal<Lab>);
@@ -100,7 +110,7 @@ impl Dispatch {
 }
 
 #[component]
-fn App() -> impl IntoView {
+fn App() -> AnyView {
     let lab = RwSignal::new(Lab::default());
     let dispatch = Dispatch(lab);
     // A new run counts as a change; the same run (a step) does not.
@@ -115,16 +125,21 @@ fn App() -> impl IntoView {
     let playing = Memo::new(move |_| lab.with(|l| l.playing()));
     let speed = Memo::new(move |_| lab.with(|l| l.speed()));
     let presenting = Memo::new(move |_| lab.with(|l| l.presenting()));
+    let reveal = Memo::new(move |_| lab.with(|l| l.revealing()));
+    provide_context(Stage { reveal });
     let laser = Memo::new(move |_| lab.with(|l| l.laser()));
     let notes_shown = Memo::new(move |_| lab.with(|l| l.notes().is_some()));
     let exploring = Memo::new(move |_| lab.with(|l| l.exploration().is_some()));
     let forked = Memo::new(move |_| lab.with(|l| l.fork_of().is_some()));
     let herd = Memo::new(move |_| lab.with(|l| l.herd().cloned()));
     let error = Memo::new(move |_| lab.with(|l| l.error().map(str::to_owned)));
+    let change = Memo::new(move |_| lab.with(|l| l.change().map(str::to_owned)));
     let embed = Memo::new(move |_| lab.with(|l| l.embedded()));
 
-    url::sync(dispatch, trace, step, embed);
-    let presenter = keys::listen(dispatch, presenting);
+    let hash = url::sync(dispatch, trace, step, embed);
+    let pair = speaker::follow(hash, move |h| url::restore(dispatch, h));
+    let sheet = RwSignal::new(false);
+    let presenter = keys::listen(dispatch, presenting, sheet, pair);
     timers::play_ticker(dispatch, playing, speed);
 
     let export = move |png: bool| export::export(dispatch, trace, png);
@@ -151,6 +166,11 @@ fn App() -> impl IntoView {
             Some(Act::Present) => present(),
             Some(Act::Theme) => flip_theme(),
             Some(Act::Dismiss) => dispatch.msg(Msg::DismissError),
+            Some(Act::Reveal) => dispatch.msg(Msg::ToggleReveal),
+            Some(Act::Laser) => dispatch.msg(Msg::ToggleLaser),
+            Some(Act::Speaker) => pair.open(dispatch),
+            Some(Act::Keys) => sheet.update(|open| *open = !*open),
+            Some(Act::Exit) => presenter.stop(),
             None => {}
         }
     };
@@ -174,6 +194,15 @@ fn App() -> impl IntoView {
     let lowest = Memo::new(move |_| drawn.get() >= 3);
     // The page's chrome, which an embedded view leaves out.
     let full = Memo::new(move |_| !embed.get());
+    if speaker::is_speaker() {
+        return view! {
+            <main class="app speaker-window" on:click=on_click>
+                <SpeakerView lab trace step dispatch />
+                <KeySheet open=sheet />
+            </main>
+        }
+        .into_any();
+    }
     view! {
         <main
             class="app"
@@ -181,7 +210,9 @@ fn App() -> impl IntoView {
             class:embed=move || embed.get()
             on:click=on_click
         >
-            {move || full.get().then(|| view! { <Header scenario trace dispatch /> })}
+            {move || {
+                full.get().then(|| view! { <Header scenario trace dispatch presenting laser /> })
+            }}
             {move || {
                 error
                     .get()
@@ -199,7 +230,6 @@ fn App() -> impl IntoView {
                     .then(|| {
                         view! {
                             <Story trace step />
-                            <Notes lab />
                             <RecordedBanner trace />
                         }
                     })
@@ -229,12 +259,17 @@ fn App() -> impl IntoView {
             {move || {
                 (lowest.get() && full.get())
                     .then(|| {
+                        // Panels open over the page, in a column at its right, never
+                        // above the stage: the timeline keeps its size.
                         view! {
-                            {move || forked.get().then(|| view! { <Fork lab trace step /> })}
-                            {move || {
-                                exploring.get().then(|| view! { <Explorer lab dispatch /> })
-                            }}
-                            <HerdPanel herd />
+                            <div class="drawers">
+                                <Notes lab />
+                                {move || forked.get().then(|| view! { <Fork lab trace step /> })}
+                                {move || {
+                                    exploring.get().then(|| view! { <Explorer lab dispatch /> })
+                                }}
+                                <HerdPanel herd />
+                            </div>
                         }
                     })
             }}
@@ -255,18 +290,120 @@ fn App() -> impl IntoView {
                     .then(|| {
                         view! {
                             <footer class="keys">
-                                "Keys: ← → step · Space play · . forward (clicker) · f fencing · p presenter (l: laser pointer) · n notes · drag a pause (its right edge resizes; double-click removes) · drag along an empty lane to draw one · drag a write at storage to delay its packets"
+                                "Keys: ← → step · Space play · f fencing off/on · r reveal · p presenter (Esc leaves) · s speaker view · n notes · ? all keys · drag a pause (its right edge resizes; double-click removes) · drag a write at storage to delay its packets"
                             </footer>
                         }
                     })
             }}
+            // What the last drag changed at storage: over the page, so it moves nothing.
+            {move || {
+                change
+                    .get()
+                    .map(|c| {
+                        view! {
+                            <p class="change-note" role="status" data-testid="change-note">
+                                {c}
+                            </p>
+                        }
+                    })
+            }}
+            <KeySheet open=sheet />
             <LaserPointer on=laser />
         </main>
     }
+    .into_any()
+}
+
+/// Presenter mode's toolbar, in the title's place: leave, the laser pointer, the speaker
+/// view, the keys.
+#[component]
+fn PresenterBar(laser: Memo<bool>) -> impl IntoView {
+    view! {
+        <nav class="presenter-bar" aria-label="Presenter tools">
+            <button
+                data-act=Act::Exit.code()
+                aria-keyshortcuts="Escape"
+                title="Leave presenter mode (Esc)"
+            >
+                "✕ Exit"
+            </button>
+            <button
+                data-act=Act::Laser.code()
+                aria-keyshortcuts="l"
+                aria-pressed=move || laser.get().to_string()
+                title="Laser pointer (l)"
+            >
+                "Laser"
+            </button>
+            <button
+                data-act=Act::Speaker.code()
+                aria-label="Speaker view"
+                aria-keyshortcuts="s"
+                title="Speaker view in a second window (s)"
+            >
+                "Speaker"
+            </button>
+            <button data-act=Act::Keys.code() aria-keyshortcuts="?" title="All the keys (?)">
+                "Keys"
+            </button>
+        </nav>
+    }
+}
+
+/// The keys sheet (`?`), from the same table the README's controls come from; its code is
+/// a chunk of its own, fetched the first time it opens.
+#[component]
+fn KeySheet(open: RwSignal<bool>) -> impl IntoView {
+    move || {
+        open.get()
+            .then(|| split::lazily(draw_keys(), move |draw| draw(open)))
+    }
+}
+
+type DrawKeys = fn(RwSignal<bool>) -> AnyView;
+
+#[leptos::wasm_split::wasm_split(keys_sheet, fallible, wasm_split_path = ::leptos::wasm_split)]
+fn draw_keys() -> Result<DrawKeys, split::Failed> {
+    Ok(|open| {
+        let rows = crate::lab::CONTROLS
+            .iter()
+            .map(|c| {
+                format!(
+                    "<tr><th scope=\"row\">{}</th><td>{}</td></tr>",
+                    crate::view::timeline::esc(c.action),
+                    crate::view::panels::how_markup(c.how)
+                )
+            })
+            .collect::<String>();
+        view! {
+            <div
+                class="sheet"
+                role="dialog"
+                aria-modal="true"
+                aria-label="Keys"
+                data-testid="keys-sheet"
+            >
+                <div class="sheet-head">
+                    <h2>"Keys and controls"</h2>
+                    <button on:click=move |_| open.set(false)>"Close (Esc)"</button>
+                </div>
+                <table class="sheet-table">
+                    <tbody inner_html=rows></tbody>
+                </table>
+            </div>
+        }
+        .into_any()
+    })
 }
 
 #[component]
-fn Header(scenario: Memo<Scenario>, trace: Memo<Arc<Trace>>, dispatch: Dispatch) -> impl IntoView {
+fn Header(
+    scenario: Memo<Scenario>,
+    trace: Memo<Arc<Trace>>,
+    dispatch: Dispatch,
+    presenting: Memo<bool>,
+    laser: Memo<bool>,
+) -> impl IntoView {
     let policy = Memo::new(move |_| scenario.with(|sc| sc.policy));
     let current = Memo::new(move |_| scenario.with(|sc| sc.id.clone()));
     // The options never change: markup, set before the value.
@@ -288,6 +425,8 @@ fn Header(scenario: Memo<Scenario>, trace: Memo<Arc<Trace>>, dispatch: Dispatch)
     view! {
         <header class="bar">
             <h1>"fencing-lab" <span class="sub">" — a lease is not a lock"</span></h1>
+            // Presenting, the presenter's tools take the title's place.
+            {move || presenting.get().then(|| view! { <PresenterBar laser /> })}
             <div class="bar-right">
                 <ImportRecording trace dispatch open=importing />
                 <label for="scenario" class="fencing-label">

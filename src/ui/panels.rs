@@ -96,22 +96,24 @@ pub fn Storage(trace: Memo<Arc<Trace>>, step: Memo<usize>) -> impl IntoView {
                     </span>
                 </div>
             </div>
-            <table class="log" data-testid="ledger">
-                <caption>"Write log (append-only; every attempt)"</caption>
-                <thead>
-                    <tr>
-                        <th>"time"</th>
-                        <th>"writer"</th>
-                        <th>"token"</th>
-                        <th>{text(m, |m| m.change.to_owned())}</th>
-                        <th>"result"</th>
-                        <th>{text(m, |m| m.after.to_owned())}</th>
-                    </tr>
-                </thead>
-                <tbody>
-                    <For each=rows key=|k| *k children=move |k| view! { <LogLine m k /> } />
-                </tbody>
-            </table>
+            <div class="log-scroll">
+                <table class="log" data-testid="ledger">
+                    <caption>"Write log (append-only; every attempt)"</caption>
+                    <thead>
+                        <tr>
+                            <th>"time"</th>
+                            <th>"writer"</th>
+                            <th>"token"</th>
+                            <th>{text(m, |m| m.change.to_owned())}</th>
+                            <th>"result"</th>
+                            <th>{text(m, |m| m.after.to_owned())}</th>
+                        </tr>
+                    </thead>
+                    <tbody>
+                        <For each=rows key=|k| *k children=move |k| view! { <LogLine m k /> } />
+                    </tbody>
+                </table>
+            </div>
         </section>
     }
 }
@@ -143,6 +145,9 @@ fn LogLine(m: Memo<StorageModel>, k: usize) -> impl IntoView {
     }
 }
 
+/// What an outcome card says before the step that decides it, while the reveal is on.
+const PENDING: (&str, &str) = ("?", "Revealed at the step that decides it.");
+
 /// "fencing off → 80" beside "fencing on → 90", from the lab's two real runs.
 #[component]
 pub fn Compare(lab: RwSignal<Lab>) -> impl IntoView {
@@ -152,20 +157,46 @@ pub fn Compare(lab: RwSignal<Lab>) -> impl IntoView {
             model::compare(off, on)
         })
     });
+    // The reveal keeps the figures back, in place, until the step that decides them.
+    let pending = Memo::new(move |_| {
+        lab.with(|l| l.revealing() && l.step() < model::deciding_step(l.trace()))
+    });
     let v = move || if m.with(|m| m.words) { "v words" } else { "v" };
+    let shown = move |f: fn(&model::CompareModel) -> String| {
+        move || {
+            if pending.get() {
+                PENDING.0.to_owned()
+            } else {
+                m.with(f)
+            }
+        }
+    };
+    let cap = move |f: fn(&model::CompareModel) -> String| {
+        move || {
+            if pending.get() {
+                PENDING.1.to_owned()
+            } else {
+                m.with(f)
+            }
+        }
+    };
     view! {
-        <section class="compare" aria-label="Outcome with and without a fence check">
+        <section
+            class="compare"
+            class:pending=move || pending.get()
+            aria-label="Outcome with and without a fence check"
+        >
             <div class="side off" data-testid="summary-off">
                 <span class="k">"fencing off →"</span>
-                <span class=v>{move || m.with(|m| m.off.value.clone())}</span>
-                <span class="cap">{move || m.with(|m| m.off.outcome.clone())}</span>
+                <span class=v>{shown(|m| m.off.value.clone())}</span>
+                <span class="cap">{cap(|m| m.off.outcome.clone())}</span>
             </div>
             <div class="side on" data-testid="summary-on">
                 <span class="k">
                     {move || m.with(|m| format!("fencing on ({}) →", m.on_policy))}
                 </span>
-                <span class=v>{move || m.with(|m| m.on.value.clone())}</span>
-                <span class="cap">{move || m.with(|m| m.on.outcome.clone())}</span>
+                <span class=v>{shown(|m| m.on.value.clone())}</span>
+                <span class="cap">{cap(|m| m.on.outcome.clone())}</span>
             </div>
         </section>
     }

@@ -6,7 +6,7 @@
 use leptos::ev;
 use leptos::prelude::*;
 
-use super::Dispatch;
+use super::{Dispatch, Stage};
 use crate::core::{Millis, Pause, Trace};
 use crate::lab::{pause_key, Msg, ScenarioEdit};
 use crate::view::geometry::{dragged_delay, Grip};
@@ -338,49 +338,54 @@ fn PauseRow(model: Memo<TimelineModel>, key: (usize, usize), live: Option<Live>)
 fn Drawing(model: Memo<TimelineModel>, live: bool, grab: GrabWrite) -> impl IntoView {
     let keys = |f: fn(&TimelineModel) -> Vec<(usize, usize)>| move || model.with(f);
     let cut = Memo::new(move |_| model.with(|m| m.cut.clone()));
+    let clip = reveal_clip(live);
     view! {
         <g class="drawing">
-            {move || {
-                cut.get()
-                    .map(|c| {
-                        view! {
-                            <g class="cut">
-                                <title>{c.title.clone()}</title>
-                                <rect
-                                    class="cut-body"
-                                    x=n(c.body.x)
-                                    y=n(c.body.y)
-                                    width=n(c.body.w)
-                                    height=n(c.body.h)
-                                ></rect>
-                                {c
-                                    .label
-                                    .map(|l| {
-                                        view! {
-                                            <text class="cut-label" x=n(l.x) y=n(l.y)>
-                                                {l.text}
-                                            </text>
-                                        }
-                                    })}
-                            </g>
-                        }
-                    })
-            }}
-            <For
-                each=keys(|m| m.bands.iter().map(|b| b.key).collect())
-                key=|k| *k
-                children=move |key| view! { <BandRow model key /> }
-            />
-            <For
-                each=keys(|m| m.beliefs.iter().map(|b| b.key).collect())
-                key=|k| *k
-                children=move |key| view! { <BeliefRow model key /> }
-            />
-            <For
-                each=move || model.with(|m| m.conflicts.iter().map(|c| c.key).collect::<Vec<_>>())
-                key=|k| *k
-                children=move |key| view! { <ConflictRow model key /> }
-            />
+            <g class="timed" clip-path=clip>
+                {move || {
+                    cut.get()
+                        .map(|c| {
+                            view! {
+                                <g class="cut">
+                                    <title>{c.title.clone()}</title>
+                                    <rect
+                                        class="cut-body"
+                                        x=n(c.body.x)
+                                        y=n(c.body.y)
+                                        width=n(c.body.w)
+                                        height=n(c.body.h)
+                                    ></rect>
+                                    {c
+                                        .label
+                                        .map(|l| {
+                                            view! {
+                                                <text class="cut-label" x=n(l.x) y=n(l.y)>
+                                                    {l.text}
+                                                </text>
+                                            }
+                                        })}
+                                </g>
+                            }
+                        })
+                }}
+                <For
+                    each=keys(|m| m.bands.iter().map(|b| b.key).collect())
+                    key=|k| *k
+                    children=move |key| view! { <BandRow model key /> }
+                />
+                <For
+                    each=keys(|m| m.beliefs.iter().map(|b| b.key).collect())
+                    key=|k| *k
+                    children=move |key| view! { <BeliefRow model key /> }
+                />
+                <For
+                    each=move || {
+                        model.with(|m| m.conflicts.iter().map(|c| c.key).collect::<Vec<_>>())
+                    }
+                    key=|k| *k
+                    children=move |key| view! { <ConflictRow model key /> }
+                />
+            </g>
             {(!live)
                 .then(|| {
                     view! {
@@ -395,7 +400,8 @@ fn Drawing(model: Memo<TimelineModel>, live: bool, grab: GrabWrite) -> impl Into
                 each=move || model.with(|m| m.markers.iter().map(|m| m.key).collect::<Vec<_>>())
                 key=|k| *k
                 children=move |key| view! { <MarkerRow model key grab /> }
-            /> <g class="cursor">
+            />
+            <g class="cursor">
                 <line
                     x1=move || model.with(|m| n(m.cursor.x))
                     x2=move || model.with(|m| n(m.cursor.x))
@@ -405,6 +411,13 @@ fn Drawing(model: Memo<TimelineModel>, live: bool, grab: GrabWrite) -> impl Into
             </g>
         </g>
     }
+}
+
+/// The clip that hides what lies after the cursor while the reveal is on: only on the
+/// live timeline (a copy, and every export, draws the whole run).
+fn reveal_clip(live: bool) -> impl Fn() -> Option<&'static str> + Copy {
+    let reveal = use_context::<Stage>().filter(|_| live).map(|s| s.reveal);
+    move || reveal.is_some_and(|r| r.get()).then_some("url(#revealed)")
 }
 
 /// The original run's timeline in the fork panel: not draggable. `as_on_page`: the main
@@ -627,14 +640,22 @@ pub fn Timeline(trace: Memo<Arc<Trace>>, step: Memo<usize>, dispatch: Dispatch) 
     };
     let end_drag = move |_e: ev::PointerEvent| drag.set_value(None);
 
+    let clip = reveal_clip(true);
     view! {
-        <figure
-            class="timeline-wrap"
-            style:aspect-ratio=move || geometry.with(model::Geometry::aspect_ratio)
-        >
+        <figure class="timeline-wrap">
             <svg
                 node_ref=svg_ref
                 class="timeline main"
+                class:reveal=move || clip().is_some()
+                // The box is the stage's (fixed); the drawing, as large as the box allows
+                // at its own aspect ratio, is the SVG inside it, so its edge is the
+                // drawing's and a pointer maps to time the same way at any box size.
+                style:width=move || {
+                    geometry.with(|g| format!("min(100cqw, calc(100cqh * ({})))", g.aspect_ratio()))
+                }
+                style:height=move || {
+                    geometry.with(|g| format!("min(100cqh, calc(100cqw / ({})))", g.aspect_ratio()))
+                }
                 role="group"
                 aria-label="Timeline"
                 viewBox=move || drawn.with(|m| m.view_box.clone())
@@ -643,9 +664,19 @@ pub fn Timeline(trace: Memo<Arc<Trace>>, step: Memo<usize>, dispatch: Dispatch) 
                 on:pointerup=end_drag
                 on:pointercancel=end_drag
             >
+                <defs>
+                    <clipPath id="revealed">
+                        <rect
+                            x="0"
+                            y="0"
+                            width=move || drawn.with(|m| n(m.cursor.x))
+                            height=move || geometry.with(|g| n(g.height()))
+                        ></rect>
+                    </clipPath>
+                </defs>
                 <GridView grid />
                 <Drawing model=drawn live=true grab=Some(grab_write) />
-                <g class="pause-blocks">
+                <g class="pause-blocks" clip-path=clip>
                     <For
                         each=move || {
                             drawn

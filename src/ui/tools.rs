@@ -23,6 +23,7 @@ pub(super) fn Tools(
     presenting: Memo<bool>,
 ) -> impl IntoView {
     let pressed = |m: Memo<bool>| move || m.get().to_string();
+    let reveal = expect_context::<super::Stage>().reveal;
     let status = RwSignal::new(String::new());
     // (frames done, frames in all) while an animation encodes.
     let progress = RwSignal::new(None::<(usize, usize)>);
@@ -67,6 +68,15 @@ pub(super) fn Tools(
             </details>
             <button class="ghost" data-act=Act::Notes.code() aria-pressed=pressed(notes_shown)>
                 "Notes"
+            </button>
+            <button
+                class="ghost"
+                data-act=Act::Reveal.code()
+                aria-keyshortcuts="r"
+                aria-pressed=pressed(reveal)
+                title="Draw nothing after the current step (r)"
+            >
+                "Reveal"
             </button>
             <button class="ghost" data-act=Act::Present.code() aria-pressed=pressed(presenting)>
                 "Present"

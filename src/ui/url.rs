@@ -24,12 +24,13 @@ pub(super) fn location_hash() -> String {
 
 /// Loads the page's own link, then keeps the address bar and the view in step until the
 /// app goes away.
+/// Returns the view's hash, which the speaker view follows too.
 pub(super) fn sync(
     dispatch: Dispatch,
     trace: Memo<Arc<Trace>>,
     step: Memo<usize>,
     embed: Memo<bool>,
-) {
+) -> Memo<String> {
     restore(dispatch, &location_hash());
     let hash = Memo::new(move |_| {
         let (s, e) = (step.get(), embed.get());
@@ -58,6 +59,7 @@ pub(super) fn sync(
         }
     });
     on_cleanup(move || on_hash.remove());
+    hash
 }
 
 /// Writes the hash once it has been quiet for `QUIET_MS`, at most one timer at a time.
@@ -84,7 +86,7 @@ fn write_later(
 
 /// Loads a shared link (once the deck entry it names is in: [`super::deck`]), or the default
 /// scenario with a message saying what was wrong with it.
-fn restore(dispatch: Dispatch, hash: &str) {
+pub(super) fn restore(dispatch: Dispatch, hash: &str) {
     let (id, hash) = (share::named_entry(hash).to_owned(), hash.to_owned());
     super::deck::with_entry(dispatch, id, move || load(dispatch, &hash));
 }

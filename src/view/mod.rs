@@ -23,10 +23,17 @@ pub enum Act {
     Present,
     Theme,
     Dismiss,
+    /// The reveal on or off.
+    Reveal,
+    /// The presenter toolbar's: laser, speaker view, keys sheet, leave presenter mode.
+    Laser,
+    Speaker,
+    Keys,
+    Exit,
 }
 
 impl Act {
-    pub const ALL: [Act; 12] = [
+    pub const ALL: [Act; 17] = [
         Act::Reset,
         Act::Back,
         Act::Play,
@@ -39,6 +46,11 @@ impl Act {
         Act::Present,
         Act::Theme,
         Act::Dismiss,
+        Act::Reveal,
+        Act::Laser,
+        Act::Speaker,
+        Act::Keys,
+        Act::Exit,
     ];
 
     pub fn code(self) -> &'static str {
@@ -55,6 +67,11 @@ impl Act {
             Act::Present => "present",
             Act::Theme => "theme",
             Act::Dismiss => "dismiss",
+            Act::Reveal => "reveal",
+            Act::Laser => "laser",
+            Act::Speaker => "speaker",
+            Act::Keys => "keys",
+            Act::Exit => "exit",
         }
     }
 

@@ -209,6 +209,108 @@ pub struct Side {
     pub outcome: String,
 }
 
+/// A control's "how" (markdown: `` `key` ``, `**name**`) as markup for the keys sheet:
+/// keys in `<kbd>`, names in bold, everything else escaped.
+pub fn how_markup(how: &str) -> String {
+    let mut out = String::new();
+    let mut rest = how;
+    while let Some(i) = rest.find(['`', '*']) {
+        out.push_str(&crate::view::timeline::esc(&rest[..i]));
+        let (mark, tag) = if rest[i..].starts_with("**") {
+            ("**", "b")
+        } else if rest[i..].starts_with('`') {
+            ("`", "kbd")
+        } else {
+            out.push('*');
+            rest = &rest[i + 1..];
+            continue;
+        };
+        let body = &rest[i + mark.len()..];
+        match body.find(mark) {
+            Some(end) => {
+                let inner = crate::view::timeline::esc(&body[..end]);
+                out.push_str(&format!("<{tag}>{inner}</{tag}>"));
+                rest = &body[end + mark.len()..];
+            }
+            None => {
+                out.push_str(&crate::view::timeline::esc(mark));
+                rest = body;
+            }
+        }
+    }
+    out.push_str(&crate::view::timeline::esc(rest));
+    out
+}
+
+/// After a drag (a pause or a packet delay moved), one line on what it changed at
+/// storage, or `None` if every write landed as before: which write now arrives first, what
+/// that did to its verdict, and the outcome before and after.
+pub fn change_note(old: &Trace, new: &Trace) -> Option<String> {
+    type Row = (String, String, Option<&'static str>);
+    let rows = |t: &Trace| -> Vec<Row> {
+        let verdict = |w: &WriteRecord| w.result.as_ref().err().map(|e| e.code());
+        let row = |w: &WriteRecord| (w.request.writer.clone(), token(w.request.fence), verdict(w));
+        t.writes.iter().map(row).collect()
+    };
+    let (was, now) = (rows(old), rows(new));
+    if was == now {
+        return None;
+    }
+    let name = |r: &Row| format!("{}'s {}", r.0, r.1);
+    let said = |v: Option<&str>| v.unwrap_or("accepted").to_owned();
+    let same_write = |a: &Row, b: &Row| a.0 == b.0 && a.1 == b.1;
+    let first_moved = (0..now.len().min(was.len())).find(|&i| !same_write(&now[i], &was[i]));
+    let change = match first_moved {
+        Some(i) => {
+            let ahead = &now[i];
+            let mut line = format!(
+                "{} now reaches storage before {}",
+                name(ahead),
+                name(&was[i])
+            );
+            let before = was.iter().find(|r| same_write(r, ahead)).map(|r| r.2);
+            match (before, ahead.2) {
+                (Some(Some(_)), None) => line.push_str(&format!(
+                    ", so {} cannot refuse it",
+                    new.scenario.policy.short()
+                )),
+                (Some(None), Some(code)) => line.push_str(&format!(" and is refused ({code})")),
+                _ => {}
+            }
+            line
+        }
+        None => match was.iter().zip(&now).find(|(a, b)| a.2 != b.2) {
+            Some((a, b)) => format!("{} is now {} (was {})", name(b), said(b.2), said(a.2)),
+            None => format!("{} writes reach storage (was {})", now.len(), was.len()),
+        },
+    };
+    let (before, after) = (story::final_value(old), story::final_value(new));
+    let figure = if new.scenario.publishes() {
+        "result row"
+    } else {
+        "balance"
+    };
+    Some(if before == after {
+        format!("{change}; the {figure} still ends at {after}.")
+    } else {
+        format!("{change}: {figure} {after} (was {before}).")
+    })
+}
+
+/// The step that decides the run's outcome, for the reveal: the step of its last write
+/// attempt at storage, after which the ledger no longer changes (the last step for a run
+/// that writes nothing). Until then the off/on cards keep their place but not their figures.
+pub fn deciding_step(t: &Trace) -> usize {
+    let steps = story::Steps::of(t);
+    let all = t.writes.len();
+    if all == 0 {
+        return steps.last();
+    }
+    (0..=steps.last())
+        .find(|&s| t.writes_until(steps.through(s)).len() == all)
+        .unwrap_or(steps.last())
+}
+
 pub fn compare(off: &Trace, on: &Trace) -> CompareModel {
     let side = |t: &Trace| Side {
         value: story::final_value(t),
@@ -509,6 +611,64 @@ pub fn params(sc: &Scenario, base: Option<&Scenario>) -> ParamsModel {
 mod tests {
     use super::*;
     use crate::core::explore::{explore, ExploreSpec};
+
+    #[test]
+    fn a_controls_how_reads_as_keys_and_names() {
+        assert_eq!(
+            how_markup("`p` (`Esc` leaves) / **What if…** <x>"),
+            "<kbd>p</kbd> (<kbd>Esc</kbd> leaves) / <b>What if…</b> &lt;x&gt;"
+        );
+        assert_eq!(how_markup("a * b `c"), "a * b `c");
+        for c in crate::lab::CONTROLS {
+            let m = how_markup(c.how);
+            assert!(!m.contains('`') && !m.contains("**"), "{m}");
+        }
+    }
+
+    /// The issue's own example: the headline's pause ending at t=31 under strict lets A's
+    /// 33 reach storage first, so strict accepts both.
+    #[test]
+    fn a_drag_says_what_it_changed_at_storage() {
+        use crate::core::Pause;
+        let strict = Scenario::gc_pause();
+        let early = strict.clone().with_pause(
+            0,
+            Pause {
+                start: 5,
+                duration: 26,
+            },
+        );
+        let (old, new) = (run(&strict), run(&early));
+        assert_eq!(
+            change_note(&old, &new).as_deref(),
+            Some("A's 33 now reaches storage before B's 34, so strict cannot refuse it: balance 80 (was 90).")
+        );
+        assert_eq!(
+            change_note(&new, &old).as_deref(),
+            Some("B's 34 now reaches storage before A's 33: balance 90 (was 80).")
+        );
+        assert_eq!(
+            change_note(&old, &old),
+            None,
+            "nothing changed, nothing said"
+        );
+    }
+
+    /// The headline's outcome is decided by A's late debit, its last write: before that
+    /// step the reveal keeps the cards' figures back; from it on they show.
+    #[test]
+    fn the_headline_is_decided_by_as_late_debit() {
+        for policy in [FencingPolicy::Off, FencingPolicy::Strict] {
+            let t = run(&Scenario::gc_pause().with_policy(policy));
+            let steps = story::Steps::of(&t);
+            let d = deciding_step(&t);
+            let last = t.writes.last().expect("a write");
+            assert_eq!(last.request.writer, "A", "{policy:?}");
+            assert_eq!(t.writes_until(steps.through(d)).len(), t.writes.len());
+            assert!(t.writes_until(steps.through(d - 1)).len() < t.writes.len());
+            assert!(d > 1 && d <= steps.last(), "{policy:?}: {d}");
+        }
+    }
     use crate::core::run;
 
     #[test]

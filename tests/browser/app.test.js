@@ -8,7 +8,10 @@ const open = session();
 
 test('fencing on: A is rejected stale_fence, balance 90, last fence 34', async () => {
   const { page, context } = await open();
-  assert.equal(await page.getByLabel('Fencing').inputValue(), 'strict');
+  // The page opens on the failure; one `f` turns fencing on.
+  assert.equal(await page.getByLabel('Fencing').inputValue(), 'off');
+  await page.keyboard.press('f');
+  await page.waitForFunction(() => document.querySelector('#fencing').value === 'strict');
   assert.equal(await text(page, 'balance'), '100');
   const steps = await stepToEnd(page);
   assert.ok(steps >= 8, `headline has ${steps} steps`);
@@ -145,7 +148,7 @@ test('keyboard: arrows step, . steps (clicker), f toggles fencing, Space plays',
   await page.keyboard.press('.');
   assert.match(await text(page, 'clock'), /^step 3 \//);
   await page.keyboard.press('f');
-  assert.equal(await page.getByLabel('Fencing').inputValue(), 'same_epoch');
+  assert.equal(await page.getByLabel('Fencing').inputValue(), 'strict');
   await page.keyboard.press('f');
   assert.equal(await page.getByLabel('Fencing').inputValue(), 'off');
   await page.keyboard.press('Home');
@@ -169,7 +172,7 @@ test('out-of-range input shows a message and keeps the last good state', async (
   const error = page.getByTestId('error');
   await error.waitFor();
   assert.match(await error.innerText(), /must end by t=100 ms/);
-  assert.equal(await text(page, 'balance'), '90');
+  assert.equal(await text(page, 'balance'), '80');
   assert.equal(await length.inputValue(), '50', 'the input shows the last good value again');
   await length.fill('-5');
   await length.press('Enter');
@@ -182,7 +185,7 @@ test('out-of-range input shows a message and keeps the last good state', async (
 test('dark theme and reduced motion render the same story', async () => {
   const { page, context } = await open('', { colorScheme: 'dark', reducedMotion: 'reduce' });
   await stepToEnd(page);
-  assert.equal(await text(page, 'balance'), '90');
+  assert.equal(await text(page, 'balance'), '80');
   const bg = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
   assert.equal(bg, 'rgb(20, 22, 26)');
   await screenshot(page, 'dark-end.png');

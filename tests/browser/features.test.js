@@ -54,7 +54,7 @@ test('a malformed or hostile hash gives a clear message and the default scenario
 });
 
 test('fork: change a parameter and compare original and forked runs side by side', async () => {
-  const { page, context } = await open();
+  const { page, context } = await open('#s=gc-pause&fence=strict');
   await stepToEnd(page);
   await page.getByRole('button', { name: 'Fork' }).click();
   await page.getByLabel('Fencing').selectOption('off');
@@ -100,17 +100,17 @@ test('presenter mode: large type, speaker notes on demand, clicker keys', async 
   const after = await page.getByTestId('narration').evaluate((el) => parseFloat(getComputedStyle(el).fontSize));
   assert.ok(after > before, `narration grows from ${before}px to ${after}px`);
   assert.equal(await page.getByTestId('notes').count(), 0);
-  await page.keyboard.press('n');
-  const notes = page.getByTestId('notes');
-  assert.match(await notes.innerText(), /stale_fence/);
+  // While presenting, `n` puts the notes in the speaker view, never on the shared screen.
+  const [speaker] = await Promise.all([context.waitForEvent('page'), page.keyboard.press('n')]);
+  assert.match(await speaker.getByTestId('notes').innerText(), /stale_fence/);
+  assert.equal(await page.getByTestId('notes').count(), 0);
+  await page.bringToFront();
   await page.keyboard.press('PageDown');
   await page.keyboard.press('.');
   assert.equal((await position(page))[0], 2);
   await page.keyboard.press('PageUp');
   assert.equal((await position(page))[0], 1);
   await screenshot(page, 'presenter.png');
-  await page.keyboard.press('n');
-  assert.equal(await page.getByTestId('notes').count(), 0);
   await context.close();
 });
 
