@@ -28,9 +28,9 @@ pub enum ShareError {
     /// A character outside `a-z A-Z 0-9 - _ . , = &`, once `%`-escapes are read (the
     /// browser escapes `<` as `%3C`; the message names the `<` the user typed).
     BadCharacter(char),
-    /// A `%` not followed by two hex digits (as written).
-    BadEscape(String),
-    /// `%`-escapes that do not spell UTF-8 text.
+    /// A `%` not followed by two hex digits.
+    BadEscape,
+    /// A `%`-escape of a byte past ASCII: a letter or a sign from other text.
     NotText,
     /// A part with no `=` (other than the `embed` flag).
     NotKeyValue(String),
@@ -87,11 +87,12 @@ impl fmt::Display for ShareError {
                     write!(f, "a link cannot contain “{c}”")
                 }
             }
-            ShareError::BadEscape(esc) => write!(
-                f,
-                "“{esc}” is a broken escape: a % in a link is followed by two hex digits"
+            ShareError::BadEscape => f.write_str(
+                "the link has a broken escape: a % in a link is followed by two hex digits",
             ),
-            ShareError::NotText => f.write_str("the link's %-escapes do not spell text"),
+            ShareError::NotText => {
+                f.write_str("a link holds only the letters a-z and A-Z, digits and - _ . , = &")
+            }
             ShareError::NotKeyValue(part) => write!(
                 f,
                 "“{}” has no value: a link's settings are written key=value, e.g. ttl=30",
@@ -295,29 +296,22 @@ fn unescape(hash: &str) -> Result<String, ShareError> {
     if hash.len() > MAX_HASH_LEN {
         return Err(ShareError::TooLong { len: hash.len() });
     }
-    let bytes = hash.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut at = 0;
-    while at < bytes.len() {
-        if bytes[at] != b'%' {
-            out.push(bytes[at]);
-            at += 1;
+    let mut chars = hash.chars();
+    let mut out = String::with_capacity(hash.len());
+    while let Some(c) = chars.next() {
+        if c != '%' {
+            out.push(c);
             continue;
         }
-        let hex = hash
-            .get(at + 1..at + 3)
-            .filter(|h| h.bytes().all(|b| b.is_ascii_hexdigit()));
-        let Some(byte) = hex.and_then(|h| u8::from_str_radix(h, 16).ok()) else {
-            let end = hash[at..]
-                .char_indices()
-                .nth(3)
-                .map_or(hash.len(), |(n, _)| at + n);
-            return Err(ShareError::BadEscape(hash[at..end].to_owned()));
-        };
-        out.push(byte);
-        at += 3;
+        let mut hex = || chars.next().and_then(|c| c.to_digit(16));
+        match (hex(), hex()) {
+            // A link holds ASCII only; an escaped byte past it is part of other text.
+            (Some(hi), Some(lo)) if hi < 8 => out.push(char::from((hi * 16 + lo) as u8)),
+            (Some(_), Some(_)) => return Err(ShareError::NotText),
+            _ => return Err(ShareError::BadEscape),
+        }
     }
-    String::from_utf8(out).map_err(|_| ShareError::NotText)
+    Ok(out)
 }
 
 /// The hash's `key=value` parts, checked for characters and repeats.
@@ -453,7 +447,7 @@ mod tests {
             ("#s=gc-pause&ttl", "key=value"),
             ("#s=<script>", "a link cannot contain “<”"),
             ("#s=%3Cscript%3E", "a link cannot contain “<”"),
-            ("#s=gc-pause%", "“%” is a broken escape"),
+            ("#s=gc-pause%", "broken escape"),
             ("#s=partition&partition.A=90,20", "partition must end by"),
             ("#s=partition&partition.A=15", "start,length"),
             (
@@ -490,7 +484,7 @@ mod tests {
         assert_eq!(kind("#s=<x"), ShareError::BadCharacter('<'));
         assert_eq!(kind("#s=a b").to_string(), "a link cannot contain a space");
         assert_eq!(kind("#s=a%0A"), ShareError::BadCharacter('\n'));
-        assert_eq!(kind("#s=%zz"), ShareError::BadEscape("%zz".into()));
+        assert_eq!(kind("#s=%zz"), ShareError::BadEscape);
         assert_eq!(kind("#s=%C3"), ShareError::NotText);
         assert_eq!(kind("#s=nope"), ShareError::UnknownScenario("nope".into()));
         assert_eq!(kind("#ttl=3"), ShareError::NoScenario);

@@ -62,7 +62,7 @@ const fn bound(setting: Setting, label: &'static str, min: u64, max: u64, unit: 
     }
 }
 
-/// Every number's range, the same as [`Scenario::validate`]'s (a test holds them to it), but
+/// Every number's range, in [`Setting`]'s order, the same as [`Scenario::validate`]'s (a test holds them to it), but
 /// a pause or a partition is at least 1 ms long: one of 0 ms is none at all.
 pub const BOUNDS: [Bound; 14] = {
     use Setting::*;
@@ -94,10 +94,8 @@ pub const BOUNDS: [Bound; 14] = {
 impl Setting {
     /// Its row of [`BOUNDS`].
     pub fn bound(self) -> &'static Bound {
-        BOUNDS
-            .iter()
-            .find(|b| b.setting == self)
-            .expect("every setting has a bound")
+        // The table is in the enum's order (a test holds it).
+        &BOUNDS[self as usize]
     }
 
     /// The label the page gives this setting in `sc` (for client `actor`).
@@ -175,7 +173,7 @@ fn parse(text: &str) -> Result<u64, Problem> {
         Err(Problem::Empty)
     } else if digits(t) {
         t.parse().map_err(|_| Problem::Above(t.to_owned()))
-    } else if t.strip_prefix(['-', '−']).is_some_and(digits) {
+    } else if t.strip_prefix('-').is_some_and(digits) {
         Err(Problem::Negative(t.to_owned()))
     } else {
         Err(Problem::NotWhole(t.to_owned()))
@@ -221,58 +219,52 @@ impl Refusal {
 impl fmt::Display for Refusal {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let b = self.setting.bound();
-        let (lo, hi) = (amount(b.min, b.unit), amount(self.max, b.unit));
-        let (low, high) = match b.unit {
-            Unit::Duration => ("too short", "too long"),
-            Unit::Instant => ("too early", "too late"),
-            Unit::PerMille => ("too little", "too much"),
-            Unit::Count => ("too few", "too many"),
+        // What the number counts, and what one outside its range is.
+        let (unit, low, high) = match b.unit {
+            Unit::Duration => (" ms", "too short", "too long"),
+            Unit::Instant => (" ms", "too early", "too late"),
+            Unit::PerMille => (" per mille", "too little", "too much"),
+            Unit::Count => ("", "too few", "too many"),
         };
-        let unit = match b.unit {
-            Unit::Duration | Unit::Instant => " ms",
-            Unit::PerMille => " per mille",
-            Unit::Count => "",
+        let (what, is) = match &self.problem {
+            Problem::Empty => ("the value".to_owned(), "empty"),
+            Problem::NotWhole(t) => (format!("“{}”", shown(t)), "not a whole number"),
+            Problem::Negative(t) => (shown(t), "negative"),
+            Problem::Below(v) => (shown(v) + unit, low),
+            Problem::Above(v) => (shown(v) + unit, high),
         };
-        write!(f, "{} must be between {lo} and {hi} (", self.label)?;
-        match &self.problem {
-            Problem::Empty => f.write_str("the value is empty")?,
-            Problem::NotWhole(t) => write!(f, "“{}” is not a whole number", shown(t))?,
-            Problem::Negative(t) => write!(f, "{} is negative", shown(t))?,
-            Problem::Below(v) => write!(f, "{}{unit} is {low}", shown(v))?,
-            Problem::Above(v) => write!(f, "{}{unit} is {high}", shown(v))?,
-        }
-        match &self.note {
-            Some(why) => write!(f, "; {why})"),
-            None => f.write_str(")"),
-        }
+        let note = self.note.as_deref().unwrap_or_default();
+        write!(
+            f,
+            "{} must be between {} and {} ({what} is {is}{}{note})",
+            self.label,
+            amount(b.min, unit),
+            amount(self.max, unit),
+            if note.is_empty() { "" } else { "; " },
+        )
     }
 }
 
-/// An amount in the largest unit that writes it whole: "1 ms", "2 s", "10 minutes".
-pub fn amount(n: u64, unit: Unit) -> String {
-    match unit {
-        Unit::Duration | Unit::Instant => human_ms(n),
-        Unit::PerMille => format!("{n} per mille"),
-        Unit::Count => n.to_string(),
-    }
-}
-
-fn human_ms(ms: Millis) -> String {
-    match ms {
-        60_000 => "1 minute".into(),
-        m if m > 0 && m % 60_000 == 0 => format!("{} minutes", m / 60_000),
-        m if m > 0 && m % 1_000 == 0 => format!("{} s", m / 1_000),
-        m => format!("{m} ms"),
-    }
+/// An amount with its unit, in the largest unit that writes it whole: "1 ms", "2 s",
+/// "10 minutes", "900 per mille".
+pub fn amount(n: u64, unit: &str) -> String {
+    let (n, unit) = match (n, unit) {
+        (60_000, " ms") => (1, " minute"),
+        (n, " ms") if n > 0 && n % 60_000 == 0 => (n / 60_000, " minutes"),
+        (n, " ms") if n > 0 && n % 1_000 == 0 => (n / 1_000, " s"),
+        _ => (n, unit),
+    };
+    format!("{n}{unit}")
 }
 
 /// What the user typed, cut short: a message quotes it, it never repeats a page of it.
 pub(crate) fn shown(text: &str) -> String {
-    const MOST: usize = 16;
-    match text.char_indices().nth(MOST) {
-        Some((at, _)) => format!("{}…", &text[..at]),
-        None => text.to_owned(),
+    let mut end = text.len().min(16);
+    while !text.is_char_boundary(end) {
+        end -= 1;
     }
+    let more = if end < text.len() { "…" } else { "" };
+    format!("{}{more}", &text[..end])
 }
 
 #[cfg(test)]
@@ -281,7 +273,7 @@ mod tests {
 
     #[test]
     fn amounts_read_in_the_largest_whole_unit() {
-        let ms = |n| amount(n, Unit::Duration);
+        let ms = |n| amount(n, " ms");
         assert_eq!(
             [
                 ms(0),
@@ -302,6 +294,70 @@ mod tests {
                 "10 minutes"
             ]
         );
+    }
+
+    /// The table's limits are the core's: its largest value validates and one more does
+    /// not (and so for the smallest, where the core has one above 0).
+    #[test]
+    fn the_table_is_the_cores_validation() {
+        use crate::core::{Partition, Pause};
+        let set = |setting: Setting, v: u64| {
+            let mut sc = Scenario::gc_pause();
+            let a = &mut sc.actors[0];
+            match setting {
+                Setting::Ttl => sc.lease_ttl = v,
+                Setting::Clients => sc = sc.with_clients(v as usize),
+                Setting::LockDelay => sc.lock_delay = v,
+                Setting::LockRtt => sc.lock_rtt = v,
+                Setting::Drift => sc.client_drift = v,
+                Setting::Margin => sc.deadline_margin = v,
+                Setting::Failover => sc.failover_at = Some(v),
+                Setting::ReplicationLag => sc.replication_lag = Some(v),
+                Setting::PauseStart => {
+                    a.pauses = vec![Pause {
+                        start: v,
+                        duration: 1,
+                    }]
+                }
+                Setting::PauseLength => {
+                    a.pauses = vec![Pause {
+                        start: 0,
+                        duration: v,
+                    }]
+                }
+                Setting::LockTimeout => a.lock_timeout = Some(v),
+                Setting::Delay => a.network_delay = v,
+                Setting::PartitionStart | Setting::PartitionLength => {
+                    let (start, end) = match setting {
+                        Setting::PartitionStart => (v, v.saturating_add(1)),
+                        _ => (0, v),
+                    };
+                    sc.partition = Some(Partition {
+                        actor: 0,
+                        start,
+                        end,
+                    });
+                }
+            }
+            sc.validate().is_ok()
+        };
+        for b in BOUNDS {
+            // A partition's end is checked too: its start's largest is one short of it.
+            let max = b.max - u64::from(b.setting == Setting::PartitionStart);
+            assert!(set(b.setting, max), "{:?} {max}", b.setting);
+            if b.setting != Setting::Clients {
+                assert!(!set(b.setting, max + 1), "{:?} {}", b.setting, max + 1);
+            }
+            assert!(set(b.setting, b.min), "{:?} {}", b.setting, b.min);
+        }
+        assert!(!set(Setting::Ttl, 0) && !set(Setting::LockTimeout, 0));
+    }
+
+    #[test]
+    fn the_table_is_in_the_settings_order() {
+        for (i, b) in BOUNDS.iter().enumerate() {
+            assert_eq!(b.setting as usize, i, "{:?}", b.setting);
+        }
     }
 
     #[test]

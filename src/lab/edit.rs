@@ -138,7 +138,7 @@ impl ScenarioEdit {
     /// here (a client that exists, a time inside the timeline); the caller validates the
     /// whole scenario, once, after its last edit.
     pub fn apply(self, sc: &Scenario) -> Result<Scenario, EditError> {
-        self.check_bounds(sc).map_err(EditError::OutOfBounds)?;
+        self.check_bounds(sc)?;
         let mut sc = sc.clone();
         let horizon = sc.horizon;
         let client = |sc: &Scenario, actor: usize| {
@@ -200,57 +200,14 @@ impl ScenarioEdit {
         Ok(sc)
     }
 
-    /// Every number of this edit inside its [`Setting`]'s range (the timeline's end is
-    /// [`apply`](Self::apply)'s to check: it names what would end past it).
-    fn check_bounds(&self, sc: &Scenario) -> Result<(), Refusal> {
-        let of = |actor: usize| Some(actor);
-        let numbers: Vec<(Setting, Option<usize>, u64)> = match *self {
-            ScenarioEdit::Policy(_)
-            | ScenarioEdit::Tokens(_)
-            | ScenarioEdit::Release(_)
-            | ScenarioEdit::Barrier(_)
-            | ScenarioEdit::Check(_) => vec![],
-            ScenarioEdit::Ttl(t) => vec![(Setting::Ttl, None, t)],
-            ScenarioEdit::Clients(n) => vec![(Setting::Clients, None, n as u64)],
-            ScenarioEdit::LockDelay(t) => vec![(Setting::LockDelay, None, t)],
-            ScenarioEdit::LockRtt(t) => vec![(Setting::LockRtt, None, t)],
-            ScenarioEdit::Drift(d) => vec![(Setting::Drift, None, d)],
-            ScenarioEdit::Margin(t) => vec![(Setting::Margin, None, t)],
-            ScenarioEdit::Failover(Some(t)) => {
-                let limit = timeline_end(sc, 0, FAILOVER_COMES);
-                return Setting::Failover.check(sc, None, t, limit).map(|_| ());
-            }
-            ScenarioEdit::Failover(None) => vec![],
-            ScenarioEdit::ReplicationLag(t) => t
-                .map(|t| (Setting::ReplicationLag, None, t))
-                .into_iter()
-                .collect(),
-            ScenarioEdit::Pause { actor, pause } => pause.map_or(vec![], |p| {
-                vec![
-                    (Setting::PauseStart, of(actor), p.start),
-                    (Setting::PauseLength, of(actor), p.duration),
-                ]
-            }),
-            ScenarioEdit::Partition { actor, span } => span.map_or(vec![], |(start, end)| {
-                vec![
-                    (Setting::PartitionStart, of(actor), start),
-                    (
-                        Setting::PartitionLength,
-                        of(actor),
-                        end.saturating_sub(start),
-                    ),
-                ]
-            }),
-            ScenarioEdit::LockTimeout { actor, timeout } => timeout
-                .map(|t| (Setting::LockTimeout, of(actor), t))
-                .into_iter()
-                .collect(),
-            ScenarioEdit::Delay { actor, delay } => vec![(Setting::Delay, of(actor), delay)],
-        };
-        for (setting, actor, value) in numbers {
-            setting.check(sc, actor, value, None)?;
+    /// Every number of this edit inside its [`Setting`]'s range (and a failover by the
+    /// timeline's end): the edit is read back from its own `key=value`, as a link is, so a
+    /// field, a gesture and a link meet one rule and one sentence.
+    fn check_bounds(&self, sc: &Scenario) -> Result<(), EditError> {
+        match Self::parse(&self.key(sc), &self.value(), sc) {
+            Err(ShareError::Refused(e)) => Err(e),
+            _ => Ok(()),
         }
-        Ok(())
     }
 
     /// Whether this edit changes anything in `sc`'s design, so the What if… panel offers it:
@@ -454,7 +411,7 @@ impl ScenarioEdit {
             }
             ScenarioEdit::Partition { span, .. } => span.map_or_else(
                 || "none".into(),
-                |(start, end)| format!("{start},{}", end - start),
+                |(start, end)| format!("{start},{}", end.saturating_sub(start)),
             ),
         }
     }
