@@ -108,7 +108,14 @@ fn readme_lists_every_question_of_the_deck() {
     let want: Vec<String> = deck::DECK
         .iter()
         .enumerate()
-        .map(|(i, e)| format!("{}. [{}](http://127.0.0.1:8080/#s={})", i + 1, e.question, e.id))
+        .map(|(i, e)| {
+            format!(
+                "{}. [{}](http://127.0.0.1:8080/#s={})",
+                i + 1,
+                e.question,
+                e.id
+            )
+        })
         .collect();
     assert_eq!(listed, want);
 }
@@ -131,13 +138,21 @@ fn readme_is_a_one_minute_read() {
         }
         let path = target.split('#').next().unwrap_or(target);
         assert!(
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(path).exists(),
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join(path)
+                .exists(),
             "README.md links to {target}, which is not there"
         );
         linked += 1;
     }
-    assert!(linked >= 6, "the README links its docs pages ({linked} links)");
+    assert!(
+        linked >= 6,
+        "the README links its docs pages ({linked} links)"
+    );
     for page in ["deck", "replay", "design", "build", "testing", "benchmarks"] {
-        assert!(readme.contains(&format!("](docs/{page}.md)")), "docs/{page}.md");
+        assert!(
+            readme.contains(&format!("](docs/{page}.md)")),
+            "docs/{page}.md"
+        );
     }
 }

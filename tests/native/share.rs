@@ -312,3 +312,47 @@ fn broken_links_say_what_is_wrong_in_the_users_words() {
         45
     );
 }
+
+/// docs/messages.md's table is what the page says: each field row typed into that field of
+/// that deck entry, each link row opened.
+#[test]
+fn the_messages_page_is_what_the_page_says() {
+    use fencing_lab::lab::{Lab, Msg, Param};
+    use fencing_lab::share::not_loaded;
+    let page = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/messages.md"))
+        .expect("docs/messages.md");
+    let rows: Vec<Vec<&str>> = page
+        .lines()
+        .filter(|l| l.starts_with("| ") && !l.starts_with("| entry"))
+        .map(|l| l.trim_matches('|').split(" | ").map(str::trim).collect())
+        .collect();
+    assert!(rows.len() >= 60, "{} rows", rows.len());
+    for row in rows {
+        let [entry, field, typed, says] = row[..] else {
+            panic!("{row:?}")
+        };
+        let typed = match typed {
+            "(empty)" => "",
+            t => t.trim_matches('`'),
+        };
+        let said = if entry == "link" {
+            decode(typed).err().map(|e| not_loaded(&e))
+        } else {
+            let sc = fencing_lab::core::deck::find(entry)
+                .map(|e| (e.build)())
+                .unwrap_or_else(|| panic!("{entry}"));
+            let (code, client) = field.split_once('.').unwrap_or((field, ""));
+            let param = Param::from_code(code).unwrap_or_else(|| panic!("{field}"));
+            let actor = sc.actor_index(client);
+            let mut lab = Lab::new(sc);
+            lab.update(Msg::Field {
+                param,
+                actor,
+                text: typed.to_owned(),
+            });
+            lab.error().map(str::to_owned)
+        };
+        let want = (says != "(taken)").then(|| says.to_owned());
+        assert_eq!(said, want, "{entry} {field} {typed}");
+    }
+}
