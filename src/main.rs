@@ -39,7 +39,7 @@ fn main() {
                     std::process::exit(1);
                 }
             },
-            // The README's deck table, regenerated from the runs.
+            // docs/deck.md's deck table, regenerated from the runs.
             None => print!("{}", deck::table()),
             Some(other) => {
                 eprintln!(

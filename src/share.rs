@@ -14,7 +14,7 @@ use std::fmt;
 
 use crate::core::deck;
 use crate::core::{FencingPolicy, Scenario, ScenarioError};
-use crate::lab::edit::number;
+use crate::lab::bounds::shown;
 use crate::lab::{EditError, ScenarioEdit};
 
 /// Longest hash accepted; a real one is well under 200 characters.
@@ -25,8 +25,13 @@ pub const MAX_HASH_LEN: usize = 2_000;
 pub enum ShareError {
     /// Longer than [`MAX_HASH_LEN`] (the length it had).
     TooLong { len: usize },
-    /// A character outside `a-z A-Z 0-9 - _ . , = &`.
+    /// A character outside `a-z A-Z 0-9 - _ . , = &`, once `%`-escapes are read (the
+    /// browser escapes `<` as `%3C`; the message names the `<` the user typed).
     BadCharacter(char),
+    /// A `%` not followed by two hex digits.
+    BadEscape,
+    /// A `%`-escape of a byte past ASCII: a letter or a sign from other text.
+    NotText,
     /// A part with no `=` (other than the `embed` flag).
     NotKeyValue(String),
     /// `embed=…`: the flag takes no value.
@@ -41,8 +46,8 @@ pub enum ShareError {
     UnknownKey(String),
     /// `pause.X` or `delay.X` for a client the scenario does not have.
     UnknownClient { scenario: String, client: String },
-    /// A value that is not a whole number of milliseconds.
-    BadNumber { key: String, value: String },
+    /// `step=` that is not a whole number.
+    BadStep(String),
     /// A value outside a key's choices, e.g. `fence=maybe`.
     BadChoice {
         /// What the key sets, as the message names it (`fencing`, `release`, …).
@@ -67,43 +72,60 @@ impl fmt::Display for ShareError {
         match self {
             ShareError::TooLong { len } => write!(
                 f,
-                "the link is {len} characters long; at most {MAX_HASH_LEN} are read"
+                "a link can be at most {MAX_HASH_LEN} characters long, and this one has {len}"
             ),
+            ShareError::BadCharacter(' ') => f.write_str("a link cannot contain a space"),
             ShareError::BadCharacter(c) => {
                 // A character that would not show (a control or a space) is named by code point.
                 if c.is_whitespace() || c.is_control() {
                     write!(
                         f,
-                        "the link contains an unexpected character U+{:04X}",
+                        "a link cannot contain the invisible character U+{:04X}",
                         u32::from(*c)
                     )
                 } else {
-                    write!(f, "the link contains an unexpected character “{c}”")
+                    write!(f, "a link cannot contain “{c}”")
                 }
             }
-            ShareError::NotKeyValue(part) => write!(f, "“{part}” is not of the form key=value"),
+            ShareError::BadEscape => f.write_str(
+                "the link has a broken escape: a % in a link is followed by two hex digits",
+            ),
+            ShareError::NotText => {
+                f.write_str("a link holds only the letters a-z and A-Z, digits and - _ . , = &")
+            }
+            ShareError::NotKeyValue(part) => write!(
+                f,
+                "“{}” has no value: a link's settings are written key=value, e.g. ttl=30",
+                shown(part)
+            ),
             ShareError::FlagWithValue(key) => {
                 write!(f, "“{key}” takes no value (write &{key})")
             }
-            ShareError::Repeated(key) => write!(f, "“{key}” is given twice"),
-            ShareError::NoScenario => f.write_str("the link names no scenario (s=…)"),
-            ShareError::UnknownScenario(id) => write!(f, "there is no scenario called “{id}”"),
-            ShareError::UnknownKey(key) => write!(f, "unknown setting “{key}”"),
-            ShareError::UnknownClient { scenario, client } => {
-                write!(f, "“{scenario}” has no client called “{client}”")
+            ShareError::Repeated(key) => write!(f, "“{}” is given twice", shown(key)),
+            ShareError::NoScenario => {
+                f.write_str("the link names no scenario (it starts s=…, e.g. s=gc-pause)")
             }
-            ShareError::BadNumber { key, value } => write!(
-                f,
-                "“{key}” needs a whole number of milliseconds, not “{value}”"
-            ),
+            ShareError::UnknownScenario(id) => {
+                write!(f, "there is no scenario called “{}”", shown(id))
+            }
+            ShareError::UnknownKey(key) => {
+                write!(f, "a link has no setting called “{}”", shown(key))
+            }
+            ShareError::UnknownClient { scenario, client } => {
+                write!(f, "“{scenario}” has no client called “{}”", shown(client))
+            }
+            ShareError::BadStep(value) => {
+                write!(f, "the step must be a whole number, not “{value}”")
+            }
             ShareError::BadChoice {
                 what,
                 choices,
                 value,
-            } => write!(f, "{what} must be {choices}, not “{value}”"),
-            ShareError::BadPause { key } => {
-                write!(f, "“{key}” needs start,length in ms (or none)")
-            }
+            } => write!(f, "{what} must be {choices}, not “{}”", shown(value)),
+            ShareError::BadPause { key } => write!(
+                f,
+                "“{key}” needs start,length in ms, e.g. {key}=5,50 (or none)"
+            ),
             ShareError::TwoPartitions => {
                 f.write_str("only one client can be cut off from the lock service at a time")
             }
@@ -195,19 +217,21 @@ pub fn embed_note(protocol: &str) -> &'static str {
 
 /// The deck entry a hash names (its `s=`), read as [`decode`] reads it (none if the hash is
 /// malformed), unchecked against the deck: what the page must have to load it.
-pub fn named_entry(hash: &str) -> &str {
+pub fn named_entry(hash: &str) -> String {
     let hash = hash.strip_prefix('#').unwrap_or(hash);
-    let pairs = pairs(hash).unwrap_or_default();
+    let text = unescape(hash).unwrap_or_default();
+    let pairs = pairs(&text).unwrap_or_default();
     pairs
         .iter()
         .find(|(k, _)| *k == "s")
-        .map_or("", |&(_, id)| id)
+        .map_or_else(String::new, |&(_, id)| id.to_owned())
 }
 
 /// Parses a hash (with or without the leading `#`). An empty hash is the default view.
 pub fn decode(hash: &str) -> Result<View, ShareError> {
     let hash = hash.strip_prefix('#').unwrap_or(hash);
-    let pairs = pairs(hash)?;
+    let text = unescape(hash)?;
+    let pairs = pairs(&text)?;
     let embed = pairs.iter().any(|(k, _)| *k == EMBED);
     // An empty hash (or the flag alone) is the default view: the headline with fencing
     // off, so a presenter shows the failure first and turns fencing on with one `f`.
@@ -232,7 +256,7 @@ pub fn decode(hash: &str) -> Result<View, ShareError> {
     for &(k, v) in clients.into_iter().chain(rest) {
         match k {
             "s" | EMBED => {}
-            "step" => step = usize::try_from(number(k, v)?).unwrap_or(usize::MAX),
+            "step" => step = read_step(v)?,
             _ => {
                 // One client is cut off at a time: a link that cuts off two is refused.
                 if k.starts_with("partition.") && v != "none" {
@@ -254,11 +278,45 @@ pub fn decode(hash: &str) -> Result<View, ShareError> {
     })
 }
 
-/// The hash's `key=value` parts, checked for length, characters and repeats.
-fn pairs(hash: &str) -> Result<Vec<(&str, &str)>, ShareError> {
+/// What the page says when a link does not load: why, and what it shows instead.
+pub fn not_loaded(e: &ShareError) -> String {
+    format!("This link cannot be loaded: {e}; showing the headline instead.")
+}
+
+/// A step: any whole number (past the end is the end).
+fn read_step(v: &str) -> Result<usize, ShareError> {
+    if v.is_empty() || !v.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(ShareError::BadStep(shown(v)));
+    }
+    Ok(v.parse().unwrap_or(usize::MAX))
+}
+
+/// The hash as the user wrote it: the browser hands it over `%`-escaped (`<` as `%3C`),
+/// and a message must name what the user typed. Checked for length first, as it came.
+fn unescape(hash: &str) -> Result<String, ShareError> {
     if hash.len() > MAX_HASH_LEN {
         return Err(ShareError::TooLong { len: hash.len() });
     }
+    let mut chars = hash.chars();
+    let mut out = String::with_capacity(hash.len());
+    while let Some(c) = chars.next() {
+        if c != '%' {
+            out.push(c);
+            continue;
+        }
+        let mut hex = || chars.next().and_then(|c| c.to_digit(16));
+        match (hex(), hex()) {
+            // A link holds ASCII only; an escaped byte past it is part of other text.
+            (Some(hi), Some(lo)) if hi < 8 => out.push(char::from((hi * 16 + lo) as u8)),
+            (Some(_), Some(_)) => return Err(ShareError::NotText),
+            _ => return Err(ShareError::BadEscape),
+        }
+    }
+    Ok(out)
+}
+
+/// The hash's `key=value` parts, checked for characters and repeats.
+fn pairs(hash: &str) -> Result<Vec<(&str, &str)>, ShareError> {
     if let Some(c) = hash
         .chars()
         .find(|c| !(c.is_ascii_alphanumeric() || "-_.,=&".contains(*c)))
@@ -285,6 +343,7 @@ fn pairs(hash: &str) -> Result<Vec<(&str, &str)>, ShareError> {
 mod tests {
     use super::*;
     use crate::core::{FencingPolicy, Pause};
+    use crate::lab::bounds::{Problem, Refusal, Setting};
 
     #[test]
     fn headline_round_trips() {
@@ -382,25 +441,36 @@ mod tests {
             ("#s=nope", "no scenario called"),
             ("#fence=off", "names no scenario"),
             ("#s=gc-pause&fence=maybe", "fencing must be"),
-            ("#s=gc-pause&ttl=-3", "whole number"),
-            ("#s=gc-pause&ttl=0", "not valid"),
-            ("#s=gc-pause&ttl=99999999999999999999", "whole number"),
+            ("#s=gc-pause&ttl=-3", "-3 is negative"),
+            (
+                "#s=gc-pause&ttl=0",
+                "Lease TTL must be between 1 ms and 10 minutes",
+            ),
+            ("#s=gc-pause&ttl=99999999999999999999", "is too long"),
             ("#s=gc-pause&pause.Z=1,2", "no client called"),
             ("#s=gc-pause&pause.A=90,50", "must end by"),
             ("#s=gc-pause&pause.A=5", "start,length"),
-            ("#s=gc-pause&colour=red", "unknown setting"),
+            ("#s=gc-pause&colour=red", "no setting called “colour”"),
             ("#s=gc-pause&s=gc-pause", "given twice"),
             ("#s=gc-pause&ttl", "key=value"),
-            ("#s=<script>", "unexpected character"),
+            ("#s=<script>", "a link cannot contain “<”"),
+            ("#s=%3Cscript%3E", "a link cannot contain “<”"),
+            ("#s=gc-pause%", "broken escape"),
             ("#s=partition&partition.A=90,20", "partition must end by"),
             ("#s=partition&partition.A=15", "start,length"),
-            ("#s=partition&partition.A=15,0", "must end after it starts"),
+            (
+                "#s=partition&partition.A=15,0",
+                "A partition length must be between 1 ms",
+            ),
             ("#s=partition&partition.A=1,2&partition.B=3,4", "one client"),
             (
                 "#s=partition&locktimeout.A=0",
-                "lock_timeout = 0 is out of range",
+                "A lock timeout must be between 1 ms and 10 minutes (0 ms is too short)",
             ),
-            ("#s=partition&locktimeout.A=soon", "whole number"),
+            (
+                "#s=partition&locktimeout.A=soon",
+                "“soon” is not a whole number",
+            ),
         ];
         for (hash, want) in cases {
             let got = decode(hash).expect_err(hash).to_string();
@@ -420,19 +490,17 @@ mod tests {
             }
         );
         assert_eq!(kind("#s=<x"), ShareError::BadCharacter('<'));
-        assert_eq!(
-            kind("#s=a b").to_string(),
-            "the link contains an unexpected character U+0020"
-        );
+        assert_eq!(kind("#s=a b").to_string(), "a link cannot contain a space");
+        assert_eq!(kind("#s=a%0A"), ShareError::BadCharacter('\n'));
+        assert_eq!(kind("#s=%zz"), ShareError::BadEscape);
+        assert_eq!(kind("#s=%C3"), ShareError::NotText);
         assert_eq!(kind("#s=nope"), ShareError::UnknownScenario("nope".into()));
         assert_eq!(kind("#ttl=3"), ShareError::NoScenario);
-        assert_eq!(
+        assert!(matches!(
             kind("#s=gc-pause&ttl=x"),
-            ShareError::BadNumber {
-                key: "ttl".into(),
-                value: "x".into()
-            }
-        );
+            ShareError::Refused(EditError::OutOfBounds(_))
+        ));
+        assert_eq!(kind("#s=gc-pause&step=x"), ShareError::BadStep("x".into()));
         assert!(matches!(
             kind("#s=gc-pause&barrier=maybe"),
             ShareError::BadChoice {
@@ -442,7 +510,13 @@ mod tests {
         ));
         assert_eq!(
             kind("#s=gc-pause&failover=500"),
-            ShareError::Refused(EditError::FailoverTooLate { horizon: 100 })
+            ShareError::Refused(EditError::OutOfBounds(Refusal {
+                setting: Setting::Failover,
+                label: "Failover at".into(),
+                max: 100,
+                problem: Problem::Above("500".into()),
+                note: Some("the failover must come by t=100 ms, the end of the timeline".into()),
+            }))
         );
         assert_eq!(
             kind("#s=clock-jump&tokens=lock_service"),
@@ -453,12 +527,12 @@ mod tests {
             ShareError::UnknownKey("x.A".into())
         );
         // A scenario that fails validation keeps the core's error, as the source.
-        let e = kind("#s=gc-pause&ttl=0");
+        let e = kind("#s=row-lock&lockdelay=5");
         let ShareError::Invalid(inner) = &e else {
             panic!("{e:?}")
         };
         assert!(
-            matches!(inner, ScenarioError::OutOfRange { .. }),
+            matches!(inner, ScenarioError::NotForRowLock { .. }),
             "{inner:?}"
         );
         assert_eq!(
@@ -521,7 +595,10 @@ mod tests {
             let e = decode(&format!("#s=gc-pause&{bad}"))
                 .unwrap_err()
                 .to_string();
-            assert!(e.contains("2, 3, 4 or 5"), "{bad}: {e}");
+            assert!(
+                e.starts_with("Clients must be between 2 and 5 ("),
+                "{bad}: {e}"
+            );
         }
     }
 }

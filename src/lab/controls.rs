@@ -3,24 +3,36 @@
 use crate::core::{Millis, Pause, Scenario};
 use crate::view::geometry::Grip;
 
+use super::bounds::{timeline_end, Setting};
+use super::edit::FAILOVER_COMES;
 use super::{Msg, ScenarioEdit};
 
-/// A parameter field of the panel under the timeline. Its code is the field's
-/// `data-param`; the shell hands back the typed value, never the string.
+/// A typed field: the parameter panel under the timeline, and the What if… boxes for times.
+/// Its code is the field's `data-param`; the shell hands back the text as typed, and the
+/// lab reads it against the field's [`Setting`] (one table of ranges and labels).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Param {
     Ttl,
     Delay,
     PauseStart,
     PauseLength,
+    /// When the primary fails over (empty: never).
+    Failover,
+    /// How far the promoted replica lags (empty: cut off before the run).
+    ReplicationLag,
+    /// The round trip to the lock service (empty: 0, one region).
+    LockRtt,
 }
 
 impl Param {
-    pub const ALL: [Param; 4] = [
+    pub const ALL: [Param; 7] = [
         Param::Ttl,
         Param::Delay,
         Param::PauseStart,
         Param::PauseLength,
+        Param::Failover,
+        Param::ReplicationLag,
+        Param::LockRtt,
     ];
 
     pub fn code(self) -> &'static str {
@@ -29,6 +41,9 @@ impl Param {
             Param::Delay => "delay",
             Param::PauseStart => "pause-start",
             Param::PauseLength => "pause-length",
+            Param::Failover => "failover",
+            Param::ReplicationLag => "lag",
+            Param::LockRtt => "rtt",
         }
     }
 
@@ -36,12 +51,22 @@ impl Param {
         Param::ALL.into_iter().find(|p| p.code() == code)
     }
 
+    /// The setting the field types, whose range and label its messages give.
+    pub fn setting(self) -> Setting {
+        match self {
+            Param::Ttl => Setting::Ttl,
+            Param::Delay => Setting::Delay,
+            Param::PauseStart => Setting::PauseStart,
+            Param::PauseLength => Setting::PauseLength,
+            Param::Failover => Setting::Failover,
+            Param::ReplicationLag => Setting::ReplicationLag,
+            Param::LockRtt => Setting::LockRtt,
+        }
+    }
+
     /// The smallest value the field takes.
     pub fn min(self) -> u8 {
-        match self {
-            Param::Ttl | Param::PauseLength => 1,
-            Param::Delay | Param::PauseStart => 0,
-        }
+        u8::try_from(self.setting().bound().min).unwrap_or(u8::MAX)
     }
 
     /// What the field holds for `sc` (and `actor`); also what it shows again after a
@@ -53,41 +78,71 @@ impl Param {
             Param::Delay => a.map(|a| a.network_delay),
             Param::PauseStart => a.and_then(|a| a.pauses.first()).map(|p| p.start),
             Param::PauseLength => a.and_then(|a| a.pauses.first()).map(|p| p.duration),
+            Param::Failover => sc.failover_at,
+            Param::ReplicationLag => sc.replication_lag,
+            Param::LockRtt => Some(sc.lock_rtt),
         }
     }
 
-    /// The edit this field's new `text` makes, or why it makes none.
+    /// The edit this field's new `text` makes, or why it makes none, as a sentence.
     pub(super) fn edit(
         self,
         sc: &Scenario,
         actor: Option<usize>,
         text: &str,
     ) -> Result<ScenarioEdit, String> {
-        let value = text.trim().parse::<u64>();
-        let pause = actor.and_then(|a| sc.actors.get(a)?.pauses.first().copied());
-        match (self, value) {
-            (Param::Ttl, Ok(v)) => Ok(ScenarioEdit::Ttl(v)),
-            (Param::Ttl, Err(_)) => Err("The lease TTL needs whole milliseconds.".into()),
-            (Param::Delay, Ok(delay)) => Ok(ScenarioEdit::Delay {
-                actor: actor.unwrap_or(usize::MAX),
-                delay,
-            }),
-            (Param::Delay, Err(_)) => Err("A network delay needs whole milliseconds.".into()),
-            (Param::PauseStart | Param::PauseLength, Ok(v)) => match (actor, pause) {
-                (Some(actor), Some(p)) => Ok(ScenarioEdit::Pause {
-                    actor,
-                    pause: Some(if self == Param::PauseStart {
-                        Pause { start: v, ..p }
-                    } else {
-                        Pause { duration: v, ..p }
-                    }),
-                }),
-                _ => Err("That client has no pause to edit.".into()),
-            },
-            (Param::PauseStart | Param::PauseLength, Err(_)) => {
-                Err("A pause needs whole, non-negative milliseconds.".into())
+        // An empty What if… box unsets its time.
+        if text.trim().is_empty() {
+            match self {
+                Param::Failover => return Ok(ScenarioEdit::Failover(None)),
+                Param::ReplicationLag => return Ok(ScenarioEdit::ReplicationLag(None)),
+                Param::LockRtt => return Ok(ScenarioEdit::LockRtt(0)),
+                _ => {}
             }
         }
+        let pause = actor.and_then(|a| sc.actors.get(a)?.pauses.first().copied());
+        let pause = match (self, pause) {
+            (Param::PauseStart | Param::PauseLength, None) => {
+                return Err("That client has no pause to edit.".into())
+            }
+            (_, p) => p.unwrap_or(Pause {
+                start: 0,
+                duration: 0,
+            }),
+        };
+        let client = actor.and_then(|a| sc.actors.get(a)).map_or("", |a| &a.name);
+        let pause_ends = format!("{client}'s pause must end");
+        let limit = match self {
+            Param::PauseStart => timeline_end(sc, pause.duration, &pause_ends),
+            Param::PauseLength => timeline_end(sc, pause.start, &pause_ends),
+            Param::Failover => timeline_end(sc, 0, FAILOVER_COMES),
+            _ => None,
+        };
+        let v = self
+            .setting()
+            .read(sc, actor, text, limit)
+            .map_err(|why| format!("{why}."))?;
+        Ok(match self {
+            Param::Ttl => ScenarioEdit::Ttl(v),
+            Param::Delay => ScenarioEdit::Delay {
+                actor: actor.unwrap_or(usize::MAX),
+                delay: v,
+            },
+            Param::PauseStart | Param::PauseLength => ScenarioEdit::Pause {
+                actor: actor.unwrap_or(usize::MAX),
+                pause: Some(if self == Param::PauseStart {
+                    Pause { start: v, ..pause }
+                } else {
+                    Pause {
+                        duration: v,
+                        ..pause
+                    }
+                }),
+            },
+            Param::Failover => ScenarioEdit::Failover(Some(v)),
+            Param::ReplicationLag => ScenarioEdit::ReplicationLag(Some(v)),
+            Param::LockRtt => ScenarioEdit::LockRtt(v),
+        })
     }
 }
 

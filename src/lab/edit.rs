@@ -4,14 +4,18 @@
 
 use std::fmt;
 
+use super::bounds::{timeline_end, Refusal, Setting};
 use crate::core::{
     deck, FencingPolicy, Millis, Partition, Pause, ReleaseMode, Scenario, Step, StorageCheck,
-    TokenSource, CLIENTS, MAX_CLIENT_DRIFT,
+    TokenSource, CLIENTS,
 };
 use crate::share::ShareError;
 
 /// How long a new pause is before it is dragged to size.
 pub const NEW_PAUSE_MS: Millis = 10;
+
+/// What the failover's limit says: it comes by the end of the timeline.
+pub(crate) const FAILOVER_COMES: &str = "the failover must come";
 
 /// How long a new packet delay is (the field beside it then takes the exact value).
 pub const NEW_DELAY_MS: Millis = 10;
@@ -70,13 +74,10 @@ pub enum ScenarioEdit {
 pub enum EditError {
     /// An actor index past the scenario's clients.
     NoClient(usize),
-    /// A client count outside [`CLIENTS`].
-    Clients(usize),
+    /// A number outside its [`Setting`]'s range, or text that is no number.
+    OutOfBounds(Refusal),
     /// Redlock mints no token.
     TokensUnderRedlock,
-    FailoverTooLate {
-        horizon: Millis,
-    },
     PauseTooLate {
         client: String,
         horizon: Millis,
@@ -100,33 +101,27 @@ impl fmt::Display for EditError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             EditError::NoClient(i) => write!(f, "there is no actor number {i}"),
-            EditError::Clients(_) => write!(
-                f,
-                "a scenario here has {} to {} clients",
-                CLIENTS.start(),
-                CLIENTS.end()
-            ),
+            EditError::OutOfBounds(why) => why.fmt(f),
             EditError::TokensUnderRedlock => {
                 f.write_str("Redlock mints no token: its token source cannot change")
             }
-            EditError::FailoverTooLate { horizon } => write!(
-                f,
-                "the failover must come by t={horizon} ms, the end of the timeline"
-            ),
             EditError::PauseTooLate {
                 client,
                 horizon,
                 end,
             } => write!(
                 f,
-                "{client}'s pause must end by t={horizon} ms (it would end at {end} ms)"
+                "{client}'s pause must end by t={horizon} ms, the end of the timeline (it would end at {end} ms)"
             ),
             EditError::PauseStartTooLate { horizon } => write!(
                 f,
                 "a pause must start before t={horizon} ms, the end of the timeline"
             ),
             EditError::PartitionTooLate { client, horizon } => {
-                write!(f, "{client}'s partition must end by t={horizon} ms")
+                write!(
+                    f,
+                    "{client}'s partition must end by t={horizon} ms, the end of the timeline"
+                )
             }
             EditError::AlreadyPaused(name) => {
                 write!(f, "{name} already has a pause: drag it, or remove it first")
@@ -143,6 +138,7 @@ impl ScenarioEdit {
     /// here (a client that exists, a time inside the timeline); the caller validates the
     /// whole scenario, once, after its last edit.
     pub fn apply(self, sc: &Scenario) -> Result<Scenario, EditError> {
+        self.check_bounds(sc)?;
         let mut sc = sc.clone();
         let horizon = sc.horizon;
         let client = |sc: &Scenario, actor: usize| {
@@ -154,8 +150,7 @@ impl ScenarioEdit {
         match self {
             ScenarioEdit::Policy(p) => sc.policy = p,
             ScenarioEdit::Ttl(t) => sc.lease_ttl = t,
-            ScenarioEdit::Clients(n) if CLIENTS.contains(&n) => sc = sc.with_clients(n),
-            ScenarioEdit::Clients(n) => return Err(EditError::Clients(n)),
+            ScenarioEdit::Clients(n) => sc = sc.with_clients(n),
             ScenarioEdit::Tokens(_) if sc.redlock.is_some() => {
                 return Err(EditError::TokensUnderRedlock)
             }
@@ -167,9 +162,6 @@ impl ScenarioEdit {
             ScenarioEdit::LockRtt(t) => sc.lock_rtt = t,
             ScenarioEdit::Drift(d) => sc.client_drift = d,
             ScenarioEdit::Margin(t) => sc.deadline_margin = t,
-            ScenarioEdit::Failover(Some(t)) if t > horizon => {
-                return Err(EditError::FailoverTooLate { horizon })
-            }
             ScenarioEdit::Failover(at) => sc.failover_at = at,
             ScenarioEdit::ReplicationLag(lag) => sc.replication_lag = lag,
             ScenarioEdit::Pause { actor, pause } => {
@@ -206,6 +198,16 @@ impl ScenarioEdit {
             }
         }
         Ok(sc)
+    }
+
+    /// Every number of this edit inside its [`Setting`]'s range (and a failover by the
+    /// timeline's end): the edit is read back from its own `key=value`, as a link is, so a
+    /// field, a gesture and a link meet one rule and one sentence.
+    fn check_bounds(&self, sc: &Scenario) -> Result<(), EditError> {
+        match Self::parse(&self.key(sc), &self.value(), sc) {
+            Err(ShareError::Refused(e)) => Err(e),
+            _ => Ok(()),
+        }
     }
 
     /// Whether this edit changes anything in `sc`'s design, so the What if… panel offers it:
@@ -409,7 +411,7 @@ impl ScenarioEdit {
             }
             ScenarioEdit::Partition { span, .. } => span.map_or_else(
                 || "none".into(),
-                |(start, end)| format!("{start},{}", end - start),
+                |(start, end)| format!("{start},{}", end.saturating_sub(start)),
             ),
         }
     }
@@ -425,10 +427,10 @@ impl ScenarioEdit {
                 "off, strict or same_epoch",
                 v,
             )?),
-            "ttl" => ScenarioEdit::Ttl(number(key, v)?),
+            "ttl" => ScenarioEdit::Ttl(number(Setting::Ttl, sc, None, v)?),
             "clients" => {
-                let n = v.parse::<usize>().ok().filter(|n| CLIENTS.contains(n));
-                ScenarioEdit::Clients(choice(n, "clients", "2, 3, 4 or 5", v)?)
+                let n = number(Setting::Clients, sc, None, v)?;
+                ScenarioEdit::Clients(usize::try_from(n).unwrap_or(usize::MAX))
             }
             "tokens" => ScenarioEdit::Tokens(choice(
                 TokenSource::from_code(v).filter(|t| TokenSource::CHOICES.contains(t)),
@@ -456,23 +458,21 @@ impl ScenarioEdit {
                 "highest or sequencer",
                 v,
             )?),
-            "lockdelay" => ScenarioEdit::LockDelay(number(key, v)?),
-            "rtt" => ScenarioEdit::LockRtt(number(key, v)?),
-            "drift" => {
-                let d = (v.len() <= 3 && !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()))
-                    .then(|| v.parse::<u64>().ok())
-                    .flatten()
-                    .filter(|d| *d <= MAX_CLIENT_DRIFT);
-                ScenarioEdit::Drift(choice(
-                    d,
-                    "drift",
-                    "a whole number per mille from 0 to 900",
-                    v,
-                )?)
+            "lockdelay" => ScenarioEdit::LockDelay(number(Setting::LockDelay, sc, None, v)?),
+            "rtt" => ScenarioEdit::LockRtt(number(Setting::LockRtt, sc, None, v)?),
+            "drift" => ScenarioEdit::Drift(number(Setting::Drift, sc, None, v)?),
+            "margin" => ScenarioEdit::Margin(number(Setting::Margin, sc, None, v)?),
+            "failover" => ScenarioEdit::Failover(match v {
+                "off" => None,
+                v => Some(
+                    Setting::Failover
+                        .read(sc, None, v, timeline_end(sc, 0, FAILOVER_COMES))
+                        .map_err(|why| ShareError::Refused(EditError::OutOfBounds(why)))?,
+                ),
+            }),
+            "lag" => {
+                ScenarioEdit::ReplicationLag(optional(Setting::ReplicationLag, sc, None, v, "cut")?)
             }
-            "margin" => ScenarioEdit::Margin(number(key, v)?),
-            "failover" => ScenarioEdit::Failover(optional(key, v, "off")?),
-            "lag" => ScenarioEdit::ReplicationLag(optional(key, v, "cut")?),
             _ => return Self::parse_client(key, v, sc),
         };
         Ok(edit)
@@ -491,8 +491,9 @@ impl ScenarioEdit {
                 scenario: sc.id.clone(),
                 client: name.to_owned(),
             })?;
+        let who = Some(actor);
         // `start,length` in ms, or `none`.
-        let span = || -> Result<Option<(Millis, Millis)>, ShareError> {
+        let span = |start: Setting, length: Setting| -> Result<_, ShareError> {
             if v == "none" {
                 return Ok(None);
             }
@@ -500,47 +501,58 @@ impl ScenarioEdit {
                 key: key.to_owned(),
             };
             let (s, d) = v.split_once(',').ok_or_else(bad)?;
-            Ok(Some((number(key, s)?, number(key, d)?)))
+            Ok(Some((
+                number(start, sc, who, s)?,
+                number(length, sc, who, d)?,
+            )))
         };
         Ok(match what {
             "pause" => ScenarioEdit::Pause {
                 actor,
-                pause: span()?.map(|(start, duration)| Pause { start, duration }),
+                pause: span(Setting::PauseStart, Setting::PauseLength)?
+                    .map(|(start, duration)| Pause { start, duration }),
             },
             "partition" => ScenarioEdit::Partition {
                 actor,
-                span: span()?.map(|(start, len)| (start, start.saturating_add(len))),
+                span: span(Setting::PartitionStart, Setting::PartitionLength)?
+                    .map(|(start, len)| (start, start.saturating_add(len))),
             },
             "locktimeout" => ScenarioEdit::LockTimeout {
                 actor,
-                timeout: optional(key, v, "none")?,
+                timeout: optional(Setting::LockTimeout, sc, who, v, "none")?,
             },
             _ => ScenarioEdit::Delay {
                 actor,
-                delay: number(key, v)?,
+                delay: number(Setting::Delay, sc, who, v)?,
             },
         })
     }
 }
 
-/// Whole milliseconds: at most 12 digits, so always a `Millis` and far past any horizon.
-pub(crate) fn number(key: &str, value: &str) -> Result<Millis, ShareError> {
-    let bad = || ShareError::BadNumber {
-        key: key.to_owned(),
-        value: value.to_owned(),
-    };
-    if value.is_empty() || value.len() > 12 || !value.bytes().all(|b| b.is_ascii_digit()) {
-        return Err(bad());
-    }
-    value.parse::<Millis>().map_err(|_| bad())
+/// A link's number for `setting` (of client `actor`), inside the setting's range.
+fn number(
+    setting: Setting,
+    sc: &Scenario,
+    actor: Option<usize>,
+    value: &str,
+) -> Result<u64, ShareError> {
+    setting
+        .read(sc, actor, value, None)
+        .map_err(|why| ShareError::Refused(EditError::OutOfBounds(why)))
 }
 
-/// Whole milliseconds, or the word that means "none" (`none` itself, `off`, `cut`).
-fn optional(key: &str, value: &str, none: &str) -> Result<Option<Millis>, ShareError> {
+/// A link's number, or the word that means "none" (`none` itself, `off`, `cut`).
+fn optional(
+    setting: Setting,
+    sc: &Scenario,
+    actor: Option<usize>,
+    value: &str,
+    none: &str,
+) -> Result<Option<Millis>, ShareError> {
     if value == none {
         Ok(None)
     } else {
-        number(key, value).map(Some)
+        number(setting, sc, actor, value).map(Some)
     }
 }
 
@@ -640,10 +652,21 @@ mod tests {
                 actor: 0,
                 pause: Some(late)
             }),
-            "A's pause must end by t=100 ms (it would end at 140 ms)"
+            "A's pause must end by t=100 ms, the end of the timeline (it would end at 140 ms)"
         );
-        assert!(refused(ScenarioEdit::Failover(Some(101))).contains("must come by t=100 ms"));
-        assert!(refused(ScenarioEdit::Clients(6)).contains("2 to 5 clients"));
+        assert_eq!(
+            refused(ScenarioEdit::Failover(Some(101))),
+            "Failover at must be between 0 ms and 100 ms (101 ms is too late; \
+             the failover must come by t=100 ms, the end of the timeline)"
+        );
+        assert_eq!(
+            refused(ScenarioEdit::Clients(6)),
+            "Clients must be between 2 and 5 (6 is too many)"
+        );
+        assert_eq!(
+            refused(ScenarioEdit::Ttl(0)),
+            "Lease TTL must be between 1 ms and 10 minutes (0 ms is too short)"
+        );
         assert!(refused(ScenarioEdit::Delay { actor: 7, delay: 1 }).contains("no actor number 7"));
         let redlock = deck::find("clock-jump").map(|e| (e.build)()).unwrap();
         assert_eq!(

@@ -14,6 +14,7 @@ use std::sync::Arc;
 
 use crate::core::{deck, run, story, FencingPolicy, Millis, Scenario, Trace};
 
+pub mod bounds;
 mod controls;
 pub(crate) mod edit;
 mod explorer;
@@ -22,6 +23,7 @@ mod recording;
 #[cfg(test)]
 mod tests;
 
+pub use bounds::{Refusal, Setting, BOUNDS};
 pub use controls::{controls_table, key_to_msg, pause_key, Control, Param, CONTROLS};
 pub use edit::{EditError, ScenarioEdit, NEW_DELAY_MS, NEW_PAUSE_MS};
 pub use explorer::Exploration;

@@ -87,7 +87,7 @@ fn write_later(
 /// Loads a shared link (once the deck entry it names is in: [`super::deck`]), or the default
 /// scenario with a message saying what was wrong with it.
 pub(super) fn restore(dispatch: Dispatch, hash: &str) {
-    let (id, hash) = (share::named_entry(hash).to_owned(), hash.to_owned());
+    let (id, hash) = (share::named_entry(hash), hash.to_owned());
     super::deck::with_entry(dispatch, id, move || load(dispatch, &hash));
 }
 
@@ -105,9 +105,7 @@ fn load(dispatch: Dispatch, hash: &str) {
                 step: 0,
                 embed: share::asks_for_embed(hash),
             });
-            dispatch.msg(Msg::Refuse(format!(
-                "This link could not be loaded: {e}. Showing the default scenario."
-            )));
+            dispatch.msg(Msg::Refuse(share::not_loaded(&e)));
         }
     }
 }

@@ -10,7 +10,7 @@ use leptos::prelude::*;
 use super::split::{lazily, Failed};
 use super::Dispatch;
 use crate::core::{Millis, ReleaseMode, Scenario, StorageCheck, TokenSource};
-use crate::lab::{Msg, ScenarioEdit, NEW_DELAY_MS};
+use crate::lab::{Msg, Param, ScenarioEdit, NEW_DELAY_MS};
 use crate::view::options;
 
 /// The summary, and the what-ifs once it is opened: their view code is a chunk of its own
@@ -178,8 +178,7 @@ fn WhatIfBody(scenario: Memo<Scenario>, dispatch: Dispatch) -> impl IntoView {
                                 placeholder="never"
                                 title=None
                                 value=failover
-                                set=ScenarioEdit::Failover
-                                bad="A failover time needs whole milliseconds (empty: never)."
+                                param=Param::Failover
                                 dispatch
                             />
                         }
@@ -198,8 +197,7 @@ fn WhatIfBody(scenario: Memo<Scenario>, dispatch: Dispatch) -> impl IntoView {
                                     "How far the promoted replica is behind the primary; empty: cut off before the run",
                                 )
                                 value=lag
-                                set=ScenarioEdit::ReplicationLag
-                                bad="A replica lag needs whole milliseconds (empty: replication cut before the run)."
+                                param=Param::ReplicationLag
                                 dispatch
                             />
                         }
@@ -218,8 +216,7 @@ fn WhatIfBody(scenario: Memo<Scenario>, dispatch: Dispatch) -> impl IntoView {
                                     "The round trip between the clients and the lock service: 0 in one region, a WAN round trip across regions",
                                 )
                                 value=rtt
-                                set=|t| ScenarioEdit::LockRtt(t.unwrap_or(0))
-                                bad="A round trip needs whole milliseconds (empty: 0, one region)."
+                                param=Param::LockRtt
                                 dispatch
                             />
                         }
@@ -334,8 +331,9 @@ fn Choice(
     }
 }
 
-/// A what-if field for a time that may be unset (ms): empty sends `set(None)`; anything
-/// but whole milliseconds is refused with `bad`, and the field shows the value in force.
+/// A what-if field for a time that may be unset (ms): the lab reads the text as `param`
+/// (empty unsets it; a bad value is refused with its range), and the field shows the value
+/// in force.
 #[component]
 fn OptionalMs(
     label: &'static str,
@@ -343,8 +341,7 @@ fn OptionalMs(
     placeholder: &'static str,
     title: Option<&'static str>,
     value: Memo<Option<Millis>>,
-    set: fn(Option<Millis>) -> ScenarioEdit,
-    bad: &'static str,
+    param: Param,
     dispatch: Dispatch,
 ) -> impl IntoView {
     let shown = move || value.get().map(|t| t.to_string()).unwrap_or_default();
@@ -359,17 +356,12 @@ fn OptionalMs(
                 title=title
                 prop:value=shown
                 on:change:target=move |e| {
-                    let msg = match e.target().value().trim() {
-                        "" => set(None).into(),
-                        t => {
-                            t.parse::<Millis>()
-                                .map_or_else(
-                                    |_| Msg::Refuse(bad.to_owned()),
-                                    |ms| set(Some(ms)).into(),
-                                )
-                        }
-                    };
-                    dispatch.msg(msg);
+                    dispatch
+                        .msg(Msg::Field {
+                            param,
+                            actor: None,
+                            text: e.target().value(),
+                        });
                     e.target().set_value(&shown());
                 }
             /> " ms"

@@ -89,7 +89,7 @@ for (const [id, balances, markers, steps] of DECK) {
           assert.equal(await text(bare.page, 'balance'), '80');
           await bare.context.close();
           const bad = await open(`#s=${id}&drift=fast`);
-          assert.match(await text(bad.page, 'error'), /drift must be a whole number per mille from 0 to 900, not “fast”/);
+          assert.match(await text(bad.page, 'error'), /Client clock drift must be between 0 per mille and 900 per mille \(“fast” is not a whole number\)/);
           await bad.context.close();
         }
       }

@@ -2,7 +2,7 @@
 //! `src/core/*.rs`, collects every `super::NAME` (and `crate::core::NAME`) path that names a
 //! sibling module, in `use` items and inline alike, and fails on any reference that points
 //! forward or sideways in [`LINE`], and on any cycle. The line written in `src/core/mod.rs`
-//! and in the README must be this one.
+//! and in docs/design.md must be this one.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -390,17 +390,17 @@ fn the_docs_state_the_same_line() {
         "src/core/mod.rs: {doc}"
     );
 
-    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"))
-        .expect("README.md");
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/design.md"))
+        .expect("docs/design.md");
     let readme = squash(&readme);
     let at = readme
         .find("The modules form a line")
-        .expect("README.md states the modules' line");
+        .expect("docs/design.md states the modules' line");
     let stated = &readme[at..];
     let stated = &stated[..stated.find(". ").map_or(stated.len(), |n| n + 1)];
     assert!(
         stated.ends_with(&format!(": {want}.")),
-        "README.md says “{stated}”; the line is {want}."
+        "docs/design.md says “{stated}”; the line is {want}."
     );
 }
 

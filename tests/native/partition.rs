@@ -8,7 +8,7 @@ use fencing_lab::core::deck::{
 use fencing_lab::core::story;
 use fencing_lab::core::{
     observations_of, recorded, run, Account, EventKind, FencingPolicy, LockCommand, Partition,
-    Recording, Scenario, ScenarioError, Step, Trace,
+    Recording, Scenario, Step, Trace,
 };
 use fencing_lab::lab::EditError;
 use fencing_lab::share::{decode, encode, ShareError};
@@ -477,10 +477,12 @@ fn the_partition_is_in_the_link_and_checked() {
         decode("#s=partition&partition.A=1,2&partition.B=3,4").unwrap_err(),
         ShareError::TwoPartitions
     );
-    assert!(matches!(
-        decode("#s=partition&partition.A=10,0").unwrap_err(),
-        ShareError::Invalid(ScenarioError::BadPartition(_))
-    ));
+    assert_eq!(
+        decode("#s=partition&partition.A=10,0")
+            .unwrap_err()
+            .to_string(),
+        "A partition length must be between 1 ms and 10 minutes (0 ms is too short)"
+    );
     let mut bad = Scenario::partition();
     bad.partition = Some(Partition {
         actor: 5,

@@ -141,3 +141,218 @@ fn the_random_token_source_round_trips() {
         "tokens must be same_redis, separate_counter, random or lock_service, not “uuid”"
     );
 }
+
+/// The words a message may not hold: Rust's, not a user's.
+const RUST: [&str; 6] = ["..=", "Some(", "Err(", "Ok(", "{", "}"];
+
+/// Every number a link can carry, at every edge of its range and with every kind of bad
+/// value: inside is loaded, and anything else is refused with a sentence that names the
+/// setting as the page does and says its range in ms / s / minutes.
+#[test]
+fn every_number_in_a_link_says_its_range() {
+    use fencing_lab::core::MAX_TIME;
+    use fencing_lab::lab::{Setting, BOUNDS};
+    let horizon = fencing_lab::core::deck::find("redis-failover")
+        .map(|e| (e.build)().horizon)
+        .expect("redis-failover");
+    for bound in BOUNDS {
+        // The link that sets it (`{}` is the value), its label, and its largest value
+        // there: a moment or a span on the timeline ends by its end (t=100 but for the failover's).
+        let (link, label, max) = match bound.setting {
+            Setting::Ttl => ("#s=gc-pause&ttl={}", "Lease TTL", MAX_TIME),
+            Setting::Clients => ("#s=gc-pause&clients={}", "Clients", 5),
+            Setting::LockDelay => ("#s=lock-delay&lockdelay={}", "Lock-delay", MAX_TIME),
+            Setting::LockRtt => (
+                "#s=cross-region&rtt={}",
+                "Lock service round trip",
+                MAX_TIME,
+            ),
+            Setting::Drift => ("#s=drift-margin&drift={}", "Client clock drift", 900),
+            Setting::Margin => ("#s=drift-margin&margin={}", "Deadline margin", MAX_TIME),
+            Setting::Failover => ("#s=redis-failover&failover={}", "Failover at", horizon),
+            Setting::ReplicationLag => ("#s=redis-failover&lag={}", "Replica lag", MAX_TIME),
+            Setting::PauseStart => ("#s=gc-pause&pause.A={},10", "A pause start", 90),
+            Setting::PauseLength => ("#s=gc-pause&pause.A=0,{}", "A pause length", 100),
+            Setting::PartitionStart => ("#s=partition&partition.A={},10", "A partition start", 90),
+            Setting::PartitionLength => {
+                ("#s=partition&partition.A=0,{}", "A partition length", 100)
+            }
+            Setting::LockTimeout => ("#s=partition&locktimeout.A={}", "A lock timeout", MAX_TIME),
+            Setting::Delay => ("#s=delayed-packet&delay.A={}", "A network delay", MAX_TIME),
+        };
+        let with = |v: &str| link.replace("{}", v);
+        let (unit, low, high) = match bound.setting {
+            Setting::Clients => ("", "too few", "too many"),
+            Setting::Drift => (" per mille", "too little", "too much"),
+            Setting::Failover | Setting::PauseStart | Setting::PartitionStart => {
+                (" ms", "too early", "too late")
+            }
+            _ => (" ms", "too short", "too long"),
+        };
+        let human = |n: u64| match (n, unit) {
+            (MAX_TIME, " ms") => "10 minutes".to_owned(),
+            _ => format!("{n}{unit}"),
+        };
+        for good in [bound.min, max] {
+            let hash = with(&good.to_string());
+            assert!(decode(&hash).is_ok(), "{hash}: {:?}", decode(&hash));
+        }
+        let mut bad = vec![
+            ("2.5".to_owned(), "“2.5” is not a whole number".to_owned()),
+            ("-5".to_owned(), "-5 is negative".to_owned()),
+            (String::new(), "the value is empty".to_owned()),
+            (
+                "99999999999999999999".to_owned(),
+                format!("9999999999999999…{unit} is {high}"),
+            ),
+        ];
+        if bound.min > 0 {
+            bad.push((
+                format!("{}", bound.min - 1),
+                format!("{}{unit} is {low}", bound.min - 1),
+            ));
+        }
+        // Past the timeline's end a span says where it must end (`tests` below has them).
+        let spans = [Setting::PauseStart, Setting::PauseLength];
+        let cuts = [Setting::PartitionStart, Setting::PartitionLength];
+        let over = (max + 1).to_string();
+        if spans.contains(&bound.setting) {
+            let said = decode(&with(&over)).unwrap_err().to_string();
+            assert_eq!(
+                said,
+                "A's pause must end by t=100 ms, the end of the timeline (it would end at 101 ms)"
+            );
+        } else if cuts.contains(&bound.setting) {
+            let said = decode(&with(&over)).unwrap_err().to_string();
+            assert_eq!(
+                said,
+                "A's partition must end by t=100 ms, the end of the timeline"
+            );
+        } else {
+            bad.push((over.clone(), format!("{over}{unit} is {high}")));
+        }
+        // A span's largest start or length depends on the other, which may not read: its
+        // text is checked against the setting's own range, and its end against the timeline.
+        let range = if spans.contains(&bound.setting) || cuts.contains(&bound.setting) {
+            format!(
+                "{label} must be between {} and 10 minutes (",
+                human(bound.min)
+            )
+        } else {
+            format!(
+                "{label} must be between {} and {} (",
+                human(bound.min),
+                human(max)
+            )
+        };
+        for (value, why) in bad {
+            let hash = with(&value);
+            let said = decode(&hash).expect_err(&hash).to_string();
+            assert!(said.starts_with(&range), "{hash}: {said}");
+            assert!(said.contains(&format!("({why}")), "{hash}: {said}");
+            assert!(!RUST.iter().any(|r| said.contains(r)), "{hash}: {said}");
+        }
+    }
+}
+
+/// Broken links, each with the exact sentence the page shows over the headline.
+pub const BROKEN_LINKS: [(&str, &str); 22] = [
+    ("#s=gc-pause&ttl", "“ttl” has no value: a link's settings are written key=value, e.g. ttl=30"),
+    ("#fence=off&step=3", "the link names no scenario (it starts s=…, e.g. s=gc-pause)"),
+    ("#s=gc-pause&s=toctou", "“s” is given twice"),
+    ("#s=nope&step=3", "there is no scenario called “nope”"),
+    ("#s=gc-pause&colour=red", "a link has no setting called “colour”"),
+    ("#s=gc-pause&pause.Z=1,2", "“gc-pause” has no client called “Z”"),
+    ("#s=gc-pause&fence=maybe", "fencing must be off, strict or same_epoch, not “maybe”"),
+    ("#s=<script>alert(1)</script>", "a link cannot contain “<”"),
+    ("#s=%3Cscript%3Ealert(1)%3C/script%3E", "a link cannot contain “<”"),
+    ("#%3Cimg%20src=x%20onerror=alert(1)%3E", "a link cannot contain “<”"),
+    ("#s=gc-pause&ttl=3%200", "a link cannot contain a space"),
+    ("#s=gc-pause&ttl=%0A", "a link cannot contain the invisible character U+000A"),
+    ("#s=gc-pause&ttl=%3", "the link has a broken escape: a % in a link is followed by two hex digits"),
+    ("#s=gc-pause&ttl=%zz30", "the link has a broken escape: a % in a link is followed by two hex digits"),
+    ("#s=caf%C3%A9", "a link holds only the letters a-z and A-Z, digits and - _ . , = &"),
+    ("#s=gc-pause&ttl=0", "Lease TTL must be between 1 ms and 10 minutes (0 ms is too short)"),
+    ("#s=gc-pause&ttl=-5", "Lease TTL must be between 1 ms and 10 minutes (-5 is negative)"),
+    ("#s=gc-pause&ttl=99999999999999999999", "Lease TTL must be between 1 ms and 10 minutes (9999999999999999… ms is too long)"),
+    ("#s=gc-pause&pause.A=90,50", "A's pause must end by t=100 ms, the end of the timeline (it would end at 140 ms)"),
+    ("#s=gc-pause&pause.A=5", "“pause.A” needs start,length in ms, e.g. pause.A=5,50 (or none)"),
+    ("#s=gc-pause&step=soon", "the step must be a whole number, not “soon”"),
+    ("#s=row-lock&lockdelay=5", "the link's scenario is not valid: a row lock in PostgreSQL has no lock-delay: the lock is the database's own"),
+];
+
+/// Each broken link gets its own sentence, in the user's terms: what the user wrote (not
+/// the browser's `%`-escapes), no Rust, and the page says what it shows instead.
+#[test]
+fn broken_links_say_what_is_wrong_in_the_users_words() {
+    use fencing_lab::share::not_loaded;
+    for (hash, want) in BROKEN_LINKS {
+        let e = decode(hash).expect_err(hash);
+        assert_eq!(e.to_string(), want, "{hash}");
+        assert!(!RUST.iter().any(|r| want.contains(r)), "{want}");
+        assert_eq!(
+            not_loaded(&e),
+            format!("This link cannot be loaded: {want}; showing the headline instead.")
+        );
+    }
+    let long = format!("#s=gc-pause&step={}", "9".repeat(MAX_HASH_LEN));
+    assert_eq!(
+        decode(&long).unwrap_err().to_string(),
+        format!(
+            "a link can be at most 2000 characters long, and this one has {}",
+            long.len() - 1
+        )
+    );
+    // Escapes the browser adds to what a link may hold read as the characters themselves.
+    assert_eq!(
+        decode("#s=gc%2Dpause&ttl=%34%35")
+            .unwrap()
+            .scenario
+            .lease_ttl,
+        45
+    );
+}
+
+/// docs/messages.md's table is what the page says: each field row typed into that field of
+/// that deck entry, each link row opened.
+#[test]
+fn the_messages_page_is_what_the_page_says() {
+    use fencing_lab::lab::{Lab, Msg, Param};
+    use fencing_lab::share::not_loaded;
+    let page = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/messages.md"))
+        .expect("docs/messages.md");
+    let rows: Vec<Vec<&str>> = page
+        .lines()
+        .filter(|l| l.starts_with("| ") && !l.starts_with("| entry"))
+        .map(|l| l.trim_matches('|').split(" | ").map(str::trim).collect())
+        .collect();
+    assert!(rows.len() >= 60, "{} rows", rows.len());
+    for row in rows {
+        let [entry, field, typed, says] = row[..] else {
+            panic!("{row:?}")
+        };
+        let typed = match typed {
+            "(empty)" => "",
+            t => t.trim_matches('`'),
+        };
+        let said = if entry == "link" {
+            decode(typed).err().map(|e| not_loaded(&e))
+        } else {
+            let sc = fencing_lab::core::deck::find(entry)
+                .map(|e| (e.build)())
+                .unwrap_or_else(|| panic!("{entry}"));
+            let (code, client) = field.split_once('.').unwrap_or((field, ""));
+            let param = Param::from_code(code).unwrap_or_else(|| panic!("{field}"));
+            let actor = sc.actor_index(client);
+            let mut lab = Lab::new(sc);
+            lab.update(Msg::Field {
+                param,
+                actor,
+                text: typed.to_owned(),
+            });
+            lab.error().map(str::to_owned)
+        };
+        let want = (says != "(taken)").then(|| says.to_owned());
+        assert_eq!(said, want, "{entry} {field} {typed}");
+    }
+}

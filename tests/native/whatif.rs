@@ -2,7 +2,7 @@
 //! survives the shareable URL.
 
 use fencing_lab::core::{run, story, EventKind, FencingPolicy, ReleaseMode, Scenario, TokenSource};
-use fencing_lab::lab::{Lab, ScenarioEdit};
+use fencing_lab::lab::{Lab, Param, ScenarioEdit};
 use fencing_lab::share::{decode, encode};
 
 fn outcomes(sc: &Scenario) -> Vec<(i64, usize, usize)> {
@@ -134,7 +134,10 @@ fn every_knob_survives_the_url() {
     assert_eq!(lab.scenario().failover_at, None);
     for (bad, why) in [
         ("#s=redis-failover&failover=900", "must come by"),
-        ("#s=redis-failover&failover=soon", "whole number"),
+        (
+            "#s=redis-failover&failover=soon",
+            "“soon” is not a whole number",
+        ),
         ("#s=unsafe-release&release=yolo", "release must be"),
         ("#s=handoff-barrier&barrier=maybe", "barrier must be"),
     ] {
@@ -319,4 +322,179 @@ fn the_lab_and_the_link_follow_the_same_rules() {
         assert!(hash.contains(&link), "{hash} says {link}");
         assert_eq!(&decode(&hash).unwrap().scenario, lab.scenario(), "{hash}");
     }
+}
+
+/// A deck entry as built.
+fn entry(id: &str) -> Scenario {
+    fencing_lab::core::deck::find(id)
+        .map(|e| (e.build)())
+        .unwrap_or_else(|| panic!("no {id}"))
+}
+
+/// The label the page gives a typed field, in its own words: the panel's from its view
+/// model, What if…'s from its source (the shell is wasm only), each without its " (ms)".
+fn field_label(sc: &Scenario, param: Param, actor: Option<usize>) -> String {
+    use fencing_lab::view::panels::{params, FieldGroup};
+    let model = params(sc, Some(sc));
+    let fields = model.groups.iter().flat_map(|g| match g {
+        FieldGroup::Ttl(f) | FieldGroup::Delay { field: f, .. } => vec![f],
+        FieldGroup::Pause { start, length, .. } => vec![start, length],
+    });
+    if let Some(f) = fields
+        .into_iter()
+        .find(|f| f.param == param && f.actor == actor)
+    {
+        return f.label.trim_end_matches(" (ms)").to_owned();
+    }
+    let source = include_str!("../../src/ui/whatif.rs");
+    let at = source
+        .find(&format!("param=Param::{param:?}"))
+        .unwrap_or_else(|| panic!("What if… has no {param:?} field"));
+    let aria = &source[..at][source[..at].rfind("aria=\"").expect("its aria-label") + 6..];
+    aria[..aria.find(" (ms)\"").expect("a label in ms")].to_owned()
+}
+
+/// The words a message may not hold: Rust's, not a user's.
+const RUST: [&str; 6] = ["..=", "Some(", "Err(", "Ok(", "{", "}"];
+
+/// Every typed field, at every edge of its range and with every kind of bad text: a value
+/// inside is taken, and anything else is refused with one sentence that names the field
+/// as the page labels it, says the range in ms / s / minutes and what was wrong, and keeps
+/// the last good run.
+#[test]
+fn every_field_says_its_range_in_its_own_words() {
+    use fencing_lab::core::MAX_TIME;
+    use fencing_lab::lab::{Msg, Setting};
+    for param in Param::ALL {
+        let (id, actor) = match param {
+            Param::Ttl | Param::PauseStart | Param::PauseLength => ("gc-pause", Some(0)),
+            Param::Delay => ("delayed-packet", Some(0)),
+            Param::Failover | Param::ReplicationLag => ("redis-failover", None),
+            Param::LockRtt => ("cross-region", None),
+        };
+        let actor = actor.filter(|_| param != Param::Ttl);
+        let sc = entry(id);
+        let label = field_label(&sc, param, actor);
+        let bound = param.setting().bound();
+        let pause = sc.actors[0].pauses.first().copied();
+        let max = match param {
+            Param::PauseStart => sc.horizon - pause.unwrap().duration,
+            Param::PauseLength => sc.horizon - pause.unwrap().start,
+            Param::Failover => sc.horizon,
+            _ => bound.max,
+        };
+        let human = |ms: u64| {
+            if ms == MAX_TIME {
+                "10 minutes".to_owned()
+            } else {
+                format!("{ms} ms")
+            }
+        };
+        let range = format!(
+            "{label} must be between {} and {} (",
+            human(bound.min),
+            human(max)
+        );
+        let (low, high) = match param.setting() {
+            Setting::PauseStart | Setting::Failover => ("too early", "too late"),
+            _ => ("too short", "too long"),
+        };
+        let typed = |text: &str| {
+            let mut lab = Lab::new(sc.clone());
+            lab.update(Msg::Field {
+                param,
+                actor,
+                text: text.to_owned(),
+            });
+            lab
+        };
+        for good in [bound.min, max] {
+            let lab = typed(&good.to_string());
+            assert_eq!(lab.error(), None, "{label} {good}");
+            assert_eq!(param.value(lab.scenario(), actor), Some(good), "{label}");
+        }
+        let mut bad = vec![
+            (format!("{}", max + 1), format!("{} ms is {high}", max + 1)),
+            ("2.5".to_owned(), "“2.5” is not a whole number".to_owned()),
+            ("-5".to_owned(), "-5 is negative".to_owned()),
+            (
+                "99999999999999999999".to_owned(),
+                format!("9999999999999999… ms is {high}"),
+            ),
+        ];
+        if bound.min > 0 {
+            bad.push((
+                format!("{}", bound.min - 1),
+                format!("{} ms is {low}", bound.min - 1),
+            ));
+        }
+        // An empty What if… box unsets its time; an empty panel field has no value.
+        match param {
+            Param::Failover | Param::ReplicationLag | Param::LockRtt => {
+                assert_eq!(typed(" ").error(), None, "{label} empty");
+            }
+            _ => bad.push((String::new(), "the value is empty".to_owned())),
+        }
+        for (text, why) in bad {
+            let lab = typed(&text);
+            let said = lab
+                .error()
+                .unwrap_or_else(|| panic!("{label} took “{text}”"));
+            assert!(said.starts_with(&range), "{label} “{text}”: {said}");
+            assert!(
+                said.contains(&format!("({why}")),
+                "{label} “{text}”: {said}"
+            );
+            assert!(!RUST.iter().any(|r| said.contains(r)), "{said}");
+            assert_eq!(
+                lab.scenario(),
+                &sc,
+                "{label} “{text}”: the last good state stays"
+            );
+        }
+    }
+    // The issue's own cases, word for word.
+    let ttl = |text: &str| {
+        let mut lab = Lab::new(entry("gc-pause"));
+        let text = text.to_owned();
+        lab.update(Msg::Field {
+            param: Param::Ttl,
+            actor: None,
+            text,
+        });
+        lab.error().map(str::to_owned)
+    };
+    assert_eq!(
+        ttl("-5").as_deref(),
+        Some("Lease TTL must be between 1 ms and 10 minutes (-5 is negative).")
+    );
+    assert_eq!(
+        ttl("0").as_deref(),
+        Some("Lease TTL must be between 1 ms and 10 minutes (0 ms is too short).")
+    );
+    // A row lock's TTL is its idle timeout, and says so.
+    let mut row = Lab::new(entry("row-lock"));
+    row.update(Msg::Field {
+        param: Param::Ttl,
+        actor: None,
+        text: "0".into(),
+    });
+    assert_eq!(
+        row.error(),
+        Some("Idle timeout must be between 1 ms and 10 minutes (0 ms is too short).")
+    );
+    // A pause's end is the timeline's: its fields say so.
+    let mut lab = Lab::new(entry("gc-pause"));
+    lab.update(Msg::Field {
+        param: Param::PauseLength,
+        actor: Some(0),
+        text: "500".into(),
+    });
+    assert_eq!(
+        lab.error(),
+        Some(
+            "A pause length must be between 1 ms and 95 ms (500 ms is too long; \
+             A's pause must end by t=100 ms, the end of the timeline)."
+        )
+    );
 }

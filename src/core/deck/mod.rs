@@ -189,7 +189,7 @@ pub fn runs(entry: &DeckEntry) -> Runs {
     Runs(FencingPolicy::ALL.map(|p| run(&(entry.build)().with_policy(p))))
 }
 
-/// The README's deck table, generated from the runs: balance and outcome per policy.
+/// docs/deck.md's deck table, generated from the runs: balance and outcome per policy.
 pub fn table() -> String {
     let mut out = String::from(
         "| # | id | question | off | strict | same-epoch |\n| --- | --- | --- | --- | --- | --- |\n",
