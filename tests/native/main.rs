@@ -25,6 +25,7 @@ mod sequencer;
 mod share;
 mod story;
 mod story_review;
+mod story_review_2;
 mod uuid_token;
 mod whatif;
 

@@ -12,14 +12,30 @@ pub(super) const ENTRY: DeckEntry = DeckEntry {
             format!("A runs job 7 with token {a} and a 10 s lease, then its whole process freezes for 15 s (a long collector pause or a VM freeze); the scheduler hands the job to B with {b}."),
             format!("Before B starts, the scheduler establishes epoch {b} in the job's result row, with an atomic update that cannot lower it; B then publishes with a conditional write requiring epoch {b}."),
             format!("A wakes and publishes its result with {a}: rejected stale_fence under strict and same-epoch, even though B has not published yet. Off, A's result lands and B's overwrites it: a duplicate publish."),
-            "A's late result is a different write, not a repeat of B's: no idempotency key on the job catches it. Only the fence does.".to_owned(),
+            {
+                // Off: how long A's stale result was the published one.
+                let at = |who: &str| {
+                    r.off()
+                        .events
+                        .iter()
+                        .find(|e| e.actor.as_deref() == Some(who) && matches!(e.kind, EventKind::WriteApplied { result: Ok(_), .. }))
+                        .map_or(0, |e| e.at)
+                };
+                let sc = &r.off().scenario;
+                format!(
+                    "Off, A's stale result is the published one from t={} until B's lands at t={}. A first-wins idempotency key on job 7 would make it worse: it keeps A's stale result and drops B's. Only the fence refuses A.",
+                    story::instant(sc, at("A")),
+                    story::instant(sc, at("B"))
+                )
+            },
             {
                 let bare = run(&Scenario {
                     skip_barrier: true,
                     ..Scenario::handoff_barrier()
                 });
                 format!(
-                    "Strict (>) spends the barrier: B's own write with {b} is refused too, so use same-epoch (≥) here, with an idempotency key per write. What if… no barrier: A's {a} reaches the row before B's {b} and passes the check ({}).",
+                    "Strict (>) spends the barrier: B's own write with {b} is refused too, since B's grant makes two writes (the barrier, then the publish). {} What if… no barrier: A's {a} reaches the row before B's {b} and passes the check ({}).",
+                    story::Line::WhichRule.text(),
                     story::outcome(&bare)
                 )
             },
