@@ -336,9 +336,18 @@ pub fn Notes(lab: RwSignal<Lab>) -> impl IntoView {
     );
     move || {
         notes.get().map(|items| {
+            // The notes change with the entry, so the entry's push-backs are read with them.
+            let pushbacks = lab.with_untracked(|l| {
+                crate::core::deck::find(&l.scenario().id).map_or(&[][..], |e| e.pushbacks)
+            });
             view! {
                 <aside class="notes" data-testid="notes" aria-label="Speaker notes">
                     <ul inner_html=crate::view::panels::notes_markup(&items)></ul>
+                    <div
+                        class="pushbacks"
+                        data-testid="pushbacks"
+                        inner_html=crate::view::panels::pushbacks_markup(pushbacks)
+                    ></div>
                 </aside>
             }
         })

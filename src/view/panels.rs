@@ -4,6 +4,7 @@
 //! Pure and native, read off traces and the [`Lab`]; tests assert their fields. The Leptos
 //! shell renders each one with `view!`.
 
+use crate::core::deck::PushBack;
 use crate::core::explore::{Example, PolicyStats};
 use crate::core::story;
 use crate::core::{Fence, FencingPolicy, Scenario, Trace, WriteRecord};
@@ -412,6 +413,31 @@ pub fn notes_markup(notes: &[String]) -> String {
         .iter()
         .map(|n| format!("<li>{}</li>", crate::view::timeline::esc(n)))
         .collect()
+}
+
+/// An entry's push-backs under the notes, as markup: the question in bold, the answer, the
+/// source in small type and, where another entry shows the answer, a link to it. Plain text
+/// in the page, so the browser's find reaches it.
+pub fn pushbacks_markup(pushbacks: &[PushBack]) -> String {
+    if pushbacks.is_empty() {
+        return String::new();
+    }
+    let esc = crate::view::timeline::esc;
+    let items: String = pushbacks
+        .iter()
+        .map(|p| {
+            let shows = p.shows.map_or_else(String::new, |id| {
+                format!(" <a href=\"#s={id}\">see {id}</a>")
+            });
+            format!(
+                "<li><b>{}</b> {} <small>Source: {}</small>{shows}</li>",
+                esc(p.question),
+                esc(p.answer),
+                esc(p.source)
+            )
+        })
+        .collect();
+    format!("<h3>If they push back</h3><ul>{items}</ul>")
 }
 
 /// The parameter fields a presenter may edit, one group per line of the panel.

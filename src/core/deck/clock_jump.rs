@@ -18,6 +18,20 @@ pub(super) const ENTRY: DeckEntry = DeckEntry {
         ]
     },
     build: Scenario::clock_jump,
+    pushbacks: &[
+        PushBack {
+            question: "Slew the clocks, don't step them.",
+            answer: "antirez's answer: configure NTP to slew, so no node's clock jumps. That removes this schedule, but Redlock still assumes bounded pauses and mints no token, so a GC pause past the TTL breaks it the same way.",
+            source: "antirez 2016, Is Redlock safe?; Kleppmann 2016",
+            shows: Some("gc-pause"),
+        },
+        PushBack {
+            question: "Redlock subtracts elapsed time and drift before using the lock.",
+            answer: "That check runs once, right after acquiring; a pause or a clock step after it is not covered. The validity time is what the client believes, not what the nodes enforce.",
+            source: "Redis docs: distributed locks (Redlock)",
+            shows: Some("toctou"),
+        },
+    ],
 };
 
 impl Scenario {

@@ -24,6 +24,20 @@ pub(super) const ENTRY: DeckEntry = DeckEntry {
         ]
     },
     build: Scenario::gc_pause,
+    pushbacks: &[
+        PushBack {
+            question: "Just make the TTL longer than any pause.",
+            answer: "No pause has a bound: a GC, a page fault, a SIGSTOP or a VM migration can outlast any TTL, and a delayed packet needs no pause at all. A longer TTL only slows takeover after a real crash; the fence is what refuses the late write.",
+            source: "Kleppmann 2016; seed 000",
+            shows: Some("delayed-packet"),
+        },
+        PushBack {
+            question: "Then check the lease right before writing.",
+            answer: "The pause can land after the check: is_held() said true, then the thread stopped. Only the resource, checking the token in the same step as the write, can say no.",
+            source: "seed 000 (contract 6)",
+            shows: Some("toctou"),
+        },
+    ],
 };
 
 impl Scenario {

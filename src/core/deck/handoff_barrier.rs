@@ -42,6 +42,20 @@ pub(super) const ENTRY: DeckEntry = DeckEntry {
         ]
     },
     build: Scenario::handoff_barrier,
+    pushbacks: &[
+        PushBack {
+            question: "Key the publish on job 7.",
+            answer: "A first-wins key on job 7 keeps whichever result arrives first, here A's stale one, and drops B's: a key dedupes one intent, it does not pick the live owner. The epoch check at the result row does.",
+            source: "seed 003 (worked example)",
+            shows: None,
+        },
+        PushBack {
+            question: "Why establish the epoch before B starts?",
+            answer: "A highest-token check revokes A only once storage has seen 42; if A's 41 gets there first, it lands. Writing 42 to the row before B starts closes that window.",
+            source: "seed 003 (strict handoff)",
+            shows: Some("cross-region"),
+        },
+    ],
 };
 
 impl Scenario {

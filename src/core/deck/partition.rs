@@ -108,6 +108,20 @@ pub(super) const ENTRY: DeckEntry = DeckEntry {
         ]
     },
     build: Scenario::partition,
+    pushbacks: &[
+        PushBack {
+            question: "Use a longer TTL so a short partition does not lose the lease.",
+            answer: "Then a crashed or cut-off holder locks everyone out for the whole TTL, as the notes' long lease does to B. Short leases recover fast, and the fence makes them safe.",
+            source: "seed 003 (recovery speed versus lease churn)",
+            shows: None,
+        },
+        PushBack {
+            question: "Stop at the lease's deadline, not the request's timeout.",
+            answer: "Yes: a renewal timeout longer than the time left on the lease learns too late. Count the deadline from when the renewal was sent and stop there; a write already sent still needs the fence.",
+            source: "etcd docs: lease (keep-alive)",
+            shows: Some("raft-partition"),
+        },
+    ],
 };
 
 impl Scenario {

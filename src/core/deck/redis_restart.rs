@@ -33,6 +33,20 @@ pub(super) const ENTRY: DeckEntry = DeckEntry {
         ]
     },
     build: Scenario::redis_restart,
+    pushbacks: &[
+        PushBack {
+            question: "Turn on appendfsync everysec.",
+            answer: "everysec survives a kill -9, since the kernel already has the writes, but an OS crash or power loss can lose about a second of acknowledged writes: a lock granted in that second is granted again. appendfsync always closes that, at a cost per write.",
+            source: "redis.conf: appendfsync",
+            shows: None,
+        },
+        PushBack {
+            question: "Then delay the restart.",
+            answer: "Redis's lock page suggests it: a node kept down longer than the longest TTL comes back after every lease it forgot has expired. Something must enforce the delay, and it does nothing for a pause.",
+            source: "Redis docs: distributed locks (crash recovery)",
+            shows: Some("gc-pause"),
+        },
+    ],
 };
 
 impl Scenario {

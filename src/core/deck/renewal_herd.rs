@@ -46,6 +46,20 @@ pub(super) const ENTRY: DeckEntry = DeckEntry {
         ]
     },
     build: Scenario::renewal_herd,
+    pushbacks: &[
+        PushBack {
+            question: "One lease per client, not one per lock.",
+            answer: "That is how etcd and ZooKeeper work: many keys attach to one etcd lease and one keep-alive stream renews them all, and one ZooKeeper session's heartbeats keep all its ephemeral nodes. A process with 10k locks sends one renewal stream, not 10k; processes that start together still need jitter.",
+            source: "etcd docs: lease; ZooKeeper docs: sessions",
+            shows: None,
+        },
+        PushBack {
+            question: "Use a longer TTL and renew less often.",
+            answer: "Renewals fall in proportion, but takeover after a crash waits the whole TTL: recovery speed traded against lease churn. The spike comes from the shared schedule, not the rate, and jitter removes it at any TTL.",
+            source: "seed 003 (trade-offs); seed 004",
+            shows: None,
+        },
+    ],
 };
 
 impl Scenario {

@@ -18,6 +18,20 @@ pub(super) const ENTRY: DeckEntry = DeckEntry {
         ]
     },
     build: Scenario::same_token_retry,
+    pushbacks: &[
+        PushBack {
+            question: "lastFence = 33 tells A its write landed.",
+            answer: "Only if storage returns it and each grant makes one write: seed 000's debit returns lastFence with stale_fence, and when it equals A's own token, A's write with it landed. With several writes per grant it cannot say which one; a stored idempotency key answers with the original result instead.",
+            source: "seed 000 (debit contract)",
+            shows: None,
+        },
+        PushBack {
+            question: "Why not use ≥ everywhere?",
+            answer: "≥ admits every write of the current holder, a duplicate of one that already landed included; only an idempotency key keeps that to once. With one write per grant, > is simpler and refuses the repeat outright.",
+            source: "seed 003 (equal tokens, retry deduplication); Stripe docs: idempotent requests",
+            shows: None,
+        },
+    ],
 };
 
 impl Scenario {

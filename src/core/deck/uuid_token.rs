@@ -55,6 +55,20 @@ pub(super) const ENTRY: DeckEntry = DeckEntry {
         ]
     },
     build: Scenario::uuid_token,
+    pushbacks: &[
+        PushBack {
+            question: "Only write if the random value is still the current one (compare-and-set).",
+            answer: "That needs the resource to read the lock's current value in the same step as the write, a question to the lock service, not a comparison of two numbers. Storage that can do that is doing a sequencer check, at a call per write and a dependency on the lock service.",
+            source: "antirez 2016, Is Redlock safe?; Kleppmann 2016",
+            shows: Some("sequencer"),
+        },
+        PushBack {
+            question: "Use a timestamp as the token, then.",
+            answer: "Timestamps from different clients come from different clocks: skew or a step can give a later grant a smaller number. A token must come from one counter, bumped with each grant.",
+            source: "seed 003 (token ordering)",
+            shows: Some("clock-jump"),
+        },
+    ],
 };
 
 impl Scenario {
