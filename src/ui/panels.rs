@@ -341,14 +341,12 @@ pub fn Notes(lab: RwSignal<Lab>) -> impl IntoView {
                 crate::core::deck::find(&l.scenario().id).map_or(&[][..], |e| e.pushbacks)
             });
             view! {
-                <aside class="notes" data-testid="notes" aria-label="Speaker notes">
-                    <ul inner_html=crate::view::panels::notes_markup(&items)></ul>
-                    <div
-                        class="pushbacks"
-                        data-testid="pushbacks"
-                        inner_html=crate::view::panels::pushbacks_markup(pushbacks)
-                    ></div>
-                </aside>
+                <aside
+                    class="notes"
+                    data-testid="notes"
+                    aria-label="Speaker notes"
+                    inner_html=crate::view::panels::notes_panel_markup(&items, pushbacks)
+                ></aside>
             }
         })
     }

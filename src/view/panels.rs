@@ -415,29 +415,46 @@ pub fn notes_markup(notes: &[String]) -> String {
         .collect()
 }
 
+/// The Notes panel's content: the notes as a list, then the entry's push-backs.
+pub fn notes_panel_markup(notes: &[String], pushbacks: &[PushBack]) -> String {
+    let mut out = String::from("<ul>");
+    out += &notes_markup(notes);
+    out += "</ul>";
+    out += &pushbacks_markup(pushbacks);
+    out
+}
+
 /// An entry's push-backs under the notes, as markup: the question in bold, the answer, the
 /// source in small type and, where another entry shows the answer, a link to it. Plain text
-/// in the page, so the browser's find reaches it.
+/// in the page, so the browser's find reaches it. (Built by pushing, not `format!`: this
+/// is in the page's first wasm.)
 pub fn pushbacks_markup(pushbacks: &[PushBack]) -> String {
     if pushbacks.is_empty() {
         return String::new();
     }
     let esc = crate::view::timeline::esc;
-    let items: String = pushbacks
-        .iter()
-        .map(|p| {
-            let shows = p.shows.map_or_else(String::new, |id| {
-                format!(" <a href=\"#s={id}\">see {id}</a>")
-            });
-            format!(
-                "<li><b>{}</b> {} <small>Source: {}</small>{shows}</li>",
-                esc(p.question),
-                esc(p.answer),
-                esc(p.source)
-            )
-        })
-        .collect();
-    format!("<h3>If they push back</h3><ul>{items}</ul>")
+    let mut out = String::from(
+        "<div class=\"pushbacks\" data-testid=\"pushbacks\"><h3>If they push back</h3><ul>",
+    );
+    for p in pushbacks {
+        out += "<li><b>";
+        out += &esc(p.question);
+        out += "</b> ";
+        out += &esc(p.answer);
+        out += " <small>Source: ";
+        out += &esc(p.source);
+        out += "</small>";
+        if let Some(id) = p.shows {
+            out += " <a href=\"#s=";
+            out += id;
+            out += "\">see ";
+            out += id;
+            out += "</a>";
+        }
+        out += "</li>";
+    }
+    out += "</ul></div>";
+    out
 }
 
 /// The parameter fields a presenter may edit, one group per line of the panel.

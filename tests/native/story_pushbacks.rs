@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 
 use fencing_lab::core::deck::{self, DECK};
-use fencing_lab::view::panels::pushbacks_markup;
+use fencing_lab::view::panels::{notes_panel_markup, pushbacks_markup};
 
 #[test]
 fn every_entry_has_one_to_three_answered_and_sourced_pushbacks() {
@@ -98,8 +98,14 @@ fn the_notes_panel_shows_them_as_text_with_links() {
     let e = deck::find("gc-pause").unwrap();
     let html = pushbacks_markup(e.pushbacks);
     assert!(
-        html.starts_with("<h3>If they push back</h3><ul><li><b>"),
+        html.starts_with("<div class=\"pushbacks\" data-testid=\"pushbacks\"><h3>If they push back</h3><ul><li><b>"),
         "{html}"
+    );
+    // Under the notes, in the same panel.
+    let panel = notes_panel_markup(&["a note".to_owned()], e.pushbacks);
+    assert!(
+        panel.starts_with("<ul><li>a note</li></ul><div class=\"pushbacks\""),
+        "{panel}"
     );
     assert_eq!(html.matches("<li>").count(), e.pushbacks.len());
     assert!(

@@ -31,12 +31,6 @@ pub(super) const ENTRY: DeckEntry = DeckEntry {
             source: "Kleppmann 2016; seed 000",
             shows: Some("delayed-packet"),
         },
-        PushBack {
-            question: "Then check the lease right before writing.",
-            answer: "The pause can land after the check: is_held() said true, then the thread stopped. Only the resource, checking the token in the same step as the write, can say no.",
-            source: "seed 000 (contract 6)",
-            shows: Some("toctou"),
-        },
     ],
 };
 
