@@ -58,9 +58,9 @@ pub(super) const ENTRY: DeckEntry = DeckEntry {
     pushbacks: &[
         PushBack {
             question: "Only write if the random value is still the current one (compare-and-set).",
-            answer: "That needs the resource to read the lock's current value in the same step as the write, a question to the lock service, not a comparison of two numbers. Storage that can do that is doing a sequencer check, at a call per write and a dependency on the lock service.",
+            answer: "That moves the check into the resource: it must hold the current owner's value and compare-and-set it in the same step as each write, so a new holder registers its value there first, a handoff barrier with random values. The resource is then the lock for safety; the Redis lease only decides who tries.",
             source: "antirez 2016, Is Redlock safe?; Kleppmann 2016",
-            shows: Some("sequencer"),
+            shows: Some("handoff-barrier"),
         },
         PushBack {
             question: "Use a timestamp as the token, then.",
