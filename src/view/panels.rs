@@ -434,7 +434,7 @@ pub fn pushbacks_markup(pushbacks: &[PushBack]) -> String {
     }
     let esc = crate::view::timeline::esc;
     let mut out = String::from(
-        "<div class=\"pushbacks\" data-testid=\"pushbacks\"><h3>If they push back</h3><ul>",
+        "<div class=\"pushbacks\" data-testid=\"pushbacks\"><h2>If they push back</h2><ul>",
     );
     for p in pushbacks {
         out += "<li><b>";

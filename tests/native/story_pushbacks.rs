@@ -92,13 +92,13 @@ fn the_issues_pushbacks_are_there() {
     }
 }
 
-/// In the Notes panel: a heading, the question bold, the source small, the link an <a>.
+/// In the Notes panel: a heading (an h2: the page has only its h1 above), the question bold, the source small, the link an <a>.
 #[test]
 fn the_notes_panel_shows_them_as_text_with_links() {
     let e = deck::find("gc-pause").unwrap();
     let html = pushbacks_markup(e.pushbacks);
     assert!(
-        html.starts_with("<div class=\"pushbacks\" data-testid=\"pushbacks\"><h3>If they push back</h3><ul><li><b>"),
+        html.starts_with("<div class=\"pushbacks\" data-testid=\"pushbacks\"><h2>If they push back</h2><ul><li><b>"),
         "{html}"
     );
     // Under the notes, in the same panel.
