@@ -185,9 +185,7 @@ fn ExplorerPanel(lab: RwSignal<Lab>, dispatch: Dispatch) -> impl IntoView {
                     <tr>
                         <th>"fencing"</th>
                         <th>"explored"</th>
-                        <th title="accepted although a newer token had already been granted">
-                            "late write accepted"
-                        </th>
+                        <th title=crate::core::story::SUPERSEDED>"late write accepted"</th>
                         <th>"job ran twice"</th>
                         <th>"out of token order"</th>
                         <th>"two believe they hold it"</th>

@@ -367,10 +367,17 @@ pub fn Notes(lab: RwSignal<Lab>) -> impl IntoView {
     );
     move || {
         notes.get().map(|items| {
+            // The notes change with the entry, so the entry's push-backs are read with them.
+            let pushbacks = lab.with_untracked(|l| {
+                crate::core::deck::find(&l.scenario().id).map_or(&[][..], |e| e.pushbacks)
+            });
             view! {
-                <aside class="notes" data-testid="notes" aria-label="Speaker notes">
-                    <ul inner_html=crate::view::panels::notes_markup(&items)></ul>
-                </aside>
+                <aside
+                    class="notes"
+                    data-testid="notes"
+                    aria-label="Speaker notes"
+                    inner_html=crate::view::panels::notes_panel_markup(&items, pushbacks)
+                ></aside>
             }
         })
     }

@@ -4,6 +4,7 @@
 //! Pure and native, read off traces and the [`Lab`]; tests assert their fields. The Leptos
 //! shell renders each one with `view!`.
 
+use crate::core::deck::PushBack;
 use crate::core::explore::{Example, PolicyStats};
 use crate::core::story;
 use crate::core::{Fence, FencingPolicy, Scenario, Trace, WriteRecord};
@@ -514,6 +515,48 @@ pub fn notes_markup(notes: &[String]) -> String {
         .iter()
         .map(|n| format!("<li>{}</li>", crate::view::timeline::esc(n)))
         .collect()
+}
+
+/// The Notes panel's content: the notes as a list, then the entry's push-backs.
+pub fn notes_panel_markup(notes: &[String], pushbacks: &[PushBack]) -> String {
+    let mut out = String::from("<ul>");
+    out += &notes_markup(notes);
+    out += "</ul>";
+    out += &pushbacks_markup(pushbacks);
+    out
+}
+
+/// An entry's push-backs under the notes, as markup: the question in bold, the answer, the
+/// source in small type and, where another entry shows the answer, a link to it. Plain text
+/// in the page, so the browser's find reaches it. (Built by pushing, not `format!`: this
+/// is in the page's first wasm.)
+pub fn pushbacks_markup(pushbacks: &[PushBack]) -> String {
+    if pushbacks.is_empty() {
+        return String::new();
+    }
+    let esc = crate::view::timeline::esc;
+    let mut out = String::from(
+        "<div class=\"pushbacks\" data-testid=\"pushbacks\"><h2>If they push back</h2><ul>",
+    );
+    for p in pushbacks {
+        out += "<li><b>";
+        out += &esc(p.question);
+        out += "</b> ";
+        out += &esc(p.answer);
+        out += " <small>Source: ";
+        out += &esc(p.source);
+        out += "</small>";
+        if let Some(id) = p.shows {
+            out += " <a href=\"#s=";
+            out += id;
+            out += "\">see ";
+            out += id;
+            out += "</a>";
+        }
+        out += "</li>";
+    }
+    out += "</ul></div>";
+    out
 }
 
 /// The parameter fields a presenter may edit, one group per line of the panel.

@@ -78,7 +78,8 @@ fn a_pause_longer_than_ttl_plus_delay_still_lands_unfenced_and_is_refused_fenced
     assert!(
         setup.contains("20 ms lock-delay, as in Chubby")
             && setup.contains("Consul's session lock-delay is 15 s by default")
-            && setup.contains("scaled down"),
+            // Review 2, N8: the one computed scale clause every lock service's setup has.
+            && setup.contains("Times scaled: 30 ms here stands for 30 s."),
         "{setup}"
     );
     assert_eq!(writes(&off), [w(55, "B", 34, "ok"), w(65, "A", 33, "ok")]);

@@ -24,7 +24,9 @@ mod row_lock;
 mod sequencer;
 mod share;
 mod story;
+mod story_pushbacks;
 mod story_review;
+mod story_review_2;
 mod uuid_token;
 mod whatif;
 

@@ -69,15 +69,16 @@ fn the_notes_give_the_herds_computed_peaks_and_the_runs_renewals() {
     let notes = (entry.notes)(&runs).join("\n");
     let [fixed, jittered] = deck::renewal_herd_reports(&runs.off().scenario);
     assert!(
+        // Review 2, N3: the herd in seconds (one scaled ms is a second), not "at t=…".
         notes.contains(&format!(
-            "{} extends at t={}",
-            fixed.peak_per_ms, fixed.peak_at
+            "all {} renew in the same instant",
+            fixed.peak_per_ms
         )),
         "{notes}"
     );
     assert!(
         notes.contains(&format!(
-            "takes {}, not {}",
+            "takes about {}, not {}",
             jittered.peak_per_ms, fixed.peak_per_ms
         )),
         "{notes}"

@@ -24,6 +24,20 @@ pub(super) const ENTRY: DeckEntry = DeckEntry {
         ]
     },
     build: Scenario::claim_row,
+    pushbacks: &[
+        PushBack {
+            question: "Idempotency keys are pruned after 24 h.",
+            answer: "Stripe may remove a key once it is at least 24 hours old, and a retry after that is a new charge. So the fenced claim row is the durable record: keep the key in it, and check the claim before any retry.",
+            source: "Stripe docs: idempotent requests",
+            shows: None,
+        },
+        PushBack {
+            question: "What if the stale worker reuses the key with another amount?",
+            answer: "Stripe compares a reused key's parameters with the first request's and returns an error when they differ; with the same parameters it returns the first result. Either way the provider never sees the token.",
+            source: "Stripe docs: idempotent requests",
+            shows: None,
+        },
+    ],
 };
 
 impl Scenario {

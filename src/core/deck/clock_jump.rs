@@ -11,13 +11,27 @@ pub(super) const ENTRY: DeckEntry = DeckEntry {
         let a = r.token(0);
         vec![
             "Five Redis nodes; A reaches nodes 1–3 and locks a majority. B reaches only nodes 3–5 and backs off with 2 of 5.".to_owned(),
-            "Node 3's clock jumps 25 ms forward: A's key there expires, though A's own clock says its lock runs until t=30.".to_owned(),
+            "Node 3's clock jumps 25 ms forward: A's key there expires, though by A's own clock its lock is valid until about t=28 (the TTL less Redlock's drift allowance, 1% of the TTL plus 2 ms). The allowance covers clock rates, not a step.".to_owned(),
             "B now gets nodes 3–5, a majority. Node 3 counted in both majorities: A and B both believe they hold the lock, and neither paused.".to_owned(),
             format!("Off: {off}, the job ran twice. Redlock mints no token, so that is what really happens."),
             format!("The strict column is counterfactual: with a token minted in the same step as each grant (an etcd revision, a ZooKeeper czxid), A's {a} would be stale_fence ({strict}). Kleppmann's point: Redlock cannot give you that token, and a counter INCRed after the grant is no substitute (separate-counter)."),
         ]
     },
     build: Scenario::clock_jump,
+    pushbacks: &[
+        PushBack {
+            question: "Slew the clocks, don't step them.",
+            answer: "antirez's answer: configure NTP to slew, so no node's clock jumps. That removes this schedule, but Redlock still assumes bounded pauses and mints no token, so a GC pause past the TTL breaks it the same way.",
+            source: "antirez 2016, Is Redlock safe?; Kleppmann 2016",
+            shows: Some("gc-pause"),
+        },
+        PushBack {
+            question: "Redlock subtracts elapsed time and drift before using the lock.",
+            answer: "That check runs once, right after acquiring; a pause or a clock step after it is not covered. The validity time is what the client believes, not what the nodes enforce.",
+            source: "Redis docs: distributed locks (Redlock)",
+            shows: Some("toctou"),
+        },
+    ],
 };
 
 impl Scenario {

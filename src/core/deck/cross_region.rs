@@ -39,6 +39,20 @@ pub(super) const ENTRY: DeckEntry = DeckEntry {
         ]
     },
     build: Scenario::cross_region,
+    pushbacks: &[
+        PushBack {
+            question: "A region is cut off: who can acquire?",
+            answer: "Only the side that can reach a majority of the lock service: the cut-off side stalls instead of both sides proceeding. A holder there keeps running until it learns its lease is gone, and the fence refuses its late writes.",
+            source: "seed 003 (safety versus availability)",
+            shows: Some("raft-partition"),
+        },
+        PushBack {
+            question: "Then give each region its own lock.",
+            answer: "Fine for data only one region writes. For data both regions write, two locks are two owners; pin each resource to one authority, and fence its writes there.",
+            source: "seed 003 (state the invariant and its enforcement point)",
+            shows: None,
+        },
+    ],
 };
 
 impl Scenario {

@@ -24,6 +24,20 @@ pub(super) const ENTRY: DeckEntry = DeckEntry {
         ]
     },
     build: Scenario::delayed_packet,
+    pushbacks: &[
+        PushBack {
+            question: "Put a deadline in the request and let storage drop it.",
+            answer: "That trades the token for a clock: storage compares its own clock with a deadline the client's clock set, so skew or a clock step moves the window. A token needs no clock, storage only compares two numbers.",
+            source: "Kleppmann 2016 (timing assumptions)",
+            shows: Some("clock-jump"),
+        },
+        PushBack {
+            question: "TCP delivers in order, so a late packet cannot overtake B's write.",
+            answer: "Order holds only within one connection: A's and B's writes travel on different connections, and a retry on a new connection can reorder A's own writes. Kleppmann cites packets delayed about 90 s in a GitHub incident.",
+            source: "Kleppmann 2016; seed 000",
+            shows: None,
+        },
+    ],
 };
 
 impl Scenario {

@@ -53,6 +53,14 @@ pub(super) const ENTRY: DeckEntry = DeckEntry {
         notes
     },
     build: Scenario::drift_margin,
+    pushbacks: &[
+        PushBack {
+            question: "How big a margin?",
+            answer: "At least the TTL times the worst drift you assume, plus the time a write takes to arrive; Redlock's implementations subtract 1% of the TTL plus 2 ms. It bounds drift; a pause after the check has no bound.",
+            source: "Redis docs: distributed locks (Redlock)",
+            shows: Some("gc-pause"),
+        },
+    ],
 };
 
 impl Scenario {

@@ -27,6 +27,14 @@ pub(super) const ENTRY: DeckEntry = DeckEntry {
         ]
     },
     build: Scenario::efficiency,
+    pushbacks: &[
+        PushBack {
+            question: "So a lock for efficiency needs no fence?",
+            answer: "Right: when running twice only wastes work (a recomputed report, a cache fill), one Redis with SET NX PX is enough. Say so, and name the writes that are the other kind.",
+            source: "Kleppmann 2016 (efficiency or correctness); seed 000",
+            shows: Some("gc-pause"),
+        },
+    ],
 };
 
 impl Scenario {

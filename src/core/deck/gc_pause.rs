@@ -24,6 +24,14 @@ pub(super) const ENTRY: DeckEntry = DeckEntry {
         ]
     },
     build: Scenario::gc_pause,
+    pushbacks: &[
+        PushBack {
+            question: "Just make the TTL longer than any pause.",
+            answer: "No pause has a bound: a GC, a page fault, a SIGSTOP or a VM migration can outlast any TTL, and a delayed packet needs no pause at all. A longer TTL only slows takeover after a real crash; the fence is what refuses the late write.",
+            source: "Kleppmann 2016; seed 000",
+            shows: Some("delayed-packet"),
+        },
+    ],
 };
 
 impl Scenario {

@@ -12,20 +12,50 @@ pub(super) const ENTRY: DeckEntry = DeckEntry {
             format!("A runs job 7 with token {a} and a 10 s lease, then its whole process freezes for 15 s (a long collector pause or a VM freeze); the scheduler hands the job to B with {b}."),
             format!("Before B starts, the scheduler establishes epoch {b} in the job's result row, with an atomic update that cannot lower it; B then publishes with a conditional write requiring epoch {b}."),
             format!("A wakes and publishes its result with {a}: rejected stale_fence under strict and same-epoch, even though B has not published yet. Off, A's result lands and B's overwrites it: a duplicate publish."),
-            "A's late result is a different write, not a repeat of B's: no idempotency key on the job catches it. Only the fence does.".to_owned(),
+            {
+                // Off: how long A's stale result was the published one.
+                let at = |who: &str| {
+                    r.off()
+                        .events
+                        .iter()
+                        .find(|e| e.actor.as_deref() == Some(who) && matches!(e.kind, EventKind::WriteApplied { result: Ok(_), .. }))
+                        .map_or(0, |e| e.at)
+                };
+                let sc = &r.off().scenario;
+                format!(
+                    "Off, A's stale result is the published one from t={} until B's lands at t={}. A first-wins idempotency key on job 7 would make it worse: it keeps A's stale result and drops B's. Only the fence refuses A.",
+                    story::instant(sc, at("A")),
+                    story::instant(sc, at("B"))
+                )
+            },
             {
                 let bare = run(&Scenario {
                     skip_barrier: true,
                     ..Scenario::handoff_barrier()
                 });
                 format!(
-                    "Strict (>) spends the barrier: B's own write with {b} is refused too, so use same-epoch (≥) here, with an idempotency key per write. What if… no barrier: A's {a} reaches the row before B's {b} and passes the check ({}).",
+                    "Strict (>) spends the barrier: B's own write with {b} is refused too, since B's grant makes two writes (the barrier, then the publish). {} What if… no barrier: A's {a} reaches the row before B's {b} and passes the check ({}).",
+                    story::Line::WhichRule.text(),
                     story::outcome(&bare)
                 )
             },
         ]
     },
     build: Scenario::handoff_barrier,
+    pushbacks: &[
+        PushBack {
+            question: "Key the publish on job 7.",
+            answer: "A first-wins key on job 7 keeps whichever result arrives first, here A's stale one, and drops B's: a key dedupes one intent, it does not pick the live owner. The epoch check at the result row does.",
+            source: "seed 003 (worked example)",
+            shows: None,
+        },
+        PushBack {
+            question: "Why establish the epoch before B starts?",
+            answer: "A highest-token check revokes A only once storage has seen 42; if A's 41 gets there first, it lands. Writing 42 to the row before B starts closes that window.",
+            source: "seed 003 (strict handoff)",
+            shows: Some("cross-region"),
+        },
+    ],
 };
 
 impl Scenario {

@@ -43,6 +43,14 @@ pub(super) const ENTRY: DeckEntry = DeckEntry {
         ]
     },
     build: Scenario::lock_delay,
+    pushbacks: &[
+        PushBack {
+            question: "How long a delay?",
+            answer: "Longer than the pauses and delays you expect: Chubby lets a client choose up to a minute, Consul's session lock-delay defaults to 15 s. It narrows the window and bounds nothing; Chubby offers sequencers to servers that can check them.",
+            source: "Burrows 2006 (Chubby); Consul docs: sessions",
+            shows: Some("sequencer"),
+        },
+    ],
 };
 
 impl Scenario {

@@ -31,6 +31,20 @@ pub(super) const ENTRY: DeckEntry = DeckEntry {
         ]
     },
     build: Scenario::lock_queue,
+    pushbacks: &[
+        PushBack {
+            question: "Why not have every waiter watch the lock node?",
+            answer: "Then every release wakes every waiter, a herd that all re-read the children. ZooKeeper's lock recipe has each waiter watch only the node just before its own, so a release wakes one.",
+            source: "ZooKeeper docs: recipes (locks)",
+            shows: None,
+        },
+        PushBack {
+            question: "Does a fair queue remove the need for a fence?",
+            answer: "No: a waiter's turn comes when its predecessor's node is gone, and a session expiry removes a paused holder's node too. Queue order is token order, so the fence still refuses the paused one.",
+            source: "ZooKeeper docs: recipes (locks)",
+            shows: Some("gc-pause"),
+        },
+    ],
 };
 
 /// Who got the lock, in order, with the token: "B 34 at t=30".

@@ -33,6 +33,22 @@ pub struct DeckEntry {
     pub notes: fn(&Runs) -> Vec<String>,
     /// Builds the scenario (with its default fencing policy).
     pub build: fn() -> Scenario,
+    /// What a senior interviewer asks next, 1 to 3, each answered and sourced: shown with
+    /// the notes under "If they push back".
+    pub pushbacks: &'static [PushBack],
+}
+
+/// A counter-question after a deck entry, with a short answer true of the real systems and
+/// a source the candidate can cite.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct PushBack {
+    pub question: &'static str,
+    /// Two or three sentences.
+    pub answer: &'static str,
+    /// A seed file or a document: "redis.conf: appendfsync", "Kleppmann 2016".
+    pub source: &'static str,
+    /// The deck entry that shows the answer, if one does (the page links it as `#s=<id>`).
+    pub shows: Option<&'static str>,
 }
 
 /// A deck entry run under off, strict and same-epoch.
@@ -230,6 +246,7 @@ pub struct EntryData {
     pub id: &'static str,
     pub title: &'static str,
     pub question: &'static str,
+    pub pushbacks: &'static [PushBack],
     /// One run per fencing policy, keyed by the policy's code.
     pub runs: PolicyRuns,
 }
@@ -266,6 +283,7 @@ pub fn data() -> DeckData {
             id: e.id,
             title: e.title,
             question: e.question,
+            pushbacks: e.pushbacks,
             runs: {
                 let [off, strict, same_epoch] = runs(e).0.map(|t| run_data(&t));
                 PolicyRuns {

@@ -102,12 +102,26 @@ pub(super) const ENTRY: DeckEntry = DeckEntry {
             format!("A learned at t={learned}, when its {timeout} ms timeout gave up on the renewal sent at t={lost}: {} ms after its lease ended, {} ms after its write. With a {PARTITION_QUICK_TIMEOUT} ms timeout (under the {} ms left on the lease) it stops at t={quick_stop}, before writing ({} with fencing off), unless its debit is already on the wire (sent at t={PARTITION_IN_FLIGHT}, landing at t={landed}): {} off, {} strict.", learned.saturating_sub(expired), learned.saturating_sub(wrote), expired.saturating_sub(lost), quick.summary.final_balance, sent.summary.final_balance, sent_strict.summary.final_balance),
             format!("No reply needed: A's last acknowledged renewal was sent at t={renewed}, so it can count on its lease only until t={} (the lock service started that TTL no earlier). A deadline check before the debit (drift-margin's) stops it at t={stopped}: {} with fencing off. It cannot cover a pause or a slow packet after the check.", renewed + sc.lease_ttl, deadline.summary.final_balance),
             match long_grant {
-                Some(g) => format!("The opposite choice, a lease that outlasts the partition ({} s): B is refused {waits} times and gets the lock only at t={g}, after the partition heals at t={} and A's release gets through. Safe, fencing off ({}), but B is locked out for {} ms: a lease that never runs out waits for its holder, cut off or dead.", PARTITION_LONG_TTL / 1000, p.end, long.summary.final_balance, g.saturating_sub(first_try)),
-                None => format!("The opposite choice, a lease that outlasts the partition ({} s): B is refused {waits} times and never gets the lock in this run ({}).", PARTITION_LONG_TTL / 1000, long.summary.final_balance),
+                Some(g) => format!("The opposite choice, a lease that outlasts the partition (a TTL of {} ms): B is refused {waits} times and gets the lock only at t={g}, after the partition heals at t={} and A's release gets through. Safe, fencing off ({}), but B is locked out for {} ms: a lease that never runs out waits for its holder, cut off or dead.", PARTITION_LONG_TTL, p.end, long.summary.final_balance, g.saturating_sub(first_try)),
+                None => format!("The opposite choice, a lease that outlasts the partition (a TTL of {} ms): B is refused {waits} times and never gets the lock in this run ({}).", PARTITION_LONG_TTL, long.summary.final_balance),
             },
         ]
     },
     build: Scenario::partition,
+    pushbacks: &[
+        PushBack {
+            question: "Use a longer TTL so a short partition does not lose the lease.",
+            answer: "Then a crashed or cut-off holder locks everyone out for the whole TTL, as the notes' long lease does to B. Short leases recover fast, and the fence makes them safe.",
+            source: "seed 003 (recovery speed versus lease churn)",
+            shows: None,
+        },
+        PushBack {
+            question: "Stop at the lease's deadline, not the request's timeout.",
+            answer: "Yes: a renewal timeout longer than the time left on the lease learns too late. Count the deadline from when the renewal was sent and stop there; a write already sent still needs the fence.",
+            source: "etcd docs: lease (keep-alive)",
+            shows: Some("raft-partition"),
+        },
+    ],
 };
 
 impl Scenario {

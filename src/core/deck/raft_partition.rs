@@ -33,6 +33,20 @@ pub(super) const ENTRY: DeckEntry = DeckEntry {
         ]
     },
     build: Scenario::raft_partition,
+    pushbacks: &[
+        PushBack {
+            question: "etcd's client notices the lost lease by itself.",
+            answer: "clientv3 closes the keep-alive when no answer comes within the TTL, and Session.Done() fires then. A client that did not check Done() right before writing still writes, and no check covers a pause after it: the revision fence decides.",
+            source: "etcd docs: clientv3 concurrency (Session)",
+            shows: None,
+        },
+        PushBack {
+            question: "A minority member just answers nothing?",
+            answer: "A live minority member answers requests that need a leader with \"etcdserver: no leader\", and a client given several endpoints fails over to a member on the majority side. Only a stopped or unreachable member answers nothing.",
+            source: "etcd docs: failure modes",
+            shows: None,
+        },
+    ],
 };
 
 impl Scenario {

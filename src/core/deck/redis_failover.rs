@@ -27,6 +27,20 @@ pub(super) const ENTRY: DeckEntry = DeckEntry {
         ]
     },
     build: Scenario::redis_failover,
+    pushbacks: &[
+        PushBack {
+            question: "Use WAIT 1, or check the replicas before trusting the lock.",
+            answer: "WAIT blocks until that many replicas acknowledge, but Redis's docs say it does not make Redis strongly consistent: a failover can still promote a replica without the lock, and a WAIT that times out leaves the write on the primary, not undone. It narrows the window; the fence still decides.",
+            source: "Redis docs: WAIT",
+            shows: None,
+        },
+        PushBack {
+            question: "Then use Redlock over independent masters.",
+            answer: "Redlock assumes bounded clock drift and pauses, and still mints no token, so a paused holder writes as before. Tokens from a consensus store (an etcd revision, a ZooKeeper zxid) survive a leader change.",
+            source: "Kleppmann 2016; antirez 2016, Is Redlock safe?",
+            shows: Some("clock-jump"),
+        },
+    ],
 };
 
 impl Scenario {

@@ -29,10 +29,24 @@ pub(super) const ENTRY: DeckEntry = DeckEntry {
             format!("At t={crash} redis-server is killed (kill -9) and restarts from its last snapshot, taken before the run: no lock key, and the fence counter back too. B acquires at t={granted} and gets {b} again while A's lease still runs: the lock was granted twice."),
             format!("Off: {off}. Strict refuses the second equal token ({strict}), by luck of arrival order. Same-epoch admits both: {same}, the job ran twice."),
             "With appendfsync everysec a kill -9 alone loses nothing already handed to the kernel; a power loss or kernel crash within that second does. appendfsync always makes each acknowledged write durable, at a cost per write. Redis's lock page adds delayed restarts: keep a crashed node down longer than the longest TTL.".to_owned(),
-            format!("What if… tokens from etcd / ZooKeeper: a grant is committed to a majority of fsynced logs before OK, so a restart loses nothing; B waits and finds the job done ({}).", etcd.summary.final_balance),
+            format!("What if… tokens from etcd / ZooKeeper: a grant is committed to a majority of fsynced logs before OK, so a restart loses nothing; B waits and finds the job done ({}). That fixes the restart only: a pause or a partition still needs the fence.", etcd.summary.final_balance),
         ]
     },
     build: Scenario::redis_restart,
+    pushbacks: &[
+        PushBack {
+            question: "Turn on appendfsync everysec.",
+            answer: "everysec survives a kill -9, since the kernel already has the writes, but an OS crash or power loss can lose about a second of acknowledged writes: a lock granted in that second is granted again. appendfsync always closes that, at a cost per write.",
+            source: "redis.conf: appendfsync",
+            shows: None,
+        },
+        PushBack {
+            question: "Then delay the restart.",
+            answer: "Redis's lock page suggests it: a node kept down longer than the longest TTL comes back after every lease it forgot has expired. Something must enforce the delay, and it does nothing for a pause.",
+            source: "Redis docs: distributed locks (crash recovery)",
+            shows: Some("gc-pause"),
+        },
+    ],
 };
 
 impl Scenario {

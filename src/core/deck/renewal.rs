@@ -32,6 +32,20 @@ pub(super) const ENTRY: DeckEntry = DeckEntry {
         ]
     },
     build: Scenario::renewal,
+    pushbacks: &[
+        PushBack {
+            question: "Why not stop at the local deadline?",
+            answer: "Do: stop when the lease's local deadline, less a margin, passes without a successful renewal. It covers a renewal that fails while the client runs; it cannot stop a write sent before a pause, or a packet already in flight.",
+            source: "seed 003 (renewal failures)",
+            shows: Some("partition"),
+        },
+        PushBack {
+            question: "Renew more often, then.",
+            answer: "More renewals shorten the gap a failed one leaves, but a whole-process pause stops the watchdog too, so no renewal rate covers it, and each renewal is load on the lock service.",
+            source: "seed 004; Kleppmann 2016",
+            shows: Some("renewal-herd"),
+        },
+    ],
 };
 
 impl Scenario {

@@ -34,15 +34,32 @@ pub(super) const ENTRY: DeckEntry = DeckEntry {
             .map(|e| e.at.to_string())
             .collect();
         let [off, strict, same] = r.balances();
+        // Times scaled as seed 004 has them: each ms here is a second of a 30 s TTL.
+        let every = ttl / 3;
+        let average = fixed.holders as u64 / every.max(1);
         vec![
-            format!("{} jobs, each holding its own lock on one lock service, renew every third of a {ttl} ms TTL. Started together (a deploy, a restart), on a fixed schedule they all renew in the same millisecond: {} extends at t={}, again every {} ms.", fixed.holders, fixed.peak_per_ms, fixed.peak_at, ttl / 3),
-            format!("With ±25% jitter the same work ({} renewals against {} in {} ms) spreads out: the busiest millisecond takes {}, not {}. The chart beside the timeline draws both.", jittered.renewals, fixed.renewals, fixed.horizon, jittered.peak_per_ms, fixed.peak_per_ms),
-            "A lock service sized for about 10k operations a second takes a whole second's work in one instant. The extends at the back of the queue wait, and an extend answered after its lease ran out is a lost lease: the holder keeps working until it hears (partition).".to_owned(),
+            format!("{} jobs, each holding its own lock on one lock service, renew every third of the TTL. Times scaled: {ttl} ms here stands for {ttl} s (seed 004's median TTL is about 30 s), so each ms below is a second. On average that is {average} renewals a second.", fixed.holders),
+            format!("Started together (a deploy, a restart), on a fixed schedule all {} renew in the same instant, again every {every} s. With ±25% jitter the same work ({} renewals against {} in {} s) spreads out: the busiest second takes about {}, not {}. The chart beside the timeline draws both.", fixed.peak_per_ms, jittered.renewals, fixed.renewals, fixed.horizon, jittered.peak_per_ms, fixed.peak_per_ms),
+            format!("Seed 004's cluster serves about 10k operations a second in all: the average adds {average} a second, but {} extends in one instant are a whole second's work at once. The extends at the back of the queue wait, and an extend answered after its lease ran out is a lost lease: the holder keeps working until it hears (partition).", fixed.peak_per_ms),
             format!("The timeline is one of those jobs: A's watchdog renews at t={}, each a little off the third, and B waits for A's release, then finds the job done: {off} off, {strict} strict, {same} same-epoch. The herd is a load problem, not a safety one, until a renewal comes back too late.", renewed.join(", ")),
             "Jitter each renewal (±25%) and stagger the first acquire when many jobs start together, as with cache TTLs and cron. Self-cancel on a failed extend, and keep the fence for a write already on its way.".to_owned(),
         ]
     },
     build: Scenario::renewal_herd,
+    pushbacks: &[
+        PushBack {
+            question: "One lease per client, not one per lock.",
+            answer: "That is how etcd and ZooKeeper work: many keys attach to one etcd lease and one keep-alive stream renews them all, and one ZooKeeper session's heartbeats keep all its ephemeral nodes. A process with 10k locks sends one renewal stream, not 10k; processes that start together still need jitter.",
+            source: "etcd docs: lease; ZooKeeper docs: sessions",
+            shows: None,
+        },
+        PushBack {
+            question: "Use a longer TTL and renew less often.",
+            answer: "Renewals fall in proportion, but takeover after a crash waits the whole TTL: recovery speed traded against lease churn. The spike comes from the shared schedule, not the rate, and jitter removes it at any TTL.",
+            source: "seed 003 (trade-offs); seed 004",
+            shows: None,
+        },
+    ],
 };
 
 impl Scenario {

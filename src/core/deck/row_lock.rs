@@ -58,6 +58,20 @@ pub(super) const ENTRY: DeckEntry = DeckEntry {
         ]
     },
     build: Scenario::row_lock,
+    pushbacks: &[
+        PushBack {
+            question: "The pool retries the UPDATE on a new connection.",
+            answer: "Then the UPDATE runs outside the terminated transaction, without the row lock, as a statement of its own: the stale write lands after all. Retry the whole transaction (BEGIN, SELECT … FOR UPDATE, re-read, write), never one statement.",
+            source: "PostgreSQL docs: 25P03 idle_in_transaction_session_timeout",
+            shows: None,
+        },
+        PushBack {
+            question: "Why not lock_timeout instead?",
+            answer: "lock_timeout bounds how long a statement waits for a lock, here B's wait for the row; idle_in_transaction_session_timeout ends a session idle inside a transaction, here A's. One limits the queue, the other frees a stalled holder's lock.",
+            source: "PostgreSQL docs: lock_timeout, idle_in_transaction_session_timeout",
+            shows: None,
+        },
+    ],
 };
 
 /// How long `actor` waited in the row's lock queue in `t`: from its blocked `SELECT … FOR

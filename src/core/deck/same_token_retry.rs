@@ -11,13 +11,27 @@ pub(super) const ENTRY: DeckEntry = DeckEntry {
         let a = r.token(0);
         vec![
             format!("A's debit pay-1 lands, the reply is lost, A retries: same token {a}, same key pay-1."),
-            format!("Strict refuses the retry as stale_fence ({a} is not > {a}), and A cannot tell whether pay-1 landed: this storage checks the fence before the key, so the refusal is ambiguous. Same-epoch admits the token; the key returns the original result, so A learns it landed. A storage that looked the key up first would answer the retry under strict too."),
+            format!("Strict refuses the retry as stale_fence ({a} is not > {a}): this storage checks the fence before the key, so A cannot tell which of its writes landed, unless storage returns the last fence with the error ({a}, its own token: the first debit did). Same-epoch admits the token; the key returns the original result, so A learns it landed. A storage that looked the key up first would answer the retry under strict too."),
             format!("The key dedupes even with fencing off: it is the intent's identity, not a fence. Every column ends at {off}, {strict}, {same}: charged once."),
-            "Which rule: same-epoch (≥) when a grant makes several writes (a retry, the barrier's own epoch), with an idempotency key per write; strict (>) only when each grant makes one write and retries are deduped by key before the fence check.".to_owned(),
+            format!("Which rule? {}", story::Line::WhichRule.text()),
             "Tokens order lock generations; keys dedupe intents. You need both: a stale holder's new intent is the fence's to refuse (gc-pause).".to_owned(),
         ]
     },
     build: Scenario::same_token_retry,
+    pushbacks: &[
+        PushBack {
+            question: "lastFence = 33 tells A its write landed.",
+            answer: "Only if storage returns it and each grant makes one write: seed 000's debit returns lastFence with stale_fence, and when it equals A's own token, A's write with it landed. With several writes per grant it cannot say which one; a stored idempotency key answers with the original result instead.",
+            source: "seed 000 (debit contract)",
+            shows: None,
+        },
+        PushBack {
+            question: "Why not use ≥ everywhere?",
+            answer: "≥ admits every write of the current holder, a duplicate of one that already landed included; only an idempotency key keeps that to once. With one write per grant, > is simpler and refuses the repeat outright.",
+            source: "seed 003 (equal tokens, retry deduplication); Stripe docs: idempotent requests",
+            shows: None,
+        },
+    ],
 };
 
 impl Scenario {

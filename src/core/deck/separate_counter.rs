@@ -18,6 +18,20 @@ pub(super) const ENTRY: DeckEntry = DeckEntry {
         ]
     },
     build: Scenario::separate_counter,
+    pushbacks: &[
+        PushBack {
+            question: "INCR before SET, then.",
+            answer: "Then a token is taken before the lock is won: a client that INCRs, pauses and then SETs holds the newer lease with the smaller token, and storage refuses the live holder. Either order leaves a gap; mint the token in the same atomic step as the grant.",
+            source: "seed 003 (token tied to the grant)",
+            shows: None,
+        },
+        PushBack {
+            question: "Then INCR inside the acquire script.",
+            answer: "That ties the token to the grant on one Redis, but a failover or a restart rolls the counter back with the lock key, and the same token is handed out twice.",
+            source: "seed 003 (ordering that survives failover)",
+            shows: Some("redis-failover"),
+        },
+    ],
 };
 
 impl Scenario {

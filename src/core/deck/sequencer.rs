@@ -67,6 +67,14 @@ pub(super) const ENTRY: DeckEntry = DeckEntry {
         ]
     },
     build: Scenario::sequencer,
+    pushbacks: &[
+        PushBack {
+            question: "Then make the lock service the resource.",
+            answer: "Yes, when the data fits: an etcd transaction can compare the lock key's revision and write the data in one atomic step, so nothing separates check and write. The lock service is then your database, with its size and throughput limits.",
+            source: "etcd docs: transactions (Txn)",
+            shows: None,
+        },
+    ],
 };
 
 impl Scenario {

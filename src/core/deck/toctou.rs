@@ -17,6 +17,20 @@ pub(super) const ENTRY: DeckEntry = DeckEntry {
         ]
     },
     build: Scenario::toctou,
+    pushbacks: &[
+        PushBack {
+            question: "Check and write atomically at the resource, then.",
+            answer: "Yes, that is the fix where the resource can do it: a conditional write (UPDATE … WHERE last_fence < $token) checks and applies in one step. When the lock and the data live in one database, a row lock held by the writing transaction does the same.",
+            source: "seed 003 (destination enforcement); seed 000",
+            shows: Some("row-lock"),
+        },
+        PushBack {
+            question: "A monotonic clock read before the write would catch the pause.",
+            answer: "A monotonic clock shows a pause only at the next read, after it happened; a pause between that read and the write goes unseen. It lets a client stop early, it cannot make a write safe.",
+            source: "Kleppmann 2016",
+            shows: None,
+        },
+    ],
 };
 
 impl Scenario {

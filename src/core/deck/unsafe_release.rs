@@ -26,6 +26,20 @@ pub(super) const ENTRY: DeckEntry = DeckEntry {
         ]
     },
     build: Scenario::unsafe_release,
+    pushbacks: &[
+        PushBack {
+            question: "Is GET-then-PEXPIRE for renewal the same bug?",
+            answer: "Yes: between the GET and the PEXPIRE the key can expire and go to another client, and the PEXPIRE then extends their lease. Renew with one Lua script that compares the value and runs PEXPIRE, as release compares and deletes.",
+            source: "seed 003 (atomic renewal); Redis docs: distributed locks",
+            shows: Some("renewal"),
+        },
+        PushBack {
+            question: "So compare-and-delete makes the lock safe?",
+            answer: "It makes release safe: no client deletes a successor's lease. A holder whose lease ran out while it worked still writes; that needs the fence.",
+            source: "Redis docs: SET (the unlock script)",
+            shows: Some("gc-pause"),
+        },
+    ],
 };
 
 impl Scenario {

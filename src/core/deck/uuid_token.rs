@@ -55,6 +55,20 @@ pub(super) const ENTRY: DeckEntry = DeckEntry {
         ]
     },
     build: Scenario::uuid_token,
+    pushbacks: &[
+        PushBack {
+            question: "Only write if the random value is still the current one (compare-and-set).",
+            answer: "That moves the check into the resource: it must hold the current owner's value and compare-and-set it in the same step as each write, so a new holder registers its value there first, a handoff barrier with random values. The resource is then the lock for safety; the Redis lease only decides who tries.",
+            source: "antirez 2016, Is Redlock safe?; Kleppmann 2016",
+            shows: Some("handoff-barrier"),
+        },
+        PushBack {
+            question: "Use a timestamp as the token, then.",
+            answer: "Timestamps from different clients come from different clocks: skew or a step can give a later grant a smaller number. A token must come from one counter, bumped with each grant.",
+            source: "seed 003 (token ordering)",
+            shows: Some("clock-jump"),
+        },
+    ],
 };
 
 impl Scenario {

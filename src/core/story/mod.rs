@@ -13,6 +13,10 @@ use super::trace::{
     TraceEvent,
 };
 
+/// What "a superseded lease" means wherever the page says it: by grant order, not by token
+/// (a superseded write may carry an equal or even a larger token than the live holder's).
+pub const SUPERSEDED: &str = "accepted after the lock was granted to someone else";
+
 /// From this horizon on, times are written in seconds ("t=15.0 s") instead of ms.
 pub const SECONDS_FROM: Millis = 10_000;
 
@@ -272,7 +276,7 @@ pub fn narration(t: &Trace, step: usize) -> String {
                 r.nodes
             ),
             None if sc.lock_delay > 0 => format!(
-                "{} lease lock with a {} lock-delay, as in Chubby (Consul's session lock-delay is 15 s by default; times scaled down here; Redis, etcd and ZooKeeper have none)",
+                "{} lease lock with a {} lock-delay, as in Chubby (Consul's session lock-delay is 15 s by default; Redis, etcd and ZooKeeper have none)",
                 duration(sc, sc.lease_ttl),
                 duration(sc, sc.lock_delay)
             ),
@@ -309,12 +313,13 @@ pub fn narration(t: &Trace, step: usize) -> String {
         };
         let cut = cut + &far_away(sc);
         return format!(
-            "{storage}. {} a {lock}; tokens come from {}.{check}{cut} Press → to begin.",
+            "{storage}. {} a {lock}; tokens come from {}.{}{check}{cut} Press → to begin.",
             match sc.actors.len() {
                 1 => "1 client holds".to_owned(),
                 n => format!("{n} clients share"),
             },
-            token_source_short(sc)
+            token_source_short(sc),
+            scale(sc)
         );
     };
     let last = run.end - 1;
@@ -333,6 +338,17 @@ pub fn narration(t: &Trace, step: usize) -> String {
         None => sentence(t, last),
     };
     format!("{stamp} — {s}{}", reply_at(t, step - 1))
+}
+
+/// The setup's scale clause, for a lock service whose leases are counted in seconds (etcd,
+/// ZooKeeper, Chubby): the run's milliseconds stand for seconds. Empty for Redis (`PX` is
+/// in ms) and for a run already told in seconds.
+pub fn scale(sc: &Scenario) -> String {
+    if !Voice::of(sc).is_service() || secs(sc) {
+        return String::new();
+    }
+    let ttl = sc.lease_ttl;
+    format!(" Times scaled: {ttl} ms here stands for {ttl} s.")
 }
 
 /// The timeline's word for a failover that is a restart ([`Scenario::restart`]).

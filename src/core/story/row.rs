@@ -256,7 +256,7 @@ pub(super) fn row_say(t: &Trace, step: usize) -> Option<String> {
                         duration(sc, w)
                     ),
                     [one, ..] => format!(
-                        "{one} still believes it holds the lock while {name} holds it: two believers, as with a lease. The difference: {one}'s transaction is gone, so nothing in that transaction can commit."
+                        "{one} still believes it holds the lock while {name} holds it: two believers, as with a lease. The difference: {one}'s transaction is gone, so nothing in it can commit."
                     ),
                 }
             }

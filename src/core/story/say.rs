@@ -4,17 +4,71 @@ use super::*;
 
 /// What to say out loud at `step`.
 ///
-/// A line already said at an earlier step of the same run is not said again: the step
-/// shows [`Line::Again`] instead, so a repeated retry or status read costs two words.
+/// A line already said at an earlier step of the same run is not said again: the step says
+/// what is new about it instead ([`say_again`]), so no click goes by with nothing to say.
 /// `step` is a step of [`Steps`]: a run of identical events says its line once.
 pub fn say(t: &Trace, step: usize) -> String {
     let steps = Steps::of(t);
     let step = step.min(steps.last());
-    let s = say_once(t, steps.through(step));
-    if (0..step).any(|k| say_once(t, steps.through(k)) == s) {
-        return Line::Again.text().to_owned();
+    let mut shown: Vec<String> = Vec::with_capacity(step + 1);
+    for k in 0..=step {
+        let n = steps.through(k);
+        let line = say_once(t, n);
+        let line = match shown.iter().position(|s| *s == line) {
+            None => line,
+            Some(first) => say_again(t, n)
+                .filter(|s| !shown.contains(s))
+                .unwrap_or_else(|| same_point(t, steps.through(first))),
+        };
+        shown.push(line);
     }
-    s
+    shown.pop().unwrap_or_default()
+}
+
+/// The last resort for a repeated line (an edited run can repeat what the deck's runs do
+/// not): where the point was made, so the presenter can point back to it.
+fn same_point(t: &Trace, first: usize) -> String {
+    let at = first
+        .checked_sub(1)
+        .and_then(|i| t.events.get(i))
+        .map_or(0, |e| e.at);
+    format!(
+        "Nothing new here: the point made at t={} holds.",
+        instant(&t.scenario, at)
+    )
+}
+
+/// What is new about a step whose usual line the run has already said (`n` events shown):
+/// a second client reading the same status, polling again, queueing behind another.
+fn say_again(t: &Trace, n: usize) -> Option<String> {
+    let i = n.checked_sub(1).filter(|&i| i < t.len())?;
+    let (sc, e) = (&t.scenario, &t.events[i]);
+    let name = e.actor.clone().unwrap_or_default();
+    Some(match &e.kind {
+        EventKind::JobChecked { done: false } if sc.row_lock.is_some() => {
+            "Nothing of the first holder's committed, so not done is the truth here.".to_owned()
+        }
+        EventKind::JobChecked { done: false } => {
+            let job = sc.job.as_deref().unwrap_or("the job");
+            match other_believers(e, &name).as_slice() {
+                [] => format!("No one else believes it holds the lock, so {name} runs {job} alone."),
+                [one] => format!("{one} started it too and has not written: two clients now run it."),
+                many => format!("{} started it too: {} clients now run it.", many.join(" and "), many.len() + 1),
+            }
+        }
+        EventKind::AcquireRefused { holder, .. } if waiting_renewal(t, i, holder).is_some() => format!(
+            "Refused again: the lock service waits out {holder}'s TTL; it cannot tell {holder} is cut off."
+        ),
+        EventKind::AcquireRefused { .. } => "Polling again: a live lease makes everyone wait out its TTL.".to_owned(),
+        EventKind::Acquired { token_later: true, .. } => "Two leases now wait on INCRs: the first to land gets the lower token.".to_owned(),
+        EventKind::LockWait { .. } if sc.queue => format!(
+            "{name} queues behind the last waiter, not the holder: the queue, not a race of retries, picks who goes next."
+        ),
+        EventKind::Released { .. } => "A prompt release frees the lock now, instead of making the next client wait out the TTL.".to_owned(),
+        EventKind::LockValueRead { .. } => "The same two-command release: safe only while nobody acquires in the gap.".to_owned(),
+        EventKind::Extended { watchdog: Some(_), .. } => "While renewals get through, the lease outlives any TTL.".to_owned(),
+        _ => return None,
+    })
 }
 
 /// [`say`] before repeats are collapsed, for the step after `step` events.
@@ -27,7 +81,7 @@ fn say_once(t: &Trace, step: usize) -> String {
     }
     let Some(i) = step.checked_sub(1).filter(|&i| i < t.len()) else {
         return format!(
-            "{}, one {}. Watch what the lock promises and what the storage checks.",
+            "{}, one {}: watch the lock's promise and the storage's check.",
             match sc.actors.len() {
                 1 => "1 client".to_owned(),
                 n => format!("{n} clients"),
@@ -51,7 +105,7 @@ fn say_grant(t: &Trace, i: usize) -> Option<String> {
         EventKind::Acquired {
             token_later: true, ..
         } => {
-            "The lease is granted, but its token is a second command away: a pause can land between the two."
+            "The lease is granted, but its token takes a second command: a pause can land in between."
         }
         EventKind::Acquired { fence, .. } => {
             let earlier = before(t, i).find_map(|p| match &p.kind {
@@ -76,7 +130,7 @@ fn say_grant(t: &Trace, i: usize) -> Option<String> {
                     if sc.restart { "restart" } else { "failover" }
                 ),
                 Some((who, f)) => format!(
-                    "Each grant gets a bigger token: {name} has {fence}, and {who} still has its old {f}."
+                    "Each grant gets a bigger token: {name} has {fence}; {who} still has {f}."
                 ),
             });
         }
@@ -87,7 +141,7 @@ fn say_grant(t: &Trace, i: usize) -> Option<String> {
             ))
         }
         EventKind::TokenTaken { .. } => {
-            "A token taken after the grant orders whoever reaches the counter first: a pause between SET and INCR hands the older lease the newer token."
+            "A token taken after the grant goes to whoever reaches the counter first: a pause between SET and INCR can invert the order."
         }
         EventKind::AcquireRefused { .. }
             if voice != Voice::Redlock && sc.lock_delay > 0 && e.snapshot.holder.is_none() =>
@@ -118,7 +172,7 @@ fn say_process(t: &Trace, i: usize) -> Option<String> {
             (ExpiryCause::Ttl, Awareness::Unaware)
                 if matches!(&e.kind, EventKind::LeaseExpired { owner, .. } if waiting_renewal(t, i, owner).is_some()) =>
             {
-                "The lock service cannot tell a cut-off holder from a dead one, so it lets the lease run out. The holder still runs and still reaches storage."
+                "The lock service cannot tell a cut-off holder from a dead one: the lease runs out while the holder still runs."
             }
             (ExpiryCause::Ttl, Awareness::Unaware) => {
                 "The TTL ran out while the holder is still running and still believes it holds the lock."
@@ -184,8 +238,13 @@ fn say_process(t: &Trace, i: usize) -> Option<String> {
             let claim = before(t, i).next().is_some_and(|p| {
                 matches!(p.kind, EventKind::ProviderCall { outcome: ProviderOutcome::NotCalled, .. })
             });
+            let deadline = before(t, i).next().is_some_and(|p| {
+                matches!(p.kind, EventKind::DeadlineChecked { ok: false, .. })
+            });
             if claim {
-                "A refused claim hands the job to the newer generation: this worker is done."
+                "A stale_fence is final, unlike a timeout: the claim did not happen and never will, so the worker stops instead of retrying."
+            } else if deadline {
+                "Stopping before the write leaves nothing in flight: no request of this client's can land late."
             } else if barrier {
                 "A refused barrier means a newer epoch already started: do not start."
             } else {
@@ -193,7 +252,7 @@ fn say_process(t: &Trace, i: usize) -> Option<String> {
             }
         }
         EventKind::JobChecked { done: false } => {
-            "Read, then act: the lock is meant to let one holder in at a time."
+            "Read, then act: the lock should let one holder in at a time."
         }
         EventKind::JobChecked { done: true } => {
             // Another client may still believe it holds the lock (a paused one that read the
@@ -232,6 +291,9 @@ fn say_lease(t: &Trace, i: usize) -> Option<String> {
     let s: &str = match &e.kind {
         EventKind::WriteApplied { .. } => return Some(say_write(t, i)),
         EventKind::WriteSkipped { .. } => "No token, no write.",
+        EventKind::Extended { watchdog: Some(_), .. } if voice.is_service() => {
+            "Renew every third of the TTL, jittered: a keep-alive renews the lease by ID, never an expired one."
+        }
         EventKind::Extended { watchdog: Some(_), .. } => {
             "Renew at about a third of the TTL, jittered, checking your value in the same atomic step."
         }
@@ -240,14 +302,24 @@ fn say_lease(t: &Trace, i: usize) -> Option<String> {
         }
         EventKind::ExtendFailed { lease_ended_at: Some(t), .. } => {
             return Some(format!(
-                "Self-cancelling is right, but it came after the lease had already ended at t={}: it stops what is left of the job, not what ran in between. Only the fence covers that.",
+                "Self-cancelling is right, but it came after the lease had already ended at t={}: it stops the rest of the job, and cannot recall a write sent before the pause. Only the fence covers that.",
                 instant(sc, *t)
             ))
         }
         EventKind::ExtendFailed { .. } => "If a renewal fails, stop the job at once.",
+        EventKind::Released { via: ReleaseMode::CompareAndDelete, .. } if sc.queue => {
+            // The next waiter's watch fires at once: its grant is the event after this one.
+            let next = t.events.get(i + 1).filter(|n| {
+                n.at == e.at && n.actor != e.actor && matches!(n.kind, EventKind::Acquired { .. })
+            });
+            return Some(match next.and_then(|n| n.actor.as_deref()) {
+                Some(w) => format!("Deleting its node fires one watch: only {w} wakes, and takes the lock in queue order."),
+                None => format!("Nobody waits behind {name}: its delete frees the lock and wakes no one."),
+            });
+        }
         EventKind::Released { via: ReleaseMode::CompareAndDelete, .. } => voice.own_release(),
         EventKind::Released { via: ReleaseMode::GetThenDel, .. } => {
-            "GET then DEL worked this time only because nothing changed between the two commands."
+            "GET then DEL worked this time only because nothing changed in the gap."
         }
         EventKind::Released { via: ReleaseMode::Del, .. } => {
             "A plain DEL deletes whatever the key holds; this time it was still this client's own lease."
@@ -273,7 +345,7 @@ fn say_lease(t: &Trace, i: usize) -> Option<String> {
         EventKind::LockValueRead { .. } => "The GET saw the key is no longer its own, so no DEL follows.",
         EventKind::DeletedOthersLease { owner, .. } => {
             return Some(format!(
-                "The DEL deleted {owner}'s live lease: the next client can take the lock while {owner} still works, two holders at once. Compare-and-delete cannot."
+                "The DEL removed {owner}'s live lease: another client can take the lock while {owner} works, two holders at once. Compare-and-delete cannot."
             ))
         }
         _ => return None,
@@ -293,7 +365,7 @@ fn say_fault(t: &Trace, i: usize) -> Option<String> {
         EventKind::LockClockJumped { shortened: Some(_), .. } => voice.clock_jump(),
         EventKind::LockClockJumped { .. } => "No lease was live, so this jump changes nothing.",
         EventKind::Failover { lost, .. } if sc.restart && !lost.is_empty() => {
-            "Acknowledged is not durable: Redis answered OK from memory. Without appendfsync always, a restart forgets the lock and the token counter with it."
+            "Acknowledged is not durable: Redis answered OK from memory. With no AOF, a restart forgets the lock and its counter; with appendfsync everysec, only an OS crash or power loss does."
         }
         EventKind::Failover { .. } if sc.restart => "Nothing was live, so this restart loses nothing.",
         EventKind::Failover { lost, .. }
@@ -347,7 +419,7 @@ fn say_fault(t: &Trace, i: usize) -> Option<String> {
             command: LockCommand::Renew,
             ..
         } => {
-            "No reply is not a refusal: the client cannot tell a dropped renewal from a slow one. The lease counts down on the lock service while the job works on."
+            "No reply is not a refusal: a dropped renewal looks like a slow one, and the lease counts down while the job works on."
         }
         EventKind::LockUnanswered { .. } => {
             "A partition is not a pause: the client keeps running, but nothing it sends to the lock service arrives, and it learns that only at its own timeout."
@@ -458,7 +530,7 @@ fn say_write(t: &Trace, i: usize) -> String {
         Err(WriteError::StaleFence { token, last }) if token == last => {
             let earlier = accepted_before(t, i).find(|p| p.fence() == Some(*token));
             match earlier.and_then(|p| p.actor.clone()) {
-                Some(w) if w == name => "Strict refuses an equal token, and this storage checks the fence before the idempotency key: the retry gets stale_fence, not its first debit's stored result, so the client cannot tell whether that debit landed. Check the key first, or use same-epoch (≥), and the key answers the retry.".to_owned(),
+                Some(w) if w == name => format!("Strict refuses an equal token, and this storage checks the fence before the idempotency key: the retry gets stale_fence, not its first debit's stored result. {name} cannot tell which of its writes landed unless storage returns the last fence: {last} here, its own token, so its first debit did. Check the key first, or use same-epoch (≥) with the key, and the key answers the retry."),
                 Some(w) => format!(
                     "{w} and {name} carry the same token {token}: storage cannot tell the two holders apart and refused whichever came second. {}",
                     Line::DuplicateTokens.text()
@@ -472,7 +544,7 @@ fn say_write(t: &Trace, i: usize) -> String {
         }
         Err(WriteError::StaleFence { .. }) if sc.token_source == TokenSource::Counterfactual => "Counterfactual: with a token minted in the same step as each grant (an etcd revision, a ZooKeeper czxid), storage would refuse the older generation here. Redlock mints none, so the real run is the fencing-off column.".to_owned(),
         Err(WriteError::StaleFence { last, .. }) if !late => format!(
-            "Storage refused the holder of the newest lease: {name}'s token is older than the {last} a superseded holder took later. A fence is only as good as the order its tokens are minted in."
+            "Storage refused the live lease's holder: {name}'s token is older than the {last} a superseded holder took later. A fence is only as good as its tokens' order."
         ),
         Err(WriteError::StaleFence { token, last }) if late && partitioned(sc, &name, e.at) => format!("{name} is still cut off and has not learned its lease is gone, but storage has seen {last}, so it refuses {token}: the check at the resource, not what the client knows."),
         Err(WriteError::StaleFence { token, last }) => refusal_credit(t, i, *token, *last),
@@ -489,7 +561,7 @@ fn say_write(t: &Trace, i: usize) -> String {
         Err(WriteError::StaleSequencer { live: None, .. }) => "Nobody holds the lock, and still the write is refused: the sequencer check asks whether this lease is live, not whether a newer one exists.".to_owned(),
         Err(WriteError::StaleSequencer { .. }) => "The lock service says this lease is no longer the live one, so storage refuses the write.".to_owned(),
         Ok(_) if late && fencing && sc.token_source == TokenSource::SeparateCounter => format!(
-            "{name}'s superseded lease carries the newer token, so storage takes its write and will refuse the real holder's. Mint the token in the same atomic step as the grant."
+            "{name}'s superseded lease carries the newer token, so storage takes its write and will refuse the real holder's. Mint tokens atomically with the grant."
         ),
         Ok(_) if late && fencing => match superseded_by {
             Some(g) if Some(g.fence) == *fence => format!(
@@ -505,7 +577,7 @@ fn say_write(t: &Trace, i: usize) -> String {
         Ok(_) if twice && rewrote_same(t, i) => "Wasted work, no harm: the job ran twice, but a report recomputed from the same input rewrote the value already in the row. A lock for efficiency can live with that; the same pause with a debit is a double charge (gc-pause).".to_owned(),
         Ok(_) if twice && late && sc.claims() => format!("Duplicate claim: two holders claimed the job, and the row now names {name}, a superseded holder, which will call the provider too. Only the provider's idempotency key can stop a second charge now."),
         Ok(_) if twice && late && sc.publishes() => "Duplicate publish: the job ran twice, and the result row now holds the superseded worker's result. The lease alone is not mutual exclusion.".to_owned(),
-        Ok(_) if twice && late && partitioned(sc, &name, e.at) => format!("Double charge, and nobody paused: {name} was cut off from the lock service, not from storage, so its write got through after its lease had gone to {}. {}", superseded_by.as_ref().map_or_else(String::new, |g| g.owner.clone()), Line::IdempotencyShort.text()),
+        Ok(_) if twice && late && partitioned(sc, &name, e.at) => format!("Double charge, and nobody paused: {name}, cut off from the lock service but not from storage, wrote after its lease went to {}. {}", superseded_by.as_ref().map_or_else(String::new, |g| g.owner.clone()), Line::IdempotencyShort.text()),
         Ok(_) if twice && late => format!("Double charge. {}", Line::IdempotencyAnswer.text()),
         // The writer holds the live lease, so the higher token came from a superseded grant
         // that was minted its token later (a counter apart from the grant).
@@ -515,12 +587,22 @@ fn say_write(t: &Trace, i: usize) -> String {
             } else {
                 String::new()
             };
-            format!("{name} holds the live lease, yet its token is lower than one storage already took from a superseded holder: nothing at the resource checked.{tail}")
+            format!("{name} holds the live lease, yet its token is lower than one storage took from a superseded holder: nothing at the resource checked.{tail}")
         }
         Ok(_) if out_of_order => "Storage took a lower token after a higher one: nothing at the resource noticed the older generation.".to_owned(),
-        Ok(_) if late && sc.publishes() => format!("{name}'s late result is a different write from the new holder's, not a repeat: no idempotency key on the job catches it. Only the fence could have refused it."),
+        Ok(_) if late && sc.publishes() => format!("{name}'s stale result is now the published one. A first-wins idempotency key on the job would make it worse: it would keep {name}'s result and drop the new holder's. Only the fence could have refused it."),
         Ok(_) if late => "Storage took a write from a superseded lease. The lease alone is not mutual exclusion.".to_owned(),
         Ok(_) if twice && !fencing => {
+            // A stale result that was the published one: its harm is the time it was live.
+            let stale = accepted_before(t, i).next().filter(|p| sc.publishes() && p.is_late_write());
+            if let Some(p) = stale {
+                let who = p.actor.clone().unwrap_or_default();
+                return format!(
+                    "The job ran twice. {name}'s result replaces {who}'s, but {who}'s stale result was the published one from t={} to t={}: whoever read the row then got it.",
+                    instant(sc, p.at),
+                    instant(sc, e.at)
+                );
+            }
             let first = accepted_before(t, i).last().and_then(|p| p.actor.clone()).unwrap_or_default();
             // A debit's duplicate is an intent run twice: say what a key would and would not do.
             let key = if sc.publishes() {
@@ -574,22 +656,19 @@ pub enum Line {
     WhichRule,
     /// A deadline margin stopped a slow clock in time; the drift shown is exaggerated.
     MarginFixesDrift,
-    /// A line the run has already said.
-    Again,
 }
 
 impl Line {
     pub fn text(self) -> &'static str {
         match self {
-            Line::NoWarning => "No warning comes. Only a monotonic clock read afterwards shows a pause, and a pause can land after that read too.",
+            Line::NoWarning => "No warning comes: a monotonic clock shows a pause only afterwards, and another can follow the read.",
             Line::WholeProcessPause => "A whole-process pause: no thread runs, not even a watchdog, so nothing renews the lease.",
-            Line::WakesUnaware => "It still believes it holds the lock; only a monotonic clock read could show the gap.",
-            Line::IdempotencyAnswer => "A key per order would stop this duplicate, the same intent run twice; only the fence stops a stale holder's different write, such as a late result or a value computed from a stale read.",
-            Line::Again => "As before.",
+            Line::WakesUnaware => "It still believes it holds the lock; only a monotonic clock would show the gap.",
+            Line::IdempotencyAnswer => "A key per order would stop this duplicate, the same intent run twice; only the fence stops a stale holder's different write, such as a late result.",
             Line::MarginFixesDrift => "The margin stopped it: at least TTL × drift covers a slow clock. This drift is exaggerated for visibility; real clocks drift by tens of ppm. No margin covers a pause after the check.",
             Line::IdempotencyShort => "A key per order would stop this duplicate; only the fence stops a stale holder's different write.",
             Line::DuplicateTokens => "No rule can order duplicate tokens: this refusal is luck of arrival order.",
-            Line::WhichRule => "Use same-epoch (≥) when one grant makes several writes, with an idempotency key per write; strict (>) suits one write per grant, with retries deduped by key before the fence check.",
+            Line::WhichRule => "Recommend strict (>) when each grant makes one write. Use same-epoch (≥) only together with an idempotency key, for retries or several writes within one grant.",
         }
     }
 }

@@ -20,13 +20,10 @@ pub(super) fn fault(c: &Ctx) -> Option<String> {
             };
             let (owner, was, now) = (&s.owner, c.at(s.granted_until), c.at(s.ends_at));
             let ended = match c.voice {
-                Voice::Redlock => format!("{owner}'s key there expires at once, so {owner} holds a majority only until t={now} instead of t={was}; as far as {owner} knows, its lock runs"),
-                _ => format!("{owner}'s lease{} now ends at t={now} instead of t={was}; as far as {owner} knows, it still runs", lease_token(sc, s.fence)),
+                Voice::Redlock => format!("{owner}'s key there expires at once, so {owner} holds a majority only until t={now} instead of t={was}; as far as {owner} knows, its lock is valid until about t={}: the TTL less Redlock's drift allowance (1% of the TTL plus 2 ms).", c.at(s.granted_until.saturating_sub(redlock_drift(sc.lease_ttl)))),
+                _ => format!("{owner}'s lease{} now ends at t={now} instead of t={was}; as far as {owner} knows, it still runs until t={was}.", lease_token(sc, s.fence)),
             };
-            format!(
-                "{clock} jumps forward {} (an NTP step). {ended} until t={was}.",
-                c.dur(*by)
-            )
+            format!("{clock} jumps forward {} (an NTP step). {ended}", c.dur(*by))
         }
         EventKind::Failover {
             lost, next_fence, ..
@@ -258,4 +255,10 @@ fn restarted(
         ),
         None => format!("{crash} No lease was live, so nothing is lost; the next token is {next}."),
     }
+}
+
+/// The drift allowance a Redlock client subtracts from a lock's validity (the reference
+/// implementations' `int(ttl × 0.01) + 2` ms): what it believes it has is the TTL less this.
+fn redlock_drift(ttl: Millis) -> Millis {
+    ttl / 100 + 2
 }

@@ -63,7 +63,7 @@ pub(super) fn grant(c: &Ctx) -> Option<String> {
             ),
             (Voice::LockService, _) if sc.queue => queue_grant(t, i, *fence, *expires_at),
             (Voice::LockService, _) => format!(
-                "{name} acquires {res} from the lock service (a lease plus a create-if-absent transaction) and gets token {fence}, the revision of its lock key. The lease runs until t={}.",
+                "{name} acquires {res} from the lock service (a lease plus a create-if-absent transaction) and gets token {fence}, its lock key's revision as a rank (real revisions are larger, still increasing). The lease runs until t={}.",
                 c.at(*expires_at)
             ),
             (_, TokenSource::RandomValue) => {

@@ -143,6 +143,12 @@ pub(super) fn release(c: &Ctx) -> Option<String> {
         EventKind::Released {
             fence,
             via: ReleaseMode::CompareAndDelete,
+        } if c.voice == Voice::LockService && sc.queue => format!(
+            "{name} releases {res}: it deletes its own sequential node (token {fence}); a watch on that node, if any, fires."
+        ),
+        EventKind::Released {
+            fence,
+            via: ReleaseMode::CompareAndDelete,
         } if c.voice == Voice::LockService => format!(
             "{name} releases {res}: it deletes its lock key in a transaction that checks the key is still its own (token {fence}), and revokes its lease."
         ),

@@ -133,7 +133,7 @@ pub(super) fn refusal(t: &Trace, i: usize) -> (String, String) {
     let attempt = format!("tries to acquire {res}");
     if sc.lock_delay > 0 && e.snapshot.holder.is_none() {
         return (attempt, format!(
-            "refused (lock_held) — no lease is live, but {holder}'s lapsed without a release, and the lock-delay keeps {res} from everyone until t={until}"
+            "refused: nobody holds {res}, but {holder}'s lease lapsed without a release, and the lock-delay keeps {res} from everyone until t={until}"
         ));
     }
     let answer = Voice::of(sc).held_answer();
