@@ -72,7 +72,7 @@ pub fn drive(script: &str) -> usize {
                 ScenarioEdit::Policy(FencingPolicy::from_code(arg).unwrap_or(FencingPolicy::Off))
                     .into()
             }
-            "cycle" => Msg::CyclePolicy,
+            "cycle" => Msg::TogglePolicy,
             "ttl" => ScenarioEdit::Ttl(num).into(),
             "tokens" => ScenarioEdit::Tokens(if num > 0 {
                 TokenSource::SeparateCounter
