@@ -91,6 +91,10 @@ test('phone 412x915: the timeline reads at 11 px and up, scrolls sideways, and t
     assert.ok(c.x >= c.left && c.x <= c.right, `step ${step}: cursor at ${c.x}, box ${c.left}..${c.right}`);
   }
   assert.ok(Math.max(...seen) > 0, `the box scrolled to follow the cursor: ${seen}`);
+  // At the end every label is drawn (the lease's "expired" among them): still 11 px and up.
+  const end = await smallestLabel(page);
+  assert.ok(end.smallest.px >= 11, `smallest label at the end ${JSON.stringify(end.smallest)}`);
+  console.log(`smallest label: ${label.smallest.px.toFixed(1)} px at the start, ${end.smallest.px.toFixed(1)} px ("${end.smallest.text}") at the end`);
   await keep(await screenshot(page, 'phone-after-end.png'), 'phone-after-end.png');
   // And back by tap: the cursor comes back into view at the start.
   for (let step = last - 1; step >= 0; step--) {
