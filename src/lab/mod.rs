@@ -548,7 +548,7 @@ pub fn on_policy(current: FencingPolicy) -> FencingPolicy {
 
 /// Both sides of the comparison, each a real run; the side whose policy is the one on
 /// screen is the run on screen, so only the other side is run again.
-fn comparison(t: &Arc<Trace>) -> (Arc<Trace>, Arc<Trace>) {
+pub fn comparison(t: &Arc<Trace>) -> (Arc<Trace>, Arc<Trace>) {
     let side = |policy: FencingPolicy| {
         if t.scenario.policy == policy {
             Arc::clone(t)

@@ -1,7 +1,8 @@
 //! The Animation export: the run on screen, step by step, as an animated GIF. Each step is
 //! drawn by the page's own timeline components on a stage out of sight (so the page stays
-//! where the user is, and usable), rasterized with its caption, and handed to
-//! [`crate::view::animation`] to encode; one frame a task, with a progress bar.
+//! where the user is, and usable), set in its punchline, rasterized with its narration as
+//! caption, and handed to [`crate::view::animation`] to encode; one frame a task, with a
+//! progress bar.
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -15,8 +16,9 @@ use super::split::Failed;
 use super::timeline::StaticTimeline;
 use super::timers::now_ms;
 use crate::core::{story, Trace};
-use crate::view::animation::{caption, delay_cs, Animation, Palette, Size};
-use crate::view::options;
+use crate::lab::comparison;
+use crate::view::animation::{delay_cs, frame_svg, punchline, Animation, Palette, Size};
+use crate::view::{options, panels};
 
 /// The stage's drawing.
 const STAGE: &str = ".export-stage svg.timeline";
@@ -80,7 +82,7 @@ pub(super) fn AnimationExport(
             class="ghost"
             on:click=start
             prop:disabled=move || progress.get().is_some()
-            title="Export the run step by step as an animated GIF, each step's narration as its caption"
+            title="Export the run step by step as an animated GIF: the question and the balance in every frame, each step's narration as its caption, the outcome off and on at the end"
         >
             "Animation"
         </button>
@@ -111,9 +113,10 @@ pub(super) fn AnimationExport(
 }
 
 /// Draws and encodes every step of `t`, from the start to the end, reporting each frame.
-/// The GIF encoder is split off the page's wasm: the first call fetches its chunk.
+/// The GIF encoder is split off the page's wasm, in the exporters' chunk: the first export
+/// fetches it.
 #[leptos::wasm_split::wasm_split(
-    gif_encoder,
+    exports,
     fallible,
     wasm_split_path = ::leptos::wasm_split,
     return_wrapper(let encoding = _; { encoding.await } -> Result<Encoded, Failed>)
@@ -138,10 +141,15 @@ async fn encoding(
     // One frame a story step (a run of identical events is one step, as on the page).
     let steps = story::Steps::of(&t).last();
     let (w, h) = size.dims();
+    // The off / on cards the page shows for this run; every frame keeps room for the last
+    // frame's outcome, so the drawing stays put.
+    let (off, on) = comparison(&t);
+    let cards = panels::compare(&off, &on);
+    let room = punchline(&t, steps, &cards).outcome_lines();
+    let framing = |step: usize| frame_svg(&punchline(&t, step, &cards), &t, room);
     // The palette from the last step, which shows every colour the run uses.
     frame.set(steps);
-    let c = caption(&t, steps);
-    export::draw_frame(STAGE, w, h, &c.head, &c.text)
+    export::draw_frame(STAGE, w, h, &story::narration(&t, steps), &framing(steps))
         .await
         .map_err(|e| export::reason(&e))?;
     let colours: Vec<[u8; 3]> = export::frame_colours(STAGE)
@@ -156,14 +164,14 @@ async fn encoding(
     let mut rgba = vec![0_u8; usize::from(w) * usize::from(h) * 4];
     for step in 0..=steps {
         frame.set(step);
-        let c = caption(&t, step);
-        export::draw_frame(STAGE, w, h, &c.head, &c.text)
+        let text = story::narration(&t, step);
+        export::draw_frame(STAGE, w, h, &text, &framing(step))
             .await
             .map_err(|e| export::reason(&e))?;
         if !export::take_frame(&mut rgba) {
             return Err("the browser drew no frame".to_owned());
         }
-        gif.push(&rgba, delay_cs(&c.text, step == steps))
+        gif.push(&rgba, delay_cs(&text, step == steps))
             .map_err(|e| e.to_string())?;
         progress.set(Some((step + 1, steps + 1)));
     }

@@ -1,16 +1,24 @@
 //! Export the timeline for slides. The SVG is cloned with its computed colours inlined
-//! (CSS variables do not travel), then saved as .svg, or drawn onto a 2× canvas for .png;
-//! the Animation export (`ui::animation`) draws each step's frame the same way, with its
-//! caption, and reads the canvas back for the encoder. The clipboard is here too.
+//! (CSS variables do not travel) and set in its punchline (the title and question, the
+//! balance, at the end the outcome off and on: [`crate::view::animation::frame_svg`]), then
+//! saved as .svg, or drawn onto a 2× canvas for .png; the Animation export (`ui::animation`)
+//! draws each step's frame the same way, with its caption, and reads the canvas back for the
+//! encoder. The punchline is made in the exporters' chunk, fetched at the first export. The
+//! clipboard is here too.
 
 use leptos::prelude::*;
 use wasm_bindgen::prelude::*;
 
 use std::sync::Arc;
 
+use leptos::task::spawn_local;
+
+use super::split::Failed;
 use super::Dispatch;
 use crate::core::Trace;
 use crate::lab::Msg;
+use crate::view::animation::{frame_svg, punchline};
+use crate::view::panels;
 
 #[wasm_bindgen(inline_js = r#"
 const PROPS = ['fill', 'fill-opacity', 'stroke', 'stroke-width', 'stroke-dasharray', 'opacity',
@@ -27,17 +35,17 @@ function save(blob, name) {
   setTimeout(() => URL.revokeObjectURL(a.href), 5000);
 }
 
-export function export_timeline(selector, filename, png) {
+export function export_timeline(selector, filename, png, punchline) {
   try {
-    draw(selector, filename, png);
+    draw(selector, filename, png, punchline);
     return '';
   } catch (e) {
     return String(e && e.message ? e.message : e);
   }
 }
 
-/** The SVG cloned with its computed styles inlined, at `w` x `h` (its own size unless given). */
-function inlined(svg, w, h) {
+/** The SVG cloned with its computed styles inlined, at its own size. */
+function inlined(svg) {
   const clone = svg.cloneNode(true);
   const from = svg.querySelectorAll('*');
   const to = clone.querySelectorAll('*');
@@ -49,28 +57,44 @@ function inlined(svg, w, h) {
     }
   });
   const vb = svg.viewBox.baseVal;
-  const bg = getComputedStyle(svg).backgroundColor;
-  clone.setAttribute('xmlns', 'http://www.w3.org/2000/svg');
-  clone.setAttribute('width', String(w ?? vb.width));
-  clone.setAttribute('height', String(h ?? vb.height));
-  const back = document.createElementNS('http://www.w3.org/2000/svg', 'rect');
-  back.setAttribute('width', '100%');
-  back.setAttribute('height', '100%');
-  back.setAttribute('fill', bg);
-  clone.insertBefore(back, clone.firstChild);
-  return new Blob([new XMLSerializer().serializeToString(clone)], { type: 'image/svg+xml' });
+  clone.setAttribute('width', String(vb.width));
+  clone.setAttribute('height', String(vb.height));
+  return clone;
 }
 
-function draw(selector, filename, png) {
+/** The page's colour for a word of the punchline: its class names the CSS variable. */
+const hue = (svg, name) => getComputedStyle(svg).getPropertyValue(`--${name}`).trim();
+
+/**
+ * The drawing in `svg`, inlined, set in its `punchline` (an SVG with an empty `#timeline`
+ * where the drawing goes): the page's background, font and colours filled in.
+ */
+function framed(svg, punchline) {
+  // Parsed in the page's own document, so the clone's inlined styles are not adopted into
+  // another one (which the page's Content Security Policy would refuse them in).
+  const box = document.createElement('div');
+  box.innerHTML = punchline;
+  const whole = box.firstElementChild;
+  whole.setAttribute('fill', hue(svg, 'fg'));
+  whole.setAttribute('font-family', getComputedStyle(document.body).fontFamily);
+  for (const el of whole.querySelectorAll('[class]')) el.setAttribute('fill', hue(svg, el.getAttribute('class')));
+  whole.querySelector('rect').setAttribute('fill', getComputedStyle(svg).backgroundColor);
+  whole.querySelector('#timeline').append(inlined(svg));
+  return whole;
+}
+
+const blob = (svg) => new Blob([new XMLSerializer().serializeToString(svg)], { type: 'image/svg+xml' });
+
+function draw(selector, filename, png, punchline) {
   const svg = document.querySelector(selector);
   if (!svg) throw new Error('there is no timeline on the page to export');
-  const blob = inlined(svg);
+  const whole = framed(svg, punchline);
   if (!png) {
-    save(blob, filename);
+    save(blob(whole), filename);
     return;
   }
-  const vb = svg.viewBox.baseVal;
-  const url = URL.createObjectURL(blob);
+  const vb = whole.viewBox.baseVal;
+  const url = URL.createObjectURL(blob(whole));
   const img = new Image();
   img.onload = () => {
     const scale = 2;
@@ -120,6 +144,11 @@ export function frame_colours(selector) {
   const add = (c, n) => { const k = c.join(','); counts.set(k, (counts.get(k) ?? 0) + n); };
   add(panel.slice(0, 3), 1e9);
   add(rgb(getComputedStyle(document.body).color).slice(0, 3), 1e8);
+  // The punchline's own colours, which the drawing may not use.
+  for (const name of ['muted', 'bad', 'ok']) {
+    const m = /^#([0-9a-f]{6})$/i.exec(hue(svg, name));
+    if (m) add([0, 2, 4].map((i) => parseInt(m[1].slice(i, i + 2), 16)), 1e7);
+  }
   for (const el of svg.querySelectorAll('*')) {
     const cs = getComputedStyle(el);
     let alpha = Number(cs.opacity);
@@ -157,20 +186,16 @@ function wrap(ctx, text, width) {
 }
 
 /**
- * Draws one animation frame, `w` x `h`: the drawing in `selector` fitted above its caption
- * (`head`, then `text` wrapped). Waits a task first, so the page has drawn the step; resolves
- * once the canvas holds the frame (read it with take_frame).
+ * Draws one animation frame, `w` x `h`: the drawing in `selector`, set in its `punchline`,
+ * fitted above its caption (`text` wrapped). Waits a task first, so the page has
+ * drawn the step; resolves once the canvas holds the frame (read it with take_frame).
  */
-export async function draw_frame(selector, w, h, head, text) {
+export async function draw_frame(selector, w, h, text, punchline) {
   await new Promise((ok) => setTimeout(ok, 0));
   const svg = document.querySelector(selector);
   if (!svg) throw new Error('there is no timeline to draw');
   const body = getComputedStyle(document.body);
-  // The head line in the drawing's own muted colour (its axis labels').
-  const tick = svg.querySelector('.tick-label');
-  const muted = tick ? getComputedStyle(tick).fill : body.color;
   const margin = Math.round(h / 36);
-  const headSize = Math.round(h / 40);
   const canvas = frame ?? document.createElement('canvas');
   frame = canvas;
   canvas.width = w;
@@ -189,19 +214,19 @@ export async function draw_frame(selector, w, h, head, text) {
     if (lines.length <= 3 || size <= h / 45) break;
   }
   // The drawing as large as fits above the caption; the two together in the middle.
-  const vb = svg.viewBox.baseVal;
-  const captionH = headSize * 1.5 + 3 * full * 1.3;
+  const whole = framed(svg, punchline);
+  const vb = whole.viewBox.baseVal;
+  const captionH = 3 * full * 1.3;
   const scale = Math.min((w - 2 * margin) / vb.width, (h - captionH - 3 * margin) / vb.height);
   const [dw, dh] = [Math.round(vb.width * scale), Math.round(vb.height * scale)];
   const top = Math.round((h - dh - margin - captionH) / 2);
   const below = top + dh + margin;
   ctx.textBaseline = 'top';
   ctx.fillStyle = body.color;
-  lines.forEach((l, i) => ctx.fillText(l, margin, below + headSize * 1.5 + i * size * 1.3));
-  ctx.font = `${headSize}px ${body.fontFamily}`;
-  ctx.fillStyle = muted;
-  ctx.fillText(head, margin, below);
-  const url = URL.createObjectURL(inlined(svg, dw, dh));
+  lines.forEach((l, i) => ctx.fillText(l, margin, below + i * size * 1.3));
+  whole.setAttribute('width', String(dw));
+  whole.setAttribute('height', String(dh));
+  const url = URL.createObjectURL(blob(whole));
   try {
     const img = new Image();
     img.src = url;
@@ -220,8 +245,9 @@ export function take_frame(out) {
 }
 "#)]
 extern "C" {
-    /// Returns an empty string on success, else the browser's reason.
-    fn export_timeline(selector: &str, filename: &str, png: bool) -> String;
+    /// Saves the drawing in `selector` set in its `punchline`; returns an empty string on
+    /// success, else the browser's reason.
+    fn export_timeline(selector: &str, filename: &str, png: bool, punchline: &str) -> String;
     /// Saves `bytes` as a download called `filename`.
     pub(super) fn save_bytes(bytes: &[u8], filename: &str, mime: &str);
     /// Writes `text` to the clipboard; fails with the browser's reason.
@@ -235,8 +261,8 @@ extern "C" {
         selector: &str,
         w: u16,
         h: u16,
-        head: &str,
         text: &str,
+        punchline: &str,
     ) -> Result<JsValue, JsValue>;
     /// Copies the last frame drawn into `out` as RGBA.
     pub(super) fn take_frame(out: &mut [u8]) -> bool;
@@ -249,23 +275,51 @@ pub(super) fn reason(e: &JsValue) -> String {
     message(e).unwrap_or_else(|| "the browser gave no reason".to_owned())
 }
 
-/// Saves the main timeline; the error text is for the page's message banner.
-pub fn save_timeline(name: &str, png: bool) -> Result<(), String> {
+/// Saves the main timeline set in `frame`; the error text is for the page's message banner.
+fn save_timeline(name: &str, png: bool, frame: &str) -> Result<(), String> {
     let ext = if png { "png" } else { "svg" };
     match export_timeline(
         "svg.timeline.main",
         &format!("fencing-lab-{name}.{ext}"),
         png,
+        frame,
     ) {
         e if e.is_empty() => Ok(()),
         e => Err(format!("Export failed: {e}")),
     }
 }
 
-/// Exports the timeline of the run on screen; a failure shows in the page's message banner.
+/// Exports the timeline of the run on screen at its step, in its punchline (the off / on
+/// cards are the lab's); a failure shows in the page's message banner.
 pub(super) fn export(dispatch: Dispatch, trace: Memo<Arc<Trace>>, png: bool) {
-    let name = trace.with_untracked(|t| t.scenario.id.clone());
-    if let Err(e) = save_timeline(&name, png) {
-        dispatch.msg(Msg::Refuse(e));
-    }
+    let t = trace.get_untracked();
+    let (step, off, on) = dispatch.0.with_untracked(|l| {
+        let (off, on) = l.compare();
+        (l.step(), Arc::clone(off), Arc::clone(on))
+    });
+    spawn_local(async move {
+        let name = t.scenario.id.clone();
+        let saved = match still_frame(t, step, off, on).await {
+            Ok(frame) => save_timeline(&name, png, &frame),
+            Err(Failed::Said(why)) => Err(format!("Export failed: {why}")),
+            Err(Failed::NotFetched) => Err("Export failed: its code could not be fetched from \
+                                            the page's server. Try again."
+                .to_owned()),
+        };
+        if let Err(e) = saved {
+            dispatch.msg(Msg::Refuse(e));
+        }
+    });
+}
+
+/// The punchline of `t` at `step` as the frame's SVG, from the exporters' chunk.
+#[leptos::wasm_split::wasm_split(exports, fallible, wasm_split_path = ::leptos::wasm_split)]
+fn still_frame(
+    t: Arc<Trace>,
+    step: usize,
+    off: Arc<Trace>,
+    on: Arc<Trace>,
+) -> Result<String, Failed> {
+    let cards = panels::compare(&off, &on);
+    Ok(frame_svg(&punchline(&t, step, &cards), &t, 0))
 }

@@ -475,6 +475,7 @@ impl Drag {
 #[component]
 pub fn Timeline(trace: Memo<Arc<Trace>>, step: Memo<usize>, dispatch: Dispatch) -> impl IntoView {
     let svg_ref = NodeRef::<leptos::svg::Svg>::new();
+    let wrap_ref = NodeRef::<leptos::html::Figure>::new();
     let drag = StoredValue::new(None::<Drag>);
     let geometry = Memo::new(move |_| trace.with(|t| model::Geometry::of(t)));
     // Lanes and axis depend on the actors and the horizon only: a drag never redraws them.
@@ -639,10 +640,30 @@ pub fn Timeline(trace: Memo<Arc<Trace>>, step: Memo<usize>, dispatch: Dispatch) 
         }
     };
     let end_drag = move |_e: ev::PointerEvent| drag.set_value(None);
+    // On a phone a finger pans the drawing's box (`touch-action` on the <svg>; Chromium
+    // reads it from no element inside), except on what it drags: a pause, its edge, a write.
+    let hold_still = move |e: ev::TouchEvent| {
+        let on_handle = e
+            .target()
+            .and_then(|t| wasm_bindgen::JsCast::dyn_into::<web_sys::Element>(t).ok())
+            .and_then(|el| el.closest(".pause, .grip, .ev.write").ok().flatten());
+        if on_handle.is_some() {
+            e.prevent_default();
+        }
+    };
+    // A step keeps its cursor in the part of the drawing shown (on a phone the drawing is
+    // wider than its box, which scrolls sideways). Only a step: a drag never scrolls it.
+    Effect::new(move |_| {
+        step.track();
+        let x = drawn.with_untracked(|m| m.cursor.x);
+        if let Some(wrap) = wrap_ref.get_untracked() {
+            keep_in_view(&wrap, x);
+        }
+    });
 
     let clip = reveal_clip(true);
     view! {
-        <figure class="timeline-wrap">
+        <figure node_ref=wrap_ref class="timeline-wrap">
             <svg
                 node_ref=svg_ref
                 class="timeline main"
@@ -663,6 +684,7 @@ pub fn Timeline(trace: Memo<Arc<Trace>>, step: Memo<usize>, dispatch: Dispatch) 
                 on:pointermove=move_drag
                 on:pointerup=end_drag
                 on:pointercancel=end_drag
+                on:touchstart=hold_still
             >
                 <defs>
                     <clipPath id="revealed">
@@ -702,5 +724,22 @@ pub fn Timeline(trace: Memo<Arc<Trace>>, step: Memo<usize>, dispatch: Dispatch) 
                 </g>
             </svg>
         </figure>
+    }
+}
+
+/// Scrolls `wrap` so that x (SVG user units) sits in the middle half of the part shown,
+/// centred if it was outside it; nothing when the drawing fits its box.
+fn keep_in_view(wrap: &web_sys::HtmlElement, x: f64) {
+    let (shown, whole) = (
+        f64::from(wrap.client_width()),
+        f64::from(wrap.scroll_width()),
+    );
+    if whole <= shown {
+        return;
+    }
+    let at = x / VIEW_W * whole;
+    let left = f64::from(wrap.scroll_left());
+    if at < left + shown / 4.0 || at > left + shown * 0.75 {
+        wrap.set_scroll_left((at - shown / 2.0) as i32);
     }
 }

@@ -1,6 +1,7 @@
 //! The run as an animated GIF, for slides and READMEs (both take a GIF anywhere; APNG and
 //! WebM are not accepted everywhere): one frame per step, each the page's own timeline
-//! drawing with the step's narration under it.
+//! drawing framed by its punchline, with the step's narration under it. The PNG and SVG
+//! exports are framed by the same punchline.
 //!
 //! The shell rasterizes each frame from the SVG on the page and hands its RGBA here. This
 //! module maps it onto one fixed palette made from the page's own colours (a drawing of flat
@@ -12,6 +13,8 @@ use std::borrow::Cow;
 use std::fmt;
 
 use crate::core::{deck, story, Trace};
+use crate::view::panels::{self, CompareModel};
+use crate::view::timeline::{esc, Geometry, VIEW_W};
 
 /// The sizes offered: a 16:9 slide, full and smaller.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -50,27 +53,174 @@ impl Size {
     }
 }
 
-/// What one step's frame says under the drawing: where in the run it is, and its narration.
+/// What an exported picture says around the timeline, so that a slide holds the point and
+/// not just the drawing: the entry's title and question, the storage's figure at the step,
+/// and at the run's last step how it ends with fencing off and on.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Caption {
-    pub head: String,
-    pub text: String,
+pub struct Punchline {
+    pub title: String,
+    /// The question the entry answers; empty when it has none.
+    pub question: String,
+    /// The storage panel's figure at the step: "Balance 90".
+    pub figure: String,
+    /// Where in the run, as the clock says it: "fencing strict · step 4 / 12 · t = 35 ms".
+    pub position: String,
+    /// At the last step, the off and on cards' words; before it, none.
+    pub outcome: Vec<Card>,
 }
 
-/// The caption of `step`, from the same narration the page shows.
-pub fn caption(t: &Trace, step: usize) -> Caption {
+/// One of the page's off / on cards in words: "fencing off → 80" and its one-line reason.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Card {
+    /// The page's colour for the side: `bad` (off) or `ok` (on), as its CSS variables name them.
+    pub colour: &'static str,
+    pub key: String,
+    pub reason: String,
+}
+
+/// The punchline of `t` at `step`; `cards` is the page's off / on comparison of the run.
+pub fn punchline(t: &Trace, step: usize, cards: &CompareModel) -> Punchline {
     let sc = &t.scenario;
-    let title = deck::find(&sc.id).map_or(sc.id.as_str(), |e| e.title);
+    let entry = deck::find(&sc.id);
     let steps = story::Steps::of(t);
-    Caption {
-        head: format!(
-            "fencing-lab · {title} · fencing {} · step {step} / {} · t = {}",
-            sc.policy.code(),
+    let step = step.min(steps.last());
+    let storage = panels::storage(t, step);
+    let outcome = if step == steps.last() {
+        vec![
+            Card {
+                colour: "bad",
+                key: format!("fencing off → {}", cards.off.value),
+                reason: cards.off.outcome.clone(),
+            },
+            Card {
+                colour: "ok",
+                key: format!("fencing on ({}) → {}", cards.on_policy, cards.on.value),
+                reason: cards.on.outcome.clone(),
+            },
+        ]
+    } else {
+        Vec::new()
+    };
+    Punchline {
+        title: entry.map_or_else(|| sc.title.clone(), |e| e.title.to_owned()),
+        question: entry.map_or("", |e| e.question).to_owned(),
+        figure: format!("{} {}", storage.figure, storage.value),
+        position: format!(
+            "fencing {} · step {step} / {} · t = {}",
+            sc.policy.short(),
             steps.last(),
             story::time_label(sc, t.snapshot_at(steps.through(step)).at)
         ),
-        text: story::narration(t, step),
+        outcome,
     }
+}
+
+/// The frame's margin, in the timeline's user units (the frame is as wide as the drawing).
+const MARGIN: usize = 20;
+/// Type sizes: the title, the question, the figure, and the position and outcome lines.
+const TITLE: usize = 24;
+const QUESTION: usize = 17;
+const FIGURE: usize = 24;
+const LINE: usize = 16;
+/// The distance between the baselines of two lines of the question or of the outcome.
+const LEADING: usize = 22;
+
+/// `text` in lines no wider than `width` at `size` px type. SVG text does not wrap, so the
+/// words are counted out by a generous average glyph (0.6 em), which a line of the page's
+/// sans-serif stays within.
+fn lines(text: &str, size: usize, width: usize) -> Vec<String> {
+    let most = (width * 10 / (6 * size)).max(1);
+    let mut out: Vec<String> = Vec::new();
+    let mut line = String::new();
+    for word in text.split_whitespace() {
+        if !line.is_empty() && line.chars().count() + 1 + word.chars().count() > most {
+            out.push(std::mem::take(&mut line));
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+    }
+    if !line.is_empty() {
+        out.push(line);
+    }
+    out
+}
+
+impl Punchline {
+    /// The outcome's lines once wrapped: an animation keeps room for the last frame's in every
+    /// frame, so the drawing stays put.
+    pub fn outcome_lines(&self) -> usize {
+        self.outcome.iter().map(|c| card_lines(c).len()).sum()
+    }
+}
+
+fn card_lines(c: &Card) -> Vec<String> {
+    lines(
+        &format!("{} · {}", c.key, c.reason),
+        LINE,
+        VIEW_W as usize - 2 * MARGIN,
+    )
+}
+
+/// `p` around the drawing of `t` as an SVG of the drawing's width: the title and question
+/// above, the figure and position under it, then the outcome, with room for at least
+/// `room` outcome lines. The drawing goes into its empty `<g id="timeline">`; the shell fills
+/// that, the background (the bare `<rect>`), the font, and each `class`'s colour (the page's
+/// `--fg`, `--muted`, `--bad`, `--ok`), none of which this module knows.
+pub fn frame_svg(p: &Punchline, t: &Trace, room: usize) -> String {
+    let wide = VIEW_W as usize;
+    let drawing_h = Geometry::of(t).height().ceil() as usize;
+    let mut words = format!(
+        r#"<text class="muted" x="{}" y="{}" font-size="{LINE}" text-anchor="end">fencing-lab</text>"#,
+        wide - MARGIN,
+        MARGIN + TITLE
+    );
+    // The title keeps clear of the name at its right.
+    let mut y = MARGIN - 4;
+    for l in lines(&p.title, TITLE, wide - 2 * MARGIN - 8 * LINE) {
+        y += TITLE + 4;
+        words += &format!(
+            r#"<text x="{MARGIN}" y="{y}" font-size="{TITLE}" font-weight="700">{}</text>"#,
+            esc(&l)
+        );
+    }
+    for l in lines(&p.question, QUESTION, wide - 2 * MARGIN) {
+        y += LEADING + 2;
+        words += &format!(
+            r#"<text class="muted" x="{MARGIN}" y="{y}" font-size="{QUESTION}" font-style="italic">{}</text>"#,
+            esc(&l)
+        );
+    }
+    let top = y + MARGIN / 2 + 4;
+    y = top + drawing_h + MARGIN + FIGURE;
+    words += &format!(
+        r#"<text x="{MARGIN}" y="{y}" font-size="{FIGURE}" font-weight="700">{} <tspan class="muted" font-size="{LINE}" font-weight="400">· {}</tspan></text>"#,
+        esc(&p.figure),
+        esc(&p.position)
+    );
+    let figure_y = y;
+    y += 4;
+    for c in &p.outcome {
+        for (i, l) in card_lines(c).iter().enumerate() {
+            y += LEADING;
+            // The first line starts with the card's key, in the card's colour.
+            let line = match l.strip_prefix(&c.key) {
+                Some(rest) if i == 0 => format!(
+                    r#"<tspan class="{}" font-weight="700">{}</tspan>{}"#,
+                    c.colour,
+                    esc(&c.key),
+                    esc(rest)
+                ),
+                _ => esc(l),
+            };
+            words += &format!(r#"<text x="{MARGIN}" y="{y}" font-size="{LINE}">{line}</text>"#);
+        }
+    }
+    let bottom = y.max(figure_y + 4 + room * LEADING) + MARGIN - 4;
+    format!(
+        r#"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {wide} {bottom}" width="{wide}" height="{bottom}"><rect width="100%" height="100%"/>{words}<g id="timeline" transform="translate(0 {top})"/></svg>"#
+    )
 }
 
 /// How long a step's frame stays, in hundredths of a second: 1.5 s plus a quarter second a
@@ -305,7 +455,9 @@ impl Animation {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::{run, FencingPolicy, Scenario};
+    use crate::core::{FencingPolicy, Scenario};
+    use crate::lab::Lab;
+    use std::sync::Arc;
 
     const BG: [u8; 3] = [255, 255, 255];
     const INK: [u8; 3] = [27, 29, 33];
@@ -409,25 +561,115 @@ mod tests {
         assert_eq!(a.frames(), 0);
     }
 
+    /// The words of an SVG frame, a space between two of its `<text>`s, as a reader sees them.
+    fn words(svg: &str) -> String {
+        let mut out = Vec::new();
+        for text in svg.split("</text>") {
+            let mut plain = String::new();
+            let mut in_tag = false;
+            for c in text.chars() {
+                match c {
+                    '<' => in_tag = true,
+                    '>' => in_tag = false,
+                    c if !in_tag => plain.push(c),
+                    _ => {}
+                }
+            }
+            out.push(
+                plain
+                    .replace("&#39;", "'")
+                    .replace("&quot;", "\"")
+                    .replace("&lt;", "<")
+                    .replace("&gt;", ">")
+                    .replace("&amp;", "&"),
+            );
+        }
+        out.join(" ")
+    }
+
+    /// The headline's runs as the page holds them: the run and its off / on cards.
+    fn headline(policy: FencingPolicy) -> (Arc<Trace>, CompareModel) {
+        let lab = Lab::new(Scenario::gc_pause().with_policy(policy));
+        let (off, on) = lab.compare();
+        (Arc::clone(lab.trace()), panels::compare(off, on))
+    }
+
     #[test]
-    fn the_headlines_captions_tell_the_run() {
-        let t = run(&Scenario::gc_pause().with_policy(FencingPolicy::Off));
-        let first = caption(&t, 0);
-        assert!(
-            first
-                .head
-                .starts_with("fencing-lab · GC pause · fencing off · step 0 / "),
-            "{}",
-            first.head
+    fn every_frame_says_the_question_and_the_balance_and_the_last_how_it_ends() {
+        for policy in [FencingPolicy::Off, FencingPolicy::Strict] {
+            let (t, cards) = headline(policy);
+            let last = story::Steps::of(&t).last();
+            let entry = deck::find("gc-pause").unwrap();
+            let mut balances = Vec::new();
+            for step in 0..=last {
+                let svg = frame_svg(&punchline(&t, step, &cards), &t, 0);
+                assert!(
+                    svg.starts_with(r#"<svg xmlns="http://www.w3.org/2000/svg""#),
+                    "{svg}"
+                );
+                assert_eq!(svg.matches(r#"<g id="timeline""#).count(), 1);
+                let said = words(&svg);
+                assert!(said.contains("GC pause"), "{said}");
+                assert!(said.contains(entry.question), "{said}");
+                let balance = story::value(&t, step);
+                assert!(
+                    said.contains(&format!("Balance {balance} · fencing {}", policy.short())),
+                    "step {step}: {said}"
+                );
+                assert!(said.contains(&format!("step {step} / {last}")), "{said}");
+                balances.push(balance);
+                let off = format!("fencing off → {} · {}", cards.off.value, cards.off.outcome);
+                let on = format!(
+                    "fencing on ({}) → {} · {}",
+                    cards.on_policy, cards.on.value, cards.on.outcome
+                );
+                assert_eq!(said.contains(&off), step == last, "step {step}: {said}");
+                assert_eq!(said.contains(&on), step == last, "step {step}: {said}");
+                assert_eq!(svg.contains(r#"<tspan class="bad""#), step == last);
+            }
+            // The balance moves with the run: 100 before the debits, the run's own end after.
+            assert_eq!(balances[0], "100");
+            assert_eq!(balances[last], story::final_value(&t));
+        }
+        let (_, cards) = headline(FencingPolicy::Off);
+        assert_eq!(
+            (cards.off.value.as_str(), cards.on.value.as_str()),
+            ("80", "90")
         );
-        let end = story::Steps::of(&t).last();
-        let last = caption(&t, end);
-        assert_eq!(last.text, story::narration(&t, end));
-        assert!(
-            last.head.contains(&format!("step {0} / {0}", end)),
-            "{}",
-            last.head
-        );
+    }
+
+    #[test]
+    fn an_animation_keeps_room_for_the_outcome_so_the_drawing_stays_put() {
+        let (t, cards) = headline(FencingPolicy::Off);
+        let last = story::Steps::of(&t).last();
+        let end = punchline(&t, last, &cards);
+        assert!(end.outcome_lines() >= 2);
+        // The viewBox's height: the fourth of `0 0 1000 h`.
+        let height = |svg: &str| -> usize {
+            let vb = svg.split('"').nth(3).unwrap_or_default();
+            vb.rsplit(' ').next().and_then(|h| h.parse().ok()).unwrap()
+        };
+        let first = frame_svg(&punchline(&t, 0, &cards), &t, end.outcome_lines());
+        let shown = frame_svg(&end, &t, end.outcome_lines());
+        assert_eq!(height(&first), height(&shown), "{first}");
+        // A still export holds only its own lines: shorter before the end.
+        let still = frame_svg(&punchline(&t, 0, &cards), &t, 0);
+        assert!(height(&still) < height(&shown), "{still}");
+        let timeline = |svg: &str| svg.split(r#"<g id="timeline" "#).nth(1).map(str::to_owned);
+        assert_eq!(timeline(&first), timeline(&shown));
+    }
+
+    #[test]
+    fn long_words_wrap_within_the_frame() {
+        let text = "Your lock has a TTL. What happens if the holder stalls longer than the TTL?";
+        let wrapped = lines(text, 24, 300);
+        assert!(wrapped.len() > 1);
+        assert!(wrapped
+            .iter()
+            .all(|l| l.chars().count() <= 300 * 10 / (6 * 24)));
+        assert_eq!(wrapped.join(" "), text);
+        assert_eq!(lines("", 16, 960), Vec::<String>::new());
+        assert_eq!(lines(text, 16, 960), vec![text.to_owned()]);
     }
 
     #[test]

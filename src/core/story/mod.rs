@@ -313,7 +313,7 @@ pub fn narration(t: &Trace, step: usize) -> String {
         };
         let cut = cut + &far_away(sc);
         return format!(
-            "{storage}. {} a {lock}; tokens come from {}.{}{check}{cut} Press → to begin.",
+            "{storage}. {} a {lock}; tokens come from {}.{}{check}{cut} Press → or tap Step forward ▶ to begin.",
             match sc.actors.len() {
                 1 => "1 client holds".to_owned(),
                 n => format!("{n} clients share"),

@@ -71,7 +71,7 @@ fn is_paused(t: &Trace, i: usize, name: &str) -> bool {
 /// The opening line of a row-lock scenario.
 pub(super) fn row_opening(sc: &Scenario) -> String {
     format!(
-        "Balance {} on {res}. {} clients lock {res}'s own row in the PostgreSQL that holds the balance ({}), with {}. No lock server, no token: the fencing policy ({}) has nothing to check. Press → to begin.",
+        "Balance {} on {res}. {} clients lock {res}'s own row in the PostgreSQL that holds the balance ({}), with {}. No lock server, no token: the fencing policy ({}) has nothing to check. Press → or tap Step forward ▶ to begin.",
         sc.initial_balance,
         sc.actors.len(),
         for_update(sc),
