@@ -119,6 +119,15 @@ test('phone 412x915: a finger pans the timeline, and still drags the pause by it
     await page.waitForTimeout(150);
   }
   assert.equal(await page.getByLabel('A pause length (ms)').inputValue(), '50');
+  // How far a fling carries the box depends on the swipe's timing: bring A's resize edge to
+  // the middle of the box, as a reader would pan to it.
+  await page.evaluate(() => {
+    const wrap = document.querySelector('.timeline-wrap');
+    const edge = document.querySelector('[data-testid=pause-A-resize]').getBoundingClientRect();
+    const box = wrap.getBoundingClientRect();
+    wrap.scrollLeft += edge.x + edge.width / 2 - (box.x + box.width / 2);
+  });
+  await page.waitForTimeout(100);
   // On A's resize edge: the pause shrinks by the distance moved, and the box stays put.
   const before = await scrolled(page);
   const grip = await page.getByTestId('pause-A-resize').boundingBox();

@@ -43,7 +43,8 @@ test('laser pointer: l in presenter mode draws a fading trail and shows the mark
   // Over a marker (B's accepted debit, token 34), the words of the marker on top there show
   // in the page.
   const marker = page.locator('svg.timeline.main g.ev[data-result=ok]').filter({ hasText: /debit/ }).filter({ hasText: /34/ }).first();
-  const m = await marker.boundingBox();
+  // Its dot: the group's box also spans its link to the writer's lane.
+  const m = await marker.locator('circle.dot').boundingBox();
   const [x, y] = [m.x + m.width / 2, m.y + m.height / 2];
   await page.mouse.move(x, y, { steps: 4 });
   const tip = page.getByTestId('laser-tip');
