@@ -13,8 +13,24 @@ use wasm_bindgen::JsCast;
 /// How long a dot of the trail lives; its CSS animation (`laser-fade`) lasts as long.
 const DOT_MS: u32 = 600;
 
+/// The pointer while it is on; its code is a chunk of its own, fetched the first time.
 #[component]
 pub(super) fn LaserPointer(on: Memo<bool>) -> impl IntoView {
+    move || {
+        on.get()
+            .then(|| super::split::lazily(draw_laser(), move |draw| draw(on)))
+    }
+}
+
+type DrawLaser = fn(Memo<bool>) -> AnyView;
+
+#[leptos::wasm_split::wasm_split(laser, fallible, wasm_split_path = ::leptos::wasm_split)]
+fn draw_laser() -> Result<DrawLaser, super::split::Failed> {
+    Ok(|on| view! { <Laser on /> }.into_any())
+}
+
+#[component]
+fn Laser(on: Memo<bool>) -> impl IntoView {
     let layer = NodeRef::<Div>::new();
     // The marker's words and where to show them, while the pointer is over one.
     let tip = RwSignal::new(None::<(String, f64, f64)>);

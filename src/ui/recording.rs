@@ -47,13 +47,32 @@ pub fn ImportRecording(
     dispatch: Dispatch,
     open: RwSignal<bool>,
 ) -> impl IntoView {
+    // Its code is a chunk of its own, fetched the first time it opens.
+    move || {
+        open.get()
+            .then(|| super::split::lazily(draw_import(), move |draw| draw(trace, dispatch, open)))
+    }
+}
+
+type DrawImport = fn(Memo<Arc<Trace>>, Dispatch, RwSignal<bool>) -> AnyView;
+
+#[leptos::wasm_split::wasm_split(import_panel, fallible, wasm_split_path = ::leptos::wasm_split)]
+fn draw_import() -> Result<DrawImport, Failed> {
+    Ok(|trace, dispatch, open| view! { <ImportPanel trace dispatch open /> }.into_any())
+}
+
+#[component]
+fn ImportPanel(trace: Memo<Arc<Trace>>, dispatch: Dispatch, open: RwSignal<bool>) -> impl IntoView {
     let text = RwSignal::new(String::new());
     let panel = NodeRef::<leptos::html::Dialog>::new();
     let shown = Memo::new(move |_| trace.with(|t| t.recorded.is_some()));
-    Effect::new(move |_| {
-        if shown.get() {
+    // Closes once a recording comes on screen (not when opened over one already shown).
+    Effect::new(move |was: Option<bool>| {
+        let now = shown.get();
+        if now && was == Some(false) {
             open.set(false);
         }
+        now
     });
     Effect::new(move |_| {
         let Some(d) = panel.get() else { return };

@@ -3,6 +3,8 @@
 //! so that opening the page does not wait for them.
 
 use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
 
 use leptos::prelude::*;
 use leptos::wasm_split::SplitLoaderError;
@@ -34,16 +36,28 @@ const PART_NOT_FETCHED: &str =
     "This part of the page could not be fetched from the page's server. Reload the page to try again.";
 
 /// A part of the page whose view code is a chunk of its own, fetched when the part is first
-/// shown: `part` is the split point, which hands over the part's draw function (plain data,
-/// so it can sit in a signal), and `draw` calls it. Nothing shows until the chunk is in.
-pub(super) fn lazily<D: Copy + Send + Sync + 'static>(
+/// shown: `part` is the split point, which hands over the part's draw function (plain data),
+/// and `draw` calls it. Nothing shows until the chunk is in.
+pub(super) fn lazily<D: 'static>(
     part: impl Future<Output = Result<D, Failed>> + 'static,
-    draw: impl Fn(D) -> AnyView + Send + 'static,
-) -> impl IntoView {
-    let fetched = RwSignal::new(None::<Option<D>>);
+    draw: impl Fn(D) -> AnyView + Send + Sync + 'static,
+) -> AnyView
+where
+    D: Copy + Send + Sync,
+{
+    let drawer = async move { part.await.map(|d| Arc::new(move || draw(d)) as Drawer) };
+    fetched_then_drawn(Box::pin(drawer))
+}
+
+/// A fetched part's drawing, with its arguments in it.
+type Drawer = Arc<dyn Fn() -> AnyView + Send + Sync>;
+
+/// [`lazily`] without its types: one copy of the fetch-and-draw code serves every part.
+fn fetched_then_drawn(part: Pin<Box<dyn Future<Output = Result<Drawer, Failed>>>>) -> AnyView {
+    let fetched = RwSignal::new(None::<Option<Drawer>>);
     leptos::task::spawn_local(async move { fetched.set(Some(part.await.ok())) });
-    move || match fetched.get()? {
-        Some(d) => Some(draw(d)),
+    (move || match fetched.get()? {
+        Some(draw) => Some(draw()),
         None => Some(
             view! {
                 <p class="error" role="alert">
@@ -52,5 +66,6 @@ pub(super) fn lazily<D: Copy + Send + Sync + 'static>(
             }
             .into_any(),
         ),
-    }
+    })
+    .into_any()
 }
