@@ -38,13 +38,10 @@ const PART_NOT_FETCHED: &str =
 /// A part of the page whose view code is a chunk of its own, fetched when the part is first
 /// shown: `part` is the split point, which hands over the part's draw function (plain data),
 /// and `draw` calls it. Nothing shows until the chunk is in.
-pub(super) fn lazily<D: 'static>(
+pub(super) fn lazily<D: Copy + Send + Sync + 'static>(
     part: impl Future<Output = Result<D, Failed>> + 'static,
     draw: impl Fn(D) -> AnyView + Send + Sync + 'static,
-) -> AnyView
-where
-    D: Copy + Send + Sync,
-{
+) -> AnyView {
     let drawer = async move { part.await.map(|d| Arc::new(move || draw(d)) as Drawer) };
     fetched_then_drawn(Box::pin(drawer))
 }

@@ -39,6 +39,26 @@ test('the single file works from file:// with no server: story, URL hash, reload
   await context.close();
 });
 
+test('the speaker view works from the single file too: both file:// windows follow each other', async () => {
+  const { page, context } = await fromDisk('#s=gc-pause&fence=off&step=1');
+  const [speaker] = await Promise.all([context.waitForEvent('page'), page.keyboard.press('s')]);
+  assert.ok(speaker.url().startsWith('file://'), speaker.url());
+  await speaker.getByTestId('speaker-step').waitFor();
+  const step = async () => Number((await text(speaker, 'speaker-step')).match(/step (\d+)/)[1]);
+  await page.keyboard.press('ArrowRight');
+  for (const deadline = Date.now() + 10_000; (await step()) !== 2;) {
+    assert.ok(Date.now() < deadline, 'the speaker view follows the page from file://');
+    await new Promise((ok) => setTimeout(ok, 20));
+  }
+  await speaker.keyboard.press('ArrowRight');
+  for (const deadline = Date.now() + 10_000; (await position(page))[0] !== 3;) {
+    assert.ok(Date.now() < deadline, 'the page follows the speaker view from file://');
+    await new Promise((ok) => setTimeout(ok, 20));
+  }
+  assert.match(await speaker.getByTestId('notes').innerText(), /stale_fence/);
+  await context.close();
+});
+
 test('dist/ served under /tools/fencing-lab/ loads every asset from that path', async () => {
   const { page, context } = await subPath('#s=delayed-packet&fence=strict&step=99999');
   assert.match(page.url(), /\/tools\/fencing-lab\/#s=delayed-packet/);
