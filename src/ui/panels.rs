@@ -162,19 +162,11 @@ pub fn Compare(lab: RwSignal<Lab>) -> impl IntoView {
         lab.with(|l| l.revealing() && l.step() < model::deciding_step(l.trace()))
     });
     let v = move || if m.with(|m| m.words) { "v words" } else { "v" };
-    let shown = move |f: fn(&model::CompareModel) -> String| {
+    // A card's text, or what it says while the reveal keeps it back.
+    let held = move |f: fn(&model::CompareModel) -> String, waiting: &'static str| {
         move || {
             if pending.get() {
-                PENDING.0.to_owned()
-            } else {
-                m.with(f)
-            }
-        }
-    };
-    let cap = move |f: fn(&model::CompareModel) -> String| {
-        move || {
-            if pending.get() {
-                PENDING.1.to_owned()
+                waiting.to_owned()
             } else {
                 m.with(f)
             }
@@ -188,15 +180,15 @@ pub fn Compare(lab: RwSignal<Lab>) -> impl IntoView {
         >
             <div class="side off" data-testid="summary-off">
                 <span class="k">"fencing off →"</span>
-                <span class=v>{shown(|m| m.off.value.clone())}</span>
-                <span class="cap">{cap(|m| m.off.outcome.clone())}</span>
+                <span class=v>{held(|m| m.off.value.clone(), PENDING.0)}</span>
+                <span class="cap">{held(|m| m.off.outcome.clone(), PENDING.1)}</span>
             </div>
             <div class="side on" data-testid="summary-on">
                 <span class="k">
                     {move || m.with(|m| format!("fencing on ({}) →", m.on_policy))}
                 </span>
-                <span class=v>{shown(|m| m.on.value.clone())}</span>
-                <span class="cap">{cap(|m| m.on.outcome.clone())}</span>
+                <span class=v>{held(|m| m.on.value.clone(), PENDING.0)}</span>
+                <span class="cap">{held(|m| m.on.outcome.clone(), PENDING.1)}</span>
             </div>
         </section>
     }

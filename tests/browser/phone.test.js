@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { copyFile, mkdir } from 'node:fs/promises';
 import { screenshot } from './harness.js';
-import { session, position, text } from './session.js';
+import { session, position, text, swipe } from './session.js';
 
 const open = session();
 const PHONE = { viewport: { width: 412, height: 915 }, isMobile: true, hasTouch: true, deviceScaleFactor: 2.6 };
@@ -15,18 +15,6 @@ async function keep(path, name) {
   if (!process.env.FENCING_SHOTS) return;
   await mkdir(process.env.FENCING_SHOTS, { recursive: true });
   await copyFile(path, `${process.env.FENCING_SHOTS}/${name}`);
-}
-
-/** One finger: down at (x, y), moved in `steps` to (x + dx, y), lifted. */
-async function swipe(page, x, y, dx, steps = 8) {
-  const cdp = await page.context().newCDPSession(page);
-  const at = (px) => [{ x: px, y, id: 1, radiusX: 4, radiusY: 4, force: 1 }];
-  await cdp.send('Input.dispatchTouchEvent', { type: 'touchStart', touchPoints: at(x) });
-  for (let i = 1; i <= steps; i++) {
-    await cdp.send('Input.dispatchTouchEvent', { type: 'touchMove', touchPoints: at(x + (dx * i) / steps) });
-  }
-  await cdp.send('Input.dispatchTouchEvent', { type: 'touchEnd', touchPoints: [] });
-  await cdp.detach();
 }
 
 const scrolled = (page) => page.evaluate(() => document.querySelector('.timeline-wrap').scrollLeft);

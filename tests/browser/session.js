@@ -94,3 +94,15 @@ export function readAfter(page, from, measure) {
     return (${measure})(clock());
   })()`);
 }
+
+/** One finger (a touch screen's): down at (x, y), moved in `steps` to (x + dx, y), lifted. */
+export async function swipe(page, x, y, dx, steps = 8) {
+  const cdp = await page.context().newCDPSession(page);
+  const at = (px) => [{ x: px, y, id: 1, radiusX: 4, radiusY: 4, force: 1 }];
+  await cdp.send('Input.dispatchTouchEvent', { type: 'touchStart', touchPoints: at(x) });
+  for (let i = 1; i <= steps; i++) {
+    await cdp.send('Input.dispatchTouchEvent', { type: 'touchMove', touchPoints: at(x + (dx * i) / steps) });
+  }
+  await cdp.send('Input.dispatchTouchEvent', { type: 'touchEnd', touchPoints: [] });
+  await cdp.detach();
+}

@@ -3,21 +3,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { screenshot } from './harness.js';
-import { session, text, stepToEnd } from './session.js';
+import { session, text, stepToEnd, swipe } from './session.js';
 
 const open = session();
-
-/** One finger: down at (x, y), moved in `steps` to (x + dx, y), lifted. */
-async function swipe(page, x, y, dx, steps = 8) {
-  const cdp = await page.context().newCDPSession(page);
-  const at = (px) => [{ x: px, y, id: 1, radiusX: 4, radiusY: 4, force: 1 }];
-  await cdp.send('Input.dispatchTouchEvent', { type: 'touchStart', touchPoints: at(x) });
-  for (let i = 1; i <= steps; i++) {
-    await cdp.send('Input.dispatchTouchEvent', { type: 'touchMove', touchPoints: at(x + (dx * i) / steps) });
-  }
-  await cdp.send('Input.dispatchTouchEvent', { type: 'touchEnd', touchPoints: [] });
-  await cdp.detach();
-}
 
 for (const [width, height] of [[1024, 768], [768, 1024]]) {
   test(`touch ${width}x${height}: drag and resize the pause by finger; the page fits`, async () => {
