@@ -49,6 +49,8 @@ const metrics = {
   tbt_ms: (r) => r.audits['total-blocking-time'].numericValue,
   tti_ms: (r) => r.audits.interactive.numericValue,
   transfer_bytes: (r) => r.audits['total-byte-weight'].numericValue,
+  // Cumulative layout shift, in thousandths (0.001 is 1): the stage is meant to hold still.
+  cls_milli: (r) => r.audits['cumulative-layout-shift'].numericValue * 1000,
 };
 
 /** One Lighthouse run in a fresh Chromium with a fresh profile. */
