@@ -61,7 +61,15 @@ test('1280x720: with a panel open the timeline keeps its size, and the ledger an
   const measure = () => page.evaluate(() => {
     const r = (q) => document.querySelector(q).getBoundingClientRect();
     const t = r('figure.timeline-wrap');
-    return { w: t.width, h: t.height, ledger: r('[data-testid=ledger]').bottom, cards: r('.compare').bottom };
+    // On screen and not under a panel: what is drawn at each card's middle is the card.
+    const seen = (q) => {
+      const b = r(q);
+      return !!document.elementFromPoint(b.x + b.width / 2, b.y + b.height / 2)?.closest(q);
+    };
+    return {
+      w: t.width, h: t.height, ledger: r('[data-testid=ledger]').bottom, cards: r('.compare').bottom,
+      uncovered: seen('[data-testid=summary-off]') && seen('[data-testid=summary-on]') && seen('.metrics'),
+    };
   });
   const closed = await measure();
   const panels = [
@@ -78,6 +86,7 @@ test('1280x720: with a panel open the timeline keeps its size, and the ledger an
     await screenshot(page, `panel-${name.replace(' ', '-')}-1280.png`);
     assert.ok(m.w >= 0.9 * closed.w && m.h >= 0.9 * closed.h, `${name}: timeline ${m.w}x${m.h} against ${closed.w}x${closed.h}`);
     assert.ok(m.ledger <= 720 && m.cards <= 720, `${name}: ledger ends at ${m.ledger}, cards at ${m.cards}`);
+    assert.ok(m.uncovered, `${name}: the panel covers the cards or the balance`);
     await hide();
     await page.waitForTimeout(50);
   }
