@@ -24,10 +24,6 @@ use crate::lab::{Lab, Msg};
 /// which of the two it is.
 const NAME: &str = "fencing-lab-speaker";
 
-/// A hash longer than any view's (the longest deck link with every edit is under 300
-/// characters) is not a view.
-const MAX_HASH: usize = 2_000;
-
 /// Whether this window is the speaker view.
 pub(super) fn is_speaker() -> bool {
     window().name().is_ok_and(|n| n == NAME)
@@ -87,7 +83,7 @@ impl Pair {
                 .is_some_and(|w| js_sys::Object::is(&from, w.as_ref()))
         });
         let hash = e.data().as_string()?;
-        (ours && hash.starts_with('#') && hash.len() <= MAX_HASH).then_some(hash)
+        (ours && hash.starts_with('#') && hash.len() <= crate::share::MAX_HASH_LEN).then_some(hash)
     }
 }
 
