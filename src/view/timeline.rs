@@ -85,8 +85,8 @@ impl Geometry {
         format!("0 0 {} {}", n(VIEW_W), n(self.height()))
     }
 
-    /// The drawing's width over its height, as CSS `aspect-ratio`: the page sizes the
-    /// timeline's box from it without laying out the drawing (see `.timeline-wrap`).
+    /// The drawing's width over its height, as a CSS ratio: the page sizes the SVG inside
+    /// the stage's fixed box from it (container units), without laying out the drawing.
     pub fn aspect_ratio(&self) -> String {
         format!("{} / {}", n(VIEW_W), n(self.height()))
     }
