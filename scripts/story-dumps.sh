@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 dir=${1:?usage: scripts/story-dumps.sh DIR}
 mkdir -p "$dir"
 cargo build -q
-bin=target/debug/fencing-lab
+bin=${CARGO_TARGET_DIR:-target}/debug/fencing-lab
 if ids=$("$bin" deck --json 2>/dev/null | python3 -c 'import json,sys; print(" ".join(e["id"] for e in json.load(sys.stdin)["entries"]))' 2>/dev/null); then :; else
   # Before `deck --json` existed: the ids as the deck source spells them.
   ids=$(grep -oh 'id: "[a-z-]*"' src/core/deck/*.rs | cut -d'"' -f2 | awk '!seen[$0]++' | tr '\n' ' ')
