@@ -77,9 +77,10 @@ fn main() {
     for policy in policies {
         let trace = run(&scenario.clone().with_policy(policy));
         println!("== fencing {} ==", policy.label());
-        for step in 0..=story::Steps::of(&trace).last() {
-            println!("{}", story::narration(&trace, step));
-            println!("    Say: {}", story::say(&trace, step));
+        let words = story::Story::of(&trace);
+        for step in 0..=words.last() {
+            println!("{}", words.narration(step));
+            println!("    Say: {}", words.say(step));
         }
         println!(
             "final {}: {}\n",

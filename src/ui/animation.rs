@@ -139,7 +139,8 @@ async fn encoding(
 ) -> Result<Encoded, String> {
     let began = now_ms();
     // One frame a story step (a run of identical events is one step, as on the page).
-    let steps = story::Steps::of(&t).last();
+    let words = story::Story::of(&t);
+    let steps = words.last();
     let (w, h) = size.dims();
     // The off / on cards the page shows for this run; every frame keeps room for the last
     // frame's outcome, so the drawing stays put.
@@ -149,7 +150,7 @@ async fn encoding(
     let framing = |step: usize| frame_svg(&punchline(&t, step, &cards), &t, room);
     // The palette from the last step, which shows every colour the run uses.
     frame.set(steps);
-    export::draw_frame(STAGE, w, h, &story::narration(&t, steps), &framing(steps))
+    export::draw_frame(STAGE, w, h, &words.narration(steps), &framing(steps))
         .await
         .map_err(|e| export::reason(&e))?;
     let colours: Vec<[u8; 3]> = export::frame_colours(STAGE)
@@ -164,7 +165,7 @@ async fn encoding(
     let mut rgba = vec![0_u8; usize::from(w) * usize::from(h) * 4];
     for step in 0..=steps {
         frame.set(step);
-        let text = story::narration(&t, step);
+        let text = words.narration(step);
         export::draw_frame(STAGE, w, h, &text, &framing(step))
             .await
             .map_err(|e| export::reason(&e))?;

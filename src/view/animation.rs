@@ -611,7 +611,7 @@ mod tests {
                 let said = words(&svg);
                 assert!(said.contains("GC pause"), "{said}");
                 assert!(said.contains(entry.question), "{said}");
-                let balance = story::value(&t, step);
+                let balance = story::Story::of(&t).value(step);
                 assert!(
                     said.contains(&format!("Balance {balance} · fencing {}", policy.short())),
                     "step {step}: {said}"

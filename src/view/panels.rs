@@ -23,12 +23,13 @@ pub struct StoryModel {
 }
 
 pub fn story(t: &Trace, step: usize) -> StoryModel {
+    let words = story::Story::of(t);
     StoryModel {
         question: crate::core::deck::find(&t.scenario.id)
             .map(|e| e.question)
             .filter(|q| !q.is_empty()),
-        narration: story::narration(t, step),
-        say: story::say(t, step),
+        narration: words.narration(step),
+        say: words.say(step),
     }
 }
 
@@ -166,7 +167,7 @@ pub fn storage(t: &Trace, step: usize) -> StorageModel {
     StorageModel {
         figure,
         words,
-        value: story::value(t, step),
+        value: story::Story::of(t).value(step),
         fence,
         fence_caption,
         holder_source: if t.scenario.row_lock.is_some() {
@@ -811,8 +812,8 @@ mod tests {
         let t = run(&Scenario::gc_pause());
         let m = story(&t, 1);
         assert!(m.narration.contains("gives token 33"), "{m:?}");
-        assert_eq!(m.narration, story::narration(&t, 1));
-        assert_eq!(m.say, story::say(&t, 1));
+        assert_eq!(m.narration, story::Story::of(&t).narration(1));
+        assert_eq!(m.say, story::Story::of(&t).say(1));
         assert!(m.question.is_some_and(|q| !q.is_empty()));
         let mut custom = Scenario::gc_pause();
         custom.id = "custom".to_owned();

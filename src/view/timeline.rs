@@ -455,9 +455,9 @@ pub fn model(t: &Trace, step: usize, live: bool) -> TimelineModel {
     }
     let bands = bands(t, &g, &mut labels);
     let cut = cut(t, &g, &mut labels);
-    let steps = story::Steps::of(t);
-    let step = step.min(steps.last());
-    let markers = markers(t, &g, (&steps, step), &spots, &mut labels);
+    let words = story::Story::of(t);
+    let step = step.min(words.last());
+    let markers = markers(t, &g, (&words, step), &spots, &mut labels);
     // Rows in a fixed order (by owner, by lane; by time within one) rather than by time
     // alone, so a drag that makes two lanes' events trade places moves no node. Labels were
     // placed in event order above.
@@ -472,7 +472,7 @@ pub fn model(t: &Trace, step: usize, live: bool) -> TimelineModel {
         pauses: pauses(t, &g, live),
         cut,
         cursor: Cursor {
-            x: g.x(t.snapshot_at(steps.through(step)).at),
+            x: g.x(t.snapshot_at(words.steps().through(step)).at),
             y1: TOP - 4.0,
             y2: g.bottom(),
         },
@@ -848,10 +848,11 @@ fn classify(kind: &EventKind, late: bool) -> (Shape, Verdict) {
 fn markers(
     t: &Trace,
     g: &Geometry,
-    (steps, step): (&story::Steps, usize),
+    (words, step): (&story::Story, usize),
     spots: &[Spot],
     labels: &mut Labels,
 ) -> Vec<Marker> {
+    let steps = words.steps();
     let storage_y = g.lane_mid(g.lane_index(Lane::Storage));
     let mut seen: Vec<(usize, Discriminant<EventKind>)> = Vec::with_capacity(spots.len());
     // Labels with no room centred above or below their marker (the marker's place in
@@ -930,7 +931,7 @@ fn markers(
                 colour: colour(who),
                 glyph,
                 result: e.result_code(),
-                tooltip: story::narration(t, shown),
+                tooltip: words.narration(shown),
                 link,
                 label,
             }

@@ -98,7 +98,9 @@ fn fencing_off_both_call_and_the_key_dedupes_the_second() {
         .iter()
         .position(|e| e.result_code() == "deduped")
         .unwrap();
-    assert!(story::say(&t, dedupe + 1).contains("only the provider's idempotency key"));
+    assert!(story::Story::of(&t)
+        .say(dedupe + 1)
+        .contains("only the provider's idempotency key"));
 }
 
 #[test]
@@ -141,13 +143,15 @@ fn fenced_the_late_claim_is_refused_and_a_never_calls() {
             .iter()
             .all(|e| e.actor.as_deref() != Some("A")));
         // The step before said A does not call; the give-up says why it stops, not that again.
-        let stop = story::narration(&t, gave_up + 1);
+        let stop = story::Story::of(&t).narration(gave_up + 1);
         assert!(
             stop.contains("newer lock generation owns the job"),
             "{stop}"
         );
         assert!(!stop.contains("provider"), "{stop}");
-        assert!(story::narration(&t, gave_up).contains("does not call the provider"));
+        assert!(story::Story::of(&t)
+            .narration(gave_up)
+            .contains("does not call the provider"));
     }
 }
 

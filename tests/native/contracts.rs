@@ -36,7 +36,7 @@ fn narration_of(trace: &Trace, e: &TraceEvent) -> String {
         .iter()
         .position(|x| std::ptr::eq(x, e))
         .expect("an event of this trace");
-    story::narration(trace, i + 1)
+    story::Story::of(trace).narration(i + 1)
 }
 
 /// The storage-lane event recording `writer`'s write(s).
@@ -987,7 +987,7 @@ fn trace_stepping() {
         let e = trace.event_at(step).unwrap();
         assert_eq!(trace.snapshot_at(step), &e.snapshot);
         assert_eq!(e.snapshot.at, e.at);
-        let n = story::narration(&trace, step);
+        let n = story::Story::of(&trace).narration(step);
         assert!(n.starts_with(&format!("t={} ms — ", e.at)), "{n}");
         if step > 1 {
             assert!(trace.event_at(step - 1).unwrap().at <= e.at);
@@ -1553,9 +1553,9 @@ fn verdicts_headline_strict_late_write_before_the_new_token() {
         }
         other => panic!("unexpected {other:?}"),
     }
-    let n = story::narration(&t, i + 1);
+    let n = story::Story::of(&t).narration(i + 1);
     assert!(n.contains("has not seen it yet"), "{n}");
-    let say = story::say(&t, i + 1);
+    let say = story::Story::of(&t).say(i + 1);
     assert!(
         say.contains("only once storage has seen 34") && say.contains("handoff barrier"),
         "{say}"
@@ -1568,7 +1568,7 @@ fn verdicts_headline_strict_late_write_before_the_new_token() {
         .unwrap();
     assert!(j > i);
     assert_eq!(t.events[j].actor.as_deref(), Some("B"));
-    assert!(story::narration(&t, j + 1).contains("twice"));
+    assert!(story::Story::of(&t).narration(j + 1).contains("twice"));
 }
 
 #[test]

@@ -72,7 +72,8 @@ fn the_window_before_storage_sees_the_new_token_grows_with_the_round_trip() {
 #[test]
 fn the_words_say_where_the_round_trip_goes() {
     let t = strict(CROSS_REGION_RTT);
-    assert!(story::narration(&t, 0)
+    assert!(story::Story::of(&t)
+        .narration(0)
         .contains("another region: every lock command costs a client a 20 ms round trip"));
     let grant = 1 + t
         .events
@@ -81,10 +82,12 @@ fn the_words_say_where_the_round_trip_goes() {
             e.actor.as_deref() == Some("B") && matches!(e.kind, EventKind::Acquired { .. })
         })
         .unwrap();
-    assert!(
-        story::narration(&t, grant).ends_with("The answer reaches B at t=72, a round trip later.")
-    );
-    assert!(story::say(&t, grant).contains("storage sees 34 only with B's first write"));
+    assert!(story::Story::of(&t)
+        .narration(grant)
+        .ends_with("The answer reaches B at t=72, a round trip later."));
+    assert!(story::Story::of(&t)
+        .say(grant)
+        .contains("storage sees 34 only with B's first write"));
     let entry = deck::find("cross-region").unwrap();
     let notes = (entry.notes)(&deck::runs(entry)).join("\n");
     for want in [
@@ -97,7 +100,7 @@ fn the_words_say_where_the_round_trip_goes() {
     }
     // In one region nothing about a round trip is said.
     let near = strict(0);
-    assert!(!(0..=near.len()).any(|s| story::narration(&near, s).contains("round trip")));
+    assert!(!(0..=near.len()).any(|s| story::Story::of(&near).narration(s).contains("round trip")));
 }
 
 #[test]

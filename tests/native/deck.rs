@@ -51,7 +51,7 @@ fn narration_of(t: &Trace, e: &TraceEvent) -> String {
         .iter()
         .position(|x| std::ptr::eq(x, e))
         .expect("an event of this trace");
-    story::narration(t, i + 1)
+    story::Story::of(t).narration(i + 1)
 }
 
 fn by<'a>(t: &'a Trace, actor: &str, pred: impl Fn(&EventKind) -> bool) -> Vec<&'a TraceEvent> {
@@ -185,11 +185,14 @@ fn every_entry_is_well_formed_valid_and_deterministic() {
             assert_eq!(back, sc);
             assert_eq!(run(&back), t);
             for (step, ev) in t.events.iter().enumerate() {
-                assert!(!story::narration(&t, step + 1).is_empty() && !story::label(ev).is_empty());
-                assert!(!story::say(&t, step + 1).is_empty());
+                assert!(
+                    !story::Story::of(&t).narration(step + 1).is_empty()
+                        && !story::label(ev).is_empty()
+                );
+                assert!(!story::Story::of(&t).say(step + 1).is_empty());
             }
             // Step 0 introduces the scenario (the question is shown beside it by the panel).
-            let intro = story::say(&t, 0);
+            let intro = story::Story::of(&t).say(0);
             assert!(
                 intro.contains(&t.scenario.resource)
                     && intro.starts_with(&match t.scenario.actors.len() {
@@ -229,7 +232,9 @@ fn without_a_failover_at_most_one_lease_is_ever_live() {
 #[test]
 fn narration_counts_in_seconds_only_for_long_scenarios() {
     let t = run_as("handoff-barrier", SAME);
-    let all: Vec<String> = (1..=t.len()).map(|s| story::narration(&t, s)).collect();
+    let all: Vec<String> = (1..=t.len())
+        .map(|s| story::Story::of(&t).narration(s))
+        .collect();
     assert!(all
         .iter()
         .all(|n| n.starts_with("t=") && !n.contains(" ms — ")));
@@ -242,10 +247,12 @@ fn narration_counts_in_seconds_only_for_long_scenarios() {
     assert_eq!(story::time_label(&t.scenario, 15_000), "15.0 s");
     let t = run_as("gc-pause", STRICT);
     for (i, e) in t.events.iter().enumerate() {
-        let n = story::narration(&t, i + 1);
+        let n = story::Story::of(&t).narration(i + 1);
         assert!(n.starts_with(&format!("t={} ms — ", e.at)), "{n}");
     }
-    assert!(story::narration(&t, 3).contains("50 ms stop-the-world GC pause"));
+    assert!(story::Story::of(&t)
+        .narration(3)
+        .contains("50 ms stop-the-world GC pause"));
     assert_eq!(story::time_label(&t.scenario, 55), "55 ms");
 }
 
@@ -414,7 +421,7 @@ fn same_token_retry_dedupes_the_intent_but_the_key_is_not_a_fence() {
     // The key returns the original result, so A learns that pay-1 landed.
     let dup = &t.events[3];
     assert_eq!(dup.result_code(), "duplicate_intent");
-    let n = story::narration(&t, 4);
+    let n = story::Story::of(&t).narration(4);
     assert!(n.contains("original result (balance 90)"), "{n}");
 }
 
@@ -624,8 +631,7 @@ fn failover_makes_two_holders_and_the_counter_rolls_back() {
         assert_eq!(b_acq.snapshot.holder.as_ref().unwrap().owner, "B");
         assert_eq!(b_acq.snapshot.lost_leases.len(), 1);
         assert_eq!(b_acq.snapshot.lost_leases[0].fence, Fence(33));
-        let say = story::say(
-            &t,
+        let say = story::Story::of(&t).say(
             t.events
                 .iter()
                 .position(|e| std::ptr::eq(e, b_acq))
@@ -718,7 +724,7 @@ fn failover_of_a_lock_service_loses_nothing() {
         assert_eq!(t.summary.max_believers, 1, "{policy:?}");
         assert_eq!(t.summary.final_balance, 90, "{policy:?}");
         assert_eq!(t.summary.duplicate_runs, 0, "{policy:?}");
-        let n = story::narration(&t, 1);
+        let n = story::Story::of(&t).narration(1);
         assert!(n.contains("lock service"), "{n}");
     }
 }
@@ -783,7 +789,7 @@ fn renewal_when_the_worker_wins_the_race_it_writes_late() {
         .iter()
         .position(|e| std::ptr::eq(e, failed[0]))
         .unwrap();
-    let n = story::narration(&t, i + 1);
+    let n = story::Story::of(&t).narration(i + 1);
     assert!(n.contains("answers 0"), "{n}");
     for (policy, a_code, balance) in [
         (OFF, "ok", 80),
@@ -818,7 +824,7 @@ fn renewal_when_the_worker_wins_the_race_it_writes_late() {
             .iter()
             .position(|e| std::ptr::eq(e, race[0]))
             .unwrap();
-        let say = story::say(&t, story::Steps::of(&t).showing(i));
+        let say = story::Story::of(&t).say(story::Steps::of(&t).showing(i));
         assert!(say.contains("race"), "{say}");
     }
 }
@@ -883,7 +889,7 @@ fn renewal_when_the_watchdog_wins_the_job_self_cancels() {
             .iter()
             .position(|e| std::ptr::eq(e, failed[0]))
             .unwrap();
-        let say = story::say(&t, i + 1);
+        let say = story::Story::of(&t).say(i + 1);
         assert!(say.contains("already ended"), "{say}");
         assert!(!say.contains("before the lease is gone"), "{say}");
     }

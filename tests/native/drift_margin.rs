@@ -60,14 +60,14 @@ fn the_main_run_shows_the_margin_stopping_a_slow_clock() {
         assert_eq!((at, local, deadline, ok), (36, 28, 22, false), "{policy:?}");
         assert_eq!(step, 8, "the browser test steps to A's check");
         assert_eq!(t.events[step].kind, EventKind::GaveUp);
-        let words = story::narration(&t, step);
+        let words = story::Story::of(&t).narration(step);
         assert!(
             words.contains("reads 28 ms since its lease began (36 ms on the lock server's clock)")
                 && words.contains("it is past it, so it stops before writing")
                 && words.contains("without the margin its deadline would be the TTL, 30 ms, and at 28 ms it would have gone on to write"),
             "{words}"
         );
-        let say = story::say(&t, step);
+        let say = story::Story::of(&t).say(step);
         assert!(
             say.contains("The margin stopped it") && say.contains("exaggerated for visibility"),
             "{say}"
@@ -77,7 +77,7 @@ fn the_main_run_shows_the_margin_stopping_a_slow_clock() {
         assert_eq!(t.summary.late_writes_accepted, 0);
     }
     assert!(
-        story::narration(&run_as(FencingPolicy::Off), 0).contains("client clocks run 20% slow (exaggerated for visibility: real clocks drift by tens of ppm), and stop at TTL − 8 ms")
+        story::Story::of(&run_as(FencingPolicy::Off)).narration(0).contains("client clocks run 20% slow (exaggerated for visibility: real clocks drift by tens of ppm), and stop at TTL − 8 ms")
     );
 }
 
@@ -91,12 +91,14 @@ fn without_the_margin_the_slow_clock_writes_late() {
     let without = run(&bare);
     let (at, local, deadline, ok, step) = checks(&without)[0];
     assert_eq!((at, local, deadline, ok), (36, 28, 30, true));
-    let words = story::narration(&without, step);
+    let words = story::Story::of(&without).narration(step);
     assert!(
         words.contains("2 ms left") && words.contains("ran out on the lock server 6 ms ago"),
         "{words}"
     );
-    assert!(story::say(&without, step).contains("A margin of at least TTL × drift"));
+    assert!(story::Story::of(&without)
+        .say(step)
+        .contains("A margin of at least TTL × drift"));
     assert_eq!(
         writes(&without),
         [w(35, "B", 34, "ok"), w(37, "A", 33, "ok")]
@@ -125,13 +127,15 @@ fn a_pause_after_a_check_that_passes_lands_unfenced() {
     let off = run(&paused.clone().with_policy(FencingPolicy::Off));
     let (at, local, deadline, ok, step) = checks(&off)[0];
     assert_eq!((at, local, deadline, ok), (15, 12, 22, true));
-    let words = story::narration(&off, step);
+    let words = story::Story::of(&off).narration(step);
     assert!(
         words.contains("running 20% slow, reads 12 ms since its lease began (15 ms on the lock server's clock)")
             && words.contains("TTL − margin = 30 ms − 8 ms = 22 ms, so it has 10 ms left"),
         "{words}"
     );
-    assert!(story::say(&off, step).contains("cannot cover a pause after the check"));
+    assert!(story::Story::of(&off)
+        .say(step)
+        .contains("cannot cover a pause after the check"));
     assert_eq!(writes(&off), [w(35, "B", 34, "ok"), w(56, "A", 33, "ok")]);
     assert_eq!(off.summary.final_balance, 80);
     assert_eq!(off.summary.duplicate_runs, 1);

@@ -31,12 +31,12 @@ fn fencing_off_the_job_runs_twice_and_the_row_holds_one_runs_value() {
     );
     let step = write_step(&off, "A");
     assert_eq!(step, 11, "the browser test steps to A's rebuild");
-    let words = story::narration(&off, step);
+    let words = story::Story::of(&off).narration(step);
     assert!(words.contains("wasted work, no harm"), "{words}");
-    let say = story::say(&off, step);
+    let say = story::Story::of(&off).say(step);
     assert!(say.contains("double charge (gc-pause)"), "{say}");
     // B's first write is not a rerun.
-    let b = story::narration(&off, write_step(&off, "B"));
+    let b = story::Story::of(&off).narration(write_step(&off, "B"));
     assert!(!b.contains("run twice"), "{b}");
 }
 

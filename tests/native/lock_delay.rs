@@ -67,14 +67,16 @@ fn a_pause_longer_than_ttl_plus_delay_still_lands_unfenced_and_is_refused_fenced
         .iter()
         .position(|e| std::ptr::eq(e, delayed))
         .unwrap();
-    let words = story::narration(&off, i + 1);
+    let words = story::Story::of(&off).narration(i + 1);
     assert!(
         words.contains("lock-delay keeps acct:1 from everyone until t=50"),
         "{words}"
     );
-    assert!(story::say(&off, i + 1).contains("cannot close it"));
+    assert!(story::Story::of(&off)
+        .say(i + 1)
+        .contains("cannot close it"));
     // A system that has a lock-delay (Chubby, Consul's sessions), with the scaling said.
-    let setup = story::narration(&off, 0);
+    let setup = story::Story::of(&off).narration(0);
     assert!(
         setup.contains("20 ms lock-delay, as in Chubby")
             && setup.contains("Consul's session lock-delay is 15 s by default")

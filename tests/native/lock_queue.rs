@@ -118,14 +118,17 @@ fn the_words_say_queue_and_a_row_lock_has_none() {
             .unwrap()
     };
     let wait = step(|k| matches!(k, EventKind::LockWait { .. }), "B");
-    assert!(story::narration(&t, wait)
+    assert!(story::Story::of(&t)
+        .narration(wait)
         .contains("creates its sequential node and watches only the one just before it"));
-    assert!(story::say(&t, wait).starts_with("Each waiter watches only its predecessor"));
+    assert!(story::Story::of(&t)
+        .say(wait)
+        .starts_with("Each waiter watches only its predecessor"));
     assert_eq!(story::marker_label(&t, &t.events[wait - 1]), "queued");
     let granted = step(|k| matches!(k, EventKind::Acquired { .. }), "B");
-    assert!(
-        story::narration(&t, granted).contains("B's watch fires: it holds acct:1 with token 34")
-    );
+    assert!(story::Story::of(&t)
+        .narration(granted)
+        .contains("B's watch fires: it holds acct:1 with token 34"));
     let row = Scenario {
         row_lock: Some(RowLock { idle_timeout: true }),
         ..Scenario::lock_queue()

@@ -212,7 +212,7 @@ fn a_timeout_shorter_than_the_lease_left_stops_a_in_time_unless_its_write_is_on_
         .iter()
         .position(|e| matches!(e.kind, EventKind::LockTimedOut { .. }))
         .unwrap();
-    let say = story::say(&sent, i + 1);
+    let say = story::Story::of(&sent).say(i + 1);
     assert!(say.contains("already on its way"), "{say}");
     assert!(!say.contains("In time"), "{say}");
 }
@@ -328,19 +328,19 @@ fn every_command_sent_in_the_window_is_dropped_and_each_timeout_does_what_it_say
             timeout_at: None
         }
     );
-    assert!(story::say(
-        &t,
-        t.events.iter().position(|e| std::ptr::eq(e, last)).unwrap() + 1
-    )
-    .contains("waits for ever"));
+    assert!(story::Story::of(&t)
+        .say(t.events.iter().position(|e| std::ptr::eq(e, last)).unwrap() + 1)
+        .contains("waits for ever"));
 }
 
 #[test]
 fn every_step_says_what_happened_under_each_policy() {
     for policy in FencingPolicy::ALL {
         let t = run_as(policy);
-        let words: Vec<String> = (0..=t.len()).map(|s| story::narration(&t, s)).collect();
-        let say: Vec<String> = (0..=t.len()).map(|s| story::say(&t, s)).collect();
+        let words: Vec<String> = (0..=t.len())
+            .map(|s| story::Story::of(&t).narration(s))
+            .collect();
+        let say: Vec<String> = (0..=t.len()).map(|s| story::Story::of(&t).say(s)).collect();
         assert!(words[0]
             .contains("A is cut off from the lock service (not from storage) from t=15 to t=65"));
         let find =

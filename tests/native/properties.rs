@@ -508,8 +508,7 @@ fn check_single_live_lease(trace: &Trace) -> Result<(), TestCaseError> {
             &expected,
             "holder at t={}: {}",
             e.at,
-            story::narration(
-                trace,
+            story::Story::of(trace).narration(
                 trace
                     .events
                     .iter()

@@ -70,15 +70,20 @@ fn b_asks_clear_of_the_lease_end_either_side() {
 #[test]
 fn the_words_put_the_holder_on_the_minority_side() {
     let t = run_as(FencingPolicy::Strict);
-    assert!(story::narration(&t, 0)
+    assert!(story::Story::of(&t)
+        .narration(0)
         .contains("member 1 is cut off from members 2 and 3 (the minority side)"));
     let step = 1 + t
         .events
         .iter()
         .position(|e| matches!(e.kind, EventKind::LockUnanswered { .. }))
         .unwrap();
-    assert!(story::narration(&t, step).contains("without a quorum it can commit no renewal"));
-    assert!(story::say(&t, step).starts_with("A minority can neither grant nor renew;"));
+    assert!(story::Story::of(&t)
+        .narration(step)
+        .contains("without a quorum it can commit no renewal"));
+    assert!(story::Story::of(&t)
+        .say(step)
+        .starts_with("A minority can neither grant nor renew;"));
     let entry = deck::find("raft-partition").unwrap();
     let notes = (entry.notes)(&deck::runs(entry)).join("\n");
     for want in [
@@ -92,5 +97,5 @@ fn the_words_put_the_holder_on_the_minority_side() {
     }
     // Plain `partition` keeps its own words.
     let plain = run(&Scenario::partition());
-    assert!(!(0..=plain.len()).any(|s| story::narration(&plain, s).contains("minority")));
+    assert!(!(0..=plain.len()).any(|s| story::Story::of(&plain).narration(s).contains("minority")));
 }

@@ -57,7 +57,12 @@ fn the_words_say_restart_not_failover() {
     for policy in FencingPolicy::ALL {
         let t = run_as(policy);
         let all: Vec<String> = (0..=t.len())
-            .flat_map(|s| [story::narration(&t, s), story::say(&t, s)])
+            .flat_map(|s| {
+                [
+                    story::Story::of(&t).narration(s),
+                    story::Story::of(&t).say(s),
+                ]
+            })
             .collect();
         let text = all.join("\n");
         assert!(

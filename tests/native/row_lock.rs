@@ -256,7 +256,9 @@ fn a_read_on_a_terminated_session_loses_the_connection_and_writes_nothing() {
         .iter()
         .position(|e| std::ptr::eq(e, lost[0]))
         .unwrap();
-    assert!(story::narration(&t, i + 1).contains("terminated at t=30"));
+    assert!(story::Story::of(&t)
+        .narration(i + 1)
+        .contains("terminated at t=30"));
 }
 
 #[test]
@@ -327,7 +329,10 @@ fn the_words_name_no_token_and_say_the_policy_changes_nothing() {
     for policy in FencingPolicy::ALL {
         let t = run_as(policy);
         for step in 0..=t.len() {
-            let (n, s) = (story::narration(&t, step), story::say(&t, step));
+            let (n, s) = (
+                story::Story::of(&t).narration(step),
+                story::Story::of(&t).say(step),
+            );
             for words in [&n, &s] {
                 for banned in [
                     "token 33",
@@ -341,20 +346,22 @@ fn the_words_name_no_token_and_say_the_policy_changes_nothing() {
                 }
             }
         }
-        let opening = story::narration(&t, 0);
+        let opening = story::Story::of(&t).narration(0);
         assert!(
             opening.contains(&format!("fencing policy ({})", policy.short())),
             "{opening}"
         );
         assert!(opening.contains("idle_in_transaction_session_timeout = 30 ms"));
         let a_write = write_step(&t, "A");
-        let n = story::narration(&t, a_write);
+        let n = story::Story::of(&t).narration(a_write);
         assert!(
             n.contains("terminated that session at t=30: FATAL 25P03"),
             "{n}"
         );
         assert!(n.contains("Balance stays 90"), "{n}");
-        assert!(story::say(&t, a_write).contains("off, strict and same-epoch"));
+        assert!(story::Story::of(&t)
+            .say(a_write)
+            .contains("off, strict and same-epoch"));
         let labels: Vec<String> = t
             .events
             .iter()
@@ -384,9 +391,13 @@ fn the_words_name_no_token_and_say_the_policy_changes_nothing() {
         })
         .unwrap()
         + 1;
-    assert!(story::narration(&t, grant).contains("after waiting 35 ms"));
-    assert!(story::say(&t, grant).contains("B waited 35 ms"));
-    assert!(story::narration(&t, grant).contains("No idle timeout is set"));
+    assert!(story::Story::of(&t)
+        .narration(grant)
+        .contains("after waiting 35 ms"));
+    assert!(story::Story::of(&t).say(grant).contains("B waited 35 ms"));
+    assert!(story::Story::of(&t)
+        .narration(grant)
+        .contains("No idle timeout is set"));
 }
 
 #[test]

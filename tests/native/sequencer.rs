@@ -123,13 +123,13 @@ fn the_sequencer_check_refuses_a_before_storage_has_seen_34() {
         assert_eq!(by, Some(("B", Fence(34))));
         assert_eq!(e.snapshot.last_fence, None);
         assert_eq!(story::label(e), "−10 #33 stale_sequencer");
-        let words = story::narration(&t, i + 1);
+        let words = story::Story::of(&t).narration(i + 1);
         assert!(
             words.contains("passes the fencing rule (storage has seen no token yet)"),
             "{words}"
         );
         assert!(words.contains("B holds it now, with token 34"), "{words}");
-        let say = story::say(&t, i + 1);
+        let say = story::Story::of(&t).say(i + 1);
         assert!(say.contains("Storage has never seen 34"), "{say}");
         assert!(say.contains("round trip"), "{say}");
         // B's write: the check was made and passed.
@@ -138,12 +138,14 @@ fn the_sequencer_check_refuses_a_before_storage_has_seen_34() {
             .iter()
             .rposition(|e| matches!(e.kind, EventKind::WriteApplied { .. }))
             .unwrap();
-        let words = story::narration(&t, b_write + 1);
+        let words = story::Story::of(&t).narration(b_write + 1);
         assert!(
             words.contains("storage asked the lock service: B's lease is still the live one"),
             "{words}"
         );
-        assert!(story::narration(&t, 0).contains("sequencer check"));
+        assert!(story::Story::of(&t)
+            .narration(0)
+            .contains("sequencer check"));
     }
 }
 
@@ -193,8 +195,12 @@ fn a_lapsed_lease_is_refused_even_with_no_newer_holder() {
         }
     ));
     let i = t.events.iter().position(|x| std::ptr::eq(x, e)).unwrap();
-    assert!(story::narration(&t, i + 1).contains("no lease on it is live at all"));
-    assert!(story::say(&t, i + 1).starts_with("Nobody holds the lock"));
+    assert!(story::Story::of(&t)
+        .narration(i + 1)
+        .contains("no lease on it is live at all"));
+    assert!(story::Story::of(&t)
+        .say(i + 1)
+        .starts_with("Nobody holds the lock"));
     assert_eq!(t.summary.final_balance, 90);
 }
 

@@ -49,7 +49,11 @@ fn lines(t: &Trace) -> Vec<(usize, String, String)> {
         .map(|s| {
             // A run of identical events is one story step: each event gets its words.
             let shown = s.checked_sub(1).map_or(0, |i| steps.showing(i));
-            (s, story::narration(t, shown), story::say(t, shown))
+            (
+                s,
+                story::Story::of(t).narration(shown),
+                story::Story::of(t).say(shown),
+            )
         })
         .collect()
 }
@@ -528,7 +532,10 @@ fn a_failover_after_expiry_loses_nothing() {
         [33, 34],
         "no live grant was lost, so no INCR was either"
     );
-    let (n, s) = (story::narration(&t, i + 1), story::say(&t, i + 1));
+    let (n, s) = (
+        story::Story::of(&t).narration(i + 1),
+        story::Story::of(&t).say(i + 1),
+    );
     assert!(n.contains("nothing is lost"), "{n}");
     assert!(s.contains("loses nothing"), "{s}");
 }
@@ -553,7 +560,7 @@ fn a_separate_counter_names_no_token_for_a_lease() {
     );
     for step in 1..=t.len() {
         let e = &t.events[step - 1];
-        let n = story::narration(&t, step);
+        let n = story::Story::of(&t).narration(step);
         if matches!(
             e.kind,
             EventKind::LeaseExpired { .. }
@@ -585,7 +592,7 @@ fn fencing_off_claims_no_check() {
     for entry in fencing_lab::core::DECK {
         let t = run(&(entry.build)().with_policy(fencing_lab::core::FencingPolicy::Off));
         for step in 0..=t.len() {
-            let s = story::say(&t, step);
+            let s = story::Story::of(&t).say(step);
             assert!(
                 !s.contains("passed the check"),
                 "{} step {step}: {s}",
@@ -614,7 +621,7 @@ fn a_skip_while_another_client_still_believes_says_so() {
             e.actor.as_deref() == Some("C") && e.kind == EventKind::JobChecked { done: true }
         })
         .expect("C finds the job done");
-    let say = story::say(&t, skip + 1);
+    let say = story::Story::of(&t).say(skip + 1);
     assert!(t.events[skip].snapshot.believers.iter().any(|b| b == "A"));
     assert!(
         say.contains("But A still believes it holds the lock")
@@ -635,7 +642,9 @@ fn a_skip_while_another_client_still_believes_says_so() {
         .iter()
         .position(|e| e.kind == EventKind::JobChecked { done: true })
         .unwrap();
-    assert!(story::say(&t, skip + 1).contains("one holder at a time"));
+    assert!(story::Story::of(&t)
+        .say(skip + 1)
+        .contains("one holder at a time"));
 }
 
 /// "Compare-and-delete saw someone else's value …; a plain DEL would have deleted their
@@ -797,7 +806,7 @@ fn repeated_steps_cover_every_event_once_and_count_themselves() {
                 assert_eq!(e.actor, first.actor, "{} step {k}", who(&t));
                 assert_eq!(story::marker_label(&t, e), label, "{} step {k}", who(&t));
             }
-            let words = story::narration(&t, k);
+            let words = story::Story::of(&t).narration(k);
             assert!(
                 words.contains(&format!("×{n}"))
                     && (words.contains(" times") || words.contains("twice")),

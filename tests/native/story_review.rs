@@ -20,7 +20,7 @@ fn run_as(id: &str, policy: FencingPolicy) -> Trace {
 /// Every narration and Say line of a run, step 0 included.
 fn words(t: &Trace) -> Vec<String> {
     (0..=t.len())
-        .flat_map(|s| [story::narration(t, s), story::say(t, s)])
+        .flat_map(|s| [story::Story::of(t).narration(s), story::Story::of(t).say(s)])
         .collect()
 }
 
@@ -56,7 +56,7 @@ fn every_run_fits_two_minutes() {
         let last = story::Steps::of(&t).last();
         assert!(last <= MAX_STEPS, "{id} {policy:?}: {last} steps");
         let said: usize = (0..=last)
-            .map(|s| story::say(&t, s).split_whitespace().count())
+            .map(|s| story::Story::of(&t).say(s).split_whitespace().count())
             .sum();
         assert!(said <= MAX_SAY_WORDS, "{id} {policy:?}: {said} Say words");
     }
@@ -66,7 +66,7 @@ fn every_run_fits_two_minutes() {
 fn a_line_already_said_is_not_said_again() {
     for (id, t) in deck_runs() {
         let last = story::Steps::of(&t).last();
-        let says: Vec<String> = (0..=last).map(|s| story::say(&t, s)).collect();
+        let says: Vec<String> = (0..=last).map(|s| story::Story::of(&t).say(s)).collect();
         for (i, s) in says.iter().enumerate() {
             assert!(!says[..i].contains(s), "{id}: {s} said twice");
         }
@@ -85,14 +85,16 @@ fn identical_repeated_steps_are_one_step() {
     assert!(renewals.iter().all(|&i| steps.showing(i) == step));
     assert_eq!(steps.events(step), renewals[0]..renewals[2] + 1);
     assert_eq!(steps.last(), t.len() - 2);
-    let n = story::narration(&t, step);
+    let n = story::Story::of(&t).narration(step);
     assert!(n.starts_with("t=11–31 ms — A's watchdog renews"), "{n}");
     assert!(
         n.contains("3 times, every ~10 ms") && n.contains("extend ×3"),
         "{n}"
     );
     assert!(n.contains("now runs until t=61"), "{n}");
-    assert!(story::say(&t, step).starts_with("Renew at about a third of the TTL"));
+    assert!(story::Story::of(&t)
+        .say(step)
+        .starts_with("Renew at about a third of the TTL"));
     // The step after the run is the event after it: nothing is skipped.
     assert_eq!(steps.events(step + 1), renewals[2] + 1..renewals[2] + 2);
     // lock-delay: B's two refusals under the lock-delay are one step, "×2".
@@ -104,7 +106,7 @@ fn identical_repeated_steps_are_one_step() {
     assert_eq!(refused.len(), 2);
     let step = steps.showing(refused[0]);
     assert_eq!(steps.events(step), refused[0]..refused[1] + 1);
-    let n = story::narration(&t, step);
+    let n = story::Story::of(&t).narration(step);
     assert!(
         n.contains("twice, every ~10 ms") && n.contains("(×2)"),
         "{n}"
@@ -123,7 +125,7 @@ fn identical_repeated_steps_are_one_step() {
 #[test]
 fn f1_lock_value_and_token_are_two_things() {
     let t = run_as("redis-failover", FencingPolicy::Strict);
-    let facts = story::facts(&t);
+    let facts = story::facts(&t).steps;
     assert_eq!(facts.len(), t.len() + 1);
     let grants: Vec<_> = facts
         .iter()
@@ -144,26 +146,29 @@ fn f1_lock_value_and_token_are_two_things() {
     let f = &facts[event_of(&t, |e| matches!(e.kind, EventKind::ReleaseNoop { .. })) + 1];
     assert_eq!(f.lease.as_ref().map(|l| l.value.as_str()), Some("rnd-B"));
     assert_eq!(f.own.as_ref().map(|l| l.value.as_str()), Some("rnd-A"));
-    let n = story::narration(&t, noop);
+    let n = story::Story::of(&t).narration(noop);
     assert!(
         n.contains("rnd-B") && n.contains("rnd-A") && n.contains("token 33"),
         "{n}"
     );
     // Where the value is the token (uuid-token), the facts say so.
     let t = run_as("uuid-token", FencingPolicy::Strict);
-    let f = &story::facts(&t)[1];
+    let f = &story::facts(&t).steps[1];
     let l = f.lease.as_ref().unwrap();
     assert_eq!(Some(l.value.clone()), l.token.map(|t| t.to_string()));
     // A separate counter's lease has no token of its own; the INCR that hands the superseded
     // lease the newest token says so at its own step (not "As before.").
     let t = run_as("separate-counter", FencingPolicy::Strict);
-    assert_eq!(story::facts(&t)[1].lease.as_ref().unwrap().token, None);
+    assert_eq!(
+        story::facts(&t).steps[1].lease.as_ref().unwrap().token,
+        None
+    );
     let incr = t
         .events
         .iter()
         .rposition(|e| matches!(e.kind, EventKind::TokenTaken { .. }))
         .unwrap();
-    let say = story::say(&t, incr + 1);
+    let say = story::Story::of(&t).say(incr + 1);
     assert!(
         say.contains("A's superseded lease now carries the newest token, 34"),
         "{say}"
@@ -197,12 +202,17 @@ fn f2_pauses_are_said_exactly() {
     }
     let t = run_as("gc-pause", FencingPolicy::Strict);
     let pause = step_of(&t, |e| matches!(e.kind, EventKind::PauseStarted { .. }));
-    assert_eq!(story::say(&t, pause), Line::NoWarning.text());
+    assert_eq!(story::Story::of(&t).say(pause), Line::NoWarning.text());
     assert!(Line::NoWarning.text().contains("monotonic clock"));
     let t = run_as("handoff-barrier", FencingPolicy::SameEpoch);
     let pause = step_of(&t, |e| matches!(e.kind, EventKind::PauseStarted { .. }));
-    assert!(story::narration(&t, pause).contains("whole process freezes"));
-    assert_eq!(story::say(&t, pause), Line::WholeProcessPause.text());
+    assert!(story::Story::of(&t)
+        .narration(pause)
+        .contains("whole process freezes"));
+    assert_eq!(
+        story::Story::of(&t).say(pause),
+        Line::WholeProcessPause.text()
+    );
 }
 
 /// M1: the headline owns the idempotency answer.
@@ -210,7 +220,7 @@ fn f2_pauses_are_said_exactly() {
 fn m1_the_headline_answers_idempotency() {
     let t = run_as("gc-pause", FencingPolicy::Off);
     let last = step_of(&t, |e| e.is_late_write());
-    let say = story::say(&t, last);
+    let say = story::Story::of(&t).say(last);
     assert!(say.contains(Line::IdempotencyAnswer.text()), "{say}");
     assert!(say.contains("key per order") && say.contains("different write"));
     // Said at the second debit of every off run that charges twice, pause or no pause, and
@@ -222,7 +232,7 @@ fn m1_the_headline_answers_idempotency() {
         {
             continue;
         }
-        let says: String = (0..=t.len()).map(|s| story::say(&t, s)).collect();
+        let says: String = (0..=t.len()).map(|s| story::Story::of(&t).say(s)).collect();
         assert!(
             says.contains("key per order would stop this duplicate"),
             "{id}"
@@ -240,9 +250,9 @@ fn m1_the_headline_answers_idempotency() {
     // first-wins key on the job would keep it (review 2, N5, reworded this line).
     let t = run_as("handoff-barrier", FencingPolicy::Off);
     let late = step_of(&t, |e| e.is_late_write());
-    assert!(
-        story::say(&t, late).contains("first-wins idempotency key on the job would make it worse")
-    );
+    assert!(story::Story::of(&t)
+        .say(late)
+        .contains("first-wins idempotency key on the job would make it worse"));
 }
 
 /// M2: a refusal is credited to storage having seen the newer token first.
@@ -251,8 +261,8 @@ fn m2_a_refusal_is_credited_to_what_storage_had_seen() {
     let t = run_as("gc-pause", FencingPolicy::Strict);
     let refused = step_of(&t, |e| e.result_code() == "stale_fence");
     let i = event_of(&t, |e| e.result_code() == "stale_fence");
-    assert_eq!(story::facts(&t)[i + 1].storage_seen, Some(Fence(34)));
-    let say = story::say(&t, refused);
+    assert_eq!(story::facts(&t).steps[i + 1].storage_seen, Some(Fence(34)));
+    let say = story::Story::of(&t).say(refused);
     assert!(
         say.contains("already saw 34 from B") && say.contains("handoff barrier"),
         "{say}"
@@ -260,7 +270,9 @@ fn m2_a_refusal_is_credited_to_what_storage_had_seen() {
     // With a barrier the order cannot flip, and the line says that instead.
     let t = run_as("handoff-barrier", FencingPolicy::SameEpoch);
     let refused = step_of(&t, |e| e.result_code() == "stale_fence");
-    assert!(story::say(&t, refused).contains("the order cannot flip"));
+    assert!(story::Story::of(&t)
+        .say(refused)
+        .contains("the order cannot flip"));
 }
 
 /// M3: delayed-packet is Kleppmann's case: sent while the lease is live, no release, no
@@ -318,7 +330,9 @@ fn m4_m5_failover_luck_and_what_etcd_fixes() {
         story::outcome(&t)
     );
     let refused = step_of(&t, |e| e.result_code() == "stale_fence");
-    assert!(story::say(&t, refused).contains(Line::DuplicateTokens.text()));
+    assert!(story::Story::of(&t)
+        .say(refused)
+        .contains(Line::DuplicateTokens.text()));
     // Only duplicate tokens are luck: the headline's refusal is not.
     assert!(!story::outcome(&run_as("gc-pause", FencingPolicy::Strict)).contains("luck"));
     assert!(notes("redis-failover")
@@ -336,7 +350,9 @@ fn m6_unsafe_release_shows_two_holders() {
     let del = step_of(&off, |e| {
         matches!(e.kind, EventKind::DeletedOthersLease { .. })
     });
-    assert!(story::say(&off, del).contains("two holders at once"));
+    assert!(story::Story::of(&off)
+        .say(del)
+        .contains("two holders at once"));
     // With compare-and-delete there is no conflict, and the job runs once.
     let cad = run(&Scenario {
         release: fencing_lab::core::ReleaseMode::CompareAndDelete,
@@ -377,7 +393,7 @@ fn m7_outcomes_name_every_refusal_and_a_rule_is_recommended() {
     }
     let t = run_as("handoff-barrier", FencingPolicy::Strict);
     assert!(story::outcome(&t).starts_with("A's 41 and B's 42 refused: stale_fence"));
-    assert!((0..=t.len()).any(|s| story::say(&t, s).contains(Line::WhichRule.text())));
+    assert!((0..=t.len()).any(|s| story::Story::of(&t).say(s).contains(Line::WhichRule.text())));
     // Review 2, M7: the rule is now a recommendation, the same words in notes and Say.
     assert!(notes("same-token-retry").contains(&format!("Which rule? {}", Line::WhichRule.text())));
 }
@@ -388,7 +404,7 @@ fn m8_m9_m10_retries_zookeeper_and_lock_delay() {
     for (id, t) in deck_runs() {
         for (i, e) in t.events.iter().enumerate() {
             if let EventKind::AcquireRefused { .. } = e.kind {
-                let n = story::narration(&t, story::Steps::of(&t).showing(i));
+                let n = story::Story::of(&t).narration(story::Steps::of(&t).showing(i));
                 assert!(n.contains("randomised in a real client"), "{id}: {n}");
             }
         }
@@ -400,16 +416,18 @@ fn m8_m9_m10_retries_zookeeper_and_lock_delay() {
         }
     }
     let t = run_as("sequencer", FencingPolicy::Strict);
-    assert!(story::narration(&t, 0).contains("ZooKeeper czxid or sequential-node number"));
+    assert!(story::Story::of(&t)
+        .narration(0)
+        .contains("ZooKeeper czxid or sequential-node number"));
     let t = run_as("lock-delay", FencingPolicy::Strict);
-    let acquire = story::narration(&t, 1);
+    let acquire = story::Story::of(&t).narration(1);
     assert!(
         acquire.contains("Chubby-style lock service") && !acquire.contains("create-if-absent"),
         "{acquire}"
     );
-    assert!(!story::narration(&t, 0).contains("etcd revision"));
+    assert!(!story::Story::of(&t).narration(0).contains("etcd revision"));
     let release = step_of(&t, |e| matches!(e.kind, EventKind::Released { .. }));
-    let n = story::narration(&t, release);
+    let n = story::Story::of(&t).narration(release);
     assert!(
         n.contains("no lock-delay") && !n.contains("transaction"),
         "{n}"
@@ -459,7 +477,7 @@ fn each_lock_kind_has_its_voice() {
         for (i, e) in t.events.iter().enumerate() {
             let live = e.snapshot.holder.is_some();
             if e.result_code() == "lock_held" && live && voice != Voice::Redlock {
-                let n = story::narration(&t, steps.showing(i));
+                let n = story::Story::of(&t).narration(steps.showing(i));
                 assert!(n.contains(voice.held_answer()), "{id}: {n}");
             }
         }

@@ -23,7 +23,7 @@ fn notes(id: &str) -> Vec<String> {
 /// Every Say line of a run, step 0 included, one per step.
 fn says(t: &Trace) -> Vec<String> {
     (0..=story::Steps::of(t).last())
-        .map(|s| story::say(t, s))
+        .map(|s| story::Story::of(t).say(s))
         .collect()
 }
 
@@ -39,7 +39,7 @@ fn n1_a_restart_loses_what_the_fsync_policy_says() {
     for p in FencingPolicy::ALL {
         let t = run_as("redis-restart", p);
         let restart = step_of(&t, |e| matches!(e.kind, EventKind::Failover { .. }));
-        let say = story::say(&t, restart);
+        let say = story::Story::of(&t).say(restart);
         assert!(
             say.contains("With no AOF, a restart forgets the lock and its counter")
                 && say.contains("with appendfsync everysec, only an OS crash or power loss does"),
@@ -66,7 +66,7 @@ fn n4_superseded_is_defined_by_grant_order() {
         let steps = story::Steps::of(&t);
         for (i, e) in t.events.iter().enumerate() {
             if e.is_late_write() {
-                let n = story::narration(&t, steps.showing(i));
+                let n = story::Story::of(&t).narration(steps.showing(i));
                 assert!(
                     n.contains("superseded") && n.contains("granted"),
                     "{id}: {n}"
@@ -82,7 +82,7 @@ fn n4_superseded_is_defined_by_grant_order() {
 fn n5_handoff_harm_is_what_was_live() {
     let t = run_as("handoff-barrier", FencingPolicy::Off);
     let late = step_of(&t, |e| e.is_late_write());
-    let say = story::say(&t, late);
+    let say = story::Story::of(&t).say(late);
     assert!(
         say.contains("first-wins idempotency key") && say.contains("keep A's result and drop"),
         "{say}"
@@ -90,7 +90,7 @@ fn n5_handoff_harm_is_what_was_live() {
     let b = step_of(&t, |e| {
         e.actor.as_deref() == Some("B") && matches!(e.kind, EventKind::WriteApplied { .. })
     });
-    let say = story::say(&t, b);
+    let say = story::Story::of(&t).say(b);
     assert!(
         say.contains("A's stale result was the published one from t=16.0 s to t=18.0 s"),
         "{say}"
@@ -116,7 +116,7 @@ fn n5_handoff_harm_is_what_was_live() {
 fn n6_the_last_fence_tells_which_write_landed() {
     let t = run_as("same-token-retry", FencingPolicy::Strict);
     let refused = step_of(&t, |e| e.result_code() == "stale_fence");
-    let say = story::say(&t, refused);
+    let say = story::Story::of(&t).say(refused);
     assert!(
         say.contains(
             "cannot tell which of its writes landed unless storage returns the last fence: 33 here"
@@ -138,13 +138,13 @@ fn n8_revisions_are_ranks_and_times_are_scaled() {
     let b = step_of(&t, |e| {
         e.actor.as_deref() == Some("B") && matches!(e.kind, EventKind::Acquired { .. })
     });
-    let n = story::narration(&t, b);
+    let n = story::Story::of(&t).narration(b);
     assert!(
         n.contains("real revisions are larger, still increasing"),
         "{n}"
     );
     for (id, t) in deck_runs() {
-        let setup = story::narration(&t, 0);
+        let setup = story::Story::of(&t).narration(0);
         let ttl = t.scenario.lease_ttl;
         let clause = format!("Times scaled: {ttl} ms here stands for {ttl} s.");
         let names_service = ["etcd", "ZooKeeper", "Chubby"]
@@ -164,13 +164,17 @@ fn n8_revisions_are_ranks_and_times_are_scaled() {
         lease_ttl: 45,
         ..Scenario::sequencer()
     };
-    let setup = story::narration(&run(&sc), 0);
+    let setup = story::Story::of(&run(&sc)).narration(0);
     assert!(
         setup.contains("Times scaled: 45 ms here stands for 45 s."),
         "{setup}"
     );
     // Redis's PX counts in ms: no clause.
-    assert!(!story::narration(&run_as("gc-pause", FencingPolicy::Strict), 0).contains("scaled"));
+    assert!(
+        !story::Story::of(&run_as("gc-pause", FencingPolicy::Strict))
+            .narration(0)
+            .contains("scaled")
+    );
 }
 
 /// N9: the consensus-store what-if in redis-restart says what it does not fix.
@@ -188,14 +192,14 @@ fn n9_a_durable_lock_service_fixes_the_restart_only() {
 fn n10_words_of_the_right_system() {
     let t = run_as("raft-partition", FencingPolicy::Strict);
     let renew = step_of(&t, |e| matches!(e.kind, EventKind::Extended { .. }));
-    let say = story::say(&t, renew);
+    let say = story::Story::of(&t).say(renew);
     assert!(
         say.contains("keep-alive renews the lease by ID") && !say.contains("value"),
         "{say}"
     );
     let t = run_as("lock-queue", FencingPolicy::Strict);
     let release = step_of(&t, |e| matches!(e.kind, EventKind::Released { .. }));
-    let n = story::narration(&t, release);
+    let n = story::Story::of(&t).narration(release);
     assert!(
         n.contains("deletes its own sequential node") && !n.contains("revokes its lease"),
         "{n}"
@@ -204,7 +208,7 @@ fn n10_words_of_the_right_system() {
     let delayed = step_of(&t, |e| {
         e.result_code() == "lock_held" && e.snapshot.holder.is_none()
     });
-    let n = story::narration(&t, delayed);
+    let n = story::Story::of(&t).narration(delayed);
     assert!(
         n.contains("refused: nobody holds acct:1") && !n.contains("(lock_held) — no lease is live"),
         "{n}"
@@ -216,7 +220,7 @@ fn n10_words_of_the_right_system() {
 fn n11_a_self_cancel_cannot_recall_a_sent_write() {
     let t = run_as("renewal", FencingPolicy::Strict);
     let failed = step_of(&t, |e| matches!(e.kind, EventKind::ExtendFailed { .. }));
-    let say = story::say(&t, failed);
+    let say = story::Story::of(&t).say(failed);
     assert!(
         say.contains("cannot recall a write sent before the pause"),
         "{say}"
@@ -244,7 +248,7 @@ fn n12_no_step_without_something_to_say() {
     let reads: Vec<usize> = (0..t.len())
         .filter(|&i| matches!(t.events[i].kind, EventKind::JobChecked { done: false }))
         .collect();
-    let say = story::say(&t, steps.showing(reads[1]));
+    let say = story::Story::of(&t).say(steps.showing(reads[1]));
     assert_eq!(
         say,
         "A started it too and has not written: two clients now run it."
@@ -252,7 +256,10 @@ fn n12_no_step_without_something_to_say() {
     // drift-margin: the stop and the give-up say two different things.
     let t = run_as("drift-margin", FencingPolicy::Off);
     let gave_up = step_of(&t, |e| matches!(e.kind, EventKind::GaveUp));
-    let (stop, give) = (story::say(&t, gave_up - 1), story::say(&t, gave_up));
+    let (stop, give) = (
+        story::Story::of(&t).say(gave_up - 1),
+        story::Story::of(&t).say(gave_up),
+    );
     assert!(stop.contains("pause after the check"), "{stop}");
     assert!(
         !give.contains("pause") && give.contains("nothing in flight"),
@@ -267,7 +274,7 @@ fn n12_no_step_without_something_to_say() {
     // clock-jump: A's own view of its lock is the TTL less Redlock's drift allowance.
     let t = run_as("clock-jump", FencingPolicy::Off);
     let jump = step_of(&t, |e| matches!(e.kind, EventKind::LockClockJumped { .. }));
-    let n = story::narration(&t, jump);
+    let n = story::Story::of(&t).narration(jump);
     assert!(
         n.contains("valid until about t=28") && n.contains("drift allowance"),
         "{n}"
@@ -318,7 +325,7 @@ fn m7_one_rule_recommended_everywhere() {
 fn u5_claim_row_stop_says_something_new() {
     let t = run_as("claim-row", FencingPolicy::Strict);
     let stop = step_of(&t, |e| matches!(e.kind, EventKind::GaveUp));
-    let say = story::say(&t, stop);
+    let say = story::Story::of(&t).say(stop);
     assert!(
         say.contains("stale_fence is final, unlike a timeout"),
         "{say}"

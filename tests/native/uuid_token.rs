@@ -110,12 +110,12 @@ fn the_headline_schedule_with_random_values() {
             "{outcome}"
         );
         let late = t.events.iter().position(|e| e.is_late_write()).unwrap();
-        let words = story::narration(&t, late + 1);
+        let words = story::Story::of(&t).narration(late + 1);
         assert!(
             words.contains("happens to be larger") && !words.contains("has not seen it yet"),
             "{words}"
         );
-        let say = story::say(&t, late + 1);
+        let say = story::Story::of(&t).say(late + 1);
         assert!(say.starts_with("By luck of the draw"), "{say}");
     }
     assert!(!story::outcome(&off).contains("luck"));
@@ -145,7 +145,9 @@ fn another_draw_refuses_a_and_a_first_write_refuses_the_real_holder() {
         .iter()
         .position(|e| e.result_code() == "stale_fence")
         .unwrap();
-    assert!(story::say(&other, refused + 1).contains("by luck of the draw"));
+    assert!(story::Story::of(&other)
+        .say(refused + 1)
+        .contains("by luck of the draw"));
 
     // The deck's draw, A's pause ending at t=31: A's stale write lands first and B, the real
     // holder, is refused.
@@ -171,7 +173,9 @@ fn another_draw_refuses_a_and_a_first_write_refuses_the_real_holder() {
         .iter()
         .position(|e| e.result_code() == "stale_fence")
         .unwrap();
-    assert!(story::say(&early, refused + 1).contains("refused the real holder"));
+    assert!(story::Story::of(&early)
+        .say(refused + 1)
+        .contains("refused the real holder"));
 }
 
 #[test]

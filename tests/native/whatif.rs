@@ -50,7 +50,7 @@ fn release_modes_on_the_unsafe_release_scenario() {
         .iter()
         .position(|e| matches!(e.kind, EventKind::DeletedOthersLease { .. }))
         .expect("the plain DEL deletes B's lease");
-    let words = story::narration(&t, del + 1);
+    let words = story::Story::of(&t).narration(del + 1);
     assert!(words.contains("without checking whose it is"), "{words}");
     assert!(!words.contains("compare-and-delete"), "{words}");
 }
@@ -176,13 +176,15 @@ fn replica_lag_decides_whether_the_failover_loses_the_lease() {
         };
         assert!(lost.is_empty() && !rolled_back);
         assert_eq!(next_fence.0, 34, "the INCR reached the replica too");
-        let words = story::narration(&t, failover + 1);
+        let words = story::Story::of(&t).narration(failover + 1);
         assert!(
             words.contains("5 ms behind") || words.contains("0 ms behind"),
             "{words}"
         );
         assert!(words.contains("had reached it"), "{words}");
-        assert!(story::say(&t, failover + 1).contains("does not make Redis strongly consistent"));
+        assert!(story::Story::of(&t)
+            .say(failover + 1)
+            .contains("does not make Redis strongly consistent"));
     }
     for lag in [None, Some(6), Some(10)] {
         let sc = lagging(lag);
@@ -202,7 +204,7 @@ fn replica_lag_decides_whether_the_failover_loses_the_lease() {
                 .iter()
                 .position(|e| matches!(e.kind, EventKind::Failover { .. }))
                 .unwrap();
-            let words = story::narration(&t, i + 1);
+            let words = story::Story::of(&t).narration(i + 1);
             assert!(words.contains("had not reached it yet"), "{words}");
         }
     }
@@ -232,12 +234,14 @@ fn replica_lag_decides_whether_the_failover_loses_the_lease() {
         .iter()
         .position(|e| matches!(e.kind, EventKind::Failover { .. }))
         .unwrap();
-    let words = story::narration(&t, i + 1);
+    let words = story::Story::of(&t).narration(i + 1);
     assert!(
         words.contains("key is back") && words.contains("no longer believes"),
         "{words}"
     );
-    assert!(story::say(&t, i + 1).contains("nobody believes in"));
+    assert!(story::Story::of(&t)
+        .say(i + 1)
+        .contains("nobody believes in"));
     // And the link keeps the lag.
     let mut lab = Lab::new(Scenario::redis_failover());
     lab.update(ScenarioEdit::ReplicationLag(Some(3)).into());

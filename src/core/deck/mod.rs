@@ -307,13 +307,14 @@ fn run_data(t: &Trace) -> RunData {
             codes.push(code);
         }
     }
-    let last = story::Steps::of(t).last();
+    let words = story::Story::of(t);
+    let last = words.last();
     RunData {
         value: story::final_value(t),
         outcome: story::outcome(t),
         steps: last,
         say_words: (0..=last)
-            .map(|s| story::say(t, s).split_whitespace().count())
+            .map(|s| words.say(s).split_whitespace().count())
             .sum(),
         codes,
     }

@@ -37,6 +37,49 @@ pub struct StepFacts {
     pub lease_ended: Option<ExpiryCause>,
     /// Who believes they hold the lock after this step.
     pub believers: Vec<String>,
+    /// The latest grant before this step: to whom, with which token.
+    pub prior_grant: Option<(String, Fence)>,
+    /// Whether a handoff barrier was accepted before this step.
+    pub barrier_set: bool,
+    /// Whether this step's outside call was made before (the same call, a second time).
+    pub side_effect_again: bool,
+    /// Whose lease or transaction ended last before this step (by release or expiry).
+    pub last_ended: Option<String>,
+    /// How many writes had reached storage before this step (a prefix of [`Facts::writes`]).
+    pub writes_before: usize,
+    /// Each client's history before this step, in the scenario's actor order.
+    pub clients: Vec<ClientFacts>,
+}
+
+/// What one client's history amounts to before a step.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ClientFacts {
+    /// When it was last granted the lock.
+    pub granted_at: Option<Millis>,
+    /// When its lease last began or was renewed, on the lock server's clock.
+    pub renewed_at: Option<Millis>,
+    /// The renewal it sent and still waits on: when it was sent, and when its client's
+    /// timeout gives up on it (`None`: no timeout).
+    pub renewal_waiting: Option<(Millis, Option<Millis>)>,
+    /// When the server last terminated its session (an idle timeout).
+    pub session_ended_at: Option<Millis>,
+    /// When it last started waiting in the lock's queue since its last grant.
+    pub waiting_since: Option<Millis>,
+    /// Whether it ever waited in the lock's queue.
+    pub has_waited: bool,
+    /// Whether it is frozen in a pause.
+    pub paused: bool,
+    /// Whether a write of its own was accepted since its last grant.
+    pub wrote_since_grant: bool,
+}
+
+/// The facts of a whole trace: one [`StepFacts`] per step (index 0 is the setup, `i + 1` is
+/// event `i`) and the writes that reached storage, in order.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Facts {
+    pub steps: Vec<StepFacts>,
+    /// The indices of the events where a write reached storage (accepted or refused).
+    pub writes: Vec<usize>,
 }
 
 /// The lock value a client SETs for its `nth` grant (0-based).
@@ -48,19 +91,27 @@ fn owner_value(sc: &Scenario, owner: &str, nth: usize, fence: Fence) -> String {
     }
 }
 
-/// One [`StepFacts`] per step of `t`: index 0 is the setup, `i + 1` is event `i`.
-pub fn facts(t: &Trace) -> Vec<StepFacts> {
+/// The facts of `t`, read off in one forward pass.
+pub fn facts(t: &Trace) -> Facts {
     let sc = &t.scenario;
     let mut grants: Vec<(String, usize)> = Vec::new();
     let mut current: Vec<LeaseFacts> = Vec::new();
     let mut seen: Option<Fence> = None;
+    let mut clients = vec![ClientFacts::default(); sc.actors.len()];
+    let mut prior_grant: Option<(String, Fence)> = None;
+    let mut barrier_set = false;
+    let mut calls: Vec<&str> = Vec::new();
+    let mut last_ended: Option<String> = None;
+    let mut writes = Vec::new();
     let mut out = vec![StepFacts {
         believers: t.initial.believers.clone(),
+        clients: clients.clone(),
         ..StepFacts::default()
     }];
     let own_token =
         |fence: Fence| (sc.token_source != TokenSource::SeparateCounter).then_some(fence);
-    for e in &t.events {
+    let slot = |name: &str| sc.actors.iter().position(|a| a.name == name);
+    for (i, e) in t.events.iter().enumerate() {
         let actor = e.actor.clone();
         let name = actor.clone().unwrap_or_default();
         let find = |current: &[LeaseFacts], owner: &str| {
@@ -70,6 +121,11 @@ pub fn facts(t: &Trace) -> Vec<StepFacts> {
             actor: actor.clone(),
             storage_seen: seen,
             believers: e.snapshot.believers.clone(),
+            prior_grant: prior_grant.clone(),
+            barrier_set,
+            last_ended: last_ended.clone(),
+            writes_before: writes.len(),
+            clients: clients.clone(),
             ..StepFacts::default()
         };
         match &e.kind {
@@ -114,18 +170,77 @@ pub fn facts(t: &Trace) -> Vec<StepFacts> {
                 f.lease = find(&current, owner);
                 f.lease_ended = Some(*cause);
             }
-            EventKind::WriteApplied {
-                result: Ok(_),
-                fence: Some(w),
-                ..
-            } => {
-                seen = seen.max(Some(*w));
+            EventKind::SideEffect { what, .. } => {
+                f.side_effect_again = calls.contains(&what.as_str());
+                calls.push(what);
             }
             _ => {}
         }
+        if let EventKind::WriteApplied {
+            result: Ok(_),
+            fence: Some(w),
+            ..
+        } = &e.kind
+        {
+            seen = seen.max(Some(*w));
+        }
+        if matches!(e.kind, EventKind::WriteApplied { .. }) {
+            writes.push(i);
+        }
+        match &e.kind {
+            EventKind::Acquired { fence, .. } => prior_grant = Some((name.clone(), *fence)),
+            EventKind::BarrierSet { result: Ok(()), .. } => barrier_set = true,
+            EventKind::Released { .. } if actor.is_some() => last_ended = actor.clone(),
+            EventKind::LeaseExpired { owner, .. } => last_ended = Some(owner.clone()),
+            _ => {}
+        }
+        if let EventKind::LeaseExpired {
+            owner,
+            cause: ExpiryCause::IdleTimeout,
+            ..
+        } = &e.kind
+        {
+            if let Some(c) = slot(owner).and_then(|k| clients.get_mut(k)) {
+                c.session_ended_at = Some(e.at);
+            }
+        }
+        if let Some(c) = slot(&name).and_then(|k| clients.get_mut(k)) {
+            c.learn(e);
+        }
         out.push(f);
     }
-    out
+    Facts { steps: out, writes }
+}
+
+impl ClientFacts {
+    /// What event `e`, this client's own, adds to its history.
+    fn learn(&mut self, e: &TraceEvent) {
+        match &e.kind {
+            EventKind::Acquired { .. } => {
+                self.granted_at = Some(e.at);
+                self.renewed_at = Some(e.at);
+                self.waiting_since = None;
+                self.wrote_since_grant = false;
+            }
+            EventKind::Extended { .. } => self.renewed_at = Some(e.at),
+            EventKind::LockUnanswered {
+                command: LockCommand::Renew,
+                timeout_at,
+            } => self.renewal_waiting = Some((e.at, *timeout_at)),
+            EventKind::LockTimedOut {
+                command: LockCommand::Renew,
+                ..
+            } => self.renewal_waiting = None,
+            EventKind::LockWait { .. } => {
+                self.waiting_since = Some(e.at);
+                self.has_waited = true;
+            }
+            EventKind::PauseStarted { .. } => self.paused = true,
+            EventKind::PauseEnded { .. } => self.paused = false,
+            EventKind::WriteApplied { result: Ok(_), .. } => self.wrote_since_grant = true,
+            _ => {}
+        }
+    }
 }
 
 /// A lease named by both its fields: "value rnd-A, token 33"; "value rnd-A" where the lease

@@ -253,91 +253,71 @@ pub fn band_label_short(sc: &Scenario, owner: &str, fence: Fence) -> String {
     }
 }
 
-/// The narration sentence for `step` (of [`Steps`]), stamped with its time: a run of
-/// identical events is one sentence, stamped with the run's first and last times.
-pub fn narration(t: &Trace, step: usize) -> String {
-    let sc = &t.scenario;
-    let run = Steps::of(t).events(step);
-    let Some(e) = t.events.get(run.start).filter(|_| !run.is_empty()) else {
-        if sc.row_lock.is_some() {
-            return row_opening(sc);
-        }
-        let storage = if sc.claims() {
-            format!("{}'s claim row is empty", sc.resource)
-        } else if sc.publishes() {
-            format!("{}'s result row is empty", sc.resource)
-        } else {
-            format!("Balance {} on {}", sc.initial_balance, sc.resource)
-        };
-        let lock = match &sc.redlock {
-            Some(r) => format!(
-                "{} Redlock lease over {} Redis nodes",
-                duration(sc, sc.lease_ttl),
-                r.nodes
-            ),
-            None if sc.lock_delay > 0 => format!(
-                "{} lease lock with a {} lock-delay, as in Chubby (Consul's session lock-delay is 15 s by default; Redis, etcd and ZooKeeper have none)",
-                duration(sc, sc.lease_ttl),
-                duration(sc, sc.lock_delay)
-            ),
-            None if sc.client_drift > 0 || sc.deadline_margin > 0 => format!(
-                "{} lease lock; client clocks run {} slow (exaggerated for visibility: real clocks drift by tens of ppm), and stop at TTL − {}",
-                duration(sc, sc.lease_ttl),
-                per_mille(sc.client_drift),
-                duration(sc, sc.deadline_margin)
-            ),
-            None => format!("{} lease lock", duration(sc, sc.lease_ttl)),
-        };
-        let check = match (sc.check, sc.policy.checks_fence()) {
-            (StorageCheck::HighestToken, _) => "",
-            (StorageCheck::Sequencer, true) => " Storage checks each write's token, then asks the lock service whether the write's lease is still the live one (a sequencer check, as Chubby's CheckSequencer).",
-            (StorageCheck::Sequencer, false) => " Fencing is off, so storage checks nothing: no token and no sequencer.",
-        };
-        let cut = match (
-            &sc.partition,
-            sc.partition.and_then(|p| sc.actors.get(p.actor)),
-        ) {
-            (Some(p), Some(a)) if sc.minority => format!(
-                " {}'s client talks to member 1 of a 3-member etcd cluster; from t={} to t={} member 1 is cut off from members 2 and 3 (the minority side). {0} still reaches storage.",
-                a.name,
-                instant(sc, p.start),
-                instant(sc, p.end)
-            ),
-            (Some(p), Some(a)) => format!(
-                " {} is cut off from the lock service (not from storage) from t={} to t={}.",
-                a.name,
-                instant(sc, p.start),
-                instant(sc, p.end)
-            ),
-            _ => String::new(),
-        };
-        let cut = cut + &far_away(sc);
-        return format!(
-            "{storage}. {} a {lock}; tokens come from {}.{}{check}{cut} Press → or tap Step forward ▶ to begin.",
-            match sc.actors.len() {
-                1 => "1 client holds".to_owned(),
-                n => format!("{n} clients share"),
-            },
-            token_source_short(sc),
-            scale(sc)
-        );
-    };
-    let last = run.end - 1;
-    let times = match t.events[last].at {
-        end if end != e.at => format!("{}–{}", instant(sc, e.at), instant(sc, end)),
-        _ => instant(sc, e.at),
-    };
-    let stamp = if secs(sc) {
-        format!("t={times}")
+/// The setup step's narration: the storage, the lock, where tokens come from, what is cut
+/// off, in the scenario's own voice.
+fn opening(sc: &Scenario) -> String {
+    if Voice::of(sc) == Voice::RowLock {
+        return row_opening(sc);
+    }
+    let storage = if sc.claims() {
+        format!("{}'s claim row is empty", sc.resource)
+    } else if sc.publishes() {
+        format!("{}'s result row is empty", sc.resource)
     } else {
-        format!("t={times} ms")
+        format!("Balance {} on {}", sc.initial_balance, sc.resource)
     };
-    let s = match sc.row_lock {
-        _ if run.len() > 1 => repeated(t, run),
-        Some(_) => row_sentence(t, last).unwrap_or_else(|| sentence(t, last)),
-        None => sentence(t, last),
+    let lock = match &sc.redlock {
+        Some(r) => format!(
+            "{} Redlock lease over {} Redis nodes",
+            duration(sc, sc.lease_ttl),
+            r.nodes
+        ),
+        None if sc.lock_delay > 0 => format!(
+            "{} lease lock with a {} lock-delay, as in Chubby (Consul's session lock-delay is 15 s by default; Redis, etcd and ZooKeeper have none)",
+            duration(sc, sc.lease_ttl),
+            duration(sc, sc.lock_delay)
+        ),
+        None if sc.client_drift > 0 || sc.deadline_margin > 0 => format!(
+            "{} lease lock; client clocks run {} slow (exaggerated for visibility: real clocks drift by tens of ppm), and stop at TTL − {}",
+            duration(sc, sc.lease_ttl),
+            per_mille(sc.client_drift),
+            duration(sc, sc.deadline_margin)
+        ),
+        None => format!("{} lease lock", duration(sc, sc.lease_ttl)),
     };
-    format!("{stamp} — {s}{}", reply_at(t, step - 1))
+    let check = match (sc.check, sc.policy.checks_fence()) {
+        (StorageCheck::HighestToken, _) => "",
+        (StorageCheck::Sequencer, true) => " Storage checks each write's token, then asks the lock service whether the write's lease is still the live one (a sequencer check, as Chubby's CheckSequencer).",
+        (StorageCheck::Sequencer, false) => " Fencing is off, so storage checks nothing: no token and no sequencer.",
+    };
+    let cut = match (
+        &sc.partition,
+        sc.partition.and_then(|p| sc.actors.get(p.actor)),
+    ) {
+        (Some(p), Some(a)) if sc.minority => format!(
+            " {}'s client talks to member 1 of a 3-member etcd cluster; from t={} to t={} member 1 is cut off from members 2 and 3 (the minority side). {0} still reaches storage.",
+            a.name,
+            instant(sc, p.start),
+            instant(sc, p.end)
+        ),
+        (Some(p), Some(a)) => format!(
+            " {} is cut off from the lock service (not from storage) from t={} to t={}.",
+            a.name,
+            instant(sc, p.start),
+            instant(sc, p.end)
+        ),
+        _ => String::new(),
+    };
+    let cut = cut + &far_away(sc);
+    format!(
+        "{storage}. {} a {lock}; tokens come from {}.{}{check}{cut} Press → or tap Step forward ▶ to begin.",
+        match sc.actors.len() {
+            1 => "1 client holds".to_owned(),
+            n => format!("{n} clients share"),
+        },
+        token_source_short(sc),
+        scale(sc)
+    )
 }
 
 /// The setup's scale clause, for a lock service whose leases are counted in seconds (etcd,
@@ -389,21 +369,19 @@ fn reply_at(t: &Trace, i: usize) -> String {
     )
 }
 
-/// Whether event `i` is an accepted publish, after an earlier accepted write, of the value
-/// the result row already held: the job ran again and changed nothing.
-fn rewrote_same(t: &Trace, i: usize) -> bool {
+/// Whether the step's event is an accepted publish, after an earlier accepted write, of the
+/// value the result row already held: the job ran again and changed nothing.
+fn rewrote_same(c: &Ctx) -> bool {
     let EventKind::WriteApplied {
         result: Ok(_),
         publish: Some(v),
         ..
-    } = &t.events[i].kind
+    } = &c.e.kind
     else {
         return false;
     };
-    let held = i
-        .checked_sub(1)
-        .and_then(|p| t.events[p].snapshot.result.as_deref());
-    held == Some(v.as_str()) && accepted_before(t, i).next().is_some()
+    let held = c.previous().and_then(|p| p.snapshot.result.as_deref());
+    held == Some(v.as_str()) && c.accepted().next().is_some()
 }
 
 /// What the job's second landed write is called: a double charge, or a duplicate publish.
@@ -438,10 +416,10 @@ fn live_lease(e: &TraceEvent, writer: &str) -> String {
     }
 }
 
-/// The storage's headline figure after `step`: the balance, or the result row of a job that
-/// publishes ("—" while empty).
-pub fn value(t: &Trace, step: usize) -> String {
-    let s = t.snapshot_at(Steps::of(t).through(step));
+/// The storage's headline figure once `n` events have happened: the balance, or the result
+/// row of a job that publishes ("—" while empty).
+fn value_at(t: &Trace, n: usize) -> String {
+    let s = t.snapshot_at(n);
     if t.scenario.publishes() {
         s.result.clone().unwrap_or_else(|| "—".to_owned())
     } else {
@@ -449,59 +427,22 @@ pub fn value(t: &Trace, step: usize) -> String {
     }
 }
 
-/// [`value`] at the end of the run (a step past the last one is the last one).
+/// The storage's headline figure at the end of the run.
 pub fn final_value(t: &Trace) -> String {
-    value(t, t.len())
+    value_at(t, t.len())
 }
 
-/// How long, on the lock server's clock, the actor of event `i` has held its lease (since its
-/// grant or last renewal).
-fn lease_age(t: &Trace, i: usize) -> Millis {
-    let e = &t.events[i];
-    before(t, i)
-        .find(|p| {
-            p.actor == e.actor
-                && matches!(
-                    p.kind,
-                    EventKind::Acquired { .. } | EventKind::Extended { .. }
-                )
-        })
-        .map_or(0, |p| e.at.saturating_sub(p.at))
-}
-
-/// The renewal `owner` sent without a reply that it is still waiting for at event `i`:
-/// when it was sent, and when its client's timeout gives up on it (`None`: no timeout).
-fn waiting_renewal(t: &Trace, i: usize, owner: &str) -> Option<(Millis, Option<Millis>)> {
-    for p in before(t, i) {
-        if p.actor.as_deref() != Some(owner) {
-            continue;
-        }
-        match &p.kind {
-            EventKind::LockTimedOut {
-                command: LockCommand::Renew,
-                ..
-            } => return None,
-            EventKind::LockUnanswered {
-                command: LockCommand::Renew,
-                timeout_at,
-            } => return Some((p.at, *timeout_at)),
-            _ => {}
-        }
-    }
-    None
-}
-
-/// What became of `actor`'s write sent at `sent`, if it reached storage before event `i`:
-/// who had been granted the lock after the writer (the write came from a superseded lease),
-/// and whether storage accepted it.
-fn write_fate(t: &Trace, i: usize, actor: &str, sent: Millis) -> Option<(Option<String>, bool)> {
-    t.events[..i].iter().find_map(|p| match &p.kind {
+/// What became of the actor's write sent at `sent`, if it reached storage before this
+/// step: who had been granted the lock after the writer (the write came from a superseded
+/// lease), and whether storage accepted it.
+fn write_fate(c: &Ctx, sent: Millis) -> Option<(Option<String>, bool)> {
+    c.writes().find_map(|p| match &p.kind {
         EventKind::WriteApplied {
             sent_at,
             result,
             superseded_by,
             ..
-        } if p.actor.as_deref() == Some(actor) && *sent_at == sent => Some((
+        } if p.actor.as_deref() == Some(c.name) && *sent_at == sent => Some((
             superseded_by.as_ref().map(|g| g.owner.clone()),
             result.is_ok(),
         )),
@@ -524,7 +465,6 @@ pub fn per_mille(d: u64) -> String {
     }
 }
 
-/// The earlier events of the same trace, newest first.
 /// Who else believes they hold the lock at event `e`, besides `name`.
 fn other_believers<'a>(e: &'a TraceEvent, name: &str) -> Vec<&'a str> {
     e.snapshot
@@ -535,15 +475,6 @@ fn other_believers<'a>(e: &'a TraceEvent, name: &str) -> Vec<&'a str> {
         .collect()
 }
 
-fn before(t: &Trace, i: usize) -> impl Iterator<Item = &TraceEvent> {
-    t.events[..i].iter().rev()
-}
-
-/// Accepted writes before event `i`.
-fn accepted_before(t: &Trace, i: usize) -> impl Iterator<Item = &TraceEvent> {
-    before(t, i).filter(|e| matches!(e.kind, EventKind::WriteApplied { result: Ok(_), .. }))
-}
-
 mod facts;
 mod narrate;
 mod outcome;
@@ -551,12 +482,18 @@ mod row;
 mod say;
 mod steps;
 mod voice;
+mod words;
 
-pub use facts::{facts, lease_fields, lease_token, LeaseFacts, StepFacts};
-use narrate::{extended_lease, refusal, sentence};
+pub use facts::{facts, lease_fields, lease_token, ClientFacts, Facts, LeaseFacts, StepFacts};
+use narrate::{extended_lease, refusal};
 pub use outcome::{counterfactual, outcome};
-use row::{row_label, row_opening, row_say, row_sentence};
-pub use say::{say, Line};
+use row::{
+    row_committed, row_connection_lost, row_granted, row_granted_say, row_job_checked, row_label,
+    row_opening, row_session_ended, row_update_refused, row_updated, row_waits, row_wakes,
+};
+pub use say::Line;
 use steps::repeated;
 pub use steps::{run_label, Steps};
 pub use voice::Voice;
+use words::Ctx;
+pub use words::Story;

@@ -29,43 +29,19 @@ fn no_token_clause(sc: &Scenario) -> String {
     }
 }
 
-/// When the server terminated `owner`'s session, if it did before event `i`.
-fn terminated_at(t: &Trace, i: usize, owner: &str) -> Option<Millis> {
-    before(t, i).find_map(|p| match &p.kind {
-        EventKind::LeaseExpired {
-            owner: o,
-            cause: ExpiryCause::IdleTimeout,
-            ..
-        } if o == owner => Some(p.at),
-        _ => None,
-    })
-}
-
-/// How long event `i`'s actor waited in the lock queue before this grant, if it waited, and
+/// How long the step's actor waited in the lock queue before this grant, if it waited, and
 /// whose transaction ended to let it in (not necessarily the one it queued behind).
-fn waited(t: &Trace, i: usize) -> Option<(Millis, String)> {
-    let e = &t.events[i];
-    let asked = before(t, i)
-        .take_while(|p| !(p.actor == e.actor && matches!(p.kind, EventKind::Acquired { .. })))
-        .find(|p| p.actor == e.actor && matches!(p.kind, EventKind::LockWait { .. }))?;
-    let ended = before(t, i).find_map(|p| match &p.kind {
-        EventKind::Released { .. } => p.actor.clone(),
-        EventKind::LeaseExpired { owner, .. } => Some(owner.clone()),
-        _ => None,
-    })?;
-    Some((e.at.saturating_sub(asked.at), ended))
+fn waited(c: &Ctx) -> Option<(Millis, String)> {
+    let asked = c.client(c.name).waiting_since?;
+    let ended = c.fx.last_ended.clone()?;
+    Some((c.e.at.saturating_sub(asked), ended))
 }
 
-/// Whether `name` is frozen in a pause at event `i`.
-fn is_paused(t: &Trace, i: usize, name: &str) -> bool {
-    before(t, i + 1)
-        .filter(|p| p.actor.as_deref() == Some(name))
-        .find_map(|p| match p.kind {
-            EventKind::PauseStarted { .. } => Some(true),
-            EventKind::PauseEnded { .. } => Some(false),
-            _ => None,
-        })
-        .unwrap_or(false)
+/// " at t=12" where the server terminated the actor's session, if it did.
+fn terminated(c: &Ctx) -> String {
+    c.client(c.name)
+        .session_ended_at
+        .map_or_else(String::new, |t| format!(" at t={}", c.at(t)))
 }
 
 /// The opening line of a row-lock scenario.
@@ -109,184 +85,140 @@ pub(super) fn row_label(e: &TraceEvent) -> Option<String> {
     })
 }
 
-/// The narration of event `i` of a row-lock scenario, where it differs from [`sentence`].
-pub(super) fn row_sentence(t: &Trace, i: usize) -> Option<String> {
-    let sc = &t.scenario;
-    let e = &t.events[i];
-    let name = e.actor.clone().unwrap_or_default();
-    let res = &sc.resource;
-    let at = |t: Millis| instant(sc, t);
-    let dur = |ms: Millis| duration(sc, ms);
-    let idle_clause = |expires_at: Millis| {
-        match sc.idle_timeout() {
+/// What the step's actor's idle clock allows after a statement that ends at `expires_at`.
+fn idle_clause(c: &Ctx, expires_at: Millis) -> String {
+    match c.sc.idle_timeout() {
         Some(ms) if expires_at != Millis::MAX => format!(
             " If it sends no statement before t={}, {} of idling in its transaction end its session.",
-            at(expires_at),
-            dur(ms)
+            c.at(expires_at),
+            c.dur(ms)
         ),
         _ => " No idle timeout is set: only its own COMMIT or ROLLBACK releases the lock.".to_owned(),
     }
-    };
-    Some(match &e.kind {
-        EventKind::Acquired { expires_at, .. } => match waited(t, i) {
-            Some((w, holder)) => format!(
-                "{name}'s SELECT … FOR UPDATE returns {}: {holder}'s transaction has ended, and {name}'s transaction now holds the row lock on {res}.{}{}",
-                match w {
-                    0 => "without waiting longer".to_owned(),
-                    w => format!("after waiting {}", dur(w)),
-                },
-                idle_clause(*expires_at),
-                if is_paused(t, i, &name) {
-                    format!(" {name} is paused: it reads the reply when it wakes, while its idle clock runs.")
-                } else {
-                    String::new()
-                }
-            ),
-            None => format!(
-                "{name} runs {}: the row is free, so {name}'s transaction takes its row lock, in the same database that holds the balance.{}",
-                for_update(sc),
-                idle_clause(*expires_at)
-            ),
-        },
-        EventKind::LockWait { holder } => format!(
-            "{name} runs {}: {holder}'s transaction holds the row lock, so {name}'s statement blocks in the lock queue. No refusal and no retry: it returns when {holder}'s transaction ends.",
-            for_update(sc)
-        ),
-        EventKind::LeaseExpired {
-            owner,
-            cause: ExpiryCause::IdleTimeout,
-            owner_knew,
-            ..
-        } => {
-            let knew = match owner_knew {
-                Awareness::Paused => format!(" {owner} is paused and cannot know."),
-                Awareness::Unaware => format!(" {owner} has not noticed."),
-                Awareness::Knows => String::new(),
-            };
-            format!(
-                "PostgreSQL terminates {owner}'s session: idle in its transaction since t={}, it reached idle_in_transaction_session_timeout ({}), FATAL {IDLE_IN_TRANSACTION_TIMEOUT}. Its transaction is rolled back and its row lock released.{knew}",
-                at(e.at.saturating_sub(sc.lease_ttl)),
-                dur(sc.lease_ttl)
-            )
-        }
-        EventKind::JobChecked { done: false } => format!(
-            "{name} reads the job's status in its transaction: not done (no debit has committed), so it starts {}.",
-            sc.job.as_deref().unwrap_or("the job")
-        ),
-        EventKind::JobChecked { done: true } => format!(
-            "{name} reads the job's status in its transaction: done (a debit has committed), so it skips {} and commits.",
-            sc.job.as_deref().unwrap_or("the job")
-        ),
-        EventKind::WriteApplied {
-            amount,
-            result: Ok(balance),
-            ..
-        } => format!(
-            "{name}'s UPDATE accounts SET balance = balance − {amount} runs in its transaction, which holds the row lock: balance {balance}. No token goes with it: {}.",
-            no_token_clause(sc)
-        ),
-        EventKind::WriteApplied {
-            amount,
-            result: Err(WriteError::SessionTerminated),
-            ..
-        } => {
-            let when = terminated_at(t, i, &name)
-                .map_or_else(String::new, |t| format!(" at t={}", at(t)));
-            format!(
-                "{name} sends UPDATE accounts SET balance = balance − {amount} on its old connection, but PostgreSQL terminated that session{when}: FATAL {IDLE_IN_TRANSACTION_TIMEOUT}, terminating connection due to idle-in-transaction timeout. The UPDATE never runs, and {name} stops. Balance stays {}.",
-                e.snapshot.balance
-            )
-        }
-        EventKind::Released { .. } => {
-            let since = before(t, i)
-                .take_while(|p| {
-                    !(p.actor == e.actor && matches!(p.kind, EventKind::Acquired { .. }))
-                })
-                .any(|p| {
-                    p.actor == e.actor
-                        && matches!(p.kind, EventKind::WriteApplied { result: Ok(_), .. })
-                });
-            if since {
-                format!("{name} COMMITs: its debit is durable, and its row lock on {res} is released.")
-            } else {
-                format!("{name} COMMITs: it wrote nothing, and its row lock on {res} is released.")
-            }
-        }
-        EventKind::PauseEnded { lease_gone: true } => match terminated_at(t, i, &name) {
-            Some(x) => format!(
-                "{name} wakes up and carries on, unaware that PostgreSQL terminated its session at t={}.",
-                at(x)
-            ),
-            None => return None,
-        },
-        EventKind::ConnectionLost => {
-            let when = terminated_at(t, i, &name)
-                .map_or_else(String::new, |t| format!(" at t={}", at(t)));
-            format!(
-                "{name} sends its next statement on the session PostgreSQL terminated{when}: FATAL {IDLE_IN_TRANSACTION_TIMEOUT}, the connection is gone, and {name} stops."
-            )
-        }
-        _ => return None,
-    })
 }
 
-/// The "Say:" line at `step` of a row-lock scenario, where it differs from [`say`].
-pub(super) fn row_say(t: &Trace, step: usize) -> Option<String> {
-    let sc = &t.scenario;
-    let Some(e) = t.event_at(step) else {
-        return Some(format!(
-            "{} clients, one {} row, locked in the database that holds the balance. Watch a holder's transaction when it loses the lock.",
-            sc.actors.len(),
-            sc.resource
-        ));
-    };
-    let i = step - 1;
-    let name = e.actor.clone().unwrap_or_default();
-    Some(match &e.kind {
-        EventKind::Acquired { .. } => match waited(t, i) {
-            None => "No lock server: the database that holds the balance arbitrates, and only one transaction at a time can hold this row's lock.".to_owned(),
-            Some((w, holder)) => {
-                let others = other_believers(e, &name);
-                match others.as_slice() {
-                    [] if w == 0 => format!(
-                        "{holder}'s transaction ended in the same instant {name} asked: no wait this time. A blocking lock costs a waiter only what is left of the holder's transaction."
-                    ),
-                    [] => format!(
-                        "{name} waited {} for the row, holding a connection the whole time: a blocking lock trades a refusal for a wait, and {holder}'s stall became {name}'s.",
-                        duration(sc, w)
-                    ),
-                    [one, ..] => format!(
-                        "{one} still believes it holds the lock while {name} holds it: two believers, as with a lease. The difference: {one}'s transaction is gone, so nothing in it can commit."
-                    ),
-                }
+/// A row lock granted: at once, or after a wait in the lock queue.
+pub(super) fn row_granted(c: &Ctx, expires_at: Millis) -> String {
+    let (sc, name, res) = (c.sc, c.name, c.res);
+    match waited(c) {
+        Some((w, holder)) => format!(
+            "{name}'s SELECT … FOR UPDATE returns {}: {holder}'s transaction has ended, and {name}'s transaction now holds the row lock on {res}.{}{}",
+            match w {
+                0 => "without waiting longer".to_owned(),
+                w => format!("after waiting {}", c.dur(w)),
+            },
+            idle_clause(c, expires_at),
+            if c.client(name).paused {
+                format!(" {name} is paused: it reads the reply when it wakes, while its idle clock runs.")
+            } else {
+                String::new()
             }
+        ),
+        None => format!(
+            "{name} runs {}: the row is free, so {name}'s transaction takes its row lock, in the same database that holds the balance.{}",
+            for_update(sc),
+            idle_clause(c, expires_at)
+        ),
+    }
+}
+
+/// A statement blocked behind `holder`'s row lock.
+pub(super) fn row_waits(c: &Ctx, holder: &str) -> String {
+    let name = c.name;
+    format!(
+        "{name} runs {}: {holder}'s transaction holds the row lock, so {name}'s statement blocks in the lock queue. No refusal and no retry: it returns when {holder}'s transaction ends.",
+        for_update(c.sc)
+    )
+}
+
+/// PostgreSQL ending `owner`'s idle session, and with it its row lock.
+pub(super) fn row_session_ended(c: &Ctx, owner: &str, owner_knew: Awareness) -> String {
+    let sc = c.sc;
+    let knew = match owner_knew {
+        Awareness::Paused => format!(" {owner} is paused and cannot know."),
+        Awareness::Unaware => format!(" {owner} has not noticed."),
+        Awareness::Knows => String::new(),
+    };
+    format!(
+        "PostgreSQL terminates {owner}'s session: idle in its transaction since t={}, it reached idle_in_transaction_session_timeout ({}), FATAL {IDLE_IN_TRANSACTION_TIMEOUT}. Its transaction is rolled back and its row lock released.{knew}",
+        c.at(c.e.at.saturating_sub(sc.lease_ttl)),
+        c.dur(sc.lease_ttl)
+    )
+}
+
+/// The job's status read inside the transaction.
+pub(super) fn row_job_checked(c: &Ctx, done: bool) -> String {
+    let (name, job) = (c.name, c.sc.job.as_deref().unwrap_or("the job"));
+    if done {
+        format!("{name} reads the job's status in its transaction: done (a debit has committed), so it skips {job} and commits.")
+    } else {
+        format!("{name} reads the job's status in its transaction: not done (no debit has committed), so it starts {job}.")
+    }
+}
+
+/// An UPDATE run inside the transaction that holds the row lock.
+pub(super) fn row_updated(c: &Ctx, amount: i64, balance: i64) -> String {
+    let name = c.name;
+    format!(
+        "{name}'s UPDATE accounts SET balance = balance − {amount} runs in its transaction, which holds the row lock: balance {balance}. No token goes with it: {}.",
+        no_token_clause(c.sc)
+    )
+}
+
+/// An UPDATE sent on a session PostgreSQL has terminated.
+pub(super) fn row_update_refused(c: &Ctx, amount: i64) -> String {
+    let name = c.name;
+    format!(
+        "{name} sends UPDATE accounts SET balance = balance − {amount} on its old connection, but PostgreSQL terminated that session{}: FATAL {IDLE_IN_TRANSACTION_TIMEOUT}, terminating connection due to idle-in-transaction timeout. The UPDATE never runs, and {name} stops. Balance stays {}.",
+        terminated(c),
+        c.e.snapshot.balance
+    )
+}
+
+/// COMMIT: the transaction's writes land and its row lock goes.
+pub(super) fn row_committed(c: &Ctx) -> String {
+    let (name, res) = (c.name, c.res);
+    if c.client(name).wrote_since_grant {
+        format!("{name} COMMITs: its debit is durable, and its row lock on {res} is released.")
+    } else {
+        format!("{name} COMMITs: it wrote nothing, and its row lock on {res} is released.")
+    }
+}
+
+/// Waking from a pause into a session the server terminated at `ended`.
+pub(super) fn row_wakes(c: &Ctx, ended: Millis) -> String {
+    let name = c.name;
+    format!(
+        "{name} wakes up and carries on, unaware that PostgreSQL terminated its session at t={}.",
+        c.at(ended)
+    )
+}
+
+/// The next statement on a terminated session.
+pub(super) fn row_connection_lost(c: &Ctx) -> String {
+    let name = c.name;
+    format!(
+        "{name} sends its next statement on the session PostgreSQL terminated{}: FATAL {IDLE_IN_TRANSACTION_TIMEOUT}, the connection is gone, and {name} stops.",
+        terminated(c)
+    )
+}
+
+/// The Say line of a row lock's grant: at once, or after a wait.
+pub(super) fn row_granted_say(c: &Ctx) -> String {
+    let (e, name) = (c.e, c.name);
+    match waited(c) {
+        None => "No lock server: the database that holds the balance arbitrates, and only one transaction at a time can hold this row's lock.".to_owned(),
+        Some((w, holder)) => match other_believers(e, name).as_slice() {
+            [] if w == 0 => format!(
+                "{holder}'s transaction ended in the same instant {name} asked: no wait this time. A blocking lock costs a waiter only what is left of the holder's transaction."
+            ),
+            [] => format!(
+                "{name} waited {} for the row, holding a connection the whole time: a blocking lock trades a refusal for a wait, and {holder}'s stall became {name}'s.",
+                c.dur(w)
+            ),
+            [one, ..] => format!(
+                "{one} still believes it holds the lock while {name} holds it: two believers, as with a lease. The difference: {one}'s transaction is gone, so nothing in it can commit."
+            ),
         },
-        EventKind::LockWait { .. } => "Unlike SET NX, FOR UPDATE does not refuse: the second client queues for as long as the holder's transaction lives, unless lock_timeout is set.".to_owned(),
-        EventKind::LeaseExpired {
-            owner,
-            cause: ExpiryCause::IdleTimeout,
-            ..
-        } => format!(
-            "The idle timeout is a lease too. But lock and data live in one system, so ending the lock also ends {owner}'s transaction: nothing it did survives."
-        ),
-        EventKind::WriteApplied { result: Ok(_), .. } => {
-            "Lock and write in one transaction: no token is needed while the transaction holds the row, whatever the fencing policy says.".to_owned()
-        }
-        EventKind::WriteApplied {
-            result: Err(WriteError::SessionTerminated),
-            ..
-        } => format!(
-            "Storage will not run {name}'s write because its transaction no longer exists, not because of a token: the same under off, strict and same-epoch."
-        ),
-        EventKind::Released { .. } => {
-            "COMMIT makes the writes durable and releases the row lock in one step: there is no separate release to get wrong.".to_owned()
-        }
-        EventKind::PauseEnded { lease_gone: false } if e.snapshot.believers.contains(&name) => {
-            "Its transaction still holds the row lock, so this pause did no harm.".to_owned()
-        }
-        EventKind::ConnectionLost => {
-            "A terminated session takes its transaction with it: nothing it sends runs.".to_owned()
-        }
-        _ => return None,
-    })
+    }
 }

@@ -107,8 +107,8 @@ fn times(n: usize) -> String {
 
 /// The narration of a run of identical events (`run` has two or more): what was done, how
 /// often and how far apart, and the answer, once.
-pub(super) fn repeated(t: &Trace, run: Range<usize>) -> String {
-    let sc = &t.scenario;
+pub(super) fn repeated(c: &Ctx, run: Range<usize>) -> String {
+    let (t, sc) = (c.t, c.sc);
     let (first, last) = (&t.events[run.start], &t.events[run.end - 1]);
     let n = run.len();
     let name = first.actor.clone().unwrap_or_default();
@@ -120,7 +120,7 @@ pub(super) fn repeated(t: &Trace, run: Range<usize>) -> String {
     );
     match (&first.kind, &last.kind) {
         (EventKind::AcquireRefused { .. }, _) => {
-            let (attempt, answer) = refusal(t, run.start);
+            let (attempt, answer) = refusal(c);
             format!(
                 "{name} {attempt} {every} (randomised in a real client), with the same answer each time (×{n}): {answer}."
             )
@@ -147,13 +147,13 @@ pub(super) fn repeated(t: &Trace, run: Range<usize>) -> String {
             };
             format!(
                 "{who} its lease{} {every}{why}; each time {} (extend ×{n}). The lease now runs until t={}{next}.",
-                extended_lease(t, run.start),
-                Voice::of(sc).extend_checks(),
+                extended_lease(c),
+                c.voice.extend_checks(),
                 instant(sc, *expires_at)
             )
         }
         // `same_again` joins nothing else; one event's sentence is still true of the first.
-        _ => sentence(t, run.start),
+        _ => words::topic(&c.e.kind).narrate(c).unwrap_or_default(),
     }
 }
 

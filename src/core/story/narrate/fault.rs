@@ -3,8 +3,8 @@
 use super::*;
 
 /// The lock's own faults: a node's clock jumps, a primary or leader fails over.
-pub(super) fn fault(c: &Ctx) -> Option<String> {
-    let (t, i, sc, e, _, res, _) = c.parts();
+pub(crate) fn fault(c: &Ctx) -> Option<String> {
+    let (sc, e, _, res, _) = c.parts();
     Some(match &e.kind {
         EventKind::LockClockJumped { by, shortened } => {
             let clock = match &sc.redlock {
@@ -27,7 +27,7 @@ pub(super) fn fault(c: &Ctx) -> Option<String> {
         }
         EventKind::Failover {
             lost, next_fence, ..
-        } if sc.restart => restarted(t, i, lost.first(), *next_fence),
+        } if sc.restart => restarted(c, lost.first(), *next_fence),
         EventKind::Failover {
             lost,
             next_fence,
@@ -38,16 +38,7 @@ pub(super) fn fault(c: &Ctx) -> Option<String> {
                 if sc.replication_lag.is_some() =>
             {
                 let lag = c.dur(sc.replication_lag.unwrap_or(0));
-                let granted = |owner: &str| {
-                    t.events[..i]
-                        .iter()
-                        .rev()
-                        .find(|p| {
-                            p.actor.as_deref() == Some(owner)
-                                && matches!(p.kind, EventKind::Acquired { .. })
-                        })
-                        .map_or(0, |p| p.at)
-                };
+                let granted = |owner: &str| c.client(owner).granted_at.unwrap_or(0);
                 let next = match (sc.token_source, rolled_back) {
                     (TokenSource::RandomValue, _) => String::new(),
                     (TokenSource::SameRedis, true) => format!(" The fence counter lived on the same Redis and lost that INCR too, so the next token handed out is {next_fence} again."),
@@ -119,8 +110,8 @@ pub(super) fn fault(c: &Ctx) -> Option<String> {
 }
 
 /// A client cut off from the lock service: a command unanswered, a client timeout.
-pub(super) fn cut_off(c: &Ctx) -> Option<String> {
-    let (t, i, sc, e, name, res, _) = c.parts();
+pub(crate) fn cut_off(c: &Ctx) -> Option<String> {
+    let (sc, e, name, res, _) = c.parts();
     Some(match &e.kind {
         EventKind::LockUnanswered {
             command,
@@ -209,7 +200,7 @@ pub(super) fn cut_off(c: &Ctx) -> Option<String> {
                 );
             }
             let sent_since = wrote_at.filter(|w| *w >= *sent_at);
-            match (sent_since, sent_since.and_then(|w| write_fate(t, i, name, w))) {
+            match (sent_since, sent_since.and_then(|w| write_fate(c, w))) {
                 (Some(w), Some((Some(o), _))) if *cancelled => s += &format!(
                     " Too late for its write, sent at t={} after the lease went to {o}: a self-cancel cannot call it back.",
                     c.at(w)
@@ -235,13 +226,8 @@ pub(super) fn cut_off(c: &Ctx) -> Option<String> {
 
 /// A failover that is the lock's Redis restarting ([`Scenario::restart`]): killed, and back
 /// from a snapshot taken before the run, so it has neither the live lease nor its INCR.
-fn restarted(
-    t: &Trace,
-    i: usize,
-    lost: Option<&super::super::super::lease::Lease>,
-    next: Fence,
-) -> String {
-    let sc = &t.scenario;
+fn restarted(c: &Ctx, lost: Option<&super::super::super::lease::Lease>, next: Fence) -> String {
+    let sc = c.sc;
     let res = &sc.resource;
     let crash = "Redis is killed (kill -9) and restarts from its last snapshot, taken before the run: no AOF, so nothing written since was on disk.";
     match lost {
@@ -250,7 +236,7 @@ fn restarted(
             owner = l.owner,
             until = instant(sc, l.expires_at),
         ),
-        None if t.events[i].snapshot.holder.is_some() => format!(
+        None if c.e.snapshot.holder.is_some() => format!(
             "{crash} The live lease was in the snapshot, so it survives."
         ),
         None => format!("{crash} No lease was live, so nothing is lost; the next token is {next}."),

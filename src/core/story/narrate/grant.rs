@@ -3,10 +3,13 @@
 use super::*;
 
 /// A grant, a refused acquire, or a token taken after the grant.
-pub(super) fn grant(c: &Ctx) -> Option<String> {
-    let (t, i, sc, e, name, res, _) = c.parts();
+pub(crate) fn grant(c: &Ctx) -> Option<String> {
+    let (sc, e, name, res, _) = c.parts();
     let value = c.value();
     Some(match &e.kind {
+        EventKind::Acquired { expires_at, .. } if c.voice == Voice::RowLock => {
+            row_granted(c, *expires_at)
+        }
         EventKind::Acquired {
             fence,
             expires_at,
@@ -24,7 +27,7 @@ pub(super) fn grant(c: &Ctx) -> Option<String> {
             )
         }
         EventKind::AcquireRefused { retry_in, .. } => {
-            let (attempt, answer) = refusal(t, i);
+            let (attempt, answer) = refusal(c);
             format!(
                 "{name} {attempt}: {answer}. Retrying in ~{} (randomised in a real client).",
                 c.dur(*retry_in)
@@ -40,14 +43,8 @@ pub(super) fn grant(c: &Ctx) -> Option<String> {
             c.at(*expires_at)
         ),
         EventKind::TokenTaken { fence } => {
-            let newer = before(t, i).find_map(|p| match &p.kind {
-                EventKind::Acquired { .. } if p.actor.as_deref() != Some(name) => {
-                    p.actor.clone()
-                }
-                EventKind::Acquired { .. } => Some(String::new()),
-                _ => None,
-            });
-            match newer.filter(|o| !o.is_empty()) {
+            let newer = c.fx.prior_grant.as_ref().map(|(o, _)| o);
+            match newer.filter(|o| *o != name) {
                 Some(o) => format!(
                     "{name} INCRs the separate counter and gets token {fence} — though {o} was granted the lease after {name}'s, so {name}'s older lease now carries the newer token."
                 ),
@@ -61,17 +58,13 @@ pub(super) fn grant(c: &Ctx) -> Option<String> {
                 "{name} acquires {res} from the Chubby-style lock service and gets a sequencer with token {fence}. The lease runs until t={}.",
                 c.at(*expires_at)
             ),
-            (Voice::LockService, _) if sc.queue => queue_grant(t, i, *fence, *expires_at),
+            (Voice::LockService, _) if sc.queue => queue_grant(c, *fence, *expires_at),
             (Voice::LockService, _) => format!(
                 "{name} acquires {res} from the lock service (a lease plus a create-if-absent transaction) and gets token {fence}, its lock key's revision as a rank (real revisions are larger, still increasing). The lease runs until t={}.",
                 c.at(*expires_at)
             ),
             (_, TokenSource::RandomValue) => {
-                let previous = before(t, i).find_map(|p| match &p.kind {
-                    EventKind::Acquired { fence: f, .. } => Some((p.actor.clone().unwrap_or_default(), *f)),
-                    _ => None,
-                });
-                let order = match previous {
+                let order = match c.fx.prior_grant.clone() {
                     Some((o, f)) if f < *fence => format!(" It happens to be larger than {o}'s {f}: a draw, not an order."),
                     Some((o, f)) if f > *fence => format!(" It happens to be smaller than {o}'s older {f}: a newer grant, a lower value."),
                     Some((o, f)) => format!(" It equals {o}'s {f}."),
@@ -96,13 +89,9 @@ pub(super) fn grant(c: &Ctx) -> Option<String> {
 
 /// A grant from a fair queue ([`Scenario::queue`]): the first holder creates the first node;
 /// a waiter is handed the lock when the node before it goes.
-fn queue_grant(t: &Trace, i: usize, fence: Fence, expires_at: Millis) -> String {
-    let sc = &t.scenario;
-    let e = &t.events[i];
-    let name = e.actor.as_deref().unwrap_or_default();
-    let waited = t.events[..i]
-        .iter()
-        .any(|p| p.actor == e.actor && matches!(p.kind, EventKind::LockWait { .. }));
+fn queue_grant(c: &Ctx, fence: Fence, expires_at: Millis) -> String {
+    let (sc, name) = (c.sc, c.name);
+    let waited = c.client(name).has_waited;
     let until = instant(sc, expires_at);
     if waited {
         format!(

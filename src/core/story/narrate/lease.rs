@@ -3,16 +3,22 @@
 use super::*;
 
 /// A lease that ended without a release: by its TTL, a clock jump, an idle timeout or a failover.
-pub(super) fn expiry(c: &Ctx) -> Option<String> {
-    let (t, i, sc, e, _, res, _) = c.parts();
+pub(crate) fn expiry(c: &Ctx) -> Option<String> {
+    let (sc, e, _, res, _) = c.parts();
     Some(match &e.kind {
+        EventKind::LeaseExpired {
+            owner,
+            cause: ExpiryCause::IdleTimeout,
+            owner_knew,
+            ..
+        } if c.voice == Voice::RowLock => row_session_ended(c, owner, *owner_knew),
         EventKind::LeaseExpired {
             owner,
             fence,
             cause,
             owner_knew,
         } => {
-            let knew = match (owner_knew, waiting_renewal(t, i, owner)) {
+            let knew = match (owner_knew, c.waiting_renewal(owner)) {
                 (Awareness::Unaware, Some((sent, Some(until)))) => format!(
                     " {owner} is still running, cut off from the lock service: its renewal sent at t={} got no reply, and its client waits for one until t={}.",
                     c.at(sent),
@@ -71,8 +77,8 @@ pub(super) fn expiry(c: &Ctx) -> Option<String> {
 }
 
 /// An extend or watchdog renewal, and one that fails.
-pub(super) fn renewal(c: &Ctx) -> Option<String> {
-    let (t, i, _, e, name, _, fx) = c.parts();
+pub(crate) fn renewal(c: &Ctx) -> Option<String> {
+    let (_, e, name, _, fx) = c.parts();
     Some(match &e.kind {
         EventKind::Extended {
             fence,
@@ -98,7 +104,7 @@ pub(super) fn renewal(c: &Ctx) -> Option<String> {
             watchdog: Some(next),
             ..
         } => {
-            let lease = extended_lease(t, i);
+            let lease = extended_lease(c);
             let next = match next {
                 Some(d) => format!(
                     "next renewal at t={} (a third of the TTL, ±25% jitter)",
@@ -131,9 +137,10 @@ pub(super) fn renewal(c: &Ctx) -> Option<String> {
 }
 
 /// A release, one that finds nothing of its own, a GET, and a DEL of another's lease.
-pub(super) fn release(c: &Ctx) -> Option<String> {
-    let (_, _, sc, e, name, res, fx) = c.parts();
+pub(crate) fn release(c: &Ctx) -> Option<String> {
+    let (sc, e, name, res, fx) = c.parts();
     Some(match &e.kind {
+        EventKind::Released { .. } if c.voice == Voice::RowLock => row_committed(c),
         EventKind::Released {
             via: ReleaseMode::CompareAndDelete,
             ..

@@ -3,9 +3,16 @@
 use super::*;
 
 /// What the client's own process does: pauses, checks, giving up, waiting, waking.
-pub(super) fn process(c: &Ctx) -> Option<String> {
-    let (t, i, sc, e, name, res, _) = c.parts();
+pub(crate) fn process(c: &Ctx) -> Option<String> {
+    let (sc, e, name, res, _) = c.parts();
+    let ended = c.client(name).session_ended_at;
     Some(match &e.kind {
+        EventKind::LockWait { holder } if c.voice == Voice::RowLock => row_waits(c, holder),
+        EventKind::JobChecked { done } if c.voice == Voice::RowLock => row_job_checked(c, *done),
+        EventKind::ConnectionLost if c.voice == Voice::RowLock => row_connection_lost(c),
+        EventKind::PauseEnded { lease_gone: true } if c.voice == Voice::RowLock && ended.is_some() => {
+            row_wakes(c, ended.unwrap_or_default())
+        }
         EventKind::PauseStarted { until, cause } => {
             let what = match cause {
                 PauseCause::Gc => format!(
@@ -45,7 +52,7 @@ pub(super) fn process(c: &Ctx) -> Option<String> {
             format!("{name} checks is_held: false. Its lease is gone.")
         }
         EventKind::DeadlineChecked { local, deadline, ok } => {
-            let real = lease_age(t, i);
+            let real = c.lease_age();
             let clock = match sc.client_drift {
                 0 => format!("its own clock reads {} since its lease began", c.dur(*local)),
                 d => format!(
@@ -90,7 +97,7 @@ pub(super) fn process(c: &Ctx) -> Option<String> {
             }
         }
         EventKind::GaveUp
-            if before(t, i).next().is_some_and(|p| {
+            if c.previous().is_some_and(|p| {
                 matches!(
                     p.kind,
                     EventKind::ProviderCall {

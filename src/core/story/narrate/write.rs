@@ -3,8 +3,8 @@
 use super::*;
 
 /// A request on its way to storage or to an outside system, and the barrier before a job.
-pub(super) fn request(c: &Ctx) -> Option<String> {
-    let (t, i, sc, e, name, res, _) = c.parts();
+pub(crate) fn request(c: &Ctx) -> Option<String> {
+    let (sc, e, name, res, _) = c.parts();
     Some(match &e.kind {
         EventKind::WriteSent {
             fence,
@@ -77,7 +77,7 @@ pub(super) fn request(c: &Ctx) -> Option<String> {
             }
         }
         EventKind::SideEffect { what, lease_live } => {
-            let again = before(t, i).any(|p| matches!(&p.kind, EventKind::SideEffect { what: w, .. } if w == what));
+            let again = c.fx.side_effect_again;
             let mut s = if *lease_live {
                 format!("{name} calls an outside system: {what}. No token goes with it; this time {name}'s lease is still live.")
             } else {
@@ -93,9 +93,19 @@ pub(super) fn request(c: &Ctx) -> Option<String> {
 }
 
 /// A write reaching storage: accepted or refused, and why.
-pub(super) fn write_applied(c: &Ctx) -> Option<String> {
-    let (t, i, sc, e, name, _, _) = c.parts();
+pub(crate) fn write_applied(c: &Ctx) -> Option<String> {
+    let (sc, e, name, _, _) = c.parts();
     Some(match &e.kind {
+        EventKind::WriteApplied {
+            amount,
+            result: Ok(balance),
+            ..
+        } if c.voice == Voice::RowLock => row_updated(c, *amount, *balance),
+        EventKind::WriteApplied {
+            amount,
+            result: Err(WriteError::SessionTerminated),
+            ..
+        } if c.voice == Voice::RowLock => row_update_refused(c, *amount),
         EventKind::WriteApplied {
             fence,
             amount,
@@ -185,11 +195,11 @@ pub(super) fn write_applied(c: &Ctx) -> Option<String> {
                     } else {
                         s += " Storage is not checking tokens.";
                     }
-                    if rewrote_same(t, i) {
+                    if rewrote_same(c) {
                         s += " The job has now run twice, but this run wrote the value the row already held: wasted work, no harm.";
-                    } else if sc.claims() && accepted_before(t, i).next().is_some() {
+                    } else if sc.claims() && c.accepted().next().is_some() {
                         s += " The job has now been claimed twice: a duplicate claim.";
-                    } else if sc.job.is_some() && accepted_before(t, i).next().is_some() {
+                    } else if sc.job.is_some() && c.accepted().next().is_some() {
                         s += &format!(" The job has now run twice: a {}.", twice_name(sc));
                     }
                     s
