@@ -827,3 +827,134 @@ fn repeated_steps_cover_every_event_once_and_count_themselves() {
     eprintln!("{collapsed} collapsed steps");
     assert!(collapsed > 20, "{collapsed} collapsed steps");
 }
+
+/// The facts a story reads are what a search back through the trace finds: [`story::Story`]
+/// reads them off in one forward pass, and each must agree, at every step of every run, with
+/// the search each phrase used to make for itself.
+#[test]
+fn each_steps_facts_are_what_a_search_back_through_the_trace_finds() {
+    use fencing_lab::core::LockCommand;
+    for t in all_runs() {
+        let words = story::Story::of(&t);
+        for (i, e) in t.events.iter().enumerate() {
+            let fx = words.facts(i).expect("a step per event");
+            let before = || t.events[..i].iter().rev();
+            let prior = before().find_map(|p| match &p.kind {
+                EventKind::Acquired { fence, .. } => {
+                    Some((p.actor.clone().unwrap_or_default(), *fence))
+                }
+                _ => None,
+            });
+            assert_eq!(fx.prior_grant, prior, "{}: event {i}", who(&t));
+            let barrier =
+                before().any(|p| matches!(p.kind, EventKind::BarrierSet { result: Ok(()), .. }));
+            assert_eq!(fx.barrier_set, barrier, "{}: event {i}", who(&t));
+            let ended = before().find_map(|p| match &p.kind {
+                EventKind::Released { .. } => p.actor.clone(),
+                EventKind::LeaseExpired { owner, .. } => Some(owner.clone()),
+                _ => None,
+            });
+            assert_eq!(fx.last_ended, ended, "{}: event {i}", who(&t));
+            let writes = before()
+                .filter(|p| matches!(p.kind, EventKind::WriteApplied { .. }))
+                .count();
+            assert_eq!(fx.writes_before, writes, "{}: event {i}", who(&t));
+            if let EventKind::SideEffect { what, .. } = &e.kind {
+                let again = before()
+                    .any(|p| matches!(&p.kind, EventKind::SideEffect { what: w, .. } if w == what));
+                assert_eq!(fx.side_effect_again, again, "{}: event {i}", who(&t));
+            }
+            for (k, a) in t.scenario.actors.iter().enumerate() {
+                let c = fx.clients[k];
+                let mine = || before().filter(|p| p.actor.as_deref() == Some(a.name.as_str()));
+                let granted = mine().find(|p| matches!(p.kind, EventKind::Acquired { .. }));
+                assert_eq!(
+                    c.granted_at,
+                    granted.map(|p| p.at),
+                    "{}: event {i}, {}",
+                    who(&t),
+                    a.name
+                );
+                let renewed = mine().find(|p| {
+                    matches!(
+                        p.kind,
+                        EventKind::Acquired { .. } | EventKind::Extended { .. }
+                    )
+                });
+                assert_eq!(
+                    c.renewed_at,
+                    renewed.map(|p| p.at),
+                    "{}: event {i}, {}",
+                    who(&t),
+                    a.name
+                );
+                let waiting = mine().find_map(|p| match &p.kind {
+                    EventKind::LockTimedOut {
+                        command: LockCommand::Renew,
+                        ..
+                    } => Some(None),
+                    EventKind::LockUnanswered {
+                        command: LockCommand::Renew,
+                        timeout_at,
+                    } => Some(Some((p.at, *timeout_at))),
+                    _ => None,
+                });
+                assert_eq!(
+                    c.renewal_waiting,
+                    waiting.flatten(),
+                    "{}: event {i}, {}",
+                    who(&t),
+                    a.name
+                );
+                let terminated = before().find_map(|p| match &p.kind {
+                    EventKind::LeaseExpired {
+                        owner,
+                        cause: ExpiryCause::IdleTimeout,
+                        ..
+                    } if *owner == a.name => Some(p.at),
+                    _ => None,
+                });
+                assert_eq!(
+                    c.session_ended_at,
+                    terminated,
+                    "{}: event {i}, {}",
+                    who(&t),
+                    a.name
+                );
+                let since_grant =
+                    || mine().take_while(|p| !matches!(p.kind, EventKind::Acquired { .. }));
+                let asked = since_grant().find(|p| matches!(p.kind, EventKind::LockWait { .. }));
+                assert_eq!(
+                    c.waiting_since,
+                    asked.map(|p| p.at),
+                    "{}: event {i}, {}",
+                    who(&t),
+                    a.name
+                );
+                let waited = mine().any(|p| matches!(p.kind, EventKind::LockWait { .. }));
+                assert_eq!(c.has_waited, waited, "{}: event {i}, {}", who(&t), a.name);
+                let paused = mine().find_map(|p| match p.kind {
+                    EventKind::PauseStarted { .. } => Some(true),
+                    EventKind::PauseEnded { .. } => Some(false),
+                    _ => None,
+                });
+                assert_eq!(
+                    c.paused,
+                    paused.unwrap_or(false),
+                    "{}: event {i}, {}",
+                    who(&t),
+                    a.name
+                );
+                let wrote = since_grant()
+                    .any(|p| matches!(p.kind, EventKind::WriteApplied { result: Ok(_), .. }));
+                assert_eq!(
+                    c.wrote_since_grant,
+                    wrote,
+                    "{}: event {i}, {}",
+                    who(&t),
+                    a.name
+                );
+            }
+        }
+    }
+}
