@@ -12,7 +12,8 @@ use super::*;
 pub struct Story<'a> {
     trace: &'a Trace,
     steps: Steps,
-    facts: Facts,
+    /// Read off the trace the first time a phrase needs them (a step's figure does not).
+    facts: OnceCell<Facts>,
     /// The Say line of each step, a repeat already replaced by what is new about it:
     /// worked out for every step the first time one is asked for.
     says: OnceCell<Vec<String>>,
@@ -23,7 +24,7 @@ impl<'a> Story<'a> {
         Story {
             trace,
             steps: Steps::of(trace),
-            facts: facts(trace),
+            facts: OnceCell::new(),
             says: OnceCell::new(),
         }
     }
@@ -40,7 +41,7 @@ impl<'a> Story<'a> {
 
     /// The facts of event `i`'s step.
     pub fn facts(&self, i: usize) -> Option<&StepFacts> {
-        self.facts.steps.get(i + 1)
+        self.all_facts().steps.get(i + 1)
     }
 
     /// The narration sentence for `step`, stamped with its time: a run of identical events
@@ -84,11 +85,17 @@ impl<'a> Story<'a> {
         value_at(self.trace, self.steps.through(step))
     }
 
+    /// The facts of every step, read off the trace once.
+    fn all_facts(&self) -> &Facts {
+        self.facts.get_or_init(|| facts(self.trace))
+    }
+
     /// What every phrase of event `i` reads.
     pub(super) fn ctx(&self, i: usize) -> Ctx<'_> {
         let (t, sc) = (self.trace, &self.trace.scenario);
         let e = &t.events[i];
-        let fx = &self.facts.steps[i + 1];
+        let all = self.all_facts();
+        let fx = &all.steps[i + 1];
         Ctx {
             t,
             i,
@@ -98,7 +105,7 @@ impl<'a> Story<'a> {
             res: &sc.resource,
             fx,
             voice: Voice::of(sc),
-            writes: &self.facts.writes[..fx.writes_before],
+            writes: &all.writes[..fx.writes_before],
         }
     }
 
