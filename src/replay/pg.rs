@@ -10,7 +10,7 @@ use fencing_lab::core::{
 use postgres::types::{FromSql, ToSql};
 use postgres::{Client, NoTls, Statement};
 
-use super::{Attempt, Outcome};
+use super::outcome::{Attempt, Outcome};
 
 pub use postgres::error::SqlState;
 pub use postgres::{Config, Error};

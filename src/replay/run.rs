@@ -23,7 +23,8 @@ use fencing_lab::core::{
     WriteRequest, IDLE_IN_TRANSACTION_TIMEOUT,
 };
 
-use super::lock::{Lock, Service};
+use super::lock::{owner_of, Lock, Service};
+use super::observed::{observe, Observed, Shared};
 use super::pg::{Arg, Config, Error, Pg, SqlState};
 
 /// Where in its slot each kind of event happens, in slots from the slot's centre.
@@ -89,34 +90,6 @@ impl Env<'_> {
     }
 }
 
-/// What one run observed besides the storage's own tables.
-#[derive(Debug, Default)]
-pub struct Observed {
-    /// Tokens granted, in grant order.
-    pub tokens: Vec<u64>,
-    /// Lines of evidence: failover, clock step, lease expiry seen on etcd, …
-    pub notes: Vec<String>,
-    /// Worst lateness of any action against its target time (real ms).
-    pub max_late_ms: f64,
-    /// What the clients saw and the harness did, in the order it happened: the recorded
-    /// trace is folded from these ([`fencing_lab::core::recorded`]).
-    pub events: Vec<Observation>,
-    /// Row lock: until when the transaction that holds the row holds it (its idle timeout's
-    /// end, or its COMMIT).
-    pub row: Option<Millis>,
-}
-
-impl Observed {
-    pub fn saw(&mut self, at: Millis, actor: Option<usize>, kind: EventKind) {
-        self.events.push(Observation {
-            at,
-            actor,
-            kind,
-            request: None,
-        });
-    }
-}
-
 /// What storage did with a write, from its reply (`ok|balance`, `stale_fence|…`, or the
 /// client's own `session_ended`), as an observation on the writer's behalf.
 fn applied(
@@ -160,14 +133,6 @@ fn applied(
         kind,
         request,
     })
-}
-
-pub type Shared = Mutex<Observed>;
-
-/// What the run has observed so far, for one change (a thread that panicked holding it left
-/// nothing half-written that matters here).
-pub fn observe(shared: &Shared) -> MutexGuard<'_, Observed> {
-    shared.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// One client's connections: to the lock service, to the storage.
@@ -699,16 +664,4 @@ fn sequencer_check(c: &mut Client, w: &WriteRequest, now: Millis) -> Result<bool
     };
     c.said(now, format!("the resource asked the lock service for {res}'s live lease: token {shown}, the write's token {token}: {verdict}"));
     Ok(live == Some(token))
-}
-
-/// Whose lease a lock value is: the actor of that name, or under
-/// `TokenSource::RandomValue` the actor that drew that value.
-pub fn owner_of(sc: &Scenario, value: &str) -> String {
-    if sc.actor_index(value).is_some() {
-        return value.to_owned();
-    }
-    let drew = |i: usize| (0..64).any(|k| random_token(sc.seed, i, k).to_string() == value);
-    (0..sc.actors.len())
-        .find(|&i| drew(i))
-        .map_or_else(|| value.to_owned(), |i| sc.actors[i].name.clone())
 }

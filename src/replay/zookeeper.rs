@@ -20,7 +20,7 @@ use fencing_lab::core::Scenario;
 use futures_lite::future::block_on;
 use zookeeper_client as zk;
 
-use super::lock::{Answer, Lock, Run, Service};
+use super::lock::{Answer, Backend, Lock, Run, Service};
 use super::servers::{free_port, spawn, wait_for, Started};
 
 /// Debian's server jar; its manifest names the jars it needs.
@@ -28,6 +28,15 @@ const JAR: &str = "/usr/share/java/zookeeper.jar";
 /// The server's tick (ms): sessions expire on tick boundaries, at most a tick late. Under a
 /// fifth of the finest slot (100 ms), so an expiry stays within its own slot's first half.
 const TICK_MS: u64 = 20;
+
+/// An ephemeral sequential znode in a session whose timeout is the lease; its czxid is the
+/// token. It makes every etcd run again (`…@zookeeper`).
+pub const ZOOKEEPER: Backend = Backend {
+    name: "zookeeper",
+    lock_service: true,
+    twin_of: Some("etcd"),
+    start: |run, notes| Ok(Box::new(Servers::start(run, notes)?)),
+};
 
 /// One ZooKeeper server on loopback.
 pub struct Servers {
@@ -38,7 +47,7 @@ pub struct Servers {
 
 impl Servers {
     /// Starts a standalone server and waits until a client can open a session on it.
-    pub fn start(run: &Run, notes: &mut Vec<String>) -> Result<Self, String> {
+    fn start(run: &Run, notes: &mut Vec<String>) -> Result<Self, String> {
         let (dir, port) = (run.dir.join(format!("zookeeper-{}", run.n)), free_port()?);
         std::fs::create_dir_all(dir.join("data")).map_err(|e| e.to_string())?;
         let data = dir.join("data");
