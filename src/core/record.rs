@@ -8,10 +8,11 @@ use super::audit;
 use super::clock::Millis;
 use super::lease::{Fence, Lease};
 use super::ledger::{Account, FencingPolicy, WriteError, WriteRecord, WriteRequest};
-use super::scenario::{ReleaseMode, Scenario, TokenSource};
+use super::redlock;
+use super::scenario::{ReleaseMode, Scenario};
 use super::trace::{
-    Awareness, EventKind, ExpiryCause, Grant, Lane, LockCommand, NoopReason, Recording, Shortened,
-    Snapshot, Trace, TraceEvent,
+    self, Awareness, EventKind, ExpiryCause, Grant, Lane, LockCommand, NoopReason, Recording,
+    Shortened, Snapshot, Trace, TraceEvent,
 };
 
 /// One thing a client saw, or the harness did (a pause, a failover, a clock step), at
@@ -173,12 +174,10 @@ impl World<'_> {
         Some(self.take(i))
     }
 
-    /// Redlock: when lease `i` ends, the majority-th latest of its keys' expiries.
+    /// Redlock: when lease `i` ends, by Redlock's own majority rule over its keys' expiries.
     fn quorum_expiry(&self, i: usize) -> Option<Millis> {
-        let majority = self.sc.redlock.as_ref()?.nodes / 2 + 1;
-        let mut ends: Vec<Millis> = self.keys[i].iter().map(|(_, e)| *e).collect();
-        ends.sort_unstable_by(|a, b| b.cmp(a));
-        ends.get(majority - 1).copied()
+        let nodes = self.sc.redlock.as_ref()?.nodes;
+        redlock::majority_ends(nodes, self.keys[i].iter().map(|(_, e)| *e))
     }
 
     fn observe(&mut self, o: Observation) {
@@ -228,7 +227,7 @@ impl World<'_> {
                     holder.clone_from(&l.owner);
                     *until = l.expires_at;
                 } else if let Some(l) = self.lapsed.as_ref().filter(|_| self.sc.redlock.is_none()) {
-                    let delay_ends = l.expires_at.saturating_add(self.sc.lock_delay);
+                    let delay_ends = l.delay_ends(self.sc.lock_delay);
                     if at < delay_ends {
                         holder.clone_from(&l.owner);
                         *until = delay_ends;
@@ -340,9 +339,8 @@ impl World<'_> {
                     }
                 }
                 self.lost.extend(lost.iter().cloned());
-                // Random values have no counter to roll back (nor an order to go back in).
-                *rolled_back = self.sc.token_source != TokenSource::RandomValue
-                    && self.grants.iter().any(|(_, g)| *next_fence <= g.fence);
+                let granted = self.grants.iter().map(|(_, g)| g.fence);
+                *rolled_back = trace::rolled_back(self.sc.token_source, *next_fence, granted);
             }
             EventKind::LockClockJumped { by, shortened } => {
                 // One lock node's clock steps: its keys' PX runs out `by` sooner. Under
