@@ -136,7 +136,6 @@ fn not_reproducible(c: &Case) -> Option<&'static str> {
         (*c.lock == lock::ROW_LOCK && delayed, "a delayed packet would need a second connection, outside the lock holder's transaction"),
         (service && jumps, "the lock service does not run under faketime here"),
         (*c.lock == zookeeper::ZOOKEEPER && lapses_while_live(sc), "a live ZooKeeper client's heartbeats keep its session: its lease lapses only while the client is frozen"),
-        (*c.lock == zookeeper::ZOOKEEPER && sc.failover_at.is_some(), "a ZooKeeper failover needs a 3-member ensemble whose leader is killed; the replay starts one server"),
         (etcd && (sc.lease_ttl as f64 * service_scale(sc)) % 1000.0 != 0.0, "etcd lease TTLs are whole seconds"),
         (sc.failover_at.is_some() && (jumps || *c.lock == redis::REDLOCK), "a failover under Redlock or with a clock step: the core fails no Redlock node over, and the promoted replica does not run under libfaketime"),
         (sc.restart && sc.replication_lag.is_some(), "a restart has no replica to lag: the one Redis comes back from its snapshot"),
