@@ -25,7 +25,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{mpsc, Mutex, OnceLock};
 use std::time::Instant;
 
-use fencing_lab::core::EventKind::{PauseEnded, PauseStarted};
+use fencing_lab::core::EventKind::PauseStarted;
+use fencing_lab::core::Seen;
 use fencing_lab::core::{
     self, FencingPolicy, Millis, RowLock, Scenario, SplitMix64, Step, StorageCheck, TokenSource,
     COUNTER_GAP, DECK, GET_DEL_GAP,
@@ -272,7 +273,9 @@ fn run_case(c: &Case, n: usize, srv: &Servers) -> Result<Report, String> {
         rank_tokens(&mut observed, &obs.tokens, sc.first_fence, &mut notes);
     }
     // The pauses are the schedule's, made by the harness by not acting: the engine's own.
-    let pause = |o: &core::Observation| matches!(o.kind, PauseStarted { .. } | PauseEnded { .. });
+    let pause = |o: &core::Observation| {
+        matches!(o.seen, Seen::Event(PauseStarted { .. }) | Seen::PauseEnded)
+    };
     let pauses = core::observations_of(&core::run(sc))
         .into_iter()
         .filter(pause);

@@ -4,7 +4,7 @@
 
 use std::sync::{Mutex, MutexGuard};
 
-use fencing_lab::core::{EventKind, Fence, Lease, Millis, Observation};
+use fencing_lab::core::{Fence, Millis, Observation, Seen};
 
 /// What one run observed besides the storage's own tables.
 #[derive(Debug, Default)]
@@ -24,11 +24,13 @@ pub struct Observed {
 }
 
 impl Observed {
-    pub fn saw(&mut self, at: Millis, actor: Option<usize>, kind: EventKind) {
+    /// What `actor` (or, with `None`, the harness) saw at `at`: an event as far as it can be
+    /// seen (an `EventKind` goes in without the fields the fold derives).
+    pub fn saw(&mut self, at: Millis, actor: Option<usize>, seen: impl Into<Seen>) {
         self.events.push(Observation {
             at,
             actor,
-            kind,
+            seen: seen.into(),
             request: None,
         });
     }
@@ -42,19 +44,9 @@ pub fn observe(shared: &Shared) -> MutexGuard<'_, Observed> {
     shared.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// A failover as the harness made it: the owners of the live keys the promoted replica
-/// lacked (their leases' tokens and expiries are the fold's to fill in).
-pub fn failover(next: u64, lost: Vec<String>) -> EventKind {
-    let (fence, expires_at) = (Fence(0), 0);
-    let lost = lost.into_iter().map(|owner| Lease {
-        owner,
-        fence,
-        expires_at,
-    });
-    let (next_fence, rolled_back) = (Fence(next), false);
-    EventKind::Failover {
-        lost: lost.collect(),
-        next_fence,
-        rolled_back,
-    }
+/// A failover as the harness made it: the token the lock mints next, and the owners of the
+/// live keys the promoted replica lacked (their leases are the fold's).
+pub fn failover(next: u64, lost: Vec<String>) -> Seen {
+    let next_fence = Fence(next);
+    Seen::Failover { lost, next_fence }
 }

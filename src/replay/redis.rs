@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicU16, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use fencing_lab::core::{EventKind, Millis, Scenario, TokenSource};
+use fencing_lab::core::{Millis, Scenario, Seen, TokenSource};
 use redis::FromRedisValue;
 
 use super::lock::{owner_of, Answer, Backend, Fault, Lock, Run, Service, Stage};
@@ -325,8 +325,8 @@ impl Servers {
         std::fs::write(&tmp, format!("+{secs:.6}\n")).map_err(|e| e.to_string())?;
         std::fs::rename(&tmp, file).map_err(|e| e.to_string())?;
         let after: Option<i64> = r.cmd(&["PTTL", res])?;
-        let shortened = None;
-        observe(w.shared).saw(t, None, EventKind::LockClockJumped { by, shortened });
+        // Whose lease it shortened is the fold's.
+        observe(w.shared).saw(t, None, Seen::LockClockJumped { by });
         let real = by as f64 * scale;
         Ok(format!("t={t}: the clock of the redis-server on :{port} stepped +{real:.0} real ms (libfaketime); PTTL {res} went {before:?} → {after:?} ms"))
     }

@@ -19,8 +19,8 @@ use fencing_lab::core::client::{
 };
 use fencing_lab::core::{
     random_token, Acquire, EventKind, Fence, FencingPolicy, LockCommand, Millis, NoopReason,
-    Observation, ProviderOutcome, Scenario, SplitMix64, StorageCheck, TokenSource, WriteError,
-    WriteRequest, IDLE_IN_TRANSACTION_TIMEOUT,
+    Observation, ProviderOutcome, Refusal, Scenario, Seen, SplitMix64, StorageCheck, TokenSource,
+    WriteError, WriteRequest, IDLE_IN_TRANSACTION_TIMEOUT,
 };
 
 use super::lock::{owner_of, Lock, Service};
@@ -100,37 +100,28 @@ fn applied(
     reply: &str,
 ) -> Result<Observation, String> {
     let (code, n) = reply.split_once('|').unwrap_or((reply, "0"));
-    let original_balance = n.parse().map_err(|_| format!("storage said {reply:?}"))?;
-    let (token, last, live) = (w.fence.unwrap_or(Fence(0)), Fence(0), None);
-    let key = w.idempotency_key.clone().unwrap_or_default();
+    let n = n.parse().map_err(|_| format!("storage said {reply:?}"))?;
+    let key = w.idempotency_key.as_deref();
     let result = match code {
-        "ok" => Ok(original_balance),
-        "stale_fence" => Err(WriteError::StaleFence { token, last }),
-        "missing_fence" => Err(WriteError::MissingFence),
-        "stale_sequencer" => Err(WriteError::StaleSequencer { token, live }),
-        "session_ended" => Err(WriteError::SessionTerminated),
-        "duplicate_intent" => Err(WriteError::DuplicateIntent {
-            key,
-            original_balance,
-        }),
-        other => return Err(format!("storage answered {other:?}")),
+        // A publish leaves the balance be: the fold keeps it.
+        "ok" => Ok(w.publish.is_none().then_some(n)),
+        code => Err(Refusal::from_code(code, w.fence, key, n)
+            .ok_or_else(|| format!("storage answered {reply:?}"))?),
     };
     // Which later grant superseded the write's lease, and the high-water mark it met, are
-    // the fold's to fill in.
-    let kind = EventKind::WriteApplied {
+    // the fold's.
+    let seen = Seen::WriteApplied {
         fence: w.fence,
         amount: w.amount,
         sent_at,
         result,
-        superseded_by: None,
-        highest_accepted: None,
         publish: w.publish.clone(),
     };
     let (actor, request) = (Some(idx), Some(w.clone()));
     Ok(Observation {
         at,
         actor,
-        kind,
+        seen,
         request,
     })
 }
@@ -309,7 +300,7 @@ impl Backend for Client<'_, '_> {
         o.saw(at, Some(me), kind);
         let waiter = |p: &Observation| {
             let other = p.actor.is_some_and(|a| a != me);
-            p.at == at && other && matches!(p.kind, EventKind::Acquired { .. })
+            p.at == at && other && matches!(p.seen, Seen::Event(EventKind::Acquired { .. }))
         };
         if let Some(i) = o.events.iter().position(waiter).filter(|_| commit) {
             o.events[i..].rotate_right(1);
@@ -426,8 +417,8 @@ impl Backend for Client<'_, '_> {
             ));
         }
         if at > now {
-            let holder = String::new();
-            self.saw(now, EventKind::LockWait { holder });
+            // For whom it waited is the fold's.
+            self.observed().saw(now, Some(self.idx), Seen::LockWait);
             let real = self.env.elapsed_ms();
             self.said(now, format!("its SELECT … FOR UPDATE waited for the row, and returned at t={at} ({real:.0} real ms after the start)"));
         }
@@ -606,8 +597,8 @@ fn queue_turn(c: &mut Client, asked: Millis, fired_at: &mut Millis) -> Result<Ne
     let at = ((slots - 0.25).ceil().max(0.0) as Millis) * grain;
     let before = at.saturating_sub(grain);
     let other = |e: &&Observation| e.at == before && e.actor != Some(c.idx);
-    let released = (c.observed().events.iter().filter(other))
-        .any(|e| matches!(e.kind, EventKind::Released { .. }));
+    let released =
+        (c.observed().events.iter().filter(other)).any(|e| matches!(e.seen, Seen::Released { .. }));
     let at = if released { before } else { at }.max(asked);
     let fence = Fence(answer.token.ok_or("a queue grant without a token")?);
     c.took(at, &answer.how, fence);
