@@ -175,9 +175,8 @@ impl Sim<'_> {
             TokenSource::SeparateCounter => Fence(self.counter),
             _ => self.lock.next_fence(),
         };
-        // Random values have no counter to roll back (nor an order to go back in).
-        let rolled_back = self.sc.token_source != TokenSource::RandomValue
-            && self.grants.iter().any(|g| next_fence <= g.fence);
+        let granted = self.grants.iter().map(|g| g.fence);
+        let rolled_back = super::trace::rolled_back(self.sc.token_source, next_fence, granted);
         let kind = EventKind::Failover {
             lost,
             next_fence,

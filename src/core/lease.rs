@@ -29,6 +29,12 @@ pub struct Lease {
 }
 
 impl Lease {
+    /// Until when this lease, lapsed at its expiry rather than released, keeps the lock
+    /// from everyone under a Chubby-style lock-delay of `lock_delay` (0: not past its expiry).
+    pub fn delay_ends(&self, lock_delay: Millis) -> Millis {
+        self.expires_at.saturating_add(lock_delay)
+    }
+
     /// Live until (but not at) `expires_at`, like a Redis key with PX.
     pub fn is_live(&self, now: Millis) -> bool {
         now < self.expires_at
@@ -152,7 +158,7 @@ impl LeaseLock {
         }
         // A lease still stored is one that expired without a release (a release deletes it).
         if let Some(lapsed) = self.leases.get(key) {
-            let until = lapsed.expires_at.saturating_add(self.lock_delay);
+            let until = lapsed.delay_ends(self.lock_delay);
             if now < until {
                 return Acquire::Held {
                     holder: lapsed.owner.clone(),

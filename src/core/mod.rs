@@ -35,7 +35,7 @@ pub use lease::{renewal_interval, Acquire, Fence, Lease, LeaseLock, LockError};
 pub use ledger::{
     Account, FencingPolicy, Ledger, StorageCheck, WriteError, WriteRecord, WriteRequest,
 };
-pub use record::{observations_of, recorded, Observation};
+pub use record::{observations_of, recorded, Observation, Refusal, Seen};
 pub use scenario::{
     client_elapsed, random_token, Actor, ClockJump, Partition, Pause, PauseCause, RedlockSetup,
     ReleaseMode, RowLock, Scenario, ScenarioError, Step, TokenSource, CLIENTS, COUNTER_GAP,

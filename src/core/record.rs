@@ -8,23 +8,189 @@ use super::audit;
 use super::clock::Millis;
 use super::lease::{Fence, Lease};
 use super::ledger::{Account, FencingPolicy, WriteError, WriteRecord, WriteRequest};
-use super::scenario::{ReleaseMode, Scenario, TokenSource};
+use super::redlock;
+use super::scenario::{ReleaseMode, Scenario};
 use super::trace::{
-    Awareness, EventKind, ExpiryCause, Grant, Lane, LockCommand, NoopReason, Recording, Shortened,
-    Snapshot, Trace, TraceEvent,
+    self, Awareness, EventKind, ExpiryCause, Grant, Lane, LockCommand, NoopReason, Recording,
+    Shortened, Snapshot, Trace, TraceEvent,
 };
 
 /// One thing a client saw, or the harness did (a pause, a failover, a clock step), at
-/// scenario time `at`. Fields no client can see (a refusal's holder, a noop's reason, a
-/// write's `superseded_by` and `highest_accepted`, …) are filled in by [`recorded`].
+/// scenario time `at`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Observation {
     pub at: Millis,
     /// The actor's index in the scenario; `None` for the harness's own faults.
     pub actor: Option<usize>,
-    pub kind: EventKind,
+    pub seen: Seen,
     /// For a write that reached storage: the request as sent (its row in the write log).
     pub request: Option<WriteRequest>,
+}
+
+/// An event as far as a client (or the harness) can see it. Each variant but `Event` is an
+/// event with fields no client sees (a refusal's holder, a noop's reason, a write's
+/// `superseded_by`, …): they are left out here, and [`recorded`] derives them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Seen {
+    /// Seen in full.
+    Event(EventKind),
+    /// A refused acquire; who holds the lock, and until when, are the fold's.
+    AcquireRefused { retry_in: Millis, nodes: Vec<usize> },
+    /// A `SELECT … FOR UPDATE` that waited for the row; for whom is the fold's.
+    LockWait,
+    /// A pause ended; whether the lease is gone is the fold's.
+    PauseEnded,
+    /// A release deleted the lease; its token is the fold's.
+    Released { via: ReleaseMode },
+    /// A release that deleted nothing (but Redlock's leftover keys); why is the fold's.
+    ReleaseNoop {
+        via: ReleaseMode,
+        deleted: Vec<usize>,
+    },
+    /// A GET of the lock key: its owner; that lease's token is the fold's.
+    LockValueRead { owner: Option<String> },
+    /// An unconditional DEL that deleted `owner`'s lease; its token is the fold's.
+    DeletedOthersLease { owner: String },
+    /// An extend refused; when the lease ended is the fold's.
+    ExtendFailed { watchdog: bool },
+    /// A lock command's timeout; when the lease ended is the fold's.
+    LockTimedOut {
+        command: LockCommand,
+        sent_at: Millis,
+        cancelled: bool,
+        wrote_at: Option<Millis>,
+    },
+    /// A failover, with the owners of the live keys the promoted replica lacked (a GET on
+    /// each side before the promotion); their leases, and whether the counter rolled back,
+    /// are the fold's.
+    Failover {
+        lost: Vec<String>,
+        next_fence: Fence,
+    },
+    /// The lock node's clock stepped; whose lease it shortened is the fold's.
+    LockClockJumped { by: Millis },
+    /// Storage's reply to a write; its high-water mark, and the grant that superseded the
+    /// write's lease, are the fold's.
+    WriteApplied {
+        fence: Option<Fence>,
+        amount: i64,
+        sent_at: Millis,
+        /// The balance the debit left (`None` for a publish: it leaves the balance be).
+        result: Result<Option<i64>, Refusal>,
+        publish: Option<String>,
+    },
+    /// Storage's reply to a barrier.
+    BarrierSet {
+        fence: Fence,
+        result: Result<(), Refusal>,
+    },
+}
+
+/// Why storage refused a write, as its reply says: the high-water mark a stale token met,
+/// and the live lease a sequencer check found, are the fold's.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Refusal {
+    StaleFence { token: Fence },
+    MissingFence,
+    StaleSequencer { token: Fence },
+    DuplicateIntent { key: String, original_balance: i64 },
+    SessionTerminated,
+}
+
+impl Refusal {
+    /// The refusal storage answers with this code (`stale_fence`, …; see
+    /// [`WriteError::code`]) to a write of `token` under idempotency key `key`.
+    pub fn from_code(code: &str, token: Option<Fence>, key: Option<&str>, n: i64) -> Option<Self> {
+        Some(match code {
+            "stale_fence" => Self::StaleFence { token: token? },
+            "missing_fence" => Self::MissingFence,
+            "stale_sequencer" => Self::StaleSequencer { token: token? },
+            "session_ended" => Self::SessionTerminated,
+            "duplicate_intent" => Self::DuplicateIntent {
+                key: key?.to_owned(),
+                original_balance: n,
+            },
+            _ => return None,
+        })
+    }
+}
+
+impl From<&WriteError> for Refusal {
+    fn from(e: &WriteError) -> Self {
+        match e.clone() {
+            WriteError::StaleFence { token, .. } => Self::StaleFence { token },
+            WriteError::MissingFence => Self::MissingFence,
+            WriteError::StaleSequencer { token, .. } => Self::StaleSequencer { token },
+            WriteError::DuplicateIntent {
+                key,
+                original_balance,
+            } => Self::DuplicateIntent {
+                key,
+                original_balance,
+            },
+            WriteError::SessionTerminated => Self::SessionTerminated,
+        }
+    }
+}
+
+impl From<EventKind> for Seen {
+    /// What a client sees of an event: the event without the fields the fold derives.
+    fn from(kind: EventKind) -> Self {
+        match kind {
+            EventKind::AcquireRefused {
+                retry_in, nodes, ..
+            } => Seen::AcquireRefused { retry_in, nodes },
+            EventKind::LockWait { .. } => Seen::LockWait,
+            EventKind::PauseEnded { .. } => Seen::PauseEnded,
+            EventKind::Released { via, .. } => Seen::Released { via },
+            EventKind::ReleaseNoop { via, deleted, .. } => Seen::ReleaseNoop { via, deleted },
+            EventKind::LockValueRead { owner, .. } => Seen::LockValueRead { owner },
+            EventKind::DeletedOthersLease { owner, .. } => Seen::DeletedOthersLease { owner },
+            EventKind::ExtendFailed { watchdog, .. } => Seen::ExtendFailed { watchdog },
+            EventKind::LockTimedOut {
+                command,
+                sent_at,
+                cancelled,
+                wrote_at,
+                ..
+            } => Seen::LockTimedOut {
+                command,
+                sent_at,
+                cancelled,
+                wrote_at,
+            },
+            EventKind::Failover {
+                lost, next_fence, ..
+            } => Seen::Failover {
+                lost: lost.into_iter().map(|l| l.owner).collect(),
+                next_fence,
+            },
+            EventKind::LockClockJumped { by, .. } => Seen::LockClockJumped { by },
+            EventKind::WriteApplied {
+                fence,
+                amount,
+                sent_at,
+                result,
+                publish,
+                ..
+            } => Seen::WriteApplied {
+                fence,
+                amount,
+                sent_at,
+                result: match &result {
+                    Ok(_) if publish.is_some() => Ok(None),
+                    Ok(balance) => Ok(Some(*balance)),
+                    Err(e) => Err(e.into()),
+                },
+                publish,
+            },
+            EventKind::BarrierSet { fence, result } => Seen::BarrierSet {
+                fence,
+                result: result.map_err(|e| (&e).into()),
+            },
+            kind => Seen::Event(kind),
+        }
+    }
 }
 
 /// What the fold knows of the world between two observations.
@@ -173,30 +339,55 @@ impl World<'_> {
         Some(self.take(i))
     }
 
-    /// Redlock: when lease `i` ends, the majority-th latest of its keys' expiries.
+    /// Redlock: when lease `i` ends, by Redlock's own majority rule over its keys' expiries.
     fn quorum_expiry(&self, i: usize) -> Option<Millis> {
-        let majority = self.sc.redlock.as_ref()?.nodes / 2 + 1;
-        let mut ends: Vec<Millis> = self.keys[i].iter().map(|(_, e)| *e).collect();
-        ends.sort_unstable_by(|a, b| b.cmp(a));
-        ends.get(majority - 1).copied()
+        let nodes = self.sc.redlock.as_ref()?.nodes;
+        redlock::majority_ends(nodes, self.keys[i].iter().map(|(_, e)| *e))
     }
 
     fn observe(&mut self, o: Observation) {
         let at = o.at;
         self.expire_until(at);
         let me = o.actor;
-        let name = me
-            .and_then(|i| self.sc.actors.get(i))
+        let name = (me.and_then(|i| self.sc.actors.get(i)))
             .map(|a| a.name.clone())
             .unwrap_or_default();
-        let mut lane = me.map_or(Lane::Lease, Lane::Actor);
-        let mut kind = o.kind;
-        let set = |v: &mut Vec<bool>, i: Option<usize>, b: bool| {
-            if let Some(x) = i.and_then(|i| v.get_mut(i)) {
-                *x = b;
-            }
+        let lane = match o.seen {
+            Seen::WriteApplied { .. } | Seen::BarrierSet { .. } => Lane::Storage,
+            _ => me.map_or(Lane::Lease, Lane::Actor),
         };
-        match &mut kind {
+        let kind = match o.seen {
+            Seen::Event(kind) => self.saw_in_full(at, me, &name, kind),
+            Seen::WriteApplied {
+                fence,
+                amount,
+                sent_at,
+                result,
+                publish,
+            } => {
+                let w = (fence, amount, sent_at, result, publish);
+                self.write_applied(at, me, &name, w, o.request)
+            }
+            seen => self.lock_seen(at, me, &name, seen),
+        };
+        self.push(at, me, lane, kind);
+    }
+
+    fn believe(&mut self, me: Option<usize>, b: bool) {
+        if let Some(x) = me.and_then(|i| self.believes.get_mut(i)) {
+            *x = b;
+        }
+    }
+
+    /// An event seen in full: what it changes in the world the fold keeps.
+    fn saw_in_full(
+        &mut self,
+        at: Millis,
+        me: Option<usize>,
+        name: &str,
+        kind: EventKind,
+    ) -> EventKind {
+        match &kind {
             EventKind::Acquired {
                 fence,
                 expires_at,
@@ -206,96 +397,28 @@ impl World<'_> {
                 self.lapsed = None;
                 self.keys
                     .push(nodes.iter().map(|n| (*n, *expires_at)).collect());
+                let (owner, fence) = (name.to_owned(), *fence);
+                let expires_at = *expires_at;
                 self.leases.push(Lease {
-                    owner: name.clone(),
-                    fence: *fence,
-                    expires_at: *expires_at,
+                    owner: owner.clone(),
+                    fence,
+                    expires_at,
                 });
-                self.grants.push((
-                    at,
-                    Grant {
-                        owner: name.clone(),
-                        fence: *fence,
-                    },
-                ));
-                set(&mut self.believes, me, true);
+                self.grants.push((at, Grant { owner, fence }));
+                self.believe(me, true);
                 if let Some(i) = me {
                     self.ended[i] = None;
                 }
             }
-            EventKind::AcquireRefused { holder, until, .. } if holder.is_empty() => {
-                if let Some(l) = self.leases.iter().find(|l| l.is_live(at)) {
-                    holder.clone_from(&l.owner);
-                    *until = l.expires_at;
-                } else if let Some(l) = self.lapsed.as_ref().filter(|_| self.sc.redlock.is_none()) {
-                    let delay_ends = l.expires_at.saturating_add(self.sc.lock_delay);
-                    if at < delay_ends {
-                        holder.clone_from(&l.owner);
-                        *until = delay_ends;
-                    }
+            EventKind::JobChecked { .. } if self.sc.row_lock.is_some() => self.touch(at, name),
+            EventKind::ConnectionLost | EventKind::GaveUp => self.believe(me, false),
+            EventKind::PauseStarted { .. } => {
+                if let Some(x) = me.and_then(|i| self.paused.get_mut(i)) {
+                    *x = true;
                 }
             }
-            EventKind::LockWait { holder } if holder.is_empty() => {
-                if let Some(l) = self.leases.iter().find(|l| l.is_live(at)) {
-                    holder.clone_from(&l.owner);
-                }
-            }
-            EventKind::JobChecked { .. } if self.sc.row_lock.is_some() => self.touch(at, &name),
-            EventKind::ConnectionLost => set(&mut self.believes, me, false),
-            EventKind::PauseStarted { .. } => set(&mut self.paused, me, true),
-            EventKind::PauseEnded { lease_gone } => {
-                set(&mut self.paused, me, false);
-                let believes = me.is_some_and(|i| self.believes[i]);
-                *lease_gone = believes && !self.leases.iter().any(|l| l.owner == name);
-            }
-            EventKind::GaveUp | EventKind::ReleaseNoop { .. } | EventKind::Released { .. } => {
-                set(&mut self.believes, me, false);
-                match &mut kind {
-                    EventKind::Released { fence, .. } => {
-                        if let Some(l) = self.remove_lease(&name) {
-                            *fence = l.fence;
-                        }
-                    }
-                    EventKind::ReleaseNoop { reason, via, .. } => {
-                        *reason = match self.leases.iter().find(|l| l.is_live(at)) {
-                            Some(l) if *via == ReleaseMode::CompareAndDelete => {
-                                NoopReason::OtherHolder {
-                                    owner: l.owner.clone(),
-                                    fence: l.fence,
-                                }
-                            }
-                            _ if self.grants.iter().all(|(_, g)| g.owner != name) => {
-                                NoopReason::NeverHeld
-                            }
-                            _ if self.lost.iter().any(|l| l.owner == name) => NoopReason::Lost,
-                            _ => NoopReason::Expired,
-                        };
-                    }
-                    _ => {}
-                }
-            }
-            EventKind::LockValueRead { owner, fence } => {
-                *fence = owner
-                    .as_ref()
-                    .and_then(|w| self.leases.iter().find(|l| l.owner == *w))
-                    .map(|l| l.fence);
-                if owner.as_deref() != Some(name.as_str()) {
-                    set(&mut self.believes, me, false);
-                }
-            }
-            EventKind::DeletedOthersLease { owner, fence } => {
-                set(&mut self.believes, me, false);
-                if let Some(l) = self.remove_lease(owner) {
-                    *fence = l.fence;
-                    if let Some(i) = self.index(owner) {
-                        self.ended[i] = Some(at);
-                    }
-                }
-            }
-            EventKind::Extended {
-                fence, expires_at, ..
-            } => {
-                let _ = fence; // the actor's token, which a separate counter makes not the lease's
+            EventKind::Extended { expires_at, .. } => {
+                // The fence is the actor's token, which a separate counter makes not the lease's.
                 if let Some(i) = self.leases.iter().rposition(|l| l.owner == name) {
                     self.leases[i].expires_at = *expires_at;
                     for k in &mut self.keys[i] {
@@ -303,159 +426,287 @@ impl World<'_> {
                     }
                 }
             }
-            EventKind::ExtendFailed { lease_ended_at, .. } => {
-                set(&mut self.believes, me, false);
-                *lease_ended_at = me.and_then(|i| self.ended[i]);
-            }
-            EventKind::LockTimedOut {
-                command,
-                cancelled,
-                lease_ended_at,
-                ..
-            } => {
-                if *cancelled || *command == LockCommand::Release {
-                    set(&mut self.believes, me, false);
-                }
-                *lease_ended_at = me.and_then(|i| self.ended[i]);
-            }
-            EventKind::Failover {
-                lost,
-                next_fence,
-                rolled_back,
-            } => {
-                // Which live keys the promoted replica lacked is seen (a GET on each side
-                // before the promotion), by owner; the leases themselves are the fold's.
-                let owners: Vec<String> = lost.drain(..).map(|l| l.owner).collect();
-                for owner in owners {
-                    if let Some(l) = self.remove_lease(&owner) {
-                        lost.push(l);
-                    }
-                }
-                if !lost.is_empty() {
-                    self.lapsed = None;
-                }
-                for l in lost.iter() {
-                    if let Some(i) = self.index(&l.owner) {
-                        self.ended[i] = Some(at);
-                    }
-                }
-                self.lost.extend(lost.iter().cloned());
-                // Random values have no counter to roll back (nor an order to go back in).
-                *rolled_back = self.sc.token_source != TokenSource::RandomValue
-                    && self.grants.iter().any(|(_, g)| *next_fence <= g.fence);
-            }
-            EventKind::LockClockJumped { by, shortened } => {
-                // One lock node's clock steps: its keys' PX runs out `by` sooner. Under
-                // Redlock a lease lives on while a majority of its keys do.
-                let node = self.sc.redlock.as_ref().map_or(0, |r| r.jumping_node);
-                let holder = self.leases.iter().rposition(|l| l.is_live(at));
-                for i in 0..self.leases.len() {
-                    if !self.leases[i].is_live(at) {
-                        continue;
-                    }
-                    let ends_at = if self.sc.redlock.is_some() {
-                        for k in self.keys[i].iter_mut().filter(|k| k.0 == node) {
-                            k.1 = k.1.saturating_sub(*by).max(at);
-                        }
-                        self.quorum_expiry(i).unwrap_or(at)
-                    } else {
-                        self.leases[i].expires_at.saturating_sub(*by).max(at)
-                    };
-                    let l = &mut self.leases[i];
-                    if ends_at != l.expires_at && Some(i) == holder {
-                        *shortened = Some(Shortened {
-                            owner: l.owner.clone(),
-                            fence: l.fence,
-                            granted_until: l.expires_at,
-                            ends_at,
-                        });
-                        self.jumped.push(l.fence);
-                    }
-                    l.expires_at = ends_at;
-                }
-            }
-            EventKind::WriteApplied {
-                fence,
-                sent_at,
-                result,
-                superseded_by,
-                highest_accepted,
-                publish,
-                ..
-            } => {
-                lane = Lane::Storage;
-                let own = fence.and(
-                    self.grants
-                        .iter()
-                        .rposition(|(t, g)| g.owner == name && *t <= *sent_at),
-                );
-                *superseded_by = own
-                    .and_then(|i| self.grants.get(i + 1..))
-                    .and_then(|later| later.last())
-                    .map(|(_, g)| g.clone());
-                *highest_accepted = self.highest_accepted;
-                match result {
-                    Err(WriteError::StaleFence { last, .. }) => {
-                        *last = self.account.last_fence.unwrap_or(Fence(0));
-                    }
-                    // What the lock service answered the sequencer check with: the live lease.
-                    Err(WriteError::StaleSequencer { live, .. }) => {
-                        *live = self.leases.iter().rfind(|l| l.is_live(at)).map(|l| l.fence);
-                    }
-                    _ => {}
-                }
-                if let (Ok(balance), Some(_)) = (&mut *result, publish.as_ref()) {
-                    *balance = self.account.balance; // a publish leaves the balance be
-                }
-                if self.sc.row_lock.is_some() {
-                    match result {
-                        Ok(_) => self.touch(at, &name),
-                        // The client got the FATAL: it stops believing, and stops.
-                        Err(_) => set(&mut self.believes, me, false),
-                    }
-                }
-                if let Ok(balance) = result {
-                    self.highest_accepted = self.highest_accepted.max(*fence);
-                    self.account.balance = *balance;
-                    self.account.last_write_fence = *fence;
-                    if self.sc.policy != FencingPolicy::Off {
-                        self.account.last_fence = self.account.last_fence.max(*fence);
-                    }
-                    if publish.is_some() {
-                        self.account.result.clone_from(publish);
-                    }
-                }
-                if let Some(request) = o.request {
-                    self.writes.push(WriteRecord {
-                        at,
-                        request,
-                        result: result.clone().map(|_| ()),
-                        balance_after: self.account.balance,
-                    });
-                }
-            }
-            EventKind::BarrierSet { fence, result } => {
-                lane = Lane::Storage;
-                if result.is_ok() && self.sc.policy != FencingPolicy::Off {
-                    self.account.last_fence = self.account.last_fence.max(Some(*fence));
-                }
-            }
             _ => {}
         }
-        self.push(at, me, lane, kind);
+        kind
+    }
+
+    /// A lock event with fields no client sees: the event, with them derived.
+    fn lock_seen(&mut self, at: Millis, me: Option<usize>, name: &str, seen: Seen) -> EventKind {
+        let live = |w: &Self| w.leases.iter().find(|l| l.is_live(at)).cloned();
+        match seen {
+            Seen::AcquireRefused { retry_in, nodes } => {
+                let (holder, until) = match (live(self), &self.lapsed) {
+                    (Some(l), _) => (l.owner, l.expires_at),
+                    (None, Some(l)) if self.sc.redlock.is_none() => {
+                        let delay_ends = l.delay_ends(self.sc.lock_delay);
+                        match at < delay_ends {
+                            true => (l.owner.clone(), delay_ends),
+                            false => (String::new(), 0),
+                        }
+                    }
+                    _ => (String::new(), 0),
+                };
+                EventKind::AcquireRefused {
+                    holder,
+                    until,
+                    retry_in,
+                    nodes,
+                }
+            }
+            Seen::LockWait => EventKind::LockWait {
+                holder: live(self).map(|l| l.owner).unwrap_or_default(),
+            },
+            Seen::PauseEnded => {
+                if let Some(x) = me.and_then(|i| self.paused.get_mut(i)) {
+                    *x = false;
+                }
+                let believes = me.is_some_and(|i| self.believes[i]);
+                let lease_gone = believes && !self.leases.iter().any(|l| l.owner == name);
+                EventKind::PauseEnded { lease_gone }
+            }
+            Seen::Released { via } => {
+                self.believe(me, false);
+                let lease = self.remove_lease(name);
+                let fence = lease.map_or(Fence(0), |l| l.fence);
+                EventKind::Released { fence, via }
+            }
+            Seen::ReleaseNoop { via, deleted } => {
+                self.believe(me, false);
+                let reason = match live(self) {
+                    Some(l) if via == ReleaseMode::CompareAndDelete => NoopReason::OtherHolder {
+                        owner: l.owner,
+                        fence: l.fence,
+                    },
+                    _ if self.grants.iter().all(|(_, g)| g.owner != name) => NoopReason::NeverHeld,
+                    _ if self.lost.iter().any(|l| l.owner == name) => NoopReason::Lost,
+                    _ => NoopReason::Expired,
+                };
+                EventKind::ReleaseNoop {
+                    via,
+                    reason,
+                    deleted,
+                }
+            }
+            Seen::LockValueRead { owner } => {
+                let fence = (owner.as_ref())
+                    .and_then(|w| self.leases.iter().find(|l| l.owner == *w))
+                    .map(|l| l.fence);
+                if owner.as_deref() != Some(name) {
+                    self.believe(me, false);
+                }
+                EventKind::LockValueRead { owner, fence }
+            }
+            Seen::DeletedOthersLease { owner } => {
+                self.believe(me, false);
+                let removed = self.remove_lease(&owner);
+                if let Some(i) = removed.as_ref().and_then(|_| self.index(&owner)) {
+                    self.ended[i] = Some(at);
+                }
+                let fence = removed.map_or(Fence(0), |l| l.fence);
+                EventKind::DeletedOthersLease { owner, fence }
+            }
+            Seen::ExtendFailed { watchdog } => {
+                self.believe(me, false);
+                let lease_ended_at = me.and_then(|i| self.ended[i]);
+                EventKind::ExtendFailed {
+                    watchdog,
+                    lease_ended_at,
+                }
+            }
+            Seen::LockTimedOut {
+                command,
+                sent_at,
+                cancelled,
+                wrote_at,
+            } => {
+                if cancelled || command == LockCommand::Release {
+                    self.believe(me, false);
+                }
+                EventKind::LockTimedOut {
+                    command,
+                    sent_at,
+                    cancelled,
+                    wrote_at,
+                    lease_ended_at: me.and_then(|i| self.ended[i]),
+                }
+            }
+            Seen::Failover { lost, next_fence } => self.failover(at, lost, next_fence),
+            Seen::LockClockJumped { by } => EventKind::LockClockJumped {
+                by,
+                shortened: self.clock_jumped(at, by),
+            },
+            Seen::BarrierSet { fence, result } => {
+                if result.is_ok() && self.sc.policy != FencingPolicy::Off {
+                    self.account.last_fence = self.account.last_fence.max(Some(fence));
+                }
+                let result = result.map_err(|r| self.refused(at, r));
+                EventKind::BarrierSet { fence, result }
+            }
+            Seen::Event(_) | Seen::WriteApplied { .. } => unreachable!("handled by observe"),
+        }
+    }
+
+    /// The leases the promoted replica lacked (by their owners), and whether the counter
+    /// rolled back.
+    fn failover(&mut self, at: Millis, owners: Vec<String>, next_fence: Fence) -> EventKind {
+        let lost: Vec<Lease> = (owners.iter())
+            .filter_map(|owner| self.remove_lease(owner))
+            .collect();
+        if !lost.is_empty() {
+            self.lapsed = None;
+        }
+        for l in &lost {
+            if let Some(i) = self.index(&l.owner) {
+                self.ended[i] = Some(at);
+            }
+        }
+        self.lost.extend(lost.iter().cloned());
+        let granted = self.grants.iter().map(|(_, g)| g.fence);
+        let rolled_back = trace::rolled_back(self.sc.token_source, next_fence, granted);
+        EventKind::Failover {
+            lost,
+            next_fence,
+            rolled_back,
+        }
+    }
+
+    /// One lock node's clock steps `by`: its keys' PX runs out `by` sooner. Under Redlock a
+    /// lease lives on while a majority of its keys do. The holder's lease, if it shortened.
+    fn clock_jumped(&mut self, at: Millis, by: Millis) -> Option<Shortened> {
+        let node = self.sc.redlock.as_ref().map_or(0, |r| r.jumping_node);
+        let holder = self.leases.iter().rposition(|l| l.is_live(at));
+        let mut shortened = None;
+        for i in 0..self.leases.len() {
+            if !self.leases[i].is_live(at) {
+                continue;
+            }
+            let ends_at = if self.sc.redlock.is_some() {
+                for k in self.keys[i].iter_mut().filter(|k| k.0 == node) {
+                    k.1 = k.1.saturating_sub(by).max(at);
+                }
+                self.quorum_expiry(i).unwrap_or(at)
+            } else {
+                self.leases[i].expires_at.saturating_sub(by).max(at)
+            };
+            let l = &mut self.leases[i];
+            if ends_at != l.expires_at && Some(i) == holder {
+                shortened = Some(Shortened {
+                    owner: l.owner.clone(),
+                    fence: l.fence,
+                    granted_until: l.expires_at,
+                    ends_at,
+                });
+                self.jumped.push(l.fence);
+            }
+            l.expires_at = ends_at;
+        }
+        shortened
+    }
+
+    /// A refusal, with what storage's reply leaves out: the high-water mark a stale token
+    /// met, and the lease a sequencer check found live.
+    fn refused(&self, at: Millis, r: Refusal) -> WriteError {
+        match r {
+            Refusal::StaleFence { token } => WriteError::StaleFence {
+                token,
+                last: self.account.last_fence.unwrap_or(Fence(0)),
+            },
+            Refusal::MissingFence => WriteError::MissingFence,
+            Refusal::StaleSequencer { token } => WriteError::StaleSequencer {
+                token,
+                live: self.leases.iter().rfind(|l| l.is_live(at)).map(|l| l.fence),
+            },
+            Refusal::DuplicateIntent {
+                key,
+                original_balance,
+            } => WriteError::DuplicateIntent {
+                key,
+                original_balance,
+            },
+            Refusal::SessionTerminated => WriteError::SessionTerminated,
+        }
+    }
+
+    /// Storage's reply to a write: the write, with the grant that superseded its lease and
+    /// the high-water mark it met; the account and the write log as storage left them.
+    fn write_applied(
+        &mut self,
+        at: Millis,
+        me: Option<usize>,
+        name: &str,
+        (fence, amount, sent_at, result, publish): SeenWrite,
+        request: Option<WriteRequest>,
+    ) -> EventKind {
+        let own =
+            fence.and((self.grants.iter()).rposition(|(t, g)| g.owner == name && *t <= sent_at));
+        let superseded_by = (own.and_then(|i| self.grants.get(i + 1..)))
+            .and_then(|later| later.last())
+            .map(|(_, g)| g.clone());
+        let highest_accepted = self.highest_accepted;
+        // A publish leaves the balance be.
+        let result = match result {
+            Ok(balance) => Ok(balance.unwrap_or(self.account.balance)),
+            Err(r) => Err(self.refused(at, r)),
+        };
+        if self.sc.row_lock.is_some() {
+            match result {
+                Ok(_) => self.touch(at, name),
+                // The client got the FATAL: it stops believing, and stops.
+                Err(_) => self.believe(me, false),
+            }
+        }
+        if let Ok(balance) = result {
+            self.highest_accepted = self.highest_accepted.max(fence);
+            self.account.balance = balance;
+            self.account.last_write_fence = fence;
+            if self.sc.policy != FencingPolicy::Off {
+                self.account.last_fence = self.account.last_fence.max(fence);
+            }
+            if publish.is_some() {
+                self.account.result.clone_from(&publish);
+            }
+        }
+        if let Some(request) = request {
+            self.writes.push(WriteRecord {
+                at,
+                request,
+                result: result.clone().map(|_| ()),
+                balance_after: self.account.balance,
+            });
+        }
+        EventKind::WriteApplied {
+            fence,
+            amount,
+            sent_at,
+            result,
+            superseded_by,
+            highest_accepted,
+            publish,
+        }
     }
 }
+
+/// A write as storage's reply shows it: its token, amount, when it was sent, the reply, and
+/// the result it publishes.
+type SeenWrite = (
+    Option<Fence>,
+    i64,
+    Millis,
+    Result<Option<i64>, Refusal>,
+    Option<String>,
+);
 
 /// The order of kinds of event within one instant, as the engine's queue has it: a clock
 /// step, then expiries (the fold's), a failover, pause ends and starts, delayed packets
 /// landing, and the actors' own steps last.
 fn rank(o: &Observation) -> u8 {
-    match &o.kind {
-        EventKind::LockClockJumped { .. } => 0,
-        EventKind::Failover { .. } => 2,
-        EventKind::PauseEnded { .. } => 3,
-        EventKind::PauseStarted { .. } => 4,
-        EventKind::WriteApplied { sent_at, .. } if *sent_at < o.at => 5,
+    match &o.seen {
+        Seen::LockClockJumped { .. } => 0,
+        Seen::Failover { .. } => 2,
+        Seen::PauseEnded => 3,
+        Seen::Event(EventKind::PauseStarted { .. }) => 4,
+        Seen::WriteApplied { sent_at, .. } if *sent_at < o.at => 5,
         _ => 6,
     }
 }
@@ -507,70 +758,22 @@ pub fn recorded(
 }
 
 /// What a client could have seen of an engine run: its events without the fields
-/// [`recorded`] fills in, and without the engine's own expiries (the fold derives them).
+/// [`recorded`] derives, and without the engine's own expiries (the fold derives them).
 /// Used to check the fold against the engine, which must agree on every deck run.
 pub fn observations_of(trace: &Trace) -> Vec<Observation> {
     let mut writes = trace.writes.iter();
-    trace
-        .events
-        .iter()
-        .filter_map(|e| {
-            let mut kind = e.kind.clone();
-            match &mut kind {
-                EventKind::LeaseExpired { .. } => return None,
-                EventKind::AcquireRefused { holder, until, .. } => {
-                    holder.clear();
-                    *until = 0;
-                }
-                EventKind::LockWait { holder } => holder.clear(),
-                EventKind::PauseEnded { lease_gone } => *lease_gone = false,
-                EventKind::ReleaseNoop { reason, .. } => *reason = NoopReason::NeverHeld,
-                EventKind::LockValueRead { fence, .. } => *fence = None,
-                EventKind::DeletedOthersLease { fence, .. } | EventKind::Released { fence, .. } => {
-                    *fence = Fence(0)
-                }
-                EventKind::ExtendFailed { lease_ended_at, .. }
-                | EventKind::LockTimedOut { lease_ended_at, .. } => *lease_ended_at = None,
-                EventKind::Failover {
-                    lost, rolled_back, ..
-                } => {
-                    for l in lost.iter_mut() {
-                        l.fence = Fence(0);
-                        l.expires_at = 0;
-                    }
-                    *rolled_back = false;
-                }
-                EventKind::LockClockJumped { shortened, .. } => *shortened = None,
-                EventKind::WriteApplied {
-                    superseded_by,
-                    highest_accepted,
-                    result,
-                    publish,
-                    ..
-                } => {
-                    *superseded_by = None;
-                    *highest_accepted = None;
-                    match result {
-                        Err(WriteError::StaleFence { last, .. }) => *last = Fence(0),
-                        Err(WriteError::StaleSequencer { live, .. }) => *live = None,
-                        Ok(balance) if publish.is_some() => *balance = -1,
-                        _ => {}
-                    }
-                }
-                _ => {}
-            }
-            let request = matches!(kind, EventKind::WriteApplied { .. })
-                .then(|| writes.next().map(|w| w.request.clone()))
-                .flatten();
-            Some(Observation {
+    let actor = |e: &TraceEvent| (e.actor.as_deref()).and_then(|a| trace.scenario.actor_index(a));
+    (trace.events.iter())
+        .filter(|e| !matches!(e.kind, EventKind::LeaseExpired { .. }))
+        .map(|e| {
+            let applied = matches!(e.kind, EventKind::WriteApplied { .. });
+            let request = applied.then(|| writes.next().map(|w| w.request.clone()));
+            Observation {
                 at: e.at,
-                actor: e
-                    .actor
-                    .as_deref()
-                    .and_then(|a| trace.scenario.actor_index(a)),
-                kind,
-                request,
-            })
+                actor: actor(e),
+                seen: e.kind.clone().into(),
+                request: request.flatten(),
+            }
         })
         .collect()
 }

@@ -6,6 +6,19 @@
 use super::clock::Millis;
 use super::lease::{Acquire, Fence, Lease, LeaseLock, LockError};
 
+/// Nodes of `nodes` that must hold a client's key for it to hold the lock.
+pub fn majority(nodes: usize) -> usize {
+    nodes.max(1) / 2 + 1
+}
+
+/// When a hold on a majority of `nodes` ends, given its keys' expiries on the nodes that hold
+/// one: the majority-th latest. `None` when fewer than a majority hold a key.
+pub fn majority_ends(nodes: usize, ends: impl IntoIterator<Item = Millis>) -> Option<Millis> {
+    let mut ends: Vec<Millis> = ends.into_iter().collect();
+    ends.sort_unstable_by(|a, b| b.cmp(a));
+    ends.get(majority(nodes) - 1).copied()
+}
+
 /// The nodes and the counterfactual token counter.
 #[derive(Debug, Clone)]
 pub struct Redlock {
@@ -26,7 +39,7 @@ impl Redlock {
 
     /// Nodes that must hold a client's key for it to hold the lock.
     pub fn majority(&self) -> usize {
-        self.nodes.len() / 2 + 1
+        majority(self.nodes.len())
     }
 
     /// `SET key owner NX PX ttl` on every node in `reach`; with a majority of OKs the lock is
@@ -69,14 +82,10 @@ impl Redlock {
     /// When `owner`'s hold on a majority ends: the majority-th latest expiry among the
     /// nodes that hold its key. `None` when it never held a majority of keys.
     fn expiry(&self, key: &str, owner: &str) -> Option<Millis> {
-        let mut ends: Vec<Millis> = self
-            .nodes
-            .iter()
+        let ends = (self.nodes.iter())
             .filter_map(|n| n.entry(key).filter(|l| l.owner == owner))
-            .map(|l| l.expires_at)
-            .collect();
-        ends.sort_unstable_by(|a, b| b.cmp(a));
-        ends.get(self.majority() - 1).copied()
+            .map(|l| l.expires_at);
+        majority_ends(self.nodes.len(), ends)
     }
 
     fn lease_of(&self, owner: &str, fence: Fence, key: &str) -> Option<Lease> {

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use super::clock::Millis;
 use super::lease::{Fence, Lease};
 use super::ledger::{WriteError, WriteRecord};
-use super::scenario::{PauseCause, ReleaseMode, Scenario, Step};
+use super::scenario::{PauseCause, ReleaseMode, Scenario, Step, TokenSource};
 
 /// Where an event is drawn on the timeline.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -148,6 +148,17 @@ pub struct Shortened {
 pub struct Grant {
     pub owner: String,
     pub fence: Fence,
+}
+
+/// Whether a failover whose lock mints `next` from now on rolled its token counter back:
+/// it gives a token some grant already had. Random values have no counter to roll back (nor
+/// an order to go back in).
+pub fn rolled_back(
+    source: TokenSource,
+    next: Fence,
+    granted: impl IntoIterator<Item = Fence>,
+) -> bool {
+    source != TokenSource::RandomValue && granted.into_iter().any(|g| next <= g)
 }
 
 /// What happened.

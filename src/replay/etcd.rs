@@ -12,11 +12,9 @@ use serde_json::{json, Value};
 
 use fencing_lab::core::{LockCommand, Millis, Scenario};
 
-use super::lock::{Answer, Lock, Run, Service, Unanswered};
-use super::redis::failover;
-use super::run::observe;
+use super::lock::{Answer, Backend, Fault, Lock, Run, Service, Stage, Unanswered};
+use super::observed::{failover, observe};
 use super::servers::{free_port, spawn, version, wait_for, Started};
-use super::world::{Fault, World};
 
 /// Members of the etcd cluster of a run that fails over or cuts a member off.
 const CLUSTER: usize = 3;
@@ -308,6 +306,15 @@ impl Lock for EtcdLock {
     }
 }
 
+/// An etcd lease plus a create-if-absent transaction; the revision is the token
+/// (`TokenSource::LockService`).
+pub const ETCD: Backend = Backend {
+    name: "etcd",
+    lock_service: true,
+    twin_of: None,
+    start: |run, notes| Ok(Box::new(Servers::start(run, notes)?)),
+};
+
 /// etcd on loopback: one member, or a cluster of several (to fail its leader over).
 pub struct Servers {
     client: Etcd,
@@ -322,7 +329,7 @@ pub struct Servers {
 
 impl Servers {
     /// One member, or a cluster whose leader can fail over or whose member is cut off.
-    pub fn start(run: &Run, notes: &mut Vec<String>) -> Result<Self, String> {
+    fn start(run: &Run, notes: &mut Vec<String>) -> Result<Self, String> {
         let clustered = run.sc.failover_at.is_some() || run.sc.minority;
         let n = if clustered { CLUSTER } else { 1 };
         let name = format!("etcd-{}", run.n);
@@ -411,7 +418,7 @@ impl Service for Servers {
     /// A failover kills the member that is the leader now (a crash). A minority partition
     /// stops the cut-off client's member (SIGSTOP), then continues it: stopped, it answers
     /// nothing and takes no part in Raft, a minority of one; the other two go on.
-    fn fault(&self, w: &World, t: Millis, f: Fault) -> Result<Option<String>, String> {
+    fn fault(&self, w: &Stage, t: Millis, f: Fault) -> Result<Option<String>, String> {
         if let (Fault::Minority { cut }, Some(m)) = (f, self.minority) {
             // The story calls it member 1; here it is whichever member follows (0, 1 or 2).
             let (port, member) = &self.members[m];

@@ -1,65 +1,65 @@
 //! The seam between the replay's clients and the lock services they take leases from:
-//! [`LockBackend`] names a service, [`Service`] is its servers started for one run, [`Lock`]
-//! one client's connection to it. A new service is a variant here, its arm in
-//! [`LockBackend::start`], and one module that implements [`Service`] and [`Lock`].
+//! [`Backend`] names a service and starts it, [`Service`] is its servers started for one
+//! run, [`Lock`] one client's connection to it. This port imports no adapter: each adapter
+//! module (`redis.rs`, `etcd.rs`, `zookeeper.rs`, the row lock here) implements [`Service`]
+//! and [`Lock`] and declares its [`Backend`]; `backends.rs` lists them.
 
 use std::path::Path;
 use std::time::Duration;
 
-use fencing_lab::core::{LockCommand, Scenario, TokenSource};
+use fencing_lab::core::{random_token, LockCommand, Millis, Scenario};
 
-use super::world::{Fault, World};
-use super::{etcd, redis, servers, zookeeper};
+use super::observed::Shared;
+use super::servers;
 
-/// Who grants the lease, and so where the token comes from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum LockBackend {
-    /// `SET key value NX PX ttl` on one redis-server (the port can change at a failover);
-    /// with `TokenSource::SameRedis` the same Lua script INCRs `fence:<key>` for the token.
-    Redis,
-    /// An etcd lease plus a create-if-absent transaction; the revision is the token
-    /// (`TokenSource::LockService`).
-    Etcd,
-    /// An ephemeral sequential znode in a session whose timeout is the lease; its czxid is
-    /// the token (`TokenSource::LockService`, run again on ZooKeeper: `@zookeeper`).
-    ZooKeeper,
-    /// Redlock over several redis-servers; the token is a separate counter's (a PostgreSQL
-    /// sequence), Redlock itself mints none (`TokenSource::Counterfactual`).
-    Redlock,
-    /// No lock server: `SELECT … FOR UPDATE` on the account's row in the storage's own
-    /// PostgreSQL, with `idle_in_transaction_session_timeout` (`Scenario::row_lock`). No token.
-    RowLock,
-}
-
-impl LockBackend {
-    /// The one place that maps a scenario's `token_source` (and `redlock`, `row_lock`) onto
-    /// real servers.
-    pub fn of(sc: &Scenario) -> Self {
-        match (&sc.row_lock, &sc.redlock, sc.token_source) {
-            (Some(_), _, _) => Self::RowLock,
-            (None, Some(_), _) => Self::Redlock,
-            (None, None, TokenSource::LockService) => Self::Etcd,
-            (None, None, _) => Self::Redis,
-        }
-    }
-
-    /// Starts run `n`'s lock servers in `dir`, at `scale` real ms per scenario ms; what it
-    /// started goes into `notes`.
-    pub fn start(self, run: &Run, notes: &mut Vec<String>) -> Result<Box<dyn Service>, String> {
-        Ok(match self {
-            Self::Redis | Self::Redlock => Box::new(redis::Servers::start(run, notes)?),
-            Self::Etcd => Box::new(etcd::Servers::start(run, notes)?),
-            Self::ZooKeeper => Box::new(zookeeper::Servers::start(run, notes)?),
-            Self::RowLock => Box::new(RowOnly::start(run, notes)),
-        })
-    }
-
+/// A lock backend: who grants the lease, and so where the token comes from.
+#[derive(Debug)]
+pub struct Backend {
+    /// Its name; a twin's runs are labelled `…@name`.
+    pub name: &'static str,
     /// A lock service proper (etcd, ZooKeeper): its leases expire on a sweep or a tick, so
     /// its runs take a scale of seconds, and its tokens are raw revisions or zxids, compared
     /// with the core's by rank.
-    pub fn is_lock_service(self) -> bool {
-        matches!(self, Self::Etcd | Self::ZooKeeper)
+    pub lock_service: bool,
+    /// The backend whose runs this one makes again, as `…@name` (ZooKeeper twins etcd).
+    pub twin_of: Option<&'static str>,
+    /// Starts one run's servers; what it started goes into the notes.
+    pub start: Start,
+}
+
+/// How a backend starts one run's servers.
+pub type Start = fn(&Run, &mut Vec<String>) -> Result<Box<dyn Service>, String>;
+
+impl PartialEq for Backend {
+    fn eq(&self, other: &Self) -> bool {
+        self.name == other.name
     }
+}
+
+/// A world fault, in the order the core makes them at one instant.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Fault {
+    /// The lock node's clock steps `by` scenario ms, `jumped` in all so far.
+    ClockStep {
+        by: Millis,
+        jumped: Millis,
+    },
+    /// The replication cut that makes the replica `replication_lag` behind at the failover.
+    Cut,
+    Failover,
+    /// A minority partition ([`Scenario::minority`]): the cut-off client's lock-service member
+    /// is cut off from the others (`cut`), or rejoins them.
+    Minority {
+        cut: bool,
+    },
+}
+
+/// What a service makes a world fault on: the run's scenario, its scale (real ms per
+/// scenario ms), and where it reports what it did.
+pub struct Stage<'a> {
+    pub sc: &'a Scenario,
+    pub scale: f64,
+    pub shared: &'a Shared,
 }
 
 /// What a lock service's servers are started for: one run of a scenario.
@@ -78,7 +78,7 @@ pub trait Service: Send + Sync {
     fn system(&self) -> String;
     /// Makes a world fault (it is time for it); what it did, or `None` if the service has
     /// nothing it applies to.
-    fn fault(&self, _w: &World, _t: u64, _f: Fault) -> Result<Option<String>, String> {
+    fn fault(&self, _w: &Stage, _t: Millis, _f: Fault) -> Result<Option<String>, String> {
         Ok(None)
     }
     /// A last line of evidence, after the run.
@@ -160,6 +160,15 @@ pub trait Lock: Send {
     }
 }
 
+/// No lock server: `SELECT … FOR UPDATE` on the account's row in the storage's own
+/// PostgreSQL, with `idle_in_transaction_session_timeout` (`Scenario::row_lock`). No token.
+pub const ROW_LOCK: Backend = Backend {
+    name: "row-lock",
+    lock_service: false,
+    twin_of: None,
+    start: |run, notes| Ok(Box::new(RowOnly::start(run, notes))),
+};
+
 /// The row lock's "service": the storage's own row, taken and released by statements
 /// (`SELECT … FOR UPDATE`, `COMMIT`), not commands.
 pub struct RowOnly(String);
@@ -187,3 +196,15 @@ impl Service for RowOnly {
 }
 
 impl Lock for RowOnly {}
+
+/// Whose lease a lock value is: the actor of that name, or under
+/// `TokenSource::RandomValue` the actor that drew that value.
+pub fn owner_of(sc: &Scenario, value: &str) -> String {
+    if sc.actor_index(value).is_some() {
+        return value.to_owned();
+    }
+    let drew = |i: usize| (0..64).any(|k| random_token(sc.seed, i, k).to_string() == value);
+    (0..sc.actors.len())
+        .find(|&i| drew(i))
+        .map_or_else(|| value.to_owned(), |i| sc.actors[i].name.clone())
+}

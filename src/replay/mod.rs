@@ -7,8 +7,11 @@
 //! `core::run`'s trace (its writes and summary: the prediction), `core::recorded` (the fold
 //! of what the clients saw into a trace of the same schema), and the scenario's data.
 
+mod backends;
 mod etcd;
 mod lock;
+mod observed;
+mod outcome;
 mod pg;
 mod redis;
 mod run;
@@ -22,13 +25,15 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{mpsc, Mutex, OnceLock};
 use std::time::Instant;
 
-use fencing_lab::core::EventKind::{PauseEnded, PauseStarted};
+use fencing_lab::core::EventKind::PauseStarted;
+use fencing_lab::core::Seen;
 use fencing_lab::core::{
     self, FencingPolicy, Millis, RowLock, Scenario, SplitMix64, Step, StorageCheck, TokenSource,
     COUNTER_GAP, DECK, GET_DEL_GAP,
 };
 
-use lock::LockBackend;
+use lock::Backend;
+use outcome::{code, predict, show, Outcome};
 use pg::Pg;
 use run::Env;
 use servers::PG_BIN;
@@ -71,7 +76,7 @@ static WHAT_IFS: &[(&str, &str, Change)] = &[
 struct Case {
     label: String,
     sc: Scenario,
-    lock: LockBackend,
+    lock: &'static Backend,
 }
 
 /// The runs `ids` names (all of them if none), under every policy: each deck entry, and
@@ -86,11 +91,11 @@ fn cases(ids: &[String]) -> Result<Vec<Case>, String> {
                 change(&mut sc);
                 sc
             });
-            let mut runs = vec![(label.to_owned(), LockBackend::of(&scs[0]))];
-            if runs[0].1 == LockBackend::Etcd {
-                let zk = format!("{}@zookeeper", label.trim_end_matches("@etcd"));
-                runs.push((zk, LockBackend::ZooKeeper));
-            }
+            let first = backends::of(&scs[0]);
+            let mut runs = vec![(label.to_owned(), first)];
+            let base = label.trim_end_matches(&format!("@{}", first.name));
+            let twin = |t: &'static Backend| (format!("{base}@{}", t.name), t);
+            runs.extend(backends::twins(first).map(twin));
             for (label, lock) in runs {
                 let case = |sc: &Scenario| Case {
                     label: label.clone(),
@@ -121,7 +126,7 @@ fn not_reproducible(c: &Case) -> Option<&'static str> {
     let debits = steps().any(|s| matches!(s, Step::Debit { .. }));
     let delayed = sc.actors.iter().any(|a| a.network_delay > 0);
     let jumps = !sc.lock_clock_jumps.is_empty();
-    let (service, etcd) = (c.lock.is_lock_service(), c.lock == LockBackend::Etcd);
+    let (service, etcd) = (c.lock.lock_service, *c.lock == etcd::ETCD);
     // The harness, acting as the resource, makes the sequencer check on undelayed debits.
     let sequencer = sc.check == StorageCheck::Sequencer && sc.policy.checks_fence();
     [
@@ -129,12 +134,11 @@ fn not_reproducible(c: &Case) -> Option<&'static str> {
         (sc.lock_delay > 0, "lock-delay is Chubby's: Redis has none (SET NX succeeds the moment the key expires), nor has an etcd lease or a ZooKeeper session"),
         (sequencer && (publishes || delayed), "the harness checks sequencers on undelayed debits only"),
         (publishes && debits, "debits and publishes share one high-water mark in the core; the harness keeps the balance's fence and the result row's epoch apart"),
-        (c.lock == LockBackend::RowLock && delayed, "a delayed packet would need a second connection, outside the lock holder's transaction"),
+        (*c.lock == lock::ROW_LOCK && delayed, "a delayed packet would need a second connection, outside the lock holder's transaction"),
         (service && jumps, "the lock service does not run under faketime here"),
-        (c.lock == LockBackend::ZooKeeper && lapses_while_live(sc), "a live ZooKeeper client's heartbeats keep its session: its lease lapses only while the client is frozen"),
-        (c.lock == LockBackend::ZooKeeper && sc.failover_at.is_some(), "a ZooKeeper failover needs a 3-member ensemble whose leader is killed; the replay starts one server"),
+        (*c.lock == zookeeper::ZOOKEEPER && lapses_while_live(sc), "a live ZooKeeper client's heartbeats keep its session: its lease lapses only while the client is frozen"),
         (etcd && (sc.lease_ttl as f64 * service_scale(sc)) % 1000.0 != 0.0, "etcd lease TTLs are whole seconds"),
-        (sc.failover_at.is_some() && (jumps || c.lock == LockBackend::Redlock), "a failover under Redlock or with a clock step: the core fails no Redlock node over, and the promoted replica does not run under libfaketime"),
+        (sc.failover_at.is_some() && (jumps || *c.lock == redis::REDLOCK), "a failover under Redlock or with a clock step: the core fails no Redlock node over, and the promoted replica does not run under libfaketime"),
         (sc.restart && sc.replication_lag.is_some(), "a restart has no replica to lag: the one Redis comes back from its snapshot"),
     ]
     .into_iter()
@@ -191,78 +195,11 @@ fn service_scale(sc: &Scenario) -> f64 {
 /// (real ms per scenario ms, real ms per slot).
 fn timing(c: &Case) -> (f64, f64) {
     let g = granularity(&c.sc) as f64;
-    let scale = match c.lock.is_lock_service() {
+    let scale = match c.lock.lock_service {
         true => service_scale(&c.sc),
         false => SLOT_MS / g,
     };
     (scale, scale * g)
-}
-
-/// One storage attempt: who, with which token, what the storage answered.
-#[derive(Debug, Clone, PartialEq, Eq)]
-struct Attempt {
-    writer: String,
-    token: Option<u64>,
-    code: String,
-}
-
-/// What a run ends with, predicted by the core or read back from the real storage.
-#[derive(Debug, Clone, PartialEq, Eq)]
-struct Outcome {
-    balance: i64,
-    last_fence: Option<u64>,
-    /// The job's result row (scenarios that publish).
-    result: Option<String>,
-    /// Calls to the outside system that never sees a token (the card charge).
-    side_effects: i64,
-    /// Provider calls that charged, and those deduped by their idempotency key.
-    provider: (i64, i64),
-    writes: Vec<Attempt>,
-}
-
-/// What the core predicts, read off its run of the scenario.
-fn predict(trace: &core::Trace) -> Outcome {
-    let s = &trace.summary;
-    let writes = trace.writes.iter().map(|w| Attempt {
-        writer: w.request.writer.clone(),
-        token: w.request.fence.map(|f| f.0),
-        code: code(w).to_owned(),
-    });
-    Outcome {
-        balance: s.final_balance,
-        last_fence: s.last_fence.map(|f| f.0),
-        result: trace.snapshot_at(trace.len()).result.clone(),
-        side_effects: s.side_effects as i64,
-        provider: (s.provider_charges as i64, s.provider_deduped as i64),
-        writes: writes.collect(),
-    }
-}
-
-/// What storage answered a write: `ok`, or its refusal's code.
-fn code(w: &core::WriteRecord) -> &'static str {
-    w.result.as_ref().map_or_else(|e| e.code(), |()| "ok")
-}
-
-/// An outcome on one line: `90 / 34 / B#34 ok, A#33 stale_fence`.
-fn show(o: &Outcome) -> String {
-    let mut line = o.balance.to_string();
-    if let Some(r) = &o.result {
-        line += &format!(" “{r}”");
-    }
-    let fence = (o.last_fence).map_or_else(|| "none".to_owned(), |f| f.to_string());
-    let writes = o.writes.iter().map(|w| match w.token {
-        Some(t) => format!("{}#{t} {}", w.writer, w.code),
-        None => format!("{}- {}", w.writer, w.code),
-    });
-    line += &format!(" / {fence} / {}", writes.collect::<Vec<_>>().join(", "));
-    if o.side_effects > 0 {
-        line += &format!(" / {} side effects", o.side_effects);
-    }
-    let (c, d) = o.provider;
-    if (c, d) != (0, 0) {
-        line += &format!(" / provider {c} charged, {d} deduped");
-    }
-    line
 }
 
 /// What a finished run produced.
@@ -290,7 +227,7 @@ fn run_case(c: &Case, n: usize, srv: &Servers) -> Result<Report, String> {
     let sql = pg::schema_sql(&schema, sc);
     (admin.batch(&sql)).map_err(|e| format!("postgres: {e}: {sql}"))?;
     let (mut notes, dir) = (Vec::new(), &srv.dir);
-    let service = c.lock.start(&lock::Run { sc, n, dir, scale }, &mut notes)?;
+    let service = (c.lock.start)(&lock::Run { sc, n, dir, scale }, &mut notes)?;
     let env = Env {
         scale,
         slot,
@@ -324,7 +261,7 @@ fn run_case(c: &Case, n: usize, srv: &Servers) -> Result<Report, String> {
         }
         Ok::<(), String>(())
     })?;
-    let obs = std::mem::take(&mut *run::observe(&env.shared));
+    let obs = std::mem::take(&mut *observed::observe(&env.shared));
     let lock_system = service.system();
     drop(service);
     let read = pg::read_storage(&mut admin, sc);
@@ -332,18 +269,19 @@ fn run_case(c: &Case, n: usize, srv: &Servers) -> Result<Report, String> {
     let account = pg::account(&observed, sc);
     pg::add_ended_sessions(&mut observed, &obs.events);
     notes.extend(obs.notes);
-    if c.lock.is_lock_service() {
+    if c.lock.lock_service {
         rank_tokens(&mut observed, &obs.tokens, sc.first_fence, &mut notes);
     }
     // The pauses are the schedule's, made by the harness by not acting: the engine's own.
-    let pause = |o: &core::Observation| matches!(o.kind, PauseStarted { .. } | PauseEnded { .. });
+    let pause = |o: &core::Observation| {
+        matches!(o.seen, Seen::Event(PauseStarted { .. }) | Seen::PauseEnded)
+    };
     let pauses = core::observations_of(&core::run(sc))
         .into_iter()
         .filter(pause);
     let events = obs.events.into_iter().chain(pauses).collect();
     // Under a row lock, the lock and the storage are one server.
-    let storage =
-        (c.lock != LockBackend::RowLock).then(|| format!("PostgreSQL {}", srv.pg_version));
+    let storage = (*c.lock != lock::ROW_LOCK).then(|| format!("PostgreSQL {}", srv.pg_version));
     let jumps = (!sc.lock_clock_jumps.is_empty()).then(|| "libfaketime".to_owned());
     let systems = [Some(lock_system), storage, jumps].into_iter().flatten();
     let recording = core::Recording {
@@ -644,7 +582,7 @@ mod tests {
     #[test]
     fn every_run_gets_its_servers_and_a_scale_of_seconds() {
         let all = cases(&[]).expect("cases");
-        let on_etcd = all.iter().filter(|c| c.lock == LockBackend::Etcd).count();
+        let on_etcd = all.iter().filter(|c| *c.lock == etcd::ETCD).count();
         assert_eq!(
             all.len(),
             (DECK.len() + WHAT_IFS.len()) * FencingPolicy::ALL.len() + on_etcd
@@ -652,22 +590,16 @@ mod tests {
         let find = |label: &str| all.iter().find(|c| c.label == label).expect("a run");
         let zk = find("gc-pause@zookeeper");
         assert_eq!(
-            (zk.lock, zk.sc.token_source),
-            (LockBackend::ZooKeeper, TokenSource::LockService)
+            (zk.lock.name, zk.sc.token_source),
+            ("zookeeper", TokenSource::LockService)
         );
-        assert_eq!(
-            find("sequencer@highest@zookeeper").lock,
-            LockBackend::ZooKeeper
-        );
+        assert_eq!(find("sequencer@highest@zookeeper").lock.name, "zookeeper");
         let (highest, on_etcd) = (find("sequencer@highest"), find("redis-failover@etcd"));
         assert_eq!(highest.sc.check, StorageCheck::HighestToken);
-        assert_eq!(
-            (highest.lock, on_etcd.lock),
-            (LockBackend::Etcd, LockBackend::Etcd)
-        );
+        assert_eq!((highest.lock.name, on_etcd.lock.name), ("etcd", "etcd"));
         assert_eq!(on_etcd.sc.token_source, TokenSource::LockService);
-        assert_eq!(find("redis-failover").lock, LockBackend::Redis);
-        assert_eq!(find("clock-jump").lock, LockBackend::Redlock);
+        assert_eq!(find("redis-failover").lock.name, "redis");
+        assert_eq!(find("clock-jump").lock.name, "redlock");
         assert_eq!(granularity(&highest.sc), 5, "every time a multiple of 5 ms");
         assert_eq!(granularity(&find("handoff-barrier").sc), 1_000);
         for c in &all {

@@ -5,12 +5,12 @@
 use std::collections::HashMap;
 
 use fencing_lab::core::{
-    Account, EventKind, Fence, FencingPolicy, Observation, Scenario, WriteError, WriteRequest,
+    Account, Fence, FencingPolicy, Observation, Refusal, Scenario, Seen, WriteRequest,
 };
 use postgres::types::{FromSql, ToSql};
 use postgres::{Client, NoTls, Statement};
 
-use super::{Attempt, Outcome};
+use super::outcome::{Attempt, Outcome};
 
 pub use postgres::error::SqlState;
 pub use postgres::{Config, Error};
@@ -119,12 +119,12 @@ pub fn account(stored: &Outcome, sc: &Scenario) -> Account {
 /// the clients saw applied.
 pub fn add_ended_sessions(stored: &mut Outcome, seen: &[Observation]) {
     let mut applied: Vec<&Observation> = (seen.iter())
-        .filter(|o| matches!(o.kind, EventKind::WriteApplied { .. }))
+        .filter(|o| matches!(o.seen, Seen::WriteApplied { .. }))
         .collect();
     applied.sort_by_key(|o| o.at);
     for (i, o) in applied.into_iter().enumerate() {
-        let ended = Err(WriteError::SessionTerminated);
-        if let (EventKind::WriteApplied { result, .. }, Some(r)) = (&o.kind, &o.request) {
+        let ended = Err(Refusal::SessionTerminated);
+        if let (Seen::WriteApplied { result, .. }, Some(r)) = (&o.seen, &o.request) {
             if *result == ended {
                 let ended = Attempt {
                     writer: r.writer.clone(),

@@ -9,13 +9,28 @@ use std::sync::atomic::{AtomicU16, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use fencing_lab::core::{EventKind, Fence, Lease, Millis, Scenario, TokenSource};
+use fencing_lab::core::{Millis, Scenario, Seen, TokenSource};
 use redis::FromRedisValue;
 
-use super::lock::{Answer, Lock, Run, Service};
-use super::run::{observe, owner_of};
+use super::lock::{owner_of, Answer, Backend, Fault, Lock, Run, Service, Stage};
+use super::observed::{failover, observe};
 use super::servers::{free_port, spawn, version, wait_for, Started, FAKETIME_LIB};
-use super::world::{Fault, World};
+
+/// `SET key value NX PX ttl` on one redis-server (the port can change at a failover); with
+/// `TokenSource::SameRedis` the same Lua script INCRs `fence:<key>` for the token.
+pub const REDIS: Backend = Backend {
+    name: "redis",
+    lock_service: false,
+    twin_of: None,
+    start: |run, notes| Ok(Box::new(Servers::start(run, notes)?)),
+};
+
+/// Redlock over several redis-servers; the token is a separate counter's (a PostgreSQL
+/// sequence), Redlock itself mints none (`TokenSource::Counterfactual`).
+pub const REDLOCK: Backend = Backend {
+    name: "redlock",
+    ..REDIS
+};
 
 /// glibc's own malloc as a preloadable library. Debian's redis-server allocates with
 /// jemalloc, which calls `clock_gettime` while libfaketime is still initialising and
@@ -236,7 +251,7 @@ pub struct Servers {
 
 impl Servers {
     /// One redis-server, or Redlock's nodes (one of which may run under libfaketime).
-    pub fn start(run: &Run, notes: &mut Vec<String>) -> Result<Self, String> {
+    fn start(run: &Run, notes: &mut Vec<String>) -> Result<Self, String> {
         let (sc, n, dir) = (run.sc, run.n, run.dir);
         let (count, jumping) = (sc.redlock.as_ref()).map_or((1, 0), |r| (r.nodes, r.jumping_node));
         let jumps = !sc.lock_clock_jumps.is_empty();
@@ -295,12 +310,12 @@ impl Servers {
     /// offset from its file on every call), and says what it did to the live lease's PTTL.
     fn step_clock(
         &self,
-        w: &World,
+        w: &Stage,
         t: Millis,
         by: Millis,
         jumped: Millis,
     ) -> Result<String, String> {
-        let (res, scale) = (&w.sc.resource, w.env.scale);
+        let (res, scale) = (&w.sc.resource, w.scale);
         let Some((file, port)) = &self.faketime else {
             return Ok(format!("t={t}: no clock to step"));
         };
@@ -310,8 +325,8 @@ impl Servers {
         std::fs::write(&tmp, format!("+{secs:.6}\n")).map_err(|e| e.to_string())?;
         std::fs::rename(&tmp, file).map_err(|e| e.to_string())?;
         let after: Option<i64> = r.cmd(&["PTTL", res])?;
-        let shortened = None;
-        observe(w.shared).saw(t, None, EventKind::LockClockJumped { by, shortened });
+        // Whose lease it shortened is the fold's.
+        observe(w.shared).saw(t, None, Seen::LockClockJumped { by });
         let real = by as f64 * scale;
         Ok(format!("t={t}: the clock of the redis-server on :{port} stepped +{real:.0} real ms (libfaketime); PTTL {res} went {before:?} → {after:?} ms"))
     }
@@ -320,7 +335,7 @@ impl Servers {
     /// and its replica promoted (`REPLICAOF NO ONE`), or, with no replica, a new redis-server
     /// started on its directory, which loads the snapshot taken before the run. The clients
     /// follow the lock server's port to it.
-    fn fail_over(&self, w: &World, t: Millis) -> Result<String, String> {
+    fn fail_over(&self, w: &Stage, t: Millis) -> Result<String, String> {
         let (sc, fence, p) = (w.sc, fence_key(&w.sc.resource), &self.nodes[0]);
         let [held, counter] = read_lock(sc, p.port)?;
         let seen = (self.replica.as_ref()).map(|r| read_lock(sc, r.port));
@@ -379,7 +394,7 @@ impl Service for Servers {
         }
     }
 
-    fn fault(&self, w: &World, t: Millis, f: Fault) -> Result<Option<String>, String> {
+    fn fault(&self, w: &Stage, t: Millis, f: Fault) -> Result<Option<String>, String> {
         let lag = w.sc.replication_lag.unwrap_or(0);
         Ok(Some(match (f, &self.replica) {
             (Fault::ClockStep { by, jumped }, _) => self.step_clock(w, t, by, jumped)?,
@@ -402,23 +417,6 @@ fn read_lock(sc: &Scenario, port: u16) -> Result<[Option<String>; 2], String> {
     let mut c = Redis::connect(port)?;
     let fence = fence_key(&sc.resource);
     Ok([c.cmd(&["GET", &sc.resource])?, c.cmd(&["GET", &fence])?])
-}
-
-/// A failover as the harness made it: the owners of the live keys the promoted replica
-/// lacked (their leases' tokens and expiries are the fold's to fill in).
-pub fn failover(next: u64, lost: Vec<String>) -> EventKind {
-    let (fence, expires_at) = (Fence(0), 0);
-    let lost = lost.into_iter().map(|owner| Lease {
-        owner,
-        fence,
-        expires_at,
-    });
-    let (next_fence, rolled_back) = (Fence(next), false);
-    EventKind::Failover {
-        lost: lost.collect(),
-        next_fence,
-        rolled_back,
-    }
 }
 
 /// How many replicas have every write the primary on `primary` has made so far, waiting up

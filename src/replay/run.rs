@@ -19,11 +19,12 @@ use fencing_lab::core::client::{
 };
 use fencing_lab::core::{
     random_token, Acquire, EventKind, Fence, FencingPolicy, LockCommand, Millis, NoopReason,
-    Observation, ProviderOutcome, Scenario, SplitMix64, StorageCheck, TokenSource, WriteError,
-    WriteRequest, IDLE_IN_TRANSACTION_TIMEOUT,
+    Observation, ProviderOutcome, Refusal, Scenario, Seen, SplitMix64, StorageCheck, TokenSource,
+    WriteError, WriteRequest, IDLE_IN_TRANSACTION_TIMEOUT,
 };
 
-use super::lock::{Lock, Service};
+use super::lock::{owner_of, Lock, Service};
+use super::observed::{observe, Observed, Shared};
 use super::pg::{Arg, Config, Error, Pg, SqlState};
 
 /// Where in its slot each kind of event happens, in slots from the slot's centre.
@@ -89,34 +90,6 @@ impl Env<'_> {
     }
 }
 
-/// What one run observed besides the storage's own tables.
-#[derive(Debug, Default)]
-pub struct Observed {
-    /// Tokens granted, in grant order.
-    pub tokens: Vec<u64>,
-    /// Lines of evidence: failover, clock step, lease expiry seen on etcd, …
-    pub notes: Vec<String>,
-    /// Worst lateness of any action against its target time (real ms).
-    pub max_late_ms: f64,
-    /// What the clients saw and the harness did, in the order it happened: the recorded
-    /// trace is folded from these ([`fencing_lab::core::recorded`]).
-    pub events: Vec<Observation>,
-    /// Row lock: until when the transaction that holds the row holds it (its idle timeout's
-    /// end, or its COMMIT).
-    pub row: Option<Millis>,
-}
-
-impl Observed {
-    pub fn saw(&mut self, at: Millis, actor: Option<usize>, kind: EventKind) {
-        self.events.push(Observation {
-            at,
-            actor,
-            kind,
-            request: None,
-        });
-    }
-}
-
 /// What storage did with a write, from its reply (`ok|balance`, `stale_fence|…`, or the
 /// client's own `session_ended`), as an observation on the writer's behalf.
 fn applied(
@@ -127,47 +100,30 @@ fn applied(
     reply: &str,
 ) -> Result<Observation, String> {
     let (code, n) = reply.split_once('|').unwrap_or((reply, "0"));
-    let original_balance = n.parse().map_err(|_| format!("storage said {reply:?}"))?;
-    let (token, last, live) = (w.fence.unwrap_or(Fence(0)), Fence(0), None);
-    let key = w.idempotency_key.clone().unwrap_or_default();
+    let n = n.parse().map_err(|_| format!("storage said {reply:?}"))?;
+    let key = w.idempotency_key.as_deref();
     let result = match code {
-        "ok" => Ok(original_balance),
-        "stale_fence" => Err(WriteError::StaleFence { token, last }),
-        "missing_fence" => Err(WriteError::MissingFence),
-        "stale_sequencer" => Err(WriteError::StaleSequencer { token, live }),
-        "session_ended" => Err(WriteError::SessionTerminated),
-        "duplicate_intent" => Err(WriteError::DuplicateIntent {
-            key,
-            original_balance,
-        }),
-        other => return Err(format!("storage answered {other:?}")),
+        // A publish leaves the balance be: the fold keeps it.
+        "ok" => Ok(w.publish.is_none().then_some(n)),
+        code => Err(Refusal::from_code(code, w.fence, key, n)
+            .ok_or_else(|| format!("storage answered {reply:?}"))?),
     };
     // Which later grant superseded the write's lease, and the high-water mark it met, are
-    // the fold's to fill in.
-    let kind = EventKind::WriteApplied {
+    // the fold's.
+    let seen = Seen::WriteApplied {
         fence: w.fence,
         amount: w.amount,
         sent_at,
         result,
-        superseded_by: None,
-        highest_accepted: None,
         publish: w.publish.clone(),
     };
     let (actor, request) = (Some(idx), Some(w.clone()));
     Ok(Observation {
         at,
         actor,
-        kind,
+        seen,
         request,
     })
-}
-
-pub type Shared = Mutex<Observed>;
-
-/// What the run has observed so far, for one change (a thread that panicked holding it left
-/// nothing half-written that matters here).
-pub fn observe(shared: &Shared) -> MutexGuard<'_, Observed> {
-    shared.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// One client's connections: to the lock service, to the storage.
@@ -344,7 +300,7 @@ impl Backend for Client<'_, '_> {
         o.saw(at, Some(me), kind);
         let waiter = |p: &Observation| {
             let other = p.actor.is_some_and(|a| a != me);
-            p.at == at && other && matches!(p.kind, EventKind::Acquired { .. })
+            p.at == at && other && matches!(p.seen, Seen::Event(EventKind::Acquired { .. }))
         };
         if let Some(i) = o.events.iter().position(waiter).filter(|_| commit) {
             o.events[i..].rotate_right(1);
@@ -461,8 +417,8 @@ impl Backend for Client<'_, '_> {
             ));
         }
         if at > now {
-            let holder = String::new();
-            self.saw(now, EventKind::LockWait { holder });
+            // For whom it waited is the fold's.
+            self.observed().saw(now, Some(self.idx), Seen::LockWait);
             let real = self.env.elapsed_ms();
             self.said(now, format!("its SELECT … FOR UPDATE waited for the row, and returned at t={at} ({real:.0} real ms after the start)"));
         }
@@ -641,8 +597,8 @@ fn queue_turn(c: &mut Client, asked: Millis, fired_at: &mut Millis) -> Result<Ne
     let at = ((slots - 0.25).ceil().max(0.0) as Millis) * grain;
     let before = at.saturating_sub(grain);
     let other = |e: &&Observation| e.at == before && e.actor != Some(c.idx);
-    let released = (c.observed().events.iter().filter(other))
-        .any(|e| matches!(e.kind, EventKind::Released { .. }));
+    let released =
+        (c.observed().events.iter().filter(other)).any(|e| matches!(e.seen, Seen::Released { .. }));
     let at = if released { before } else { at }.max(asked);
     let fence = Fence(answer.token.ok_or("a queue grant without a token")?);
     c.took(at, &answer.how, fence);
@@ -699,16 +655,4 @@ fn sequencer_check(c: &mut Client, w: &WriteRequest, now: Millis) -> Result<bool
     };
     c.said(now, format!("the resource asked the lock service for {res}'s live lease: token {shown}, the write's token {token}: {verdict}"));
     Ok(live == Some(token))
-}
-
-/// Whose lease a lock value is: the actor of that name, or under
-/// `TokenSource::RandomValue` the actor that drew that value.
-pub fn owner_of(sc: &Scenario, value: &str) -> String {
-    if sc.actor_index(value).is_some() {
-        return value.to_owned();
-    }
-    let drew = |i: usize| (0..64).any(|k| random_token(sc.seed, i, k).to_string() == value);
-    (0..sc.actors.len())
-        .find(|&i| drew(i))
-        .map_or_else(|| value.to_owned(), |i| sc.actors[i].name.clone())
 }

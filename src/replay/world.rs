@@ -5,26 +5,9 @@
 
 use fencing_lab::core::{Millis, Scenario};
 
-use super::lock::Service;
-use super::run::{observe, Env, Shared, AT_CLOCK_STEP, AT_FAILOVER};
-
-/// A world fault, in the order the core makes them at one instant.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Fault {
-    /// The lock node's clock steps `by` scenario ms, `jumped` in all so far.
-    ClockStep {
-        by: Millis,
-        jumped: Millis,
-    },
-    /// The replication cut that makes the replica `replication_lag` behind at the failover.
-    Cut,
-    Failover,
-    /// A minority partition ([`Scenario::minority`]): the cut-off client's lock-service member
-    /// is cut off from the others (`cut`), or rejoins them.
-    Minority {
-        cut: bool,
-    },
-}
+use super::lock::{Fault, Service, Stage};
+use super::observed::{observe, Shared};
+use super::run::{Env, AT_CLOCK_STEP, AT_FAILOVER};
 
 /// What the world's thread acts on and reports to.
 pub struct World<'a> {
@@ -35,6 +18,12 @@ pub struct World<'a> {
 }
 
 impl World<'_> {
+    /// What a service makes a fault on.
+    fn stage(&self) -> Stage<'_> {
+        let (sc, scale, shared) = (self.sc, self.env.scale, self.shared);
+        Stage { sc, scale, shared }
+    }
+
     /// Makes the world's faults at their times (on its own thread, beside the actors').
     pub fn run(&self) -> Result<(), String> {
         let (env, sc) = (self.env, self.sc);
@@ -73,7 +62,7 @@ impl World<'_> {
                 Fault::Failover | Fault::Minority { .. } => AT_FAILOVER,
             };
             env.sleep_until(t, frac);
-            if let Some(note) = self.service.fault(self, t, fault)? {
+            if let Some(note) = self.service.fault(&self.stage(), t, fault)? {
                 observe(self.shared).notes.push(note);
             }
         }

@@ -1,5 +1,6 @@
 //! ZooKeeper as a lock service: a throwaway server (Debian's zookeeper 3.8 under java, on a
-//! free 127.0.0.1 port, its data in the run's temp dir, no admin server), reached through the
+//! free 127.0.0.1 port, its data in the run's temp dir, no admin server), or an ensemble of
+//! three whose leader a failover kills, reached through the
 //! `zookeeper-client` crate, and the lock recipe on it: each acquire creates an ephemeral
 //! sequential znode under the lock's node, and the client whose znode is the lowest holds it.
 //!
@@ -16,11 +17,12 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use fencing_lab::core::Scenario;
+use fencing_lab::core::{Millis, Scenario};
 use futures_lite::future::block_on;
 use zookeeper_client as zk;
 
-use super::lock::{Answer, Lock, Run, Service};
+use super::lock::{Answer, Backend, Fault, Lock, Run, Service, Stage};
+use super::observed::{failover, observe};
 use super::servers::{free_port, spawn, wait_for, Started};
 
 /// Debian's server jar; its manifest names the jars it needs.
@@ -29,55 +31,110 @@ const JAR: &str = "/usr/share/java/zookeeper.jar";
 /// fifth of the finest slot (100 ms), so an expiry stays within its own slot's first half.
 const TICK_MS: u64 = 20;
 
-/// One ZooKeeper server on loopback.
+/// An ephemeral sequential znode in a session whose timeout is the lease; its czxid is the
+/// token. It makes every etcd run again (`…@zookeeper`).
+pub const ZOOKEEPER: Backend = Backend {
+    name: "zookeeper",
+    lock_service: true,
+    twin_of: Some("etcd"),
+    start: |run, notes| Ok(Box::new(Servers::start(run, notes)?)),
+};
+
+/// ZooKeeper on loopback: one server, or an ensemble of three (to fail its leader over).
 pub struct Servers {
-    /// The connect string, `127.0.0.1:port`.
+    /// The connect string, `127.0.0.1:port[,127.0.0.1:port…]`.
     cluster: String,
-    _process: Started,
+    /// Each server's client port and process.
+    members: Vec<(u16, Started)>,
 }
 
+/// How many servers an ensemble has: a leader killed leaves a majority of two.
+const ENSEMBLE: usize = 3;
+
 impl Servers {
-    /// Starts a standalone server and waits until a client can open a session on it.
-    pub fn start(run: &Run, notes: &mut Vec<String>) -> Result<Self, String> {
-        let (dir, port) = (run.dir.join(format!("zookeeper-{}", run.n)), free_port()?);
-        std::fs::create_dir_all(dir.join("data")).map_err(|e| e.to_string())?;
-        let data = dir.join("data");
-        // Sessions as short as two ticks, so a lease of a few scenario ms is one.
-        let cfg = format!(
-            "tickTime={TICK_MS}\ndataDir={}\nclientPort={port}\nclientPortAddress=127.0.0.1\nadmin.enableServer=false\nminSessionTimeout={}\nmaxSessionTimeout=60000\n",
-            data.display(),
-            2 * TICK_MS
-        );
-        let cfg_file = dir.join("zoo.cfg");
-        std::fs::write(&cfg_file, cfg).map_err(|e| e.to_string())?;
-        let log = std::fs::File::create(dir.join("zookeeper.log")).map_err(|e| e.to_string())?;
-        let mut cmd = Command::new("java");
-        // A small heap and the quick JIT tier: the server starts in seconds on a busy machine.
-        cmd.args([
-            "-Xmx128m",
-            "-XX:+UseSerialGC",
-            "-XX:TieredStopAtLevel=1",
-            "-cp",
-            JAR,
-        ])
-        .arg("org.apache.zookeeper.server.quorum.QuorumPeerMain")
-        .arg(&cfg_file)
-        .stdin(Stdio::null())
-        .stdout(log.try_clone().map_err(|e| e.to_string())?)
-        .stderr(log);
-        let process = spawn(&mut cmd, "zookeeper")?;
-        let cluster = format!("127.0.0.1:{port}");
-        wait_for("zookeeper", Duration::from_secs(60), || {
-            session(&cluster, Duration::from_secs(2), None).is_ok()
+    /// Starts a standalone server, or an ensemble if the run fails the lock service over,
+    /// and waits until a client can open a session on it.
+    fn start(run: &Run, notes: &mut Vec<String>) -> Result<Self, String> {
+        let count = if run.sc.failover_at.is_some() {
+            ENSEMBLE
+        } else {
+            1
+        };
+        let ports: Vec<[u16; 3]> = (0..count)
+            .map(|_| Ok([free_port()?, free_port()?, free_port()?]))
+            .collect::<Result<_, String>>()?;
+        // Each server's quorum and election ports: the same lines in every server's config.
+        let ensemble: String = (ports.iter().enumerate())
+            .map(|(i, [_, quorum, election])| {
+                format!("server.{}=127.0.0.1:{quorum}:{election}\n", i + 1)
+            })
+            .collect();
+        let ensemble = if count > 1 { ensemble } else { String::new() };
+        let mut members = Vec::new();
+        for (i, [port, ..]) in ports.iter().enumerate() {
+            let dir = run.dir.join(format!("zookeeper-{}-{i}", run.n));
+            members.push((*port, start_server(&dir, *port, i + 1, &ensemble)?));
+        }
+        let cluster = (ports.iter().map(|[port, ..]| format!("127.0.0.1:{port}")))
+            .collect::<Vec<_>>()
+            .join(",");
+        wait_for("zookeeper", Duration::from_secs(90), || {
+            let serving = |p: &[u16; 3]| mode(p[0]).is_some();
+            ports.iter().all(serving) && session(&cluster, Duration::from_secs(2), None).is_ok()
         })?;
+        let client_ports: Vec<u16> = members.iter().map(|(p, _)| *p).collect();
         notes.push(format!(
-            "1 ZooKeeper server on port {port}, tickTime {TICK_MS} ms"
+            "{count} ZooKeeper server(s) on ports {client_ports:?}, tickTime {TICK_MS} ms"
         ));
-        Ok(Self {
-            cluster,
-            _process: process,
-        })
+        Ok(Self { cluster, members })
     }
+}
+
+/// Starts server number `myid` (an ensemble's `server.N` lines in `ensemble`, none when it
+/// stands alone), its data in `dir`.
+fn start_server(dir: &Path, port: u16, myid: usize, ensemble: &str) -> Result<Started, String> {
+    let data = dir.join("data");
+    std::fs::create_dir_all(&data).map_err(|e| e.to_string())?;
+    std::fs::write(data.join("myid"), format!("{myid}\n")).map_err(|e| e.to_string())?;
+    // Sessions as short as two ticks, so a lease of a few scenario ms is one. A follower
+    // has 25 ticks (0.5 s) to hear from its leader; `srvr` tells which one leads.
+    let cfg = format!(
+        "tickTime={TICK_MS}\ninitLimit=250\nsyncLimit=25\ndataDir={}\nclientPort={port}\nclientPortAddress=127.0.0.1\nadmin.enableServer=false\n4lw.commands.whitelist=srvr\nminSessionTimeout={}\nmaxSessionTimeout=60000\n{ensemble}",
+        data.display(),
+        2 * TICK_MS
+    );
+    let cfg_file = dir.join("zoo.cfg");
+    std::fs::write(&cfg_file, cfg).map_err(|e| e.to_string())?;
+    let log = std::fs::File::create(dir.join("zookeeper.log")).map_err(|e| e.to_string())?;
+    let mut cmd = Command::new("java");
+    // A small heap and the quick JIT tier: the server starts in seconds on a busy machine.
+    cmd.args([
+        "-Xmx128m",
+        "-XX:+UseSerialGC",
+        "-XX:TieredStopAtLevel=1",
+        "-cp",
+        JAR,
+    ])
+    .arg("org.apache.zookeeper.server.quorum.QuorumPeerMain")
+    .arg(&cfg_file)
+    .stdin(Stdio::null())
+    .stdout(log.try_clone().map_err(|e| e.to_string())?)
+    .stderr(log);
+    spawn(&mut cmd, "zookeeper")
+}
+
+/// What the server on `port` says it is (`srvr`'s `Mode:` line: "leader", "follower",
+/// "standalone"), if it serves clients.
+fn mode(port: u16) -> Option<String> {
+    use std::io::{Read, Write};
+    let addr = std::net::SocketAddr::from(([127, 0, 0, 1], port));
+    let mut s = std::net::TcpStream::connect_timeout(&addr, Duration::from_secs(1)).ok()?;
+    s.set_read_timeout(Some(Duration::from_secs(2))).ok()?;
+    s.write_all(b"srvr").ok()?;
+    let mut out = String::new();
+    s.read_to_string(&mut out).ok()?;
+    let line = out.lines().find_map(|l| l.strip_prefix("Mode: "))?;
+    Some(line.trim().to_owned())
 }
 
 impl Service for Servers {
@@ -94,12 +151,56 @@ impl Service for Servers {
     }
 
     fn system(&self) -> String {
-        format!("ZooKeeper {}", version())
+        match self.members.len() {
+            1 => format!("ZooKeeper {}", version()),
+            n => format!("ZooKeeper {} ×{n}", version()),
+        }
+    }
+
+    /// A failover kills the server that leads the ensemble now (a crash): the other two
+    /// elect a new leader, which has every write the old one committed, so no lease is lost
+    /// and the token counter (the zxid) goes on from where it was.
+    fn fault(&self, w: &Stage, t: Millis, f: Fault) -> Result<Option<String>, String> {
+        if f != Fault::Failover || self.members.len() < 2 {
+            return Ok(None);
+        }
+        let leads = |(port, _): &&(u16, Started)| mode(*port).as_deref() == Some("leader");
+        let (port, leader) =
+            (self.members.iter().find(leads)).ok_or("no ZooKeeper server says it is the leader")?;
+        leader.stop();
+        let killed = std::time::Instant::now();
+        {
+            let mut o = observe(w.shared);
+            let next = o.tokens.iter().max().map_or(w.sc.first_fence, |t| t + 1);
+            o.saw(t, None, failover(next, Vec::new()));
+        }
+        let rest = || self.members.iter().filter(|(p, _)| p != port);
+        let elected = || rest().find(|(p, _)| mode(*p).as_deref() == Some("leader"));
+        wait_for("a new ZooKeeper leader", Duration::from_secs(10), || {
+            elected().is_some()
+        })?;
+        let (new, ms) = (
+            elected().map_or(0, |(p, _)| *p),
+            killed.elapsed().as_millis(),
+        );
+        Ok(Some(format!("t={t}: killed the ZooKeeper leader (client port :{port}); the other two elected :{new} within {ms} real ms")))
+    }
+
+    /// The servers still answering after a failover, and what each is now.
+    fn end_note(&self) -> Option<String> {
+        (self.members.len() > 1).then(|| {
+            let modes = (self.members.iter())
+                .map(|(p, _)| format!(":{p} {}", mode(*p).unwrap_or_else(|| "down".into())));
+            format!(
+                "ZooKeeper servers at the end: {}",
+                modes.collect::<Vec<_>>().join(", ")
+            )
+        })
     }
 }
 
-/// A session on `cluster`: a new one of `timeout`, or `resumed` (its id and password). A
-/// new one is detached: dropping the client leaves it to expire, as a frozen client does.
+/// A session on `cluster` (one server or several): a new one of `timeout`, or `resumed`
+/// (its id and password). A new one is detached: dropping the client leaves it to expire, as a frozen client does.
 fn session(
     cluster: &str,
     timeout: Duration,
@@ -110,7 +211,15 @@ fn session(
         Some(s) => c.with_session(s),
         None => c.with_detached(),
     };
-    block_on(c.with_fail_eagerly().connect(cluster))
+    // Alone, a server that does not answer is down: fail at once. An ensemble's client
+    // tries the servers in turn until one serves it (an election takes a moment), within
+    // the session's timeout, as a ZooKeeper client does.
+    let c = if cluster.contains(',') {
+        c
+    } else {
+        c.with_fail_eagerly()
+    };
+    block_on(c.connect(cluster))
 }
 
 /// A ZooKeeper error as the harness's failure.

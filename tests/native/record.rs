@@ -124,3 +124,67 @@ fn every_number_in_a_recording_survives_the_browsers_json_parse() {
         }
     }
 }
+
+/// What a client sees has no field for what it cannot know: a failover is its lost owners
+/// and the next token, a refusal has no holder, a stale write no high-water mark. The fold
+/// derives them (here from the redis-failover and gc-pause runs), as the engine had them.
+#[test]
+fn an_observation_leaves_out_what_no_client_sees_and_the_fold_derives_it() {
+    use fencing_lab::core::{EventKind, Fence, Lease, Refusal, Seen, WriteError};
+    let lost = vec![Lease {
+        owner: "A".into(),
+        fence: Fence(33),
+        expires_at: 30,
+    }];
+    let (next_fence, rolled_back) = (Fence(33), true);
+    let failover = EventKind::Failover {
+        lost,
+        next_fence,
+        rolled_back,
+    };
+    let lost = vec!["A".to_owned()];
+    assert_eq!(Seen::from(failover), Seen::Failover { lost, next_fence });
+    let stale = EventKind::BarrierSet {
+        fence: Fence(33),
+        result: Err(WriteError::StaleFence {
+            token: Fence(33),
+            last: Fence(34),
+        }),
+    };
+    let result = Err(Refusal::StaleFence { token: Fence(33) });
+    let fence = Fence(33);
+    assert_eq!(Seen::from(stale), Seen::BarrierSet { fence, result });
+
+    for id in ["redis-failover", "gc-pause"] {
+        let sc = Scenario {
+            policy: FencingPolicy::Strict,
+            ..(deck::find(id).expect("a deck entry").build)()
+        };
+        let sim = run(&sc);
+        let seen = observations_of(&sim);
+        assert!(
+            seen.iter()
+                .all(|o| !matches!(o.seen, Seen::Event(EventKind::LeaseExpired { .. }))),
+            "{id}: an expiry is the fold's"
+        );
+        let derived = |e: &EventKind| {
+            matches!(
+                e,
+                EventKind::Failover { .. }
+                    | EventKind::AcquireRefused { .. }
+                    | EventKind::WriteApplied { result: Err(_), .. }
+            )
+        };
+        assert!(sim.events.iter().any(|e| derived(&e.kind)), "{id}");
+        let account = Account {
+            balance: sim.summary.final_balance,
+            last_fence: sim.summary.last_fence,
+            last_write_fence: sim.summary.last_write_fence,
+            result: None,
+        };
+        let rec = recorded(&sc, seen, account, recording());
+        let theirs: Vec<_> = sim.events.iter().filter(|e| derived(&e.kind)).collect();
+        let ours: Vec<_> = rec.events.iter().filter(|e| derived(&e.kind)).collect();
+        assert_eq!(ours, theirs, "{id}");
+    }
+}

@@ -1,0 +1,33 @@
+//! The backend registry: every lock backend the replay can run on, each declared by its own
+//! module. A new backend is its module and its line in [`ALL`] (a twin, like ZooKeeper for
+//! etcd, needs nothing more); a scenario's lock kind picks its backend in [`of`].
+
+use fencing_lab::core::{Scenario, TokenSource};
+
+use super::lock::{Backend, ROW_LOCK};
+use super::{etcd, redis, zookeeper};
+
+/// Every backend, a twin after the backend it twins.
+pub const ALL: &[&Backend] = &[
+    &redis::REDIS,
+    &redis::REDLOCK,
+    &etcd::ETCD,
+    &zookeeper::ZOOKEEPER,
+    &ROW_LOCK,
+];
+
+/// The one place that maps a scenario's lock (its `token_source`, `redlock`, `row_lock`)
+/// onto a backend.
+pub fn of(sc: &Scenario) -> &'static Backend {
+    match (&sc.row_lock, &sc.redlock, sc.token_source) {
+        (Some(_), _, _) => &ROW_LOCK,
+        (None, Some(_), _) => &redis::REDLOCK,
+        (None, None, TokenSource::LockService) => &etcd::ETCD,
+        (None, None, _) => &redis::REDIS,
+    }
+}
+
+/// The backends that make `b`'s runs again, each under its own name.
+pub fn twins(b: &Backend) -> impl Iterator<Item = &'static Backend> + '_ {
+    ALL.iter().copied().filter(|t| t.twin_of == Some(b.name))
+}
