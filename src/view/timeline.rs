@@ -26,34 +26,123 @@ pub const AXIS_H: f64 = 22.0;
 pub const HIT_H: f64 = 42.0;
 pub const HIT_W: f64 = 34.0;
 
+/// The drawing's type scale. Its words are sized in user units, so on screen a label is its
+/// size times the drawing's scale. Presenter mode takes `Large`: 19 units, which the stage's
+/// box at 1024×768 draws at 0.97 px a unit or more (≥ 18 CSS px), and the layout follows it
+/// (taller lanes, a wider name column, label boxes and offsets grown to match).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Type {
+    #[default]
+    Normal,
+    Large,
+}
+
+impl Type {
+    /// A marker label's size (the partition's and every label's in `Large`), in user units.
+    pub fn label(self) -> f64 {
+        match self {
+            Type::Normal => 12.5,
+            Type::Large => 19.0,
+        }
+    }
+
+    /// A lease band's and a pause block's label size.
+    pub fn band(self) -> f64 {
+        match self {
+            Type::Normal => 13.0,
+            Type::Large => 19.0,
+        }
+    }
+
+    /// A marker label's width per character, roughly (DejaVu Sans at weight 600 in
+    /// Chromium; digits run widest).
+    pub fn char_w(self) -> f64 {
+        match self {
+            Type::Normal => 7.4,
+            Type::Large => 12.4,
+        }
+    }
+
+    /// A lease band's label width per character (weight 700).
+    pub fn band_char_w(self) -> f64 {
+        match self {
+            Type::Normal => 7.8,
+            Type::Large => 12.6,
+        }
+    }
+
+    /// A tick label's size.
+    pub fn tick(self) -> f64 {
+        match self {
+            Type::Normal => 12.0,
+            Type::Large => 19.0,
+        }
+    }
+}
+
 /// Geometry of one trace's timeline, in SVG user units.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Geometry {
     pub scale: Scale,
     pub actors: usize,
+    pub ty: Type,
 }
 
 impl Geometry {
     pub fn of(t: &Trace) -> Self {
+        Self::typed(t, Type::Normal)
+    }
+
+    /// In type `ty`: the lane names' column widens with their size, the plot takes the rest.
+    pub fn typed(t: &Trace, ty: Type) -> Self {
+        let left = match ty {
+            Type::Normal => LEFT,
+            Type::Large => 108.0,
+        };
         Self {
             scale: Scale {
-                left: LEFT,
-                width: PLOT_W,
+                left,
+                width: PLOT_W - (left - LEFT),
                 horizon: t.scenario.horizon,
             },
             actors: t.scenario.actors.len(),
+            ty,
         }
+    }
+
+    /// Where the plot begins, right of the lane names.
+    pub fn left(&self) -> f64 {
+        self.scale.left
     }
 
     pub fn lanes(&self) -> usize {
         self.actors + 2
     }
 
+    /// In `Large`, lanes are as tall as two rows of its labels allow while the drawing
+    /// keeps its 1024×768 scale: at most 275 units high for five lanes.
     pub fn lane_h(&self) -> f64 {
-        if self.actors >= 3 {
-            SLIM_LANE_H
-        } else {
-            LANE_H
+        match (self.ty, self.actors >= 3) {
+            (Type::Normal, false) => LANE_H,
+            (Type::Normal, true) => SLIM_LANE_H,
+            (Type::Large, false) => 56.0,
+            (Type::Large, true) => 45.0,
+        }
+    }
+
+    /// The time axis under the lanes: the tick labels' height and air.
+    pub fn axis_h(&self) -> f64 {
+        match self.ty {
+            Type::Normal => AXIS_H,
+            Type::Large => 26.0,
+        }
+    }
+
+    /// A lease band's height on the lease lane.
+    pub fn band_h(&self) -> f64 {
+        match self.ty {
+            Type::Normal => 22.0,
+            Type::Large => 28.0,
         }
     }
 
@@ -74,7 +163,16 @@ impl Geometry {
     }
 
     pub fn height(&self) -> f64 {
-        self.bottom() + AXIS_H
+        self.bottom() + self.axis_h()
+    }
+
+    /// The tick labels' baseline, under the lanes.
+    pub fn tick_y(&self) -> f64 {
+        self.bottom()
+            + match self.ty {
+                Type::Normal => 20.0,
+                Type::Large => 22.0,
+            }
     }
 
     pub fn x(&self, t: Millis) -> f64 {
@@ -122,6 +220,10 @@ pub struct Grid {
     pub ticks: Vec<Tick>,
     /// Where the lanes end and the axis begins.
     pub bottom: f64,
+    /// The tick labels' baseline.
+    pub tick_y: f64,
+    /// The type its names and ticks are set in.
+    pub ty: Type,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -402,7 +504,12 @@ fn tick_label(ms: Millis, step: Millis) -> String {
 
 /// Lanes and the axis.
 pub fn grid(t: &Trace) -> Grid {
-    let g = Geometry::of(t);
+    grid_in(t, Type::Normal)
+}
+
+/// [`grid`] in type `ty`.
+pub fn grid_in(t: &Trace, ty: Type) -> Grid {
+    let g = Geometry::typed(t, ty);
     let mut lanes: Vec<LaneRow> = t
         .scenario
         .actors
@@ -441,18 +548,27 @@ pub fn grid(t: &Trace) -> Grid {
         lanes,
         ticks,
         bottom: g.bottom(),
+        tick_y: g.tick_y(),
+        ty,
     }
 }
 
 /// The drawing at `step`. `live`: the main timeline, whose pauses are draggable and name
 /// their cause; the fork's copy of the original is not.
 pub fn model(t: &Trace, step: usize, live: bool) -> TimelineModel {
-    let g = Geometry::of(t);
+    model_in(t, step, live, Type::Normal)
+}
+
+/// [`model`] laid out for type `ty`.
+pub fn model_in(t: &Trace, step: usize, live: bool, ty: Type) -> TimelineModel {
+    let g = Geometry::typed(t, ty);
     let spots = spots(t, &g);
-    let mut labels = Labels::default();
+    let mut labels = Labels::new(&g);
     for s in &spots {
         labels.block((s.x - s.r, s.y - s.r, s.x + s.r, s.y + s.r), Some(s.event));
     }
+    let conflicts = conflicts(t, &g, &mut labels);
+    let pauses = pauses(t, &g, live, &mut labels);
     let bands = bands(t, &g, &mut labels);
     let cut = cut(t, &g, &mut labels);
     let steps = story::Steps::of(t);
@@ -467,9 +583,9 @@ pub fn model(t: &Trace, step: usize, live: bool) -> TimelineModel {
         view_box: g.view_box(),
         bands,
         beliefs: beliefs(t, &g),
-        conflicts: conflicts(t, &g),
+        conflicts,
         markers,
-        pauses: pauses(t, &g, live),
+        pauses,
         cut,
         cursor: Cursor {
             x: g.x(t.snapshot_at(steps.through(step)).at),
@@ -515,7 +631,7 @@ fn bands(t: &Trace, g: &Geometry, labels: &mut Labels) -> Vec<Band> {
                 story::band_label(&t.scenario, &span.owner, span.fence),
                 story::band_label_short(&t.scenario, &span.owner, span.fence),
             ];
-            let (text, lx) = band_label(labels, texts, (x0, x1, limit), lease_y);
+            let (text, lx) = band_label(labels, texts, (x0, x1, limit), lease_y, g.ty);
             let k = nth.get_mut(who).map_or(0, |c| {
                 *c += 1;
                 *c - 1
@@ -526,13 +642,13 @@ fn bands(t: &Trace, g: &Geometry, labels: &mut Labels) -> Vec<Band> {
                 end: span.end,
                 bar: Bar {
                     x: x0,
-                    y: lease_y - 11.0,
+                    y: lease_y - g.band_h() / 2.0,
                     w: (x1 - x0).max(1.0),
-                    h: 22.0,
+                    h: g.band_h(),
                 },
                 label: Text {
                     x: lx,
-                    y: lease_y + 5.0,
+                    y: lease_y + 0.38 * g.ty.band(),
                     text,
                 },
             }
@@ -548,8 +664,10 @@ fn band_label(
     texts: [String; 2],
     (x0, x1, limit): (f64, f64, f64),
     y: f64,
+    ty: Type,
 ) -> (String, f64) {
-    let boxed = |lx: f64, w: f64| (lx, y - 8.0, lx + w, y + 8.0);
+    let half_h = 0.62 * ty.band();
+    let boxed = |lx: f64, w: f64| (lx, y - half_h, lx + w, y + half_h);
     let spot = |labels: &Labels, w: f64| {
         let mut lx = x0 + 8.0;
         while !labels.free(boxed(lx, w), None) && lx + 4.0 < x1 {
@@ -557,12 +675,15 @@ fn band_label(
         }
         (labels.free(boxed(lx, w), None) && lx + w <= limit).then_some(lx)
     };
-    let width = |text: &str| text.chars().count() as f64 * 7.8;
+    let width = |text: &str| text.chars().count() as f64 * ty.band_char_w();
     let [full, short] = texts;
     let (text, lx) = match (spot(labels, width(&full)), spot(labels, width(&short))) {
         (Some(lx), _) => (full, lx),
         (None, Some(lx)) => (short, lx),
-        (None, None) => (full, x0 + 8.0),
+        // Neither fits before the next band: the short words past this band's end where
+        // they touch nothing (the next band's label steps right of them), else none.
+        (None, None) if labels.free(boxed(x0 + 8.0, width(&short)), None) => (short, x0 + 8.0),
+        (None, None) => (String::new(), x0 + 8.0),
     };
     labels.block(boxed(lx, width(&text)), None);
     (text, lx)
@@ -592,7 +713,9 @@ fn beliefs(t: &Trace, g: &Geometry) -> Vec<Belief> {
         .collect()
 }
 
-fn conflicts(t: &Trace, g: &Geometry) -> Vec<Conflict> {
+/// Conflict windows, the first of a run labelled above the lanes (the label an obstacle for
+/// the markers' labels).
+fn conflicts(t: &Trace, g: &Geometry, labels: &mut Labels) -> Vec<Conflict> {
     let h = g.lane_h() * t.scenario.actors.len() as f64;
     let mut label_free_from = f64::MIN;
     t.conflict_spans()
@@ -601,7 +724,9 @@ fn conflicts(t: &Trace, g: &Geometry) -> Vec<Conflict> {
         .map(|(k, (from, to))| {
             let (x0, x1) = (g.x(from), g.x(to));
             let label = (x0 >= label_free_from).then(|| {
-                label_free_from = x0 + 4.0 + Labels::width(CONFLICT_LABEL) * 0.95;
+                let w = labels.width(CONFLICT_LABEL) * 0.95;
+                label_free_from = x0 + 4.0 + w;
+                labels.block((x0, 0.0, x0 + 4.0 + w, TOP - 2.0), None);
                 Text {
                     x: x0 + 4.0,
                     y: TOP - 7.0,
@@ -631,12 +756,13 @@ fn cut(t: &Trace, g: &Geometry, labels: &mut Labels) -> Option<Cut> {
     let (x0, x1) = (g.x(p.start), g.x(p.end.min(sc.horizon)));
     let h = g.lane_h();
     let top = g.lane_mid(p.actor) - h / 2.0;
-    let y = g.lane_mid(p.actor) + 5.0;
+    let size = g.ty.label();
+    let y = g.lane_mid(p.actor) + 0.4 * size;
     let label = CUT_LABELS.iter().find_map(|text| {
-        let w = Labels::width(text);
+        let w = labels.width(text);
         let mut x = x0 + 4.0;
         while x + w <= x1 {
-            let r = (x, y - 13.0, x + w, y + 4.0);
+            let r = (x, y - 1.04 * size, x + w, y + 0.32 * size);
             // A little air on each side, so the text does not touch a marker's ring.
             if labels.free((r.0 - 4.0, r.1, r.2 + 4.0, r.3), None) {
                 labels.block(r, None);
@@ -666,8 +792,10 @@ fn cut(t: &Trace, g: &Geometry, labels: &mut Labels) -> Option<Cut> {
     })
 }
 
-fn pauses(t: &Trace, g: &Geometry, live: bool) -> Vec<PauseBlock> {
+/// The pause blocks; each label an obstacle for the markers' labels.
+fn pauses(t: &Trace, g: &Geometry, live: bool, labels: &mut Labels) -> Vec<PauseBlock> {
     let mut out = Vec::new();
+    let size = g.ty.band();
     for (i, a) in t.scenario.actors.iter().enumerate() {
         for (k, p) in a.pauses.iter().enumerate() {
             let (x0, x1) = (g.x(p.start), g.x(p.end()));
@@ -677,6 +805,18 @@ fn pauses(t: &Trace, g: &Geometry, live: bool) -> Vec<PauseBlock> {
                 (true, PauseCause::Gc) => "GC pause",
                 (true, PauseCause::Stall) => "stall",
             };
+            let text = format!("{cause} {}", story::time_label(&t.scenario, p.duration));
+            let baseline = g.lane_mid(i) + 0.35 * size;
+            let width = text.chars().count() as f64 * g.ty.band_char_w();
+            labels.block(
+                (
+                    x0 + 6.0,
+                    baseline - 0.8 * size,
+                    x0 + 6.0 + width,
+                    baseline + 0.25 * size,
+                ),
+                None,
+            );
             out.push(PauseBlock {
                 actor: i,
                 nth: k,
@@ -690,8 +830,8 @@ fn pauses(t: &Trace, g: &Geometry, live: bool) -> Vec<PauseBlock> {
                 },
                 label: Text {
                     x: x0 + 6.0,
-                    y: y + 17.5,
-                    text: format!("{cause} {}", story::time_label(&t.scenario, p.duration)),
+                    y: baseline,
+                    text,
                 },
                 start: p.start,
                 max_start: t.scenario.horizon.saturating_sub(p.duration),
@@ -712,24 +852,64 @@ type Rect = (f64, f64, f64, f64);
 /// Keeps every label and marker on the timeline apart. Obstacles (markers, band labels) are
 /// registered first; a marker label then takes the first of its candidate positions that
 /// touches nothing (its own marker aside), or is left off (the marker keeps its tooltip and
-/// the narration says it all).
-#[derive(Default)]
+/// the narration says it all). Every box is sized from the type's label size.
 pub struct Labels {
     /// Each box with the event it belongs to, if any.
     taken: Vec<(Rect, Option<usize>)>,
+    /// Marker labels' size and width per character, in user units.
+    size: f64,
+    char_w: f64,
+    /// Where the plot begins: left of it are the lane names.
+    left: f64,
+}
+
+impl Default for Labels {
+    fn default() -> Self {
+        Self {
+            taken: Vec::new(),
+            size: Type::Normal.label(),
+            char_w: Type::Normal.char_w(),
+            left: LEFT,
+        }
+    }
 }
 
 impl Labels {
+    /// For the drawing `g`: the lane names and the time axis are taken from the start.
+    pub fn new(g: &Geometry) -> Self {
+        let mut labels = Self {
+            taken: Vec::new(),
+            size: g.ty.label(),
+            char_w: g.ty.char_w(),
+            left: g.left(),
+        };
+        labels.block((0.0, TOP, g.left() - 2.0, g.bottom()), None);
+        // The tick labels, from their ascent (as Chromium measures a text's box).
+        let ticks = g.tick_y() - 0.95 * g.ty.tick();
+        labels.block((0.0, ticks, VIEW_W, g.height()), None);
+        labels
+    }
+
     /// Roughly the width of `text` at the marker label size, in user units.
-    fn width(text: &str) -> f64 {
-        text.chars().count() as f64 * 7.4 + 6.0
+    fn width(&self, text: &str) -> f64 {
+        text.chars().count() as f64 * self.char_w + 0.48 * self.size
     }
 
     /// The box of a marker label centred on `x` with its baseline at `y`, with a margin
     /// for the font's real ascent, descent and width (measured in Chromium).
-    fn label_box(x: f64, y: f64, text: &str) -> Rect {
-        let half = Self::width(text) / 2.0 + 4.0;
-        (x - half, y - 13.0, x + half, y + 4.0)
+    fn label_box(&self, x: f64, y: f64, text: &str) -> Rect {
+        let half = self.reach(text);
+        (
+            x - half,
+            y - 1.04 * self.size,
+            x + half,
+            y + 0.32 * self.size,
+        )
+    }
+
+    /// How far a label's box reaches either side of its centre.
+    fn reach(&self, text: &str) -> f64 {
+        self.width(text) / 2.0 + 0.32 * self.size
     }
 
     pub fn block(&mut self, r: Rect, owner: Option<usize>) {
@@ -742,10 +922,12 @@ impl Labels {
         })
     }
 
-    /// The first baseline in `ys` where a label of `text` centred on `x` is free; taken.
+    /// The first baseline in `ys` where a label of `text` centred on `x` is free and inside
+    /// the drawing's right edge; taken.
     pub fn place(&mut self, owner: usize, x: f64, ys: &[f64], text: &str) -> Option<f64> {
-        self.take_first(owner, text, ys.iter().map(|&y| (x, y)))
-            .map(|(_, y)| y)
+        let inside = x + self.reach(text) <= VIEW_W;
+        let spots = ys.iter().map(|&y| (x, y)).filter(|_| inside);
+        self.take_first(owner, text, spots).map(|(_, y)| y)
     }
 
     /// For a label with no room centred on its marker: the first place, on a baseline in
@@ -758,13 +940,13 @@ impl Labels {
         ys: &[f64],
         text: &str,
     ) -> Option<(f64, f64)> {
-        let half = Self::width(text) / 2.0;
-        let inside = |&(cx, y): &(f64, f64)| {
-            let r = Self::label_box(cx, y, text);
-            r.0 >= LEFT && r.2 <= VIEW_W
-        };
-        let sides = ys.iter().flat_map(|&y| [(x + half, y), (x - half, y)]);
-        self.take_first(owner, text, sides.filter(inside))
+        let half = self.width(text) / 2.0;
+        let (left, right) = (self.left + self.reach(text), VIEW_W - self.reach(text));
+        let sides = ys
+            .iter()
+            .flat_map(|&y| [(x + half, y), (x - half, y)])
+            .filter(move |&(cx, _)| cx >= left && cx <= right);
+        self.take_first(owner, text, sides)
     }
 
     /// The first of `spots` (a label's centre and baseline) where `text` is free of every
@@ -775,8 +957,8 @@ impl Labels {
         text: &str,
         mut spots: impl Iterator<Item = (f64, f64)>,
     ) -> Option<(f64, f64)> {
-        let (x, y) = spots.find(|&(x, y)| self.free(Self::label_box(x, y, text), Some(owner)))?;
-        self.block(Self::label_box(x, y, text), Some(owner));
+        let (x, y) = spots.find(|&(x, y)| self.free(self.label_box(x, y, text), Some(owner)))?;
+        self.block(self.label_box(x, y, text), Some(owner));
         Some((x, y))
     }
 }
@@ -802,7 +984,7 @@ fn spots(t: &Trace, g: &Geometry) -> Vec<Spot> {
         .map(|(i, e)| {
             let expiry = matches!(e.kind, EventKind::LeaseExpired { .. });
             // Expiries sit on the band's top edge so the next band's label stays readable.
-            let y = g.lane_mid(g.lane_index(e.lane)) - if expiry { 11.0 } else { 0.0 };
+            let y = g.lane_mid(g.lane_index(e.lane)) - if expiry { g.band_h() / 2.0 } else { 0.0 };
             Spot {
                 event: i,
                 x: g.x(e.at),
@@ -903,12 +1085,15 @@ fn markers(
             };
             // Writes label below their marker first, everything else above; then the other side.
             let text = story::run_label(t, steps, i);
-            let offsets: &[f64] = match shape {
-                Shape::Write => &[27.0, -14.0],
-                Shape::Expiry => &[-6.0, 22.0],
-                Shape::Op => &[-12.0, 24.0],
+            // Baselines above or below, `gap` clear of the marker (the label's box aside).
+            let size = g.ty.label();
+            let above = |gap: f64| y - gap - 0.32 * size;
+            let below = |gap: f64| y + gap + 1.04 * size;
+            let ys = match shape {
+                Shape::Write => [below(14.0), above(10.0)],
+                Shape::Expiry => [above(2.0), below(9.0)],
+                Shape::Op => [above(8.0), below(11.0)],
             };
-            let ys = [y + offsets[0], y + offsets[1]];
             let label = text.and_then(|text| match labels.place(i, x, &ys, &text) {
                 Some(ly) => Some(Text { x, y: ly, text }),
                 None => {
@@ -1056,7 +1241,7 @@ pub fn grid_markup(g: &Grid) -> String {
             n(VIEW_W),
             n(l.h),
             if l.infra { "infra" } else { "actor" },
-            n(l.y + l.h / 2.0 + 6.0),
+            n(l.y + l.h / 2.0 + if g.ty == Type::Large { 7.0 } else { 6.0 }),
             esc(&l.name)
         );
     }
@@ -1066,7 +1251,7 @@ pub fn grid_markup(g: &Grid) -> String {
             r#"<line class="tick" x1="{x}" x2="{x}" y1="{}" y2="{}"></line><text class="tick-label" x="{x}" y="{}">{}</text>"#,
             n(TOP),
             n(g.bottom + 4.0),
-            n(g.bottom + 20.0),
+            n(g.tick_y),
             esc(&t.label),
             x = n(t.x)
         );
@@ -1288,7 +1473,7 @@ mod tests {
     fn a_label_with_no_room_centred_goes_beside_its_marker_inside_the_drawing() {
         let rows = [50.0, 80.0];
         let text = "release #34"; // 87.4 units wide
-        let half = Labels::width(text) / 2.0;
+        let half = Labels::default().width(text) / 2.0;
         // Where it goes beside a marker at `x`, with `block` taken.
         let beside = |block: Option<Rect>, x: f64| {
             let mut l = Labels::default();
@@ -1324,7 +1509,7 @@ mod tests {
         let t = run(&Scenario::gc_pause());
         let m = model(&t, t.len(), true);
         let beside = |marker: &Marker, label: &Text| {
-            ((label.x - marker.x).abs() - Labels::width(&label.text) / 2.0).abs() < 1e-9
+            ((label.x - marker.x).abs() - Labels::default().width(&label.text) / 2.0).abs() < 1e-9
         };
         let release = m
             .markers
@@ -1358,14 +1543,14 @@ mod tests {
         );
         let label = cut.label.expect("the label fits between A's markers");
         assert_eq!(label.text, CUT_LABELS[0]);
-        let half = Labels::width(&label.text);
+        let half = Labels::default().width(&label.text);
         for mk in &m.markers {
             let r = f64::from(mk.ring);
             let clear =
                 mk.x + r < label.x || mk.x - r > label.x + half || (mk.y - label.y).abs() > 17.0;
             assert!(clear, "marker at {},{} under the label", mk.x, mk.y);
             if let Some(l) = &mk.label {
-                let w = Labels::width(&l.text) / 2.0;
+                let w = Labels::default().width(&l.text) / 2.0;
                 let apart =
                     l.x + w < label.x || l.x - w > label.x + half || (l.y - label.y).abs() >= 17.0;
                 assert!(apart, "{} overlaps the partition label", l.text);
@@ -1442,10 +1627,59 @@ mod tests {
         let m = model(&run(&sc), 0, false);
         let texts: Vec<_> = m.bands.iter().map(|b| b.label.text.as_str()).collect();
         assert_eq!(texts, ["A · token 33", "B·34", "C · token 35"]);
-        let right = |b: &Band| b.label.x + Labels::width(&b.label.text);
+        let right = |b: &Band| b.label.x + Labels::default().width(&b.label.text);
         for pair in m.bands.windows(2) {
             assert!(right(&pair[0]) <= pair[1].label.x, "{texts:?}");
             assert!(right(&pair[0]) <= pair[1].bar.x + 0.5, "{texts:?}");
+        }
+    }
+
+    /// Presenting (`Large`): 19-unit labels in a drawing no taller than 275 units, so the
+    /// stage's 988×267 px box at 1024×768 draws each at 18 px or more; and in every deck
+    /// entry, no marker label, band label or pause label overlaps another, nor runs off the
+    /// drawing or over the lane names.
+    #[test]
+    fn large_type_fits_the_projector_and_nothing_overlaps() {
+        assert!(Type::Large.label() * 267.0 / 275.0 >= 18.0);
+        for entry in crate::core::deck::DECK {
+            for policy in [FencingPolicy::Off, FencingPolicy::Strict] {
+                let t = run(&(entry.build)().with_policy(policy));
+                let g = Geometry::typed(&t, Type::Large);
+                assert!(
+                    g.height() <= 275.0,
+                    "{}: {} units high",
+                    entry.id,
+                    g.height()
+                );
+                let m = model_in(&t, t.len(), true, Type::Large);
+                let sizer = Labels::new(&g);
+                let mut boxes: Vec<(String, Rect)> = Vec::new();
+                for k in &m.markers {
+                    if let Some(l) = &k.label {
+                        boxes.push((l.text.clone(), sizer.label_box(l.x, l.y, &l.text)));
+                    }
+                }
+                for b in m.bands.iter().filter(|b| !b.label.text.is_empty()) {
+                    let w = b.label.text.chars().count() as f64 * Type::Large.band_char_w();
+                    let y = b.label.y - 0.38 * Type::Large.band();
+                    boxes.push((
+                        b.label.text.clone(),
+                        (b.label.x, y - 11.7, b.label.x + w, y + 11.7),
+                    ));
+                }
+                for (i, (a, ra)) in boxes.iter().enumerate() {
+                    assert!(
+                        ra.0 >= g.left() - 2.0 && ra.2 <= VIEW_W,
+                        "{}: {a} off the plot",
+                        entry.id
+                    );
+                    for (b, rb) in &boxes[i + 1..] {
+                        let apart = ra.2 <= rb.0 || rb.2 <= ra.0 || ra.3 <= rb.1 || rb.3 <= ra.1;
+                        assert!(apart, "{} {policy:?}: {a} on {b}", entry.id);
+                    }
+                }
+                assert!(boxes.len() >= 4, "{}: labelled", entry.id);
+            }
         }
     }
 }
