@@ -97,6 +97,8 @@ fn install_panic_banner() {
 pub(crate) struct Stage {
     /// Nothing after the current step is drawn (presenter mode, or `r`).
     pub reveal: Memo<bool>,
+    /// Presenter mode: the timeline's type is large.
+    pub presenting: Memo<bool>,
 }
 
 /// Sends messages to the lab; `Copy`, so every handler can hold one.
@@ -126,7 +128,7 @@ fn App() -> AnyView {
     let speed = Memo::new(move |_| lab.with(|l| l.speed()));
     let presenting = Memo::new(move |_| lab.with(|l| l.presenting()));
     let reveal = Memo::new(move |_| lab.with(|l| l.revealing()));
-    provide_context(Stage { reveal });
+    provide_context(Stage { reveal, presenting });
     let laser = Memo::new(move |_| lab.with(|l| l.laser()));
     let notes_shown = Memo::new(move |_| lab.with(|l| l.notes().is_some()));
     let exploring = Memo::new(move |_| lab.with(|l| l.exploration().is_some()));

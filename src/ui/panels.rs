@@ -346,9 +346,27 @@ fn Group(
     }
 }
 
-/// Speaker notes for the current deck entry, shown on demand (`n`).
+/// Speaker notes for the current deck entry, shown on demand (`n`); their view code (and
+/// the notes' markup) is a chunk of its own, fetched the first time.
 #[component]
 pub fn Notes(lab: RwSignal<Lab>) -> impl IntoView {
+    let shown = Memo::new(move |_| lab.with(|l| l.notes().is_some()));
+    move || {
+        shown
+            .get()
+            .then(|| lazily(draw_notes(), move |draw| draw(lab)))
+    }
+}
+
+type DrawNotes = fn(RwSignal<Lab>) -> AnyView;
+
+#[leptos::wasm_split::wasm_split(notes, fallible, wasm_split_path = ::leptos::wasm_split)]
+fn draw_notes() -> Result<DrawNotes, Failed> {
+    Ok(|lab| view! { <NotesPanel lab /> }.into_any())
+}
+
+#[component]
+fn NotesPanel(lab: RwSignal<Lab>) -> impl IntoView {
     let notes = Memo::new_with_compare(
         move |_| lab.with(|l| l.notes().cloned()),
         |old, new| match (old, new) {

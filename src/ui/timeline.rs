@@ -11,7 +11,8 @@ use crate::core::{Millis, Pause, Trace};
 use crate::lab::{pause_key, Msg, ScenarioEdit};
 use crate::view::geometry::{dragged_delay, Grip};
 use crate::view::timeline::{
-    self as model, n, Band, Belief, Conflict, Grid, Key, Marker, PauseBlock, TimelineModel, VIEW_W,
+    self as model, n, Band, Belief, Conflict, Grid, Key, Marker, PauseBlock, TimelineModel, Type,
+    VIEW_W,
 };
 use std::sync::Arc;
 
@@ -477,11 +478,18 @@ pub fn Timeline(trace: Memo<Arc<Trace>>, step: Memo<usize>, dispatch: Dispatch) 
     let svg_ref = NodeRef::<leptos::svg::Svg>::new();
     let wrap_ref = NodeRef::<leptos::html::Figure>::new();
     let drag = StoredValue::new(None::<Drag>);
-    let geometry = Memo::new(move |_| trace.with(|t| model::Geometry::of(t)));
-    // Lanes and axis depend on the actors and the horizon only: a drag never redraws them.
-    let grid = Memo::new(move |_| trace.with(|t| model::grid(t)));
+    // Presenting, the type is large (and the layout made for it).
+    let presenting = use_context::<Stage>().map(|s| s.presenting);
+    let ty = Memo::new(move |_| match presenting.is_some_and(|p| p.get()) {
+        true => Type::Large,
+        false => Type::Normal,
+    });
+    let geometry = Memo::new(move |_| trace.with(|t| model::Geometry::typed(t, ty.get())));
+    // Lanes and axis depend on the actors, the horizon and the type only: a drag never
+    // redraws them.
+    let grid = Memo::new(move |_| trace.with(|t| model::grid_in(t, ty.get())));
     // A memo, so a pointer move that changes nothing writes nothing to the DOM.
-    let drawn = Memo::new(move |_| trace.with(|t| model::model(t, step.get(), true)));
+    let drawn = Memo::new(move |_| trace.with(|t| model::model_in(t, step.get(), true, ty.get())));
 
     // Where the drawing sits on screen (CSS px): left, top and scale. When the timeline is
     // given less height than its width asks for, the drawing is scaled down and centred in
@@ -582,12 +590,12 @@ pub fn Timeline(trace: Memo<Arc<Trace>>, step: Memo<usize>, dispatch: Dispatch) 
         let x = (e.client_x() as f64 - left) / scale.max(1e-9);
         let y = (e.client_y() as f64 - top) / scale.max(1e-9);
         let lane = (y - model::TOP) / g.lane_h();
-        if !(0.0..g.actors as f64).contains(&lane) || x < model::LEFT {
+        if !(0.0..g.actors as f64).contains(&lane) || x < g.left() {
             return;
         }
         let actor = lane as usize;
         let free = trace.with_untracked(|t| t.scenario.actors[actor].pauses.is_empty());
-        let at = g.scale.ms(x - model::LEFT).max(0) as u64;
+        let at = g.scale.ms(x - g.left()).max(0) as u64;
         if free && at < g.scale.horizon {
             let drawn_from = Pause {
                 start: at,
@@ -668,6 +676,7 @@ pub fn Timeline(trace: Memo<Arc<Trace>>, step: Memo<usize>, dispatch: Dispatch) 
                 node_ref=svg_ref
                 class="timeline main"
                 class:reveal=move || clip().is_some()
+                class:large=move || ty.get() == Type::Large
                 // The box is the stage's (fixed); the drawing, as large as the box allows
                 // at its own aspect ratio, is the SVG inside it, so its edge is the
                 // drawing's and a pointer maps to time the same way at any box size.

@@ -5,11 +5,23 @@
 //! so every row has a stable [`Key`] (lane, kind, nth occurrence) and a marker keeps its
 //! node while a drag moves it.
 
+//!
+//! Split by what each part lays out: [`layout`] reads the trace into the drawing's rows,
+//! [`labels`] keeps their words apart, [`herd`] draws the renewal herd; this file holds the
+//! model's types, the geometry and the type scale they share, and the grid's markup.
+
 use std::mem::Discriminant;
 
-use crate::core::story;
-use crate::core::{EventKind, Lane, LeaseEnd, Millis, PauseCause, ProviderOutcome, Trace};
+use crate::core::{EventKind, Lane, LeaseEnd, Millis, Trace};
 use crate::view::geometry::Scale;
+
+mod herd;
+mod labels;
+mod layout;
+
+pub use herd::{herd, herd_markup, HerdChart, HerdRow};
+pub use labels::Labels;
+pub use layout::{grid, grid_in, model, model_in};
 
 pub const VIEW_W: f64 = 1000.0;
 pub const LEFT: f64 = 78.0;
@@ -26,34 +38,123 @@ pub const AXIS_H: f64 = 22.0;
 pub const HIT_H: f64 = 42.0;
 pub const HIT_W: f64 = 34.0;
 
+/// The drawing's type scale. Its words are sized in user units, so on screen a label is its
+/// size times the drawing's scale. Presenter mode takes `Large`: 19 units, which the stage's
+/// box at 1024×768 draws at 0.97 px a unit or more (≥ 18 CSS px), and the layout follows it
+/// (taller lanes, a wider name column, label boxes and offsets grown to match).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Type {
+    #[default]
+    Normal,
+    Large,
+}
+
+impl Type {
+    /// A marker label's size (the partition's and every label's in `Large`), in user units.
+    pub fn label(self) -> f64 {
+        match self {
+            Type::Normal => 12.5,
+            Type::Large => 19.0,
+        }
+    }
+
+    /// A lease band's and a pause block's label size.
+    pub fn band(self) -> f64 {
+        match self {
+            Type::Normal => 13.0,
+            Type::Large => 19.0,
+        }
+    }
+
+    /// A marker label's width per character, roughly (DejaVu Sans at weight 600 in
+    /// Chromium; digits run widest).
+    pub fn char_w(self) -> f64 {
+        match self {
+            Type::Normal => 7.4,
+            Type::Large => 12.4,
+        }
+    }
+
+    /// A lease band's label width per character (weight 700).
+    pub fn band_char_w(self) -> f64 {
+        match self {
+            Type::Normal => 7.8,
+            Type::Large => 12.6,
+        }
+    }
+
+    /// A tick label's size.
+    pub fn tick(self) -> f64 {
+        match self {
+            Type::Normal => 12.0,
+            Type::Large => 19.0,
+        }
+    }
+}
+
 /// Geometry of one trace's timeline, in SVG user units.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Geometry {
     pub scale: Scale,
     pub actors: usize,
+    pub ty: Type,
 }
 
 impl Geometry {
     pub fn of(t: &Trace) -> Self {
+        Self::typed(t, Type::Normal)
+    }
+
+    /// In type `ty`: the lane names' column widens with their size, the plot takes the rest.
+    pub fn typed(t: &Trace, ty: Type) -> Self {
+        let left = match ty {
+            Type::Normal => LEFT,
+            Type::Large => 108.0,
+        };
         Self {
             scale: Scale {
-                left: LEFT,
-                width: PLOT_W,
+                left,
+                width: PLOT_W - (left - LEFT),
                 horizon: t.scenario.horizon,
             },
             actors: t.scenario.actors.len(),
+            ty,
         }
+    }
+
+    /// Where the plot begins, right of the lane names.
+    pub fn left(&self) -> f64 {
+        self.scale.left
     }
 
     pub fn lanes(&self) -> usize {
         self.actors + 2
     }
 
+    /// In `Large`, lanes are as tall as two rows of its labels allow while the drawing
+    /// keeps its 1024×768 scale: at most 275 units high for five lanes.
     pub fn lane_h(&self) -> f64 {
-        if self.actors >= 3 {
-            SLIM_LANE_H
-        } else {
-            LANE_H
+        match (self.ty, self.actors >= 3) {
+            (Type::Normal, false) => LANE_H,
+            (Type::Normal, true) => SLIM_LANE_H,
+            (Type::Large, false) => 56.0,
+            (Type::Large, true) => 45.0,
+        }
+    }
+
+    /// The time axis under the lanes: the tick labels' height and air.
+    pub fn axis_h(&self) -> f64 {
+        match self.ty {
+            Type::Normal => AXIS_H,
+            Type::Large => 26.0,
+        }
+    }
+
+    /// A lease band's height on the lease lane.
+    pub fn band_h(&self) -> f64 {
+        match self.ty {
+            Type::Normal => 22.0,
+            Type::Large => 28.0,
         }
     }
 
@@ -74,7 +175,16 @@ impl Geometry {
     }
 
     pub fn height(&self) -> f64 {
-        self.bottom() + AXIS_H
+        self.bottom() + self.axis_h()
+    }
+
+    /// The tick labels' baseline, under the lanes.
+    pub fn tick_y(&self) -> f64 {
+        self.bottom()
+            + match self.ty {
+                Type::Normal => 20.0,
+                Type::Large => 22.0,
+            }
     }
 
     pub fn x(&self, t: Millis) -> f64 {
@@ -122,6 +232,10 @@ pub struct Grid {
     pub ticks: Vec<Tick>,
     /// Where the lanes end and the axis begins.
     pub bottom: f64,
+    /// The tick labels' baseline.
+    pub tick_y: f64,
+    /// The type its names and ticks are set in.
+    pub ty: Type,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -382,652 +496,6 @@ impl PauseBlock {
     }
 }
 
-fn tick_step(horizon: Millis) -> Millis {
-    let raw = (horizon / 10).max(1);
-    [
-        1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10_000, 60_000,
-    ]
-    .into_iter()
-    .find(|s| *s >= raw)
-    .unwrap_or(raw)
-}
-
-fn tick_label(ms: Millis, step: Millis) -> String {
-    if step >= 1000 && ms % 1000 == 0 {
-        format!("{} s", ms / 1000)
-    } else {
-        ms.to_string()
-    }
-}
-
-/// Lanes and the axis.
-pub fn grid(t: &Trace) -> Grid {
-    let g = Geometry::of(t);
-    let mut lanes: Vec<LaneRow> = t
-        .scenario
-        .actors
-        .iter()
-        .map(|a| (a.name.clone(), false))
-        .chain([
-            // A row lock lives in the storage itself: its lane is the row's lock.
-            (
-                if t.scenario.row_lock.is_some() {
-                    "lock"
-                } else {
-                    "lease"
-                }
-                .to_owned(),
-                true,
-            ),
-            ("storage".to_owned(), true),
-        ])
-        .enumerate()
-        .map(|(i, (name, infra))| LaneRow {
-            name,
-            infra,
-            y: TOP + g.lane_h() * i as f64,
-            h: g.lane_h(),
-        })
-        .collect();
-    lanes.shrink_to_fit();
-    let step = tick_step(t.scenario.horizon);
-    let ticks = (0..=t.scenario.horizon / step)
-        .map(|k| Tick {
-            x: g.x(k * step),
-            label: tick_label(k * step, step),
-        })
-        .collect();
-    Grid {
-        lanes,
-        ticks,
-        bottom: g.bottom(),
-    }
-}
-
-/// The drawing at `step`. `live`: the main timeline, whose pauses are draggable and name
-/// their cause; the fork's copy of the original is not.
-pub fn model(t: &Trace, step: usize, live: bool) -> TimelineModel {
-    let g = Geometry::of(t);
-    let spots = spots(t, &g);
-    let mut labels = Labels::default();
-    for s in &spots {
-        labels.block((s.x - s.r, s.y - s.r, s.x + s.r, s.y + s.r), Some(s.event));
-    }
-    let bands = bands(t, &g, &mut labels);
-    let cut = cut(t, &g, &mut labels);
-    let words = story::Story::of(t);
-    let step = step.min(words.last());
-    let markers = markers(t, &g, (&words, step), &spots, &mut labels);
-    // Rows in a fixed order (by owner, by lane; by time within one) rather than by time
-    // alone, so a drag that makes two lanes' events trade places moves no node. Labels were
-    // placed in event order above.
-    let bands = grouped(bands, g.actors, |b| b.key.0);
-    let markers = grouped(markers, g.lanes(), |m| m.key.lane);
-    TimelineModel {
-        view_box: g.view_box(),
-        bands,
-        beliefs: beliefs(t, &g),
-        conflicts: conflicts(t, &g),
-        markers,
-        pauses: pauses(t, &g, live),
-        cut,
-        cursor: Cursor {
-            x: g.x(t.snapshot_at(words.steps().through(step)).at),
-            y1: TOP - 4.0,
-            y2: g.bottom(),
-        },
-    }
-}
-
-/// `rows` grouped by `group` (0..groups), keeping their order within a group. (A pass per
-/// group instead of a sort: these are a handful of rows, and a sort of them costs kilobytes
-/// of wasm.)
-fn grouped<T>(rows: Vec<T>, groups: usize, group: fn(&T) -> usize) -> Vec<T> {
-    let mut slots: Vec<Option<T>> = rows.into_iter().map(Some).collect();
-    let mut out = Vec::with_capacity(slots.len());
-    for k in 0..groups.max(1) {
-        for slot in slots.iter_mut() {
-            if slot
-                .as_ref()
-                .is_some_and(|r| group(r).min(groups.max(1) - 1) == k)
-            {
-                out.extend(slot.take());
-            }
-        }
-    }
-    out
-}
-
-fn bands(t: &Trace, g: &Geometry, labels: &mut Labels) -> Vec<Band> {
-    let lease_y = g.lane_mid(g.lane_index(Lane::Lease));
-    let mut nth = vec![0_usize; t.scenario.actors.len() + 1];
-    let spans = t.lease_spans();
-    let starts: Vec<f64> = spans.iter().map(|s| g.x(s.from)).collect();
-    spans
-        .into_iter()
-        .map(|span| {
-            let (x0, x1) = (g.x(span.from), g.x(span.to));
-            let who = t.scenario.actor_index(&span.owner).unwrap_or(0);
-            // A label may run past its band's end, but not into the band that follows it.
-            let next = starts.iter().copied().filter(|&s| s > x0 && s >= x1 - 0.5);
-            let limit = next.fold(f64::INFINITY, f64::min);
-            let texts = [
-                story::band_label(&t.scenario, &span.owner, span.fence),
-                story::band_label_short(&t.scenario, &span.owner, span.fence),
-            ];
-            let (text, lx) = band_label(labels, texts, (x0, x1, limit), lease_y);
-            let k = nth.get_mut(who).map_or(0, |c| {
-                *c += 1;
-                *c - 1
-            });
-            Band {
-                key: (who, k),
-                colour: colour(who),
-                end: span.end,
-                bar: Bar {
-                    x: x0,
-                    y: lease_y - 11.0,
-                    w: (x1 - x0).max(1.0),
-                    h: 22.0,
-                },
-                label: Text {
-                    x: lx,
-                    y: lease_y + 5.0,
-                    text,
-                },
-            }
-        })
-        .collect()
-}
-
-/// Where a lease band's label goes, and which words: the full ones, or the short ones if
-/// the full do not fit before `limit` (the next band's start). Each starts just inside the
-/// band (from `x0`, up to `x1`) and steps right past any marker on it.
-fn band_label(
-    labels: &mut Labels,
-    texts: [String; 2],
-    (x0, x1, limit): (f64, f64, f64),
-    y: f64,
-) -> (String, f64) {
-    let boxed = |lx: f64, w: f64| (lx, y - 8.0, lx + w, y + 8.0);
-    let spot = |labels: &Labels, w: f64| {
-        let mut lx = x0 + 8.0;
-        while !labels.free(boxed(lx, w), None) && lx + 4.0 < x1 {
-            lx += 4.0;
-        }
-        (labels.free(boxed(lx, w), None) && lx + w <= limit).then_some(lx)
-    };
-    let width = |text: &str| text.chars().count() as f64 * 7.8;
-    let [full, short] = texts;
-    let (text, lx) = match (spot(labels, width(&full)), spot(labels, width(&short))) {
-        (Some(lx), _) => (full, lx),
-        (None, Some(lx)) => (short, lx),
-        (None, None) => (full, x0 + 8.0),
-    };
-    labels.block(boxed(lx, width(&text)), None);
-    (text, lx)
-}
-
-fn beliefs(t: &Trace, g: &Geometry) -> Vec<Belief> {
-    (0..t.scenario.actors.len())
-        .flat_map(|i| {
-            let y = g.lane_mid(i) + 16.0;
-            t.belief_spans(i)
-                .into_iter()
-                .enumerate()
-                .map(move |(k, (from, to))| {
-                    let (x0, x1) = (g.x(from), g.x(to));
-                    Belief {
-                        key: (i, k),
-                        colour: colour(i),
-                        bar: Bar {
-                            x: x0,
-                            y,
-                            w: (x1 - x0).max(1.0),
-                            h: 5.0,
-                        },
-                    }
-                })
-        })
-        .collect()
-}
-
-fn conflicts(t: &Trace, g: &Geometry) -> Vec<Conflict> {
-    let h = g.lane_h() * t.scenario.actors.len() as f64;
-    let mut label_free_from = f64::MIN;
-    t.conflict_spans()
-        .into_iter()
-        .enumerate()
-        .map(|(k, (from, to))| {
-            let (x0, x1) = (g.x(from), g.x(to));
-            let label = (x0 >= label_free_from).then(|| {
-                label_free_from = x0 + 4.0 + Labels::width(CONFLICT_LABEL) * 0.95;
-                Text {
-                    x: x0 + 4.0,
-                    y: TOP - 7.0,
-                    text: CONFLICT_LABEL.to_owned(),
-                }
-            });
-            Conflict {
-                key: k,
-                bar: Bar {
-                    x: x0,
-                    y: TOP,
-                    w: (x1 - x0).max(1.0),
-                    h,
-                },
-                label,
-            }
-        })
-        .collect()
-}
-
-/// The partition band on the cut-off client's lane, with its label on the lane's middle line
-/// where it touches no marker (the markers' own labels then keep clear of it).
-fn cut(t: &Trace, g: &Geometry, labels: &mut Labels) -> Option<Cut> {
-    let sc = &t.scenario;
-    let p = sc.partition?;
-    let name = &sc.actors.get(p.actor)?.name;
-    let (x0, x1) = (g.x(p.start), g.x(p.end.min(sc.horizon)));
-    let h = g.lane_h();
-    let top = g.lane_mid(p.actor) - h / 2.0;
-    let y = g.lane_mid(p.actor) + 5.0;
-    let label = CUT_LABELS.iter().find_map(|text| {
-        let w = Labels::width(text);
-        let mut x = x0 + 4.0;
-        while x + w <= x1 {
-            let r = (x, y - 13.0, x + w, y + 4.0);
-            // A little air on each side, so the text does not touch a marker's ring.
-            if labels.free((r.0 - 4.0, r.1, r.2 + 4.0, r.3), None) {
-                labels.block(r, None);
-                return Some(Text {
-                    x: x + 3.0,
-                    y,
-                    text: (*text).to_owned(),
-                });
-            }
-            x += 4.0;
-        }
-        None
-    });
-    Some(Cut {
-        body: Bar {
-            x: x0,
-            y: top + 2.0,
-            w: (x1 - x0).max(2.0),
-            h: h - 4.0,
-        },
-        label,
-        title: format!(
-            "{name} cut off from the lock service (not from storage), t={} to t={}",
-            story::instant(sc, p.start),
-            story::instant(sc, p.end)
-        ),
-    })
-}
-
-fn pauses(t: &Trace, g: &Geometry, live: bool) -> Vec<PauseBlock> {
-    let mut out = Vec::new();
-    for (i, a) in t.scenario.actors.iter().enumerate() {
-        for (k, p) in a.pauses.iter().enumerate() {
-            let (x0, x1) = (g.x(p.start), g.x(p.end()));
-            let (y, w) = (g.lane_mid(i) - 13.0, (x1 - x0).max(2.0));
-            let cause = match (live, a.pause_cause) {
-                (false, _) => "pause",
-                (true, PauseCause::Gc) => "GC pause",
-                (true, PauseCause::Stall) => "stall",
-            };
-            out.push(PauseBlock {
-                actor: i,
-                nth: k,
-                name: a.name.clone(),
-                draggable: live && k == 0,
-                body: Bar {
-                    x: x0,
-                    y,
-                    w,
-                    h: 26.0,
-                },
-                label: Text {
-                    x: x0 + 6.0,
-                    y: y + 17.5,
-                    text: format!("{cause} {}", story::time_label(&t.scenario, p.duration)),
-                },
-                start: p.start,
-                max_start: t.scenario.horizon.saturating_sub(p.duration),
-                span: format!(
-                    "starts at {}, lasts {}",
-                    story::time_label(&t.scenario, p.start),
-                    story::time_label(&t.scenario, p.duration)
-                ),
-            });
-        }
-    }
-    out
-}
-
-/// A box in user units: left, top, right, bottom.
-type Rect = (f64, f64, f64, f64);
-
-/// Keeps every label and marker on the timeline apart. Obstacles (markers, band labels) are
-/// registered first; a marker label then takes the first of its candidate positions that
-/// touches nothing (its own marker aside), or is left off (the marker keeps its tooltip and
-/// the narration says it all).
-#[derive(Default)]
-pub struct Labels {
-    /// Each box with the event it belongs to, if any.
-    taken: Vec<(Rect, Option<usize>)>,
-}
-
-impl Labels {
-    /// Roughly the width of `text` at the marker label size, in user units.
-    fn width(text: &str) -> f64 {
-        text.chars().count() as f64 * 7.4 + 6.0
-    }
-
-    /// The box of a marker label centred on `x` with its baseline at `y`, with a margin
-    /// for the font's real ascent, descent and width (measured in Chromium).
-    fn label_box(x: f64, y: f64, text: &str) -> Rect {
-        let half = Self::width(text) / 2.0 + 4.0;
-        (x - half, y - 13.0, x + half, y + 4.0)
-    }
-
-    pub fn block(&mut self, r: Rect, owner: Option<usize>) {
-        self.taken.push((r, owner));
-    }
-
-    fn free(&self, r: Rect, owner: Option<usize>) -> bool {
-        !self.taken.iter().any(|(t, o)| {
-            (owner.is_none() || *o != owner) && r.0 < t.2 && t.0 < r.2 && r.1 < t.3 && t.1 < r.3
-        })
-    }
-
-    /// The first baseline in `ys` where a label of `text` centred on `x` is free; taken.
-    pub fn place(&mut self, owner: usize, x: f64, ys: &[f64], text: &str) -> Option<f64> {
-        self.take_first(owner, text, ys.iter().map(|&y| (x, y)))
-            .map(|(_, y)| y)
-    }
-
-    /// For a label with no room centred on its marker: the first place, on a baseline in
-    /// `ys`, where it starts at `x` (to the right) or ends there (to the left), inside the
-    /// drawing and clear of the lane names; taken. Returns the label's centre and baseline.
-    pub fn place_beside(
-        &mut self,
-        owner: usize,
-        x: f64,
-        ys: &[f64],
-        text: &str,
-    ) -> Option<(f64, f64)> {
-        let half = Self::width(text) / 2.0;
-        let inside = |&(cx, y): &(f64, f64)| {
-            let r = Self::label_box(cx, y, text);
-            r.0 >= LEFT && r.2 <= VIEW_W
-        };
-        let sides = ys.iter().flat_map(|&y| [(x + half, y), (x - half, y)]);
-        self.take_first(owner, text, sides.filter(inside))
-    }
-
-    /// The first of `spots` (a label's centre and baseline) where `text` is free of every
-    /// box but `owner`'s own; taken.
-    fn take_first(
-        &mut self,
-        owner: usize,
-        text: &str,
-        mut spots: impl Iterator<Item = (f64, f64)>,
-    ) -> Option<(f64, f64)> {
-        let (x, y) = spots.find(|&(x, y)| self.free(Self::label_box(x, y, text), Some(owner)))?;
-        self.block(Self::label_box(x, y, text), Some(owner));
-        Some((x, y))
-    }
-}
-
-/// Where a drawn event sits. Pause starts and ends are shown by the pause block instead.
-struct Spot {
-    event: usize,
-    x: f64,
-    y: f64,
-    r: f64,
-}
-
-fn spots(t: &Trace, g: &Geometry) -> Vec<Spot> {
-    t.events
-        .iter()
-        .enumerate()
-        .filter(|(_, e)| {
-            !matches!(
-                e.kind,
-                EventKind::PauseStarted { .. } | EventKind::PauseEnded { .. }
-            )
-        })
-        .map(|(i, e)| {
-            let expiry = matches!(e.kind, EventKind::LeaseExpired { .. });
-            // Expiries sit on the band's top edge so the next band's label stays readable.
-            let y = g.lane_mid(g.lane_index(e.lane)) - if expiry { 11.0 } else { 0.0 };
-            Spot {
-                event: i,
-                x: g.x(e.at),
-                y,
-                r: if expiry { 5.0 } else { 8.0 },
-            }
-        })
-        .collect()
-}
-
-/// Marker shape and verdict. `late`: an accepted write from a superseded lease, or one out
-/// of token order.
-fn classify(kind: &EventKind, late: bool) -> (Shape, Verdict) {
-    match kind {
-        EventKind::WriteApplied { result: Ok(_), .. } if late => (Shape::Write, Verdict::Late),
-        EventKind::WriteApplied { result: Ok(_), .. } => (Shape::Write, Verdict::Ok),
-        EventKind::WriteApplied { result: Err(_), .. } => (Shape::Write, Verdict::Rejected),
-        EventKind::AcquireRefused { .. }
-        | EventKind::LockWait { .. }
-        | EventKind::ConnectionLost
-        | EventKind::ReleaseNoop { .. }
-        | EventKind::ExtendFailed { .. }
-        | EventKind::WriteTimedOut { .. }
-        | EventKind::LockUnanswered { .. }
-        | EventKind::LockTimedOut { .. } => (Shape::Op, Verdict::Refused),
-        EventKind::LeaseExpired { .. } => (Shape::Expiry, Verdict::Ok),
-        EventKind::SideEffect { .. } => (Shape::Op, Verdict::Unprotected),
-        // The provider charged nothing: a deduped key, or no call after a refused claim.
-        EventKind::ProviderCall { outcome, .. } if *outcome != ProviderOutcome::Charged => {
-            (Shape::Op, Verdict::Refused)
-        }
-        EventKind::DeletedOthersLease { .. }
-        | EventKind::Failover { .. }
-        | EventKind::LockClockJumped { .. } => (Shape::Op, Verdict::Danger),
-        EventKind::BarrierSet { result: Ok(()), .. } => (Shape::Write, Verdict::Barrier),
-        EventKind::BarrierSet { result: Err(_), .. } => (Shape::Write, Verdict::Rejected),
-        _ => (Shape::Op, Verdict::Ok),
-    }
-}
-
-/// One marker per drawn event; events after `step` (of `steps`) are dimmed, the current
-/// step's ringed. A run of identical events shares one step and one label ("lock_held ×5").
-fn markers(
-    t: &Trace,
-    g: &Geometry,
-    (words, step): (&story::Story, usize),
-    spots: &[Spot],
-    labels: &mut Labels,
-) -> Vec<Marker> {
-    let steps = words.steps();
-    let storage_y = g.lane_mid(g.lane_index(Lane::Storage));
-    let mut seen: Vec<(usize, Discriminant<EventKind>)> = Vec::with_capacity(spots.len());
-    // Labels with no room centred above or below their marker (the marker's place in
-    // `markers`, its baselines, the text), for the second pass.
-    let mut left_off: Vec<(usize, [f64; 2], String)> = Vec::new();
-    let mut markers: Vec<Marker> = spots
-        .iter()
-        .enumerate()
-        .map(|(k, s)| {
-            let (i, x, y) = (s.event, s.x, s.y);
-            let e = &t.events[i];
-            let lane = g.lane_index(e.lane);
-            let kind = std::mem::discriminant(&e.kind);
-            let nth = seen.iter().filter(|k| **k == (lane, kind)).count();
-            seen.push((lane, kind));
-            let shown = steps.showing(i);
-            let state = match shown.cmp(&step) {
-                std::cmp::Ordering::Equal => State::Current,
-                std::cmp::Ordering::Greater => State::Future,
-                std::cmp::Ordering::Less => State::Past,
-            };
-            let who = e
-                .actor
-                .as_deref()
-                .and_then(|a| t.scenario.actor_index(a))
-                .unwrap_or(0);
-            let (shape, verdict) = classify(&e.kind, e.is_late_write() || e.is_out_of_order());
-            let link = match &e.kind {
-                EventKind::WriteApplied { sent_at, .. } => Some(Link {
-                    x1: g.x(*sent_at),
-                    y1: g.lane_mid(who),
-                    x2: x,
-                    y2: storage_y - 10.0,
-                }),
-                _ => None,
-            };
-            let glyph = match verdict {
-                Verdict::Rejected => "✗",
-                Verdict::Late | Verdict::Danger => "!",
-                Verdict::Unprotected => "$",
-                Verdict::Barrier => "⊢",
-                _ if shape == Shape::Write => "✓",
-                _ => "",
-            };
-            let (ring, dot) = if shape == Shape::Expiry {
-                (9, 5)
-            } else {
-                (13, 8)
-            };
-            // Writes label below their marker first, everything else above; then the other side.
-            let text = story::run_label(t, steps, i);
-            let offsets: &[f64] = match shape {
-                Shape::Write => &[27.0, -14.0],
-                Shape::Expiry => &[-6.0, 22.0],
-                Shape::Op => &[-12.0, 24.0],
-            };
-            let ys = [y + offsets[0], y + offsets[1]];
-            let label = text.and_then(|text| match labels.place(i, x, &ys, &text) {
-                Some(ly) => Some(Text { x, y: ly, text }),
-                None => {
-                    left_off.push((k, ys, text));
-                    None
-                }
-            });
-            Marker {
-                key: Key { lane, kind, nth },
-                step: shown,
-                event: i,
-                x,
-                y,
-                ring,
-                dot,
-                state,
-                shape,
-                verdict,
-                colour: colour(who),
-                glyph,
-                result: e.result_code(),
-                tooltip: words.narration(shown),
-                link,
-                label,
-            }
-        })
-        .collect();
-    // Second pass: a label left off goes beside its marker (starting or ending at it)
-    // where that is free. Only labels that had no place move, so every label placed
-    // centred above or below keeps its place.
-    for (k, ys, text) in left_off {
-        let m = &mut markers[k];
-        if let Some((x, y)) = labels.place_beside(m.event, m.x, &ys, &text) {
-            m.label = Some(Text { x, y, text });
-        }
-    }
-    markers
-}
-
-/// The thundering herd as two bar charts (fixed schedule above, jittered below): renewals
-/// the lock server takes per bucket, on one shared scale.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct HerdChart {
-    pub rows: Vec<HerdRow>,
-}
-
-#[derive(Debug, Clone, PartialEq)]
-pub struct HerdRow {
-    /// `fixed` or `jittered` (a CSS class too).
-    pub class: &'static str,
-    pub label: Text,
-    pub peak: Text,
-    pub bars: Vec<Bar>,
-    /// The row's base line, from x1 to x2 at y.
-    pub base: Link,
-}
-
-pub fn herd(fixed: &crate::core::HerdReport, jittered: &crate::core::HerdReport) -> HerdChart {
-    const W: f64 = 1000.0;
-    const LEFT: f64 = 150.0;
-    const ROW: f64 = 64.0;
-    let peak = fixed
-        .peak_per_bucket()
-        .max(jittered.peak_per_bucket())
-        .max(1) as f64;
-    let rows = [
-        (fixed, "fixed schedule", "fixed"),
-        (jittered, "±25% jitter", "jittered"),
-    ]
-    .into_iter()
-    .enumerate()
-    .map(|(row, (report, label, class))| {
-        let base = 10.0 + ROW * (row as f64 + 1.0);
-        let buckets = report.per_bucket.len().max(1) as f64;
-        let bar_w = (W - LEFT - 10.0) / buckets;
-        HerdRow {
-            class,
-            label: Text {
-                x: 8.0,
-                y: base - 26.0,
-                text: label.to_owned(),
-            },
-            peak: Text {
-                x: 8.0,
-                y: base - 8.0,
-                text: format!(
-                    "peak {} / {} ms",
-                    report.peak_per_bucket(),
-                    report.bucket_ms
-                ),
-            },
-            bars: report
-                .per_bucket
-                .iter()
-                .enumerate()
-                .filter(|(_, c)| **c > 0)
-                .map(|(i, count)| {
-                    let h = (ROW - 12.0) * f64::from(*count) / peak;
-                    Bar {
-                        x: LEFT + bar_w * i as f64,
-                        y: base - h,
-                        w: bar_w.max(0.6),
-                        h: h.max(0.6),
-                    }
-                })
-                .collect(),
-            base: Link {
-                x1: LEFT,
-                y1: base,
-                x2: W - 10.0,
-                y2: base,
-            },
-        }
-    })
-    .collect();
-    HerdChart { rows }
-}
-
 /// Escapes text for SVG/HTML content and attribute values.
 pub fn esc(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
@@ -1057,7 +525,7 @@ pub fn grid_markup(g: &Grid) -> String {
             n(VIEW_W),
             n(l.h),
             if l.infra { "infra" } else { "actor" },
-            n(l.y + l.h / 2.0 + 6.0),
+            n(l.y + l.h / 2.0 + if g.ty == Type::Large { 7.0 } else { 6.0 }),
             esc(&l.name)
         );
     }
@@ -1067,7 +535,7 @@ pub fn grid_markup(g: &Grid) -> String {
             r#"<line class="tick" x1="{x}" x2="{x}" y1="{}" y2="{}"></line><text class="tick-label" x="{x}" y="{}">{}</text>"#,
             n(TOP),
             n(g.bottom + 4.0),
-            n(g.bottom + 20.0),
+            n(g.tick_y),
             esc(&t.label),
             x = n(t.x)
         );
@@ -1075,48 +543,12 @@ pub fn grid_markup(g: &Grid) -> String {
     out
 }
 
-/// The herd chart as SVG markup (its texts are fixed words and numbers: nothing to escape).
-pub fn herd_markup(chart: &HerdChart) -> String {
-    use std::fmt::Write;
-    let mut out = String::with_capacity(16 * 1024);
-    for r in &chart.rows {
-        let _ = write!(
-            out,
-            r#"<text class="herd-label" x="{}" y="{}">{}</text><text class="herd-peak" x="{}" y="{}">{}</text>"#,
-            n(r.label.x),
-            n(r.label.y),
-            r.label.text,
-            n(r.peak.x),
-            n(r.peak.y),
-            r.peak.text
-        );
-        for b in &r.bars {
-            let _ = write!(
-                out,
-                r#"<rect class="herd-bar {}" x="{}" y="{}" width="{}" height="{}"></rect>"#,
-                r.class,
-                n(b.x),
-                n(b.y),
-                n(b.w),
-                n(b.h)
-            );
-        }
-        let _ = write!(
-            out,
-            r#"<line class="tick" x1="{}" x2="{}" y1="{}" y2="{}"></line>"#,
-            n(r.base.x1),
-            n(r.base.x2),
-            n(r.base.y1),
-            n(r.base.y2)
-        );
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
+    use super::labels::Rect;
     use super::*;
     use crate::core::{run, FencingPolicy, Scenario};
+    use crate::core::{story, PauseCause};
 
     #[test]
     fn numbers_without_float_formatting() {
@@ -1289,7 +721,7 @@ mod tests {
     fn a_label_with_no_room_centred_goes_beside_its_marker_inside_the_drawing() {
         let rows = [50.0, 80.0];
         let text = "release #34"; // 87.4 units wide
-        let half = Labels::width(text) / 2.0;
+        let half = Labels::default().width(text) / 2.0;
         // Where it goes beside a marker at `x`, with `block` taken.
         let beside = |block: Option<Rect>, x: f64| {
             let mut l = Labels::default();
@@ -1325,7 +757,7 @@ mod tests {
         let t = run(&Scenario::gc_pause());
         let m = model(&t, t.len(), true);
         let beside = |marker: &Marker, label: &Text| {
-            ((label.x - marker.x).abs() - Labels::width(&label.text) / 2.0).abs() < 1e-9
+            ((label.x - marker.x).abs() - Labels::default().width(&label.text) / 2.0).abs() < 1e-9
         };
         let release = m
             .markers
@@ -1359,14 +791,14 @@ mod tests {
         );
         let label = cut.label.expect("the label fits between A's markers");
         assert_eq!(label.text, CUT_LABELS[0]);
-        let half = Labels::width(&label.text);
+        let half = Labels::default().width(&label.text);
         for mk in &m.markers {
             let r = f64::from(mk.ring);
             let clear =
                 mk.x + r < label.x || mk.x - r > label.x + half || (mk.y - label.y).abs() > 17.0;
             assert!(clear, "marker at {},{} under the label", mk.x, mk.y);
             if let Some(l) = &mk.label {
-                let w = Labels::width(&l.text) / 2.0;
+                let w = Labels::default().width(&l.text) / 2.0;
                 let apart =
                     l.x + w < label.x || l.x - w > label.x + half || (l.y - label.y).abs() >= 17.0;
                 assert!(apart, "{} overlaps the partition label", l.text);
@@ -1443,10 +875,59 @@ mod tests {
         let m = model(&run(&sc), 0, false);
         let texts: Vec<_> = m.bands.iter().map(|b| b.label.text.as_str()).collect();
         assert_eq!(texts, ["A · token 33", "B·34", "C · token 35"]);
-        let right = |b: &Band| b.label.x + Labels::width(&b.label.text);
+        let right = |b: &Band| b.label.x + Labels::default().width(&b.label.text);
         for pair in m.bands.windows(2) {
             assert!(right(&pair[0]) <= pair[1].label.x, "{texts:?}");
             assert!(right(&pair[0]) <= pair[1].bar.x + 0.5, "{texts:?}");
+        }
+    }
+
+    /// Presenting (`Large`): 19-unit labels in a drawing no taller than 275 units, so the
+    /// stage's 988×267 px box at 1024×768 draws each at 18 px or more; and in every deck
+    /// entry, no marker label, band label or pause label overlaps another, nor runs off the
+    /// drawing or over the lane names.
+    #[test]
+    fn large_type_fits_the_projector_and_nothing_overlaps() {
+        assert!(Type::Large.label() * 267.0 / 275.0 >= 18.0);
+        for entry in crate::core::deck::DECK {
+            for policy in [FencingPolicy::Off, FencingPolicy::Strict] {
+                let t = run(&(entry.build)().with_policy(policy));
+                let g = Geometry::typed(&t, Type::Large);
+                assert!(
+                    g.height() <= 275.0,
+                    "{}: {} units high",
+                    entry.id,
+                    g.height()
+                );
+                let m = model_in(&t, t.len(), true, Type::Large);
+                let sizer = Labels::new(&g);
+                let mut boxes: Vec<(String, Rect)> = Vec::new();
+                for k in &m.markers {
+                    if let Some(l) = &k.label {
+                        boxes.push((l.text.clone(), sizer.label_box(l.x, l.y, &l.text)));
+                    }
+                }
+                for b in m.bands.iter().filter(|b| !b.label.text.is_empty()) {
+                    let w = b.label.text.chars().count() as f64 * Type::Large.band_char_w();
+                    let y = b.label.y - 0.38 * Type::Large.band();
+                    boxes.push((
+                        b.label.text.clone(),
+                        (b.label.x, y - 11.7, b.label.x + w, y + 11.7),
+                    ));
+                }
+                for (i, (a, ra)) in boxes.iter().enumerate() {
+                    assert!(
+                        ra.0 >= g.left() - 2.0 && ra.2 <= VIEW_W,
+                        "{}: {a} off the plot",
+                        entry.id
+                    );
+                    for (b, rb) in &boxes[i + 1..] {
+                        let apart = ra.2 <= rb.0 || rb.2 <= ra.0 || ra.3 <= rb.1 || rb.3 <= ra.1;
+                        assert!(apart, "{} {policy:?}: {a} on {b}", entry.id);
+                    }
+                }
+                assert!(boxes.len() >= 4, "{}: labelled", entry.id);
+            }
         }
     }
 }

@@ -1,0 +1,120 @@
+//! Keeps the timeline's words apart: every label takes a box that touches no other box.
+
+use super::{Geometry, Type, LEFT, TOP, VIEW_W};
+
+/// A box in user units: left, top, right, bottom.
+pub type Rect = (f64, f64, f64, f64);
+
+/// Keeps every label and marker on the timeline apart. Obstacles (markers, band labels) are
+/// registered first; a marker label then takes the first of its candidate positions that
+/// touches nothing (its own marker aside), or is left off (the marker keeps its tooltip and
+/// the narration says it all). Every box is sized from the type's label size.
+pub struct Labels {
+    /// Each box with the event it belongs to, if any.
+    taken: Vec<(Rect, Option<usize>)>,
+    /// Marker labels' size and width per character, in user units.
+    size: f64,
+    char_w: f64,
+    /// Where the plot begins: left of it are the lane names.
+    left: f64,
+}
+
+impl Default for Labels {
+    fn default() -> Self {
+        Self {
+            taken: Vec::new(),
+            size: Type::Normal.label(),
+            char_w: Type::Normal.char_w(),
+            left: LEFT,
+        }
+    }
+}
+
+impl Labels {
+    /// For the drawing `g`: the lane names and the time axis are taken from the start.
+    pub fn new(g: &Geometry) -> Self {
+        let mut labels = Self {
+            taken: Vec::new(),
+            size: g.ty.label(),
+            char_w: g.ty.char_w(),
+            left: g.left(),
+        };
+        labels.block((0.0, TOP, g.left() - 2.0, g.bottom()), None);
+        // The tick labels, from their ascent (as Chromium measures a text's box).
+        let ticks = g.tick_y() - 0.95 * g.ty.tick();
+        labels.block((0.0, ticks, VIEW_W, g.height()), None);
+        labels
+    }
+
+    /// Roughly the width of `text` at the marker label size, in user units.
+    pub(super) fn width(&self, text: &str) -> f64 {
+        text.chars().count() as f64 * self.char_w + 0.48 * self.size
+    }
+
+    /// The box of a marker label centred on `x` with its baseline at `y`, with a margin
+    /// for the font's real ascent, descent and width (measured in Chromium).
+    pub(super) fn label_box(&self, x: f64, y: f64, text: &str) -> Rect {
+        let half = self.reach(text);
+        (
+            x - half,
+            y - 1.04 * self.size,
+            x + half,
+            y + 0.32 * self.size,
+        )
+    }
+
+    /// How far a label's box reaches either side of its centre.
+    pub(super) fn reach(&self, text: &str) -> f64 {
+        self.width(text) / 2.0 + 0.32 * self.size
+    }
+
+    pub fn block(&mut self, r: Rect, owner: Option<usize>) {
+        self.taken.push((r, owner));
+    }
+
+    pub(super) fn free(&self, r: Rect, owner: Option<usize>) -> bool {
+        !self.taken.iter().any(|(t, o)| {
+            (owner.is_none() || *o != owner) && r.0 < t.2 && t.0 < r.2 && r.1 < t.3 && t.1 < r.3
+        })
+    }
+
+    /// The first baseline in `ys` where a label of `text` centred on `x` is free and inside
+    /// the drawing's right edge; taken.
+    pub fn place(&mut self, owner: usize, x: f64, ys: &[f64], text: &str) -> Option<f64> {
+        let inside = x + self.reach(text) <= VIEW_W;
+        let spots = ys.iter().map(|&y| (x, y)).filter(|_| inside);
+        self.take_first(owner, text, spots).map(|(_, y)| y)
+    }
+
+    /// For a label with no room centred on its marker: the first place, on a baseline in
+    /// `ys`, where it starts at `x` (to the right) or ends there (to the left), inside the
+    /// drawing and clear of the lane names; taken. Returns the label's centre and baseline.
+    pub fn place_beside(
+        &mut self,
+        owner: usize,
+        x: f64,
+        ys: &[f64],
+        text: &str,
+    ) -> Option<(f64, f64)> {
+        let half = self.width(text) / 2.0;
+        let (left, right) = (self.left + self.reach(text), VIEW_W - self.reach(text));
+        let sides = ys
+            .iter()
+            .flat_map(|&y| [(x + half, y), (x - half, y)])
+            .filter(move |&(cx, _)| cx >= left && cx <= right);
+        self.take_first(owner, text, sides)
+    }
+
+    /// The first of `spots` (a label's centre and baseline) where `text` is free of every
+    /// box but `owner`'s own; taken.
+    fn take_first(
+        &mut self,
+        owner: usize,
+        text: &str,
+        mut spots: impl Iterator<Item = (f64, f64)>,
+    ) -> Option<(f64, f64)> {
+        let (x, y) = spots.find(|&(x, y)| self.free(self.label_box(x, y, text), Some(owner)))?;
+        self.block(self.label_box(x, y, text), Some(owner));
+        Some((x, y))
+    }
+}
