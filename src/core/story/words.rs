@@ -68,7 +68,7 @@ impl<'a> Story<'a> {
             let c = self.ctx(last);
             topic(&c.e.kind).narrate(&c).unwrap_or_default()
         };
-        format!("{stamp} — {s}{}", reply_at(t, step - 1))
+        format!("{stamp} — {s}{}", reply_at(t, last))
     }
 
     /// What to say out loud at `step`. A line already said at an earlier step is not said
