@@ -520,14 +520,16 @@ mod tests {
         );
         assert_eq!(
             kind("#s=clock-jump&tokens=lock_service"),
-            ShareError::Refused(EditError::TokensUnderRedlock)
+            ShareError::Refused(EditError::NotForLock(
+                "Redlock mints no token: its token source cannot change"
+            ))
         );
         assert_eq!(
             kind("#s=gc-pause&x.A=1"),
             ShareError::UnknownKey("x.A".into())
         );
         // A scenario that fails validation keeps the core's error, as the source.
-        let e = kind("#s=row-lock&lockdelay=5");
+        let e = kind("#s=row-lock&failover=5");
         let ShareError::Invalid(inner) = &e else {
             panic!("{e:?}")
         };

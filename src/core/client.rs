@@ -187,7 +187,7 @@ pub fn step<B: Backend>(
     let Some(step) = sc.actors[me].script.get(b.state().pc).cloned() else {
         return Ok(Next::Stop);
     };
-    if sc.row_lock.is_some() {
+    if sc.lock.row().is_some() {
         if let Some(next) = row_step(b, &step, now)? {
             return Ok(next);
         }
@@ -324,7 +324,7 @@ pub fn step<B: Backend>(
         }
         Step::Release => {
             let next = release(b, sc, now)?;
-            if sc.queue {
+            if sc.lock.queue() {
                 b.hand_over(now);
             }
             next
@@ -385,7 +385,8 @@ fn acquire<B: Backend>(
 ) -> Result<Next, B::Error> {
     Ok(match b.acquire(now)? {
         (Acquire::Acquired { fence, expires_at }, nodes) => {
-            let token_later = sc.token_source == super::scenario::TokenSource::SeparateCounter;
+            let token_later =
+                sc.lock.token_source() == super::scenario::TokenSource::SeparateCounter;
             granted(b, now, fence, expires_at, nodes, token_later);
             if token_later {
                 // The lease is granted; its token is a second command away.
@@ -396,7 +397,7 @@ fn acquire<B: Backend>(
             }
             Next::At(now)
         }
-        (Acquire::Held { holder, .. }, _) if sc.queue => {
+        (Acquire::Held { holder, .. }, _) if sc.lock.queue() => {
             // In the queue: no polling; the lock is handed over in arrival order.
             b.say(now, EventKind::LockWait { holder });
             Next::Wait
@@ -576,7 +577,7 @@ fn write<B: Backend>(
     let request = WriteRequest {
         resource: sc.resource.clone(),
         writer: sc.actors[me].name.clone(),
-        fence: sc.row_lock.is_none().then_some(fence),
+        fence: sc.lock.row().is_none().then_some(fence),
         amount,
         idempotency_key,
         publish,

@@ -133,7 +133,7 @@ impl Sim<'_> {
         let now = self.now();
         let res = &self.sc.resource;
         let before = self.lock.holder(now, res);
-        let node = self.sc.redlock.as_ref().map_or(0, |r| r.jumping_node);
+        let node = self.sc.lock.redlock().map_or(0, |r| r.jumping_node);
         self.lock.clock_jump(now, by, node);
         let shortened = before.and_then(|old| {
             let ends_at = self
@@ -163,7 +163,7 @@ impl Sim<'_> {
     /// leader has them all.
     fn failover(&mut self) {
         let now = self.now();
-        let lost: Vec<Lease> = match self.sc.token_source {
+        let lost: Vec<Lease> = match self.sc.lock.token_source() {
             TokenSource::SameRedis => self.lock.failover(now, true, self.sc.replication_lag),
             TokenSource::SeparateCounter | TokenSource::RandomValue => {
                 self.lock.failover(now, false, self.sc.replication_lag)
@@ -171,12 +171,12 @@ impl Sim<'_> {
             TokenSource::LockService | TokenSource::Counterfactual => Vec::new(),
         };
         self.lost.extend(lost.iter().cloned());
-        let next_fence = match self.sc.token_source {
+        let next_fence = match self.sc.lock.token_source() {
             TokenSource::SeparateCounter => Fence(self.counter),
             _ => self.lock.next_fence(),
         };
         // Random values have no counter to roll back (nor an order to go back in).
-        let rolled_back = self.sc.token_source != TokenSource::RandomValue
+        let rolled_back = self.sc.lock.token_source() != TokenSource::RandomValue
             && self.grants.iter().any(|g| next_fence <= g.fence);
         let kind = EventKind::Failover {
             lost,
@@ -224,7 +224,7 @@ impl Sim<'_> {
         let jumped = self.events.iter().any(|e| {
             matches!(&e.kind, EventKind::LockClockJumped { shortened: Some(s), .. } if s.fence == fence)
         });
-        let cause = if self.sc.row_lock.is_some() {
+        let cause = if self.sc.lock.row().is_some() {
             ExpiryCause::IdleTimeout
         } else if jumped {
             ExpiryCause::ClockJump
@@ -249,7 +249,7 @@ impl Sim<'_> {
             owner_knew,
         };
         self.emit(None, Lane::Lease, kind);
-        if cause == ExpiryCause::IdleTimeout || self.sc.queue {
+        if cause == ExpiryCause::IdleTimeout || self.sc.lock.queue() {
             actor::row_handoff(self);
         }
     }

@@ -116,7 +116,7 @@ impl World<'_> {
             let (lease, at, cause) = match (due(&self.leases), due(&self.lost)) {
                 (Some((i, a)), lost) if lost.is_none_or(|(_, b)| a <= b) => {
                     let l = self.take(i);
-                    let cause = if self.sc.row_lock.is_some() {
+                    let cause = if self.sc.lock.row().is_some() {
                         ExpiryCause::IdleTimeout
                     } else if self.jumped.contains(&l.fence) {
                         ExpiryCause::ClockJump
@@ -175,7 +175,7 @@ impl World<'_> {
 
     /// Redlock: when lease `i` ends, the majority-th latest of its keys' expiries.
     fn quorum_expiry(&self, i: usize) -> Option<Millis> {
-        let majority = self.sc.redlock.as_ref()?.nodes / 2 + 1;
+        let majority = self.sc.lock.redlock()?.nodes / 2 + 1;
         let mut ends: Vec<Millis> = self.keys[i].iter().map(|(_, e)| *e).collect();
         ends.sort_unstable_by(|a, b| b.cmp(a));
         ends.get(majority - 1).copied()
@@ -227,8 +227,12 @@ impl World<'_> {
                 if let Some(l) = self.leases.iter().find(|l| l.is_live(at)) {
                     holder.clone_from(&l.owner);
                     *until = l.expires_at;
-                } else if let Some(l) = self.lapsed.as_ref().filter(|_| self.sc.redlock.is_none()) {
-                    let delay_ends = l.expires_at.saturating_add(self.sc.lock_delay);
+                } else if let Some(l) = self
+                    .lapsed
+                    .as_ref()
+                    .filter(|_| self.sc.lock.redlock().is_none())
+                {
+                    let delay_ends = l.expires_at.saturating_add(self.sc.lock.lock_delay());
                     if at < delay_ends {
                         holder.clone_from(&l.owner);
                         *until = delay_ends;
@@ -240,7 +244,7 @@ impl World<'_> {
                     holder.clone_from(&l.owner);
                 }
             }
-            EventKind::JobChecked { .. } if self.sc.row_lock.is_some() => self.touch(at, &name),
+            EventKind::JobChecked { .. } if self.sc.lock.row().is_some() => self.touch(at, &name),
             EventKind::ConnectionLost => set(&mut self.believes, me, false),
             EventKind::PauseStarted { .. } => set(&mut self.paused, me, true),
             EventKind::PauseEnded { lease_gone } => {
@@ -341,19 +345,19 @@ impl World<'_> {
                 }
                 self.lost.extend(lost.iter().cloned());
                 // Random values have no counter to roll back (nor an order to go back in).
-                *rolled_back = self.sc.token_source != TokenSource::RandomValue
+                *rolled_back = self.sc.lock.token_source() != TokenSource::RandomValue
                     && self.grants.iter().any(|(_, g)| *next_fence <= g.fence);
             }
             EventKind::LockClockJumped { by, shortened } => {
                 // One lock node's clock steps: its keys' PX runs out `by` sooner. Under
                 // Redlock a lease lives on while a majority of its keys do.
-                let node = self.sc.redlock.as_ref().map_or(0, |r| r.jumping_node);
+                let node = self.sc.lock.redlock().map_or(0, |r| r.jumping_node);
                 let holder = self.leases.iter().rposition(|l| l.is_live(at));
                 for i in 0..self.leases.len() {
                     if !self.leases[i].is_live(at) {
                         continue;
                     }
-                    let ends_at = if self.sc.redlock.is_some() {
+                    let ends_at = if self.sc.lock.redlock().is_some() {
                         for k in self.keys[i].iter_mut().filter(|k| k.0 == node) {
                             k.1 = k.1.saturating_sub(*by).max(at);
                         }
@@ -407,7 +411,7 @@ impl World<'_> {
                 if let (Ok(balance), Some(_)) = (&mut *result, publish.as_ref()) {
                     *balance = self.account.balance; // a publish leaves the balance be
                 }
-                if self.sc.row_lock.is_some() {
+                if self.sc.lock.row().is_some() {
                     match result {
                         Ok(_) => self.touch(at, &name),
                         // The client got the FATAL: it stops believing, and stops.

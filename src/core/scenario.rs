@@ -8,6 +8,9 @@ use serde::{Deserialize, Serialize};
 use super::clock::{Millis, SplitMix64};
 use super::ledger::{FencingPolicy, StorageCheck};
 
+mod wire;
+pub use wire::ScenarioWire;
+
 /// Upper bounds that keep an edited or imported scenario small enough to simulate instantly.
 pub const MAX_ACTORS: usize = 16;
 /// How many clients a presenter can set on the page: a lock needs contention, and five
@@ -336,11 +339,12 @@ impl Partition {
 }
 
 /// Everything needed to reproduce a run. `Default` is an empty (invalid) scenario, there
-/// for struct-update syntax: `Scenario { actors, ..Scenario::default() }`.
+/// for struct-update syntax: `Scenario { actors, ..Scenario::default() }`. Its JSON is
+/// [`ScenarioWire`]'s, the layout recordings have always had.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "ScenarioWire", into = "ScenarioWire")]
 pub struct Scenario {
     /// The deck entry this scenario was built from (`"gc-pause"`, …); empty for a hand-made one.
-    #[serde(default)]
     pub id: String,
     pub title: String,
     pub resource: String,
@@ -352,36 +356,24 @@ pub struct Scenario {
     /// The span the timeline shows; nothing is simulated past it.
     pub horizon: Millis,
     /// How `Step::Release` deletes the key.
-    #[serde(default)]
     pub release: ReleaseMode,
+    /// Which lock the clients take, with what only that lock has.
+    pub lock: LockKind,
     /// When the lock server's primary crashes. With [`TokenSource::SameRedis`] the primary
     /// had not replicated the newest lock keys (nor the INCRs of their tokens) and a replica
     /// without them is promoted; with [`TokenSource::LockService`] the new leader has the log.
     pub failover_at: Option<Millis>,
-    /// Where tokens come from.
-    #[serde(default)]
-    pub token_source: TokenSource,
-    /// Redlock over several nodes instead of one Redis.
-    pub redlock: Option<RedlockSetup>,
     /// Forward jumps of the lock node's clock.
-    #[serde(default)]
     pub lock_clock_jumps: Vec<ClockJump>,
     /// `Step::Barrier` is skipped: the new holder starts without first establishing its
     /// epoch at the resource (the what-if of the handoff).
-    #[serde(default)]
     pub skip_barrier: bool,
     /// Seed of the renewal jitter (and of which resuming thread runs first), so a run
     /// replays exactly.
-    #[serde(default)]
     pub seed: u64,
-    /// Chubby-style lock-delay (ms): after a lease expires without a release, the lock server
-    /// grants the lock to nobody for this long. Redis has no such thing (0).
-    #[serde(default)]
-    pub lock_delay: Millis,
     /// How storage validates a write's token besides the fencing rule: only against the
     /// highest token it has seen, or also with the lock service (a sequencer check). With
     /// fencing off storage checks nothing, so this changes nothing then.
-    #[serde(default)]
     pub check: StorageCheck,
     /// How far the Redis replica that a failover promotes lags behind the primary (ms): it
     /// has every write made at least this long before the failover. `None`: replication was
@@ -389,45 +381,192 @@ pub struct Scenario {
     pub replication_lag: Option<Millis>,
     /// How slow every client's own clock runs against the lock server's, per mille (200: it
     /// counts 4 ms while 5 pass). Only `Step::CheckDeadline` reads a client's clock.
-    #[serde(default)]
     pub client_drift: u64,
     /// How much earlier than the TTL a client stops (`Step::CheckDeadline`): its local
     /// deadline is TTL − margin after its acquire, on its own clock.
-    #[serde(default)]
     pub deadline_margin: Millis,
     /// The one job every actor's debits carry out, if they all run the same job (`Step::CheckDone`
     /// reads whether it is done). Two of its debits landing means the job ran twice.
     pub job: Option<String>,
-    /// The lock is a PostgreSQL row lock in the storage itself ([`RowLock`]), not a lease.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub row_lock: Option<RowLock>,
     /// One client cut off from the lock service (not from storage) for a while.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub partition: Option<Partition>,
     /// The round trip between every client and the lock service (ms): 0 when they share a
     /// region, a WAN round trip when the lock service is in another. A lock command runs on
     /// the lock service at its step's instant; the client's next step waits this long for
     /// the reply. Storage stays near the clients.
-    #[serde(default, skip_serializing_if = "is_zero")]
     pub lock_rtt: Millis,
     /// `failover_at` is the lock's Redis killed (kill -9) and restarted, not a replica
     /// promoted: it comes back with only what its last snapshot had (no AOF, or
     /// `appendfsync everysec` after a power loss), so it loses what a cut replica would.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub restart: bool,
     /// The [`Partition`] cuts the client's lock-service member off from the other two of a
     /// 3-member Raft cluster: that minority can commit nothing, so the client's commands get
     /// no reply, while the majority elects a leader and goes on. The model is the same
     /// dropped commands; only the words differ.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub minority: bool,
+}
+
+/// Which lock grants the lease, with what only that lock has, so a combination no real
+/// system has (a Redis with a lock-delay, a row lock on Redlock nodes) cannot be written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LockKind {
+    /// A lease on one Redis (`SET key val NX PX ttl`), its tokens from `tokens`.
+    Redis { tokens: RedisTokens },
+    /// Redlock over several independent Redis nodes; it mints no token
+    /// ([`TokenSource::Counterfactual`]).
+    Redlock(RedlockSetup),
+    /// A consensus lock service (etcd, ZooKeeper; Chubby with a lock-delay): lease and token
+    /// (the lock key's revision, the sequential znode's number) from one linearizable store.
+    Service(ServiceOptions),
+    /// A PostgreSQL row lock in the storage itself, not a lease; no token.
+    Row(RowLock),
+}
+
+impl Default for LockKind {
+    fn default() -> Self {
+        LockKind::Redis {
+            tokens: RedisTokens::SameRedis,
+        }
+    }
+}
+
+/// Where a single Redis's tokens come from (the Redis sources of [`TokenSource`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum RedisTokens {
+    /// [`TokenSource::SameRedis`].
+    #[default]
+    SameRedis,
+    /// [`TokenSource::SeparateCounter`].
+    SeparateCounter,
+    /// [`TokenSource::RandomValue`].
+    RandomValue,
+}
+
+/// What a lock service has that Redis does not.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ServiceOptions {
+    /// Chubby-style lock-delay (ms): after a lease expires without a release, the lock
+    /// service grants the lock to nobody for this long.
+    pub lock_delay: Millis,
     /// The lock service queues waiters fairly, as ZooKeeper's lock recipe (an ephemeral
     /// sequential znode per waiter, each watching only the one before it) and etcd's mutex
     /// (waiters ordered by their key's create revision) do: an acquire while the lock is held
     /// joins the queue and waits, without polling, until the lock is handed to it, in
     /// arrival order, when the holder releases or its session (the lease) expires.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub queue: bool,
+}
+
+impl LockKind {
+    /// A lock service with no lock-delay and no queue (etcd's lease and transaction).
+    pub const SERVICE: LockKind = LockKind::Service(ServiceOptions {
+        lock_delay: 0,
+        queue: false,
+    });
+
+    /// Where this lock's tokens come from.
+    pub fn token_source(&self) -> TokenSource {
+        match self {
+            LockKind::Redis { tokens } => TokenSource::from(*tokens),
+            LockKind::Redlock(_) => TokenSource::Counterfactual,
+            LockKind::Service(_) => TokenSource::LockService,
+            // No token reaches storage; the grant numbers count like one Redis's INCR.
+            LockKind::Row(_) => TokenSource::SameRedis,
+        }
+    }
+
+    /// The same lock with its tokens from `t`: a single Redis and a lock service trade
+    /// places (the one setting both have); Redlock mints none and a row lock has none.
+    pub fn with_tokens(&self, t: TokenSource) -> Result<LockKind, &'static str> {
+        let single = matches!(self, LockKind::Redis { .. } | LockKind::Service(_));
+        match (t, RedisTokens::of(t)) {
+            _ if !single && t == self.token_source() => Ok(self.clone()),
+            _ if matches!(self, LockKind::Redlock(_)) => {
+                Err("Redlock mints no token: its token source cannot change")
+            }
+            _ if !single => Err("a row lock hands out no token: its token source cannot change"),
+            (TokenSource::LockService, _) if matches!(self, LockKind::Service(_)) => {
+                Ok(self.clone())
+            }
+            (TokenSource::LockService, _) => Ok(LockKind::SERVICE),
+            (_, Some(tokens)) => Ok(LockKind::Redis { tokens }),
+            (_, None) => Err("only Redlock mints no token"),
+        }
+    }
+
+    /// The same lock with a lock-delay of `ms`: only a lock service has one.
+    pub fn with_lock_delay(&self, ms: Millis) -> Result<LockKind, &'static str> {
+        match self {
+            LockKind::Service(o) => Ok(LockKind::Service(ServiceOptions {
+                lock_delay: ms,
+                ..*o
+            })),
+            _ if ms == 0 => Ok(self.clone()),
+            LockKind::Row(_) => Err("a row lock in PostgreSQL has no lock-delay"),
+            _ => Err(
+                "Redis has no lock-delay: a lock service (tokens from etcd / ZooKeeper) has one",
+            ),
+        }
+    }
+
+    pub fn redlock(&self) -> Option<&RedlockSetup> {
+        match self {
+            LockKind::Redlock(r) => Some(r),
+            _ => None,
+        }
+    }
+
+    pub fn row(&self) -> Option<RowLock> {
+        match self {
+            LockKind::Row(r) => Some(*r),
+            _ => None,
+        }
+    }
+
+    /// A lock service's lock-delay (0 for every other lock).
+    pub fn lock_delay(&self) -> Millis {
+        self.service().lock_delay
+    }
+
+    /// Whether a lock service queues waiters fairly.
+    pub fn queue(&self) -> bool {
+        self.service().queue
+    }
+
+    /// A lock service's options (none for any other lock).
+    pub fn service(&self) -> ServiceOptions {
+        match self {
+            LockKind::Service(o) => *o,
+            _ => ServiceOptions::default(),
+        }
+    }
+
+    /// Whether one server holds the lease (one Redis or one lock service), so it has a
+    /// primary to fail over and its tokens can change source.
+    pub fn is_single(&self) -> bool {
+        matches!(self, LockKind::Redis { .. } | LockKind::Service(_))
+    }
+}
+
+impl RedisTokens {
+    /// `t` if it is one of Redis's sources.
+    pub fn of(t: TokenSource) -> Option<Self> {
+        match t {
+            TokenSource::SameRedis => Some(Self::SameRedis),
+            TokenSource::SeparateCounter => Some(Self::SeparateCounter),
+            TokenSource::RandomValue => Some(Self::RandomValue),
+            TokenSource::LockService | TokenSource::Counterfactual => None,
+        }
+    }
+}
+
+impl From<RedisTokens> for TokenSource {
+    fn from(t: RedisTokens) -> Self {
+        match t {
+            RedisTokens::SameRedis => TokenSource::SameRedis,
+            RedisTokens::SeparateCounter => TokenSource::SeparateCounter,
+            RedisTokens::RandomValue => TokenSource::RandomValue,
+        }
+    }
 }
 
 fn is_zero(t: &Millis) -> bool {
@@ -551,7 +690,8 @@ impl Scenario {
 
     /// The PostgreSQL idle-in-transaction timeout of a row lock, if one is set.
     pub fn idle_timeout(&self) -> Option<Millis> {
-        self.row_lock
+        self.lock
+            .row()
             .filter(|r| r.idle_timeout)
             .map(|_| self.lease_ttl)
     }
@@ -675,7 +815,7 @@ impl Scenario {
                 return Err(ScenarioError::BadJob);
             }
         }
-        if let Some(r) = &self.redlock {
+        if let Some(r) = self.lock.redlock() {
             in_range("redlock nodes", r.nodes as u64, 1, MAX_NODES as u64)?;
             in_range(
                 "redlock reach lists",
@@ -690,7 +830,7 @@ impl Scenario {
         if let Some(t) = self.failover_at {
             in_range("failover_at", t, 0, MAX_TIME)?;
         }
-        in_range("lock_delay", self.lock_delay, 0, MAX_TIME)?;
+        in_range("lock_delay", self.lock.lock_delay(), 0, MAX_TIME)?;
         if let Some(lag) = self.replication_lag {
             in_range("replication_lag", lag, 0, MAX_TIME)?;
         }
@@ -748,17 +888,11 @@ impl Scenario {
                 in_range("pause start", p.start, 0, MAX_TIME)?;
                 in_range("pause duration", p.duration, 0, MAX_TIME)?;
             }
-            if self.row_lock.is_some() && i == 0 {
+            if self.lock.row().is_some() && i == 0 {
                 let missing = [
                     (self.failover_at.is_some(), "lock server to fail over"),
                     (!self.lock_clock_jumps.is_empty(), "lock node clock to step"),
-                    (self.redlock.is_some(), "Redlock nodes"),
-                    (self.lock_delay > 0, "lock-delay"),
                     (self.lock_rtt > 0, "lock service to wait for"),
-                    (
-                        self.queue,
-                        "lock service queue (its queue is the row's own)",
-                    ),
                     (self.partition.is_some(), "lock service to be cut off from"),
                     (
                         self.check == StorageCheck::Sequencer,
@@ -769,7 +903,7 @@ impl Scenario {
                     return Err(ScenarioError::NotForRowLock { what });
                 }
             }
-            if self.row_lock.is_some() {
+            if self.lock.row().is_some() {
                 let uncommitted = a.script.iter().enumerate().any(|(k, s)| {
                     matches!(s, Step::Debit { .. }) && a.script.get(k + 1) != Some(&Step::Release)
                 });

@@ -6,8 +6,8 @@ use std::fmt;
 
 use super::bounds::{timeline_end, Refusal, Setting};
 use crate::core::{
-    deck, FencingPolicy, Millis, Partition, Pause, ReleaseMode, Scenario, Step, StorageCheck,
-    TokenSource, CLIENTS,
+    deck, FencingPolicy, LockKind, Millis, Partition, Pause, ReleaseMode, Scenario, Step,
+    StorageCheck, TokenSource, CLIENTS,
 };
 use crate::share::ShareError;
 
@@ -76,8 +76,9 @@ pub enum EditError {
     NoClient(usize),
     /// A number outside its [`Setting`]'s range, or text that is no number.
     OutOfBounds(Refusal),
-    /// Redlock mints no token.
-    TokensUnderRedlock,
+    /// A setting the scenario's lock does not have (Redlock's token source, Redis's
+    /// lock-delay): the lock's own words for why.
+    NotForLock(&'static str),
     PauseTooLate {
         client: String,
         horizon: Millis,
@@ -102,9 +103,7 @@ impl fmt::Display for EditError {
         match self {
             EditError::NoClient(i) => write!(f, "there is no actor number {i}"),
             EditError::OutOfBounds(why) => why.fmt(f),
-            EditError::TokensUnderRedlock => {
-                f.write_str("Redlock mints no token: its token source cannot change")
-            }
+            EditError::NotForLock(why) => f.write_str(why),
             EditError::PauseTooLate {
                 client,
                 horizon,
@@ -151,14 +150,15 @@ impl ScenarioEdit {
             ScenarioEdit::Policy(p) => sc.policy = p,
             ScenarioEdit::Ttl(t) => sc.lease_ttl = t,
             ScenarioEdit::Clients(n) => sc = sc.with_clients(n),
-            ScenarioEdit::Tokens(_) if sc.redlock.is_some() => {
-                return Err(EditError::TokensUnderRedlock)
+            ScenarioEdit::Tokens(t) => {
+                sc.lock = sc.lock.with_tokens(t).map_err(EditError::NotForLock)?
             }
-            ScenarioEdit::Tokens(t) => sc.token_source = t,
             ScenarioEdit::Release(m) => sc.release = m,
             ScenarioEdit::Barrier(on) => sc.skip_barrier = !on,
             ScenarioEdit::Check(c) => sc.check = c,
-            ScenarioEdit::LockDelay(t) => sc.lock_delay = t,
+            ScenarioEdit::LockDelay(t) => {
+                sc.lock = sc.lock.with_lock_delay(t).map_err(EditError::NotForLock)?
+            }
             ScenarioEdit::LockRtt(t) => sc.lock_rtt = t,
             ScenarioEdit::Drift(d) => sc.client_drift = d,
             ScenarioEdit::Margin(t) => sc.deadline_margin = t,
@@ -216,18 +216,16 @@ impl ScenarioEdit {
     /// for the failover of a Redis that holds the lock. (A link may still carry such an
     /// edit: it loads, and changes nothing.)
     pub fn applies_to(&self, sc: &Scenario) -> bool {
-        let single = sc.redlock.is_none() && sc.row_lock.is_none();
+        let single = sc.lock.is_single();
         match *self {
             ScenarioEdit::Tokens(_) | ScenarioEdit::Failover(_) => single,
-            ScenarioEdit::LockRtt(_) => sc.row_lock.is_none(),
-            ScenarioEdit::Check(_) | ScenarioEdit::Release(_) => sc.row_lock.is_none(),
+            ScenarioEdit::LockRtt(_) => sc.lock.row().is_none(),
+            ScenarioEdit::Check(_) | ScenarioEdit::Release(_) => sc.lock.row().is_none(),
             ScenarioEdit::Barrier(_) => sc.actors.iter().any(|a| a.script.contains(&Step::Barrier)),
             ScenarioEdit::ReplicationLag(_) => {
-                sc.failover_at.is_some()
-                    && !sc.restart
-                    && sc.redlock.is_none()
-                    && sc.token_source != TokenSource::LockService
+                sc.failover_at.is_some() && !sc.restart && matches!(sc.lock, LockKind::Redis { .. })
             }
+            ScenarioEdit::LockDelay(_) => matches!(sc.lock, LockKind::Service(_)),
             ScenarioEdit::Clients(n) => CLIENTS.contains(&n),
             ScenarioEdit::Pause { actor, .. }
             | ScenarioEdit::Partition { actor, .. }
@@ -235,7 +233,6 @@ impl ScenarioEdit {
             | ScenarioEdit::Delay { actor, .. } => actor < sc.actors.len(),
             ScenarioEdit::Policy(_)
             | ScenarioEdit::Ttl(_)
-            | ScenarioEdit::LockDelay(_)
             | ScenarioEdit::Drift(_)
             | ScenarioEdit::Margin(_) => true,
         }
@@ -289,15 +286,15 @@ impl ScenarioEdit {
                         ScenarioEdit::Clients(sc.actors.len()),
                     ),
                     differs(
-                        b.token_source != sc.token_source,
-                        ScenarioEdit::Tokens(sc.token_source),
+                        b.lock.token_source() != sc.lock.token_source(),
+                        ScenarioEdit::Tokens(sc.lock.token_source()),
                     ),
                     differs(b.release != sc.release, ScenarioEdit::Release(sc.release)),
                     differs(sc.skip_barrier, ScenarioEdit::Barrier(false)),
                     differs(b.check != sc.check, ScenarioEdit::Check(sc.check)),
                     differs(
-                        b.lock_delay != sc.lock_delay,
-                        ScenarioEdit::LockDelay(sc.lock_delay),
+                        b.lock.lock_delay() != sc.lock.lock_delay(),
+                        ScenarioEdit::LockDelay(sc.lock.lock_delay()),
                     ),
                     differs(
                         b.lock_rtt != sc.lock_rtt,
@@ -671,8 +668,21 @@ mod tests {
         let redlock = deck::find("clock-jump").map(|e| (e.build)()).unwrap();
         assert_eq!(
             ScenarioEdit::Tokens(TokenSource::LockService).apply(&redlock),
-            Err(EditError::TokensUnderRedlock)
+            Err(EditError::NotForLock(
+                "Redlock mints no token: its token source cannot change"
+            ))
         );
+        assert_eq!(
+            refused(ScenarioEdit::LockDelay(20)),
+            "Redis has no lock-delay: a lock service (tokens from etcd / ZooKeeper) has one"
+        );
+        // A lock service keeps its own options when its token source is named again, and a
+        // Redis in its place has none of them.
+        let queue = deck::find("lock-queue").map(|e| (e.build)()).unwrap();
+        let same = ScenarioEdit::Tokens(TokenSource::LockService).apply(&queue);
+        assert_eq!(same.map(|s| s.lock), Ok(queue.lock.clone()));
+        let redis = ScenarioEdit::Tokens(TokenSource::SameRedis).apply(&queue);
+        assert_eq!(redis.map(|s| s.lock), Ok(LockKind::default()));
         assert_eq!(
             ScenarioEdit::add_pause(&sc, 0, 10),
             Err(EditError::AlreadyPaused("A".into()))

@@ -398,7 +398,7 @@ impl Service for Servers {
             etcd: Etcd::new(ports.collect()),
             ttl_s: self.ttl_s,
             lease: None,
-            queue: sc.queue,
+            queue: sc.lock.queue(),
             mine: None,
             pinned: cut_off && self.minority.is_some(),
         }))

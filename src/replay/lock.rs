@@ -6,7 +6,7 @@
 use std::path::Path;
 use std::time::Duration;
 
-use fencing_lab::core::{LockCommand, Scenario, TokenSource};
+use fencing_lab::core::{LockCommand, LockKind, Scenario};
 
 use super::world::{Fault, World};
 use super::{etcd, redis, servers, zookeeper};
@@ -35,11 +35,11 @@ impl LockBackend {
     /// The one place that maps a scenario's `token_source` (and `redlock`, `row_lock`) onto
     /// real servers.
     pub fn of(sc: &Scenario) -> Self {
-        match (&sc.row_lock, &sc.redlock, sc.token_source) {
-            (Some(_), _, _) => Self::RowLock,
-            (None, Some(_), _) => Self::Redlock,
-            (None, None, TokenSource::LockService) => Self::Etcd,
-            (None, None, _) => Self::Redis,
+        match sc.lock {
+            LockKind::Row(_) => Self::RowLock,
+            LockKind::Redlock(_) => Self::Redlock,
+            LockKind::Service(_) => Self::Etcd,
+            LockKind::Redis { .. } => Self::Redis,
         }
     }
 

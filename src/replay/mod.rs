@@ -24,8 +24,8 @@ use std::time::Instant;
 
 use fencing_lab::core::EventKind::{PauseEnded, PauseStarted};
 use fencing_lab::core::{
-    self, FencingPolicy, Millis, RowLock, Scenario, SplitMix64, Step, StorageCheck, TokenSource,
-    COUNTER_GAP, DECK, GET_DEL_GAP,
+    self, FencingPolicy, LockKind, Millis, RowLock, Scenario, SplitMix64, Step, StorageCheck,
+    TokenSource, COUNTER_GAP, DECK, GET_DEL_GAP,
 };
 
 use lock::LockBackend;
@@ -46,10 +46,10 @@ type Change = fn(&mut Scenario);
 /// storage checks only the highest token it has seen, the run the sequencer check changes.
 static WHAT_IFS: &[(&str, &str, Change)] = &[
     ("gc-pause", "gc-pause@etcd", |sc| {
-        sc.token_source = TokenSource::LockService
+        sc.lock = LockKind::SERVICE
     }),
     ("redis-failover", "redis-failover@etcd", |sc| {
-        sc.token_source = TokenSource::LockService
+        sc.lock = LockKind::SERVICE
     }),
     ("redis-failover", "redis-failover@lag5", |sc| {
         sc.replication_lag = Some(5)
@@ -58,7 +58,7 @@ static WHAT_IFS: &[(&str, &str, Change)] = &[
         sc.replication_lag = Some(10)
     }),
     ("row-lock", "row-lock@no-timeout", |sc| {
-        sc.row_lock = Some(RowLock {
+        sc.lock = LockKind::Row(RowLock {
             idle_timeout: false,
         })
     }),
@@ -126,7 +126,7 @@ fn not_reproducible(c: &Case) -> Option<&'static str> {
     let sequencer = sc.check == StorageCheck::Sequencer && sc.policy.checks_fence();
     [
         (jumps && !Path::new(servers::FAKETIME_LIB).exists(), "clock jump needs libfaketime (Debian faketime), not installed"),
-        (sc.lock_delay > 0, "lock-delay is Chubby's: Redis has none (SET NX succeeds the moment the key expires), nor has an etcd lease or a ZooKeeper session"),
+        (sc.lock.lock_delay() > 0, "lock-delay is Chubby's: Redis has none (SET NX succeeds the moment the key expires), nor has an etcd lease or a ZooKeeper session"),
         (sequencer && (publishes || delayed), "the harness checks sequencers on undelayed debits only"),
         (publishes && debits, "debits and publishes share one high-water mark in the core; the harness keeps the balance's fence and the result row's epoch apart"),
         (c.lock == LockBackend::RowLock && delayed, "a delayed packet would need a second connection, outside the lock holder's transaction"),
@@ -164,7 +164,7 @@ fn gcd(a: u64, b: u64) -> u64 {
 fn granularity(sc: &Scenario) -> Millis {
     let mut times = vec![sc.lease_ttl, sc.failover_at.unwrap_or(0)];
     times.extend(sc.lock_clock_jumps.iter().flat_map(|j| [j.at, j.by]));
-    let separate = sc.token_source == TokenSource::SeparateCounter;
+    let separate = sc.lock.token_source() == TokenSource::SeparateCounter;
     for a in &sc.actors {
         times.extend([a.start_at, a.network_delay, a.request_timeout.unwrap_or(0)]);
         times.extend(a.pauses.iter().flat_map(|p| [p.start, p.duration]));
@@ -652,7 +652,7 @@ mod tests {
         let find = |label: &str| all.iter().find(|c| c.label == label).expect("a run");
         let zk = find("gc-pause@zookeeper");
         assert_eq!(
-            (zk.lock, zk.sc.token_source),
+            (zk.lock, zk.sc.lock.token_source()),
             (LockBackend::ZooKeeper, TokenSource::LockService)
         );
         assert_eq!(
@@ -665,7 +665,7 @@ mod tests {
             (highest.lock, on_etcd.lock),
             (LockBackend::Etcd, LockBackend::Etcd)
         );
-        assert_eq!(on_etcd.sc.token_source, TokenSource::LockService);
+        assert_eq!(on_etcd.sc.lock.token_source(), TokenSource::LockService);
         assert_eq!(find("redis-failover").lock, LockBackend::Redis);
         assert_eq!(find("clock-jump").lock, LockBackend::Redlock);
         assert_eq!(granularity(&highest.sc), 5, "every time a multiple of 5 ms");

@@ -238,7 +238,7 @@ impl Servers {
     /// One redis-server, or Redlock's nodes (one of which may run under libfaketime).
     pub fn start(run: &Run, notes: &mut Vec<String>) -> Result<Self, String> {
         let (sc, n, dir) = (run.sc, run.n, run.dir);
-        let (count, jumping) = (sc.redlock.as_ref()).map_or((1, 0), |r| (r.nodes, r.jumping_node));
+        let (count, jumping) = (sc.lock.redlock()).map_or((1, 0), |r| (r.nodes, r.jumping_node));
         let jumps = !sc.lock_clock_jumps.is_empty();
         let faketime = jumps.then(|| dir.join(format!("faketime-{n}")));
         if let Some(file) = &faketime {
@@ -358,7 +358,7 @@ impl Service for Servers {
     /// nodes the client reaches (it never talks to a node it cannot reach).
     fn connect(&self, sc: &Scenario, idx: usize) -> Result<Box<dyn Lock>, String> {
         let all: Vec<usize> = (0..self.nodes.len()).collect();
-        let reach = (sc.redlock.as_ref()).and_then(|r| r.reach.get(idx));
+        let reach = (sc.lock.redlock()).and_then(|r| r.reach.get(idx));
         let reach = reach.filter(|r| !r.is_empty()).unwrap_or(&all);
         let node = |&n: &usize| {
             let server = self.nodes.get(n).ok_or("redlock node out of range")?;
@@ -367,8 +367,8 @@ impl Service for Servers {
         Ok(Box::new(RedisLock {
             nodes: reach.iter().map(node).collect::<Result<_, String>>()?,
             of: self.nodes.len(),
-            follow: sc.redlock.is_none().then(|| self.port.clone()),
-            incr: sc.token_source == TokenSource::SameRedis,
+            follow: sc.lock.redlock().is_none().then(|| self.port.clone()),
+            incr: sc.lock.token_source() == TokenSource::SameRedis,
         }))
     }
 

@@ -88,7 +88,7 @@ impl Service for Servers {
             cluster: self.cluster.clone(),
             reader,
             held: None,
-            queue: sc.queue,
+            queue: sc.lock.queue(),
             waiting: None,
         }))
     }

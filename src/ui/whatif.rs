@@ -47,7 +47,7 @@ fn WhatIfBody(scenario: Memo<Scenario>, dispatch: Dispatch) -> impl IntoView {
     let offered = move |probe: fn(&Scenario) -> ScenarioEdit| {
         Memo::new(move |_| scenario.with(|sc| probe(sc).applies_to(sc)))
     };
-    let tokens_shown = offered(|sc| ScenarioEdit::Tokens(sc.token_source));
+    let tokens_shown = offered(|sc| ScenarioEdit::Tokens(sc.lock.token_source()));
     let check_shown = offered(|sc| ScenarioEdit::Check(sc.check));
     let release_shown = offered(|sc| ScenarioEdit::Release(sc.release));
     let barrier_shown = offered(|sc| ScenarioEdit::Barrier(!sc.skip_barrier));
@@ -56,7 +56,7 @@ fn WhatIfBody(scenario: Memo<Scenario>, dispatch: Dispatch) -> impl IntoView {
     let rtt_shown = offered(|sc| ScenarioEdit::LockRtt(sc.lock_rtt));
     let fewer = offered(|sc| ScenarioEdit::Clients(sc.actors.len().saturating_sub(1)));
     let more = offered(|sc| ScenarioEdit::Clients(sc.actors.len() + 1));
-    let tokens = Memo::new(move |_| scenario.with(|sc| sc.token_source));
+    let tokens = Memo::new(move |_| scenario.with(|sc| sc.lock.token_source()));
     let check = Memo::new(move |_| scenario.with(|sc| sc.check));
     let release = Memo::new(move |_| scenario.with(|sc| sc.release));
     let barrier_on = Memo::new(move |_| scenario.with(|sc| !sc.skip_barrier));

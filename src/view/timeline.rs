@@ -411,7 +411,7 @@ pub fn grid(t: &Trace) -> Grid {
         .chain([
             // A row lock lives in the storage itself: its lane is the row's lock.
             (
-                if t.scenario.row_lock.is_some() {
+                if t.scenario.lock.row().is_some() {
                     "lock"
                 } else {
                     "lease"

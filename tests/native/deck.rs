@@ -5,8 +5,8 @@ use fencing_lab::core::deck::{self, DECK};
 use fencing_lab::core::story;
 use fencing_lab::core::{
     renewal_herd, run, Awareness, EventKind, ExpiryCause, Fence, FencingPolicy, Grant, Lane,
-    LeaseEnd, PauseCause, ReleaseMode, Scenario, Shortened, Snapshot, Step, TokenSource, Trace,
-    TraceEvent, WriteError,
+    LeaseEnd, LockKind, PauseCause, ReleaseMode, Scenario, Shortened, Snapshot, Step, TokenSource,
+    Trace, TraceEvent, WriteError,
 };
 
 use crate::common;
@@ -290,7 +290,7 @@ fn old_json_without_the_new_fields_still_parses() {
         }
     }
     let sc: Scenario = serde_json::from_str(&v.to_string()).unwrap();
-    assert_eq!(sc.token_source, TokenSource::SameRedis);
+    assert_eq!(sc.lock.token_source(), TokenSource::SameRedis);
     assert_eq!(sc.job, None);
     assert_eq!(sc.actors[0].pause_cause, PauseCause::Gc);
     assert_eq!(sc.actors[0].request_timeout, None);
@@ -596,7 +596,7 @@ fn failover_makes_two_holders_and_the_counter_rolls_back() {
         (SAME, "ok", 80),
     ] {
         let t = run_as("redis-failover", policy);
-        assert_eq!(t.scenario.token_source, TokenSource::SameRedis);
+        assert_eq!(t.scenario.lock.token_source(), TokenSource::SameRedis);
         let fo = events(&t, |k| matches!(k, EventKind::Failover { .. }));
         assert_eq!(fo.len(), 1);
         assert_eq!(
@@ -695,7 +695,7 @@ fn failover_makes_two_holders_and_the_counter_rolls_back() {
 fn failover_of_a_lock_service_loses_nothing() {
     for policy in FencingPolicy::ALL {
         let mut sc = build("redis-failover").with_policy(policy);
-        sc.token_source = TokenSource::LockService;
+        sc.lock = LockKind::SERVICE;
         sc.validate().unwrap();
         let t = run(&sc);
         let fo = events(&t, |k| matches!(k, EventKind::Failover { .. }));
@@ -1059,13 +1059,9 @@ fn clock_jump_expires_the_lease_early_and_fencing_still_holds() {
         let t = run_as("clock-jump", policy);
         // Redlock on five nodes: A locks 0–2, B is refused with 3–4, then locks 2–4 after
         // node 2's clock jumped. Redlock mints no token: under a fence they are a what-if.
-        let rl = t
-            .scenario
-            .redlock
-            .as_ref()
-            .expect("clock-jump runs Redlock");
+        let rl = t.scenario.lock.redlock().expect("clock-jump runs Redlock");
         assert_eq!(rl.nodes, 5);
-        assert_eq!(t.scenario.token_source, TokenSource::Counterfactual);
+        assert_eq!(t.scenario.lock.token_source(), TokenSource::Counterfactual);
         assert_eq!(story::counterfactual(&t), policy != OFF);
         let nodes: Vec<(String, Vec<usize>)> = t
             .events

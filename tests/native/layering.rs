@@ -12,6 +12,7 @@ const LINE: &[&[&str]] = &[
     &["lease"],
     &["redlock"],
     &["ledger"],
+    &["fault"],
     &["scenario"],
     &["trace"],
     &["audit"],

@@ -15,8 +15,8 @@ use fencing_lab::core::deck::DECK;
 use fencing_lab::core::story;
 use fencing_lab::core::{
     random_token, run, Actor, ClockJump, EventKind, ExpiryCause, Fence, FencingPolicy, Grant,
-    Lease, LeaseEnd, Partition, Pause, PauseCause, ReleaseMode, Scenario, Step, StorageCheck,
-    TokenSource, Trace, WriteError, WriteRecord, RANDOM_TOKENS,
+    Lease, LeaseEnd, LockKind, Partition, Pause, PauseCause, ReleaseMode, Scenario, Step,
+    StorageCheck, TokenSource, Trace, WriteError, WriteRecord, RANDOM_TOKENS,
 };
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
@@ -159,7 +159,9 @@ fn scenario() -> impl Strategy<Value = Scenario> {
                     failover_at,
                     lock_clock_jumps,
                     seed,
-                    token_source,
+                    lock: LockKind::default()
+                        .with_tokens(token_source)
+                        .expect("a single Redis takes every token source a presenter picks"),
                     job,
                     partition,
                     ..Scenario::default()
@@ -183,7 +185,7 @@ fn deck_variant() -> impl Strategy<Value = Scenario> {
             let mut sc = (DECK[i].build)().with_policy(policy);
             sc.seed = seed;
             // A row lock has no lock service for storage to ask: it keeps the plain check.
-            if sc.row_lock.is_none() {
+            if sc.lock.row().is_none() {
                 sc.check = check;
             }
             if let Some((who, start, duration)) = nudge {
@@ -404,7 +406,7 @@ fn check_single_live_lease(trace: &Trace) -> Result<(), TestCaseError> {
                     model
                 );
                 // A row lock's "lease" is its session's idle clock (none without a timeout).
-                let due = match (sc.row_lock, sc.idle_timeout()) {
+                let due = match (sc.lock.row(), sc.idle_timeout()) {
                     (Some(_), None) => u64::MAX,
                     _ => e.at + sc.lease_ttl,
                 };
@@ -417,7 +419,7 @@ fn check_single_live_lease(trace: &Trace) -> Result<(), TestCaseError> {
             }
             // A statement of a row lock's holder restarts its session's idle clock.
             EventKind::JobChecked { .. } | EventKind::WriteApplied { result: Ok(_), .. }
-                if sc.row_lock.is_some() =>
+                if sc.lock.row().is_some() =>
             {
                 if let (Some(l), Some(t)) = (model.as_mut(), sc.idle_timeout()) {
                     if Some(&l.owner) == e.actor.as_ref() && l.is_live(e.at) {
@@ -466,7 +468,7 @@ fn check_single_live_lease(trace: &Trace) -> Result<(), TestCaseError> {
             }
             EventKind::Failover { lost: gone, .. } => {
                 prop_assert_eq!(sc.failover_at, Some(e.at));
-                match sc.token_source {
+                match sc.lock.token_source() {
                     // Off one Redis, the promoted replica never had the live lease.
                     TokenSource::SameRedis => {
                         let live: Vec<Lease> = model
@@ -576,7 +578,7 @@ fn check_single_live_lease(trace: &Trace) -> Result<(), TestCaseError> {
 /// same-Redis counter may set it back (to the lowest token its lost leases held), and then
 /// it says so; otherwise tokens never repeat.
 fn check_minted_tokens(trace: &Trace) -> Result<(), TestCaseError> {
-    if trace.scenario.token_source == TokenSource::RandomValue {
+    if trace.scenario.lock.token_source() == TokenSource::RandomValue {
         return check_random_tokens(trace);
     }
     let mut next = trace.scenario.first_fence;
@@ -595,7 +597,7 @@ fn check_minted_tokens(trace: &Trace) -> Result<(), TestCaseError> {
                 ..
             } => {
                 prop_assert!(next_fence.0 <= next, "the counter never jumps ahead");
-                if trace.scenario.token_source != TokenSource::SameRedis {
+                if trace.scenario.lock.token_source() != TokenSource::SameRedis {
                     prop_assert_eq!(next_fence.0, next, "a lock service keeps its counter");
                 }
                 prop_assert_eq!(*rolled_back, minted.iter().any(|f| *next_fence <= *f));
@@ -614,7 +616,7 @@ fn check_minted_tokens(trace: &Trace) -> Result<(), TestCaseError> {
     for w in &trace.writes {
         match w.request.fence {
             Some(f) => prop_assert!(minted.contains(&f)),
-            None => prop_assert!(trace.scenario.row_lock.is_some(), "{:?}", w),
+            None => prop_assert!(trace.scenario.lock.row().is_some(), "{:?}", w),
         }
     }
     Ok(())
@@ -785,7 +787,7 @@ fn check_late_writes(trace: &Trace) -> Result<(), TestCaseError> {
             e.at
         );
         if matches!(
-            trace.scenario.token_source,
+            trace.scenario.lock.token_source(),
             TokenSource::SeparateCounter | TokenSource::RandomValue
         ) {
             // A grant's number is not ordered with the grants here: the counter is apart from
@@ -1011,7 +1013,7 @@ proptest! {
         check_late_writes(&trace)?;
         check_sequencer(&trace)?;
         match sc.policy {
-            _ if sc.row_lock.is_some() => check_row_lock(&trace)?,
+            _ if sc.lock.row().is_some() => check_row_lock(&trace)?,
             FencingPolicy::Strict => check_strict(&trace)?,
             FencingPolicy::SameEpoch => check_same_epoch(&trace)?,
             FencingPolicy::Off => {}

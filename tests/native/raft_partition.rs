@@ -22,7 +22,7 @@ fn the_majority_grants_again_and_the_fence_refuses_the_minority_holder() {
     ];
     for (policy, balance, a) in expect {
         let t = run_as(policy);
-        assert_eq!(t.scenario.token_source, TokenSource::LockService);
+        assert_eq!(t.scenario.lock.token_source(), TokenSource::LockService);
         assert_eq!(
             writes(&t),
             vec![w(49, "B", 34, "ok"), w(53, "A", 33, a)],

@@ -4,7 +4,7 @@
 
 use fencing_lab::core::deck;
 use fencing_lab::core::story;
-use fencing_lab::core::{run, EventKind, FencingPolicy, Scenario, TokenSource, Trace};
+use fencing_lab::core::{run, EventKind, FencingPolicy, LockKind, Scenario, Trace};
 use fencing_lab::lab::ScenarioEdit;
 
 use crate::common;
@@ -94,7 +94,7 @@ fn the_words_say_restart_not_failover() {
 #[test]
 fn tokens_from_a_lock_service_survive_the_restart() {
     let t = run(&Scenario {
-        token_source: TokenSource::LockService,
+        lock: LockKind::SERVICE,
         ..Scenario::redis_restart()
     });
     assert_eq!(writes(&t), vec![w(20, "A", 33, "ok")]);

@@ -31,7 +31,7 @@ fn the_entry_is_a_pause_that_ends_between_b_s_grant_and_b_s_debit() {
     let sc = Scenario::sequencer();
     assert_eq!(sc.id, "sequencer");
     assert_eq!(sc.check, StorageCheck::Sequencer);
-    assert_eq!(sc.token_source, TokenSource::LockService);
+    assert_eq!(sc.lock.token_source(), TokenSource::LockService);
     assert_eq!(
         sc.actors[0].pauses,
         [Pause {

@@ -1,7 +1,9 @@
 //! The what-if controls: each changes the run the way the real system would, and each
 //! survives the shareable URL.
 
-use fencing_lab::core::{run, story, EventKind, FencingPolicy, ReleaseMode, Scenario, TokenSource};
+use fencing_lab::core::{
+    run, story, EventKind, FencingPolicy, LockKind, ReleaseMode, Scenario, TokenSource,
+};
 use fencing_lab::lab::{Lab, Param, ScenarioEdit};
 use fencing_lab::share::{decode, encode};
 
@@ -84,7 +86,7 @@ fn failover_off_or_from_a_lock_service_loses_nothing() {
         ..Scenario::redis_failover()
     };
     let etcd = Scenario {
-        token_source: TokenSource::LockService,
+        lock: LockKind::SERVICE,
         ..Scenario::redis_failover()
     };
     assert_eq!(outcomes(&Scenario::redis_failover())[2], (80, 1, 2));

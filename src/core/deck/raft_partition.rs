@@ -60,7 +60,7 @@ impl Scenario {
         let mut sc = Scenario {
             id: "raft-partition".to_owned(),
             title: "The lock service partitioned".to_owned(),
-            token_source: TokenSource::LockService,
+            lock: LockKind::SERVICE,
             minority: true,
             ..Scenario::partition()
         };

@@ -21,7 +21,7 @@ pub(super) const ENTRY: DeckEntry = DeckEntry {
             })
             .map_or(0, |e| e.at);
         let etcd = run(&Scenario {
-            token_source: TokenSource::LockService,
+            lock: LockKind::SERVICE,
             ..Scenario::redis_restart()
         });
         vec![
@@ -60,7 +60,6 @@ impl Scenario {
         Scenario {
             failover_at: Some(5),
             restart: true,
-            token_source: TokenSource::SameRedis,
             ..job_scenario(
                 "redis-restart",
                 "Redis restarts without fsync",

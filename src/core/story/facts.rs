@@ -41,7 +41,7 @@ pub struct StepFacts {
 
 /// The lock value a client SETs for its `nth` grant (0-based).
 fn owner_value(sc: &Scenario, owner: &str, nth: usize, fence: Fence) -> String {
-    match (sc.token_source, nth) {
+    match (sc.lock.token_source(), nth) {
         (TokenSource::RandomValue, _) => fence.to_string(),
         (_, 0) => format!("rnd-{owner}"),
         (_, n) => format!("rnd-{owner}{}", n + 1),
@@ -59,7 +59,7 @@ pub fn facts(t: &Trace) -> Vec<StepFacts> {
         ..StepFacts::default()
     }];
     let own_token =
-        |fence: Fence| (sc.token_source != TokenSource::SeparateCounter).then_some(fence);
+        |fence: Fence| (sc.lock.token_source() != TokenSource::SeparateCounter).then_some(fence);
     for e in &t.events {
         let actor = e.actor.clone();
         let name = actor.clone().unwrap_or_default();
@@ -131,7 +131,7 @@ pub fn facts(t: &Trace) -> Vec<StepFacts> {
 /// A lease named by both its fields: "value rnd-A, token 33"; "value rnd-A" where the lease
 /// has no token of its own; "value 842162, also its token" where the value is the token.
 pub fn lease_fields(sc: &Scenario, l: &LeaseFacts) -> String {
-    match (sc.token_source, l.token) {
+    match (sc.lock.token_source(), l.token) {
         (TokenSource::RandomValue, _) => format!("value {}, also its token", l.value),
         (_, Some(tok)) => format!("value {}, token {tok}", l.value),
         (_, None) => format!("value {}", l.value),
@@ -141,7 +141,7 @@ pub fn lease_fields(sc: &Scenario, l: &LeaseFacts) -> String {
 /// " (token 33)" after a lease's name, or nothing where the lease has no token of its own
 /// (a separate counter: the lease's number is not its token).
 pub fn lease_token(sc: &Scenario, fence: Fence) -> String {
-    match sc.token_source {
+    match sc.lock.token_source() {
         TokenSource::SeparateCounter => String::new(),
         _ => format!(" (token {fence})"),
     }

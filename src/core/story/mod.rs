@@ -59,7 +59,7 @@ fn hash(fence: Option<Fence>) -> String {
 
 /// Where this scenario's tokens come from, as a phrase.
 pub fn token_source(sc: &Scenario) -> &'static str {
-    match sc.token_source {
+    match sc.lock.token_source() {
         TokenSource::SameRedis => {
             "a counter on the same Redis, INCRed in the acquire script (only as durable as that Redis)"
         }
@@ -80,7 +80,7 @@ pub fn token_source(sc: &Scenario) -> &'static str {
 
 /// [`token_source`] in a few words, for the opening line.
 fn token_source_short(sc: &Scenario) -> &'static str {
-    match sc.token_source {
+    match sc.lock.token_source() {
         TokenSource::SameRedis => "INCR in the acquire script on the same Redis",
         TokenSource::LockService if Voice::of(sc) == Voice::Chubby => {
             "the lock service (a Chubby sequencer)"
@@ -198,12 +198,12 @@ pub fn label(e: &TraceEvent) -> String {
 /// [`label`] as the timeline of `t` shows it: with a separate counter a lease's number is not
 /// its token, so lease markers go without one.
 pub fn marker_label(t: &Trace, e: &TraceEvent) -> String {
-    if t.scenario.row_lock.is_some() {
+    if t.scenario.lock.row().is_some() {
         if let Some(l) = row_label(e) {
             return l;
         }
     }
-    if t.scenario.queue && matches!(e.kind, EventKind::LockWait { .. }) {
+    if t.scenario.lock.queue() && matches!(e.kind, EventKind::LockWait { .. }) {
         return "queued".to_owned();
     }
     if t.scenario.restart {
@@ -219,7 +219,7 @@ pub fn marker_label(t: &Trace, e: &TraceEvent) -> String {
             return label(e).replacen("publish", "claim", 1);
         }
     }
-    if t.scenario.token_source != TokenSource::SeparateCounter {
+    if t.scenario.lock.token_source() != TokenSource::SeparateCounter {
         return label(e);
     }
     match &e.kind {
@@ -235,10 +235,10 @@ pub fn marker_label(t: &Trace, e: &TraceEvent) -> String {
 
 /// The words on a lease band: its owner and token, or with a separate counter only its owner.
 pub fn band_label(sc: &Scenario, owner: &str, fence: Fence) -> String {
-    if sc.row_lock.is_some() {
+    if sc.lock.row().is_some() {
         return format!("{owner} · row lock");
     }
-    match sc.token_source {
+    match sc.lock.token_source() {
         TokenSource::SeparateCounter => format!("{owner} · lease"),
         _ => format!("{owner} · token {fence}"),
     }
@@ -247,7 +247,7 @@ pub fn band_label(sc: &Scenario, owner: &str, fence: Fence) -> String {
 /// [`band_label`] for a band too short to hold it: the owner and the token ("B·34"), or
 /// the owner alone where the band names no token.
 pub fn band_label_short(sc: &Scenario, owner: &str, fence: Fence) -> String {
-    match (sc.row_lock.is_some(), sc.token_source) {
+    match (sc.lock.row().is_some(), sc.lock.token_source()) {
         (true, _) | (_, TokenSource::SeparateCounter) => owner.to_owned(),
         _ => format!("{owner}·{fence}"),
     }
@@ -259,7 +259,7 @@ pub fn narration(t: &Trace, step: usize) -> String {
     let sc = &t.scenario;
     let run = Steps::of(t).events(step);
     let Some(e) = t.events.get(run.start).filter(|_| !run.is_empty()) else {
-        if sc.row_lock.is_some() {
+        if sc.lock.row().is_some() {
             return row_opening(sc);
         }
         let storage = if sc.claims() {
@@ -269,16 +269,16 @@ pub fn narration(t: &Trace, step: usize) -> String {
         } else {
             format!("Balance {} on {}", sc.initial_balance, sc.resource)
         };
-        let lock = match &sc.redlock {
+        let lock = match sc.lock.redlock() {
             Some(r) => format!(
                 "{} Redlock lease over {} Redis nodes",
                 duration(sc, sc.lease_ttl),
                 r.nodes
             ),
-            None if sc.lock_delay > 0 => format!(
+            None if sc.lock.lock_delay() > 0 => format!(
                 "{} lease lock with a {} lock-delay, as in Chubby (Consul's session lock-delay is 15 s by default; Redis, etcd and ZooKeeper have none)",
                 duration(sc, sc.lease_ttl),
-                duration(sc, sc.lock_delay)
+                duration(sc, sc.lock.lock_delay())
             ),
             None if sc.client_drift > 0 || sc.deadline_margin > 0 => format!(
                 "{} lease lock; client clocks run {} slow (exaggerated for visibility: real clocks drift by tens of ppm), and stop at TTL − {}",
@@ -332,7 +332,7 @@ pub fn narration(t: &Trace, step: usize) -> String {
     } else {
         format!("t={times} ms")
     };
-    let s = match sc.row_lock {
+    let s = match sc.lock.row() {
         _ if run.len() > 1 => repeated(t, run),
         Some(_) => row_sentence(t, last).unwrap_or_else(|| sentence(t, last)),
         None => sentence(t, last),

@@ -45,7 +45,7 @@ fn say_again(t: &Trace, n: usize) -> Option<String> {
     let (sc, e) = (&t.scenario, &t.events[i]);
     let name = e.actor.clone().unwrap_or_default();
     Some(match &e.kind {
-        EventKind::JobChecked { done: false } if sc.row_lock.is_some() => {
+        EventKind::JobChecked { done: false } if sc.lock.row().is_some() => {
             "Nothing of the first holder's committed, so not done is the truth here.".to_owned()
         }
         EventKind::JobChecked { done: false } => {
@@ -61,7 +61,7 @@ fn say_again(t: &Trace, n: usize) -> Option<String> {
         ),
         EventKind::AcquireRefused { .. } => "Polling again: a live lease makes everyone wait out its TTL.".to_owned(),
         EventKind::Acquired { token_later: true, .. } => "Two leases now wait on INCRs: the first to land gets the lower token.".to_owned(),
-        EventKind::LockWait { .. } if sc.queue => format!(
+        EventKind::LockWait { .. } if sc.lock.queue() => format!(
             "{name} queues behind the last waiter, not the holder: the queue, not a race of retries, picks who goes next."
         ),
         EventKind::Released { .. } => "A prompt release frees the lock now, instead of making the next client wait out the TTL.".to_owned(),
@@ -74,7 +74,7 @@ fn say_again(t: &Trace, n: usize) -> Option<String> {
 /// [`say`] before repeats are collapsed, for the step after `step` events.
 fn say_once(t: &Trace, step: usize) -> String {
     let sc = &t.scenario;
-    if sc.row_lock.is_some() {
+    if sc.lock.row().is_some() {
         if let Some(s) = row_say(t, step) {
             return s;
         }
@@ -116,11 +116,11 @@ fn say_grant(t: &Trace, i: usize) -> Option<String> {
                 return Some(line);
             }
             return Some(match earlier {
-                None if sc.token_source == TokenSource::RandomValue => "A random lock value makes release safe (compare-and-delete knows whose lease it is), but it is an owner ID, not a fencing token.".to_owned(),
-                Some((who, f)) if sc.token_source == TokenSource::RandomValue => format!(
+                None if sc.lock.token_source() == TokenSource::RandomValue => "A random lock value makes release safe (compare-and-delete knows whose lease it is), but it is an owner ID, not a fencing token.".to_owned(),
+                Some((who, f)) if sc.lock.token_source() == TokenSource::RandomValue => format!(
                     "{name}'s {fence} and {who}'s {f} are both unique, but neither says which grant is newer: storage comparing them orders the two holders by the luck of the draw."
                 ),
-                Some((who, _)) if sc.token_source == TokenSource::Counterfactual => format!(
+                Some((who, _)) if sc.lock.token_source() == TokenSource::Counterfactual => format!(
                     "A majority said OK to {name} while {who} still believes it holds the lock, and Redlock gave neither a token: nothing downstream can tell their writes apart."
                 ),
                 None if asks_lock_service(sc) => "A lease is a promise with a timer. Here storage checks it: each write asks the lock service whether its lease is still live.".to_owned(),
@@ -144,12 +144,12 @@ fn say_grant(t: &Trace, i: usize) -> Option<String> {
             "A token taken after the grant goes to whoever reaches the counter first: a pause between SET and INCR can invert the order."
         }
         EventKind::AcquireRefused { .. }
-            if voice != Voice::Redlock && sc.lock_delay > 0 && e.snapshot.holder.is_none() =>
+            if voice != Voice::Redlock && sc.lock.lock_delay() > 0 && e.snapshot.holder.is_none() =>
         {
             "Lock-delay: after a lease lapses unreleased, nobody gets the lock for a while, so a slow holder can finish. It narrows the window; it cannot close it."
         }
         EventKind::AcquireRefused { .. } => voice.refuses_others(),
-        EventKind::LockWait { .. } if sc.queue => {
+        EventKind::LockWait { .. } if sc.lock.queue() => {
             "Each waiter watches only its predecessor: a release wakes one client, not all of them."
         }
         EventKind::LockWait { .. } => "A blocking lock makes the next client wait instead of refusing it.",
@@ -307,7 +307,7 @@ fn say_lease(t: &Trace, i: usize) -> Option<String> {
             ))
         }
         EventKind::ExtendFailed { .. } => "If a renewal fails, stop the job at once.",
-        EventKind::Released { via: ReleaseMode::CompareAndDelete, .. } if sc.queue => {
+        EventKind::Released { via: ReleaseMode::CompareAndDelete, .. } if sc.lock.queue() => {
             // The next waiter's watch fires at once: its grant is the event after this one.
             let next = t.events.get(i + 1).filter(|n| {
                 n.at == e.at && n.actor != e.actor && matches!(n.kind, EventKind::Acquired { .. })
@@ -380,7 +380,7 @@ fn say_fault(t: &Trace, i: usize) -> Option<String> {
         {
             "The SET had reached the replica, so nothing is lost this time. With more lag than the SET's age it would be; WAIT narrows that window, but by Redis's own docs it does not make Redis strongly consistent."
         }
-        EventKind::Failover { lost, .. } if lost.is_empty() => match sc.token_source {
+        EventKind::Failover { lost, .. } if lost.is_empty() => match sc.lock.token_source() {
             TokenSource::SeparateCounter => "No lease was live, so this failover loses nothing; the separate counter goes on.",
             TokenSource::LockService | TokenSource::Counterfactual => {
                 "A consensus store commits a grant on a majority before it says OK, so a leader change loses nothing."
@@ -511,7 +511,7 @@ fn say_write(t: &Trace, i: usize) -> String {
     let late = superseded_by.is_some();
     let out_of_order = matches!((fence, highest_accepted), (Some(f), Some(h)) if f < h);
     let twice = sc.job.is_some() && result.is_ok() && accepted_before(t, i).next().is_some();
-    let random = sc.token_source == TokenSource::RandomValue;
+    let random = sc.lock.token_source() == TokenSource::RandomValue;
     match result {
         Err(WriteError::StaleFence { token, last }) if random && !late => format!(
             "Storage refused the real holder: {name}'s random {token} drew lower than the {last} a superseded holder wrote with. Random values are unique, not ordered."
@@ -542,7 +542,7 @@ fn say_write(t: &Trace, i: usize) -> String {
                 None => "Strict refuses a token equal to the last fence; same-epoch (≥) would admit it.".to_owned(),
             }
         }
-        Err(WriteError::StaleFence { .. }) if sc.token_source == TokenSource::Counterfactual => "Counterfactual: with a token minted in the same step as each grant (an etcd revision, a ZooKeeper czxid), storage would refuse the older generation here. Redlock mints none, so the real run is the fencing-off column.".to_owned(),
+        Err(WriteError::StaleFence { .. }) if sc.lock.token_source() == TokenSource::Counterfactual => "Counterfactual: with a token minted in the same step as each grant (an etcd revision, a ZooKeeper czxid), storage would refuse the older generation here. Redlock mints none, so the real run is the fencing-off column.".to_owned(),
         Err(WriteError::StaleFence { last, .. }) if !late => format!(
             "Storage refused the live lease's holder: {name}'s token is older than the {last} a superseded holder took later. A fence is only as good as its tokens' order."
         ),
@@ -560,7 +560,7 @@ fn say_write(t: &Trace, i: usize) -> String {
         }
         Err(WriteError::StaleSequencer { live: None, .. }) => "Nobody holds the lock, and still the write is refused: the sequencer check asks whether this lease is live, not whether a newer one exists.".to_owned(),
         Err(WriteError::StaleSequencer { .. }) => "The lock service says this lease is no longer the live one, so storage refuses the write.".to_owned(),
-        Ok(_) if late && fencing && sc.token_source == TokenSource::SeparateCounter => format!(
+        Ok(_) if late && fencing && sc.lock.token_source() == TokenSource::SeparateCounter => format!(
             "{name}'s superseded lease carries the newer token, so storage takes its write and will refuse the real holder's. Mint tokens atomically with the grant."
         ),
         Ok(_) if late && fencing => match superseded_by {

@@ -7,7 +7,7 @@ pub(super) fn fault(c: &Ctx) -> Option<String> {
     let (t, i, sc, e, _, res, _) = c.parts();
     Some(match &e.kind {
         EventKind::LockClockJumped { by, shortened } => {
-            let clock = match &sc.redlock {
+            let clock = match sc.lock.redlock() {
                 Some(r) => format!("Node {}'s clock", r.jumping_node + 1),
                 None => "The lock node's clock".to_owned(),
             };
@@ -32,7 +32,7 @@ pub(super) fn fault(c: &Ctx) -> Option<String> {
             lost,
             next_fence,
             rolled_back,
-        } => match (sc.token_source, lost.first()) {
+        } => match (sc.lock.token_source(), lost.first()) {
             // A replica that lags: did the holder's SET reach it before the crash?
             (TokenSource::SameRedis | TokenSource::SeparateCounter | TokenSource::RandomValue, _)
                 if sc.replication_lag.is_some() =>
@@ -48,7 +48,7 @@ pub(super) fn fault(c: &Ctx) -> Option<String> {
                         })
                         .map_or(0, |p| p.at)
                 };
-                let next = match (sc.token_source, rolled_back) {
+                let next = match (sc.lock.token_source(), rolled_back) {
                     (TokenSource::RandomValue, _) => String::new(),
                     (TokenSource::SameRedis, true) => format!(" The fence counter lived on the same Redis and lost that INCR too, so the next token handed out is {next_fence} again."),
                     (TokenSource::SameRedis, false) => format!(" The next token will be {next_fence}."),
