@@ -10,6 +10,7 @@
 //! ([`super::record`]) to fill in.
 
 use super::clock::{Millis, SplitMix64};
+use super::fault::can_reach;
 use super::lease::{renewal_interval, Acquire, Fence};
 use super::ledger::{WriteError, WriteRequest};
 use super::scenario::{
@@ -171,12 +172,6 @@ pub fn after_pauses(actor: &Actor, t: Millis) -> Millis {
     at
 }
 
-/// Whether client `me` is cut off from the lock service at `now` (a partition).
-pub fn cut_off(sc: &Scenario, me: usize, now: Millis) -> bool {
-    sc.partition
-        .is_some_and(|p| p.actor == me && p.contains(now))
-}
-
 /// Runs client `me`'s current step at `now`.
 pub fn step<B: Backend>(
     b: &mut B,
@@ -192,7 +187,7 @@ pub fn step<B: Backend>(
             return Ok(next);
         }
     }
-    if cut_off(sc, me, now) {
+    if !can_reach(&sc.faults, me, now) {
         if let Some(command) = LockCommand::sent_by(&step) {
             unanswered(b, sc, me, command, now);
             return Ok(Next::Wait);
@@ -647,7 +642,7 @@ fn work_renewing<B: Backend>(
         b.say(now, EventKind::ResumeRace { worker_first });
         renew = !worker_first;
     }
-    if renew && cut_off(sc, me, now) {
+    if renew && !can_reach(&sc.faults, me, now) {
         // The watchdog's renewal is dropped; the worker carries on beside it.
         let st = b.state();
         st.renew_due = None;

@@ -60,6 +60,30 @@ impl Fault {
         }
     }
 
+    /// The same failover or restart with the replica's lag `lag`.
+    pub fn with_lag(self, lag: Option<Millis>) -> Self {
+        match self {
+            Fault::Failover { .. } => Fault::Failover { lag },
+            Fault::Restart { .. } => Fault::Restart { lag },
+            other => other,
+        }
+    }
+
+    /// Whether this partition cuts a client's lock-service member off (a minority of one),
+    /// not the client itself.
+    pub fn minority(&self) -> bool {
+        matches!(
+            self,
+            Fault::Partition {
+                a: Node::MemberOf(_),
+                ..
+            } | Fault::Partition {
+                b: Node::MemberOf(_),
+                ..
+            }
+        )
+    }
+
     /// Whether the lock server goes down (a failover or a restart).
     pub fn is_crash(&self) -> bool {
         matches!(self, Fault::Failover { .. } | Fault::Restart { .. })
@@ -67,6 +91,15 @@ impl Fault {
 }
 
 impl FaultAt {
+    /// `node` cut off from the lock service from `at` until `until`.
+    pub fn cut_from_lock(node: Node, at: Millis, until: Millis) -> Self {
+        let (a, b) = (node, Node::LockService);
+        FaultAt {
+            at,
+            fault: Fault::Partition { a, b, until },
+        }
+    }
+
     /// The partition's window `[at, until)`, if this is a partition that cuts `x` off from
     /// `y` (in either order).
     pub fn cuts(&self, x: Node, y: Node) -> Option<(Millis, Millis)> {

@@ -351,7 +351,7 @@ impl World<'_> {
             EventKind::LockClockJumped { by, shortened } => {
                 // One lock node's clock steps: its keys' PX runs out `by` sooner. Under
                 // Redlock a lease lives on while a majority of its keys do.
-                let node = self.sc.lock.redlock().map_or(0, |r| r.jumping_node);
+                let node = self.sc.jumping_node();
                 let holder = self.leases.iter().rposition(|l| l.is_live(at));
                 for i in 0..self.leases.len() {
                     if !self.leases[i].is_live(at) {

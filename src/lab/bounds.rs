@@ -300,7 +300,7 @@ mod tests {
     /// not (and so for the smallest, where the core has one above 0).
     #[test]
     fn the_table_is_the_cores_validation() {
-        use crate::core::{LockKind, Partition, Pause, ServiceOptions};
+        use crate::core::{LockKind, Pause, ServiceOptions};
         let set = |setting: Setting, v: u64| {
             let mut sc = Scenario::gc_pause();
             let a = &mut sc.actors[0];
@@ -316,8 +316,11 @@ mod tests {
                 Setting::LockRtt => sc.lock_rtt = v,
                 Setting::Drift => sc.client_drift = v,
                 Setting::Margin => sc.deadline_margin = v,
-                Setting::Failover => sc.failover_at = Some(v),
-                Setting::ReplicationLag => sc.replication_lag = Some(v),
+                Setting::Failover => sc.set_crash_at(Some(v), None),
+                Setting::ReplicationLag => {
+                    sc.set_crash_at(Some(0), None);
+                    sc.set_crash_lag(Some(v))
+                }
                 Setting::PauseStart => {
                     a.pauses = vec![Pause {
                         start: v,
@@ -337,11 +340,7 @@ mod tests {
                         Setting::PartitionStart => (v, v.saturating_add(1)),
                         _ => (0, v),
                     };
-                    sc.partition = Some(Partition {
-                        actor: 0,
-                        start,
-                        end,
-                    });
+                    sc.set_partition(0, Some((start, end)), false);
                 }
             }
             sc.validate().is_ok()

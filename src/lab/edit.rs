@@ -6,8 +6,8 @@ use std::fmt;
 
 use super::bounds::{timeline_end, Refusal, Setting};
 use crate::core::{
-    deck, FencingPolicy, LockKind, Millis, Partition, Pause, ReleaseMode, Scenario, Step,
-    StorageCheck, TokenSource, CLIENTS,
+    deck, Fault, FencingPolicy, LockKind, Millis, Pause, ReleaseMode, Scenario, Step, StorageCheck,
+    TokenSource, CLIENTS,
 };
 use crate::share::ShareError;
 
@@ -162,8 +162,8 @@ impl ScenarioEdit {
             ScenarioEdit::LockRtt(t) => sc.lock_rtt = t,
             ScenarioEdit::Drift(d) => sc.client_drift = d,
             ScenarioEdit::Margin(t) => sc.deadline_margin = t,
-            ScenarioEdit::Failover(at) => sc.failover_at = at,
-            ScenarioEdit::ReplicationLag(lag) => sc.replication_lag = lag,
+            ScenarioEdit::Failover(at) => sc.set_crash_at(at, base_fault(&sc, Fault::is_crash)),
+            ScenarioEdit::ReplicationLag(lag) => sc.set_crash_lag(lag),
             ScenarioEdit::Pause { actor, pause } => {
                 let client = client(&sc, actor)?;
                 match pause {
@@ -180,13 +180,12 @@ impl ScenarioEdit {
             }
             ScenarioEdit::Partition { actor, span } => {
                 let client = client(&sc, actor)?;
-                sc.partition = match span {
-                    Some((_, end)) if end > horizon => {
-                        return Err(EditError::PartitionTooLate { client, horizon })
-                    }
-                    Some((start, end)) => Some(Partition { actor, start, end }),
-                    None => sc.partition.filter(|p| p.actor != actor),
-                };
+                if span.is_some_and(|(_, end)| end > horizon) {
+                    return Err(EditError::PartitionTooLate { client, horizon });
+                }
+                let is_cut = |f: &Fault| matches!(f, Fault::Partition { .. });
+                let member = base_fault(&sc, is_cut).is_some_and(|f| f.minority());
+                sc.set_partition(actor, span, member);
             }
             ScenarioEdit::LockTimeout { actor, timeout } => {
                 client(&sc, actor)?;
@@ -223,7 +222,9 @@ impl ScenarioEdit {
             ScenarioEdit::Check(_) | ScenarioEdit::Release(_) => sc.lock.row().is_none(),
             ScenarioEdit::Barrier(_) => sc.actors.iter().any(|a| a.script.contains(&Step::Barrier)),
             ScenarioEdit::ReplicationLag(_) => {
-                sc.failover_at.is_some() && !sc.restart && matches!(sc.lock, LockKind::Redis { .. })
+                sc.failover_at().is_some()
+                    && !sc.restart()
+                    && matches!(sc.lock, LockKind::Redis { .. })
             }
             ScenarioEdit::LockDelay(_) => matches!(sc.lock, LockKind::Service(_)),
             ScenarioEdit::Clients(n) => CLIENTS.contains(&n),
@@ -309,12 +310,12 @@ impl ScenarioEdit {
                         ScenarioEdit::Margin(sc.deadline_margin),
                     ),
                     differs(
-                        b.failover_at != sc.failover_at,
-                        ScenarioEdit::Failover(sc.failover_at),
+                        b.failover_at() != sc.failover_at(),
+                        ScenarioEdit::Failover(sc.failover_at()),
                     ),
                     differs(
-                        b.replication_lag != sc.replication_lag,
-                        ScenarioEdit::ReplicationLag(sc.replication_lag),
+                        b.replication_lag() != sc.replication_lag(),
+                        ScenarioEdit::ReplicationLag(sc.replication_lag()),
                     ),
                 ]
                 .into_iter()
@@ -334,7 +335,7 @@ impl ScenarioEdit {
         let b = base.and_then(|b| b.actors.get(actor));
         let pause = a.pauses.first().copied();
         let paused_in_deck = b.is_some_and(|b| !b.pauses.is_empty());
-        let cut_of = |s: &Scenario| s.partition.filter(|p| p.actor == actor);
+        let cut_of = |s: &Scenario| s.partitioned().filter(|p| p.actor == actor);
         let cut = cut_of(sc);
         let mut edits = Vec::new();
         if pause.is_some() || paused_in_deck {
@@ -524,6 +525,13 @@ impl ScenarioEdit {
             },
         })
     }
+}
+
+/// The deck entry's own fault of a kind, which an edit that adds one back takes its kind
+/// (a restart, a member cut off) and lag from.
+fn base_fault(sc: &Scenario, kind: fn(&Fault) -> bool) -> Option<Fault> {
+    let base = deck::find(&sc.id).map(|e| (e.build)())?;
+    base.faults.iter().map(|f| f.fault).find(kind)
 }
 
 /// A link's number for `setting` (of client `actor`), inside the setting's range.

@@ -323,7 +323,7 @@ pub struct Servers {
 impl Servers {
     /// One member, or a cluster whose leader can fail over or whose member is cut off.
     pub fn start(run: &Run, notes: &mut Vec<String>) -> Result<Self, String> {
-        let clustered = run.sc.failover_at.is_some() || run.sc.minority;
+        let clustered = run.sc.failover_at().is_some() || run.sc.minority();
         let n = if clustered { CLUSTER } else { 1 };
         let name = format!("etcd-{}", run.n);
         let ports: Vec<(u16, u16)> = (0..n)
@@ -374,7 +374,7 @@ impl Servers {
         let follows = |p: &u16| Etcd::status(*p).is_ok_and(|(me, leader)| me != leader);
         let minority = run
             .sc
-            .minority
+            .minority()
             .then(|| client.ports.iter().position(follows));
         let minority = minority.map(|m| m.ok_or("no etcd follower")).transpose()?;
         Ok(Self {
@@ -390,7 +390,7 @@ impl Service for Servers {
     /// In a minority run the cut-off client talks to the stopped member only, the others
     /// to the two that stay the majority.
     fn connect(&self, sc: &Scenario, idx: usize) -> Result<Box<dyn Lock>, String> {
-        let cut_off = sc.partition.is_some_and(|p| p.actor == idx);
+        let cut_off = sc.partitioned().is_some_and(|p| p.actor == idx);
         let ports = (self.client.ports.iter().enumerate())
             .filter(|(i, _)| self.minority.is_none_or(|m| (*i == m) == cut_off))
             .map(|(_, p)| *p);

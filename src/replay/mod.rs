@@ -52,10 +52,10 @@ static WHAT_IFS: &[(&str, &str, Change)] = &[
         sc.lock = LockKind::SERVICE
     }),
     ("redis-failover", "redis-failover@lag5", |sc| {
-        sc.replication_lag = Some(5)
+        sc.set_crash_lag(Some(5))
     }),
     ("redis-failover", "redis-failover@lag10", |sc| {
-        sc.replication_lag = Some(10)
+        sc.set_crash_lag(Some(10))
     }),
     ("row-lock", "row-lock@no-timeout", |sc| {
         sc.lock = LockKind::Row(RowLock {
@@ -120,7 +120,7 @@ fn not_reproducible(c: &Case) -> Option<&'static str> {
     let publishes = steps().any(|s| matches!(s, Step::Publish { .. } | Step::Claim { .. }));
     let debits = steps().any(|s| matches!(s, Step::Debit { .. }));
     let delayed = sc.actors.iter().any(|a| a.network_delay > 0);
-    let jumps = !sc.lock_clock_jumps.is_empty();
+    let jumps = sc.clock_jumps().next().is_some();
     let (service, etcd) = (c.lock.is_lock_service(), c.lock == LockBackend::Etcd);
     // The harness, acting as the resource, makes the sequencer check on undelayed debits.
     let sequencer = sc.check == StorageCheck::Sequencer && sc.policy.checks_fence();
@@ -132,10 +132,10 @@ fn not_reproducible(c: &Case) -> Option<&'static str> {
         (c.lock == LockBackend::RowLock && delayed, "a delayed packet would need a second connection, outside the lock holder's transaction"),
         (service && jumps, "the lock service does not run under faketime here"),
         (c.lock == LockBackend::ZooKeeper && lapses_while_live(sc), "a live ZooKeeper client's heartbeats keep its session: its lease lapses only while the client is frozen"),
-        (c.lock == LockBackend::ZooKeeper && sc.failover_at.is_some(), "a ZooKeeper failover needs a 3-member ensemble whose leader is killed; the replay starts one server"),
+        (c.lock == LockBackend::ZooKeeper && sc.failover_at().is_some(), "a ZooKeeper failover needs a 3-member ensemble whose leader is killed; the replay starts one server"),
         (etcd && (sc.lease_ttl as f64 * service_scale(sc)) % 1000.0 != 0.0, "etcd lease TTLs are whole seconds"),
-        (sc.failover_at.is_some() && (jumps || c.lock == LockBackend::Redlock), "a failover under Redlock or with a clock step: the core fails no Redlock node over, and the promoted replica does not run under libfaketime"),
-        (sc.restart && sc.replication_lag.is_some(), "a restart has no replica to lag: the one Redis comes back from its snapshot"),
+        (sc.failover_at().is_some() && (jumps || c.lock == LockBackend::Redlock), "a failover under Redlock or with a clock step: the core fails no Redlock node over, and the promoted replica does not run under libfaketime"),
+        (sc.restart() && sc.replication_lag().is_some(), "a restart has no replica to lag: the one Redis comes back from its snapshot"),
     ]
     .into_iter()
     .find_map(|(applies, why)| applies.then_some(why))
@@ -162,8 +162,8 @@ fn gcd(a: u64, b: u64) -> u64 {
 
 /// The scenario's time grain: the gcd of every time in it (1 ms if a watchdog jitters).
 fn granularity(sc: &Scenario) -> Millis {
-    let mut times = vec![sc.lease_ttl, sc.failover_at.unwrap_or(0)];
-    times.extend(sc.lock_clock_jumps.iter().flat_map(|j| [j.at, j.by]));
+    let mut times = vec![sc.lease_ttl, sc.failover_at().unwrap_or(0)];
+    times.extend(sc.clock_jumps().flat_map(|(at, _, by)| [at, by]));
     let separate = sc.lock.token_source() == TokenSource::SeparateCounter;
     for a in &sc.actors {
         times.extend([a.start_at, a.network_delay, a.request_timeout.unwrap_or(0)]);
@@ -344,7 +344,7 @@ fn run_case(c: &Case, n: usize, srv: &Servers) -> Result<Report, String> {
     // Under a row lock, the lock and the storage are one server.
     let storage =
         (c.lock != LockBackend::RowLock).then(|| format!("PostgreSQL {}", srv.pg_version));
-    let jumps = (!sc.lock_clock_jumps.is_empty()).then(|| "libfaketime".to_owned());
+    let jumps = (sc.clock_jumps().next().is_some()).then(|| "libfaketime".to_owned());
     let systems = [Some(lock_system), storage, jumps].into_iter().flatten();
     let recording = core::Recording {
         systems: systems.collect(),

@@ -238,8 +238,9 @@ impl Servers {
     /// One redis-server, or Redlock's nodes (one of which may run under libfaketime).
     pub fn start(run: &Run, notes: &mut Vec<String>) -> Result<Self, String> {
         let (sc, n, dir) = (run.sc, run.n, run.dir);
-        let (count, jumping) = (sc.lock.redlock()).map_or((1, 0), |r| (r.nodes, r.jumping_node));
-        let jumps = !sc.lock_clock_jumps.is_empty();
+        let count = sc.lock.redlock().map_or(1, |r| r.nodes);
+        let jumping = sc.jumping_node();
+        let jumps = sc.clock_jumps().next().is_some();
         let faketime = jumps.then(|| dir.join(format!("faketime-{n}")));
         if let Some(file) = &faketime {
             std::fs::write(file, "+0\n").map_err(|e| e.to_string())?;
@@ -258,7 +259,7 @@ impl Servers {
         let (mut primary, first) = (Redis::connect(ports[0])?, sc.first_fence.saturating_sub(1));
         primary.cmd::<()>(&["SET", &fence_key(&sc.resource), &first.to_string()])?;
         let mut replica = None;
-        if sc.restart {
+        if sc.restart() {
             // No replica: the one Redis comes back from the snapshot taken now, with no AOF
             // (`--appendonly no`), so nothing a client is told OK after it.
             primary.cmd::<()>(&["SAVE"])?;
@@ -266,7 +267,7 @@ impl Servers {
                 "no AOF; SAVE before the run, so the snapshot holds only the fence counter's base"
                     .into(),
             );
-        } else if let Some(at) = sc.failover_at {
+        } else if let Some(at) = sc.failover_at() {
             let r = RedisServer::start(dir.join(format!("redis-{n}-replica")), None)?;
             let (r_port, primary) = (r.port, ports[0]);
             Redis::connect(r_port)?.cmd::<()>(&["REPLICAOF", "127.0.0.1", &primary.to_string()])?;
@@ -276,7 +277,7 @@ impl Servers {
             notes.push(format!("replica :{r_port} synced from primary :{primary}"));
             // A replica more behind than the failover is late has none of the run's writes:
             // it is cut off before any client runs.
-            if sc.replication_lag.is_none_or(|lag| lag > at) {
+            if sc.replication_lag().is_none_or(|lag| lag > at) {
                 cut(r.port)?;
                 notes.push("replication cut before any client ran".to_owned());
             }
@@ -380,7 +381,7 @@ impl Service for Servers {
     }
 
     fn fault(&self, w: &World, t: Millis, f: Fault) -> Result<Option<String>, String> {
-        let lag = w.sc.replication_lag.unwrap_or(0);
+        let lag = w.sc.replication_lag().unwrap_or(0);
         Ok(Some(match (f, &self.replica) {
             (Fault::ClockStep { by, jumped }, _) => self.step_clock(w, t, by, jumped)?,
             (Fault::Cut, Some(r)) => {
@@ -391,7 +392,7 @@ impl Service for Servers {
                 format!("t={t}: replication cut, {lag} ms before the failover ({acked} replica(s) had acknowledged every write)")
             }
             (Fault::Failover, Some(_)) => self.fail_over(w, t)?,
-            (Fault::Failover, None) if w.sc.restart => self.fail_over(w, t)?,
+            (Fault::Failover, None) if w.sc.restart() => self.fail_over(w, t)?,
             _ => return Ok(None),
         }))
     }

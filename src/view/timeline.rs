@@ -626,7 +626,7 @@ fn conflicts(t: &Trace, g: &Geometry) -> Vec<Conflict> {
 /// where it touches no marker (the markers' own labels then keep clear of it).
 fn cut(t: &Trace, g: &Geometry, labels: &mut Labels) -> Option<Cut> {
     let sc = &t.scenario;
-    let p = sc.partition?;
+    let p = sc.partitioned()?;
     let name = &sc.actors.get(p.actor)?.name;
     let (x0, x1) = (g.x(p.start), g.x(p.end.min(sc.horizon)));
     let h = g.lane_h();

@@ -14,9 +14,9 @@
 use fencing_lab::core::deck::DECK;
 use fencing_lab::core::story;
 use fencing_lab::core::{
-    random_token, run, Actor, ClockJump, EventKind, ExpiryCause, Fence, FencingPolicy, Grant,
-    Lease, LeaseEnd, LockKind, Partition, Pause, PauseCause, ReleaseMode, Scenario, Step,
-    StorageCheck, TokenSource, Trace, WriteError, WriteRecord, RANDOM_TOKENS,
+    random_token, run, Actor, ClockJump, EventKind, ExpiryCause, Fault, FaultAt, Fence,
+    FencingPolicy, Grant, Lease, LeaseEnd, LockKind, Pause, PauseCause, ReleaseMode, Scenario,
+    Step, StorageCheck, TokenSource, Trace, WriteError, WriteRecord, RANDOM_TOKENS,
 };
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
@@ -137,15 +137,10 @@ fn scenario() -> impl Strategy<Value = Scenario> {
                 token_source,
                 (job, cut),
             )| {
-                let partition = cut.map(|(actor, start, len)| Partition {
-                    actor,
-                    start,
-                    end: start + len,
-                });
                 for (a, name) in actors.iter_mut().zip(NAMES) {
                     a.name = name.to_owned();
                 }
-                Scenario {
+                let mut sc = Scenario {
                     id: String::new(),
                     title: "random".to_owned(),
                     resource: "acct:1".to_owned(),
@@ -156,16 +151,22 @@ fn scenario() -> impl Strategy<Value = Scenario> {
                     actors,
                     horizon,
                     release,
-                    failover_at,
-                    lock_clock_jumps,
                     seed,
                     lock: LockKind::default()
                         .with_tokens(token_source)
                         .expect("a single Redis takes every token source a presenter picks"),
                     job,
-                    partition,
                     ..Scenario::default()
+                };
+                for j in lock_clock_jumps {
+                    let by = j.by;
+                    sc.add_fault(j.at, Fault::ClockJump { node: 0, by });
                 }
+                sc.set_crash_at(failover_at, None);
+                if let Some((actor, start, len)) = cut {
+                    sc.set_partition(actor, Some((start, start + len)), false);
+                }
+                sc
             },
         )
 }
@@ -453,10 +454,7 @@ fn check_single_live_lease(trace: &Trace) -> Result<(), TestCaseError> {
                 prop_assert_ne!(Some(owner), e.actor.as_ref());
             }
             EventKind::LockClockJumped { by, shortened } => {
-                prop_assert!(sc
-                    .lock_clock_jumps
-                    .iter()
-                    .any(|j| j.at == e.at && j.by == *by));
+                prop_assert!(sc.clock_jumps().any(|(at, _, b)| at == e.at && b == *by));
                 let live = model.as_mut().filter(|l| l.is_live(e.at));
                 prop_assert_eq!(live.is_some(), shortened.is_some());
                 if let (Some(l), Some(s)) = (live, shortened) {
@@ -467,7 +465,7 @@ fn check_single_live_lease(trace: &Trace) -> Result<(), TestCaseError> {
                 }
             }
             EventKind::Failover { lost: gone, .. } => {
-                prop_assert_eq!(sc.failover_at, Some(e.at));
+                prop_assert_eq!(sc.failover_at(), Some(e.at));
                 match sc.lock.token_source() {
                     // Off one Redis, the promoted replica never had the live lease.
                     TokenSource::SameRedis => {
@@ -526,7 +524,7 @@ fn check_single_live_lease(trace: &Trace) -> Result<(), TestCaseError> {
     }
     prop_assert!(trace.summary.max_believers <= sc.actors.len());
     prop_assert_eq!(trace.summary.max_live_leases, max_live);
-    if sc.failover_at.is_none() {
+    if sc.failover_at().is_none() {
         prop_assert!(max_live <= 1, "two live leases without a failover");
     }
 
@@ -556,7 +554,7 @@ fn check_single_live_lease(trace: &Trace) -> Result<(), TestCaseError> {
             LeaseEnd::Open => prop_assert!(s.to > sc.horizon, "{s:?}"),
         }
     }
-    if sc.failover_at.is_none() {
+    if sc.failover_at().is_none() {
         for w in spans.windows(2) {
             prop_assert!(
                 w[0].to <= w[1].from,
@@ -1240,7 +1238,10 @@ fn a_token_regranted_to_its_own_writer_does_not_hide_a_late_write() {
         policy: FencingPolicy::Off,
         actors: vec![a],
         horizon: 250,
-        failover_at: Some(111),
+        faults: vec![FaultAt {
+            at: 111,
+            fault: Fault::Failover { lag: None },
+        }],
         ..Scenario::default()
     };
     sc.validate().unwrap();

@@ -39,10 +39,11 @@ fn the_majority_grants_again_and_the_fence_refuses_the_minority_holder() {
         assert_eq!(renewal, Some((20, LockCommand::Renew)));
     }
     // The same model as `partition`, on etcd: only the words differ.
-    let plain = run(&Scenario {
-        minority: false,
-        ..Scenario::raft_partition()
-    });
+    let mut plain = Scenario::raft_partition();
+    let p = plain.partitioned().unwrap();
+    plain.set_partition(p.actor, Some((p.start, p.end)), false);
+    assert!(!plain.minority());
+    let plain = run(&plain);
     assert_eq!(writes(&plain), writes(&run_as(FencingPolicy::Strict)));
 }
 

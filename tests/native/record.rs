@@ -49,15 +49,15 @@ fn the_fold_rebuilds_the_what_ifs_too() {
                     let Ok(lock) = base.lock.with_tokens(token_source) else {
                         continue;
                     };
-                    let sc = Scenario {
+                    let mut sc = Scenario {
                         release,
                         lock,
                         lease_ttl: ttl,
                         skip_barrier,
-                        replication_lag: lag,
                         check,
                         ..base
                     };
+                    sc.set_crash_lag(lag);
                     rebuilds(&sc, entry.id);
                 }
             }

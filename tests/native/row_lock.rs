@@ -308,10 +308,8 @@ fn a_debit_under_a_row_lock_must_commit_at_once() {
     );
     assert_eq!(Scenario::row_lock().validate(), Ok(()));
     // Nor does it have a lock server to fail over, or a lock node's clock to step.
-    let failover = Scenario {
-        failover_at: Some(5),
-        ..Scenario::row_lock()
-    };
+    let mut failover = Scenario::row_lock();
+    failover.set_crash_at(Some(5), None);
     assert_eq!(
         failover.validate(),
         Err(ScenarioError::NotForRowLock {

@@ -52,7 +52,10 @@ impl Scenario {
         let a = writer("A", 0, 12, 5);
         let b = writer("B", 8, 2, 15);
         Scenario {
-            failover_at: Some(5),
+            faults: vec![FaultAt {
+                at: 5,
+                fault: Fault::Failover { lag: None },
+            }],
             ..job_scenario("redis-failover", "Redis failover", vec![a, b], 60)
         }
     }

@@ -33,7 +33,7 @@ pub struct ScenarioWire {
     #[serde(default)]
     pub(super) token_source: TokenSource,
     /// Redlock over several nodes instead of one Redis.
-    pub(super) redlock: Option<RedlockSetup>,
+    pub(super) redlock: Option<RedlockWire>,
     /// Forward jumps of the lock node's clock.
     #[serde(default)]
     pub(super) lock_clock_jumps: Vec<ClockJump>,
@@ -101,6 +101,46 @@ pub struct ScenarioWire {
     pub(super) queue: bool,
 }
 
+/// [`RedlockSetup`] as the JSON spells it: the node whose clock the `lock_clock_jumps` step
+/// is here.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename = "RedlockSetup", expecting = "struct RedlockSetup")]
+pub struct RedlockWire {
+    pub(super) nodes: usize,
+    #[serde(default)]
+    pub(super) reach: Vec<Vec<usize>>,
+    #[serde(default)]
+    pub(super) jumping_node: usize,
+}
+
+/// The faults the old fields name, in time order (a clock jump before a failover, and that
+/// before a partition, at one instant). A lag without a failover, `restart` or `minority`
+/// without what they qualify, name nothing that happens, and are dropped.
+fn faults_of(w: &ScenarioWire) -> Vec<FaultAt> {
+    let node = w.redlock.as_ref().map_or(0, |r| r.jumping_node);
+    let mut sc = Scenario::default();
+    for j in &w.lock_clock_jumps {
+        sc.add_fault(j.at, Fault::ClockJump { node, by: j.by });
+    }
+    if let Some(at) = w.failover_at {
+        let lag = w.replication_lag;
+        let crash = match w.restart {
+            true => Fault::Restart { lag },
+            false => Fault::Failover { lag },
+        };
+        sc.add_fault(at, crash);
+    }
+    if let Some(p) = w.partition {
+        let a = match w.minority {
+            true => Node::MemberOf(p.actor),
+            false => Node::Client(p.actor),
+        };
+        let (b, until) = (Node::LockService, p.end);
+        sc.add_fault(p.start, Fault::Partition { a, b, until });
+    }
+    sc.faults
+}
+
 /// Why a scenario's JSON names a lock no real system is.
 fn impossible(what: &str) -> String {
     format!("no such lock: {what}")
@@ -110,6 +150,7 @@ impl TryFrom<ScenarioWire> for Scenario {
     type Error = String;
 
     fn try_from(w: ScenarioWire) -> Result<Self, String> {
+        let faults = faults_of(&w);
         let service = ServiceOptions {
             lock_delay: w.lock_delay,
             queue: w.queue,
@@ -117,7 +158,10 @@ impl TryFrom<ScenarioWire> for Scenario {
         let lock = match (w.row_lock, w.redlock, w.token_source) {
             (Some(_), Some(_), _) => return Err(impossible("a row lock on Redlock nodes")),
             (Some(r), None, _) => LockKind::Row(r),
-            (None, Some(r), TokenSource::Counterfactual) => LockKind::Redlock(r),
+            (None, Some(r), TokenSource::Counterfactual) => LockKind::Redlock(RedlockSetup {
+                nodes: r.nodes,
+                reach: r.reach,
+            }),
             (None, Some(_), _) => return Err(impossible("Redlock minting tokens")),
             (None, None, TokenSource::LockService) => LockKind::Service(service),
             (None, None, t) => match RedisTokens::of(t) {
@@ -142,19 +186,14 @@ impl TryFrom<ScenarioWire> for Scenario {
             horizon: w.horizon,
             release: w.release,
             lock,
-            failover_at: w.failover_at,
-            lock_clock_jumps: w.lock_clock_jumps,
+            faults,
             skip_barrier: w.skip_barrier,
             seed: w.seed,
             check: w.check,
-            replication_lag: w.replication_lag,
             client_drift: w.client_drift,
             deadline_margin: w.deadline_margin,
             job: w.job,
-            partition: w.partition,
             lock_rtt: w.lock_rtt,
-            restart: w.restart,
-            minority: w.minority,
         })
     }
 }
@@ -162,9 +201,23 @@ impl TryFrom<ScenarioWire> for Scenario {
 impl From<Scenario> for ScenarioWire {
     fn from(sc: Scenario) -> Self {
         let service = sc.lock.service();
+        let jumping_node = sc.jumping_node();
         ScenarioWire {
             token_source: sc.lock.token_source(),
-            redlock: sc.lock.redlock().cloned(),
+            redlock: sc.lock.redlock().map(|r| RedlockWire {
+                nodes: r.nodes,
+                reach: r.reach.clone(),
+                jumping_node,
+            }),
+            failover_at: sc.failover_at(),
+            lock_clock_jumps: sc
+                .clock_jumps()
+                .map(|(at, _, by)| ClockJump { at, by })
+                .collect(),
+            replication_lag: sc.replication_lag(),
+            partition: sc.partitioned(),
+            restart: sc.restart(),
+            minority: sc.minority(),
             row_lock: sc.lock.row(),
             lock_delay: service.lock_delay,
             queue: service.queue,
@@ -178,19 +231,13 @@ impl From<Scenario> for ScenarioWire {
             actors: sc.actors,
             horizon: sc.horizon,
             release: sc.release,
-            failover_at: sc.failover_at,
-            lock_clock_jumps: sc.lock_clock_jumps,
             skip_barrier: sc.skip_barrier,
             seed: sc.seed,
             check: sc.check,
-            replication_lag: sc.replication_lag,
             client_drift: sc.client_drift,
             deadline_margin: sc.deadline_margin,
             job: sc.job,
-            partition: sc.partition,
             lock_rtt: sc.lock_rtt,
-            restart: sc.restart,
-            minority: sc.minority,
         }
     }
 }
@@ -213,7 +260,6 @@ mod tests {
         let redlock = LockKind::Redlock(RedlockSetup {
             nodes: 5,
             reach: vec![vec![0, 1, 2]],
-            jumping_node: 2,
         });
         let tokens = RedisTokens::SeparateCounter;
         for lock in [
@@ -230,6 +276,43 @@ mod tests {
             assert_eq!(json["token_source"], lock.token_source().code());
             assert_eq!(from_json(json), Ok(sc));
         }
+    }
+
+    /// The old fault fields read into one list, in time order, and write back as they were.
+    #[test]
+    fn the_old_fault_fields_are_one_list() {
+        let mut json = serde_json::to_value(Scenario::gc_pause()).unwrap();
+        json["token_source"] = serde_json::json!("counterfactual");
+        json["redlock"] = serde_json::json!({ "nodes": 3, "reach": [], "jumping_node": 1 });
+        json["lock_clock_jumps"] =
+            serde_json::json!([{ "at": 30, "by": 5 }, { "at": 10, "by": 2 }]);
+        json["failover_at"] = serde_json::json!(20);
+        json["replication_lag"] = serde_json::json!(4);
+        json["restart"] = serde_json::json!(true);
+        json["partition"] = serde_json::json!({ "actor": 1, "start": 10, "end": 40 });
+        json["minority"] = serde_json::json!(true);
+        let sc = from_json(json.clone()).unwrap();
+        let at = |at, fault| FaultAt { at, fault };
+        assert_eq!(
+            sc.faults,
+            [
+                at(10, Fault::ClockJump { node: 1, by: 2 }),
+                at(
+                    10,
+                    Fault::Partition {
+                        a: Node::MemberOf(1),
+                        b: Node::LockService,
+                        until: 40,
+                    }
+                ),
+                at(20, Fault::Restart { lag: Some(4) }),
+                at(30, Fault::ClockJump { node: 1, by: 5 }),
+            ]
+        );
+        // Written back as they were, the jumps in time order.
+        json["lock_clock_jumps"] =
+            serde_json::json!([{ "at": 10, "by": 2 }, { "at": 30, "by": 5 }]);
+        assert_eq!(serde_json::to_value(&sc).unwrap(), json);
     }
 
     /// A lock no real system is (a Redis with a lock-delay, Redlock minting tokens, a row

@@ -206,7 +206,7 @@ pub fn marker_label(t: &Trace, e: &TraceEvent) -> String {
     if t.scenario.lock.queue() && matches!(e.kind, EventKind::LockWait { .. }) {
         return "queued".to_owned();
     }
-    if t.scenario.restart {
+    if t.scenario.restart() {
         if let EventKind::Failover { lost, .. } = &e.kind {
             return restart_label(lost.first().map(|l| l.fence));
         }
@@ -294,10 +294,10 @@ pub fn narration(t: &Trace, step: usize) -> String {
             (StorageCheck::Sequencer, false) => " Fencing is off, so storage checks nothing: no token and no sequencer.",
         };
         let cut = match (
-            &sc.partition,
-            sc.partition.and_then(|p| sc.actors.get(p.actor)),
+            &sc.partitioned(),
+            sc.partitioned().and_then(|p| sc.actors.get(p.actor)),
         ) {
-            (Some(p), Some(a)) if sc.minority => format!(
+            (Some(p), Some(a)) if sc.minority() => format!(
                 " {}'s client talks to member 1 of a 3-member etcd cluster; from t={} to t={} member 1 is cut off from members 2 and 3 (the minority side). {0} still reaches storage.",
                 a.name,
                 instant(sc, p.start),
@@ -511,7 +511,7 @@ fn write_fate(t: &Trace, i: usize, actor: &str, sent: Millis) -> Option<(Option<
 
 /// Whether `actor` was cut off from the lock service at `at` by the scenario's partition.
 fn partitioned(sc: &Scenario, actor: &str, at: Millis) -> bool {
-    sc.partition
+    sc.partitioned()
         .is_some_and(|p| p.contains(at) && sc.actors.get(p.actor).is_some_and(|a| a.name == actor))
 }
 

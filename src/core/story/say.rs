@@ -127,7 +127,7 @@ fn say_grant(t: &Trace, i: usize) -> Option<String> {
                 None => "A lease is a promise with a timer; nothing at the storage enforces it.".to_owned(),
                 Some((who, f)) if f >= *fence => format!(
                     "Token {fence} again: {who} was given {f} before the {}, and the rolled-back counter hands it out once more. Two holders now carry tokens storage cannot order.",
-                    if sc.restart { "restart" } else { "failover" }
+                    if sc.restart() { "restart" } else { "failover" }
                 ),
                 Some((who, f)) => format!(
                     "Each grant gets a bigger token: {name} has {fence}; {who} still has {f}."
@@ -179,7 +179,7 @@ fn say_process(t: &Trace, i: usize) -> Option<String> {
             }
             (ExpiryCause::Ttl, Awareness::Knows) => "The lease ran out; its holder no longer relied on it.",
             (ExpiryCause::ClockJump, _) => voice.ended_by_jump(),
-            (ExpiryCause::LostInFailover, _) if sc.restart => {
+            (ExpiryCause::LostInFailover, _) if sc.restart() => {
                 "This lease ended by its TTL, but the restart had already let a second client in."
             }
             (ExpiryCause::LostInFailover, _) => {
@@ -364,19 +364,19 @@ fn say_fault(t: &Trace, i: usize) -> Option<String> {
         }
         EventKind::LockClockJumped { shortened: Some(_), .. } => voice.clock_jump(),
         EventKind::LockClockJumped { .. } => "No lease was live, so this jump changes nothing.",
-        EventKind::Failover { lost, .. } if sc.restart && !lost.is_empty() => {
+        EventKind::Failover { lost, .. } if sc.restart() && !lost.is_empty() => {
             "Acknowledged is not durable: Redis answered OK from memory. With no AOF, a restart forgets the lock and its counter; with appendfsync everysec, only an OS crash or power loss does."
         }
-        EventKind::Failover { .. } if sc.restart => "Nothing was live, so this restart loses nothing.",
+        EventKind::Failover { .. } if sc.restart() => "Nothing was live, so this restart loses nothing.",
         EventKind::Failover { lost, .. }
             if lost.is_empty()
-                && sc.replication_lag.is_some()
+                && sc.replication_lag().is_some()
                 && e.snapshot.holder.as_ref().is_some_and(|h| !e.snapshot.believers.contains(&h.owner)) =>
         {
             "A lagging replica undoes the newest writes, a release and a grant among them: the lock is now held by a lease nobody believes in."
         }
         EventKind::Failover { lost, .. }
-            if lost.is_empty() && sc.replication_lag.is_some() && e.snapshot.holder.is_some() =>
+            if lost.is_empty() && sc.replication_lag().is_some() && e.snapshot.holder.is_some() =>
         {
             "The SET had reached the replica, so nothing is lost this time. With more lag than the SET's age it would be; WAIT narrows that window, but by Redis's own docs it does not make Redis strongly consistent."
         }
@@ -412,7 +412,7 @@ fn say_fault(t: &Trace, i: usize) -> Option<String> {
         EventKind::LockUnanswered {
             command: LockCommand::Renew,
             ..
-        } if sc.minority => {
+        } if sc.minority() => {
             "A minority can neither grant nor renew; the majority goes on without telling the holder."
         }
         EventKind::LockUnanswered {

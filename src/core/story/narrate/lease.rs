@@ -38,7 +38,7 @@ pub(super) fn expiry(c: &Ctx) -> Option<String> {
                 ),
                 ExpiryCause::ClockJump if c.voice == Voice::Redlock => format!(
                     "{owner}'s Redlock lease{tk} ends early: its key on node {} expired by the jumped clock, so {owner} no longer holds a majority of nodes.{knew}",
-                    sc.lock.redlock().map_or(0, |r| r.jumping_node) + 1
+                    sc.jumping_node() + 1
                 ),
                 ExpiryCause::ClockJump => format!(
                     "{owner}'s lease{tk} expires early, by the lock node's jumped clock, so the lock is free.{knew}"
@@ -55,7 +55,7 @@ pub(super) fn expiry(c: &Ctx) -> Option<String> {
                         ),
                         None => String::new(),
                     };
-                    let server = if sc.restart {
+                    let server = if sc.restart() {
                         "The restarted Redis"
                     } else {
                         "The promoted replica"
