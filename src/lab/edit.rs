@@ -4,12 +4,11 @@
 
 use std::fmt;
 
-use super::bounds::{timeline_end, Refusal, Setting};
+use super::bounds::{shown, timeline_end, Refusal, Setting};
 use crate::core::{
     deck, Fault, FencingPolicy, LockKind, Millis, Pause, ReleaseMode, Scenario, Step, StorageCheck,
     TokenSource, CLIENTS,
 };
-use crate::share::ShareError;
 
 /// How long a new pause is before it is dragged to size.
 pub const NEW_PAUSE_MS: Millis = 10;
@@ -132,6 +131,61 @@ impl fmt::Display for EditError {
 
 impl std::error::Error for EditError {}
 
+/// Why a link's `key=value` is not an edit of the scenario (the layer under
+/// `share::ShareError`, which wraps it).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ParseError {
+    /// A key that is not a setting (nor `pause.` / `delay.` of a client).
+    UnknownKey(String),
+    /// `pause.X` or `delay.X` for a client the scenario does not have.
+    UnknownClient { scenario: String, client: String },
+    /// A value outside a key's choices, e.g. `fence=maybe`.
+    BadChoice {
+        /// What the key sets, as the message names it (`fencing`, `release`, …).
+        what: &'static str,
+        /// The values it takes, as the message lists them.
+        choices: &'static str,
+        value: String,
+    },
+    /// `pause.X` without `start,length`.
+    BadPause { key: String },
+    /// A value that parsed, but its edit cannot be made to the scenario (a pause past the
+    /// horizon, `tokens=` under Redlock, …): the same rule the page's own edits follow.
+    Refused(EditError),
+}
+
+impl fmt::Display for ParseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ParseError::UnknownKey(key) => {
+                write!(f, "a link has no setting called “{}”", shown(key))
+            }
+            ParseError::UnknownClient { scenario, client } => {
+                write!(f, "“{scenario}” has no client called “{}”", shown(client))
+            }
+            ParseError::BadChoice {
+                what,
+                choices,
+                value,
+            } => write!(f, "{what} must be {choices}, not “{}”", shown(value)),
+            ParseError::BadPause { key } => write!(
+                f,
+                "“{key}” needs start,length in ms, e.g. {key}=5,50 (or none)"
+            ),
+            ParseError::Refused(e) => e.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for ParseError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            ParseError::Refused(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
 impl ScenarioEdit {
     /// `sc` with this edit made, or why it cannot be. Only the edit's own rules are checked
     /// here (a client that exists, a time inside the timeline); the caller validates the
@@ -204,7 +258,7 @@ impl ScenarioEdit {
     /// field, a gesture and a link meet one rule and one sentence.
     fn check_bounds(&self, sc: &Scenario) -> Result<(), EditError> {
         match Self::parse(&self.key(sc), &self.value(), sc) {
-            Err(ShareError::Refused(e)) => Err(e),
+            Err(ParseError::Refused(e)) => Err(e),
             _ => Ok(()),
         }
     }
@@ -417,7 +471,7 @@ impl ScenarioEdit {
     /// Reads a link's `key=value` as an edit of `sc` (whose client names `pause.X` and the
     /// like refer to), or says what is wrong with it. The inverse of [`key`](Self::key) and
     /// [`value`](Self::value).
-    pub fn parse(key: &str, v: &str, sc: &Scenario) -> Result<Self, ShareError> {
+    pub fn parse(key: &str, v: &str, sc: &Scenario) -> Result<Self, ParseError> {
         let edit = match key {
             "fence" => ScenarioEdit::Policy(choice(
                 FencingPolicy::from_code(v),
@@ -465,7 +519,7 @@ impl ScenarioEdit {
                 v => Some(
                     Setting::Failover
                         .read(sc, None, v, timeline_end(sc, 0, FAILOVER_COMES))
-                        .map_err(|why| ShareError::Refused(EditError::OutOfBounds(why)))?,
+                        .map_err(|why| ParseError::Refused(EditError::OutOfBounds(why)))?,
                 ),
             }),
             "lag" => {
@@ -477,25 +531,25 @@ impl ScenarioEdit {
     }
 
     /// `pause.X`, `partition.X`, `locktimeout.X` and `delay.X`: an edit of client `X`.
-    fn parse_client(key: &str, v: &str, sc: &Scenario) -> Result<Self, ShareError> {
-        let unknown = || ShareError::UnknownKey(key.to_owned());
+    fn parse_client(key: &str, v: &str, sc: &Scenario) -> Result<Self, ParseError> {
+        let unknown = || ParseError::UnknownKey(key.to_owned());
         let (what, name) = key.split_once('.').ok_or_else(unknown)?;
         if !matches!(what, "pause" | "partition" | "locktimeout" | "delay") {
             return Err(unknown());
         }
         let actor = sc
             .actor_index(name)
-            .ok_or_else(|| ShareError::UnknownClient {
+            .ok_or_else(|| ParseError::UnknownClient {
                 scenario: sc.id.clone(),
                 client: name.to_owned(),
             })?;
         let who = Some(actor);
         // `start,length` in ms, or `none`.
-        let span = |start: Setting, length: Setting| -> Result<_, ShareError> {
+        let span = |start: Setting, length: Setting| -> Result<_, ParseError> {
             if v == "none" {
                 return Ok(None);
             }
-            let bad = || ShareError::BadPause {
+            let bad = || ParseError::BadPause {
                 key: key.to_owned(),
             };
             let (s, d) = v.split_once(',').ok_or_else(bad)?;
@@ -540,10 +594,10 @@ fn number(
     sc: &Scenario,
     actor: Option<usize>,
     value: &str,
-) -> Result<u64, ShareError> {
+) -> Result<u64, ParseError> {
     setting
         .read(sc, actor, value, None)
-        .map_err(|why| ShareError::Refused(EditError::OutOfBounds(why)))
+        .map_err(|why| ParseError::Refused(EditError::OutOfBounds(why)))
 }
 
 /// A link's number, or the word that means "none" (`none` itself, `off`, `cut`).
@@ -553,7 +607,7 @@ fn optional(
     actor: Option<usize>,
     value: &str,
     none: &str,
-) -> Result<Option<Millis>, ShareError> {
+) -> Result<Option<Millis>, ParseError> {
     if value == none {
         Ok(None)
     } else {
@@ -567,8 +621,8 @@ fn choice<T>(
     what: &'static str,
     choices: &'static str,
     value: &str,
-) -> Result<T, ShareError> {
-    parsed.ok_or_else(|| ShareError::BadChoice {
+) -> Result<T, ParseError> {
+    parsed.ok_or_else(|| ParseError::BadChoice {
         what,
         choices,
         value: value.to_owned(),

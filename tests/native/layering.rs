@@ -452,3 +452,21 @@ fn a_forward_reference_and_a_cycle_are_caught() {
     let side = references("explore", "use super::herd;\n", &["herd", "explore"].into());
     assert_eq!(back_edges(&[&["explore", "herd"]], &side).len(), 1);
 }
+
+/// The link codec is layered on the lab, as quinn-proto's errors are on each other:
+/// `share.rs` reads a link's `key=value` with the lab's `ScenarioEdit::parse` and wraps its
+/// `ParseError`; nothing in `src/lab/` names `share`, so the two cannot import each other.
+#[test]
+fn the_lab_does_not_use_the_link_codec() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/src/lab");
+    for entry in std::fs::read_dir(dir).expect("src/lab") {
+        let path = entry.expect("dir entry").path();
+        let src = std::fs::read_to_string(&path).expect("readable source");
+        let code = code_only(&src);
+        assert!(
+            !code.contains("share::"),
+            "{} names the link codec, which is built on the lab",
+            path.display()
+        );
+    }
+}

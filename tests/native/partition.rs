@@ -10,7 +10,7 @@ use fencing_lab::core::{
     observations_of, recorded, run, Account, EventKind, FencingPolicy, LockCommand, Partition,
     Recording, Scenario, Step, Trace,
 };
-use fencing_lab::lab::EditError;
+use fencing_lab::lab::{EditError, ParseError};
 use fencing_lab::share::{decode, encode, ShareError};
 
 use crate::common;
@@ -460,10 +460,10 @@ fn the_partition_is_in_the_link_and_checked() {
     // Refused with a message.
     assert_eq!(
         decode("#s=partition&partition.A=90,20").unwrap_err(),
-        ShareError::Refused(EditError::PartitionTooLate {
+        ShareError::Edit(ParseError::Refused(EditError::PartitionTooLate {
             client: "A".into(),
             horizon: 100
-        })
+        }))
     );
     assert_eq!(
         decode("#s=partition&partition.A=1,2&partition.B=3,4").unwrap_err(),

@@ -6,7 +6,7 @@ use fencing_lab::core::{
     deck, run, story, EventKind, Fence, FencingPolicy, Ledger, Pause, Scenario, StorageCheck,
     TokenSource, Trace, WriteError, WriteRequest,
 };
-use fencing_lab::lab::{Lab, Msg, ScenarioEdit};
+use fencing_lab::lab::{Lab, Msg, ParseError, ScenarioEdit};
 use fencing_lab::share::{decode, encode, ShareError};
 
 use crate::common;
@@ -328,7 +328,10 @@ fn the_link_keeps_the_check_and_refuses_a_bad_one() {
     assert!(hash.contains("&check=highest"), "{hash}");
     assert_eq!(decode(&hash).unwrap().scenario, off);
     let err = decode("#s=gc-pause&check=chubby").unwrap_err();
-    assert!(matches!(err, ShareError::BadChoice { what: "check", .. }));
+    assert!(matches!(
+        err,
+        ShareError::Edit(ParseError::BadChoice { what: "check", .. })
+    ));
     assert_eq!(
         err.to_string(),
         "check must be highest or sequencer, not “chubby”"
