@@ -143,8 +143,8 @@ pub enum ParseError {
     BadChoice {
         /// What the key sets, as the message names it (`fencing`, `release`, …).
         what: &'static str,
-        /// The values it takes, as the message lists them.
-        choices: &'static str,
+        /// The values it takes, as the message lists them (from the enum's table).
+        choices: String,
         value: String,
     },
     /// `pause.X` without `start,length`.
@@ -443,11 +443,11 @@ impl ScenarioEdit {
         let or =
             |t: Option<Millis>, none: &str| t.map_or_else(|| none.to_owned(), |t| t.to_string());
         match *self {
-            ScenarioEdit::Policy(p) => p.code().into(),
-            ScenarioEdit::Tokens(t) => t.code().into(),
-            ScenarioEdit::Release(m) => m.code().into(),
-            ScenarioEdit::Check(c) => c.code().into(),
-            ScenarioEdit::Barrier(on) => if on { "on" } else { "off" }.into(),
+            ScenarioEdit::Policy(p) => Choice::code(p).into(),
+            ScenarioEdit::Tokens(t) => Choice::code(t).into(),
+            ScenarioEdit::Release(m) => Choice::code(m).into(),
+            ScenarioEdit::Check(c) => Choice::code(c).into(),
+            ScenarioEdit::Barrier(on) => on.code().into(),
             ScenarioEdit::Clients(n) => n.to_string(),
             ScenarioEdit::Ttl(t)
             | ScenarioEdit::LockDelay(t)
@@ -473,43 +473,16 @@ impl ScenarioEdit {
     /// [`value`](Self::value).
     pub fn parse(key: &str, v: &str, sc: &Scenario) -> Result<Self, ParseError> {
         let edit = match key {
-            "fence" => ScenarioEdit::Policy(choice(
-                FencingPolicy::from_code(v),
-                "fencing",
-                "off, strict or same_epoch",
-                v,
-            )?),
+            "fence" => ScenarioEdit::Policy(choice("fencing", v)?),
             "ttl" => ScenarioEdit::Ttl(number(Setting::Ttl, sc, None, v)?),
             "clients" => {
                 let n = number(Setting::Clients, sc, None, v)?;
                 ScenarioEdit::Clients(usize::try_from(n).unwrap_or(usize::MAX))
             }
-            "tokens" => ScenarioEdit::Tokens(choice(
-                TokenSource::from_code(v).filter(|t| TokenSource::CHOICES.contains(t)),
-                "tokens",
-                "same_redis, separate_counter, random or lock_service",
-                v,
-            )?),
-            "release" => ScenarioEdit::Release(choice(
-                ReleaseMode::from_code(v),
-                "release",
-                "cad, get_del or del",
-                v,
-            )?),
-            "barrier" => {
-                let on = match v {
-                    "on" => Some(true),
-                    "off" => Some(false),
-                    _ => None,
-                };
-                ScenarioEdit::Barrier(choice(on, "barrier", "on or off", v)?)
-            }
-            "check" => ScenarioEdit::Check(choice(
-                StorageCheck::from_code(v),
-                "check",
-                "highest or sequencer",
-                v,
-            )?),
+            "tokens" => ScenarioEdit::Tokens(choice("tokens", v)?),
+            "release" => ScenarioEdit::Release(choice("release", v)?),
+            "barrier" => ScenarioEdit::Barrier(choice("barrier", v)?),
+            "check" => ScenarioEdit::Check(choice("check", v)?),
             "lockdelay" => ScenarioEdit::LockDelay(number(Setting::LockDelay, sc, None, v)?),
             "rtt" => ScenarioEdit::LockRtt(number(Setting::LockRtt, sc, None, v)?),
             "drift" => ScenarioEdit::Drift(number(Setting::Drift, sc, None, v)?),
@@ -615,17 +588,70 @@ fn optional(
     }
 }
 
-/// `value` as one of a key's choices, or the error naming them.
-fn choice<T>(
-    parsed: Option<T>,
-    what: &'static str,
-    choices: &'static str,
-    value: &str,
-) -> Result<T, ParseError> {
-    parsed.ok_or_else(|| ParseError::BadChoice {
-        what,
-        choices,
-        value: value.to_owned(),
+/// A setting a link names by a code: the codes a link takes, and the list a refusal gives,
+/// are the enum's own table, not retyped here.
+trait Choice: Copy + 'static {
+    /// What a link may say, in the order a refusal lists it.
+    const CHOICES: &'static [Self];
+    fn code(self) -> &'static str;
+}
+
+impl Choice for FencingPolicy {
+    const CHOICES: &'static [Self] = &FencingPolicy::ALL;
+    fn code(self) -> &'static str {
+        FencingPolicy::code(self)
+    }
+}
+
+impl Choice for TokenSource {
+    /// Redlock's counterfactual comes with Redlock: a link cannot pick it.
+    const CHOICES: &'static [Self] = &TokenSource::CHOICES;
+    fn code(self) -> &'static str {
+        TokenSource::code(self)
+    }
+}
+
+impl Choice for ReleaseMode {
+    const CHOICES: &'static [Self] = &ReleaseMode::ALL;
+    fn code(self) -> &'static str {
+        ReleaseMode::code(self)
+    }
+}
+
+impl Choice for StorageCheck {
+    const CHOICES: &'static [Self] = &StorageCheck::ALL;
+    fn code(self) -> &'static str {
+        StorageCheck::code(self)
+    }
+}
+
+/// The handoff barrier: on or off.
+impl Choice for bool {
+    const CHOICES: &'static [Self] = &[true, false];
+    fn code(self) -> &'static str {
+        if self {
+            "on"
+        } else {
+            "off"
+        }
+    }
+}
+
+/// `value` as one of a key's choices, or the error naming them (`a, b or c`).
+fn choice<T: Choice>(what: &'static str, value: &str) -> Result<T, ParseError> {
+    let found = T::CHOICES.iter().copied().find(|c| c.code() == value);
+    found.ok_or_else(|| {
+        let codes: Vec<&str> = T::CHOICES.iter().map(|c| c.code()).collect();
+        let choices = match codes.split_last() {
+            Some((last, [])) => (*last).to_owned(),
+            Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+            None => String::new(),
+        };
+        ParseError::BadChoice {
+            what,
+            choices,
+            value: value.to_owned(),
+        }
     })
 }
 
@@ -695,6 +721,30 @@ mod tests {
             (p.key(&sc), p.value()),
             ("partition.B".into(), "10,20".into())
         );
+    }
+
+    /// A choice's refusal lists the enum's own codes, and each of them reads back.
+    #[test]
+    fn choices_come_from_the_enums() {
+        let says = |k: &str, v: &str| {
+            ScenarioEdit::parse(k, v, &Scenario::gc_pause())
+                .unwrap_err()
+                .to_string()
+        };
+        assert_eq!(
+            says("fence", "maybe"),
+            "fencing must be off, strict or same_epoch, not “maybe”"
+        );
+        assert_eq!(
+            says("tokens", "counterfactual"),
+            "tokens must be same_redis, separate_counter, random or lock_service, not “counterfactual”"
+        );
+        assert_eq!(says("barrier", "1"), "barrier must be on or off, not “1”");
+        for r in ReleaseMode::ALL {
+            assert!(says("release", "x").contains(r.code()));
+            let edit = ScenarioEdit::parse("release", r.code(), &Scenario::gc_pause());
+            assert_eq!(edit, Ok(ScenarioEdit::Release(r)));
+        }
     }
 
     /// The rules of an edit are the same wherever it comes from; the scenario stays.
