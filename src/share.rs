@@ -15,7 +15,7 @@ use std::fmt;
 use crate::core::deck;
 use crate::core::{FencingPolicy, Scenario, ScenarioError};
 use crate::lab::bounds::shown;
-use crate::lab::{EditError, ScenarioEdit};
+use crate::lab::{ParseError, ScenarioEdit};
 
 /// Longest hash accepted; a real one is well under 200 characters.
 pub const MAX_HASH_LEN: usize = 2_000;
@@ -42,27 +42,13 @@ pub enum ShareError {
     NoScenario,
     /// `s=` names no deck entry.
     UnknownScenario(String),
-    /// A key that is not a setting (nor `pause.` / `delay.` of a client).
-    UnknownKey(String),
-    /// `pause.X` or `delay.X` for a client the scenario does not have.
-    UnknownClient { scenario: String, client: String },
     /// `step=` that is not a whole number.
     BadStep(String),
-    /// A value outside a key's choices, e.g. `fence=maybe`.
-    BadChoice {
-        /// What the key sets, as the message names it (`fencing`, `release`, …).
-        what: &'static str,
-        /// The values it takes, as the message lists them.
-        choices: &'static str,
-        value: String,
-    },
-    /// `pause.X` without `start,length`.
-    BadPause { key: String },
     /// `partition.X` for two clients: one is cut off at a time.
     TwoPartitions,
-    /// A value that parsed, but its edit cannot be made to the scenario (a pause past the
-    /// horizon, `tokens=` under Redlock, …): the same rule the page's own edits follow.
-    Refused(EditError),
+    /// A setting's `key=value` that is no edit of the scenario, or an edit that cannot be
+    /// made to it: the lab's own error, the same rule the page's own edits follow.
+    Edit(ParseError),
     /// Every value parsed, but the scenario they make fails [`Scenario::validate`].
     Invalid(ScenarioError),
 }
@@ -108,28 +94,13 @@ impl fmt::Display for ShareError {
             ShareError::UnknownScenario(id) => {
                 write!(f, "there is no scenario called “{}”", shown(id))
             }
-            ShareError::UnknownKey(key) => {
-                write!(f, "a link has no setting called “{}”", shown(key))
-            }
-            ShareError::UnknownClient { scenario, client } => {
-                write!(f, "“{scenario}” has no client called “{}”", shown(client))
-            }
             ShareError::BadStep(value) => {
                 write!(f, "the step must be a whole number, not “{value}”")
             }
-            ShareError::BadChoice {
-                what,
-                choices,
-                value,
-            } => write!(f, "{what} must be {choices}, not “{}”", shown(value)),
-            ShareError::BadPause { key } => write!(
-                f,
-                "“{key}” needs start,length in ms, e.g. {key}=5,50 (or none)"
-            ),
             ShareError::TwoPartitions => {
                 f.write_str("only one client can be cut off from the lock service at a time")
             }
-            ShareError::Refused(e) => e.fmt(f),
+            ShareError::Edit(e) => e.fmt(f),
             // The reason stays in the message: the page shows this text and nothing else.
             ShareError::Invalid(e) => write!(f, "the link's scenario is not valid: {e}"),
         }
@@ -140,9 +111,15 @@ impl std::error::Error for ShareError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             ShareError::Invalid(e) => Some(e),
-            ShareError::Refused(e) => Some(e),
+            ShareError::Edit(e) => Some(e),
             _ => None,
         }
+    }
+}
+
+impl From<ParseError> for ShareError {
+    fn from(e: ParseError) -> Self {
+        ShareError::Edit(e)
     }
 }
 
@@ -266,7 +243,7 @@ pub fn decode(hash: &str) -> Result<View, ShareError> {
                     cut_set = true;
                 }
                 let edit = ScenarioEdit::parse(k, v, &sc)?;
-                sc = edit.apply(&sc).map_err(ShareError::Refused)?;
+                sc = edit.apply(&sc).map_err(ParseError::Refused)?;
             }
         }
     }
@@ -344,6 +321,7 @@ mod tests {
     use super::*;
     use crate::core::{FencingPolicy, Pause};
     use crate::lab::bounds::{Problem, Refusal, Setting};
+    use crate::lab::EditError;
 
     #[test]
     fn headline_round_trips() {
@@ -498,36 +476,38 @@ mod tests {
         assert_eq!(kind("#ttl=3"), ShareError::NoScenario);
         assert!(matches!(
             kind("#s=gc-pause&ttl=x"),
-            ShareError::Refused(EditError::OutOfBounds(_))
+            ShareError::Edit(ParseError::Refused(EditError::OutOfBounds(_)))
         ));
         assert_eq!(kind("#s=gc-pause&step=x"), ShareError::BadStep("x".into()));
         assert!(matches!(
             kind("#s=gc-pause&barrier=maybe"),
-            ShareError::BadChoice {
+            ShareError::Edit(ParseError::BadChoice {
                 what: "barrier",
                 ..
-            }
+            })
         ));
         assert_eq!(
             kind("#s=gc-pause&failover=500"),
-            ShareError::Refused(EditError::OutOfBounds(Refusal {
+            ShareError::Edit(ParseError::Refused(EditError::OutOfBounds(Refusal {
                 setting: Setting::Failover,
                 label: "Failover at".into(),
                 max: 100,
                 problem: Problem::Above("500".into()),
                 note: Some("the failover must come by t=100 ms, the end of the timeline".into()),
-            }))
+            })))
         );
         assert_eq!(
             kind("#s=clock-jump&tokens=lock_service"),
-            ShareError::Refused(EditError::TokensUnderRedlock)
+            ShareError::Edit(ParseError::Refused(EditError::NotForLock(
+                "Redlock mints no token: its token source cannot change"
+            )))
         );
         assert_eq!(
             kind("#s=gc-pause&x.A=1"),
-            ShareError::UnknownKey("x.A".into())
+            ShareError::Edit(ParseError::UnknownKey("x.A".into()))
         );
         // A scenario that fails validation keeps the core's error, as the source.
-        let e = kind("#s=row-lock&lockdelay=5");
+        let e = kind("#s=row-lock&failover=5");
         let ShareError::Invalid(inner) = &e else {
             panic!("{e:?}")
         };

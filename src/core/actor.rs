@@ -90,7 +90,7 @@ impl Backend for SimBackend<'_, '_> {
         let sc = self.sim.sc;
         let name = self.name().to_owned();
         // The random SET value of this client's next grant, if that is the token.
-        let value = (sc.token_source == TokenSource::RandomValue).then(|| {
+        let value = (sc.lock.token_source() == TokenSource::RandomValue).then(|| {
             let nth = self.sim.grants.iter().filter(|g| g.owner == name).count();
             Fence(random_token(sc.seed, self.actor, nth))
         });
@@ -242,7 +242,7 @@ impl Backend for SimBackend<'_, '_> {
     }
 
     fn job_done(&mut self, _now: Millis) -> Result<Option<bool>, Infallible> {
-        if self.sim.sc.row_lock.is_some() {
+        if self.sim.sc.lock.row().is_some() {
             if self.sim.actors[self.actor].session_gone {
                 return Ok(None);
             }
@@ -456,7 +456,7 @@ impl Sim<'_> {
             }
             _ => Err(live.as_ref().map(|l| l.fence)),
         };
-        let gone = self.sc.row_lock.is_some() && self.actors[actor].session_gone;
+        let gone = self.sc.lock.row().is_some() && self.actors[actor].session_gone;
         let result = if gone {
             // Its transaction was rolled back with its session: the UPDATE never runs, and
             // the client, seeing the FATAL, stops.
@@ -469,7 +469,7 @@ impl Sim<'_> {
         };
         if result.is_ok() {
             self.highest_accepted = self.highest_accepted.max(fence);
-            if self.sc.row_lock.is_some() {
+            if self.sc.lock.row().is_some() {
                 self.row_touch(actor);
             }
         }

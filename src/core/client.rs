@@ -10,6 +10,7 @@
 //! ([`super::record`]) to fill in.
 
 use super::clock::{Millis, SplitMix64};
+use super::fault::can_reach;
 use super::lease::{renewal_interval, Acquire, Fence};
 use super::ledger::{WriteError, WriteRequest};
 use super::scenario::{
@@ -171,12 +172,6 @@ pub fn after_pauses(actor: &Actor, t: Millis) -> Millis {
     at
 }
 
-/// Whether client `me` is cut off from the lock service at `now` (a partition).
-pub fn cut_off(sc: &Scenario, me: usize, now: Millis) -> bool {
-    sc.partition
-        .is_some_and(|p| p.actor == me && p.contains(now))
-}
-
 /// Runs client `me`'s current step at `now`.
 pub fn step<B: Backend>(
     b: &mut B,
@@ -187,12 +182,12 @@ pub fn step<B: Backend>(
     let Some(step) = sc.actors[me].script.get(b.state().pc).cloned() else {
         return Ok(Next::Stop);
     };
-    if sc.row_lock.is_some() {
+    if sc.lock.row().is_some() {
         if let Some(next) = row_step(b, &step, now)? {
             return Ok(next);
         }
     }
-    if cut_off(sc, me, now) {
+    if !can_reach(&sc.faults, me, now) {
         if let Some(command) = LockCommand::sent_by(&step) {
             unanswered(b, sc, me, command, now);
             return Ok(Next::Wait);
@@ -324,7 +319,7 @@ pub fn step<B: Backend>(
         }
         Step::Release => {
             let next = release(b, sc, now)?;
-            if sc.queue {
+            if sc.lock.queue() {
                 b.hand_over(now);
             }
             next
@@ -385,7 +380,8 @@ fn acquire<B: Backend>(
 ) -> Result<Next, B::Error> {
     Ok(match b.acquire(now)? {
         (Acquire::Acquired { fence, expires_at }, nodes) => {
-            let token_later = sc.token_source == super::scenario::TokenSource::SeparateCounter;
+            let token_later =
+                sc.lock.token_source() == super::scenario::TokenSource::SeparateCounter;
             granted(b, now, fence, expires_at, nodes, token_later);
             if token_later {
                 // The lease is granted; its token is a second command away.
@@ -396,7 +392,7 @@ fn acquire<B: Backend>(
             }
             Next::At(now)
         }
-        (Acquire::Held { holder, .. }, _) if sc.queue => {
+        (Acquire::Held { holder, .. }, _) if sc.lock.queue() => {
             // In the queue: no polling; the lock is handed over in arrival order.
             b.say(now, EventKind::LockWait { holder });
             Next::Wait
@@ -576,7 +572,7 @@ fn write<B: Backend>(
     let request = WriteRequest {
         resource: sc.resource.clone(),
         writer: sc.actors[me].name.clone(),
-        fence: sc.row_lock.is_none().then_some(fence),
+        fence: sc.lock.row().is_none().then_some(fence),
         amount,
         idempotency_key,
         publish,
@@ -646,7 +642,7 @@ fn work_renewing<B: Backend>(
         b.say(now, EventKind::ResumeRace { worker_first });
         renew = !worker_first;
     }
-    if renew && cut_off(sc, me, now) {
+    if renew && !can_reach(&sc.faults, me, now) {
         // The watchdog's renewal is dropped; the worker carries on beside it.
         let st = b.state();
         st.renew_due = None;

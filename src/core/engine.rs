@@ -11,6 +11,7 @@
 use super::actor;
 use super::audit;
 use super::clock::Millis;
+use super::fault::Fault;
 use super::lease::{Fence, Lease};
 use super::queue::{Class, Pending};
 use super::scenario::{Scenario, TokenSource};
@@ -21,11 +22,14 @@ use super::trace::{Awareness, EventKind, ExpiryCause, Lane, Shortened, Trace};
 pub fn run(sc: &Scenario) -> Trace {
     let mut sim = Sim::new(sc);
     let initial = sim.snapshot();
-    for j in &sc.lock_clock_jumps {
-        sim.push(j.at, Class::ClockJump, Pending::ClockJump { by: j.by });
-    }
-    if let Some(t) = sc.failover_at {
-        sim.push(t, Class::Failover, Pending::Failover);
+    for f in &sc.faults {
+        let class = match f.fault {
+            Fault::ClockJump { .. } => Class::ClockJump,
+            Fault::Failover { .. } | Fault::Restart { .. } => Class::Failover,
+            // A window a client asks about (`fault::can_reach`), not an event.
+            Fault::Partition { .. } => continue,
+        };
+        sim.push(f.at, class, Pending::Fault(f.fault));
     }
     for (i, a) in sc.actors.iter().enumerate() {
         for p in a.pauses.iter().filter(|p| p.duration > 0) {
@@ -67,8 +71,11 @@ pub fn run(sc: &Scenario) -> Trace {
 impl Sim<'_> {
     fn handle(&mut self, pending: Pending) {
         match pending {
-            Pending::ClockJump { by } => self.clock_jump(by),
-            Pending::Failover => self.failover(),
+            Pending::Fault(Fault::ClockJump { node, by }) => self.clock_jump(node, by),
+            Pending::Fault(f @ (Fault::Failover { .. } | Fault::Restart { .. })) => {
+                self.failover(f.lag())
+            }
+            Pending::Fault(Fault::Partition { .. }) => {}
             Pending::Expiry { fence } => self.expire(fence),
             Pending::PauseStart { actor, until } => {
                 if self.actors[actor].done {
@@ -128,12 +135,11 @@ impl Sim<'_> {
         }
     }
 
-    /// The lock node's clock steps forward: the live lease loses `by` ms of real time.
-    fn clock_jump(&mut self, by: Millis) {
+    /// Lock node `node`'s clock steps forward: the live lease loses `by` ms of real time.
+    fn clock_jump(&mut self, node: usize, by: Millis) {
         let now = self.now();
         let res = &self.sc.resource;
         let before = self.lock.holder(now, res);
-        let node = self.sc.redlock.as_ref().map_or(0, |r| r.jumping_node);
         self.lock.clock_jump(now, by, node);
         let shortened = before.and_then(|old| {
             let ends_at = self
@@ -160,23 +166,24 @@ impl Sim<'_> {
 
     /// The primary fails over. Off a single Redis with asynchronous replication, the
     /// promoted replica never got the newest lock keys; a linearizable lock service's new
-    /// leader has them all.
-    fn failover(&mut self) {
+    /// leader has them all. `lag`: the replica's (or the restart's snapshot's), `None` for
+    /// one that has none of the run's writes.
+    fn failover(&mut self, lag: Option<Millis>) {
         let now = self.now();
-        let lost: Vec<Lease> = match self.sc.token_source {
-            TokenSource::SameRedis => self.lock.failover(now, true, self.sc.replication_lag),
+        let lost: Vec<Lease> = match self.sc.lock.token_source() {
+            TokenSource::SameRedis => self.lock.failover(now, true, lag),
             TokenSource::SeparateCounter | TokenSource::RandomValue => {
-                self.lock.failover(now, false, self.sc.replication_lag)
+                self.lock.failover(now, false, lag)
             }
             TokenSource::LockService | TokenSource::Counterfactual => Vec::new(),
         };
         self.lost.extend(lost.iter().cloned());
-        let next_fence = match self.sc.token_source {
+        let next_fence = match self.sc.lock.token_source() {
             TokenSource::SeparateCounter => Fence(self.counter),
             _ => self.lock.next_fence(),
         };
         let granted = self.grants.iter().map(|g| g.fence);
-        let rolled_back = super::trace::rolled_back(self.sc.token_source, next_fence, granted);
+        let rolled_back = super::trace::rolled_back(self.sc.lock.token_source(), next_fence, granted);
         let kind = EventKind::Failover {
             lost,
             next_fence,
@@ -223,7 +230,7 @@ impl Sim<'_> {
         let jumped = self.events.iter().any(|e| {
             matches!(&e.kind, EventKind::LockClockJumped { shortened: Some(s), .. } if s.fence == fence)
         });
-        let cause = if self.sc.row_lock.is_some() {
+        let cause = if self.sc.lock.row().is_some() {
             ExpiryCause::IdleTimeout
         } else if jumped {
             ExpiryCause::ClockJump
@@ -248,7 +255,7 @@ impl Sim<'_> {
             owner_knew,
         };
         self.emit(None, Lane::Lease, kind);
-        if cause == ExpiryCause::IdleTimeout || self.sc.queue {
+        if cause == ExpiryCause::IdleTimeout || self.sc.lock.queue() {
             actor::row_handoff(self);
         }
     }

@@ -5,8 +5,8 @@
 //! and in wasm alike.
 //!
 //! The modules form a line, each using only those before it (`tests/native/layering.rs` checks it):
-//! clock ← lease ← redlock ← ledger ← scenario ← trace ← audit ← record ← client ← queue ←
-//! locks ← sim ← actor ← engine ← story ← herd ← deck ← explore.
+//! clock ← lease ← redlock ← ledger ← fault ← scenario ← trace ← audit ← record ← client ←
+//! queue ← locks ← sim ← actor ← engine ← story ← herd ← deck ← explore.
 
 mod actor;
 mod audit;
@@ -15,6 +15,7 @@ mod clock;
 pub mod deck;
 mod engine;
 pub mod explore;
+pub mod fault;
 mod herd;
 mod lease;
 mod ledger;
@@ -30,6 +31,7 @@ mod trace;
 pub use clock::{Clock, Millis, SplitMix64};
 pub use deck::{DeckEntry, DECK};
 pub use engine::run;
+pub use fault::{can_reach, Fault, FaultAt, Node};
 pub use herd::{renewal_herd, HerdReport, HERD_BUCKETS, MAX_HERD, MAX_HERD_RENEWALS};
 pub use lease::{renewal_interval, Acquire, Fence, Lease, LeaseLock, LockError};
 pub use ledger::{
@@ -37,10 +39,11 @@ pub use ledger::{
 };
 pub use record::{observations_of, recorded, Observation, Refusal, Seen};
 pub use scenario::{
-    client_elapsed, random_token, Actor, ClockJump, Partition, Pause, PauseCause, RedlockSetup,
-    ReleaseMode, RowLock, Scenario, ScenarioError, Step, TokenSource, CLIENTS, COUNTER_GAP,
-    GET_DEL_GAP, IDLE_IN_TRANSACTION_TIMEOUT, MAX_ACTORS, MAX_CLIENT_DRIFT, MAX_LABEL, MAX_NODES,
-    MAX_STEPS, MAX_TIME, RANDOM_TOKENS,
+    client_elapsed, random_token, Actor, ClockJump, LockKind, Partition, Pause, PauseCause,
+    RedisTokens, RedlockSetup, ReleaseMode, RowLock, Scenario, ScenarioError, ScenarioWire,
+    ServiceOptions, Step, TokenSource, CLIENTS, COUNTER_GAP, GET_DEL_GAP,
+    IDLE_IN_TRANSACTION_TIMEOUT, MAX_ACTORS, MAX_CLIENT_DRIFT, MAX_LABEL, MAX_NODES, MAX_STEPS,
+    MAX_TIME, RANDOM_TOKENS,
 };
 pub use trace::{
     Awareness, EventKind, ExpiryCause, Grant, Lane, LeaseEnd, LeaseSpan, LockCommand, NoopReason,

@@ -5,6 +5,7 @@
 use std::collections::BTreeMap;
 
 use super::clock::Millis;
+use super::fault::Fault;
 use super::lease::Fence;
 use super::ledger::WriteRequest;
 use super::trace::LockCommand;
@@ -26,10 +27,9 @@ pub(super) enum Class {
 /// Something due to happen. Actors are named by their index in the scenario.
 #[derive(Debug, Clone)]
 pub(super) enum Pending {
-    ClockJump {
-        by: Millis,
-    },
-    Failover,
+    /// A fault of the world's (a clock jump, a failover or restart; a partition is not an
+    /// event but a window the client asks about).
+    Fault(Fault),
     Expiry {
         fence: Fence,
     },
@@ -96,7 +96,8 @@ mod tests {
         q.push(5, Class::Expiry, Pending::Expiry { fence: Fence(1) });
         q.push(5, Class::Step, Pending::Step { actor: 1 });
         q.push(2, Class::Step, Pending::Step { actor: 2 });
-        q.push(5, Class::ClockJump, Pending::ClockJump { by: 3 });
+        let jump = Fault::ClockJump { node: 0, by: 3 };
+        q.push(5, Class::ClockJump, Pending::Fault(jump));
         let order: Vec<String> = std::iter::from_fn(|| q.pop())
             .map(|(t, p)| format!("{t}:{p:?}"))
             .collect();
@@ -104,7 +105,7 @@ mod tests {
             order,
             [
                 "2:Step { actor: 2 }",
-                "5:ClockJump { by: 3 }",
+                "5:Fault(ClockJump { node: 0, by: 3 })",
                 "5:Expiry { fence: Fence(1) }",
                 "5:Step { actor: 0 }",
                 "5:Step { actor: 1 }",

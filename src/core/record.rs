@@ -282,7 +282,7 @@ impl World<'_> {
             let (lease, at, cause) = match (due(&self.leases), due(&self.lost)) {
                 (Some((i, a)), lost) if lost.is_none_or(|(_, b)| a <= b) => {
                     let l = self.take(i);
-                    let cause = if self.sc.row_lock.is_some() {
+                    let cause = if self.sc.lock.row().is_some() {
                         ExpiryCause::IdleTimeout
                     } else if self.jumped.contains(&l.fence) {
                         ExpiryCause::ClockJump
@@ -341,7 +341,7 @@ impl World<'_> {
 
     /// Redlock: when lease `i` ends, by Redlock's own majority rule over its keys' expiries.
     fn quorum_expiry(&self, i: usize) -> Option<Millis> {
-        let nodes = self.sc.redlock.as_ref()?.nodes;
+        let nodes = self.sc.lock.redlock()?.nodes;
         redlock::majority_ends(nodes, self.keys[i].iter().map(|(_, e)| *e))
     }
 
@@ -410,7 +410,7 @@ impl World<'_> {
                     self.ended[i] = None;
                 }
             }
-            EventKind::JobChecked { .. } if self.sc.row_lock.is_some() => self.touch(at, name),
+            EventKind::JobChecked { .. } if self.sc.lock.row().is_some() => self.touch(at, name),
             EventKind::ConnectionLost | EventKind::GaveUp => self.believe(me, false),
             EventKind::PauseStarted { .. } => {
                 if let Some(x) = me.and_then(|i| self.paused.get_mut(i)) {
@@ -438,8 +438,8 @@ impl World<'_> {
             Seen::AcquireRefused { retry_in, nodes } => {
                 let (holder, until) = match (live(self), &self.lapsed) {
                     (Some(l), _) => (l.owner, l.expires_at),
-                    (None, Some(l)) if self.sc.redlock.is_none() => {
-                        let delay_ends = l.delay_ends(self.sc.lock_delay);
+                    (None, Some(l)) if self.sc.lock.redlock().is_none() => {
+                        let delay_ends = l.delay_ends(self.sc.lock.lock_delay());
                         match at < delay_ends {
                             true => (l.owner.clone(), delay_ends),
                             false => (String::new(), 0),
@@ -563,7 +563,7 @@ impl World<'_> {
         }
         self.lost.extend(lost.iter().cloned());
         let granted = self.grants.iter().map(|(_, g)| g.fence);
-        let rolled_back = trace::rolled_back(self.sc.token_source, next_fence, granted);
+        let rolled_back = trace::rolled_back(self.sc.lock.token_source(), next_fence, granted);
         EventKind::Failover {
             lost,
             next_fence,
@@ -574,14 +574,14 @@ impl World<'_> {
     /// One lock node's clock steps `by`: its keys' PX runs out `by` sooner. Under Redlock a
     /// lease lives on while a majority of its keys do. The holder's lease, if it shortened.
     fn clock_jumped(&mut self, at: Millis, by: Millis) -> Option<Shortened> {
-        let node = self.sc.redlock.as_ref().map_or(0, |r| r.jumping_node);
+        let node = self.sc.jumping_node();
         let holder = self.leases.iter().rposition(|l| l.is_live(at));
         let mut shortened = None;
         for i in 0..self.leases.len() {
             if !self.leases[i].is_live(at) {
                 continue;
             }
-            let ends_at = if self.sc.redlock.is_some() {
+            let ends_at = if self.sc.lock.redlock().is_some() {
                 for k in self.keys[i].iter_mut().filter(|k| k.0 == node) {
                     k.1 = k.1.saturating_sub(by).max(at);
                 }
@@ -649,7 +649,7 @@ impl World<'_> {
             Ok(balance) => Ok(balance.unwrap_or(self.account.balance)),
             Err(r) => Err(self.refused(at, r)),
         };
-        if self.sc.row_lock.is_some() {
+        if self.sc.lock.row().is_some() {
             match result {
                 Ok(_) => self.touch(at, name),
                 // The client got the FATAL: it stops believing, and stops.

@@ -6,7 +6,11 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 use super::clock::{Millis, SplitMix64};
+use super::fault::{Fault, FaultAt, Node};
 use super::ledger::{FencingPolicy, StorageCheck};
+
+mod wire;
+pub use wire::ScenarioWire;
 
 /// Upper bounds that keep an edited or imported scenario small enough to simulate instantly.
 pub const MAX_ACTORS: usize = 16;
@@ -196,14 +200,11 @@ impl TokenSource {
 
 /// Redlock instead of one Redis: `nodes` independent nodes, a client holds the lock while a
 /// majority holds its key. `reach[i]` lists the nodes actor `i` can reach (all when missing
-/// or empty). `lock_clock_jumps` step the clock of node `jumping_node` only.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// or empty).
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RedlockSetup {
     pub nodes: usize,
-    #[serde(default)]
     pub reach: Vec<Vec<usize>>,
-    #[serde(default)]
-    pub jumping_node: usize,
 }
 
 /// Most Redlock nodes.
@@ -260,8 +261,8 @@ pub const COUNTER_GAP: Millis = 1;
 /// Time between the GET reply and the DEL of [`ReleaseMode::GetThenDel`].
 pub const GET_DEL_GAP: Millis = 1;
 
-/// A forward step of the lock node's clock (NTP step, operator fix): every TTL it is
-/// counting down loses `by` ms of real time.
+/// A forward step of the lock node's clock as the JSON lists it (`lock_clock_jumps`; the
+/// model's is [`Fault::ClockJump`]): every TTL it is counting down loses `by` ms.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ClockJump {
     pub at: Millis,
@@ -311,7 +312,8 @@ pub struct Actor {
     pub lock_timeout: Option<Millis>,
 }
 
-/// A network partition between one client and the lock service: from `start` until `end`
+/// A network partition between one client and the lock service, as the JSON spells it and
+/// the words read it (the model's is a [`Fault::Partition`]): from `start` until `end`
 /// every lock command the client sends (acquire, renew, extend, is_held, release) is dropped,
 /// so it is never executed and no reply comes; the client learns only at its own
 /// [`Actor::lock_timeout`]. Storage stays reachable, and the client keeps running.
@@ -336,11 +338,12 @@ impl Partition {
 }
 
 /// Everything needed to reproduce a run. `Default` is an empty (invalid) scenario, there
-/// for struct-update syntax: `Scenario { actors, ..Scenario::default() }`.
+/// for struct-update syntax: `Scenario { actors, ..Scenario::default() }`. Its JSON is
+/// [`ScenarioWire`]'s, the layout recordings have always had.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "ScenarioWire", into = "ScenarioWire")]
 pub struct Scenario {
     /// The deck entry this scenario was built from (`"gc-pause"`, …); empty for a hand-made one.
-    #[serde(default)]
     pub id: String,
     pub title: String,
     pub resource: String,
@@ -352,82 +355,199 @@ pub struct Scenario {
     /// The span the timeline shows; nothing is simulated past it.
     pub horizon: Millis,
     /// How `Step::Release` deletes the key.
-    #[serde(default)]
     pub release: ReleaseMode,
-    /// When the lock server's primary crashes. With [`TokenSource::SameRedis`] the primary
-    /// had not replicated the newest lock keys (nor the INCRs of their tokens) and a replica
-    /// without them is promoted; with [`TokenSource::LockService`] the new leader has the log.
-    pub failover_at: Option<Millis>,
-    /// Where tokens come from.
-    #[serde(default)]
-    pub token_source: TokenSource,
-    /// Redlock over several nodes instead of one Redis.
-    pub redlock: Option<RedlockSetup>,
-    /// Forward jumps of the lock node's clock.
-    #[serde(default)]
-    pub lock_clock_jumps: Vec<ClockJump>,
+    /// Which lock the clients take, with what only that lock has.
+    pub lock: LockKind,
+    /// What goes wrong in the world, and when (sorted by time): partitions, a failover or a
+    /// restart of the lock server, clock jumps of a lock node.
+    pub faults: Vec<FaultAt>,
     /// `Step::Barrier` is skipped: the new holder starts without first establishing its
     /// epoch at the resource (the what-if of the handoff).
-    #[serde(default)]
     pub skip_barrier: bool,
     /// Seed of the renewal jitter (and of which resuming thread runs first), so a run
     /// replays exactly.
-    #[serde(default)]
     pub seed: u64,
-    /// Chubby-style lock-delay (ms): after a lease expires without a release, the lock server
-    /// grants the lock to nobody for this long. Redis has no such thing (0).
-    #[serde(default)]
-    pub lock_delay: Millis,
     /// How storage validates a write's token besides the fencing rule: only against the
     /// highest token it has seen, or also with the lock service (a sequencer check). With
     /// fencing off storage checks nothing, so this changes nothing then.
-    #[serde(default)]
     pub check: StorageCheck,
-    /// How far the Redis replica that a failover promotes lags behind the primary (ms): it
-    /// has every write made at least this long before the failover. `None`: replication was
-    /// cut before the run, so it has none of the run's writes.
-    pub replication_lag: Option<Millis>,
     /// How slow every client's own clock runs against the lock server's, per mille (200: it
     /// counts 4 ms while 5 pass). Only `Step::CheckDeadline` reads a client's clock.
-    #[serde(default)]
     pub client_drift: u64,
     /// How much earlier than the TTL a client stops (`Step::CheckDeadline`): its local
     /// deadline is TTL − margin after its acquire, on its own clock.
-    #[serde(default)]
     pub deadline_margin: Millis,
     /// The one job every actor's debits carry out, if they all run the same job (`Step::CheckDone`
     /// reads whether it is done). Two of its debits landing means the job ran twice.
     pub job: Option<String>,
-    /// The lock is a PostgreSQL row lock in the storage itself ([`RowLock`]), not a lease.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub row_lock: Option<RowLock>,
-    /// One client cut off from the lock service (not from storage) for a while.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub partition: Option<Partition>,
     /// The round trip between every client and the lock service (ms): 0 when they share a
     /// region, a WAN round trip when the lock service is in another. A lock command runs on
     /// the lock service at its step's instant; the client's next step waits this long for
     /// the reply. Storage stays near the clients.
-    #[serde(default, skip_serializing_if = "is_zero")]
     pub lock_rtt: Millis,
-    /// `failover_at` is the lock's Redis killed (kill -9) and restarted, not a replica
-    /// promoted: it comes back with only what its last snapshot had (no AOF, or
-    /// `appendfsync everysec` after a power loss), so it loses what a cut replica would.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub restart: bool,
-    /// The [`Partition`] cuts the client's lock-service member off from the other two of a
-    /// 3-member Raft cluster: that minority can commit nothing, so the client's commands get
-    /// no reply, while the majority elects a leader and goes on. The model is the same
-    /// dropped commands; only the words differ.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub minority: bool,
+}
+
+/// Which lock grants the lease, with what only that lock has, so a combination no real
+/// system has (a Redis with a lock-delay, a row lock on Redlock nodes) cannot be written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LockKind {
+    /// A lease on one Redis (`SET key val NX PX ttl`), its tokens from `tokens`.
+    Redis { tokens: RedisTokens },
+    /// Redlock over several independent Redis nodes; it mints no token
+    /// ([`TokenSource::Counterfactual`]).
+    Redlock(RedlockSetup),
+    /// A consensus lock service (etcd, ZooKeeper; Chubby with a lock-delay): lease and token
+    /// (the lock key's revision, the sequential znode's number) from one linearizable store.
+    Service(ServiceOptions),
+    /// A PostgreSQL row lock in the storage itself, not a lease; no token.
+    Row(RowLock),
+}
+
+impl Default for LockKind {
+    fn default() -> Self {
+        LockKind::Redis {
+            tokens: RedisTokens::SameRedis,
+        }
+    }
+}
+
+/// Where a single Redis's tokens come from (the Redis sources of [`TokenSource`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum RedisTokens {
+    /// [`TokenSource::SameRedis`].
+    #[default]
+    SameRedis,
+    /// [`TokenSource::SeparateCounter`].
+    SeparateCounter,
+    /// [`TokenSource::RandomValue`].
+    RandomValue,
+}
+
+/// What a lock service has that Redis does not.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ServiceOptions {
+    /// Chubby-style lock-delay (ms): after a lease expires without a release, the lock
+    /// service grants the lock to nobody for this long.
+    pub lock_delay: Millis,
     /// The lock service queues waiters fairly, as ZooKeeper's lock recipe (an ephemeral
     /// sequential znode per waiter, each watching only the one before it) and etcd's mutex
     /// (waiters ordered by their key's create revision) do: an acquire while the lock is held
     /// joins the queue and waits, without polling, until the lock is handed to it, in
     /// arrival order, when the holder releases or its session (the lease) expires.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub queue: bool,
+}
+
+impl LockKind {
+    /// A lock service with no lock-delay and no queue (etcd's lease and transaction).
+    pub const SERVICE: LockKind = LockKind::Service(ServiceOptions {
+        lock_delay: 0,
+        queue: false,
+    });
+
+    /// Where this lock's tokens come from.
+    pub fn token_source(&self) -> TokenSource {
+        match self {
+            LockKind::Redis { tokens } => TokenSource::from(*tokens),
+            LockKind::Redlock(_) => TokenSource::Counterfactual,
+            LockKind::Service(_) => TokenSource::LockService,
+            // No token reaches storage; the grant numbers count like one Redis's INCR.
+            LockKind::Row(_) => TokenSource::SameRedis,
+        }
+    }
+
+    /// The same lock with its tokens from `t`: a single Redis and a lock service trade
+    /// places (the one setting both have); Redlock mints none and a row lock has none.
+    pub fn with_tokens(&self, t: TokenSource) -> Result<LockKind, &'static str> {
+        let single = matches!(self, LockKind::Redis { .. } | LockKind::Service(_));
+        match (t, RedisTokens::of(t)) {
+            _ if !single && t == self.token_source() => Ok(self.clone()),
+            _ if matches!(self, LockKind::Redlock(_)) => {
+                Err("Redlock mints no token: its token source cannot change")
+            }
+            _ if !single => Err("a row lock hands out no token: its token source cannot change"),
+            (TokenSource::LockService, _) if matches!(self, LockKind::Service(_)) => {
+                Ok(self.clone())
+            }
+            (TokenSource::LockService, _) => Ok(LockKind::SERVICE),
+            (_, Some(tokens)) => Ok(LockKind::Redis { tokens }),
+            (_, None) => Err("only Redlock mints no token"),
+        }
+    }
+
+    /// The same lock with a lock-delay of `ms`: only a lock service has one.
+    pub fn with_lock_delay(&self, ms: Millis) -> Result<LockKind, &'static str> {
+        match self {
+            LockKind::Service(o) => Ok(LockKind::Service(ServiceOptions {
+                lock_delay: ms,
+                ..*o
+            })),
+            _ if ms == 0 => Ok(self.clone()),
+            LockKind::Row(_) => Err("a row lock in PostgreSQL has no lock-delay"),
+            _ => Err(
+                "Redis has no lock-delay: a lock service (tokens from etcd / ZooKeeper) has one",
+            ),
+        }
+    }
+
+    pub fn redlock(&self) -> Option<&RedlockSetup> {
+        match self {
+            LockKind::Redlock(r) => Some(r),
+            _ => None,
+        }
+    }
+
+    pub fn row(&self) -> Option<RowLock> {
+        match self {
+            LockKind::Row(r) => Some(*r),
+            _ => None,
+        }
+    }
+
+    /// A lock service's lock-delay (0 for every other lock).
+    pub fn lock_delay(&self) -> Millis {
+        self.service().lock_delay
+    }
+
+    /// Whether a lock service queues waiters fairly.
+    pub fn queue(&self) -> bool {
+        self.service().queue
+    }
+
+    /// A lock service's options (none for any other lock).
+    pub fn service(&self) -> ServiceOptions {
+        match self {
+            LockKind::Service(o) => *o,
+            _ => ServiceOptions::default(),
+        }
+    }
+
+    /// Whether one server holds the lease (one Redis or one lock service), so it has a
+    /// primary to fail over and its tokens can change source.
+    pub fn is_single(&self) -> bool {
+        matches!(self, LockKind::Redis { .. } | LockKind::Service(_))
+    }
+}
+
+impl RedisTokens {
+    /// `t` if it is one of Redis's sources.
+    pub fn of(t: TokenSource) -> Option<Self> {
+        match t {
+            TokenSource::SameRedis => Some(Self::SameRedis),
+            TokenSource::SeparateCounter => Some(Self::SeparateCounter),
+            TokenSource::RandomValue => Some(Self::RandomValue),
+            TokenSource::LockService | TokenSource::Counterfactual => None,
+        }
+    }
+}
+
+impl From<RedisTokens> for TokenSource {
+    fn from(t: RedisTokens) -> Self {
+        match t {
+            RedisTokens::SameRedis => TokenSource::SameRedis,
+            RedisTokens::SeparateCounter => TokenSource::SeparateCounter,
+            RedisTokens::RandomValue => TokenSource::RandomValue,
+        }
+    }
 }
 
 fn is_zero(t: &Millis) -> bool {
@@ -464,6 +584,8 @@ pub enum ScenarioError {
     },
     /// A partition that names no client, or whose window is empty.
     BadPartition(String),
+    /// Faults the model, the JSON and the replay cannot hold together.
+    BadFault(&'static str),
     OutOfRange {
         what: &'static str,
         value: u64,
@@ -507,6 +629,7 @@ impl fmt::Display for ScenarioError {
                 "{actor}'s debit under a row lock must be followed at once by its COMMIT (Release)"
             ),
             ScenarioError::BadPartition(why) => write!(f, "the partition {why}"),
+            ScenarioError::BadFault(why) => write!(f, "{why}"),
             ScenarioError::OutOfRange {
                 what,
                 value,
@@ -534,6 +657,21 @@ fn in_range(what: &'static str, value: u64, min: u64, max: u64) -> Result<(), Sc
     }
 }
 
+/// The client-to-lock-service partition `f` is, if it is one.
+fn partition_of(f: &FaultAt) -> Option<Partition> {
+    let Fault::Partition { a, b, until } = f.fault else {
+        return None;
+    };
+    let (start, end) = (f.at, until);
+    match (a, b) {
+        (Node::Client(actor) | Node::MemberOf(actor), Node::LockService)
+        | (Node::LockService, Node::Client(actor) | Node::MemberOf(actor)) => {
+            Some(Partition { actor, start, end })
+        }
+        _ => None,
+    }
+}
+
 /// How long `real` ms last on a client clock running `drift` per mille slow (rounded down).
 pub fn client_elapsed(real: Millis, drift: u64) -> Millis {
     real.saturating_mul(1000 - drift.min(1000)) / 1000
@@ -551,9 +689,102 @@ impl Scenario {
 
     /// The PostgreSQL idle-in-transaction timeout of a row lock, if one is set.
     pub fn idle_timeout(&self) -> Option<Millis> {
-        self.row_lock
+        self.lock
+            .row()
             .filter(|r| r.idle_timeout)
             .map(|_| self.lease_ttl)
+    }
+
+    /// The lock server's failover or restart, if it has one: when, and the fault.
+    pub fn crash(&self) -> Option<(Millis, Fault)> {
+        self.faults
+            .iter()
+            .find(|f| f.fault.is_crash())
+            .map(|f| (f.at, f.fault))
+    }
+
+    /// When the lock server fails over or restarts.
+    pub fn failover_at(&self) -> Option<Millis> {
+        self.crash().map(|(at, _)| at)
+    }
+
+    /// How far the promoted replica (or a restart's snapshot) lags: it has every write made
+    /// at least this long before the crash. `None`: none of the run's.
+    pub fn replication_lag(&self) -> Option<Millis> {
+        self.crash().and_then(|(_, f)| f.lag())
+    }
+
+    /// Whether the crash is the lock's one Redis restarting, not a replica promoted.
+    pub fn restart(&self) -> bool {
+        matches!(self.crash(), Some((_, Fault::Restart { .. })))
+    }
+
+    /// The client cut off from the lock service, if one is.
+    pub fn partitioned(&self) -> Option<Partition> {
+        self.faults.iter().find_map(partition_of)
+    }
+
+    /// Whether the partition cuts the client's lock-service member off from the majority of a
+    /// 3-member Raft cluster (a minority of one), not the client itself: the model is the same
+    /// dropped commands; only the words differ.
+    pub fn minority(&self) -> bool {
+        self.faults.iter().any(|f| f.fault.minority())
+    }
+
+    /// The lock-node clock jumps: when, which node, by how much.
+    pub fn clock_jumps(&self) -> impl Iterator<Item = (Millis, usize, Millis)> + '_ {
+        self.faults.iter().filter_map(|f| match f.fault {
+            Fault::ClockJump { node, by } => Some((f.at, node, by)),
+            _ => None,
+        })
+    }
+
+    /// The node whose clock jumps (every jump steps the same one; 0 with none).
+    pub fn jumping_node(&self) -> usize {
+        self.clock_jumps().next().map_or(0, |(_, node, _)| node)
+    }
+
+    /// Moves the failover or restart to `at`, or takes it away (`None`). With none, one is
+    /// added: `like` (a restart, a lag) if given, else a replica promoted with none of the
+    /// run's writes.
+    pub fn set_crash_at(&mut self, at: Option<Millis>, like: Option<Fault>) {
+        let crash = self.crash().map(|(_, f)| f).or(like);
+        self.faults.retain(|f| !f.fault.is_crash());
+        if let Some(at) = at {
+            self.add_fault(at, crash.unwrap_or(Fault::Failover { lag: None }));
+        }
+    }
+
+    /// The failover's (or restart's) lag; with neither, there is no replica to lag.
+    pub fn set_crash_lag(&mut self, lag: Option<Millis>) {
+        for f in self.faults.iter_mut().filter(|f| f.fault.is_crash()) {
+            f.fault = f.fault.with_lag(lag);
+        }
+    }
+
+    /// Client `actor` cut off from the lock service over `span` (`member`: its lock-service
+    /// member cut off from the majority), in place of any client cut off before; or, with
+    /// `None`, no longer cut off.
+    pub fn set_partition(&mut self, actor: usize, span: Option<(Millis, Millis)>, member: bool) {
+        let cut = |f: &FaultAt| partition_of(f).map(|p| p.actor);
+        match span {
+            Some((start, end)) => {
+                self.faults.retain(|f| cut(f).is_none());
+                let node = match member {
+                    true => Node::MemberOf(actor),
+                    false => Node::Client(actor),
+                };
+                let f = FaultAt::cut_from_lock(node, start, end);
+                self.add_fault(f.at, f.fault);
+            }
+            None => self.faults.retain(|f| cut(f) != Some(actor)),
+        }
+    }
+
+    /// Adds a fault, keeping the list in time order (after those at the same time).
+    pub fn add_fault(&mut self, at: Millis, fault: Fault) {
+        let i = self.faults.partition_point(|f| f.at <= at);
+        self.faults.insert(i, FaultAt { at, fault });
     }
 
     /// Whether the job's writes are claim rows written before an outside call.
@@ -649,6 +880,65 @@ impl Scenario {
         self.actors.iter().position(|a| a.name == name)
     }
 
+    /// The faults' bounds, and what the JSON and the replay hold: at most one failover or
+    /// restart, one partition (a client, or the member it talks to, cut off from the lock
+    /// service), and clock jumps that all step one node of the lock.
+    fn validate_faults(&self) -> Result<(), ScenarioError> {
+        in_range("faults", self.faults.len() as u64, 0, MAX_STEPS as u64)?;
+        let nodes = self.lock.redlock().map_or(1, |r| r.nodes);
+        let mut jumping = None;
+        for f in &self.faults {
+            match f.fault {
+                Fault::Failover { lag } | Fault::Restart { lag } => {
+                    in_range("failover_at", f.at, 0, MAX_TIME)?;
+                    in_range("replication_lag", lag.unwrap_or(0), 0, MAX_TIME)?;
+                }
+                Fault::ClockJump { node, by } => {
+                    in_range("clock jump at", f.at, 0, MAX_TIME)?;
+                    in_range("clock jump by", by, 1, MAX_TIME)?;
+                    in_range("redlock node", node as u64, 0, nodes as u64 - 1)?;
+                    if *jumping.get_or_insert(node) != node {
+                        return Err(ScenarioError::BadFault("clock jumps step one node"));
+                    }
+                }
+                Fault::Partition { until, .. } => {
+                    let Some(p) = partition_of(f) else {
+                        return Err(ScenarioError::BadPartition(
+                            "must cut a client, or the member it talks to, off from the lock service"
+                                .to_owned(),
+                        ));
+                    };
+                    if p.actor >= self.actors.len() {
+                        return Err(ScenarioError::BadPartition(format!(
+                            "names client {}, but there are only {}",
+                            p.actor + 1,
+                            self.actors.len()
+                        )));
+                    }
+                    in_range("partition start", f.at, 0, MAX_TIME)?;
+                    in_range("partition end", until, 0, MAX_TIME)?;
+                    if until <= f.at {
+                        return Err(ScenarioError::BadPartition(format!(
+                            "must end after it starts (from t={} to t={until})",
+                            f.at
+                        )));
+                    }
+                }
+            }
+        }
+        let count =
+            |what: fn(&Fault) -> bool| self.faults.iter().filter(|f| what(&f.fault)).count();
+        if count(Fault::is_crash) > 1 {
+            return Err(ScenarioError::BadFault(
+                "the lock server fails over or restarts once",
+            ));
+        }
+        if count(|f| matches!(f, Fault::Partition { .. })) > 1 {
+            return Err(ScenarioError::BadFault("one client is cut off at a time"));
+        }
+        Ok(())
+    }
+
     /// Checks every bound, so bad input is refused with a message instead of simulated.
     pub fn validate(&self) -> Result<(), ScenarioError> {
         if self.actors.is_empty() {
@@ -675,7 +965,7 @@ impl Scenario {
                 return Err(ScenarioError::BadJob);
             }
         }
-        if let Some(r) = &self.redlock {
+        if let Some(r) = self.lock.redlock() {
             in_range("redlock nodes", r.nodes as u64, 1, MAX_NODES as u64)?;
             in_range(
                 "redlock reach lists",
@@ -683,47 +973,15 @@ impl Scenario {
                 0,
                 self.actors.len() as u64,
             )?;
-            for n in r.reach.iter().flatten().chain([&r.jumping_node]) {
+            for n in r.reach.iter().flatten() {
                 in_range("redlock node", *n as u64, 0, r.nodes as u64 - 1)?;
             }
         }
-        if let Some(t) = self.failover_at {
-            in_range("failover_at", t, 0, MAX_TIME)?;
-        }
-        in_range("lock_delay", self.lock_delay, 0, MAX_TIME)?;
-        if let Some(lag) = self.replication_lag {
-            in_range("replication_lag", lag, 0, MAX_TIME)?;
-        }
+        in_range("lock_delay", self.lock.lock_delay(), 0, MAX_TIME)?;
         in_range("client_drift", self.client_drift, 0, MAX_CLIENT_DRIFT)?;
-        if let Some(p) = &self.partition {
-            if p.actor >= self.actors.len() {
-                return Err(ScenarioError::BadPartition(format!(
-                    "names client {}, but there are only {}",
-                    p.actor + 1,
-                    self.actors.len()
-                )));
-            }
-            in_range("partition start", p.start, 0, MAX_TIME)?;
-            in_range("partition end", p.end, 0, MAX_TIME)?;
-            if p.end <= p.start {
-                return Err(ScenarioError::BadPartition(format!(
-                    "must end after it starts (from t={} to t={})",
-                    p.start, p.end
-                )));
-            }
-        }
         in_range("deadline_margin", self.deadline_margin, 0, MAX_TIME)?;
         in_range("lock_rtt", self.lock_rtt, 0, MAX_TIME)?;
-        in_range(
-            "lock_clock_jumps",
-            self.lock_clock_jumps.len() as u64,
-            0,
-            MAX_STEPS as u64,
-        )?;
-        for j in &self.lock_clock_jumps {
-            in_range("clock jump at", j.at, 0, MAX_TIME)?;
-            in_range("clock jump by", j.by, 1, MAX_TIME)?;
-        }
+        self.validate_faults()?;
         for (i, a) in self.actors.iter().enumerate() {
             if a.name.trim().is_empty() {
                 return Err(ScenarioError::EmptyName);
@@ -748,18 +1006,18 @@ impl Scenario {
                 in_range("pause start", p.start, 0, MAX_TIME)?;
                 in_range("pause duration", p.duration, 0, MAX_TIME)?;
             }
-            if self.row_lock.is_some() && i == 0 {
+            if self.lock.row().is_some() && i == 0 {
                 let missing = [
-                    (self.failover_at.is_some(), "lock server to fail over"),
-                    (!self.lock_clock_jumps.is_empty(), "lock node clock to step"),
-                    (self.redlock.is_some(), "Redlock nodes"),
-                    (self.lock_delay > 0, "lock-delay"),
+                    (self.crash().is_some(), "lock server to fail over"),
+                    (
+                        self.clock_jumps().next().is_some(),
+                        "lock node clock to step",
+                    ),
                     (self.lock_rtt > 0, "lock service to wait for"),
                     (
-                        self.queue,
-                        "lock service queue (its queue is the row's own)",
+                        self.partitioned().is_some(),
+                        "lock service to be cut off from",
                     ),
-                    (self.partition.is_some(), "lock service to be cut off from"),
                     (
                         self.check == StorageCheck::Sequencer,
                         "lock service for storage to ask (a sequencer check)",
@@ -769,7 +1027,7 @@ impl Scenario {
                     return Err(ScenarioError::NotForRowLock { what });
                 }
             }
-            if self.row_lock.is_some() {
+            if self.lock.row().is_some() {
                 let uncommitted = a.script.iter().enumerate().any(|(k, s)| {
                     matches!(s, Step::Debit { .. }) && a.script.get(k + 1) != Some(&Step::Release)
                 });

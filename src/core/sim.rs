@@ -11,7 +11,7 @@ use super::ledger::Ledger;
 use super::locks::{Locks, RowLocks};
 use super::queue::{Class, Pending, Queue};
 use super::redlock::Redlock;
-use super::scenario::Scenario;
+use super::scenario::{LockKind, Scenario};
 use super::trace::{EventKind, Grant, Lane, Snapshot, TraceEvent};
 
 /// One actor: its client's own state ([`ClientState`]) and what the engine knows of it.
@@ -56,7 +56,7 @@ impl<'a> Sim<'a> {
     /// The world at t=0: the account opened, no lease, nothing queued.
     pub(super) fn new(sc: &'a Scenario) -> Self {
         // Under a row lock no write carries a token: the transaction is the check.
-        let policy = match sc.row_lock {
+        let policy = match sc.lock.row() {
             Some(_) => FencingPolicy::Off,
             None => sc.policy,
         };
@@ -65,17 +65,17 @@ impl<'a> Sim<'a> {
         Sim {
             sc,
             clock: Clock::at(0),
-            lock: match (&sc.redlock, sc.row_lock) {
-                (_, Some(_)) => Locks::Row(RowLocks::new(sc.first_fence, sc.idle_timeout())),
-                (None, None) => {
-                    let l = LeaseLock::new(sc.first_fence).with_lock_delay(sc.lock_delay);
-                    if sc.queue {
-                        Locks::Fair(l, std::collections::VecDeque::new())
-                    } else {
-                        Locks::One(l)
+            lock: match &sc.lock {
+                LockKind::Row(_) => Locks::Row(RowLocks::new(sc.first_fence, sc.idle_timeout())),
+                LockKind::Redlock(r) => Locks::Quorum(Redlock::new(r.nodes, sc.first_fence)),
+                LockKind::Redis { .. } => Locks::One(LeaseLock::new(sc.first_fence)),
+                LockKind::Service(o) => {
+                    let l = LeaseLock::new(sc.first_fence).with_lock_delay(o.lock_delay);
+                    match o.queue {
+                        true => Locks::Fair(l, std::collections::VecDeque::new()),
+                        false => Locks::One(l),
                     }
                 }
-                (Some(r), None) => Locks::Quorum(Redlock::new(r.nodes, sc.first_fence)),
             },
             ledger,
             queue: Queue::default(),
@@ -145,7 +145,7 @@ impl Sim<'_> {
 
     /// The lock nodes `actor` can reach (every node of a single server).
     pub(super) fn reach(&self, actor: usize) -> Vec<usize> {
-        match &self.sc.redlock {
+        match self.sc.lock.redlock() {
             None => Vec::new(),
             Some(r) => match r.reach.get(actor) {
                 Some(nodes) if !nodes.is_empty() => nodes.clone(),

@@ -101,7 +101,7 @@ impl Setting {
     /// The label the page gives this setting in `sc` (for client `actor`).
     pub fn label(self, sc: &Scenario, actor: Option<usize>) -> String {
         let label = match self {
-            Setting::Ttl if sc.row_lock.is_some() => "Idle timeout",
+            Setting::Ttl if sc.lock.row().is_some() => "Idle timeout",
             _ => self.bound().label,
         };
         match actor.and_then(|a| sc.actors.get(a)) {
@@ -300,19 +300,27 @@ mod tests {
     /// not (and so for the smallest, where the core has one above 0).
     #[test]
     fn the_table_is_the_cores_validation() {
-        use crate::core::{Partition, Pause};
+        use crate::core::{LockKind, Pause, ServiceOptions};
         let set = |setting: Setting, v: u64| {
             let mut sc = Scenario::gc_pause();
             let a = &mut sc.actors[0];
             match setting {
                 Setting::Ttl => sc.lease_ttl = v,
                 Setting::Clients => sc = sc.with_clients(v as usize),
-                Setting::LockDelay => sc.lock_delay = v,
+                Setting::LockDelay => {
+                    sc.lock = LockKind::Service(ServiceOptions {
+                        lock_delay: v,
+                        queue: false,
+                    })
+                }
                 Setting::LockRtt => sc.lock_rtt = v,
                 Setting::Drift => sc.client_drift = v,
                 Setting::Margin => sc.deadline_margin = v,
-                Setting::Failover => sc.failover_at = Some(v),
-                Setting::ReplicationLag => sc.replication_lag = Some(v),
+                Setting::Failover => sc.set_crash_at(Some(v), None),
+                Setting::ReplicationLag => {
+                    sc.set_crash_at(Some(0), None);
+                    sc.set_crash_lag(Some(v))
+                }
                 Setting::PauseStart => {
                     a.pauses = vec![Pause {
                         start: v,
@@ -332,11 +340,7 @@ mod tests {
                         Setting::PartitionStart => (v, v.saturating_add(1)),
                         _ => (0, v),
                     };
-                    sc.partition = Some(Partition {
-                        actor: 0,
-                        start,
-                        end,
-                    });
+                    sc.set_partition(0, Some((start, end)), false);
                 }
             }
             sc.validate().is_ok()

@@ -78,8 +78,8 @@ impl Param {
             Param::Delay => a.map(|a| a.network_delay),
             Param::PauseStart => a.and_then(|a| a.pauses.first()).map(|p| p.start),
             Param::PauseLength => a.and_then(|a| a.pauses.first()).map(|p| p.duration),
-            Param::Failover => sc.failover_at,
-            Param::ReplicationLag => sc.replication_lag,
+            Param::Failover => sc.failover_at(),
+            Param::ReplicationLag => sc.replication_lag(),
             Param::LockRtt => Some(sc.lock_rtt),
         }
     }

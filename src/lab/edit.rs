@@ -4,12 +4,11 @@
 
 use std::fmt;
 
-use super::bounds::{timeline_end, Refusal, Setting};
+use super::bounds::{shown, timeline_end, Refusal, Setting};
 use crate::core::{
-    deck, FencingPolicy, Millis, Partition, Pause, ReleaseMode, Scenario, Step, StorageCheck,
+    deck, Fault, FencingPolicy, LockKind, Millis, Pause, ReleaseMode, Scenario, Step, StorageCheck,
     TokenSource, CLIENTS,
 };
-use crate::share::ShareError;
 
 /// How long a new pause is before it is dragged to size.
 pub const NEW_PAUSE_MS: Millis = 10;
@@ -76,8 +75,9 @@ pub enum EditError {
     NoClient(usize),
     /// A number outside its [`Setting`]'s range, or text that is no number.
     OutOfBounds(Refusal),
-    /// Redlock mints no token.
-    TokensUnderRedlock,
+    /// A setting the scenario's lock does not have (Redlock's token source, Redis's
+    /// lock-delay): the lock's own words for why.
+    NotForLock(&'static str),
     PauseTooLate {
         client: String,
         horizon: Millis,
@@ -102,9 +102,7 @@ impl fmt::Display for EditError {
         match self {
             EditError::NoClient(i) => write!(f, "there is no actor number {i}"),
             EditError::OutOfBounds(why) => why.fmt(f),
-            EditError::TokensUnderRedlock => {
-                f.write_str("Redlock mints no token: its token source cannot change")
-            }
+            EditError::NotForLock(why) => f.write_str(why),
             EditError::PauseTooLate {
                 client,
                 horizon,
@@ -133,6 +131,61 @@ impl fmt::Display for EditError {
 
 impl std::error::Error for EditError {}
 
+/// Why a link's `key=value` is not an edit of the scenario (the layer under
+/// `share::ShareError`, which wraps it).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ParseError {
+    /// A key that is not a setting (nor `pause.` / `delay.` of a client).
+    UnknownKey(String),
+    /// `pause.X` or `delay.X` for a client the scenario does not have.
+    UnknownClient { scenario: String, client: String },
+    /// A value outside a key's choices, e.g. `fence=maybe`.
+    BadChoice {
+        /// What the key sets, as the message names it (`fencing`, `release`, …).
+        what: &'static str,
+        /// The values it takes, as the message lists them (from the enum's table).
+        choices: String,
+        value: String,
+    },
+    /// `pause.X` without `start,length`.
+    BadPause { key: String },
+    /// A value that parsed, but its edit cannot be made to the scenario (a pause past the
+    /// horizon, `tokens=` under Redlock, …): the same rule the page's own edits follow.
+    Refused(EditError),
+}
+
+impl fmt::Display for ParseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ParseError::UnknownKey(key) => {
+                write!(f, "a link has no setting called “{}”", shown(key))
+            }
+            ParseError::UnknownClient { scenario, client } => {
+                write!(f, "“{scenario}” has no client called “{}”", shown(client))
+            }
+            ParseError::BadChoice {
+                what,
+                choices,
+                value,
+            } => write!(f, "{what} must be {choices}, not “{}”", shown(value)),
+            ParseError::BadPause { key } => write!(
+                f,
+                "“{key}” needs start,length in ms, e.g. {key}=5,50 (or none)"
+            ),
+            ParseError::Refused(e) => e.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for ParseError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            ParseError::Refused(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
 impl ScenarioEdit {
     /// `sc` with this edit made, or why it cannot be. Only the edit's own rules are checked
     /// here (a client that exists, a time inside the timeline); the caller validates the
@@ -151,19 +204,20 @@ impl ScenarioEdit {
             ScenarioEdit::Policy(p) => sc.policy = p,
             ScenarioEdit::Ttl(t) => sc.lease_ttl = t,
             ScenarioEdit::Clients(n) => sc = sc.with_clients(n),
-            ScenarioEdit::Tokens(_) if sc.redlock.is_some() => {
-                return Err(EditError::TokensUnderRedlock)
+            ScenarioEdit::Tokens(t) => {
+                sc.lock = sc.lock.with_tokens(t).map_err(EditError::NotForLock)?
             }
-            ScenarioEdit::Tokens(t) => sc.token_source = t,
             ScenarioEdit::Release(m) => sc.release = m,
             ScenarioEdit::Barrier(on) => sc.skip_barrier = !on,
             ScenarioEdit::Check(c) => sc.check = c,
-            ScenarioEdit::LockDelay(t) => sc.lock_delay = t,
+            ScenarioEdit::LockDelay(t) => {
+                sc.lock = sc.lock.with_lock_delay(t).map_err(EditError::NotForLock)?
+            }
             ScenarioEdit::LockRtt(t) => sc.lock_rtt = t,
             ScenarioEdit::Drift(d) => sc.client_drift = d,
             ScenarioEdit::Margin(t) => sc.deadline_margin = t,
-            ScenarioEdit::Failover(at) => sc.failover_at = at,
-            ScenarioEdit::ReplicationLag(lag) => sc.replication_lag = lag,
+            ScenarioEdit::Failover(at) => sc.set_crash_at(at, base_fault(&sc, Fault::is_crash)),
+            ScenarioEdit::ReplicationLag(lag) => sc.set_crash_lag(lag),
             ScenarioEdit::Pause { actor, pause } => {
                 let client = client(&sc, actor)?;
                 match pause {
@@ -180,13 +234,12 @@ impl ScenarioEdit {
             }
             ScenarioEdit::Partition { actor, span } => {
                 let client = client(&sc, actor)?;
-                sc.partition = match span {
-                    Some((_, end)) if end > horizon => {
-                        return Err(EditError::PartitionTooLate { client, horizon })
-                    }
-                    Some((start, end)) => Some(Partition { actor, start, end }),
-                    None => sc.partition.filter(|p| p.actor != actor),
-                };
+                if span.is_some_and(|(_, end)| end > horizon) {
+                    return Err(EditError::PartitionTooLate { client, horizon });
+                }
+                let is_cut = |f: &Fault| matches!(f, Fault::Partition { .. });
+                let member = base_fault(&sc, is_cut).is_some_and(|f| f.minority());
+                sc.set_partition(actor, span, member);
             }
             ScenarioEdit::LockTimeout { actor, timeout } => {
                 client(&sc, actor)?;
@@ -205,7 +258,7 @@ impl ScenarioEdit {
     /// field, a gesture and a link meet one rule and one sentence.
     fn check_bounds(&self, sc: &Scenario) -> Result<(), EditError> {
         match Self::parse(&self.key(sc), &self.value(), sc) {
-            Err(ShareError::Refused(e)) => Err(e),
+            Err(ParseError::Refused(e)) => Err(e),
             _ => Ok(()),
         }
     }
@@ -216,18 +269,18 @@ impl ScenarioEdit {
     /// for the failover of a Redis that holds the lock. (A link may still carry such an
     /// edit: it loads, and changes nothing.)
     pub fn applies_to(&self, sc: &Scenario) -> bool {
-        let single = sc.redlock.is_none() && sc.row_lock.is_none();
+        let single = sc.lock.is_single();
         match *self {
             ScenarioEdit::Tokens(_) | ScenarioEdit::Failover(_) => single,
-            ScenarioEdit::LockRtt(_) => sc.row_lock.is_none(),
-            ScenarioEdit::Check(_) | ScenarioEdit::Release(_) => sc.row_lock.is_none(),
+            ScenarioEdit::LockRtt(_) => sc.lock.row().is_none(),
+            ScenarioEdit::Check(_) | ScenarioEdit::Release(_) => sc.lock.row().is_none(),
             ScenarioEdit::Barrier(_) => sc.actors.iter().any(|a| a.script.contains(&Step::Barrier)),
             ScenarioEdit::ReplicationLag(_) => {
-                sc.failover_at.is_some()
-                    && !sc.restart
-                    && sc.redlock.is_none()
-                    && sc.token_source != TokenSource::LockService
+                sc.failover_at().is_some()
+                    && !sc.restart()
+                    && matches!(sc.lock, LockKind::Redis { .. })
             }
+            ScenarioEdit::LockDelay(_) => matches!(sc.lock, LockKind::Service(_)),
             ScenarioEdit::Clients(n) => CLIENTS.contains(&n),
             ScenarioEdit::Pause { actor, .. }
             | ScenarioEdit::Partition { actor, .. }
@@ -235,7 +288,6 @@ impl ScenarioEdit {
             | ScenarioEdit::Delay { actor, .. } => actor < sc.actors.len(),
             ScenarioEdit::Policy(_)
             | ScenarioEdit::Ttl(_)
-            | ScenarioEdit::LockDelay(_)
             | ScenarioEdit::Drift(_)
             | ScenarioEdit::Margin(_) => true,
         }
@@ -289,15 +341,15 @@ impl ScenarioEdit {
                         ScenarioEdit::Clients(sc.actors.len()),
                     ),
                     differs(
-                        b.token_source != sc.token_source,
-                        ScenarioEdit::Tokens(sc.token_source),
+                        b.lock.token_source() != sc.lock.token_source(),
+                        ScenarioEdit::Tokens(sc.lock.token_source()),
                     ),
                     differs(b.release != sc.release, ScenarioEdit::Release(sc.release)),
                     differs(sc.skip_barrier, ScenarioEdit::Barrier(false)),
                     differs(b.check != sc.check, ScenarioEdit::Check(sc.check)),
                     differs(
-                        b.lock_delay != sc.lock_delay,
-                        ScenarioEdit::LockDelay(sc.lock_delay),
+                        b.lock.lock_delay() != sc.lock.lock_delay(),
+                        ScenarioEdit::LockDelay(sc.lock.lock_delay()),
                     ),
                     differs(
                         b.lock_rtt != sc.lock_rtt,
@@ -312,12 +364,12 @@ impl ScenarioEdit {
                         ScenarioEdit::Margin(sc.deadline_margin),
                     ),
                     differs(
-                        b.failover_at != sc.failover_at,
-                        ScenarioEdit::Failover(sc.failover_at),
+                        b.failover_at() != sc.failover_at(),
+                        ScenarioEdit::Failover(sc.failover_at()),
                     ),
                     differs(
-                        b.replication_lag != sc.replication_lag,
-                        ScenarioEdit::ReplicationLag(sc.replication_lag),
+                        b.replication_lag() != sc.replication_lag(),
+                        ScenarioEdit::ReplicationLag(sc.replication_lag()),
                     ),
                 ]
                 .into_iter()
@@ -337,7 +389,7 @@ impl ScenarioEdit {
         let b = base.and_then(|b| b.actors.get(actor));
         let pause = a.pauses.first().copied();
         let paused_in_deck = b.is_some_and(|b| !b.pauses.is_empty());
-        let cut_of = |s: &Scenario| s.partition.filter(|p| p.actor == actor);
+        let cut_of = |s: &Scenario| s.partitioned().filter(|p| p.actor == actor);
         let cut = cut_of(sc);
         let mut edits = Vec::new();
         if pause.is_some() || paused_in_deck {
@@ -391,11 +443,11 @@ impl ScenarioEdit {
         let or =
             |t: Option<Millis>, none: &str| t.map_or_else(|| none.to_owned(), |t| t.to_string());
         match *self {
-            ScenarioEdit::Policy(p) => p.code().into(),
-            ScenarioEdit::Tokens(t) => t.code().into(),
-            ScenarioEdit::Release(m) => m.code().into(),
-            ScenarioEdit::Check(c) => c.code().into(),
-            ScenarioEdit::Barrier(on) => if on { "on" } else { "off" }.into(),
+            ScenarioEdit::Policy(p) => Choice::code(p).into(),
+            ScenarioEdit::Tokens(t) => Choice::code(t).into(),
+            ScenarioEdit::Release(m) => Choice::code(m).into(),
+            ScenarioEdit::Check(c) => Choice::code(c).into(),
+            ScenarioEdit::Barrier(on) => on.code().into(),
             ScenarioEdit::Clients(n) => n.to_string(),
             ScenarioEdit::Ttl(t)
             | ScenarioEdit::LockDelay(t)
@@ -419,45 +471,18 @@ impl ScenarioEdit {
     /// Reads a link's `key=value` as an edit of `sc` (whose client names `pause.X` and the
     /// like refer to), or says what is wrong with it. The inverse of [`key`](Self::key) and
     /// [`value`](Self::value).
-    pub fn parse(key: &str, v: &str, sc: &Scenario) -> Result<Self, ShareError> {
+    pub fn parse(key: &str, v: &str, sc: &Scenario) -> Result<Self, ParseError> {
         let edit = match key {
-            "fence" => ScenarioEdit::Policy(choice(
-                FencingPolicy::from_code(v),
-                "fencing",
-                "off, strict or same_epoch",
-                v,
-            )?),
+            "fence" => ScenarioEdit::Policy(choice("fencing", v)?),
             "ttl" => ScenarioEdit::Ttl(number(Setting::Ttl, sc, None, v)?),
             "clients" => {
                 let n = number(Setting::Clients, sc, None, v)?;
                 ScenarioEdit::Clients(usize::try_from(n).unwrap_or(usize::MAX))
             }
-            "tokens" => ScenarioEdit::Tokens(choice(
-                TokenSource::from_code(v).filter(|t| TokenSource::CHOICES.contains(t)),
-                "tokens",
-                "same_redis, separate_counter, random or lock_service",
-                v,
-            )?),
-            "release" => ScenarioEdit::Release(choice(
-                ReleaseMode::from_code(v),
-                "release",
-                "cad, get_del or del",
-                v,
-            )?),
-            "barrier" => {
-                let on = match v {
-                    "on" => Some(true),
-                    "off" => Some(false),
-                    _ => None,
-                };
-                ScenarioEdit::Barrier(choice(on, "barrier", "on or off", v)?)
-            }
-            "check" => ScenarioEdit::Check(choice(
-                StorageCheck::from_code(v),
-                "check",
-                "highest or sequencer",
-                v,
-            )?),
+            "tokens" => ScenarioEdit::Tokens(choice("tokens", v)?),
+            "release" => ScenarioEdit::Release(choice("release", v)?),
+            "barrier" => ScenarioEdit::Barrier(choice("barrier", v)?),
+            "check" => ScenarioEdit::Check(choice("check", v)?),
             "lockdelay" => ScenarioEdit::LockDelay(number(Setting::LockDelay, sc, None, v)?),
             "rtt" => ScenarioEdit::LockRtt(number(Setting::LockRtt, sc, None, v)?),
             "drift" => ScenarioEdit::Drift(number(Setting::Drift, sc, None, v)?),
@@ -467,7 +492,7 @@ impl ScenarioEdit {
                 v => Some(
                     Setting::Failover
                         .read(sc, None, v, timeline_end(sc, 0, FAILOVER_COMES))
-                        .map_err(|why| ShareError::Refused(EditError::OutOfBounds(why)))?,
+                        .map_err(|why| ParseError::Refused(EditError::OutOfBounds(why)))?,
                 ),
             }),
             "lag" => {
@@ -479,25 +504,25 @@ impl ScenarioEdit {
     }
 
     /// `pause.X`, `partition.X`, `locktimeout.X` and `delay.X`: an edit of client `X`.
-    fn parse_client(key: &str, v: &str, sc: &Scenario) -> Result<Self, ShareError> {
-        let unknown = || ShareError::UnknownKey(key.to_owned());
+    fn parse_client(key: &str, v: &str, sc: &Scenario) -> Result<Self, ParseError> {
+        let unknown = || ParseError::UnknownKey(key.to_owned());
         let (what, name) = key.split_once('.').ok_or_else(unknown)?;
         if !matches!(what, "pause" | "partition" | "locktimeout" | "delay") {
             return Err(unknown());
         }
         let actor = sc
             .actor_index(name)
-            .ok_or_else(|| ShareError::UnknownClient {
+            .ok_or_else(|| ParseError::UnknownClient {
                 scenario: sc.id.clone(),
                 client: name.to_owned(),
             })?;
         let who = Some(actor);
         // `start,length` in ms, or `none`.
-        let span = |start: Setting, length: Setting| -> Result<_, ShareError> {
+        let span = |start: Setting, length: Setting| -> Result<_, ParseError> {
             if v == "none" {
                 return Ok(None);
             }
-            let bad = || ShareError::BadPause {
+            let bad = || ParseError::BadPause {
                 key: key.to_owned(),
             };
             let (s, d) = v.split_once(',').ok_or_else(bad)?;
@@ -529,16 +554,23 @@ impl ScenarioEdit {
     }
 }
 
+/// The deck entry's own fault of a kind, which an edit that adds one back takes its kind
+/// (a restart, a member cut off) and lag from.
+fn base_fault(sc: &Scenario, kind: fn(&Fault) -> bool) -> Option<Fault> {
+    let base = deck::find(&sc.id).map(|e| (e.build)())?;
+    base.faults.iter().map(|f| f.fault).find(kind)
+}
+
 /// A link's number for `setting` (of client `actor`), inside the setting's range.
 fn number(
     setting: Setting,
     sc: &Scenario,
     actor: Option<usize>,
     value: &str,
-) -> Result<u64, ShareError> {
+) -> Result<u64, ParseError> {
     setting
         .read(sc, actor, value, None)
-        .map_err(|why| ShareError::Refused(EditError::OutOfBounds(why)))
+        .map_err(|why| ParseError::Refused(EditError::OutOfBounds(why)))
 }
 
 /// A link's number, or the word that means "none" (`none` itself, `off`, `cut`).
@@ -548,7 +580,7 @@ fn optional(
     actor: Option<usize>,
     value: &str,
     none: &str,
-) -> Result<Option<Millis>, ShareError> {
+) -> Result<Option<Millis>, ParseError> {
     if value == none {
         Ok(None)
     } else {
@@ -556,17 +588,70 @@ fn optional(
     }
 }
 
-/// `value` as one of a key's choices, or the error naming them.
-fn choice<T>(
-    parsed: Option<T>,
-    what: &'static str,
-    choices: &'static str,
-    value: &str,
-) -> Result<T, ShareError> {
-    parsed.ok_or_else(|| ShareError::BadChoice {
-        what,
-        choices,
-        value: value.to_owned(),
+/// A setting a link names by a code: the codes a link takes, and the list a refusal gives,
+/// are the enum's own table, not retyped here.
+trait Choice: Copy + 'static {
+    /// What a link may say, in the order a refusal lists it.
+    const CHOICES: &'static [Self];
+    fn code(self) -> &'static str;
+}
+
+impl Choice for FencingPolicy {
+    const CHOICES: &'static [Self] = &FencingPolicy::ALL;
+    fn code(self) -> &'static str {
+        FencingPolicy::code(self)
+    }
+}
+
+impl Choice for TokenSource {
+    /// Redlock's counterfactual comes with Redlock: a link cannot pick it.
+    const CHOICES: &'static [Self] = &TokenSource::CHOICES;
+    fn code(self) -> &'static str {
+        TokenSource::code(self)
+    }
+}
+
+impl Choice for ReleaseMode {
+    const CHOICES: &'static [Self] = &ReleaseMode::ALL;
+    fn code(self) -> &'static str {
+        ReleaseMode::code(self)
+    }
+}
+
+impl Choice for StorageCheck {
+    const CHOICES: &'static [Self] = &StorageCheck::ALL;
+    fn code(self) -> &'static str {
+        StorageCheck::code(self)
+    }
+}
+
+/// The handoff barrier: on or off.
+impl Choice for bool {
+    const CHOICES: &'static [Self] = &[true, false];
+    fn code(self) -> &'static str {
+        if self {
+            "on"
+        } else {
+            "off"
+        }
+    }
+}
+
+/// `value` as one of a key's choices, or the error naming them (`a, b or c`).
+fn choice<T: Choice>(what: &'static str, value: &str) -> Result<T, ParseError> {
+    let found = T::CHOICES.iter().copied().find(|c| c.code() == value);
+    found.ok_or_else(|| {
+        let codes: Vec<&str> = T::CHOICES.iter().map(|c| c.code()).collect();
+        let choices = match codes.split_last() {
+            Some((last, [])) => (*last).to_owned(),
+            Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+            None => String::new(),
+        };
+        ParseError::BadChoice {
+            what,
+            choices,
+            value: value.to_owned(),
+        }
     })
 }
 
@@ -638,6 +723,30 @@ mod tests {
         );
     }
 
+    /// A choice's refusal lists the enum's own codes, and each of them reads back.
+    #[test]
+    fn choices_come_from_the_enums() {
+        let says = |k: &str, v: &str| {
+            ScenarioEdit::parse(k, v, &Scenario::gc_pause())
+                .unwrap_err()
+                .to_string()
+        };
+        assert_eq!(
+            says("fence", "maybe"),
+            "fencing must be off, strict or same_epoch, not “maybe”"
+        );
+        assert_eq!(
+            says("tokens", "counterfactual"),
+            "tokens must be same_redis, separate_counter, random or lock_service, not “counterfactual”"
+        );
+        assert_eq!(says("barrier", "1"), "barrier must be on or off, not “1”");
+        for r in ReleaseMode::ALL {
+            assert!(says("release", "x").contains(r.code()));
+            let edit = ScenarioEdit::parse("release", r.code(), &Scenario::gc_pause());
+            assert_eq!(edit, Ok(ScenarioEdit::Release(r)));
+        }
+    }
+
     /// The rules of an edit are the same wherever it comes from; the scenario stays.
     #[test]
     fn an_edit_that_cannot_be_made_says_why() {
@@ -671,8 +780,21 @@ mod tests {
         let redlock = deck::find("clock-jump").map(|e| (e.build)()).unwrap();
         assert_eq!(
             ScenarioEdit::Tokens(TokenSource::LockService).apply(&redlock),
-            Err(EditError::TokensUnderRedlock)
+            Err(EditError::NotForLock(
+                "Redlock mints no token: its token source cannot change"
+            ))
         );
+        assert_eq!(
+            refused(ScenarioEdit::LockDelay(20)),
+            "Redis has no lock-delay: a lock service (tokens from etcd / ZooKeeper) has one"
+        );
+        // A lock service keeps its own options when its token source is named again, and a
+        // Redis in its place has none of them.
+        let queue = deck::find("lock-queue").map(|e| (e.build)()).unwrap();
+        let same = ScenarioEdit::Tokens(TokenSource::LockService).apply(&queue);
+        assert_eq!(same.map(|s| s.lock), Ok(queue.lock.clone()));
+        let redis = ScenarioEdit::Tokens(TokenSource::SameRedis).apply(&queue);
+        assert_eq!(redis.map(|s| s.lock), Ok(LockKind::default()));
         assert_eq!(
             ScenarioEdit::add_pause(&sc, 0, 10),
             Err(EditError::AlreadyPaused("A".into()))

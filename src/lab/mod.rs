@@ -25,7 +25,7 @@ mod tests;
 
 pub use bounds::{Refusal, Setting, BOUNDS};
 pub use controls::{controls_table, key_to_msg, pause_key, Control, Param, CONTROLS};
-pub use edit::{EditError, ScenarioEdit, NEW_DELAY_MS, NEW_PAUSE_MS};
+pub use edit::{EditError, ParseError, ScenarioEdit, NEW_DELAY_MS, NEW_PAUSE_MS};
 pub use explorer::Exploration;
 pub use herd::Herd;
 pub use recording::{read_recording, MAX_RECORDING};

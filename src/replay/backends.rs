@@ -19,7 +19,7 @@ pub const ALL: &[&Backend] = &[
 /// The one place that maps a scenario's lock (its `token_source`, `redlock`, `row_lock`)
 /// onto a backend.
 pub fn of(sc: &Scenario) -> &'static Backend {
-    match (&sc.row_lock, &sc.redlock, sc.token_source) {
+    match (&sc.row_lock, sc.lock.redlock(), sc.lock.token_source()) {
         (Some(_), _, _) => &ROW_LOCK,
         (None, Some(_), _) => &redis::REDLOCK,
         (None, None, TokenSource::LockService) => &etcd::ETCD,

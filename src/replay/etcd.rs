@@ -330,7 +330,7 @@ pub struct Servers {
 impl Servers {
     /// One member, or a cluster whose leader can fail over or whose member is cut off.
     fn start(run: &Run, notes: &mut Vec<String>) -> Result<Self, String> {
-        let clustered = run.sc.failover_at.is_some() || run.sc.minority;
+        let clustered = run.sc.failover_at().is_some() || run.sc.minority();
         let n = if clustered { CLUSTER } else { 1 };
         let name = format!("etcd-{}", run.n);
         let ports: Vec<(u16, u16)> = (0..n)
@@ -397,7 +397,7 @@ impl Service for Servers {
     /// In a minority run the cut-off client talks to the stopped member only, the others
     /// to the two that stay the majority.
     fn connect(&self, sc: &Scenario, idx: usize) -> Result<Box<dyn Lock>, String> {
-        let cut_off = sc.partition.is_some_and(|p| p.actor == idx);
+        let cut_off = sc.partitioned().is_some_and(|p| p.actor == idx);
         let ports = (self.client.ports.iter().enumerate())
             .filter(|(i, _)| self.minority.is_none_or(|m| (*i == m) == cut_off))
             .map(|(_, p)| *p);
@@ -405,7 +405,7 @@ impl Service for Servers {
             etcd: Etcd::new(ports.collect()),
             ttl_s: self.ttl_s,
             lease: None,
-            queue: sc.queue,
+            queue: sc.lock.queue(),
             mine: None,
             pinned: cut_off && self.minority.is_some(),
         }))

@@ -28,8 +28,8 @@ use std::time::Instant;
 use fencing_lab::core::EventKind::PauseStarted;
 use fencing_lab::core::Seen;
 use fencing_lab::core::{
-    self, FencingPolicy, Millis, RowLock, Scenario, SplitMix64, Step, StorageCheck, TokenSource,
-    COUNTER_GAP, DECK, GET_DEL_GAP,
+    self, FencingPolicy, LockKind, Millis, RowLock, Scenario, SplitMix64, Step, StorageCheck,
+    TokenSource, COUNTER_GAP, DECK, GET_DEL_GAP,
 };
 
 use lock::Backend;
@@ -51,19 +51,19 @@ type Change = fn(&mut Scenario);
 /// storage checks only the highest token it has seen, the run the sequencer check changes.
 static WHAT_IFS: &[(&str, &str, Change)] = &[
     ("gc-pause", "gc-pause@etcd", |sc| {
-        sc.token_source = TokenSource::LockService
+        sc.lock = LockKind::SERVICE
     }),
     ("redis-failover", "redis-failover@etcd", |sc| {
-        sc.token_source = TokenSource::LockService
+        sc.lock = LockKind::SERVICE
     }),
     ("redis-failover", "redis-failover@lag5", |sc| {
-        sc.replication_lag = Some(5)
+        sc.set_crash_lag(Some(5))
     }),
     ("redis-failover", "redis-failover@lag10", |sc| {
-        sc.replication_lag = Some(10)
+        sc.set_crash_lag(Some(10))
     }),
     ("row-lock", "row-lock@no-timeout", |sc| {
-        sc.row_lock = Some(RowLock {
+        sc.lock = LockKind::Row(RowLock {
             idle_timeout: false,
         })
     }),
@@ -125,21 +125,21 @@ fn not_reproducible(c: &Case) -> Option<&'static str> {
     let publishes = steps().any(|s| matches!(s, Step::Publish { .. } | Step::Claim { .. }));
     let debits = steps().any(|s| matches!(s, Step::Debit { .. }));
     let delayed = sc.actors.iter().any(|a| a.network_delay > 0);
-    let jumps = !sc.lock_clock_jumps.is_empty();
+    let jumps = sc.clock_jumps().next().is_some();
     let (service, etcd) = (c.lock.lock_service, *c.lock == etcd::ETCD);
     // The harness, acting as the resource, makes the sequencer check on undelayed debits.
     let sequencer = sc.check == StorageCheck::Sequencer && sc.policy.checks_fence();
     [
         (jumps && !Path::new(servers::FAKETIME_LIB).exists(), "clock jump needs libfaketime (Debian faketime), not installed"),
-        (sc.lock_delay > 0, "lock-delay is Chubby's: Redis has none (SET NX succeeds the moment the key expires), nor has an etcd lease or a ZooKeeper session"),
+        (sc.lock.lock_delay() > 0, "lock-delay is Chubby's: Redis has none (SET NX succeeds the moment the key expires), nor has an etcd lease or a ZooKeeper session"),
         (sequencer && (publishes || delayed), "the harness checks sequencers on undelayed debits only"),
         (publishes && debits, "debits and publishes share one high-water mark in the core; the harness keeps the balance's fence and the result row's epoch apart"),
         (*c.lock == lock::ROW_LOCK && delayed, "a delayed packet would need a second connection, outside the lock holder's transaction"),
         (service && jumps, "the lock service does not run under faketime here"),
         (*c.lock == zookeeper::ZOOKEEPER && lapses_while_live(sc), "a live ZooKeeper client's heartbeats keep its session: its lease lapses only while the client is frozen"),
         (etcd && (sc.lease_ttl as f64 * service_scale(sc)) % 1000.0 != 0.0, "etcd lease TTLs are whole seconds"),
-        (sc.failover_at.is_some() && (jumps || *c.lock == redis::REDLOCK), "a failover under Redlock or with a clock step: the core fails no Redlock node over, and the promoted replica does not run under libfaketime"),
-        (sc.restart && sc.replication_lag.is_some(), "a restart has no replica to lag: the one Redis comes back from its snapshot"),
+        (sc.failover_at().is_some() && (jumps || *c.lock == redis::REDLOCK), "a failover under Redlock or with a clock step: the core fails no Redlock node over, and the promoted replica does not run under libfaketime"),
+        (sc.restart() && sc.replication_lag().is_some(), "a restart has no replica to lag: the one Redis comes back from its snapshot"),
     ]
     .into_iter()
     .find_map(|(applies, why)| applies.then_some(why))
@@ -166,9 +166,9 @@ fn gcd(a: u64, b: u64) -> u64 {
 
 /// The scenario's time grain: the gcd of every time in it (1 ms if a watchdog jitters).
 fn granularity(sc: &Scenario) -> Millis {
-    let mut times = vec![sc.lease_ttl, sc.failover_at.unwrap_or(0)];
-    times.extend(sc.lock_clock_jumps.iter().flat_map(|j| [j.at, j.by]));
-    let separate = sc.token_source == TokenSource::SeparateCounter;
+    let mut times = vec![sc.lease_ttl, sc.failover_at().unwrap_or(0)];
+    times.extend(sc.clock_jumps().flat_map(|(at, _, by)| [at, by]));
+    let separate = sc.lock.token_source() == TokenSource::SeparateCounter;
     for a in &sc.actors {
         times.extend([a.start_at, a.network_delay, a.request_timeout.unwrap_or(0)]);
         times.extend(a.pauses.iter().flat_map(|p| [p.start, p.duration]));
@@ -282,7 +282,7 @@ fn run_case(c: &Case, n: usize, srv: &Servers) -> Result<Report, String> {
     let events = obs.events.into_iter().chain(pauses).collect();
     // Under a row lock, the lock and the storage are one server.
     let storage = (*c.lock != lock::ROW_LOCK).then(|| format!("PostgreSQL {}", srv.pg_version));
-    let jumps = (!sc.lock_clock_jumps.is_empty()).then(|| "libfaketime".to_owned());
+    let jumps = (sc.clock_jumps().next().is_some()).then(|| "libfaketime".to_owned());
     let systems = [Some(lock_system), storage, jumps].into_iter().flatten();
     let recording = core::Recording {
         systems: systems.collect(),
@@ -590,14 +590,14 @@ mod tests {
         let find = |label: &str| all.iter().find(|c| c.label == label).expect("a run");
         let zk = find("gc-pause@zookeeper");
         assert_eq!(
-            (zk.lock.name, zk.sc.token_source),
+            (zk.lock.name, zk.sc.lock.token_source()),
             ("zookeeper", TokenSource::LockService)
         );
         assert_eq!(find("sequencer@highest@zookeeper").lock.name, "zookeeper");
         let (highest, on_etcd) = (find("sequencer@highest"), find("redis-failover@etcd"));
         assert_eq!(highest.sc.check, StorageCheck::HighestToken);
         assert_eq!((highest.lock.name, on_etcd.lock.name), ("etcd", "etcd"));
-        assert_eq!(on_etcd.sc.token_source, TokenSource::LockService);
+        assert_eq!(on_etcd.sc.lock.token_source(), TokenSource::LockService);
         assert_eq!(find("redis-failover").lock.name, "redis");
         assert_eq!(find("clock-jump").lock.name, "redlock");
         assert_eq!(granularity(&highest.sc), 5, "every time a multiple of 5 ms");

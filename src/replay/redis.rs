@@ -253,8 +253,8 @@ impl Servers {
     /// One redis-server, or Redlock's nodes (one of which may run under libfaketime).
     fn start(run: &Run, notes: &mut Vec<String>) -> Result<Self, String> {
         let (sc, n, dir) = (run.sc, run.n, run.dir);
-        let (count, jumping) = (sc.redlock.as_ref()).map_or((1, 0), |r| (r.nodes, r.jumping_node));
-        let jumps = !sc.lock_clock_jumps.is_empty();
+        let (count, jumping) = (sc.lock.redlock()).map_or((1, 0), |r| (r.nodes, r.jumping_node));
+        let jumps = sc.clock_jumps().next().is_some();
         let faketime = jumps.then(|| dir.join(format!("faketime-{n}")));
         if let Some(file) = &faketime {
             std::fs::write(file, "+0\n").map_err(|e| e.to_string())?;
@@ -273,7 +273,7 @@ impl Servers {
         let (mut primary, first) = (Redis::connect(ports[0])?, sc.first_fence.saturating_sub(1));
         primary.cmd::<()>(&["SET", &fence_key(&sc.resource), &first.to_string()])?;
         let mut replica = None;
-        if sc.restart {
+        if sc.restart() {
             // No replica: the one Redis comes back from the snapshot taken now, with no AOF
             // (`--appendonly no`), so nothing a client is told OK after it.
             primary.cmd::<()>(&["SAVE"])?;
@@ -281,7 +281,7 @@ impl Servers {
                 "no AOF; SAVE before the run, so the snapshot holds only the fence counter's base"
                     .into(),
             );
-        } else if let Some(at) = sc.failover_at {
+        } else if let Some(at) = sc.failover_at() {
             let r = RedisServer::start(dir.join(format!("redis-{n}-replica")), None)?;
             let (r_port, primary) = (r.port, ports[0]);
             Redis::connect(r_port)?.cmd::<()>(&["REPLICAOF", "127.0.0.1", &primary.to_string()])?;
@@ -291,7 +291,7 @@ impl Servers {
             notes.push(format!("replica :{r_port} synced from primary :{primary}"));
             // A replica more behind than the failover is late has none of the run's writes:
             // it is cut off before any client runs.
-            if sc.replication_lag.is_none_or(|lag| lag > at) {
+            if sc.replication_lag().is_none_or(|lag| lag > at) {
                 cut(r.port)?;
                 notes.push("replication cut before any client ran".to_owned());
             }
@@ -373,7 +373,7 @@ impl Service for Servers {
     /// nodes the client reaches (it never talks to a node it cannot reach).
     fn connect(&self, sc: &Scenario, idx: usize) -> Result<Box<dyn Lock>, String> {
         let all: Vec<usize> = (0..self.nodes.len()).collect();
-        let reach = (sc.redlock.as_ref()).and_then(|r| r.reach.get(idx));
+        let reach = (sc.lock.redlock()).and_then(|r| r.reach.get(idx));
         let reach = reach.filter(|r| !r.is_empty()).unwrap_or(&all);
         let node = |&n: &usize| {
             let server = self.nodes.get(n).ok_or("redlock node out of range")?;
@@ -382,8 +382,8 @@ impl Service for Servers {
         Ok(Box::new(RedisLock {
             nodes: reach.iter().map(node).collect::<Result<_, String>>()?,
             of: self.nodes.len(),
-            follow: sc.redlock.is_none().then(|| self.port.clone()),
-            incr: sc.token_source == TokenSource::SameRedis,
+            follow: sc.lock.redlock().is_none().then(|| self.port.clone()),
+            incr: sc.lock.token_source() == TokenSource::SameRedis,
         }))
     }
 
@@ -395,7 +395,7 @@ impl Service for Servers {
     }
 
     fn fault(&self, w: &Stage, t: Millis, f: Fault) -> Result<Option<String>, String> {
-        let lag = w.sc.replication_lag.unwrap_or(0);
+        let lag = w.sc.replication_lag().unwrap_or(0);
         Ok(Some(match (f, &self.replica) {
             (Fault::ClockStep { by, jumped }, _) => self.step_clock(w, t, by, jumped)?,
             (Fault::Cut, Some(r)) => {
@@ -406,7 +406,7 @@ impl Service for Servers {
                 format!("t={t}: replication cut, {lag} ms before the failover ({acked} replica(s) had acknowledged every write)")
             }
             (Fault::Failover, Some(_)) => self.fail_over(w, t)?,
-            (Fault::Failover, None) if w.sc.restart => self.fail_over(w, t)?,
+            (Fault::Failover, None) if w.sc.restart() => self.fail_over(w, t)?,
             _ => return Ok(None),
         }))
     }

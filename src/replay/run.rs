@@ -294,7 +294,7 @@ impl Backend for Client<'_, '_> {
         // A COMMIT (a queue's release) comes first on the server: a waiter's SELECT … FOR
         // UPDATE (its watch) returns only after it, though the waiter's thread may have
         // recorded its grant a moment sooner.
-        let handover = self.sc.row_lock.is_some() || self.sc.queue;
+        let handover = self.sc.lock.row().is_some() || self.sc.lock.queue();
         let commit = handover && matches!(kind, EventKind::Released { .. });
         let (me, mut o) = (self.idx, self.observed());
         o.saw(at, Some(me), kind);
@@ -320,7 +320,7 @@ impl Backend for Client<'_, '_> {
     }
 
     fn acquire(&mut self, now: Millis) -> Result<(Acquire, Vec<usize>), String> {
-        let (sc, source) = (self.sc, self.sc.token_source);
+        let (sc, source) = (self.sc, self.sc.lock.token_source());
         let expires_at = now + sc.lease_ttl;
         let value = match source {
             TokenSource::RandomValue => random_token(sc.seed, self.idx, self.grants).to_string(),
@@ -329,7 +329,7 @@ impl Backend for Client<'_, '_> {
         let px = self.env.px_until(expires_at);
         let answer = self.lock.acquire(&sc.resource, &value, px)?;
         if !answer.granted {
-            if !answer.nodes.is_empty() || sc.queue {
+            if !answer.nodes.is_empty() || sc.lock.queue() {
                 self.said(now, &answer.how);
             }
             // Who holds it and until when: filled in by the fold from the grants it has seen.
@@ -442,7 +442,7 @@ impl Backend for Client<'_, '_> {
     }
 
     fn send(&mut self, w: WriteRequest, now: Millis) -> Result<Next, String> {
-        if self.sc.row_lock.is_none() {
+        if self.sc.lock.row().is_none() {
             return self.send_write(w, now);
         }
         // Row lock: the UPDATE in the lock holder's transaction (no token: policy off). On a
@@ -521,7 +521,9 @@ pub fn act(mut c: Client) -> Result<(), String> {
             _ => {
                 let frac = STEPS_FROM + STEPS_SPAN * scheduled_at as f64 / t.max(1) as f64;
                 c.late(env.sleep_until(t, frac));
-                if paused && sc.token_source == TokenSource::LockService && c.state.fence.is_some()
+                if paused
+                    && sc.lock.token_source() == TokenSource::LockService
+                    && c.state.fence.is_some()
                 {
                     // Evidence that a lock service's lease is a lease too: did the key
                     // outlive the pause?
@@ -530,7 +532,7 @@ pub fn act(mut c: Client) -> Result<(), String> {
                 }
                 scheduled_at = t;
                 match client::step(c, sc, idx, t)? {
-                    Next::Wait if sc.queue => queue_turn(c, t, &mut scheduled_at)?,
+                    Next::Wait if sc.lock.queue() => queue_turn(c, t, &mut scheduled_at)?,
                     // No reply: the client waits for its timeout, doing nothing else (none:
                     // for ever).
                     Next::Wait => fire_timer(c, true, &mut scheduled_at)?,
@@ -615,7 +617,7 @@ pub fn connect<'s, 'e>(
     scope: &'s thread::Scope<'s, 'e>,
 ) -> Result<Client<'s, 'e>, String> {
     let mut pg = Pg::connect(&env.pg, &env.schema)?;
-    if let Some(ttl) = sc.idle_timeout().filter(|_| sc.row_lock.is_some()) {
+    if let Some(ttl) = sc.idle_timeout().filter(|_| sc.lock.row().is_some()) {
         // The server's own timer, in real ms: the scenario's TTL at this run's scale.
         let ms = (ttl as f64 * env.scale).round() as u64;
         let set = format!("SET idle_in_transaction_session_timeout = {ms}");

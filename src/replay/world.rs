@@ -3,7 +3,7 @@
 //! off from its primary, a failover, and a member cut off on the minority side. Which of them
 //! a service has, and how, is its own ([`Service::fault`]).
 
-use fencing_lab::core::{Millis, Scenario};
+use fencing_lab::core::{self, Millis, Scenario};
 
 use super::lock::{Fault, Service, Stage};
 use super::observed::{observe, Shared};
@@ -28,36 +28,37 @@ impl World<'_> {
     pub fn run(&self) -> Result<(), String> {
         let (env, sc) = (self.env, self.sc);
         let mut faults: Vec<(Millis, Fault)> = Vec::new();
-        let mut jumps: Vec<(Millis, Millis)> =
-            sc.lock_clock_jumps.iter().map(|j| (j.at, j.by)).collect();
-        jumps.sort_unstable();
         let mut jumped: Millis = 0;
-        for (at, by) in jumps {
-            jumped += by;
-            match faults.last_mut() {
-                // Steps at one instant are one step.
-                Some((t, Fault::ClockStep { by: b, jumped: j })) if *t == at => {
-                    (*b, *j) = (*b + by, jumped)
+        for f in &sc.faults {
+            match f.fault {
+                core::Fault::ClockJump { by, .. } => {
+                    jumped += by;
+                    match faults.last_mut() {
+                        // Steps at one instant are one step.
+                        Some((t, Fault::ClockStep { by: b, jumped: j })) if *t == f.at => {
+                            (*b, *j) = (*b + by, jumped)
+                        }
+                        _ => faults.push((f.at, Fault::ClockStep { by, jumped })),
+                    }
                 }
-                _ => faults.push((at, Fault::ClockStep { by, jumped })),
+                core::Fault::Failover { lag } | core::Fault::Restart { lag } => {
+                    faults.push((f.at, Fault::Failover));
+                    let lag = lag.filter(|lag| *lag <= f.at);
+                    faults.extend(lag.map(|lag| (f.at - lag, Fault::Cut)));
+                }
+                core::Fault::Partition { until, .. } if sc.minority() => faults.extend(
+                    [(f.at, true), (until, false)].map(|(t, cut)| (t, Fault::Minority { cut })),
+                ),
+                // The client's own commands are dropped by its connection, not the world.
+                core::Fault::Partition { .. } => {}
             }
-        }
-        if let Some(t) = sc.failover_at {
-            faults.push((t, Fault::Failover));
-            let lag = sc.replication_lag.filter(|lag| *lag <= t);
-            faults.extend(lag.map(|lag| (t - lag, Fault::Cut)));
-        }
-        if let Some(p) = sc.partition.filter(|_| sc.minority) {
-            faults.extend(
-                [(p.start, true), (p.end, false)].map(|(t, cut)| (t, Fault::Minority { cut })),
-            );
         }
         faults.sort_unstable();
         for (t, fault) in faults.into_iter().filter(|(t, _)| *t <= sc.horizon) {
             let frac = match fault {
                 Fault::ClockStep { .. } => AT_CLOCK_STEP,
                 // After this instant's steps (or, with no lag, just before the failover).
-                Fault::Cut if sc.replication_lag == Some(0) => -0.4,
+                Fault::Cut if sc.replication_lag() == Some(0) => -0.4,
                 Fault::Cut => 0.4,
                 Fault::Failover | Fault::Minority { .. } => AT_FAILOVER,
             };

@@ -55,7 +55,7 @@ impl Servers {
     /// Starts a standalone server, or an ensemble if the run fails the lock service over,
     /// and waits until a client can open a session on it.
     fn start(run: &Run, notes: &mut Vec<String>) -> Result<Self, String> {
-        let count = if run.sc.failover_at.is_some() {
+        let count = if run.sc.failover_at().is_some() {
             ENSEMBLE
         } else {
             1
@@ -145,7 +145,7 @@ impl Service for Servers {
             cluster: self.cluster.clone(),
             reader,
             held: None,
-            queue: sc.queue,
+            queue: sc.lock.queue(),
             waiting: None,
         }))
     }

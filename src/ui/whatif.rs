@@ -47,21 +47,21 @@ fn WhatIfBody(scenario: Memo<Scenario>, dispatch: Dispatch) -> impl IntoView {
     let offered = move |probe: fn(&Scenario) -> ScenarioEdit| {
         Memo::new(move |_| scenario.with(|sc| probe(sc).applies_to(sc)))
     };
-    let tokens_shown = offered(|sc| ScenarioEdit::Tokens(sc.token_source));
+    let tokens_shown = offered(|sc| ScenarioEdit::Tokens(sc.lock.token_source()));
     let check_shown = offered(|sc| ScenarioEdit::Check(sc.check));
     let release_shown = offered(|sc| ScenarioEdit::Release(sc.release));
     let barrier_shown = offered(|sc| ScenarioEdit::Barrier(!sc.skip_barrier));
-    let failover_shown = offered(|sc| ScenarioEdit::Failover(sc.failover_at));
-    let lag_shown = offered(|sc| ScenarioEdit::ReplicationLag(sc.replication_lag));
+    let failover_shown = offered(|sc| ScenarioEdit::Failover(sc.failover_at()));
+    let lag_shown = offered(|sc| ScenarioEdit::ReplicationLag(sc.replication_lag()));
     let rtt_shown = offered(|sc| ScenarioEdit::LockRtt(sc.lock_rtt));
     let fewer = offered(|sc| ScenarioEdit::Clients(sc.actors.len().saturating_sub(1)));
     let more = offered(|sc| ScenarioEdit::Clients(sc.actors.len() + 1));
-    let tokens = Memo::new(move |_| scenario.with(|sc| sc.token_source));
+    let tokens = Memo::new(move |_| scenario.with(|sc| sc.lock.token_source()));
     let check = Memo::new(move |_| scenario.with(|sc| sc.check));
     let release = Memo::new(move |_| scenario.with(|sc| sc.release));
     let barrier_on = Memo::new(move |_| scenario.with(|sc| !sc.skip_barrier));
-    let failover = Memo::new(move |_| scenario.with(|sc| sc.failover_at));
-    let lag = Memo::new(move |_| scenario.with(|sc| sc.replication_lag));
+    let failover = Memo::new(move |_| scenario.with(|sc| sc.failover_at()));
+    let lag = Memo::new(move |_| scenario.with(|sc| sc.replication_lag()));
     let rtt = Memo::new(move |_| scenario.with(|sc| Some(sc.lock_rtt)));
     let count = Memo::new(move |_| scenario.with(|sc| sc.actors.len()));
     let clients = move || view! { <ClientButtons scenario dispatch /> };

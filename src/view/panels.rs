@@ -91,7 +91,7 @@ pub fn storage(t: &Trace, step: usize) -> StorageModel {
     // `step` is a story step; the snapshot and the log are after its last event.
     let events = story::Steps::of(t).through(step);
     let s = t.snapshot_at(events);
-    let (fence, fence_caption) = if t.scenario.row_lock.is_some() {
+    let (fence, fence_caption) = if t.scenario.lock.row().is_some() {
         ("none".to_owned(), "no token: the row lock is the check")
     } else if t.scenario.policy.checks_fence() {
         (
@@ -106,7 +106,7 @@ pub fn storage(t: &Trace, step: usize) -> StorageModel {
     };
     let holder = match &s.holder {
         // A row lock: its deadline is the session's idle timeout, if one is set.
-        Some(l) if t.scenario.row_lock.is_some() => match t.scenario.idle_timeout() {
+        Some(l) if t.scenario.lock.row().is_some() => match t.scenario.idle_timeout() {
             Some(_) => format!(
                 "{} (row lock; idle timeout at {})",
                 l.owner,
@@ -115,11 +115,13 @@ pub fn storage(t: &Trace, step: usize) -> StorageModel {
             None => format!("{} (row lock; no idle timeout)", l.owner),
         },
         // With a separate counter a lease's number is not its token: say only until when.
-        Some(l) if t.scenario.token_source == crate::core::TokenSource::SeparateCounter => format!(
-            "{} (until {})",
-            l.owner,
-            story::time_label(&t.scenario, l.expires_at)
-        ),
+        Some(l) if t.scenario.lock.token_source() == crate::core::TokenSource::SeparateCounter => {
+            format!(
+                "{} (until {})",
+                l.owner,
+                story::time_label(&t.scenario, l.expires_at)
+            )
+        }
         Some(l) => format!(
             "{} (token {}, until {})",
             l.owner,
@@ -170,7 +172,7 @@ pub fn storage(t: &Trace, step: usize) -> StorageModel {
         value: story::Story::of(t).value(step),
         fence,
         fence_caption,
-        holder_source: if t.scenario.row_lock.is_some() {
+        holder_source: if t.scenario.lock.row().is_some() {
             "PostgreSQL says"
         } else {
             "Lock server says"
@@ -610,7 +612,7 @@ pub fn params(sc: &Scenario, base: Option<&Scenario>) -> ParamsModel {
         value: param.value(sc, actor).unwrap_or_default(),
     };
     // A row lock's TTL is the server's idle_in_transaction_session_timeout.
-    let ttl = if sc.row_lock.is_some() {
+    let ttl = if sc.lock.row().is_some() {
         "Idle timeout (ms)"
     } else {
         "Lease TTL (ms)"

@@ -6,7 +6,7 @@
 use fencing_lab::core::deck::{self, CROSS_REGION_RTT};
 use fencing_lab::core::story;
 use fencing_lab::core::{
-    run, EventKind, FencingPolicy, RowLock, Scenario, ScenarioError, Trace, MAX_TIME,
+    run, EventKind, FencingPolicy, LockKind, RowLock, Scenario, ScenarioError, Trace, MAX_TIME,
 };
 use fencing_lab::share::{decode, encode};
 
@@ -132,7 +132,7 @@ fn the_round_trip_is_a_link_edit_bounded_and_not_for_a_row_lock() {
         })
     );
     let row = Scenario {
-        row_lock: Some(RowLock { idle_timeout: true }),
+        lock: LockKind::Row(RowLock { idle_timeout: true }),
         ..Scenario::cross_region()
     };
     assert_eq!(

@@ -5,8 +5,8 @@ use fencing_lab::core::deck::{self, DECK};
 use fencing_lab::core::story;
 use fencing_lab::core::{
     renewal_herd, run, Awareness, EventKind, ExpiryCause, Fence, FencingPolicy, Grant, Lane,
-    LeaseEnd, PauseCause, ReleaseMode, Scenario, Shortened, Snapshot, Step, TokenSource, Trace,
-    TraceEvent, WriteError,
+    LeaseEnd, LockKind, PauseCause, ReleaseMode, Scenario, Shortened, Snapshot, Step, TokenSource,
+    Trace, TraceEvent, WriteError,
 };
 
 use crate::common;
@@ -216,7 +216,7 @@ fn without_a_failover_at_most_one_lease_is_ever_live() {
     for e in DECK {
         for p in FencingPolicy::ALL {
             let t = run(&(e.build)().with_policy(p));
-            if t.scenario.failover_at.is_none() {
+            if t.scenario.failover_at().is_none() {
                 assert!(t.summary.max_live_leases <= 1, "{} {p:?}", e.id);
                 assert!(!t.summary.two_holders());
                 assert!(t.events.iter().all(|e| e.snapshot.lost_leases.is_empty()));
@@ -266,8 +266,8 @@ fn old_json_without_the_new_fields_still_parses() {
     let sc: Scenario = serde_json::from_str(json).unwrap();
     assert_eq!(sc.id, "");
     assert_eq!(sc.release, ReleaseMode::CompareAndDelete);
-    assert_eq!(sc.failover_at, None);
-    assert!(sc.lock_clock_jumps.is_empty());
+    assert_eq!(sc.failover_at(), None);
+    assert!(sc.faults.is_empty());
     assert_eq!(sc.seed, 0);
     assert_eq!(sc.validate(), Ok(()));
     // New steps and fields have stable JSON names.
@@ -297,7 +297,7 @@ fn old_json_without_the_new_fields_still_parses() {
         }
     }
     let sc: Scenario = serde_json::from_str(&v.to_string()).unwrap();
-    assert_eq!(sc.token_source, TokenSource::SameRedis);
+    assert_eq!(sc.lock.token_source(), TokenSource::SameRedis);
     assert_eq!(sc.job, None);
     assert_eq!(sc.actors[0].pause_cause, PauseCause::Gc);
     assert_eq!(sc.actors[0].request_timeout, None);
@@ -603,7 +603,7 @@ fn failover_makes_two_holders_and_the_counter_rolls_back() {
         (SAME, "ok", 80),
     ] {
         let t = run_as("redis-failover", policy);
-        assert_eq!(t.scenario.token_source, TokenSource::SameRedis);
+        assert_eq!(t.scenario.lock.token_source(), TokenSource::SameRedis);
         let fo = events(&t, |k| matches!(k, EventKind::Failover { .. }));
         assert_eq!(fo.len(), 1);
         assert_eq!(
@@ -687,7 +687,7 @@ fn failover_makes_two_holders_and_the_counter_rolls_back() {
     }
     // Without the failover, B waits for A as it should, then finds the job done.
     let mut sc = build("redis-failover");
-    sc.failover_at = None;
+    sc.set_crash_at(None, None);
     let t = run(&sc);
     assert_eq!(t.summary.max_live_leases, 1);
     assert_eq!(acquired(&t)[1].1, "B");
@@ -701,7 +701,7 @@ fn failover_makes_two_holders_and_the_counter_rolls_back() {
 fn failover_of_a_lock_service_loses_nothing() {
     for policy in FencingPolicy::ALL {
         let mut sc = build("redis-failover").with_policy(policy);
-        sc.token_source = TokenSource::LockService;
+        sc.lock = LockKind::SERVICE;
         sc.validate().unwrap();
         let t = run(&sc);
         let fo = events(&t, |k| matches!(k, EventKind::Failover { .. }));
@@ -1065,13 +1065,9 @@ fn clock_jump_expires_the_lease_early_and_fencing_still_holds() {
         let t = run_as("clock-jump", policy);
         // Redlock on five nodes: A locks 0–2, B is refused with 3–4, then locks 2–4 after
         // node 2's clock jumped. Redlock mints no token: under a fence they are a what-if.
-        let rl = t
-            .scenario
-            .redlock
-            .as_ref()
-            .expect("clock-jump runs Redlock");
+        let rl = t.scenario.lock.redlock().expect("clock-jump runs Redlock");
         assert_eq!(rl.nodes, 5);
-        assert_eq!(t.scenario.token_source, TokenSource::Counterfactual);
+        assert_eq!(t.scenario.lock.token_source(), TokenSource::Counterfactual);
         assert_eq!(story::counterfactual(&t), policy != OFF);
         let nodes: Vec<(String, Vec<usize>)> = t
             .events
@@ -1212,7 +1208,7 @@ fn failover_at_the_instant_a_lease_expires() {
     sc.actors.truncate(1);
     sc.actors[0].pauses.clear();
     sc.actors[0].script = vec![Step::Acquire { retry_every: 10 }];
-    sc.failover_at = Some(30);
+    sc.set_crash_at(Some(30), None);
     let t = run(&sc);
     let kinds: Vec<_> = t.events.iter().map(|e| (e.at, e.result_code())).collect();
     assert_eq!(kinds, [(0, "ok"), (30, "ok"), (30, "failover")]);
@@ -1227,26 +1223,34 @@ fn failover_at_the_instant_a_lease_expires() {
 
 #[test]
 fn validation_bounds_the_new_fields() {
-    use fencing_lab::core::{ClockJump, ScenarioError};
+    use fencing_lab::core::{Fault, FaultAt, ScenarioError};
     use fencing_lab::core::{MAX_LABEL, MAX_STEPS, MAX_TIME};
     let out_of_range = |sc: &Scenario, what: &str| matches!(sc.validate(), Err(ScenarioError::OutOfRange { what: w, .. }) if w == what);
 
     let mut sc = build("redis-failover");
-    sc.failover_at = Some(MAX_TIME + 1);
+    sc.set_crash_at(Some(MAX_TIME + 1), None);
     assert!(out_of_range(&sc, "failover_at"));
-    sc.failover_at = Some(MAX_TIME);
+    sc.set_crash_at(Some(MAX_TIME), None);
     assert_eq!(sc.validate(), Ok(()));
 
     let mut sc = build("clock-jump");
-    sc.lock_clock_jumps[0].by = 0;
-    assert!(out_of_range(&sc, "clock jump by"));
-    sc.lock_clock_jumps[0] = ClockJump {
-        at: MAX_TIME + 1,
-        by: 1,
+    let jump = |at, node, by| FaultAt {
+        at,
+        fault: Fault::ClockJump { node, by },
     };
+    sc.faults = vec![jump(10, 2, 0)];
+    assert!(out_of_range(&sc, "clock jump by"));
+    sc.faults = vec![jump(MAX_TIME + 1, 2, 1)];
     assert!(out_of_range(&sc, "clock jump at"));
-    sc.lock_clock_jumps = vec![ClockJump { at: 1, by: 1 }; MAX_STEPS + 1];
-    assert!(out_of_range(&sc, "lock_clock_jumps"));
+    sc.faults = vec![jump(10, 5, 1)];
+    assert!(out_of_range(&sc, "redlock node"), "node 5 of 0–4");
+    sc.faults = vec![jump(1, 2, 1); MAX_STEPS + 1];
+    assert!(out_of_range(&sc, "faults"));
+    sc.faults = vec![jump(1, 2, 1), jump(2, 3, 1)];
+    assert_eq!(
+        sc.validate(),
+        Err(ScenarioError::BadFault("clock jumps step one node"))
+    );
 
     for bad in [
         "GC-pause",

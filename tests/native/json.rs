@@ -34,10 +34,9 @@ fn every_scenario() -> Vec<Scenario> {
         let sc = (e.build)();
         bases.push(sc.clone());
         for t in TokenSource::CHOICES {
-            bases.push(Scenario {
-                token_source: t,
-                ..sc.clone()
-            });
+            if let Ok(lock) = sc.lock.with_tokens(t) {
+                bases.push(Scenario { lock, ..sc.clone() });
+            }
         }
         for r in ReleaseMode::ALL {
             bases.push(Scenario {

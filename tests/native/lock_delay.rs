@@ -4,7 +4,8 @@
 use fencing_lab::core::deck::{self, LOCK_DELAY_SHORT_PAUSE};
 use fencing_lab::core::story;
 use fencing_lab::core::{
-    run, Acquire, EventKind, Fence, FencingPolicy, LeaseLock, Pause, Scenario, Trace, MAX_TIME,
+    run, Acquire, EventKind, Fence, FencingPolicy, LeaseLock, LockKind, Pause, Scenario, Trace,
+    MAX_TIME,
 };
 use fencing_lab::share::{decode, encode};
 
@@ -42,7 +43,7 @@ fn the_lock_waits_out_the_delay_after_a_lapse_but_not_after_a_release() {
 #[test]
 fn a_pause_longer_than_ttl_plus_delay_still_lands_unfenced_and_is_refused_fenced() {
     let off = run_as(FencingPolicy::Off);
-    assert_eq!(off.scenario.lock_delay, 20);
+    assert_eq!(off.scenario.lock.lock_delay(), 20);
     let refused: Vec<u64> = off
         .events
         .iter()
@@ -126,7 +127,7 @@ fn the_delay_narrows_the_window() {
                 && e.kind == EventKind::JobChecked { done: true })
     );
     let without = run(&Scenario {
-        lock_delay: 0,
+        lock: LockKind::SERVICE,
         ..Scenario::lock_delay()
             .with_policy(FencingPolicy::Off)
             .with_pause(0, short)
@@ -157,7 +158,7 @@ fn notes_quote_the_runs() {
         assert!(notes.contains(figure), "{figure}: {notes}");
     }
     let mut sc = Scenario::lock_delay();
-    sc.lock_delay = 10;
+    sc.lock = sc.lock.with_lock_delay(10).unwrap();
     let runs = deck::Runs(FencingPolicy::ALL.map(|p| run(&sc.clone().with_policy(p))));
     let other = (entry.notes)(&runs).join("\n");
     assert!(
@@ -173,12 +174,17 @@ fn the_lock_delay_is_in_the_link_and_bounded() {
         !encode(&sc, 0).contains("lockdelay"),
         "the deck's own value"
     );
-    sc.lock_delay = 35;
+    sc.lock = sc.lock.with_lock_delay(35).unwrap();
     let hash = encode(&sc, 3);
     assert!(hash.contains("&lockdelay=35"), "{hash}");
     assert_eq!(decode(&hash).map(|v| v.scenario), Ok(sc));
-    let headline = decode("#s=gc-pause&lockdelay=20").unwrap().scenario;
-    assert_eq!(headline.lock_delay, 20);
+    // Only a lock service has one: Redis grants the moment the key expires.
+    assert_eq!(
+        decode("#s=gc-pause&lockdelay=20").unwrap_err().to_string(),
+        "Redis has no lock-delay: a lock service (tokens from etcd / ZooKeeper) has one"
+    );
+    let etcd = decode("#s=gc-pause&tokens=lock_service&lockdelay=20").unwrap();
+    assert_eq!(etcd.scenario.lock.lock_delay(), 20);
     assert_eq!(
         decode(&format!("#s=lock-delay&lockdelay={}", MAX_TIME + 1))
             .unwrap_err()

@@ -4,9 +4,7 @@
 
 use fencing_lab::core::deck;
 use fencing_lab::core::story;
-use fencing_lab::core::{
-    run, EventKind, FencingPolicy, RowLock, Scenario, ScenarioError, TokenSource, Trace,
-};
+use fencing_lab::core::{run, EventKind, FencingPolicy, LockKind, Scenario, Trace};
 
 use crate::common;
 use common::{w, writes};
@@ -81,8 +79,7 @@ fn a_paused_head_of_the_queue_still_needs_the_fence() {
 #[test]
 fn spin_retry_on_redis_lets_a_later_waiter_overtake() {
     let spin = run(&Scenario {
-        queue: false,
-        token_source: TokenSource::SameRedis,
+        lock: LockKind::default(),
         ..Scenario::lock_queue()
     });
     // C asked at 21, B at 12, but C's retry timer fires first once the lease is gone.
@@ -129,14 +126,13 @@ fn the_words_say_queue_and_a_row_lock_has_none() {
     assert!(story::Story::of(&t)
         .narration(granted)
         .contains("B's watch fires: it holds acct:1 with token 34"));
-    let row = Scenario {
-        row_lock: Some(RowLock { idle_timeout: true }),
-        ..Scenario::lock_queue()
-    };
-    assert!(matches!(
-        row.validate(),
-        Err(ScenarioError::NotForRowLock { .. })
-    ));
+    // A row lock's queue is the row's own: JSON that sets both names no lock there is.
+    let mut row = serde_json::to_value(Scenario::lock_queue()).unwrap();
+    row["row_lock"] = serde_json::json!({ "idle_timeout": true });
+    let err = serde_json::from_value::<Scenario>(row)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("no such lock"), "{err}");
     // Written only when set: other scenarios' JSON is unchanged.
     let json = serde_json::to_string(&Scenario::gc_pause()).unwrap();
     assert!(!json.contains("queue"), "{json}");

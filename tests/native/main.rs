@@ -13,6 +13,7 @@ mod json;
 mod layering;
 mod lock_delay;
 mod lock_queue;
+mod old_links;
 mod partition;
 mod properties;
 mod raft_partition;

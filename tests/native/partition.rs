@@ -10,7 +10,7 @@ use fencing_lab::core::{
     observations_of, recorded, run, Account, EventKind, FencingPolicy, LockCommand, Partition,
     Recording, Scenario, Step, Trace,
 };
-use fencing_lab::lab::EditError;
+use fencing_lab::lab::{EditError, ParseError};
 use fencing_lab::share::{decode, encode, ShareError};
 
 use crate::common;
@@ -53,7 +53,7 @@ fn the_cut_off_holder_keeps_running_and_its_write_reaches_storage() {
     let off = run_as(FencingPolicy::Off);
     let sc = &off.scenario;
     assert_eq!(
-        sc.partition,
+        sc.partitioned(),
         Some(Partition {
             actor: 0,
             start: 15,
@@ -273,11 +273,7 @@ fn every_command_sent_in_the_window_is_dropped_and_each_timeout_does_what_it_say
     // it tries again (10 ms later), still cut off; the third try, at 40, after the heal,
     // reaches the lock service, which B took at 20 and released at 30.
     let mut sc = Scenario::partition().with_policy(FencingPolicy::Off);
-    sc.partition = Some(Partition {
-        actor: 0,
-        start: 0,
-        end: 25,
-    });
+    sc.set_partition(0, Some((0, 25)), false);
     sc.actors[0].lock_timeout = Some(10);
     let t = run(&sc);
     let a: Vec<(u64, String)> = timeline(&t)
@@ -304,11 +300,7 @@ fn every_command_sent_in_the_window_is_dropped_and_each_timeout_does_what_it_say
     // A release with no timeout: the client waits for ever and never finishes its script.
     let mut sc = Scenario::partition().with_policy(FencingPolicy::Off);
     sc.actors[0].lock_timeout = None;
-    sc.partition = Some(Partition {
-        actor: 0,
-        start: 60,
-        end: 100,
-    });
+    sc.set_partition(0, Some((60, 100)), false);
     sc.actors[0].script = vec![
         Step::Acquire { retry_every: 10 },
         Step::Work { ms: 60 },
@@ -442,7 +434,7 @@ fn the_partition_is_in_the_link_and_checked() {
     let hash = "#s=partition&fence=strict&ttl=30&partition.A=25,30&locktimeout.A=10&step=0";
     let view = decode(hash).unwrap();
     assert_eq!(
-        view.scenario.partition,
+        view.scenario.partitioned(),
         Some(Partition {
             actor: 0,
             start: 25,
@@ -453,10 +445,10 @@ fn the_partition_is_in_the_link_and_checked() {
     assert_eq!(encode(&view.scenario, 0), hash);
     // Moved to B, or taken away.
     let b = decode("#s=partition&partition.B=0,40").unwrap().scenario;
-    assert_eq!(b.partition.map(|p| p.actor), Some(1));
+    assert_eq!(b.partitioned().map(|p| p.actor), Some(1));
     assert_eq!(decode(&encode(&b, 0)).unwrap().scenario, b);
     let none = decode("#s=partition&partition.A=none&locktimeout.A=none").unwrap();
-    assert_eq!(none.scenario.partition, None);
+    assert_eq!(none.scenario.partitioned(), None);
     assert_eq!(none.scenario.actors[0].lock_timeout, None);
     assert_eq!(
         encode(&none.scenario, 0),
@@ -468,10 +460,10 @@ fn the_partition_is_in_the_link_and_checked() {
     // Refused with a message.
     assert_eq!(
         decode("#s=partition&partition.A=90,20").unwrap_err(),
-        ShareError::Refused(EditError::PartitionTooLate {
+        ShareError::Edit(ParseError::Refused(EditError::PartitionTooLate {
             client: "A".into(),
             horizon: 100
-        })
+        }))
     );
     assert_eq!(
         decode("#s=partition&partition.A=1,2&partition.B=3,4").unwrap_err(),
@@ -484,11 +476,7 @@ fn the_partition_is_in_the_link_and_checked() {
         "A partition length must be between 1 ms and 10 minutes (0 ms is too short)"
     );
     let mut bad = Scenario::partition();
-    bad.partition = Some(Partition {
-        actor: 5,
-        start: 0,
-        end: 10,
-    });
+    bad.set_partition(5, Some((0, 10)), false);
     assert_eq!(
         bad.validate().unwrap_err().to_string(),
         "the partition names client 6, but there are only 2"

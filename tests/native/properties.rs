@@ -14,9 +14,9 @@
 use fencing_lab::core::deck::DECK;
 use fencing_lab::core::story;
 use fencing_lab::core::{
-    random_token, run, Actor, ClockJump, EventKind, ExpiryCause, Fence, FencingPolicy, Grant,
-    Lease, LeaseEnd, Partition, Pause, PauseCause, ReleaseMode, Scenario, Step, StorageCheck,
-    TokenSource, Trace, WriteError, WriteRecord, RANDOM_TOKENS,
+    random_token, run, Actor, ClockJump, EventKind, ExpiryCause, Fault, FaultAt, Fence,
+    FencingPolicy, Grant, Lease, LeaseEnd, LockKind, Pause, PauseCause, ReleaseMode, Scenario,
+    Step, StorageCheck, TokenSource, Trace, WriteError, WriteRecord, RANDOM_TOKENS,
 };
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
@@ -137,15 +137,10 @@ fn scenario() -> impl Strategy<Value = Scenario> {
                 token_source,
                 (job, cut),
             )| {
-                let partition = cut.map(|(actor, start, len)| Partition {
-                    actor,
-                    start,
-                    end: start + len,
-                });
                 for (a, name) in actors.iter_mut().zip(NAMES) {
                     a.name = name.to_owned();
                 }
-                Scenario {
+                let mut sc = Scenario {
                     id: String::new(),
                     title: "random".to_owned(),
                     resource: "acct:1".to_owned(),
@@ -156,14 +151,22 @@ fn scenario() -> impl Strategy<Value = Scenario> {
                     actors,
                     horizon,
                     release,
-                    failover_at,
-                    lock_clock_jumps,
                     seed,
-                    token_source,
+                    lock: LockKind::default()
+                        .with_tokens(token_source)
+                        .expect("a single Redis takes every token source a presenter picks"),
                     job,
-                    partition,
                     ..Scenario::default()
+                };
+                for j in lock_clock_jumps {
+                    let by = j.by;
+                    sc.add_fault(j.at, Fault::ClockJump { node: 0, by });
                 }
+                sc.set_crash_at(failover_at, None);
+                if let Some((actor, start, len)) = cut {
+                    sc.set_partition(actor, Some((start, start + len)), false);
+                }
+                sc
             },
         )
 }
@@ -183,7 +186,7 @@ fn deck_variant() -> impl Strategy<Value = Scenario> {
             let mut sc = (DECK[i].build)().with_policy(policy);
             sc.seed = seed;
             // A row lock has no lock service for storage to ask: it keeps the plain check.
-            if sc.row_lock.is_none() {
+            if sc.lock.row().is_none() {
                 sc.check = check;
             }
             if let Some((who, start, duration)) = nudge {
@@ -404,7 +407,7 @@ fn check_single_live_lease(trace: &Trace) -> Result<(), TestCaseError> {
                     model
                 );
                 // A row lock's "lease" is its session's idle clock (none without a timeout).
-                let due = match (sc.row_lock, sc.idle_timeout()) {
+                let due = match (sc.lock.row(), sc.idle_timeout()) {
                     (Some(_), None) => u64::MAX,
                     _ => e.at + sc.lease_ttl,
                 };
@@ -417,7 +420,7 @@ fn check_single_live_lease(trace: &Trace) -> Result<(), TestCaseError> {
             }
             // A statement of a row lock's holder restarts its session's idle clock.
             EventKind::JobChecked { .. } | EventKind::WriteApplied { result: Ok(_), .. }
-                if sc.row_lock.is_some() =>
+                if sc.lock.row().is_some() =>
             {
                 if let (Some(l), Some(t)) = (model.as_mut(), sc.idle_timeout()) {
                     if Some(&l.owner) == e.actor.as_ref() && l.is_live(e.at) {
@@ -451,10 +454,7 @@ fn check_single_live_lease(trace: &Trace) -> Result<(), TestCaseError> {
                 prop_assert_ne!(Some(owner), e.actor.as_ref());
             }
             EventKind::LockClockJumped { by, shortened } => {
-                prop_assert!(sc
-                    .lock_clock_jumps
-                    .iter()
-                    .any(|j| j.at == e.at && j.by == *by));
+                prop_assert!(sc.clock_jumps().any(|(at, _, b)| at == e.at && b == *by));
                 let live = model.as_mut().filter(|l| l.is_live(e.at));
                 prop_assert_eq!(live.is_some(), shortened.is_some());
                 if let (Some(l), Some(s)) = (live, shortened) {
@@ -465,8 +465,8 @@ fn check_single_live_lease(trace: &Trace) -> Result<(), TestCaseError> {
                 }
             }
             EventKind::Failover { lost: gone, .. } => {
-                prop_assert_eq!(sc.failover_at, Some(e.at));
-                match sc.token_source {
+                prop_assert_eq!(sc.failover_at(), Some(e.at));
+                match sc.lock.token_source() {
                     // Off one Redis, the promoted replica never had the live lease.
                     TokenSource::SameRedis => {
                         let live: Vec<Lease> = model
@@ -523,7 +523,7 @@ fn check_single_live_lease(trace: &Trace) -> Result<(), TestCaseError> {
     }
     prop_assert!(trace.summary.max_believers <= sc.actors.len());
     prop_assert_eq!(trace.summary.max_live_leases, max_live);
-    if sc.failover_at.is_none() {
+    if sc.failover_at().is_none() {
         prop_assert!(max_live <= 1, "two live leases without a failover");
     }
 
@@ -553,7 +553,7 @@ fn check_single_live_lease(trace: &Trace) -> Result<(), TestCaseError> {
             LeaseEnd::Open => prop_assert!(s.to > sc.horizon, "{s:?}"),
         }
     }
-    if sc.failover_at.is_none() {
+    if sc.failover_at().is_none() {
         for w in spans.windows(2) {
             prop_assert!(
                 w[0].to <= w[1].from,
@@ -575,7 +575,7 @@ fn check_single_live_lease(trace: &Trace) -> Result<(), TestCaseError> {
 /// same-Redis counter may set it back (to the lowest token its lost leases held), and then
 /// it says so; otherwise tokens never repeat.
 fn check_minted_tokens(trace: &Trace) -> Result<(), TestCaseError> {
-    if trace.scenario.token_source == TokenSource::RandomValue {
+    if trace.scenario.lock.token_source() == TokenSource::RandomValue {
         return check_random_tokens(trace);
     }
     let mut next = trace.scenario.first_fence;
@@ -594,7 +594,7 @@ fn check_minted_tokens(trace: &Trace) -> Result<(), TestCaseError> {
                 ..
             } => {
                 prop_assert!(next_fence.0 <= next, "the counter never jumps ahead");
-                if trace.scenario.token_source != TokenSource::SameRedis {
+                if trace.scenario.lock.token_source() != TokenSource::SameRedis {
                     prop_assert_eq!(next_fence.0, next, "a lock service keeps its counter");
                 }
                 prop_assert_eq!(*rolled_back, minted.iter().any(|f| *next_fence <= *f));
@@ -613,7 +613,7 @@ fn check_minted_tokens(trace: &Trace) -> Result<(), TestCaseError> {
     for w in &trace.writes {
         match w.request.fence {
             Some(f) => prop_assert!(minted.contains(&f)),
-            None => prop_assert!(trace.scenario.row_lock.is_some(), "{:?}", w),
+            None => prop_assert!(trace.scenario.lock.row().is_some(), "{:?}", w),
         }
     }
     Ok(())
@@ -784,7 +784,7 @@ fn check_late_writes(trace: &Trace) -> Result<(), TestCaseError> {
             e.at
         );
         if matches!(
-            trace.scenario.token_source,
+            trace.scenario.lock.token_source(),
             TokenSource::SeparateCounter | TokenSource::RandomValue
         ) {
             // A grant's number is not ordered with the grants here: the counter is apart from
@@ -1010,7 +1010,7 @@ proptest! {
         check_late_writes(&trace)?;
         check_sequencer(&trace)?;
         match sc.policy {
-            _ if sc.row_lock.is_some() => check_row_lock(&trace)?,
+            _ if sc.lock.row().is_some() => check_row_lock(&trace)?,
             FencingPolicy::Strict => check_strict(&trace)?,
             FencingPolicy::SameEpoch => check_same_epoch(&trace)?,
             FencingPolicy::Off => {}
@@ -1237,7 +1237,10 @@ fn a_token_regranted_to_its_own_writer_does_not_hide_a_late_write() {
         policy: FencingPolicy::Off,
         actors: vec![a],
         horizon: 250,
-        failover_at: Some(111),
+        faults: vec![FaultAt {
+            at: 111,
+            fault: Fault::Failover { lag: None },
+        }],
         ..Scenario::default()
     };
     sc.validate().unwrap();

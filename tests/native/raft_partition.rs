@@ -22,7 +22,7 @@ fn the_majority_grants_again_and_the_fence_refuses_the_minority_holder() {
     ];
     for (policy, balance, a) in expect {
         let t = run_as(policy);
-        assert_eq!(t.scenario.token_source, TokenSource::LockService);
+        assert_eq!(t.scenario.lock.token_source(), TokenSource::LockService);
         assert_eq!(
             writes(&t),
             vec![w(49, "B", 34, "ok"), w(53, "A", 33, a)],
@@ -39,10 +39,11 @@ fn the_majority_grants_again_and_the_fence_refuses_the_minority_holder() {
         assert_eq!(renewal, Some((20, LockCommand::Renew)));
     }
     // The same model as `partition`, on etcd: only the words differ.
-    let plain = run(&Scenario {
-        minority: false,
-        ..Scenario::raft_partition()
-    });
+    let mut plain = Scenario::raft_partition();
+    let p = plain.partitioned().unwrap();
+    plain.set_partition(p.actor, Some((p.start, p.end)), false);
+    assert!(!plain.minority());
+    let plain = run(&plain);
     assert_eq!(writes(&plain), writes(&run_as(FencingPolicy::Strict)));
 }
 

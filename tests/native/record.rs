@@ -46,18 +46,18 @@ fn the_fold_rebuilds_the_what_ifs_too() {
                     (45, false, Some(10), StorageCheck::Sequencer),
                 ] {
                     let base = (entry.build)();
-                    if base.redlock.is_some() && token_source != base.token_source {
+                    let Ok(lock) = base.lock.with_tokens(token_source) else {
                         continue;
-                    }
-                    let sc = Scenario {
+                    };
+                    let mut sc = Scenario {
                         release,
-                        token_source,
+                        lock,
                         lease_ttl: ttl,
                         skip_barrier,
-                        replication_lag: lag,
                         check,
                         ..base
                     };
+                    sc.set_crash_lag(lag);
                     rebuilds(&sc, entry.id);
                 }
             }

@@ -4,7 +4,7 @@
 
 use fencing_lab::core::deck;
 use fencing_lab::core::story;
-use fencing_lab::core::{run, EventKind, FencingPolicy, Scenario, TokenSource, Trace};
+use fencing_lab::core::{run, EventKind, Fault, FaultAt, FencingPolicy, LockKind, Scenario, Trace};
 use fencing_lab::lab::ScenarioEdit;
 
 use crate::common;
@@ -45,10 +45,12 @@ fn the_restart_forgets_the_lock_and_its_counter() {
         assert_eq!((lost.len(), rolled_back, next), (1, true, 33));
     }
     // The same run as a failover to a replica cut off before the run: only the words differ.
-    let as_failover = run(&Scenario {
-        restart: false,
-        ..Scenario::redis_restart()
-    });
+    let mut as_failover = Scenario::redis_restart();
+    as_failover.faults = vec![FaultAt {
+        at: as_failover.failover_at().unwrap(),
+        fault: Fault::Failover { lag: None },
+    }];
+    let as_failover = run(&as_failover);
     assert_eq!(writes(&as_failover), writes(&run_as(FencingPolicy::Strict)));
 }
 
@@ -99,7 +101,7 @@ fn the_words_say_restart_not_failover() {
 #[test]
 fn tokens_from_a_lock_service_survive_the_restart() {
     let t = run(&Scenario {
-        token_source: TokenSource::LockService,
+        lock: LockKind::SERVICE,
         ..Scenario::redis_restart()
     });
     assert_eq!(writes(&t), vec![w(20, "A", 33, "ok")]);

@@ -6,8 +6,8 @@
 use fencing_lab::core::deck::{self, row_lock_wait};
 use fencing_lab::core::story;
 use fencing_lab::core::{
-    run, Awareness, EventKind, ExpiryCause, FencingPolicy, Pause, RowLock, Scenario, ScenarioError,
-    Step, Trace, IDLE_IN_TRANSACTION_TIMEOUT,
+    run, Awareness, EventKind, ExpiryCause, FencingPolicy, LockKind, Pause, RowLock, Scenario,
+    ScenarioError, Step, Trace, IDLE_IN_TRANSACTION_TIMEOUT,
 };
 use fencing_lab::share::{decode, encode};
 
@@ -20,7 +20,7 @@ fn run_as(policy: FencingPolicy) -> Trace {
 
 fn without_timeout(sc: Scenario) -> Scenario {
     Scenario {
-        row_lock: Some(RowLock {
+        lock: LockKind::Row(RowLock {
             idle_timeout: false,
         }),
         ..sc
@@ -172,7 +172,7 @@ fn without_the_timeout_b_waits_out_the_whole_stall_and_finds_the_job_done() {
 fn each_statement_restarts_the_idle_clock() {
     // A works 40 ms in two halves with a status read between them: never idle for 30 ms.
     let mut sc = without_timeout(Scenario::row_lock());
-    sc.row_lock = Some(RowLock { idle_timeout: true });
+    sc.lock = LockKind::Row(RowLock { idle_timeout: true });
     let a = &mut sc.actors[0];
     a.pauses.clear();
     a.script = vec![
@@ -270,7 +270,7 @@ fn no_pause_placement_runs_the_job_twice_with_or_without_the_timeout() {
                     let mut sc = Scenario::row_lock()
                         .with_policy(policy)
                         .with_pause(0, Pause { start, duration });
-                    sc.row_lock = Some(RowLock {
+                    sc.lock = LockKind::Row(RowLock {
                         idle_timeout: timeout,
                     });
                     let t = run(&sc);
@@ -310,10 +310,8 @@ fn a_debit_under_a_row_lock_must_commit_at_once() {
     );
     assert_eq!(Scenario::row_lock().validate(), Ok(()));
     // Nor does it have a lock server to fail over, or a lock node's clock to step.
-    let failover = Scenario {
-        failover_at: Some(5),
-        ..Scenario::row_lock()
-    };
+    let mut failover = Scenario::row_lock();
+    failover.set_crash_at(Some(5), None);
     assert_eq!(
         failover.validate(),
         Err(ScenarioError::NotForRowLock {
@@ -418,7 +416,7 @@ fn the_notes_carry_the_computed_figures() {
 #[test]
 fn the_link_restores_the_entry_and_its_edits() {
     let v = decode("#s=row-lock&fence=off&ttl=45&step=3").unwrap();
-    assert_eq!(v.scenario.row_lock, Some(RowLock { idle_timeout: true }));
+    assert_eq!(v.scenario.lock.row(), Some(RowLock { idle_timeout: true }));
     assert_eq!(v.scenario.lease_ttl, 45);
     assert_eq!(v.scenario.policy, FencingPolicy::Off);
     let back = decode(&encode(&v.scenario, 3)).unwrap();

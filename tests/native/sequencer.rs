@@ -6,7 +6,7 @@ use fencing_lab::core::{
     deck, run, story, EventKind, Fence, FencingPolicy, Ledger, Pause, Scenario, StorageCheck,
     TokenSource, Trace, WriteError, WriteRequest,
 };
-use fencing_lab::lab::{Lab, Msg, ScenarioEdit};
+use fencing_lab::lab::{Lab, Msg, ParseError, ScenarioEdit};
 use fencing_lab::share::{decode, encode, ShareError};
 
 use crate::common;
@@ -31,7 +31,7 @@ fn the_entry_is_a_pause_that_ends_between_b_s_grant_and_b_s_debit() {
     let sc = Scenario::sequencer();
     assert_eq!(sc.id, "sequencer");
     assert_eq!(sc.check, StorageCheck::Sequencer);
-    assert_eq!(sc.token_source, TokenSource::LockService);
+    assert_eq!(sc.lock.token_source(), TokenSource::LockService);
     assert_eq!(
         sc.actors[0].pauses,
         [Pause {
@@ -334,7 +334,10 @@ fn the_link_keeps_the_check_and_refuses_a_bad_one() {
     assert!(hash.contains("&check=highest"), "{hash}");
     assert_eq!(decode(&hash).unwrap().scenario, off);
     let err = decode("#s=gc-pause&check=chubby").unwrap_err();
-    assert!(matches!(err, ShareError::BadChoice { what: "check", .. }));
+    assert!(matches!(
+        err,
+        ShareError::Edit(ParseError::BadChoice { what: "check", .. })
+    ));
     assert_eq!(
         err.to_string(),
         "check must be highest or sequencer, not “chubby”"

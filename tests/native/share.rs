@@ -107,7 +107,7 @@ fn oversized_link_is_refused() {
 /// hash both ways, and a bad value names the choices.
 #[test]
 fn the_random_token_source_round_trips() {
-    use fencing_lab::core::{Scenario, TokenSource};
+    use fencing_lab::core::{LockKind, RedisTokens, Scenario};
     let sc = Scenario::uuid_token();
     let hash = encode(&sc, 7);
     assert!(!hash.contains("tokens="), "the deck's own source: {hash}");
@@ -121,7 +121,7 @@ fn the_random_token_source_round_trips() {
     );
     // What if… a counter instead: kept, and back.
     let counted = Scenario {
-        token_source: TokenSource::SameRedis,
+        lock: LockKind::default(),
         ..sc
     };
     let hash = encode(&counted, 0);
@@ -129,7 +129,9 @@ fn the_random_token_source_round_trips() {
     assert_eq!(decode(&hash).map(|v| v.scenario), Ok(counted));
     // Random values on the headline.
     let headline = Scenario {
-        token_source: TokenSource::RandomValue,
+        lock: LockKind::Redis {
+            tokens: RedisTokens::RandomValue,
+        },
         ..Scenario::gc_pause()
     };
     let hash = encode(&headline, 0);
@@ -256,7 +258,7 @@ fn every_number_in_a_link_says_its_range() {
 }
 
 /// Broken links, each with the exact sentence the page shows over the headline.
-pub const BROKEN_LINKS: [(&str, &str); 22] = [
+pub const BROKEN_LINKS: [(&str, &str); 24] = [
     ("#s=gc-pause&ttl", "“ttl” has no value: a link's settings are written key=value, e.g. ttl=30"),
     ("#fence=off&step=3", "the link names no scenario (it starts s=…, e.g. s=gc-pause)"),
     ("#s=gc-pause&s=toctou", "“s” is given twice"),
@@ -278,7 +280,9 @@ pub const BROKEN_LINKS: [(&str, &str); 22] = [
     ("#s=gc-pause&pause.A=90,50", "A's pause must end by t=100 ms, the end of the timeline (it would end at 140 ms)"),
     ("#s=gc-pause&pause.A=5", "“pause.A” needs start,length in ms, e.g. pause.A=5,50 (or none)"),
     ("#s=gc-pause&step=soon", "the step must be a whole number, not “soon”"),
-    ("#s=row-lock&lockdelay=5", "the link's scenario is not valid: a row lock in PostgreSQL has no lock-delay: the lock is the database's own"),
+    ("#s=row-lock&failover=5", "the link's scenario is not valid: a row lock in PostgreSQL has no lock server to fail over: the lock is the database's own"),
+    ("#s=row-lock&lockdelay=5", "a row lock in PostgreSQL has no lock-delay"),
+    ("#s=gc-pause&lockdelay=20", "Redis has no lock-delay: a lock service (tokens from etcd / ZooKeeper) has one"),
 ];
 
 /// Each broken link gets its own sentence, in the user's terms: what the user wrote (not

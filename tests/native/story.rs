@@ -507,7 +507,7 @@ fn a_failover_after_expiry_loses_nothing() {
     sc.actors[0].pauses.clear();
     sc.actors[0].script = vec![fencing_lab::core::Step::Acquire { retry_every: 10 }];
     sc.actors[1].start_at = 50;
-    sc.failover_at = Some(40);
+    sc.set_crash_at(Some(40), None);
     sc.validate().unwrap();
     let t = run(&sc);
     let i = t

@@ -1,7 +1,9 @@
 //! The what-if controls: each changes the run the way the real system would, and each
 //! survives the shareable URL.
 
-use fencing_lab::core::{run, story, EventKind, FencingPolicy, ReleaseMode, Scenario, TokenSource};
+use fencing_lab::core::{
+    run, story, EventKind, FencingPolicy, LockKind, ReleaseMode, Scenario, TokenSource,
+};
 use fencing_lab::lab::{Lab, Param, ScenarioEdit};
 use fencing_lab::share::{decode, encode};
 
@@ -79,22 +81,18 @@ fn without_the_barrier_the_late_result_lands_under_every_policy() {
 
 #[test]
 fn failover_off_or_from_a_lock_service_loses_nothing() {
-    let never = Scenario {
-        failover_at: None,
-        ..Scenario::redis_failover()
-    };
+    let mut never = Scenario::redis_failover();
+    never.set_crash_at(None, None);
     let etcd = Scenario {
-        token_source: TokenSource::LockService,
+        lock: LockKind::SERVICE,
         ..Scenario::redis_failover()
     };
     assert_eq!(outcomes(&Scenario::redis_failover())[2], (80, 1, 2));
     for sc in [never, etcd] {
         assert!(outcomes(&sc).iter().all(|o| *o == (90, 0, 1)));
     }
-    let later = Scenario {
-        failover_at: Some(40),
-        ..Scenario::redis_failover()
-    };
+    let mut later = Scenario::redis_failover();
+    later.set_crash_at(Some(40), None);
     let t = run(&later);
     assert_eq!(
         t.summary.max_live_leases, 1,
@@ -126,12 +124,12 @@ fn every_knob_survives_the_url() {
     lab.update(ScenarioEdit::Failover(None).into());
     let hash = encode(lab.scenario(), 0);
     assert!(hash.contains("&failover=off"), "{hash}");
-    assert_eq!(decode(&hash).unwrap().scenario.failover_at, None);
+    assert_eq!(decode(&hash).unwrap().scenario.failover_at(), None);
 
     // Out of range or unknown: a message, and the last good state stays.
     lab.update(ScenarioEdit::Failover(Some(9_999)).into());
     assert!(lab.error().unwrap_or("").contains("must come by"));
-    assert_eq!(lab.scenario().failover_at, None);
+    assert_eq!(lab.scenario().failover_at(), None);
     for (bad, why) in [
         ("#s=redis-failover&failover=900", "must come by"),
         (
@@ -150,9 +148,10 @@ fn every_knob_survives_the_url() {
 /// failover (t=5). A's SET at t=0 is on it with a lag up to 5 ms, and lost with more.
 #[test]
 fn replica_lag_decides_whether_the_failover_loses_the_lease() {
-    let lagging = |lag| Scenario {
-        replication_lag: lag,
-        ..Scenario::redis_failover()
+    let lagging = |lag| {
+        let mut sc = Scenario::redis_failover();
+        sc.set_crash_lag(lag);
+        sc
     };
     for lag in [Some(0), Some(5)] {
         let sc = lagging(lag);
@@ -209,11 +208,9 @@ fn replica_lag_decides_whether_the_failover_loses_the_lease() {
         }
     }
     // A release that has not reached the replica is undone by the failover too.
-    let late = Scenario {
-        failover_at: Some(20),
-        replication_lag: Some(10),
-        ..Scenario::redis_failover()
-    };
+    let mut late = Scenario::redis_failover();
+    late.set_crash_at(Some(20), None);
+    late.set_crash_lag(Some(10));
     let t = run(&late);
     assert_eq!(
         t.snapshot_at(
@@ -253,7 +250,7 @@ fn replica_lag_decides_whether_the_failover_loses_the_lease() {
         decode(&encode(lab.scenario(), 0))
             .unwrap()
             .scenario
-            .replication_lag,
+            .replication_lag(),
         None
     );
     assert!(decode("#s=redis-failover&lag=soon").is_err());

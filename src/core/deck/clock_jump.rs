@@ -45,13 +45,14 @@ impl Scenario {
         let a = writer("A", 0, 20, 5);
         let b = writer("B", 5, 2, 5);
         Scenario {
-            lock_clock_jumps: vec![ClockJump { at: 10, by: 25 }],
-            redlock: Some(RedlockSetup {
+            faults: vec![FaultAt {
+                at: 10,
+                fault: Fault::ClockJump { node: 2, by: 25 },
+            }],
+            lock: LockKind::Redlock(RedlockSetup {
                 nodes: 5,
                 reach: vec![vec![0, 1, 2], vec![2, 3, 4]],
-                jumping_node: 2,
             }),
-            token_source: TokenSource::Counterfactual,
             ..job_scenario("clock-jump", "Redlock and a clock jump", vec![a, b], 60)
         }
     }

@@ -14,7 +14,7 @@ pub(super) const ENTRY: DeckEntry = DeckEntry {
         let [off, strict, _] = r.balances();
         let (a, b) = (r.token(0), r.token(1));
         let sc = r.off().scenario.clone();
-        let (ttl, delay) = (sc.lease_ttl, sc.lock_delay);
+        let (ttl, delay) = (sc.lease_ttl, sc.lock.lock_delay());
         let pause = sc.actors[0].pauses.first().map_or(0, |p| p.duration);
         let granted = r
             .off()
@@ -31,7 +31,7 @@ pub(super) const ENTRY: DeckEntry = DeckEntry {
         };
         let with = run(&sc.clone().with_pause(0, short));
         let without = run(&Scenario {
-            lock_delay: 0,
+            lock: LockKind::SERVICE,
             ..sc.with_pause(0, short)
         });
         vec![
@@ -62,8 +62,10 @@ impl Scenario {
         let mut a = writer("A", 0, 10, 5);
         a.pauses.push(pause(5, 60));
         Scenario {
-            lock_delay: 20,
-            token_source: TokenSource::LockService,
+            lock: LockKind::Service(ServiceOptions {
+                lock_delay: 20,
+                queue: false,
+            }),
             ..job_scenario(
                 "lock-delay",
                 "Chubby-style lock-delay",

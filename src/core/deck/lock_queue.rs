@@ -12,8 +12,7 @@ pub(super) const ENTRY: DeckEntry = DeckEntry {
         let t = r.strict();
         let grants = order(t);
         let spin = run(&Scenario {
-            queue: false,
-            token_source: TokenSource::SameRedis,
+            lock: LockKind::default(),
             ..t.scenario.clone()
         });
         let refusals = spin
@@ -85,8 +84,10 @@ impl Scenario {
             w
         });
         Scenario {
-            queue: true,
-            token_source: TokenSource::LockService,
+            lock: LockKind::Service(ServiceOptions {
+                lock_delay: 0,
+                queue: true,
+            }),
             ..job_scenario("lock-queue", "Waiting on a lock", vec![a, b, c], 100)
         }
     }

@@ -11,10 +11,11 @@
 
 use super::clock::Millis;
 use super::engine::run;
+use super::fault::{Fault, FaultAt, Node};
 use super::ledger::{FencingPolicy, StorageCheck, WriteError};
 use super::scenario::{
-    Actor, ClockJump, Partition, Pause, PauseCause, RedlockSetup, ReleaseMode, RowLock, Scenario,
-    Step, TokenSource, IDLE_IN_TRANSACTION_TIMEOUT,
+    Actor, LockKind, Partition, Pause, PauseCause, RedisTokens, RedlockSetup, ReleaseMode, RowLock,
+    Scenario, ServiceOptions, Step, IDLE_IN_TRANSACTION_TIMEOUT,
 };
 use super::story;
 use super::trace::{EventKind, Trace};

@@ -23,7 +23,7 @@ pub(super) const ENTRY: DeckEntry = DeckEntry {
         let (a, b) = (r.token(0), r.token(1));
         let t = r.off();
         let sc = t.scenario.clone();
-        let p = sc.partition.unwrap_or(Partition {
+        let p = sc.partitioned().unwrap_or(Partition {
             actor: 0,
             start: 0,
             end: 0,
@@ -146,11 +146,7 @@ impl Scenario {
         a.lock_timeout = Some(PARTITION_LOCK_TIMEOUT);
         Scenario {
             seed: PARTITION_SEED,
-            partition: Some(Partition {
-                actor: 0,
-                start: 15,
-                end: 65,
-            }),
+            faults: vec![FaultAt::cut_from_lock(Node::Client(0), 15, 65)],
             ..job_scenario("partition", "Network partition", vec![a, headline_b()], 100)
         }
     }

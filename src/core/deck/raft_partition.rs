@@ -12,7 +12,7 @@ pub(super) const ENTRY: DeckEntry = DeckEntry {
         let [off, strict, _] = r.balances();
         let (a, b) = (r.token(0), r.token(1));
         let t = r.off();
-        let p = t.scenario.partition.unwrap_or(Partition { actor: 0, start: 0, end: 0 });
+        let p = t.scenario.partitioned().unwrap_or(Partition { actor: 0, start: 0, end: 0 });
         let at = |who: &str, want: fn(&EventKind) -> bool| {
             t.events
                 .iter()
@@ -57,12 +57,17 @@ impl Scenario {
     /// asks at 37 and 47, clear of the lease's end at 40 either side: it gets 34 at 47 and
     /// debits at 49. A debits with 33 at 53 and learns at 55, its client's 35 ms timeout.
     pub fn raft_partition() -> Self {
+        let partition = Scenario::partition();
+        // The same window, cut between A's member and the other two.
+        let faults = (partition.partitioned().into_iter())
+            .map(|p| FaultAt::cut_from_lock(Node::MemberOf(p.actor), p.start, p.end))
+            .collect();
         let mut sc = Scenario {
             id: "raft-partition".to_owned(),
             title: "The lock service partitioned".to_owned(),
-            token_source: TokenSource::LockService,
-            minority: true,
-            ..Scenario::partition()
+            lock: LockKind::SERVICE,
+            faults,
+            ..partition
         };
         sc.actors[1] = writer("B", 17, 2, 3);
         let a = &mut sc.actors[0];

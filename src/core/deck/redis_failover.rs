@@ -16,7 +16,7 @@ pub(super) const ENTRY: DeckEntry = DeckEntry {
             format!("Off: {off}. Strict refuses the second equal token ({strict}) — by luck of arrival order. Same-epoch admits both: {same}, the job ran twice."),
             {
                 let etcd = run(&Scenario {
-                    token_source: TokenSource::LockService,
+                    lock: LockKind::SERVICE,
                     ..Scenario::redis_failover()
                 });
                 format!(
@@ -47,13 +47,15 @@ impl Scenario {
     /// The primary acknowledges A's lock (33, until t=30) and fails over at t=5 without
     /// having replicated it, nor the INCR of its token; B acquires at t=8 and gets 33 again
     /// from the rolled-back counter, debits at t=10; A debits with 33 at t=12. Two live
-    /// leases from t=8 to t=30. With `token_source: LockService` nothing is lost.
+    /// leases from t=8 to t=30. With a lock service (`LockKind::Service`) nothing is lost.
     pub fn redis_failover() -> Self {
         let a = writer("A", 0, 12, 5);
         let b = writer("B", 8, 2, 15);
         Scenario {
-            failover_at: Some(5),
-            token_source: TokenSource::SameRedis,
+            faults: vec![FaultAt {
+                at: 5,
+                fault: Fault::Failover { lag: None },
+            }],
             ..job_scenario("redis-failover", "Redis failover", vec![a, b], 60)
         }
     }

@@ -12,7 +12,7 @@ pub(super) const ENTRY: DeckEntry = DeckEntry {
         let [off, strict, same] = r.balances();
         let (a, b) = (r.token(0), r.token(1));
         let t = r.off();
-        let crash = t.scenario.failover_at.unwrap_or(0);
+        let crash = t.scenario.failover_at().unwrap_or(0);
         let granted = t
             .events
             .iter()
@@ -21,7 +21,7 @@ pub(super) const ENTRY: DeckEntry = DeckEntry {
             })
             .map_or(0, |e| e.at);
         let etcd = run(&Scenario {
-            token_source: TokenSource::LockService,
+            lock: LockKind::SERVICE,
             ..Scenario::redis_restart()
         });
         vec![
@@ -58,9 +58,10 @@ impl Scenario {
         let a = writer("A", 0, 20, 5);
         let b = writer("B", 15, 2, 15);
         Scenario {
-            failover_at: Some(5),
-            restart: true,
-            token_source: TokenSource::SameRedis,
+            faults: vec![FaultAt {
+                at: 5,
+                fault: Fault::Restart { lag: None },
+            }],
             ..job_scenario(
                 "redis-restart",
                 "Redis restarts without fsync",

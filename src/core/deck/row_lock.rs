@@ -22,7 +22,7 @@ pub(super) const ENTRY: DeckEntry = DeckEntry {
             .find(|w| !w.accepted())
             .map_or_else(String::new, |w| format!("at t={}", w.at));
         let no_timeout = run(&Scenario {
-            row_lock: Some(RowLock {
+            lock: LockKind::Row(RowLock {
                 idle_timeout: false,
             }),
             ..sc.clone()
@@ -107,7 +107,7 @@ impl Scenario {
         let mut a = worker("A", 0, 10);
         a.pauses.push(pause(5, 50));
         Scenario {
-            row_lock: Some(RowLock { idle_timeout: true }),
+            lock: LockKind::Row(RowLock { idle_timeout: true }),
             ..job_scenario(
                 "row-lock",
                 "SELECT … FOR UPDATE as the lock",

@@ -52,7 +52,9 @@ impl Scenario {
         a.pauses.push(pause(1, 40));
         let b = writer("B", 20, 15, 5);
         Scenario {
-            token_source: TokenSource::SeparateCounter,
+            lock: LockKind::Redis {
+                tokens: RedisTokens::SeparateCounter,
+            },
             ..job_scenario(
                 "separate-counter",
                 "Token from a separate counter",

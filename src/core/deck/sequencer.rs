@@ -89,7 +89,7 @@ impl Scenario {
         let mut a = writer("A", 0, 10, 5);
         a.pauses.push(pause(5, 40));
         Scenario {
-            token_source: TokenSource::LockService,
+            lock: LockKind::SERVICE,
             check: StorageCheck::Sequencer,
             ..job_scenario(
                 "sequencer",

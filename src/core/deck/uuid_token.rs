@@ -80,7 +80,9 @@ impl Scenario {
         Scenario {
             id: "uuid-token".to_owned(),
             title: "A random value as the token".to_owned(),
-            token_source: TokenSource::RandomValue,
+            lock: LockKind::Redis {
+                tokens: RedisTokens::RandomValue,
+            },
             seed: UUID_SEED,
             ..Scenario::gc_pause()
         }

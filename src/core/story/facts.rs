@@ -84,7 +84,7 @@ pub struct Facts {
 
 /// The lock value a client SETs for its `nth` grant (0-based).
 fn owner_value(sc: &Scenario, owner: &str, nth: usize, fence: Fence) -> String {
-    match (sc.token_source, nth) {
+    match (sc.lock.token_source(), nth) {
         (TokenSource::RandomValue, _) => fence.to_string(),
         (_, 0) => format!("rnd-{owner}"),
         (_, n) => format!("rnd-{owner}{}", n + 1),
@@ -109,7 +109,7 @@ pub fn facts(t: &Trace) -> Facts {
         ..StepFacts::default()
     }];
     let own_token =
-        |fence: Fence| (sc.token_source != TokenSource::SeparateCounter).then_some(fence);
+        |fence: Fence| (sc.lock.token_source() != TokenSource::SeparateCounter).then_some(fence);
     let slot = |name: &str| sc.actors.iter().position(|a| a.name == name);
     for (i, e) in t.events.iter().enumerate() {
         let actor = e.actor.clone();
@@ -246,7 +246,7 @@ impl ClientFacts {
 /// A lease named by both its fields: "value rnd-A, token 33"; "value rnd-A" where the lease
 /// has no token of its own; "value 842162, also its token" where the value is the token.
 pub fn lease_fields(sc: &Scenario, l: &LeaseFacts) -> String {
-    match (sc.token_source, l.token) {
+    match (sc.lock.token_source(), l.token) {
         (TokenSource::RandomValue, _) => format!("value {}, also its token", l.value),
         (_, Some(tok)) => format!("value {}, token {tok}", l.value),
         (_, None) => format!("value {}", l.value),
@@ -256,7 +256,7 @@ pub fn lease_fields(sc: &Scenario, l: &LeaseFacts) -> String {
 /// " (token 33)" after a lease's name, or nothing where the lease has no token of its own
 /// (a separate counter: the lease's number is not its token).
 pub fn lease_token(sc: &Scenario, fence: Fence) -> String {
-    match sc.token_source {
+    match sc.lock.token_source() {
         TokenSource::SeparateCounter => String::new(),
         _ => format!(" (token {fence})"),
     }

@@ -59,7 +59,7 @@ fn hash(fence: Option<Fence>) -> String {
 
 /// Where this scenario's tokens come from, as a phrase.
 pub fn token_source(sc: &Scenario) -> &'static str {
-    match sc.token_source {
+    match sc.lock.token_source() {
         TokenSource::SameRedis => {
             "a counter on the same Redis, INCRed in the acquire script (only as durable as that Redis)"
         }
@@ -80,7 +80,7 @@ pub fn token_source(sc: &Scenario) -> &'static str {
 
 /// [`token_source`] in a few words, for the opening line.
 fn token_source_short(sc: &Scenario) -> &'static str {
-    match sc.token_source {
+    match sc.lock.token_source() {
         TokenSource::SameRedis => "INCR in the acquire script on the same Redis",
         TokenSource::LockService if Voice::of(sc) == Voice::Chubby => {
             "the lock service (a Chubby sequencer)"
@@ -198,15 +198,15 @@ pub fn label(e: &TraceEvent) -> String {
 /// [`label`] as the timeline of `t` shows it: with a separate counter a lease's number is not
 /// its token, so lease markers go without one.
 pub fn marker_label(t: &Trace, e: &TraceEvent) -> String {
-    if t.scenario.row_lock.is_some() {
+    if t.scenario.lock.row().is_some() {
         if let Some(l) = row_label(e) {
             return l;
         }
     }
-    if t.scenario.queue && matches!(e.kind, EventKind::LockWait { .. }) {
+    if t.scenario.lock.queue() && matches!(e.kind, EventKind::LockWait { .. }) {
         return "queued".to_owned();
     }
-    if t.scenario.restart {
+    if t.scenario.restart() {
         if let EventKind::Failover { lost, .. } = &e.kind {
             return restart_label(lost.first().map(|l| l.fence));
         }
@@ -219,7 +219,7 @@ pub fn marker_label(t: &Trace, e: &TraceEvent) -> String {
             return label(e).replacen("publish", "claim", 1);
         }
     }
-    if t.scenario.token_source != TokenSource::SeparateCounter {
+    if t.scenario.lock.token_source() != TokenSource::SeparateCounter {
         return label(e);
     }
     match &e.kind {
@@ -235,10 +235,10 @@ pub fn marker_label(t: &Trace, e: &TraceEvent) -> String {
 
 /// The words on a lease band: its owner and token, or with a separate counter only its owner.
 pub fn band_label(sc: &Scenario, owner: &str, fence: Fence) -> String {
-    if sc.row_lock.is_some() {
+    if sc.lock.row().is_some() {
         return format!("{owner} · row lock");
     }
-    match sc.token_source {
+    match sc.lock.token_source() {
         TokenSource::SeparateCounter => format!("{owner} · lease"),
         _ => format!("{owner} · token {fence}"),
     }
@@ -247,7 +247,7 @@ pub fn band_label(sc: &Scenario, owner: &str, fence: Fence) -> String {
 /// [`band_label`] for a band too short to hold it: the owner and the token ("B·34"), or
 /// the owner alone where the band names no token.
 pub fn band_label_short(sc: &Scenario, owner: &str, fence: Fence) -> String {
-    match (sc.row_lock.is_some(), sc.token_source) {
+    match (sc.lock.row().is_some(), sc.lock.token_source()) {
         (true, _) | (_, TokenSource::SeparateCounter) => owner.to_owned(),
         _ => format!("{owner}·{fence}"),
     }
@@ -266,16 +266,16 @@ fn opening(sc: &Scenario) -> String {
     } else {
         format!("Balance {} on {}", sc.initial_balance, sc.resource)
     };
-    let lock = match &sc.redlock {
+    let lock = match sc.lock.redlock() {
         Some(r) => format!(
             "{} Redlock lease over {} Redis nodes",
             duration(sc, sc.lease_ttl),
             r.nodes
         ),
-        None if sc.lock_delay > 0 => format!(
+        None if sc.lock.lock_delay() > 0 => format!(
             "{} lease lock with a {} lock-delay, as in Chubby (Consul's session lock-delay is 15 s by default; Redis, etcd and ZooKeeper have none)",
             duration(sc, sc.lease_ttl),
-            duration(sc, sc.lock_delay)
+            duration(sc, sc.lock.lock_delay())
         ),
         None if sc.client_drift > 0 || sc.deadline_margin > 0 => format!(
             "{} lease lock; client clocks run {} slow (exaggerated for visibility: real clocks drift by tens of ppm), and stop at TTL − {}",
@@ -291,10 +291,10 @@ fn opening(sc: &Scenario) -> String {
         (StorageCheck::Sequencer, false) => " Fencing is off, so storage checks nothing: no token and no sequencer.",
     };
     let cut = match (
-        &sc.partition,
-        sc.partition.and_then(|p| sc.actors.get(p.actor)),
+        &sc.partitioned(),
+        sc.partitioned().and_then(|p| sc.actors.get(p.actor)),
     ) {
-        (Some(p), Some(a)) if sc.minority => format!(
+        (Some(p), Some(a)) if sc.minority() => format!(
             " {}'s client talks to member 1 of a 3-member etcd cluster; from t={} to t={} member 1 is cut off from members 2 and 3 (the minority side). {0} still reaches storage.",
             a.name,
             instant(sc, p.start),
@@ -452,7 +452,7 @@ fn write_fate(c: &Ctx, sent: Millis) -> Option<(Option<String>, bool)> {
 
 /// Whether `actor` was cut off from the lock service at `at` by the scenario's partition.
 fn partitioned(sc: &Scenario, actor: &str, at: Millis) -> bool {
-    sc.partition
+    sc.partitioned()
         .is_some_and(|p| p.contains(at) && sc.actors.get(p.actor).is_some_and(|a| a.name == actor))
 }
 

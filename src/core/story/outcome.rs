@@ -17,7 +17,7 @@ pub fn outcome(t: &Trace) -> String {
         EventKind::WriteApplied {
             highest_accepted: Some(h),
             ..
-        } if t.scenario.token_source == TokenSource::RandomValue
+        } if t.scenario.lock.token_source() == TokenSource::RandomValue
             && t.scenario.policy.checks_fence() =>
         {
             format!(", by luck of the draw ({} > {h})", token(e.fence()))
@@ -105,7 +105,7 @@ pub fn outcome(t: &Trace) -> String {
             1 => "; a retry answered from its idempotency key".to_owned(),
             n => format!("; {n} retries answered from their idempotency keys"),
         };
-        if t.scenario.row_lock.is_some() {
+        if t.scenario.lock.row().is_some() {
             let code = w.result.as_ref().err().map_or("", |e| e.code());
             return format!(
                 "{}'s UPDATE failed: {code} ({IDLE_IN_TRANSACTION_TIMEOUT})",
@@ -149,7 +149,8 @@ pub fn outcome(t: &Trace) -> String {
 
 /// Whether a fencing policy's column is a counterfactual here (Redlock mints no token).
 pub fn counterfactual(t: &Trace) -> bool {
-    t.scenario.token_source == TokenSource::Counterfactual && t.scenario.policy.checks_fence()
+    t.scenario.lock.token_source() == TokenSource::Counterfactual
+        && t.scenario.policy.checks_fence()
 }
 
 /// Every refused write, named: "A's 41 and B's 42 refused: stale_fence", one group per

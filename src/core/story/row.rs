@@ -1,4 +1,4 @@
-//! A PostgreSQL row lock (`Scenario::row_lock`): the storage arbitrates itself, so its words differ.
+//! A PostgreSQL row lock (`LockKind::RowLock`): the storage arbitrates itself, so its words differ.
 
 use super::*;
 

@@ -3,6 +3,7 @@
 //! `redlock`, `token_source` and `lock_delay` to choose its words. Where the tokens come from
 //! is another axis (`TokenSource`), worded where tokens are named.
 
+use super::super::scenario::LockKind;
 use super::*;
 
 /// Which lock grants the lease, as the words name it.
@@ -24,16 +25,12 @@ pub enum Voice {
 
 impl Voice {
     pub fn of(sc: &Scenario) -> Self {
-        if sc.row_lock.is_some() {
-            Voice::RowLock
-        } else if sc.redlock.is_some() {
-            Voice::Redlock
-        } else if sc.token_source == TokenSource::LockService && sc.lock_delay > 0 {
-            Voice::Chubby
-        } else if sc.token_source == TokenSource::LockService {
-            Voice::LockService
-        } else {
-            Voice::Redis
+        match &sc.lock {
+            LockKind::Row(_) => Voice::RowLock,
+            LockKind::Redlock(_) => Voice::Redlock,
+            LockKind::Service(o) if o.lock_delay > 0 => Voice::Chubby,
+            LockKind::Service(_) => Voice::LockService,
+            LockKind::Redis { .. } => Voice::Redis,
         }
     }
 

@@ -42,7 +42,7 @@ pub fn grid_in(t: &Trace, ty: Type) -> Grid {
         .chain([
             // A row lock lives in the storage itself: its lane is the row's lock.
             (
-                if t.scenario.row_lock.is_some() {
+                if t.scenario.lock.row().is_some() {
                     "lock"
                 } else {
                     "lease"
@@ -275,7 +275,7 @@ fn conflicts(t: &Trace, g: &Geometry, labels: &mut Labels) -> Vec<Conflict> {
 /// where it touches no marker (the markers' own labels then keep clear of it).
 fn cut(t: &Trace, g: &Geometry, labels: &mut Labels) -> Option<Cut> {
     let sc = &t.scenario;
-    let p = sc.partition?;
+    let p = sc.partitioned()?;
     let name = &sc.actors.get(p.actor)?.name;
     let (x0, x1) = (g.x(p.start), g.x(p.end.min(sc.horizon)));
     let h = g.lane_h();

@@ -7,8 +7,8 @@ pub(crate) fn fault(c: &Ctx) -> Option<String> {
     let (sc, e, _, res, _) = c.parts();
     Some(match &e.kind {
         EventKind::LockClockJumped { by, shortened } => {
-            let clock = match &sc.redlock {
-                Some(r) => format!("Node {}'s clock", r.jumping_node + 1),
+            let clock = match sc.lock.redlock() {
+                Some(_) => format!("Node {}'s clock", sc.jumping_node() + 1),
                 None => "The lock node's clock".to_owned(),
             };
             let Some(s) = shortened else {
@@ -27,19 +27,19 @@ pub(crate) fn fault(c: &Ctx) -> Option<String> {
         }
         EventKind::Failover {
             lost, next_fence, ..
-        } if sc.restart => restarted(c, lost.first(), *next_fence),
+        } if sc.restart() => restarted(c, lost.first(), *next_fence),
         EventKind::Failover {
             lost,
             next_fence,
             rolled_back,
-        } => match (sc.token_source, lost.first()) {
+        } => match (sc.lock.token_source(), lost.first()) {
             // A replica that lags: did the holder's SET reach it before the crash?
             (TokenSource::SameRedis | TokenSource::SeparateCounter | TokenSource::RandomValue, _)
-                if sc.replication_lag.is_some() =>
+                if sc.replication_lag().is_some() =>
             {
-                let lag = c.dur(sc.replication_lag.unwrap_or(0));
+                let lag = c.dur(sc.replication_lag().unwrap_or(0));
                 let granted = |owner: &str| c.client(owner).granted_at.unwrap_or(0);
-                let next = match (sc.token_source, rolled_back) {
+                let next = match (sc.lock.token_source(), rolled_back) {
                     (TokenSource::RandomValue, _) => String::new(),
                     (TokenSource::SameRedis, true) => format!(" The fence counter lived on the same Redis and lost that INCR too, so the next token handed out is {next_fence} again."),
                     (TokenSource::SameRedis, false) => format!(" The next token will be {next_fence}."),
@@ -133,7 +133,7 @@ pub(crate) fn cut_off(c: &Ctx) -> Option<String> {
                 (LockCommand::CheckHeld, _) => format!("{name} sends an is_held check"),
                 (LockCommand::Release, _) => format!("{name} sends its release of {res}"),
             };
-            let end = sc.partition.map_or(e.at, |p| p.end);
+            let end = sc.partitioned().map_or(e.at, |p| p.end);
             let wait = match timeout_at {
                 Some(t) => format!(
                     "{name}'s client waits for one until t={} ({} timeout)",
@@ -150,7 +150,7 @@ pub(crate) fn cut_off(c: &Ctx) -> Option<String> {
                 (LockCommand::Renew, None) => "; the job works on.".to_owned(),
                 _ => "; it does nothing else meanwhile.".to_owned(),
             };
-            if sc.minority {
+            if sc.minority() {
                 return Some(format!(
                     "{what} to member 1, which is on the minority side until t={}: without a quorum it can commit no {}, so no reply comes and the majority never sees it. {wait}{rest}",
                     c.at(end),

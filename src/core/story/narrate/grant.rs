@@ -16,7 +16,7 @@ pub(crate) fn grant(c: &Ctx) -> Option<String> {
             nodes,
             ..
         } if c.voice == Voice::Redlock => {
-            let total = sc.redlock.as_ref().map_or(0, |r| r.nodes);
+            let total = sc.lock.redlock().map_or(0, |r| r.nodes);
             format!(
                 "{name} runs Redlock on {res}: SET {res} {} NX PX {} answers OK on {} — {} of {total}, a majority. The lock runs until t={} by those nodes' clocks. Redlock mints no token; {fence} is what a lock service minting one with each grant would hand out (counterfactual).",
                 value,
@@ -53,12 +53,12 @@ pub(crate) fn grant(c: &Ctx) -> Option<String> {
         }
         EventKind::Acquired {
             fence, expires_at, ..
-        } => match (c.voice, sc.token_source) {
+        } => match (c.voice, sc.lock.token_source()) {
             (Voice::Chubby, _) => format!(
                 "{name} acquires {res} from the Chubby-style lock service and gets a sequencer with token {fence}. The lease runs until t={}.",
                 c.at(*expires_at)
             ),
-            (Voice::LockService, _) if sc.queue => queue_grant(c, *fence, *expires_at),
+            (Voice::LockService, _) if sc.lock.queue() => queue_grant(c, *fence, *expires_at),
             (Voice::LockService, _) => format!(
                 "{name} acquires {res} from the lock service (a lease plus a create-if-absent transaction) and gets token {fence}, its lock key's revision as a rank (real revisions are larger, still increasing). The lease runs until t={}.",
                 c.at(*expires_at)

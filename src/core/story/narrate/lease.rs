@@ -34,17 +34,17 @@ pub(crate) fn expiry(c: &Ctx) -> Option<String> {
             };
             let tk = lease_token(sc, *fence);
             match cause {
-                ExpiryCause::Ttl if sc.lock_delay > 0 => format!(
+                ExpiryCause::Ttl if sc.lock.lock_delay() > 0 => format!(
                     "{owner}'s lease{tk} expires: its TTL ran out on the lock server without a release, so the lock-delay starts: nobody gets {res} for {} more, until t={}.{knew}",
-                    c.dur(sc.lock_delay),
-                    c.at(e.at.saturating_add(sc.lock_delay))
+                    c.dur(sc.lock.lock_delay()),
+                    c.at(e.at.saturating_add(sc.lock.lock_delay()))
                 ),
                 ExpiryCause::Ttl => format!(
                     "{owner}'s lease{tk} expires: its TTL ran out on the lock server, so the lock is free.{knew}"
                 ),
                 ExpiryCause::ClockJump if c.voice == Voice::Redlock => format!(
                     "{owner}'s Redlock lease{tk} ends early: its key on node {} expired by the jumped clock, so {owner} no longer holds a majority of nodes.{knew}",
-                    sc.redlock.as_ref().map_or(0, |r| r.jumping_node) + 1
+                    sc.jumping_node() + 1
                 ),
                 ExpiryCause::ClockJump => format!(
                     "{owner}'s lease{tk} expires early, by the lock node's jumped clock, so the lock is free.{knew}"
@@ -61,7 +61,7 @@ pub(crate) fn expiry(c: &Ctx) -> Option<String> {
                         ),
                         None => String::new(),
                     };
-                    let server = if sc.restart {
+                    let server = if sc.restart() {
                         "The restarted Redis"
                     } else {
                         "The promoted replica"
@@ -150,7 +150,7 @@ pub(crate) fn release(c: &Ctx) -> Option<String> {
         EventKind::Released {
             fence,
             via: ReleaseMode::CompareAndDelete,
-        } if c.voice == Voice::LockService && sc.queue => format!(
+        } if c.voice == Voice::LockService && sc.lock.queue() => format!(
             "{name} releases {res}: it deletes its own sequential node (token {fence}); a watch on that node, if any, fires."
         ),
         EventKind::Released {
@@ -193,7 +193,7 @@ pub(crate) fn release(c: &Ctx) -> Option<String> {
             deleted,
             ..
         } if !deleted.is_empty() => {
-            let n = sc.redlock.as_ref().map_or(1, |r| r.nodes);
+            let n = sc.lock.redlock().map_or(1, |r| r.nodes);
             format!(
                 "{name} releases with compare-and-delete on every node it reaches. Its own keys are still on {} ({} of {n}) and are deleted, but its lock had already lost its majority: a minority of keys is no lock, so nothing is released. Without this those keys would have stayed until their PX ran out.",
                 node_list(deleted),
@@ -213,7 +213,7 @@ pub(crate) fn release(c: &Ctx) -> Option<String> {
                 ReleaseMode::CompareAndDelete if !c.voice.is_service() => {
                     if let (NoopReason::OtherHolder { owner, .. }, Some(l), Some(mine)) = (reason, &fx.lease, &fx.own) {
                         let same = match (l.token, mine.token) {
-                            (Some(a), Some(b)) if a == b && sc.token_source != TokenSource::RandomValue => {
+                            (Some(a), Some(b)) if a == b && sc.lock.token_source() != TokenSource::RandomValue => {
                                 format!(" Both leases carry token {a}: only the value tells them apart.")
                             }
                             _ => String::new(),

@@ -13,7 +13,7 @@ pub(super) mod write;
 /// After a compare-and-delete: the script compares the random value, and the token is not
 /// in the key (nothing to add where the value is the token, or the lease has none).
 fn value_not_token(sc: &Scenario, lease: &Option<LeaseFacts>) -> String {
-    match (lease.as_ref().and_then(|l| l.token), sc.token_source) {
+    match (lease.as_ref().and_then(|l| l.token), sc.lock.token_source()) {
         (Some(tok), TokenSource::SameRedis | TokenSource::Counterfactual) => {
             format!(" The script compares that value; token {tok} is not in the key.")
         }
@@ -36,7 +36,7 @@ pub(super) fn refusal(c: &Ctx) -> (String, String) {
         return (format!("tries to acquire {res}"), "lock_held".to_owned());
     };
     let until = instant(sc, *until);
-    if let Some(r) = &sc.redlock {
+    if let Some(r) = sc.lock.redlock() {
         return (
             format!("runs Redlock on {res}"),
             format!(
@@ -48,7 +48,7 @@ pub(super) fn refusal(c: &Ctx) -> (String, String) {
         );
     }
     let attempt = format!("tries to acquire {res}");
-    if sc.lock_delay > 0 && e.snapshot.holder.is_none() {
+    if sc.lock.lock_delay() > 0 && e.snapshot.holder.is_none() {
         return (attempt, format!(
             "refused: nobody holds {res}, but {holder}'s lease lapsed without a release, and the lock-delay keeps {res} from everyone until t={until}"
         ));

@@ -35,7 +35,7 @@ pub(crate) fn process(c: &Ctx) -> Option<String> {
         EventKind::PauseEnded { lease_gone: true } => {
             format!("{name} wakes up and carries on, unaware its lease is gone.")
         }
-        EventKind::LockWait { holder } if sc.queue => format!(
+        EventKind::LockWait { holder } if sc.lock.queue() => format!(
             "{name} joins the queue for {res}, held by {holder}: it creates its sequential node and watches only the one just before it. No polling: it waits until that node is gone."
         ),
         EventKind::LockWait { holder } => format!(

@@ -163,13 +163,13 @@ pub(crate) fn write_applied(c: &Ctx) -> Option<String> {
                     let mut said_order = false;
                     if let (Some(g), Some(f)) = (superseded_by, fence) {
                         let (n, o) = (g.fence, &g.owner);
-                        if sc.token_source == TokenSource::SeparateCounter {
+                        if sc.lock.token_source() == TokenSource::SeparateCounter {
                             s += &format!(" {o} was granted the lease after {name}: this write comes from a superseded lease, though its token is the newer one.");
                         } else if g.fence == *f {
                             s += &format!(" {o} was granted the same token {n} after {name}: this write comes from a superseded lease, and storage cannot tell.");
                         } else if let (true, true, Some(h)) = (
                             fencing,
-                            sc.token_source == TokenSource::RandomValue,
+                            sc.lock.token_source() == TokenSource::RandomValue,
                             highest_accepted,
                         ) {
                             s += &format!(" {o} was granted the lock after {name}, with {n}, and storage holds {h}; {f} happens to be larger, so a write from a superseded lease passes the check, let in by the draw.");
@@ -208,7 +208,7 @@ pub(crate) fn write_applied(c: &Ctx) -> Option<String> {
                     "{name}'s {what} with token {token} is rejected: stale_fence — the strict rule (token > last) refuses a token equal to the last fence, {last}. {stays}"
                 ),
                 Err(WriteError::StaleFence { token, last })
-                    if sc.token_source == TokenSource::Counterfactual =>
+                    if sc.lock.token_source() == TokenSource::Counterfactual =>
                 {
                     format!(
                         "Counterfactually, {name}'s {what} with token {token} would be rejected: stale_fence (storage has already seen {last}). {stays} With Redlock there is no token to check, so in reality it lands."

@@ -8,23 +8,23 @@ pub(crate) fn fault(c: &Ctx) -> Option<String> {
     let s: &str = match &e.kind {
         EventKind::LockClockJumped { shortened: Some(_), .. } => voice.clock_jump(),
         EventKind::LockClockJumped { .. } => "No lease was live, so this jump changes nothing.",
-        EventKind::Failover { lost, .. } if sc.restart && !lost.is_empty() => {
+        EventKind::Failover { lost, .. } if sc.restart() && !lost.is_empty() => {
             "Acknowledged is not durable: Redis answered OK from memory. With no AOF, a restart forgets the lock and its counter; with appendfsync everysec, only an OS crash or power loss does."
         }
-        EventKind::Failover { .. } if sc.restart => "Nothing was live, so this restart loses nothing.",
+        EventKind::Failover { .. } if sc.restart() => "Nothing was live, so this restart loses nothing.",
         EventKind::Failover { lost, .. }
             if lost.is_empty()
-                && sc.replication_lag.is_some()
+                && sc.replication_lag().is_some()
                 && e.snapshot.holder.as_ref().is_some_and(|h| !e.snapshot.believers.contains(&h.owner)) =>
         {
             "A lagging replica undoes the newest writes, a release and a grant among them: the lock is now held by a lease nobody believes in."
         }
         EventKind::Failover { lost, .. }
-            if lost.is_empty() && sc.replication_lag.is_some() && e.snapshot.holder.is_some() =>
+            if lost.is_empty() && sc.replication_lag().is_some() && e.snapshot.holder.is_some() =>
         {
             "The SET had reached the replica, so nothing is lost this time. With more lag than the SET's age it would be; WAIT narrows that window, but by Redis's own docs it does not make Redis strongly consistent."
         }
-        EventKind::Failover { lost, .. } if lost.is_empty() => match sc.token_source {
+        EventKind::Failover { lost, .. } if lost.is_empty() => match sc.lock.token_source() {
             TokenSource::SeparateCounter => "No lease was live, so this failover loses nothing; the separate counter goes on.",
             TokenSource::LockService | TokenSource::Counterfactual => {
                 "A consensus store commits a grant on a majority before it says OK, so a leader change loses nothing."
@@ -52,7 +52,7 @@ pub(crate) fn cut_off(c: &Ctx) -> Option<String> {
         EventKind::LockUnanswered {
             command: LockCommand::Renew,
             ..
-        } if sc.minority => {
+        } if sc.minority() => {
             "A minority can neither grant nor renew; the majority goes on without telling the holder."
         }
         EventKind::LockUnanswered {

@@ -18,18 +18,18 @@ pub(crate) fn grant(c: &Ctx) -> Option<String> {
                 return Some(line);
             }
             return Some(match earlier {
-                None if sc.token_source == TokenSource::RandomValue => "A random lock value makes release safe (compare-and-delete knows whose lease it is), but it is an owner ID, not a fencing token.".to_owned(),
-                Some((who, f)) if sc.token_source == TokenSource::RandomValue => format!(
+                None if sc.lock.token_source() == TokenSource::RandomValue => "A random lock value makes release safe (compare-and-delete knows whose lease it is), but it is an owner ID, not a fencing token.".to_owned(),
+                Some((who, f)) if sc.lock.token_source() == TokenSource::RandomValue => format!(
                     "{name}'s {fence} and {who}'s {f} are both unique, but neither says which grant is newer: storage comparing them orders the two holders by the luck of the draw."
                 ),
-                Some((who, _)) if sc.token_source == TokenSource::Counterfactual => format!(
+                Some((who, _)) if sc.lock.token_source() == TokenSource::Counterfactual => format!(
                     "A majority said OK to {name} while {who} still believes it holds the lock, and Redlock gave neither a token: nothing downstream can tell their writes apart."
                 ),
                 None if asks_lock_service(sc) => "A lease is a promise with a timer. Here storage checks it: each write asks the lock service whether its lease is still live.".to_owned(),
                 None => "A lease is a promise with a timer; nothing at the storage enforces it.".to_owned(),
                 Some((who, f)) if f >= *fence => format!(
                     "Token {fence} again: {who} was given {f} before the {}, and the rolled-back counter hands it out once more. Two holders now carry tokens storage cannot order.",
-                    if sc.restart { "restart" } else { "failover" }
+                    if sc.restart() { "restart" } else { "failover" }
                 ),
                 Some((who, f)) => format!(
                     "Each grant gets a bigger token: {name} has {fence}; {who} still has {f}."
@@ -46,7 +46,7 @@ pub(crate) fn grant(c: &Ctx) -> Option<String> {
             "A token taken after the grant goes to whoever reaches the counter first: a pause between SET and INCR can invert the order."
         }
         EventKind::AcquireRefused { .. }
-            if voice != Voice::Redlock && sc.lock_delay > 0 && e.snapshot.holder.is_none() =>
+            if voice != Voice::Redlock && sc.lock.lock_delay() > 0 && e.snapshot.holder.is_none() =>
         {
             "Lock-delay: after a lease lapses unreleased, nobody gets the lock for a while, so a slow holder can finish. It narrows the window; it cannot close it."
         }
@@ -81,7 +81,7 @@ pub(crate) fn expiry(c: &Ctx) -> Option<String> {
             }
             (ExpiryCause::Ttl, Awareness::Knows) => "The lease ran out; its holder no longer relied on it.",
             (ExpiryCause::ClockJump, _) => voice.ended_by_jump(),
-            (ExpiryCause::LostInFailover, _) if sc.restart => {
+            (ExpiryCause::LostInFailover, _) if sc.restart() => {
                 "This lease ended by its TTL, but the restart had already let a second client in."
             }
             (ExpiryCause::LostInFailover, _) => {
@@ -128,7 +128,7 @@ pub(crate) fn release(c: &Ctx) -> Option<String> {
         EventKind::Released { .. } if voice == Voice::RowLock => {
             "COMMIT makes the writes durable and releases the row lock in one step: there is no separate release to get wrong."
         }
-        EventKind::Released { via: ReleaseMode::CompareAndDelete, .. } if sc.queue => {
+        EventKind::Released { via: ReleaseMode::CompareAndDelete, .. } if sc.lock.queue() => {
             // The next waiter's watch fires at once: its grant is the event after this one.
             let next = c.next().filter(|n| {
                 n.at == e.at && n.actor != e.actor && matches!(n.kind, EventKind::Acquired { .. })

@@ -53,7 +53,7 @@ pub(super) fn again(c: &Ctx) -> Option<String> {
         ),
         EventKind::AcquireRefused { .. } => "Polling again: a live lease makes everyone wait out its TTL.".to_owned(),
         EventKind::Acquired { token_later: true, .. } => "Two leases now wait on INCRs: the first to land gets the lower token.".to_owned(),
-        EventKind::LockWait { .. } if sc.queue => format!(
+        EventKind::LockWait { .. } if sc.lock.queue() => format!(
             "{name} queues behind the last waiter, not the holder: the queue, not a race of retries, picks who goes next."
         ),
         EventKind::Released { .. } => "A prompt release frees the lock now, instead of making the next client wait out the TTL.".to_owned(),

@@ -14,7 +14,7 @@ pub(crate) fn process(c: &Ctx) -> Option<String> {
         {
             "Its transaction still holds the row lock, so this pause did no harm."
         }
-        EventKind::LockWait { .. } if sc.queue => {
+        EventKind::LockWait { .. } if sc.lock.queue() => {
             "Each waiter watches only its predecessor: a release wakes one client, not all of them."
         }
         EventKind::LockWait { .. } => "A blocking lock makes the next client wait instead of refusing it.",

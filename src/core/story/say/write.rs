@@ -37,7 +37,7 @@ fn written(c: &Ctx) -> String {
     let late = superseded_by.is_some();
     let out_of_order = matches!((fence, highest_accepted), (Some(f), Some(h)) if f < h);
     let twice = sc.job.is_some() && result.is_ok() && c.accepted().next().is_some();
-    let random = sc.token_source == TokenSource::RandomValue;
+    let random = sc.lock.token_source() == TokenSource::RandomValue;
     match result {
         Err(WriteError::StaleFence { token, last }) if random && !late => format!(
             "Storage refused the real holder: {name}'s random {token} drew lower than the {last} a superseded holder wrote with. Random values are unique, not ordered."
@@ -68,7 +68,7 @@ fn written(c: &Ctx) -> String {
                 None => "Strict refuses a token equal to the last fence; same-epoch (≥) would admit it.".to_owned(),
             }
         }
-        Err(WriteError::StaleFence { .. }) if sc.token_source == TokenSource::Counterfactual => "Counterfactual: with a token minted in the same step as each grant (an etcd revision, a ZooKeeper czxid), storage would refuse the older generation here. Redlock mints none, so the real run is the fencing-off column.".to_owned(),
+        Err(WriteError::StaleFence { .. }) if sc.lock.token_source() == TokenSource::Counterfactual => "Counterfactual: with a token minted in the same step as each grant (an etcd revision, a ZooKeeper czxid), storage would refuse the older generation here. Redlock mints none, so the real run is the fencing-off column.".to_owned(),
         Err(WriteError::StaleFence { last, .. }) if !late => format!(
             "Storage refused the live lease's holder: {name}'s token is older than the {last} a superseded holder took later. A fence is only as good as its tokens' order."
         ),
@@ -86,7 +86,7 @@ fn written(c: &Ctx) -> String {
         }
         Err(WriteError::StaleSequencer { live: None, .. }) => "Nobody holds the lock, and still the write is refused: the sequencer check asks whether this lease is live, not whether a newer one exists.".to_owned(),
         Err(WriteError::StaleSequencer { .. }) => "The lock service says this lease is no longer the live one, so storage refuses the write.".to_owned(),
-        Ok(_) if late && fencing && sc.token_source == TokenSource::SeparateCounter => format!(
+        Ok(_) if late && fencing && sc.lock.token_source() == TokenSource::SeparateCounter => format!(
             "{name}'s superseded lease carries the newer token, so storage takes its write and will refuse the real holder's. Mint tokens atomically with the grant."
         ),
         Ok(_) if late && fencing => match superseded_by {

@@ -1,0 +1,79 @@
+//! Every link that loaded before the lock became one `LockKind` and the faults one list
+//! still loads to the same scenario. `old_links.tsv` was written by the code before that
+//! change (commit a0350dc): each hash the tests, docs and browser tests use, and each deck
+//! entry with every key of a link, with FNV-1a hashes of the scenario's JSON (the same
+//! layout before and after) with its step and embed flag, and of its run (events, writes,
+//! summary); `err` where it was refused.
+
+use fencing_lab::core::run;
+use fencing_lab::share::decode;
+
+/// Links that named a lock no real system has, and are refused now, with why.
+const NOW_REFUSED: &[(&str, &str)] = &[
+    // A Redis (or Redlock) with a Chubby lock-delay: the run kept the delay while the
+    // words said Redis.
+    ("lockdelay=", "Redis has no lock-delay"),
+    // A row lock's token source: the run ignored it.
+    ("tokens=", "a row lock hands out no token"),
+];
+
+/// Links whose old scenario kept a qualifier with nothing to qualify (a replica's lag, a
+/// restart or a minority with no failover or partition left): the qualifier is gone, and
+/// the run is the same.
+const SAME_RUN: &[&str] = &["lag=", "failover=off", "partition.A=none"];
+
+/// Links that switched a lock service's token source to Redis: the lock-delay and the
+/// fair queue were a lock service's, so the Redis that takes its place has neither (the
+/// old run kept them under Redis's words).
+const SERVICE_TO_REDIS: &[&str] = &["#s=lock-delay&tokens=", "#s=lock-queue&tokens="];
+
+fn fnv(s: &str) -> u64 {
+    s.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+/// What a hash loads to now, in the golden file's terms: the scenario's hash and its run's.
+fn loads(hash: &str) -> Result<(String, String), String> {
+    let v = decode(hash).map_err(|e| e.to_string())?;
+    let json = serde_json::to_string(&v.scenario).expect("a scenario serializes");
+    let t = run(&v.scenario);
+    let ran = serde_json::to_string(&(&t.events, &t.writes, &t.summary)).expect("a run too");
+    Ok((
+        format!("{:016x}", fnv(&format!("{json}|{}|{}", v.step, v.embed))),
+        format!("{:016x}", fnv(&ran)),
+    ))
+}
+
+#[test]
+fn every_old_link_loads_the_same_scenario() {
+    let golden = include_str!("old_links.tsv");
+    let mut changed = Vec::new();
+    let mut excused = 0;
+    for line in golden.lines() {
+        let mut cols = line.split('\t');
+        let (hash, was, ran) = (cols.next().unwrap(), cols.next().unwrap(), cols.next());
+        let same_run = |r: &str| SAME_RUN.iter().any(|k| hash.contains(k)) && Some(r) == ran;
+        match (was, loads(hash)) {
+            ("err", Err(_)) => {}
+            (was, Ok((now, _))) if now == was => {}
+            (_, Ok((_, r))) if same_run(&r) => excused += 1,
+            (_, Ok(_)) if SERVICE_TO_REDIS.iter().any(|k| hash.starts_with(k)) => excused += 1,
+            (_, Err(why))
+                if NOW_REFUSED
+                    .iter()
+                    .any(|(key, says)| hash.contains(key) && why.starts_with(says)) =>
+            {
+                excused += 1
+            }
+            (was, now) => changed.push(format!("{hash}: was {was}, now {now:?}")),
+        }
+    }
+    assert!(changed.is_empty(), "{}", changed.join("\n"));
+    // The exceptions stay exceptions: most links load exactly as they did.
+    let count = golden.lines().count();
+    assert!(
+        count > 1000 && excused < 100,
+        "{excused} of {count} excused"
+    );
+}
