@@ -525,6 +525,7 @@ fn markers(
                 tooltip: story::narration(t, shown),
                 link,
                 label,
+                differs: false,
             }
         })
         .collect();
