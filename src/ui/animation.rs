@@ -99,17 +99,30 @@ pub(super) fn AnimationExport(
         {move || {
             staged
                 .get()
-                .map(|t| {
-                    let run = Memo::new(move |_| Arc::clone(&t));
-                    let step = Memo::new(move |_| frame.get());
-                    view! {
-                        <div class="export-stage" aria-hidden="true">
-                            <StaticTimeline trace=run step as_on_page=true />
-                        </div>
-                    }
-                })
+                .map(|t| super::split::lazily(
+                    draw_stage(),
+                    move |draw| draw(Arc::clone(&t), frame),
+                ))
         }}
     }
+}
+
+type DrawStage = fn(Arc<Trace>, RwSignal<usize>) -> AnyView;
+
+/// The stage's drawing, in the exporters' chunk with the encoder: the first export fetches
+/// both (the stage is drawn before the encoder asks for its first frame, a task later).
+#[leptos::wasm_split::wasm_split(exports, fallible, wasm_split_path = ::leptos::wasm_split)]
+fn draw_stage() -> Result<DrawStage, Failed> {
+    Ok(|t, frame| {
+        let run = Memo::new(move |_| Arc::clone(&t));
+        let step = Memo::new(move |_| frame.get());
+        view! {
+            <div class="export-stage" aria-hidden="true">
+                <StaticTimeline trace=run step as_on_page=true />
+            </div>
+        }
+        .into_any()
+    })
 }
 
 /// Draws and encodes every step of `t`, from the start to the end, reporting each frame.
