@@ -58,12 +58,12 @@ fn ForkPanel(lab: RwSignal<Lab>, trace: Memo<Arc<Trace>>, step: Memo<usize>) -> 
     let marks = use_context::<Stage>().map(|s| s.marks);
     Effect::new(move |_| {
         if let Some(m) = marks {
-            m.set(found.with(|d| diff::Marks::words(&d.fork)));
+            m.set(found.with(|d| d.fork.clone()));
         }
     });
     on_cleanup(move || {
         if let Some(m) = marks {
-            m.set(String::new());
+            m.set(Vec::new());
         }
     });
     let ty = stage_type();

@@ -101,10 +101,8 @@ pub(crate) struct Stage {
     pub reveal: Memo<bool>,
     /// Presenter mode: the timeline's type is large.
     pub presenting: Memo<bool>,
-    /// The events (of the run on the page) marked as differing from the fork's original,
-    /// as [`crate::view::fork::Marks`] words: a `String` signal, a type the first screen
-    /// already has, so the fork's marks cost it no new signal code.
-    pub marks: RwSignal<String>,
+    /// The events (of the run on the page) marked as differing from the fork's original.
+    pub marks: RwSignal<Vec<usize>>,
 }
 
 /// Sends messages to the lab; `Copy`, so every handler can hold one.
@@ -134,7 +132,7 @@ fn App() -> AnyView {
     let speed = Memo::new(move |_| lab.with(|l| l.speed()));
     let presenting = Memo::new(move |_| lab.with(|l| l.presenting()));
     let reveal = Memo::new(move |_| lab.with(|l| l.revealing()));
-    let marks = RwSignal::new(String::new());
+    let marks = RwSignal::new(Vec::new());
     provide_context(Stage {
         reveal,
         presenting,

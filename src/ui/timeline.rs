@@ -498,7 +498,7 @@ pub fn Timeline(trace: Memo<Arc<Trace>>, step: Memo<usize>, dispatch: Dispatch) 
     let drawn = Memo::new(move |_| {
         let mut m = trace.with(|t| model::model_in(t, step.get(), true, ty.get()));
         if let Some(marks) = marks {
-            marks.with(|ks| crate::view::fork::Marks(ks).mark(&mut m));
+            marks.with(|ks| crate::view::fork::mark(&mut m, ks));
         }
         m
     });

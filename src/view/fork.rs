@@ -198,22 +198,6 @@ pub fn mark(m: &mut TimelineModel, marked: &[usize]) {
     }
 }
 
-/// Marked events as words, " 3 7 12 ": how the fork hands its marks to the page's own
-/// timeline (in a signal of a type the page already has).
-pub struct Marks<'a>(pub &'a str);
-
-impl Marks<'_> {
-    pub fn words(events: &[usize]) -> String {
-        events.iter().map(|i| format!(" {i} ")).collect()
-    }
-
-    pub fn mark(&self, m: &mut TimelineModel) {
-        for k in &mut m.markers {
-            k.differs = self.0.contains(&format!(" {} ", k.event));
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -297,15 +281,5 @@ mod tests {
             .collect();
         assert_eq!(flagged, d.original);
         assert!(marked.markers.iter().any(|k| k.class().contains("differs")));
-        // Handed over as words, the same events are marked.
-        let mut live = timeline::model_in(&off, 99, true, Type::Normal);
-        Marks(&Marks::words(&d.fork)).mark(&mut live);
-        let on_page: Vec<_> = live
-            .markers
-            .iter()
-            .filter(|k| k.differs)
-            .map(|k| k.event)
-            .collect();
-        assert_eq!(on_page, d.fork);
     }
 }
