@@ -430,29 +430,6 @@ fn reveal_clip(live: bool) -> impl Fn() -> Option<&'static str> + Copy {
     move || reveal.is_some_and(|r| r.get()).then_some("url(#revealed)")
 }
 
-/// A run's timeline, not draggable, for the Animation export's frames. `as_on_page`: the
-/// main timeline's words (a pause named by its cause).
-#[component]
-pub fn StaticTimeline(
-    trace: Memo<Arc<Trace>>,
-    step: Memo<usize>,
-    #[prop(optional)] as_on_page: bool,
-) -> impl IntoView {
-    let grid = Memo::new(move |_| trace.with(|t| model::grid(t)));
-    let drawn = Memo::new(move |_| trace.with(|t| model::model(t, step.get(), as_on_page)));
-    view! {
-        <svg
-            class="timeline original"
-            role="img"
-            aria-label="Original timeline"
-            viewBox=move || drawn.with(|m| m.view_box.clone())
-        >
-            <GridView grid />
-            <Drawing model=drawn live=false grab=None />
-        </svg>
-    }
-}
-
 /// What a drag holds: a pause by one of its grips, or a client's packet delay (by the
 /// arrival of one of its writes, sent at `sent_at`).
 #[derive(Clone, Copy)]
