@@ -13,12 +13,12 @@ use std::sync::Arc;
 
 use super::export;
 use super::split::Failed;
-use super::timeline::StaticTimeline;
+use super::timeline::{Drawing, GridView};
 use super::timers::now_ms;
 use crate::core::{story, Trace};
 use crate::lab::comparison;
 use crate::view::animation::{delay_cs, frame_svg, punchline, Animation, Palette, Size};
-use crate::view::{options, panels};
+use crate::view::{options, panels, timeline};
 
 /// The stage's drawing.
 const STAGE: &str = ".export-stage svg.timeline";
@@ -99,17 +99,49 @@ pub(super) fn AnimationExport(
         {move || {
             staged
                 .get()
-                .map(|t| {
-                    let run = Memo::new(move |_| Arc::clone(&t));
-                    let step = Memo::new(move |_| frame.get());
-                    view! {
-                        <div class="export-stage" aria-hidden="true">
-                            <StaticTimeline trace=run step as_on_page=true />
-                        </div>
-                    }
-                })
+                .map(|t| super::split::lazily(
+                    draw_stage(),
+                    move |draw| draw(Arc::clone(&t), frame),
+                ))
         }}
     }
+}
+
+/// The run's timeline on the stage, not draggable, in the page's words (a pause named by
+/// its cause).
+#[component]
+fn StageTimeline(trace: Memo<Arc<Trace>>, step: Memo<usize>) -> impl IntoView {
+    let grid = Memo::new(move |_| trace.with(|t| timeline::grid(t)));
+    let drawn = Memo::new(move |_| trace.with(|t| timeline::model(t, step.get(), true)));
+    view! {
+        <svg
+            class="timeline original"
+            role="img"
+            aria-label="Timeline"
+            viewBox=move || drawn.with(|m| m.view_box.clone())
+        >
+            <GridView grid />
+            <Drawing model=drawn live=false grab=None />
+        </svg>
+    }
+}
+
+type DrawStage = fn(Arc<Trace>, RwSignal<usize>) -> AnyView;
+
+/// The stage's drawing, in the exporters' chunk with the encoder: the first export fetches
+/// both (the stage is drawn before the encoder asks for its first frame, a task later).
+#[leptos::wasm_split::wasm_split(exports, fallible, wasm_split_path = ::leptos::wasm_split)]
+fn draw_stage() -> Result<DrawStage, Failed> {
+    Ok(|t, frame| {
+        let run = Memo::new(move |_| Arc::clone(&t));
+        let step = Memo::new(move |_| frame.get());
+        view! {
+            <div class="export-stage" aria-hidden="true">
+                <StageTimeline trace=run step />
+            </div>
+        }
+        .into_any()
+    })
 }
 
 /// Draws and encodes every step of `t`, from the start to the end, reporting each frame.

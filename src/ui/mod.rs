@@ -7,6 +7,7 @@ mod bench;
 mod deck;
 mod explorer;
 mod export;
+mod fork;
 mod keys;
 mod panels;
 mod playback;
@@ -34,7 +35,8 @@ use crate::share;
 use crate::view::{options, Act};
 
 use explorer::Explorer;
-use panels::{Compare, Fork, HerdPanel, Notes, Params, Storage, Story};
+use fork::Fork;
+use panels::{Compare, HerdPanel, Notes, Params, Storage, Story};
 use playback::Playback;
 use pointer::LaserPointer;
 use recording::{ImportRecording, RecordedBanner};
@@ -99,6 +101,8 @@ pub(crate) struct Stage {
     pub reveal: Memo<bool>,
     /// Presenter mode: the timeline's type is large.
     pub presenting: Memo<bool>,
+    /// The events (of the run on the page) marked as differing from the fork's original.
+    pub marks: RwSignal<Vec<usize>>,
 }
 
 /// Sends messages to the lab; `Copy`, so every handler can hold one.
@@ -128,7 +132,12 @@ fn App() -> AnyView {
     let speed = Memo::new(move |_| lab.with(|l| l.speed()));
     let presenting = Memo::new(move |_| lab.with(|l| l.presenting()));
     let reveal = Memo::new(move |_| lab.with(|l| l.revealing()));
-    provide_context(Stage { reveal, presenting });
+    let marks = RwSignal::new(Vec::new());
+    provide_context(Stage {
+        reveal,
+        presenting,
+        marks,
+    });
     let laser = Memo::new(move |_| lab.with(|l| l.laser()));
     let notes_shown = Memo::new(move |_| lab.with(|l| l.notes().is_some()));
     let exploring = Memo::new(move |_| lab.with(|l| l.exploration().is_some()));
@@ -266,7 +275,6 @@ fn App() -> AnyView {
                         view! {
                             <div class="drawers">
                                 <Notes lab />
-                                {move || forked.get().then(|| view! { <Fork lab trace step /> })}
                                 {move || {
                                     exploring.get().then(|| view! { <Explorer lab dispatch /> })
                                 }}
@@ -274,6 +282,11 @@ fn App() -> AnyView {
                             </div>
                         }
                     })
+            }}
+            // The original under the fork, in the storage's place (ui/fork.rs).
+            {move || {
+                (lowest.get() && full.get() && forked.get())
+                    .then(|| view! { <Fork lab trace step /> })
             }}
             {move || {
                 lowest

@@ -1,5 +1,5 @@
 //! The panels around the timeline, each rendering one typed model of [`crate::view::panels`]:
-//! the story line, the storage side, the off/on comparison, the fork, the parameter fields,
+//! the story line, the storage side, the off/on comparison, the parameter fields,
 //! the speaker notes and the renewal herd.
 
 use std::sync::Arc;
@@ -7,7 +7,6 @@ use std::sync::Arc;
 use leptos::prelude::*;
 
 use super::split::{lazily, Failed};
-use super::timeline::StaticTimeline;
 use super::Dispatch;
 use crate::core::{deck, Scenario, Trace};
 use crate::lab::{Herd, Lab, Msg, Param};
@@ -190,51 +189,6 @@ pub fn Compare(lab: RwSignal<Lab>) -> impl IntoView {
                 <span class=v>{held(|m| m.on.value.clone(), PENDING.0)}</span>
                 <span class="cap">{held(|m| m.on.outcome.clone(), PENDING.1)}</span>
             </div>
-        </section>
-    }
-}
-
-/// The fork while it is open; its view code is a chunk of its own, fetched the first time.
-#[component]
-pub fn Fork(lab: RwSignal<Lab>, trace: Memo<Arc<Trace>>, step: Memo<usize>) -> impl IntoView {
-    lazily(draw_fork(), move |draw| draw(lab, trace, step))
-}
-
-type DrawFork = fn(RwSignal<Lab>, Memo<Arc<Trace>>, Memo<usize>) -> AnyView;
-
-#[leptos::wasm_split::wasm_split(fork, fallible, wasm_split_path = ::leptos::wasm_split)]
-fn draw_fork() -> Result<DrawFork, Failed> {
-    Ok(|lab, trace, step| view! { <ForkPanel lab trace step /> }.into_any())
-}
-
-/// The run kept at fork time beside the edited one, with the original's timeline.
-#[component]
-fn ForkPanel(lab: RwSignal<Lab>, trace: Memo<Arc<Trace>>, step: Memo<usize>) -> impl IntoView {
-    let original = Memo::new_with_compare(
-        move |_| {
-            lab.with(|l| {
-                l.fork_of()
-                    .cloned()
-                    .unwrap_or_else(|| Arc::clone(l.trace()))
-            })
-        },
-        |old, new| !matches!((old, new), (Some(a), Some(b)) if Arc::ptr_eq(a, b)),
-    );
-    view! {
-        <section class="fork" data-testid="fork" aria-label="Original and fork">
-            <p class="fork-line">
-                <b>"Original: "</b>
-                <span data-testid="fork-original">
-                    {move || original.with(|t| model::fork_line(t))}
-                </span>
-            </p>
-            <p class="fork-line">
-                <b>"Fork: "</b>
-                <span data-testid="fork-current">
-                    {move || trace.with(|t| model::fork_line(t))}
-                </span>
-            </p>
-            <StaticTimeline trace=original step />
         </section>
     }
 }

@@ -51,7 +51,7 @@ where
 /// Lanes and the time axis; they change only with the actors and the horizon, so they are
 /// markup from a pure renderer.
 #[component]
-fn GridView(grid: Memo<Grid>) -> impl IntoView {
+pub(super) fn GridView(grid: Memo<Grid>) -> impl IntoView {
     view! { <g class="grid" inner_html=move || grid.with(model::grid_markup)></g> }
 }
 
@@ -123,10 +123,10 @@ fn ConflictRow(model: Memo<TimelineModel>, key: usize) -> impl IntoView {
 
 /// On the live timeline, what a press on a marker does: on a write's arrival at storage it
 /// grabs the writer's packet delay (the marker's event says which write); elsewhere nothing.
-type GrabWrite = Option<Callback<(Press, usize)>>;
+pub(super) type GrabWrite = Option<Callback<(Press, usize)>>;
 
 /// A press on a marker: the start of a drag, or a double-click.
-enum Press {
+pub(super) enum Press {
     Down(ev::PointerEvent),
     Double,
 }
@@ -336,7 +336,7 @@ fn PauseRow(model: Memo<TimelineModel>, key: (usize, usize), live: Option<Live>)
 
 /// Bands, beliefs, conflicts, (the copy's pauses), markers and the cursor.
 #[component]
-fn Drawing(model: Memo<TimelineModel>, live: bool, grab: GrabWrite) -> impl IntoView {
+pub(super) fn Drawing(model: Memo<TimelineModel>, live: bool, grab: GrabWrite) -> impl IntoView {
     let keys = |f: fn(&TimelineModel) -> Vec<(usize, usize)>| move || model.with(f);
     let cut = Memo::new(move |_| model.with(|m| m.cut.clone()));
     let clip = reveal_clip(live);
@@ -414,34 +414,20 @@ fn Drawing(model: Memo<TimelineModel>, live: bool, grab: GrabWrite) -> impl Into
     }
 }
 
+/// The timeline's type: large while presenting (and the layout made for it).
+pub(super) fn stage_type() -> Memo<Type> {
+    let presenting = use_context::<Stage>().map(|s| s.presenting);
+    Memo::new(move |_| match presenting.is_some_and(|p| p.get()) {
+        true => Type::Large,
+        false => Type::Normal,
+    })
+}
+
 /// The clip that hides what lies after the cursor while the reveal is on: only on the
 /// live timeline (a copy, and every export, draws the whole run).
 fn reveal_clip(live: bool) -> impl Fn() -> Option<&'static str> + Copy {
     let reveal = use_context::<Stage>().filter(|_| live).map(|s| s.reveal);
     move || reveal.is_some_and(|r| r.get()).then_some("url(#revealed)")
-}
-
-/// The original run's timeline in the fork panel: not draggable. `as_on_page`: the main
-/// timeline's words (a pause named by its cause), for the Animation export's frames.
-#[component]
-pub fn StaticTimeline(
-    trace: Memo<Arc<Trace>>,
-    step: Memo<usize>,
-    #[prop(optional)] as_on_page: bool,
-) -> impl IntoView {
-    let grid = Memo::new(move |_| trace.with(|t| model::grid(t)));
-    let drawn = Memo::new(move |_| trace.with(|t| model::model(t, step.get(), as_on_page)));
-    view! {
-        <svg
-            class="timeline original"
-            role="img"
-            aria-label="Original timeline"
-            viewBox=move || drawn.with(|m| m.view_box.clone())
-        >
-            <GridView grid />
-            <Drawing model=drawn live=false grab=None />
-        </svg>
-    }
 }
 
 /// What a drag holds: a pause by one of its grips, or a client's packet delay (by the
@@ -478,18 +464,21 @@ pub fn Timeline(trace: Memo<Arc<Trace>>, step: Memo<usize>, dispatch: Dispatch) 
     let svg_ref = NodeRef::<leptos::svg::Svg>::new();
     let wrap_ref = NodeRef::<leptos::html::Figure>::new();
     let drag = StoredValue::new(None::<Drag>);
-    // Presenting, the type is large (and the layout made for it).
-    let presenting = use_context::<Stage>().map(|s| s.presenting);
-    let ty = Memo::new(move |_| match presenting.is_some_and(|p| p.get()) {
-        true => Type::Large,
-        false => Type::Normal,
-    });
+    let ty = stage_type();
+    // Beside a fork, the events that differ from the original's.
+    let marks = use_context::<Stage>().map(|s| s.marks);
     let geometry = Memo::new(move |_| trace.with(|t| model::Geometry::typed(t, ty.get())));
     // Lanes and axis depend on the actors, the horizon and the type only: a drag never
     // redraws them.
     let grid = Memo::new(move |_| trace.with(|t| model::grid_in(t, ty.get())));
     // A memo, so a pointer move that changes nothing writes nothing to the DOM.
-    let drawn = Memo::new(move |_| trace.with(|t| model::model_in(t, step.get(), true, ty.get())));
+    let drawn = Memo::new(move |_| {
+        let mut m = trace.with(|t| model::model_in(t, step.get(), true, ty.get()));
+        if let Some(marks) = marks {
+            marks.with(|ks| crate::view::fork::mark(&mut m, ks));
+        }
+        m
+    });
 
     // Where the drawing sits on screen (CSS px): left, top and scale. When the timeline is
     // given less height than its width asks for, the drawing is scaled down and centred in

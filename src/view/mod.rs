@@ -3,6 +3,7 @@
 //! the Leptos shell in `ui` only renders them.
 
 pub mod animation;
+pub mod fork;
 pub mod geometry;
 pub mod panels;
 pub mod timeline;

@@ -82,11 +82,22 @@ test('1280x720: with a panel open the timeline keeps its size, and the ledger an
   for (const [name, show, hide] of panels) {
     await show();
     await page.waitForTimeout(150);
-    const m = await measure();
     await screenshot(page, `panel-${name.replace(' ', '-')}-1280.png`);
-    assert.ok(m.w >= 0.9 * closed.w && m.h >= 0.9 * closed.h, `${name}: timeline ${m.w}x${m.h} against ${closed.w}x${closed.h}`);
-    assert.ok(m.ledger <= 720 && m.cards <= 720, `${name}: ledger ends at ${m.ledger}, cards at ${m.cards}`);
-    assert.ok(m.uncovered, `${name}: the panel covers the cards or the balance`);
+    if (name === 'fork') {
+      // The fork is a comparison, not a panel: the original's timeline takes the storage's
+      // place, the same size as the stage's, each under a line naming its run (fork.test.js).
+      const { stage, original } = await page.evaluate(() => {
+        const r = (q) => { const b = document.querySelector(q).getBoundingClientRect(); return [b.width, b.height, b.bottom].map(Math.round); };
+        return { stage: r('main.app > figure.timeline-wrap'), original: r('.fork figure.fork-original') };
+      });
+      assert.deepEqual(original.slice(0, 2), stage.slice(0, 2), 'the original is the stage\'s size');
+      assert.ok(stage[1] >= 0.8 * closed.h && original[2] <= 720, `fork: ${stage} against ${closed.w}x${closed.h}, original ${original}`);
+    } else {
+      const m = await measure();
+      assert.ok(m.w >= 0.9 * closed.w && m.h >= 0.9 * closed.h, `${name}: timeline ${m.w}x${m.h} against ${closed.w}x${closed.h}`);
+      assert.ok(m.ledger <= 720 && m.cards <= 720, `${name}: ledger ends at ${m.ledger}, cards at ${m.cards}`);
+      assert.ok(m.uncovered, `${name}: the panel covers the cards or the balance`);
+    }
     await hide();
     await page.waitForTimeout(50);
   }

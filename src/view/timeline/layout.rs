@@ -526,6 +526,7 @@ fn markers(
                 tooltip: words.narration(shown),
                 link,
                 label,
+                differs: false,
             }
         })
         .collect();

@@ -424,6 +424,8 @@ pub struct Marker {
     /// Centred above or below the marker, else beside it; left off where it would touch
     /// another label or marker.
     pub label: Option<Text>,
+    /// Beside a fork: it ended otherwise in the other run, or happened in this one only.
+    pub differs: bool,
 }
 
 impl Marker {
@@ -439,9 +441,10 @@ impl Marker {
             Shape::Expiry => "expiry",
         };
         format!(
-            "ev {state} {shape} {} c{}",
+            "ev {state} {shape} {} c{}{}",
             self.verdict.code(),
-            self.colour
+            self.colour,
+            if self.differs { " differs" } else { "" }
         )
     }
 }
