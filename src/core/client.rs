@@ -792,7 +792,11 @@ mod tests {
         assert_eq!(st.follow(Next::Again(9), 3), Wake::At(9));
         assert_eq!(st.pc, 1, "the same step again");
         assert_eq!(st.follow(Next::AfterTimeout(12), 3), Wake::Timeout(12));
-        assert_eq!(st.follow(Next::At(20), 3), Wake::Finished, "after its last step");
+        assert_eq!(
+            st.follow(Next::At(20), 3),
+            Wake::Finished,
+            "after its last step"
+        );
         assert_eq!(st.follow(Next::Goto(1, 25), 3), Wake::At(25));
         assert_eq!(st.pc, 1);
         assert_eq!(st.follow(Next::Wait, 3), Wake::Outside);
