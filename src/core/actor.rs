@@ -5,7 +5,7 @@
 
 use std::convert::Infallible;
 
-use super::client::{self, Backend, ClientState, LockValue, Next, Release, RowGrant};
+use super::client::{self, Backend, ClientState, LockValue, Next, Release, RowGrant, Wake};
 use super::clock::{Millis, SplitMix64};
 use super::lease::{Acquire, Fence};
 use super::ledger::{WriteError, WriteRequest};
@@ -291,29 +291,12 @@ impl Backend for SimBackend<'_, '_> {
 impl Sim<'_> {
     /// What the client's step left to do, in the queue's terms.
     fn follow(&mut self, actor: usize, next: Next) {
-        match next {
-            Next::At(t) => self.advance(actor, Some(t)),
+        let len = self.sc.actors[actor].script.len();
+        match self.actors[actor].client.follow(next, len) {
+            Wake::At(t) => self.schedule_step(actor, t),
             // The request timeout, already queued, says so and resumes it.
-            Next::AfterTimeout(_) => self.advance(actor, None),
-            Next::Again(t) => self.schedule_step(actor, t),
-            Next::Goto(pc, t) => {
-                self.actors[actor].client.pc = pc;
-                self.schedule_step(actor, t);
-            }
-            Next::Wait => {}
-            Next::Stop => self.actors[actor].done = true,
-        }
-    }
-
-    /// The actor's step is over: on to its next one at `at` (`None`: something else, a reply
-    /// or a timeout, will resume it), or done after its last.
-    fn advance(&mut self, actor: usize, at: Option<Millis>) {
-        let st = &mut self.actors[actor];
-        st.client.pc += 1;
-        if st.client.pc >= self.sc.actors[actor].script.len() {
-            st.done = true;
-        } else if let Some(t) = at {
-            self.schedule_step(actor, t);
+            Wake::Timeout(_) | Wake::Outside => {}
+            Wake::Finished | Wake::Stopped => self.actors[actor].done = true,
         }
     }
 
@@ -343,7 +326,7 @@ impl Sim<'_> {
             Vec::new(),
             false,
         );
-        self.advance(actor, Some(now));
+        self.follow(actor, Next::At(now));
     }
 
     /// Sends a write to storage: applied at once, or delivered after the actor's network

@@ -49,6 +49,44 @@ impl ClientState {
         self.work_until = None;
         self.renew_due = None;
     }
+
+    /// Moves the client's place in its script (`len` steps) as a step's `next` says, and
+    /// says when it wakes: its driver (the simulator's queue, the replay's thread) only
+    /// sleeps until then and steps it.
+    pub fn follow(&mut self, next: Next, len: usize) -> Wake {
+        let wake = match next {
+            Next::At(t) => Wake::At(t),
+            Next::AfterTimeout(t) => Wake::Timeout(t),
+            Next::Again(t) => return Wake::At(t),
+            Next::Goto(pc, t) => {
+                self.pc = pc;
+                return Wake::At(t);
+            }
+            Next::Wait => return Wake::Outside,
+            Next::Stop => return Wake::Stopped,
+        };
+        self.pc += 1;
+        match self.pc >= len {
+            true => Wake::Finished,
+            false => wake,
+        }
+    }
+}
+
+/// When a client runs its next step ([`ClientState::follow`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Wake {
+    /// At this time.
+    At(Millis),
+    /// When its request timeout gave up on a write, at this time (the simulator has the
+    /// timeout queued, and it resumes the client; the replay sleeps until it).
+    Timeout(Millis),
+    /// When something else wakes it: a reply, a lock command's timeout, a queue's grant.
+    Outside,
+    /// Never: its script is over.
+    Finished,
+    /// Never: it stopped (gave up, self-cancelled, lost its connection).
+    Stopped,
 }
 
 /// What a step leaves to do next.
@@ -739,4 +777,30 @@ fn release<B: Backend>(b: &mut B, sc: &Scenario, now: Millis) -> Result<Next, B:
         }
     }
     Ok(Next::At(now))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The client's own state says where its script goes and when it wakes; a driver only
+    /// sleeps until then.
+    #[test]
+    fn a_step_s_next_moves_the_script_and_says_when_to_wake() {
+        let mut st = ClientState::default();
+        assert_eq!(st.follow(Next::At(5), 3), Wake::At(5));
+        assert_eq!(st.follow(Next::Again(9), 3), Wake::At(9));
+        assert_eq!(st.pc, 1, "the same step again");
+        assert_eq!(st.follow(Next::AfterTimeout(12), 3), Wake::Timeout(12));
+        assert_eq!(
+            st.follow(Next::At(20), 3),
+            Wake::Finished,
+            "after its last step"
+        );
+        assert_eq!(st.follow(Next::Goto(1, 25), 3), Wake::At(25));
+        assert_eq!(st.pc, 1);
+        assert_eq!(st.follow(Next::Wait, 3), Wake::Outside);
+        assert_eq!(st.follow(Next::Stop, 3), Wake::Stopped);
+        assert_eq!(st.pc, 1, "waiting or stopping moves nothing");
+    }
 }

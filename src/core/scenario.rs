@@ -9,7 +9,10 @@ use super::clock::{Millis, SplitMix64};
 use super::fault::{Fault, FaultAt, Node};
 use super::ledger::{FencingPolicy, StorageCheck};
 
+mod faults;
+mod lock;
 mod wire;
+pub use lock::{LockKind, RedisTokens, ServiceOptions};
 pub use wire::ScenarioWire;
 
 /// Upper bounds that keep an edited or imported scenario small enough to simulate instantly.
@@ -387,169 +390,6 @@ pub struct Scenario {
     pub lock_rtt: Millis,
 }
 
-/// Which lock grants the lease, with what only that lock has, so a combination no real
-/// system has (a Redis with a lock-delay, a row lock on Redlock nodes) cannot be written.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum LockKind {
-    /// A lease on one Redis (`SET key val NX PX ttl`), its tokens from `tokens`.
-    Redis { tokens: RedisTokens },
-    /// Redlock over several independent Redis nodes; it mints no token
-    /// ([`TokenSource::Counterfactual`]).
-    Redlock(RedlockSetup),
-    /// A consensus lock service (etcd, ZooKeeper; Chubby with a lock-delay): lease and token
-    /// (the lock key's revision, the sequential znode's number) from one linearizable store.
-    Service(ServiceOptions),
-    /// A PostgreSQL row lock in the storage itself, not a lease; no token.
-    Row(RowLock),
-}
-
-impl Default for LockKind {
-    fn default() -> Self {
-        LockKind::Redis {
-            tokens: RedisTokens::SameRedis,
-        }
-    }
-}
-
-/// Where a single Redis's tokens come from (the Redis sources of [`TokenSource`]).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub enum RedisTokens {
-    /// [`TokenSource::SameRedis`].
-    #[default]
-    SameRedis,
-    /// [`TokenSource::SeparateCounter`].
-    SeparateCounter,
-    /// [`TokenSource::RandomValue`].
-    RandomValue,
-}
-
-/// What a lock service has that Redis does not.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct ServiceOptions {
-    /// Chubby-style lock-delay (ms): after a lease expires without a release, the lock
-    /// service grants the lock to nobody for this long.
-    pub lock_delay: Millis,
-    /// The lock service queues waiters fairly, as ZooKeeper's lock recipe (an ephemeral
-    /// sequential znode per waiter, each watching only the one before it) and etcd's mutex
-    /// (waiters ordered by their key's create revision) do: an acquire while the lock is held
-    /// joins the queue and waits, without polling, until the lock is handed to it, in
-    /// arrival order, when the holder releases or its session (the lease) expires.
-    pub queue: bool,
-}
-
-impl LockKind {
-    /// A lock service with no lock-delay and no queue (etcd's lease and transaction).
-    pub const SERVICE: LockKind = LockKind::Service(ServiceOptions {
-        lock_delay: 0,
-        queue: false,
-    });
-
-    /// Where this lock's tokens come from.
-    pub fn token_source(&self) -> TokenSource {
-        match self {
-            LockKind::Redis { tokens } => TokenSource::from(*tokens),
-            LockKind::Redlock(_) => TokenSource::Counterfactual,
-            LockKind::Service(_) => TokenSource::LockService,
-            // No token reaches storage; the grant numbers count like one Redis's INCR.
-            LockKind::Row(_) => TokenSource::SameRedis,
-        }
-    }
-
-    /// The same lock with its tokens from `t`: a single Redis and a lock service trade
-    /// places (the one setting both have); Redlock mints none and a row lock has none.
-    pub fn with_tokens(&self, t: TokenSource) -> Result<LockKind, &'static str> {
-        let single = matches!(self, LockKind::Redis { .. } | LockKind::Service(_));
-        match (t, RedisTokens::of(t)) {
-            _ if !single && t == self.token_source() => Ok(self.clone()),
-            _ if matches!(self, LockKind::Redlock(_)) => {
-                Err("Redlock mints no token: its token source cannot change")
-            }
-            _ if !single => Err("a row lock hands out no token: its token source cannot change"),
-            (TokenSource::LockService, _) if matches!(self, LockKind::Service(_)) => {
-                Ok(self.clone())
-            }
-            (TokenSource::LockService, _) => Ok(LockKind::SERVICE),
-            (_, Some(tokens)) => Ok(LockKind::Redis { tokens }),
-            (_, None) => Err("only Redlock mints no token"),
-        }
-    }
-
-    /// The same lock with a lock-delay of `ms`: only a lock service has one.
-    pub fn with_lock_delay(&self, ms: Millis) -> Result<LockKind, &'static str> {
-        match self {
-            LockKind::Service(o) => Ok(LockKind::Service(ServiceOptions {
-                lock_delay: ms,
-                ..*o
-            })),
-            _ if ms == 0 => Ok(self.clone()),
-            LockKind::Row(_) => Err("a row lock in PostgreSQL has no lock-delay"),
-            _ => Err(
-                "Redis has no lock-delay: a lock service (tokens from etcd / ZooKeeper) has one",
-            ),
-        }
-    }
-
-    pub fn redlock(&self) -> Option<&RedlockSetup> {
-        match self {
-            LockKind::Redlock(r) => Some(r),
-            _ => None,
-        }
-    }
-
-    pub fn row(&self) -> Option<RowLock> {
-        match self {
-            LockKind::Row(r) => Some(*r),
-            _ => None,
-        }
-    }
-
-    /// A lock service's lock-delay (0 for every other lock).
-    pub fn lock_delay(&self) -> Millis {
-        self.service().lock_delay
-    }
-
-    /// Whether a lock service queues waiters fairly.
-    pub fn queue(&self) -> bool {
-        self.service().queue
-    }
-
-    /// A lock service's options (none for any other lock).
-    pub fn service(&self) -> ServiceOptions {
-        match self {
-            LockKind::Service(o) => *o,
-            _ => ServiceOptions::default(),
-        }
-    }
-
-    /// Whether one server holds the lease (one Redis or one lock service), so it has a
-    /// primary to fail over and its tokens can change source.
-    pub fn is_single(&self) -> bool {
-        matches!(self, LockKind::Redis { .. } | LockKind::Service(_))
-    }
-}
-
-impl RedisTokens {
-    /// `t` if it is one of Redis's sources.
-    pub fn of(t: TokenSource) -> Option<Self> {
-        match t {
-            TokenSource::SameRedis => Some(Self::SameRedis),
-            TokenSource::SeparateCounter => Some(Self::SeparateCounter),
-            TokenSource::RandomValue => Some(Self::RandomValue),
-            TokenSource::LockService | TokenSource::Counterfactual => None,
-        }
-    }
-}
-
-impl From<RedisTokens> for TokenSource {
-    fn from(t: RedisTokens) -> Self {
-        match t {
-            RedisTokens::SameRedis => TokenSource::SameRedis,
-            RedisTokens::SeparateCounter => TokenSource::SeparateCounter,
-            RedisTokens::RandomValue => TokenSource::RandomValue,
-        }
-    }
-}
-
 fn is_zero(t: &Millis) -> bool {
     *t == 0
 }
@@ -657,21 +497,6 @@ fn in_range(what: &'static str, value: u64, min: u64, max: u64) -> Result<(), Sc
     }
 }
 
-/// The client-to-lock-service partition `f` is, if it is one.
-fn partition_of(f: &FaultAt) -> Option<Partition> {
-    let Fault::Partition { a, b, until } = f.fault else {
-        return None;
-    };
-    let (start, end) = (f.at, until);
-    match (a, b) {
-        (Node::Client(actor) | Node::MemberOf(actor), Node::LockService)
-        | (Node::LockService, Node::Client(actor) | Node::MemberOf(actor)) => {
-            Some(Partition { actor, start, end })
-        }
-        _ => None,
-    }
-}
-
 /// How long `real` ms last on a client clock running `drift` per mille slow (rounded down).
 pub fn client_elapsed(real: Millis, drift: u64) -> Millis {
     real.saturating_mul(1000 - drift.min(1000)) / 1000
@@ -693,98 +518,6 @@ impl Scenario {
             .row()
             .filter(|r| r.idle_timeout)
             .map(|_| self.lease_ttl)
-    }
-
-    /// The lock server's failover or restart, if it has one: when, and the fault.
-    pub fn crash(&self) -> Option<(Millis, Fault)> {
-        self.faults
-            .iter()
-            .find(|f| f.fault.is_crash())
-            .map(|f| (f.at, f.fault))
-    }
-
-    /// When the lock server fails over or restarts.
-    pub fn failover_at(&self) -> Option<Millis> {
-        self.crash().map(|(at, _)| at)
-    }
-
-    /// How far the promoted replica (or a restart's snapshot) lags: it has every write made
-    /// at least this long before the crash. `None`: none of the run's.
-    pub fn replication_lag(&self) -> Option<Millis> {
-        self.crash().and_then(|(_, f)| f.lag())
-    }
-
-    /// Whether the crash is the lock's one Redis restarting, not a replica promoted.
-    pub fn restart(&self) -> bool {
-        matches!(self.crash(), Some((_, Fault::Restart { .. })))
-    }
-
-    /// The client cut off from the lock service, if one is.
-    pub fn partitioned(&self) -> Option<Partition> {
-        self.faults.iter().find_map(partition_of)
-    }
-
-    /// Whether the partition cuts the client's lock-service member off from the majority of a
-    /// 3-member Raft cluster (a minority of one), not the client itself: the model is the same
-    /// dropped commands; only the words differ.
-    pub fn minority(&self) -> bool {
-        self.faults.iter().any(|f| f.fault.minority())
-    }
-
-    /// The lock-node clock jumps: when, which node, by how much.
-    pub fn clock_jumps(&self) -> impl Iterator<Item = (Millis, usize, Millis)> + '_ {
-        self.faults.iter().filter_map(|f| match f.fault {
-            Fault::ClockJump { node, by } => Some((f.at, node, by)),
-            _ => None,
-        })
-    }
-
-    /// The node whose clock jumps (every jump steps the same one; 0 with none).
-    pub fn jumping_node(&self) -> usize {
-        self.clock_jumps().next().map_or(0, |(_, node, _)| node)
-    }
-
-    /// Moves the failover or restart to `at`, or takes it away (`None`). With none, one is
-    /// added: `like` (a restart, a lag) if given, else a replica promoted with none of the
-    /// run's writes.
-    pub fn set_crash_at(&mut self, at: Option<Millis>, like: Option<Fault>) {
-        let crash = self.crash().map(|(_, f)| f).or(like);
-        self.faults.retain(|f| !f.fault.is_crash());
-        if let Some(at) = at {
-            self.add_fault(at, crash.unwrap_or(Fault::Failover { lag: None }));
-        }
-    }
-
-    /// The failover's (or restart's) lag; with neither, there is no replica to lag.
-    pub fn set_crash_lag(&mut self, lag: Option<Millis>) {
-        for f in self.faults.iter_mut().filter(|f| f.fault.is_crash()) {
-            f.fault = f.fault.with_lag(lag);
-        }
-    }
-
-    /// Client `actor` cut off from the lock service over `span` (`member`: its lock-service
-    /// member cut off from the majority), in place of any client cut off before; or, with
-    /// `None`, no longer cut off.
-    pub fn set_partition(&mut self, actor: usize, span: Option<(Millis, Millis)>, member: bool) {
-        let cut = |f: &FaultAt| partition_of(f).map(|p| p.actor);
-        match span {
-            Some((start, end)) => {
-                self.faults.retain(|f| cut(f).is_none());
-                let node = match member {
-                    true => Node::MemberOf(actor),
-                    false => Node::Client(actor),
-                };
-                let f = FaultAt::cut_from_lock(node, start, end);
-                self.add_fault(f.at, f.fault);
-            }
-            None => self.faults.retain(|f| cut(f) != Some(actor)),
-        }
-    }
-
-    /// Adds a fault, keeping the list in time order (after those at the same time).
-    pub fn add_fault(&mut self, at: Millis, fault: Fault) {
-        let i = self.faults.partition_point(|f| f.at <= at);
-        self.faults.insert(i, FaultAt { at, fault });
     }
 
     /// Whether the job's writes are claim rows written before an outside call.
@@ -878,65 +611,6 @@ impl Scenario {
     /// Index of the actor called `name`.
     pub fn actor_index(&self, name: &str) -> Option<usize> {
         self.actors.iter().position(|a| a.name == name)
-    }
-
-    /// The faults' bounds, and what the JSON and the replay hold: at most one failover or
-    /// restart, one partition (a client, or the member it talks to, cut off from the lock
-    /// service), and clock jumps that all step one node of the lock.
-    fn validate_faults(&self) -> Result<(), ScenarioError> {
-        in_range("faults", self.faults.len() as u64, 0, MAX_STEPS as u64)?;
-        let nodes = self.lock.redlock().map_or(1, |r| r.nodes);
-        let mut jumping = None;
-        for f in &self.faults {
-            match f.fault {
-                Fault::Failover { lag } | Fault::Restart { lag } => {
-                    in_range("failover_at", f.at, 0, MAX_TIME)?;
-                    in_range("replication_lag", lag.unwrap_or(0), 0, MAX_TIME)?;
-                }
-                Fault::ClockJump { node, by } => {
-                    in_range("clock jump at", f.at, 0, MAX_TIME)?;
-                    in_range("clock jump by", by, 1, MAX_TIME)?;
-                    in_range("redlock node", node as u64, 0, nodes as u64 - 1)?;
-                    if *jumping.get_or_insert(node) != node {
-                        return Err(ScenarioError::BadFault("clock jumps step one node"));
-                    }
-                }
-                Fault::Partition { until, .. } => {
-                    let Some(p) = partition_of(f) else {
-                        return Err(ScenarioError::BadPartition(
-                            "must cut a client, or the member it talks to, off from the lock service"
-                                .to_owned(),
-                        ));
-                    };
-                    if p.actor >= self.actors.len() {
-                        return Err(ScenarioError::BadPartition(format!(
-                            "names client {}, but there are only {}",
-                            p.actor + 1,
-                            self.actors.len()
-                        )));
-                    }
-                    in_range("partition start", f.at, 0, MAX_TIME)?;
-                    in_range("partition end", until, 0, MAX_TIME)?;
-                    if until <= f.at {
-                        return Err(ScenarioError::BadPartition(format!(
-                            "must end after it starts (from t={} to t={until})",
-                            f.at
-                        )));
-                    }
-                }
-            }
-        }
-        let count =
-            |what: fn(&Fault) -> bool| self.faults.iter().filter(|f| what(&f.fault)).count();
-        if count(Fault::is_crash) > 1 {
-            return Err(ScenarioError::BadFault(
-                "the lock server fails over or restarts once",
-            ));
-        }
-        if count(|f| matches!(f, Fault::Partition { .. })) > 1 {
-            return Err(ScenarioError::BadFault("one client is cut off at a time"));
-        }
-        Ok(())
     }
 
     /// Checks every bound, so bad input is refused with a message instead of simulated.

@@ -15,7 +15,7 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use fencing_lab::core::client::{
-    self, after_pauses, Backend, ClientState, LockValue, Next, Release, RowGrant,
+    self, after_pauses, Backend, ClientState, LockValue, Next, Release, RowGrant, Wake,
 };
 use fencing_lab::core::{
     random_token, Acquire, EventKind, Fence, FencingPolicy, LockCommand, Millis, NoopReason,
@@ -544,7 +544,15 @@ pub fn act(mut c: Client) -> Result<(), String> {
                 }
             }
         };
-        running = follow(&mut c.state.pc, &mut t, next);
+        running = match c.state.follow(next, actor.script.len()) {
+            Wake::At(n) | Wake::Timeout(n) => {
+                t = n;
+                true
+            }
+            // The job ran to its end: a renewal may still be unanswered (below).
+            Wake::Finished => break,
+            Wake::Outside | Wake::Stopped => false,
+        };
     }
     if running {
         // The job finished with a renewal still unanswered: its timeout comes later and
@@ -555,18 +563,6 @@ pub fn act(mut c: Client) -> Result<(), String> {
         p.join().map_err(|_| "packet thread panicked")??;
     }
     Ok(())
-}
-
-/// Applies a step's [`Next`] to the client's place in its script and its clock; false when
-/// it stops.
-fn follow(pc: &mut usize, t: &mut Millis, next: Next) -> bool {
-    match next {
-        Next::At(n) | Next::AfterTimeout(n) => (*pc, *t) = (*pc + 1, n),
-        Next::Again(n) => *t = n,
-        Next::Goto(to, n) => (*pc, *t) = (to, n),
-        Next::Wait | Next::Stop => return false,
-    }
-    true
 }
 
 /// The client's timeout on its unanswered lock command: waits for it (if it is within the
