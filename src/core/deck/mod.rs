@@ -108,6 +108,7 @@ mod row_lock;
 mod same_token_retry;
 mod separate_counter;
 mod sequencer;
+mod storage_check;
 mod toctou;
 mod unsafe_release;
 mod uuid_token;
@@ -162,6 +163,7 @@ deck!(
     raft_partition,
     row_lock,
     lock_queue,
+    storage_check,
 );
 
 /// The headline, the entry a page opens on.
