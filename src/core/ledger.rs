@@ -101,16 +101,28 @@ pub enum StorageCheck {
     /// model checks and applies at one instant; a real resource has a gap between the
     /// lock service's answer and its apply unless the two are ordered.
     Sequencer,
+    /// The fencing rule as two statements in READ COMMITTED: a SELECT of the last fence,
+    /// then, if the token passed, an UPDATE that does not check it again. Statements that
+    /// reach storage at one instant interleave: each write's SELECT runs before any of their
+    /// UPDATEs commits, so two writes that land together both pass the read, and the older
+    /// token is not refused. (One conditional `UPDATE … WHERE fence < $token`, the rule
+    /// everywhere else, or the row locked for the check, has no such gap.)
+    ReadThenWrite,
 }
 
 impl StorageCheck {
-    pub const ALL: [StorageCheck; 2] = [StorageCheck::HighestToken, StorageCheck::Sequencer];
+    pub const ALL: [StorageCheck; 3] = [
+        StorageCheck::HighestToken,
+        StorageCheck::Sequencer,
+        StorageCheck::ReadThenWrite,
+    ];
 
     /// Stable identifier (URL hash, select values).
     pub fn code(self) -> &'static str {
         match self {
             StorageCheck::HighestToken => "highest",
             StorageCheck::Sequencer => "sequencer",
+            StorageCheck::ReadThenWrite => "read_then_write",
         }
     }
 
@@ -124,6 +136,7 @@ impl StorageCheck {
         match self {
             StorageCheck::HighestToken => "the highest token",
             StorageCheck::Sequencer => "+ the sequencer (lock service)",
+            StorageCheck::ReadThenWrite => "a SELECT, then an UPDATE",
         }
     }
 }
@@ -220,6 +233,9 @@ pub struct Ledger {
     log: Vec<WriteRecord>,
     /// Applied idempotency keys, with the balance their write left (the stored result).
     applied_intents: BTreeMap<(String, String), i64>,
+    /// [`StorageCheck::ReadThenWrite`]: per account, the instant of its latest write and
+    /// the high-water mark as that instant began (what every SELECT at it reads).
+    read: BTreeMap<String, (Millis, Option<Fence>)>,
 }
 
 impl Ledger {
@@ -230,6 +246,7 @@ impl Ledger {
             accounts: BTreeMap::new(),
             log: Vec::new(),
             applied_intents: BTreeMap::new(),
+            read: BTreeMap::new(),
         }
     }
 
@@ -292,8 +309,9 @@ impl Ledger {
         sequencer: impl FnOnce() -> Result<(), Option<Fence>>,
     ) -> Result<i64, WriteError> {
         let ask = self.check == StorageCheck::Sequencer && self.policy.checks_fence();
+        let mark = self.mark_read(&request.resource, now);
         let account = self.accounts.entry(request.resource.clone()).or_default();
-        let result = admit(self.policy, account.last_fence, request.fence)
+        let result = admit(self.policy, mark, request.fence)
             .and_then(|()| match (ask, request.fence) {
                 (true, Some(token)) => {
                     sequencer().map_err(|live| WriteError::StaleSequencer { token, live })
@@ -336,6 +354,21 @@ impl Ledger {
             balance_after: balance,
         });
         result.map(|()| balance)
+    }
+
+    /// The high-water mark a write to `resource` at `now` is checked against: the account's,
+    /// or, where the check is a SELECT and then an UPDATE, the one that SELECT read, as it
+    /// was before any write at this instant (their UPDATEs come after every SELECT).
+    fn mark_read(&mut self, resource: &str, now: Millis) -> Option<Fence> {
+        let mark = self.accounts.get(resource).and_then(|a| a.last_fence);
+        if self.check != StorageCheck::ReadThenWrite {
+            return mark;
+        }
+        let read = self.read.entry(resource.to_owned()).or_insert((now, mark));
+        if read.0 != now {
+            *read = (now, mark);
+        }
+        read.1
     }
 
     /// Logs a write that never ran because its writer's transaction was gone (see

@@ -2,7 +2,7 @@
 //! module. A new backend is its module and its line in [`ALL`] (a twin, like ZooKeeper for
 //! etcd, needs nothing more); a scenario's lock kind picks its backend in [`of`].
 
-use fencing_lab::core::{Scenario, TokenSource};
+use fencing_lab::core::{LockKind, Scenario};
 
 use super::lock::{Backend, ROW_LOCK};
 use super::{etcd, redis, zookeeper};
@@ -16,14 +16,13 @@ pub const ALL: &[&Backend] = &[
     &ROW_LOCK,
 ];
 
-/// The one place that maps a scenario's lock (its `token_source`, `redlock`, `row_lock`)
-/// onto a backend.
+/// The one place that maps a scenario's lock kind onto a backend.
 pub fn of(sc: &Scenario) -> &'static Backend {
-    match (&sc.row_lock, sc.lock.redlock(), sc.lock.token_source()) {
-        (Some(_), _, _) => &ROW_LOCK,
-        (None, Some(_), _) => &redis::REDLOCK,
-        (None, None, TokenSource::LockService) => &etcd::ETCD,
-        (None, None, _) => &redis::REDIS,
+    match sc.lock {
+        LockKind::Row(_) => &ROW_LOCK,
+        LockKind::Redlock(_) => &redis::REDLOCK,
+        LockKind::Service(_) => &etcd::ETCD,
+        LockKind::Redis { .. } => &redis::REDIS,
     }
 }
 

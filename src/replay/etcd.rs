@@ -381,7 +381,7 @@ impl Servers {
         let follows = |p: &u16| Etcd::status(*p).is_ok_and(|(me, leader)| me != leader);
         let minority = run
             .sc
-            .minority
+            .minority()
             .then(|| client.ports.iter().position(follows));
         let minority = minority.map(|m| m.ok_or("no etcd follower")).transpose()?;
         Ok(Self {

@@ -67,6 +67,40 @@ impl Pg {
         let sql = "SELECT apply($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)";
         self.call(sql, &[args, more].concat())
     }
+
+    /// A debit checked in two statements (`StorageCheck::ReadThenWrite`), each its own
+    /// transaction in READ COMMITTED: the SELECT of the last fence now, then `between` (the
+    /// client's gap, told the fence the SELECT read), then, if the token passed, the UPDATE,
+    /// which does not check it again (`apply_read`); a token that did not pass goes through
+    /// `apply`, which refuses it. A publish is one statement, as everywhere else.
+    pub fn write_read_first(
+        &mut self,
+        w: &WriteRequest,
+        policy: &str,
+        between: impl FnOnce(i64),
+    ) -> Result<String, Error> {
+        if w.publish.is_some() {
+            return self.write(w, policy, true);
+        }
+        let tok = w.fence.map(|f| f.0 as i64);
+        let sql = "SELECT fence || ':' || coalesce(admits($1, fence, $2)::text, 'false') FROM accounts WHERE id = $3";
+        let read: String = self.call(sql, &[&policy, &tok, &w.resource])?;
+        let (fence, passed) = read.split_once(':').unwrap_or((&read, "false"));
+        between(fence.parse().unwrap_or(-1));
+        let passed = Some(passed == "true");
+        if passed != Some(true) {
+            return self.write(w, policy, true);
+        }
+        let args: [Arg; 6] = [
+            &policy,
+            &w.resource,
+            &w.writer,
+            &tok,
+            &w.amount,
+            &w.idempotency_key,
+        ];
+        self.call("SELECT apply_read($1, $2, $3, $4, $5, $6)", &args)
+    }
 }
 
 /// A statement's argument.
@@ -213,6 +247,28 @@ BEGIN
   SELECT balance INTO bal FROM accounts WHERE id = p_id;
   INSERT INTO write_log (kind, account, writer, token, amount, idempotency_key, published, result, balance_after)
     VALUES (p_kind, p_id, p_writer, p_tok, p_amt, p_key, p_result, code, bal);
+  RETURN code || '|' || bal;
+END $$;
+
+-- The UPDATE of a debit whose fence a SELECT already checked: it does not check it again.
+-- GREATEST keeps the mark from going down when an older token's UPDATE commits last.
+CREATE FUNCTION apply_read(policy text, p_id text, p_writer text, p_tok bigint, p_amt bigint, p_key text)
+RETURNS text LANGUAGE plpgsql AS $$
+DECLARE code text := 'ok'; bal bigint;
+BEGIN
+  BEGIN
+    UPDATE accounts SET balance = balance - p_amt,
+        fence = CASE WHEN policy = 'off' THEN fence ELSE GREATEST(fence, p_tok) END
+      WHERE id = p_id;
+    IF p_key IS NOT NULL THEN
+      INSERT INTO intents (account, key) VALUES (p_id, p_key);
+    END IF;
+  EXCEPTION WHEN unique_violation THEN
+    code := 'duplicate_intent';
+  END;
+  SELECT balance INTO bal FROM accounts WHERE id = p_id;
+  INSERT INTO write_log (kind, account, writer, token, amount, idempotency_key, published, result, balance_after)
+    VALUES ('debit', p_id, p_writer, p_tok, p_amt, p_key, NULL, code, bal);
   RETURN code || '|' || bal;
 END $$;
 

@@ -253,7 +253,7 @@ impl Servers {
     /// One redis-server, or Redlock's nodes (one of which may run under libfaketime).
     fn start(run: &Run, notes: &mut Vec<String>) -> Result<Self, String> {
         let (sc, n, dir) = (run.sc, run.n, run.dir);
-        let (count, jumping) = (sc.lock.redlock()).map_or((1, 0), |r| (r.nodes, r.jumping_node));
+        let (count, jumping) = (sc.lock.redlock().map_or(1, |r| r.nodes), sc.jumping_node());
         let jumps = sc.clock_jumps().next().is_some();
         let faketime = jumps.then(|| dir.join(format!("faketime-{n}")));
         if let Some(file) = &faketime {

@@ -32,6 +32,10 @@ pub const AT_EXPIRY: f64 = -0.5;
 pub const AT_CLOCK_STEP: f64 = -0.42;
 pub const AT_FAILOVER: f64 = -0.36;
 pub const AT_DELIVERY: f64 = -0.3;
+/// Where in its slot the UPDATE after a SELECT runs (`StorageCheck::ReadThenWrite`): a
+/// delivered write's, then a step's.
+const UPDATE_DELIVERED: f64 = 0.25;
+const UPDATE_STEP: f64 = 0.45;
 const STEPS_FROM: f64 = -0.2;
 const STEPS_SPAN: f64 = 0.45;
 
@@ -126,6 +130,40 @@ fn applied(
     })
 }
 
+/// Storage's reply to a write landing at `t`: one call to its `apply`, or, where it checks
+/// the fence with a SELECT and then an UPDATE, the SELECT now and the UPDATE late in the
+/// instant's slot, after every SELECT of the instant (a delivery's at −0.3, a step's at most
+/// +0.25), in the core's order: a delivered write's UPDATE first, a step's after it.
+fn store(
+    (env, pg, sc): (&Env, &mut Pg, &Scenario),
+    w: &WriteRequest,
+    live: bool,
+    (t, delivered): (Millis, bool),
+) -> Result<String, String> {
+    let policy = sc.policy.code();
+    let reply = match sc.check {
+        StorageCheck::ReadThenWrite => {
+            let between = |read| {
+                let (selected, who) = (env.elapsed_ms(), &w.writer);
+                let late = env.sleep_until(
+                    t,
+                    if delivered {
+                        UPDATE_DELIVERED
+                    } else {
+                        UPDATE_STEP
+                    },
+                );
+                let updated = env.elapsed_ms();
+                let line = format!("{who}'s SELECT read fence {read} at {selected:.1} real ms; its UPDATE ran at {updated:.1} real ms ({late:.1} ms late)");
+                observe(&env.shared).notes.push(line);
+            };
+            pg.write_read_first(w, policy, between)
+        }
+        _ => pg.write(w, policy, live),
+    };
+    reply.map_err(|e| e.to_string())
+}
+
 /// One client's connections: to the lock service, to the storage.
 pub struct Client<'s, 'e> {
     env: &'s Env<'s>,
@@ -210,8 +248,8 @@ impl<'s> Client<'s, '_> {
         let (delay, arrives) = (actor.network_delay, now + actor.network_delay);
         if delay == 0 {
             let live = sequencer_check(self, &w, now)?;
-            let reply =
-                (self.pg.write(&w, self.sc.policy.code(), live)).map_err(|e| e.to_string())?;
+            let on = (self.env, &mut self.pg, self.sc);
+            let reply = store(on, &w, live, (now, false))?;
             let seen = applied(idx, &w, now, now, &reply)?;
             self.observed().events.push(seen);
             return Ok(Next::At(now));
@@ -246,11 +284,11 @@ impl<'s> Client<'s, '_> {
 
     /// A delayed write in flight, on a thread (and a session) of its own, landing at `arrives`.
     fn packet(&self, w: WriteRequest, now: Millis, arrives: Millis) -> Packet<'s> {
-        let (env, policy, idx) = (self.env, self.sc.policy.code(), self.idx);
+        let (env, sc, idx) = (self.env, self.sc, self.idx);
         self.scope.spawn(move || {
             let mut pg = Pg::connect(&env.pg, &env.schema)?;
             let late = env.sleep_until(arrives, AT_DELIVERY);
-            let reply = pg.write(&w, policy, true).map_err(|e| e.to_string())?;
+            let reply = store((env, &mut pg, sc), &w, true, (arrives, true))?;
             let mut o = observe(&env.shared);
             o.max_late_ms = o.max_late_ms.max(late);
             o.events.push(applied(idx, &w, now, arrives, &reply)?);

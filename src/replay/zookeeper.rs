@@ -288,21 +288,63 @@ impl ZkLock {
     }
 }
 
+impl ZkLock {
+    /// A new session of `timeout` creates this client's ephemeral sequential znode under
+    /// `node`: the session, the znode's path and its stat. An ensemble's server can drop the
+    /// connection while its leader is replaced (ConnectionLoss): then, as ZooKeeper's lock
+    /// recipe does, the client looks for a znode its session owns (the create may have been
+    /// committed), and if there is none, tries again in a new session.
+    fn create(&self, node: &str, value: &str, timeout: Duration) -> Result<Created, String> {
+        let persistent = zk::CreateMode::Persistent.with_acls(zk::Acls::anyone_all());
+        let ephemeral = zk::CreateMode::EphemeralSequential.with_acls(zk::Acls::anyone_all());
+        let prefix = format!("{node}/lock-");
+        let mut tries = 0;
+        loop {
+            tries += 1;
+            let c = session(&self.cluster, timeout, None).map_err(failed(self.cluster.clone()))?;
+            let created = block_on(c.mkdir(node, &persistent))
+                .and_then(|()| block_on(c.create(&prefix, value.as_bytes(), &ephemeral)));
+            match created {
+                Ok((stat, seq)) => return Ok((c, format!("{prefix}{seq}"), stat)),
+                Err(zk::Error::ConnectionLoss) if tries < 3 => {
+                    if let Some((path, stat)) = self.owned(node, c.session().id().0)? {
+                        return Ok((c, path, stat));
+                    }
+                }
+                Err(e) => return Err(failed(format!("create {prefix}"))(e)),
+            }
+        }
+    }
+
+    /// The child of `node` that session `id` owns, if any.
+    fn owned(&self, node: &str, id: i64) -> Result<Option<(String, zk::Stat)>, String> {
+        let children = match block_on(self.reader.list_children(node)) {
+            Err(zk::Error::NoNode) => return Ok(None),
+            r => r.map_err(failed(format!("list {node}")))?,
+        };
+        for child in children {
+            let path = format!("{node}/{child}");
+            match block_on(self.reader.get_data(&path)) {
+                Ok((_, stat)) if stat.ephemeral_owner == id => return Ok(Some((path, stat))),
+                Ok(_) | Err(zk::Error::NoNode) => {}
+                Err(e) => return Err(failed(format!("get {path}"))(e)),
+            }
+        }
+        Ok(None)
+    }
+}
+
+/// A created znode: its session, path and stat.
+type Created = (zk::Client, String, zk::Stat);
+
 impl Lock for ZkLock {
     /// A new session of the lease's timeout (a tick short: it expires on the next tick
     /// boundary after it) creates the client's znode; it holds the lock if that znode is the
     /// lowest, else it deletes it (a try-lock), or in a fair queue keeps it and waits.
     fn acquire(&mut self, key: &str, value: &str, px: u64) -> Result<Answer, String> {
         let timeout = Duration::from_millis(px.saturating_sub(TICK_MS).max(2 * TICK_MS));
-        let c = session(&self.cluster, timeout, None).map_err(failed(self.cluster.clone()))?;
         let node = lock_node(key);
-        let persistent = zk::CreateMode::Persistent.with_acls(zk::Acls::anyone_all());
-        block_on(c.mkdir(&node, &persistent)).map_err(failed(format!("mkdir {node}")))?;
-        let ephemeral = zk::CreateMode::EphemeralSequential.with_acls(zk::Acls::anyone_all());
-        let prefix = format!("{node}/lock-");
-        let (stat, seq) = block_on(c.create(&prefix, value.as_bytes(), &ephemeral))
-            .map_err(failed(format!("create {prefix}")))?;
-        let mine = format!("{prefix}{seq}");
+        let (c, mine, stat) = self.create(&node, value, timeout)?;
         let granted = self.holder(key)?.is_some_and(|(path, ..)| path == mine);
         let ms = c.session_timeout().as_millis();
         let how = if granted {

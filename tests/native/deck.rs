@@ -5,8 +5,8 @@ use fencing_lab::core::deck::{self, DECK};
 use fencing_lab::core::story;
 use fencing_lab::core::{
     renewal_herd, run, Awareness, EventKind, ExpiryCause, Fence, FencingPolicy, Grant, Lane,
-    LeaseEnd, LockKind, PauseCause, ReleaseMode, Scenario, Shortened, Snapshot, Step, TokenSource,
-    Trace, TraceEvent, WriteError,
+    LeaseEnd, LockKind, PauseCause, ReleaseMode, Scenario, Shortened, Snapshot, Step, StorageCheck,
+    TokenSource, Trace, TraceEvent, WriteError,
 };
 
 use crate::common;
@@ -1340,4 +1340,31 @@ fn titles_list_the_deck_and_natively_every_entry_is_found() {
     }
     assert!(deck::find("no-such-entry").is_none());
     assert!(!deck::needs_fetch("no-such-entry"));
+}
+
+#[test]
+fn storage_check_lets_both_tokens_pass_the_read() {
+    // B's 34 and A's 33 land at one instant, B's first: both SELECTs read the mark as the
+    // instant began, so strict still takes both; one conditional UPDATE refuses 33.
+    for policy in FencingPolicy::ALL {
+        let t = run_as("storage-check", policy);
+        let landed: Vec<(u64, &str, bool)> = (t.writes.iter())
+            .map(|w| (w.at, w.request.writer.as_str(), w.accepted()))
+            .collect();
+        assert_eq!(landed, [(40, "B", true), (40, "A", true)], "{policy:?}");
+        assert_eq!(t.summary.final_balance, 80, "{policy:?}");
+    }
+    let mut one = build("storage-check");
+    one.check = StorageCheck::HighestToken;
+    let t = run(&one);
+    let codes: Vec<_> = (t.writes.iter())
+        .map(|w| w.result.as_ref().err().map(|e| e.code()))
+        .collect();
+    assert_eq!(codes, [None, Some("stale_fence")]);
+    assert_eq!(t.summary.final_balance, 90);
+    // One instant apart, the SELECT sees the committed 34.
+    let mut apart = build("storage-check");
+    apart.actors[0].pauses[0].duration += 5;
+    let t = run(&apart);
+    assert_eq!(t.summary.final_balance, 90);
 }

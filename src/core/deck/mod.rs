@@ -109,6 +109,7 @@ mod row_lock;
 mod same_token_retry;
 mod separate_counter;
 mod sequencer;
+mod storage_check;
 mod toctou;
 mod unsafe_release;
 mod uuid_token;
@@ -163,6 +164,7 @@ deck!(
     raft_partition,
     row_lock,
     lock_queue,
+    storage_check,
 );
 
 /// The headline, the entry a page opens on.

@@ -289,6 +289,8 @@ fn opening(sc: &Scenario) -> String {
         (StorageCheck::HighestToken, _) => "",
         (StorageCheck::Sequencer, true) => " Storage checks each write's token, then asks the lock service whether the write's lease is still the live one (a sequencer check, as Chubby's CheckSequencer).",
         (StorageCheck::Sequencer, false) => " Fencing is off, so storage checks nothing: no token and no sequencer.",
+        (StorageCheck::ReadThenWrite, true) => " Storage checks each write's token in two statements, in PostgreSQL's default READ COMMITTED: a SELECT of the last fence, then an UPDATE that does not check it again. A SELECT does not see a token whose UPDATE has not committed yet.",
+        (StorageCheck::ReadThenWrite, false) => " Fencing is off, so storage checks nothing: it runs the UPDATE without the SELECT of the last fence.",
     };
     let cut = match (
         &sc.partitioned(),

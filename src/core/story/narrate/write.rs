@@ -175,6 +175,13 @@ pub(crate) fn write_applied(c: &Ctx) -> Option<String> {
                             s += &format!(" {o} was granted the lock after {name}, with {n}, and storage holds {h}; {f} happens to be larger, so a write from a superseded lease passes the check, let in by the draw.");
                         } else if fencing && e.snapshot.last_fence <= Some(*f) {
                             s += &format!(" {o} has already been granted token {n}, but storage has not seen it yet, so {f} passes the check: a write from a superseded lease.");
+                        } else if fencing
+                            && sc.check == StorageCheck::ReadThenWrite
+                            && *highest_accepted == Some(n)
+                            && *f < n
+                        {
+                            s += &format!(" {o} had already been granted token {n}, and storage took it at this same instant: {name}'s SELECT of the last fence ran before {o}'s UPDATE committed, so it did not see {n} and {f} passed, and the UPDATE after it does not check again. A write from a superseded lease, landed out of token order.");
+                            said_order = true;
                         } else if *highest_accepted == Some(n) && *f < n {
                             // One sentence for both facts about the same token.
                             s += &format!(" {o} had already been granted token {n}, and storage had already taken it: this write comes from a superseded lease and lands out of token order.");

@@ -1,0 +1,174 @@
+//! What a client sees of an event: [`Seen`], the event without the fields no client sees
+//! (the fold derives them), and [`Refusal`], storage's refusal as its reply says it.
+
+use super::super::clock::Millis;
+use super::super::lease::Fence;
+use super::super::ledger::WriteError;
+use super::super::scenario::ReleaseMode;
+use super::super::trace::{EventKind, LockCommand};
+
+/// An event as far as a client (or the harness) can see it. Each variant but `Event` is an
+/// event with fields no client sees (a refusal's holder, a noop's reason, a write's
+/// `superseded_by`, …): they are left out here, and [`recorded`] derives them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Seen {
+    /// Seen in full.
+    Event(EventKind),
+    /// A refused acquire; who holds the lock, and until when, are the fold's.
+    AcquireRefused { retry_in: Millis, nodes: Vec<usize> },
+    /// A `SELECT … FOR UPDATE` that waited for the row; for whom is the fold's.
+    LockWait,
+    /// A pause ended; whether the lease is gone is the fold's.
+    PauseEnded,
+    /// A release deleted the lease; its token is the fold's.
+    Released { via: ReleaseMode },
+    /// A release that deleted nothing (but Redlock's leftover keys); why is the fold's.
+    ReleaseNoop {
+        via: ReleaseMode,
+        deleted: Vec<usize>,
+    },
+    /// A GET of the lock key: its owner; that lease's token is the fold's.
+    LockValueRead { owner: Option<String> },
+    /// An unconditional DEL that deleted `owner`'s lease; its token is the fold's.
+    DeletedOthersLease { owner: String },
+    /// An extend refused; when the lease ended is the fold's.
+    ExtendFailed { watchdog: bool },
+    /// A lock command's timeout; when the lease ended is the fold's.
+    LockTimedOut {
+        command: LockCommand,
+        sent_at: Millis,
+        cancelled: bool,
+        wrote_at: Option<Millis>,
+    },
+    /// A failover, with the owners of the live keys the promoted replica lacked (a GET on
+    /// each side before the promotion); their leases, and whether the counter rolled back,
+    /// are the fold's.
+    Failover {
+        lost: Vec<String>,
+        next_fence: Fence,
+    },
+    /// The lock node's clock stepped; whose lease it shortened is the fold's.
+    LockClockJumped { by: Millis },
+    /// Storage's reply to a write; its high-water mark, and the grant that superseded the
+    /// write's lease, are the fold's.
+    WriteApplied {
+        fence: Option<Fence>,
+        amount: i64,
+        sent_at: Millis,
+        /// The balance the debit left (`None` for a publish: it leaves the balance be).
+        result: Result<Option<i64>, Refusal>,
+        publish: Option<String>,
+    },
+    /// Storage's reply to a barrier.
+    BarrierSet {
+        fence: Fence,
+        result: Result<(), Refusal>,
+    },
+}
+
+/// Why storage refused a write, as its reply says: the high-water mark a stale token met,
+/// and the live lease a sequencer check found, are the fold's.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Refusal {
+    StaleFence { token: Fence },
+    MissingFence,
+    StaleSequencer { token: Fence },
+    DuplicateIntent { key: String, original_balance: i64 },
+    SessionTerminated,
+}
+
+impl Refusal {
+    /// The refusal storage answers with this code (`stale_fence`, …; see
+    /// [`WriteError::code`]) to a write of `token` under idempotency key `key`.
+    pub fn from_code(code: &str, token: Option<Fence>, key: Option<&str>, n: i64) -> Option<Self> {
+        Some(match code {
+            "stale_fence" => Self::StaleFence { token: token? },
+            "missing_fence" => Self::MissingFence,
+            "stale_sequencer" => Self::StaleSequencer { token: token? },
+            "session_ended" => Self::SessionTerminated,
+            "duplicate_intent" => Self::DuplicateIntent {
+                key: key?.to_owned(),
+                original_balance: n,
+            },
+            _ => return None,
+        })
+    }
+}
+
+impl From<&WriteError> for Refusal {
+    fn from(e: &WriteError) -> Self {
+        match e.clone() {
+            WriteError::StaleFence { token, .. } => Self::StaleFence { token },
+            WriteError::MissingFence => Self::MissingFence,
+            WriteError::StaleSequencer { token, .. } => Self::StaleSequencer { token },
+            WriteError::DuplicateIntent {
+                key,
+                original_balance,
+            } => Self::DuplicateIntent {
+                key,
+                original_balance,
+            },
+            WriteError::SessionTerminated => Self::SessionTerminated,
+        }
+    }
+}
+
+impl From<EventKind> for Seen {
+    /// What a client sees of an event: the event without the fields the fold derives.
+    fn from(kind: EventKind) -> Self {
+        match kind {
+            EventKind::AcquireRefused {
+                retry_in, nodes, ..
+            } => Seen::AcquireRefused { retry_in, nodes },
+            EventKind::LockWait { .. } => Seen::LockWait,
+            EventKind::PauseEnded { .. } => Seen::PauseEnded,
+            EventKind::Released { via, .. } => Seen::Released { via },
+            EventKind::ReleaseNoop { via, deleted, .. } => Seen::ReleaseNoop { via, deleted },
+            EventKind::LockValueRead { owner, .. } => Seen::LockValueRead { owner },
+            EventKind::DeletedOthersLease { owner, .. } => Seen::DeletedOthersLease { owner },
+            EventKind::ExtendFailed { watchdog, .. } => Seen::ExtendFailed { watchdog },
+            EventKind::LockTimedOut {
+                command,
+                sent_at,
+                cancelled,
+                wrote_at,
+                ..
+            } => Seen::LockTimedOut {
+                command,
+                sent_at,
+                cancelled,
+                wrote_at,
+            },
+            EventKind::Failover {
+                lost, next_fence, ..
+            } => Seen::Failover {
+                lost: lost.into_iter().map(|l| l.owner).collect(),
+                next_fence,
+            },
+            EventKind::LockClockJumped { by, .. } => Seen::LockClockJumped { by },
+            EventKind::WriteApplied {
+                fence,
+                amount,
+                sent_at,
+                result,
+                publish,
+                ..
+            } => Seen::WriteApplied {
+                fence,
+                amount,
+                sent_at,
+                result: match &result {
+                    Ok(_) if publish.is_some() => Ok(None),
+                    Ok(balance) => Ok(Some(*balance)),
+                    Err(e) => Err(e.into()),
+                },
+                publish,
+            },
+            EventKind::BarrierSet { fence, result } => Seen::BarrierSet {
+                fence,
+                result: result.map_err(|e| (&e).into()),
+            },
+            kind => Seen::Event(kind),
+        }
+    }
+}
