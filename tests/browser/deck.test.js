@@ -119,7 +119,7 @@ for (const [id, balances, markers, steps] of DECK) {
         }
         if (policy === 'off') {
           const bad = await open(`#s=${id}&check=chubby`);
-          assert.match(await text(bad.page, 'error'), /check must be highest or sequencer, not “chubby”/);
+          assert.match(await text(bad.page, 'error'), /check must be highest, sequencer or read_then_write, not “chubby”/);
           await bad.context.close();
         }
       }

@@ -340,7 +340,7 @@ fn the_link_keeps_the_check_and_refuses_a_bad_one() {
     ));
     assert_eq!(
         err.to_string(),
-        "check must be highest or sequencer, not “chubby”"
+        "check must be highest, sequencer or read_then_write, not “chubby”"
     );
 }
 
