@@ -492,6 +492,19 @@ impl Progress {
     }
 }
 
+/// The narration's invitation to step, which the question screen has no use for.
+const STEP_HINT: &str = " Press → or tap Step forward ▶ to begin.";
+
+/// The scenario's setup, as the question screen shows it: the run's opening narration
+/// without its invitation to step.
+pub fn setup(t: &Trace) -> String {
+    let opening = story::narration(t, 0);
+    opening
+        .strip_suffix(STEP_HINT)
+        .unwrap_or(&opening)
+        .to_owned()
+}
+
 /// "1:05": seconds as a clock shows them.
 pub fn clock(secs: u32) -> String {
     format!("{}:{:02}", secs / 60, secs % 60)

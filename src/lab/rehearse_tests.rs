@@ -307,3 +307,17 @@ fn the_sheet_says_how_each_run_ends_and_draws_its_writes() {
         "black on white only"
     );
 }
+
+#[test]
+fn the_question_screen_shows_the_setup_without_the_invitation_to_step() {
+    for entry in deck::DECK {
+        let t = run(&(entry.build)());
+        let s = setup(&t);
+        assert!(story::narration(&t, 0).starts_with(&s), "{}", entry.id);
+        assert!(
+            !s.contains("Press →") && s.ends_with('.'),
+            "{}: {s}",
+            entry.id
+        );
+    }
+}

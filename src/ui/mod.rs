@@ -12,6 +12,9 @@ mod panels;
 mod playback;
 mod pointer;
 mod recording;
+mod rehearse;
+mod rehearse_panel;
+mod rehearse_start;
 mod speaker;
 mod split;
 mod timeline;
@@ -139,7 +142,8 @@ fn App() -> AnyView {
     let hash = url::sync(dispatch, trace, step, embed);
     let pair = speaker::follow(hash, move |h| url::restore(dispatch, h));
     let sheet = RwSignal::new(false);
-    let presenter = keys::listen(dispatch, presenting, sheet, pair);
+    let rehearsing = RwSignal::new(false);
+    let presenter = keys::listen(dispatch, presenting, [sheet, rehearsing], pair);
     timers::play_ticker(dispatch, playing, speed);
 
     let export = move |png: bool| export::export(dispatch, trace, png);
@@ -251,7 +255,15 @@ fn App() -> AnyView {
                             <div class="row2">
                                 <Params scenario dispatch />
                                 <WhatIf scenario dispatch />
-                                <Tools trace step forked exploring notes_shown presenting />
+                                <Tools
+                                    trace
+                                    step
+                                    forked
+                                    exploring
+                                    notes_shown
+                                    presenting
+                                    rehearsing
+                                />
                             </div>
                         }
                     })
@@ -308,6 +320,7 @@ fn App() -> AnyView {
                     })
             }}
             <KeySheet open=sheet />
+            <rehearse::Rehearse open=rehearsing lab dispatch />
             <LaserPointer on=laser />
         </main>
     }
