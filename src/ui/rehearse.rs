@@ -8,15 +8,18 @@ use super::split;
 use super::Dispatch;
 use crate::lab::Lab;
 
-/// The rehearsal while it is open.
+/// The rehearsal while it is open (an embedded view, which has none of the page's tools,
+/// never opens it).
 #[component]
 pub(super) fn Rehearse(
     open: RwSignal<bool>,
     lab: RwSignal<Lab>,
     dispatch: Dispatch,
 ) -> impl IntoView {
+    let shown = Memo::new(move |_| open.get() && !lab.with(Lab::embedded));
     move || {
-        open.get()
+        shown
+            .get()
             .then(|| split::lazily(draw_rehearsal(), move |draw| draw(open, lab, dispatch)))
     }
 }

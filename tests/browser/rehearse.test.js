@@ -223,3 +223,11 @@ test('the night-before sheet prints the chosen entries, two to a page, in black 
   assert.equal(pages.length, chosen.length / 2, `two entries to a page (${pages})`);
   await context.close();
 });
+
+test('an embedded view has no rehearsal: q does nothing there', async () => {
+  const { page, context } = await open('#s=gc-pause&embed');
+  await page.keyboard.press('q');
+  await page.waitForTimeout(300);
+  assert.equal(await dialog(page).count(), 0);
+  await context.close();
+});
