@@ -35,6 +35,8 @@ apt_missing=()
 if [ "$mode" = test ]; then
   [ -x /usr/bin/chromium ] || apt_missing+=(chromium)
   [ -x /usr/bin/chromedriver ] || apt_missing+=(chromium-driver)
+  # pdftoppm: the rehearse test turns the printed night-before sheet into pages to look at.
+  command -v pdftoppm >/dev/null || apt_missing+=(poppler-utils)
 fi
 if [ "$mode" != serve ]; then
   command -v redis-server >/dev/null || apt_missing+=(redis-server)

@@ -157,7 +157,7 @@ pub struct Control {
 }
 
 /// Every control a presenter has, in the README's order.
-pub const CONTROLS: [Control; 18] = [
+pub const CONTROLS: [Control; 19] = [
     Control {
         action: "step forward / back",
         how: "`→` / `←`, or `.` (what presenter clickers send), or the buttons",
@@ -217,6 +217,11 @@ pub const CONTROLS: [Control; 18] = [
         action: "speaker view",
         how: "`s`: a second window for your own screen (question, Say line, next step, notes, timer); both windows follow each other",
         keys: &["s"],
+    },
+    Control {
+        action: "rehearse for the interview",
+        how: "`q` or **Rehearse**: the page asks a deck question with a two-minute timer; you answer out loud, predict how the run ends, watch it play with each prediction marked, then take a push-back. Progress stays in this browser; **Print the night-before sheet** for the entries you pick",
+        keys: &["q"],
     },
     Control {
         action: "all the keys",

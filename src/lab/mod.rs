@@ -20,6 +20,8 @@ pub(crate) mod edit;
 mod explorer;
 mod herd;
 mod recording;
+pub mod rehearse;
+pub mod rehearse_sheet;
 #[cfg(test)]
 mod tests;
 

@@ -195,12 +195,12 @@ fn play_runs_to_the_end_then_stops() {
 
 #[test]
 fn every_documented_key_does_something() {
-    // `p`, `Escape`, `n`, `s` and `?` are the shell's own (fullscreen, the notes drawer, the
-    // speaker window, the keys sheet).
+    // `p`, `Escape`, `n`, `s`, `?` and `q` are the shell's own (fullscreen, the notes drawer,
+    // the speaker window, the keys sheet, rehearse).
     for c in CONTROLS {
         for k in c.keys {
             assert!(
-                key_to_msg(k).is_some() || matches!(*k, "p" | "Escape" | "n" | "s" | "?"),
+                key_to_msg(k).is_some() || matches!(*k, "p" | "Escape" | "n" | "s" | "?" | "q"),
                 "{}: {k:?}",
                 c.action
             );

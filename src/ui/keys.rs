@@ -1,7 +1,7 @@
 //! The page's keys: the lab's own map ([`key_to_msg`]), plus the shell's: `p` (presenter
 //! mode, with fullscreen) and `Esc` (out of it), `n` (the notes drawer; while presenting,
-//! the speaker view, so notes never reach the shared screen), `s` (the speaker view) and
-//! `?` (the keys sheet).
+//! the speaker view, so notes never reach the shared screen), `s` (the speaker view), `?`
+//! (the keys sheet) and `q` (rehearse).
 
 use leptos::ev;
 use leptos::prelude::*;
@@ -79,7 +79,7 @@ impl Presenter {
 pub(super) fn listen(
     dispatch: Dispatch,
     presenting: Memo<bool>,
-    sheet: RwSignal<bool>,
+    [sheet, rehearsing]: [RwSignal<bool>; 2],
     pair: Pair,
 ) -> Presenter {
     let presenter = Presenter {
@@ -94,6 +94,8 @@ pub(super) fn listen(
         match e.key().as_str() {
             "p" | "P" => presenter.toggle(),
             "Escape" if sheet.get_untracked() => sheet.set(false),
+            "Escape" if rehearsing.get_untracked() => rehearsing.set(false),
+            "q" | "Q" => rehearsing.update(|open| *open = !*open),
             "Escape" if presenting.get_untracked() => presenter.stop(),
             "?" => sheet.update(|open| *open = !*open),
             "s" | "S" => pair.open(dispatch),

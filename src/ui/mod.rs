@@ -13,6 +13,9 @@ mod panels;
 mod playback;
 mod pointer;
 mod recording;
+mod rehearse;
+mod rehearse_panel;
+mod rehearse_start;
 mod speaker;
 mod split;
 mod timeline;
@@ -150,7 +153,8 @@ fn App() -> AnyView {
     let hash = url::sync(dispatch, trace, step, embed);
     let pair = speaker::follow(hash, move |h| url::restore(dispatch, h));
     let sheet = RwSignal::new(false);
-    let presenter = keys::listen(dispatch, presenting, sheet, pair);
+    let rehearsing = RwSignal::new(false);
+    let presenter = keys::listen(dispatch, presenting, [sheet, rehearsing], pair);
     timers::play_ticker(dispatch, playing, speed);
 
     let export = move |png: bool| export::export(dispatch, trace, png);
@@ -262,7 +266,15 @@ fn App() -> AnyView {
                             <div class="row2">
                                 <Params scenario dispatch />
                                 <WhatIf scenario dispatch />
-                                <Tools trace step forked exploring notes_shown presenting />
+                                <Tools
+                                    trace
+                                    step
+                                    forked
+                                    exploring
+                                    notes_shown
+                                    presenting
+                                    rehearsing
+                                />
                             </div>
                         }
                     })
@@ -323,6 +335,7 @@ fn App() -> AnyView {
                     })
             }}
             <KeySheet open=sheet />
+            <rehearse::Rehearse open=rehearsing lab dispatch />
             <LaserPointer on=laser />
         </main>
     }

@@ -1,5 +1,5 @@
 //! The tools row of the full page: fork, explore, the Export… menu (SVG, PNG, Animation,
-//! the embed code), notes, presenter mode and the theme. An embedded view has none of it.
+//! the embed code), notes, the reveal, rehearse, presenter mode and the theme. An embedded view has none of it.
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 use super::animation::AnimationExport;
 use super::export;
+use super::split;
 use crate::core::Trace;
 use crate::share;
 use crate::view::Act;
@@ -21,6 +22,7 @@ pub(super) fn Tools(
     exploring: Memo<bool>,
     notes_shown: Memo<bool>,
     presenting: Memo<bool>,
+    rehearsing: RwSignal<bool>,
 ) -> impl IntoView {
     let pressed = |m: Memo<bool>| move || m.get().to_string();
     let reveal = expect_context::<super::Stage>().reveal;
@@ -29,7 +31,7 @@ pub(super) fn Tools(
     let progress = RwSignal::new(None::<(usize, usize)>);
     // The embed code last copied, shown so it can be copied by hand too.
     let code = RwSignal::new(None::<String>);
-    let copy = move |_| copy_embed(trace, step, status, code);
+    let menu_opened = RwSignal::new(false);
     view! {
         <span class="row2-right">
             <button
@@ -42,28 +44,20 @@ pub(super) fn Tools(
             <button class="ghost" data-act=Act::Explore.code() aria-pressed=pressed(exploring)>
                 "Explore"
             </button>
-            <details class="export-menu">
+            // The menu's buttons are drawn the first time it opens, from a chunk of their own.
+            <details class="export-menu" on:toggle=move |_| menu_opened.set(true)>
                 <summary>"Export…"</summary>
                 <div class="export-body">
-                    {[(Act::Svg, "SVG"), (Act::Png, "PNG")]
-                        .map(|(act, format)| {
-                            view! {
-                                <button
-                                    class="ghost"
-                                    data-act=act.code()
-                                    title=format!("Export the timeline as {format}")
-                                >
-                                    {format}
-                                </button>
-                            }
-                        })} <AnimationExport trace status progress />
-                    <button
-                        class="ghost"
-                        on:click=copy
-                        title="Copy an <iframe> that shows this run in your own page"
-                    >
-                        "Copy embed code"
-                    </button>
+                    {move || {
+                        menu_opened
+                            .get()
+                            .then(|| {
+                                split::lazily(
+                                    draw_export_menu(),
+                                    move |draw| draw(trace, step, status, progress, code),
+                                )
+                            })
+                    }}
                 </div>
             </details>
             <button class="ghost" data-act=Act::Notes.code() aria-pressed=pressed(notes_shown)>
@@ -77,6 +71,15 @@ pub(super) fn Tools(
                 title="Draw nothing after the current step (r)"
             >
                 "Reveal"
+            </button>
+            <button
+                class="ghost"
+                aria-keyshortcuts="q"
+                aria-pressed=move || rehearsing.get().to_string()
+                title="Rehearse: the page asks, you answer (q)"
+                on:click=move |_| rehearsing.update(|open| *open = !*open)
+            >
+                "Rehearse"
             </button>
             <button class="ghost" data-act=Act::Present.code() aria-pressed=pressed(presenting)>
                 "Present"
@@ -142,6 +145,45 @@ pub(super) fn Tools(
             }}
         </p>
     }
+}
+
+type DrawExportMenu = fn(
+    Memo<Arc<Trace>>,
+    Memo<usize>,
+    RwSignal<String>,
+    RwSignal<Option<(usize, usize)>>,
+    RwSignal<Option<String>>,
+) -> AnyView;
+
+/// The Export… menu's buttons: SVG, PNG, Animation and the embed code.
+#[leptos::wasm_split::wasm_split(export_menu, fallible, wasm_split_path = ::leptos::wasm_split)]
+fn draw_export_menu() -> Result<DrawExportMenu, split::Failed> {
+    Ok(|trace, step, status, progress, code| {
+        let copy = move |_| copy_embed(trace, step, status, code);
+        view! {
+            {[(Act::Svg, "SVG"), (Act::Png, "PNG")]
+                .map(|(act, format)| {
+                    view! {
+                        <button
+                            class="ghost"
+                            data-act=act.code()
+                            title=format!("Export the timeline as {format}")
+                        >
+                            {format}
+                        </button>
+                    }
+                })}
+            <AnimationExport trace status progress />
+            <button
+                class="ghost"
+                on:click=copy
+                title="Copy an <iframe> that shows this run in your own page"
+            >
+                "Copy embed code"
+            </button>
+        }
+        .into_any()
+    })
 }
 
 /// Copies the `<iframe>` for the view on screen, and says what to do with it; a page opened
