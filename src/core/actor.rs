@@ -296,6 +296,7 @@ impl Sim<'_> {
             // The request timeout, already queued, says so and resumes it.
             Next::AfterTimeout(_) => self.advance(actor, None),
             Next::Again(t) => self.schedule_step(actor, t),
+            Next::Arrives(t) => self.push(t, Class::Step, Pending::Step { actor }),
             Next::Goto(pc, t) => {
                 self.actors[actor].client.pc = pc;
                 self.schedule_step(actor, t);

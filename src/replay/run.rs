@@ -511,7 +511,11 @@ pub fn act(mut c: Client) -> Result<(), String> {
     let actor = &sc.actors[idx];
     let (mut t, mut scheduled_at, mut running) = (actor.start_at, 0, true);
     while running && c.state.pc < actor.script.len() {
-        let woke = after_pauses(actor, t);
+        // A lock command on its way runs at the lock service even if its sender is paused.
+        let woke = match c.state.lock_sent {
+            Some(_) => t,
+            None => after_pauses(actor, t),
+        };
         let paused = woke != t;
         t = woke;
         let next = match c.timer.map(|(_, _, at)| at) {
@@ -560,7 +564,7 @@ pub fn act(mut c: Client) -> Result<(), String> {
 fn follow(pc: &mut usize, t: &mut Millis, next: Next) -> bool {
     match next {
         Next::At(n) | Next::AfterTimeout(n) => (*pc, *t) = (*pc + 1, n),
-        Next::Again(n) => *t = n,
+        Next::Again(n) | Next::Arrives(n) => *t = n,
         Next::Goto(to, n) => (*pc, *t) = (to, n),
         Next::Wait | Next::Stop => return false,
     }

@@ -188,7 +188,7 @@ fn far_grant(c: &Ctx, earlier: Option<&(String, Fence)>) -> Option<String> {
             duration(sc, sc.lock_rtt)
         ),
         (Some((who, f)), EventKind::Acquired { fence, .. }) => format!(
-            "{name} has {fence}, but hears of it only a round trip later, and storage sees {fence} only with {name}'s first write. Until then a fence check still lets {who}'s {f} through."
+            "{name} has {fence} on the lock service, but hears of it only half a round trip later, and storage sees {fence} only with {name}'s first write. Until then a fence check still lets {who}'s {f} through."
         ),
         _ => return None,
     })
