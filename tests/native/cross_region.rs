@@ -129,6 +129,9 @@ fn the_words_say_where_each_half_of_the_round_trip_goes() {
         a.ends_with("The lease runs until t=40. A sent the command at t=0; it ran on arrival, and the answer reaches A at t=20. A counts the lease from its send (as Redlock's clients do), so to A it ends at t=30, 10 ms before the lock service's t=40."),
         "{a}"
     );
+    assert!(story
+        .say(step("A", |k| matches!(k, EventKind::Acquired { .. })))
+        .starts_with("Every lock command waits a round trip (20 ms) to the lock service"));
     let refused = story.narration(step("B", |k| matches!(k, EventKind::AcquireRefused { .. })));
     assert!(
         refused.ends_with(
@@ -158,6 +161,52 @@ fn the_words_say_where_each_half_of_the_round_trip_goes() {
     // In one region nothing about a round trip is said.
     let near = strict(0);
     assert!(!(0..=near.len()).any(|s| story::Story::of(&near).narration(s).contains("round trip")));
+}
+
+/// `id`'s scenario under strict with the lock service `rtt` away, and its story's narration
+/// and Say lines, step by step.
+fn far(id: &str, rtt: u64) -> (Trace, Vec<(String, String)>) {
+    let mut sc = (deck::find(id).unwrap().build)().with_policy(FencingPolicy::Strict);
+    sc.lock_rtt = rtt;
+    let t = run(&sc);
+    let story = story::Story::of(&t);
+    let lines = (0..=t.len())
+        .map(|s| (story.narration(s), story.say(s)))
+        .collect();
+    (t, lines)
+}
+
+#[test]
+fn a_grant_handed_over_in_a_queue_was_not_sent_so_no_send_time_is_claimed() {
+    let (_, lines) = far("lock-queue", 20);
+    let sent: Vec<&str> = lines
+        .iter()
+        .filter(|(n, _)| n.contains("sent the command"))
+        .map(|(n, _)| n.as_str())
+        .collect();
+    // Only A's own acquire was sent; B's and C's grants come from their watches firing.
+    assert_eq!(sent.len(), 1, "{sent:?}");
+    assert!(sent[0].contains("A sent the command at t=0"), "{sent:?}");
+    let watch = lines
+        .iter()
+        .find(|(n, _)| n.contains("B's watch fires"))
+        .unwrap();
+    assert!(!watch.1.contains("half a round trip"), "{watch:?}");
+}
+
+#[test]
+fn a_local_deadline_counts_from_the_send_and_says_so() {
+    let (_, lines) = far("drift-margin", 20);
+    let check = lines
+        .iter()
+        .map(|(n, _)| n)
+        .find(|n| n.contains("checks its local deadline"))
+        .unwrap();
+    // 56 ms after its send at t=0, 20% slow: 44 ms; the grant was made at t=10.
+    assert!(
+        check.contains("its own clock, running 20% slow, reads 44 ms since it asked for its lease (56 ms in real time; the lock server granted it 46 ms ago)"),
+        "{check}"
+    );
 }
 
 #[test]

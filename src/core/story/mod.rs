@@ -358,22 +358,17 @@ fn far_away(sc: &Scenario) -> String {
 fn reply_at(t: &Trace, i: usize) -> String {
     let sc = &t.scenario;
     let e = &t.events[i];
-    let expires_at = match e.kind {
-        EventKind::Acquired { expires_at, .. }
-        | EventKind::Extended {
-            expires_at,
-            watchdog: None,
-            ..
-        } => Some(expires_at),
-        EventKind::AcquireRefused { .. } => None,
-        _ => return String::new(),
-    };
-    if sc.lock_rtt == 0 {
+    let Some(sent) = sent_far(t, i) else {
         return String::new();
-    }
+    };
+    let expires_at = match e.kind {
+        EventKind::Acquired { expires_at, .. } | EventKind::Extended { expires_at, .. } => {
+            Some(expires_at)
+        }
+        _ => None,
+    };
     let who = e.actor.as_deref().unwrap_or_default();
     let half = request_half(sc.lock_rtt);
-    let sent = e.at.saturating_sub(half);
     let answer = format!(
         " {who} sent the command at t={}; it ran on arrival, and the answer reaches {who} at t={}.",
         instant(sc, sent),
@@ -388,6 +383,20 @@ fn reply_at(t: &Trace, i: usize) -> String {
         ),
         None => answer,
     }
+}
+
+/// When the command whose answer event `i` is was sent, if it ran on a lock service a round
+/// trip away: a grant, refusal or extend. A grant handed over in a queue was not sent.
+fn sent_far(t: &Trace, i: usize) -> Option<Millis> {
+    let (sc, e) = (&t.scenario, &t.events[i]);
+    let answer = match e.kind {
+        EventKind::Acquired { .. } => !t.events[..i]
+            .iter()
+            .any(|p| p.actor == e.actor && matches!(p.kind, EventKind::LockWait { .. })),
+        EventKind::AcquireRefused { .. } | EventKind::Extended { watchdog: None, .. } => true,
+        _ => false,
+    };
+    (sc.lock_rtt > 0 && answer).then(|| e.at.saturating_sub(request_half(sc.lock_rtt)))
 }
 
 /// Whether the step's event is an accepted publish, after an earlier accepted write, of the

@@ -179,12 +179,10 @@ pub(crate) fn release(c: &Ctx) -> Option<String> {
 /// sees the new token.
 fn far_grant(c: &Ctx, earlier: Option<&(String, Fence)>) -> Option<String> {
     let (sc, e, name) = (c.sc, c.e, c.name);
-    if sc.lock_rtt == 0 {
-        return None;
-    }
+    sent_far(c.t, c.i)?;
     Some(match (earlier, &e.kind) {
         (None, _) => format!(
-            "Every acquire and renewal waits a round trip ({}) to the lock service in the other region: a global lock pays a WAN round trip per acquire.",
+            "Every lock command waits a round trip ({}) to the lock service in the other region: a global lock pays a WAN round trip per acquire.",
             duration(sc, sc.lock_rtt)
         ),
         (Some((who, f)), EventKind::Acquired { fence, .. }) => format!(
