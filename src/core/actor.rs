@@ -294,6 +294,7 @@ impl Sim<'_> {
         let len = self.sc.actors[actor].script.len();
         match self.actors[actor].client.follow(next, len) {
             Wake::At(t) => self.schedule_step(actor, t),
+            Wake::Arrives(t) => self.push(t, Class::Step, Pending::Step { actor }),
             // The request timeout, already queued, says so and resumes it.
             Wake::Timeout(_) | Wake::Outside => {}
             Wake::Finished | Wake::Stopped => self.actors[actor].done = true,

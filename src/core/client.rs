@@ -40,6 +40,9 @@ pub struct ClientState {
     pub renew_sent: Option<Millis>,
     /// When the client last sent a write to storage.
     pub wrote_at: Option<Millis>,
+    /// When the client sent the lock command now travelling to a lock service a round trip
+    /// away ([`Scenario::lock_rtt`]); it runs there on arrival.
+    pub lock_sent: Option<Millis>,
 }
 
 impl ClientState {
@@ -58,6 +61,7 @@ impl ClientState {
             Next::At(t) => Wake::At(t),
             Next::AfterTimeout(t) => Wake::Timeout(t),
             Next::Again(t) => return Wake::At(t),
+            Next::Arrives(t) => return Wake::Arrives(t),
             Next::Goto(pc, t) => {
                 self.pc = pc;
                 return Wake::At(t);
@@ -81,6 +85,9 @@ pub enum Wake {
     /// When its request timeout gave up on a write, at this time (the simulator has the
     /// timeout queued, and it resumes the client; the replay sleeps until it).
     Timeout(Millis),
+    /// At this time, when its lock command reaches the lock service: a pause of the client
+    /// does not hold it back.
+    Arrives(Millis),
     /// When something else wakes it: a reply, a lock command's timeout, a queue's grant.
     Outside,
     /// Never: its script is over.
@@ -96,6 +103,9 @@ pub enum Next {
     At(Millis),
     /// The same step again at this time (a refused acquire, the DEL half, a renewal).
     Again(Millis),
+    /// The same step's lock command reaches the lock service at this time and runs there: a
+    /// pause of the client that sent it does not hold it back.
+    Arrives(Millis),
     /// Step number `pc` at this time (a job found done skips to its release).
     Goto(usize, Millis),
     /// The next step, after the client's request timeout gave up on a write at this time.
@@ -225,13 +235,18 @@ pub fn step<B: Backend>(
             return Ok(next);
         }
     }
-    if !can_reach(&sc.faults, me, now) {
+    // A partition drops what is sent during it; a command already on its way arrives.
+    if !can_reach(&sc.faults, me, now) && b.state().lock_sent.is_none() {
         if let Some(command) = LockCommand::sent_by(&step) {
             unanswered(b, sc, me, command, now);
             return Ok(Next::Wait);
         }
     }
     let command = LockCommand::sent_by(&step).is_some();
+    if command && sc.lock_rtt > 0 && b.state().lock_sent.is_none() {
+        b.state().lock_sent = Some(now);
+        return Ok(Next::Arrives(now.saturating_add(request_half(sc.lock_rtt))));
+    }
     let next = match step {
         Step::Acquire { .. } if b.state().token_pending => {
             // The INCR on the separate counter: a token for whoever asks, held or not.
@@ -318,7 +333,7 @@ pub fn step<B: Backend>(
         Step::Extend => match b.extend(now)? {
             Some(expires_at) => {
                 let st = b.state();
-                st.lease_from = Some(now);
+                st.lease_from = Some(st.lock_sent.unwrap_or(now));
                 let fence = st.fence.unwrap_or(Fence(0));
                 let kind = EventKind::Extended {
                     fence,
@@ -363,19 +378,24 @@ pub fn step<B: Backend>(
             next
         }
     };
-    Ok(if command {
-        after_reply(next, sc.lock_rtt)
-    } else {
-        next
-    })
+    if b.state().lock_sent.take().is_none() {
+        return Ok(next);
+    }
+    Ok(after_reply(next, sc.lock_rtt - request_half(sc.lock_rtt)))
 }
 
-/// A lock command's reply reaches the client [`Scenario::lock_rtt`] after the lock service
-/// ran it: the client's next step (or its retry, whose timer starts then) waits for it.
-fn after_reply(next: Next, rtt: Millis) -> Next {
+/// How long a lock command takes to reach a lock service `rtt` away: half the round trip
+/// (the reply takes the rest).
+pub fn request_half(rtt: Millis) -> Millis {
+    rtt / 2
+}
+
+/// A lock command's reply reaches the client `half` after the lock service ran it: the
+/// client's next step (or its retry, whose timer starts then) waits for it.
+fn after_reply(next: Next, half: Millis) -> Next {
     match next {
-        Next::At(t) => Next::At(t.saturating_add(rtt)),
-        Next::Again(t) => Next::Again(t.saturating_add(rtt)),
+        Next::At(t) => Next::At(t.saturating_add(half)),
+        Next::Again(t) => Next::Again(t.saturating_add(half)),
         other => other,
     }
 }
@@ -399,7 +419,9 @@ pub fn granted<B: Backend>(
     let st = b.state();
     st.fence = Some(fence);
     st.believes = true;
-    st.lease_from = Some(at);
+    // Its validity counts from when it asked (Redlock's rule), not from the grant it
+    // hears of later: an earlier end than the lock service's.
+    st.lease_from = Some(st.lock_sent.unwrap_or(at));
     b.granted(fence, expires_at);
     let kind = EventKind::Acquired {
         fence,

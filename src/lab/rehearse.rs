@@ -90,8 +90,9 @@ fn refused(e: &TraceEvent) -> bool {
 pub fn choices(off: &Trace, on: &Trace) -> Choices {
     let mut values: Vec<String> = Vec::new();
     for t in [off, on] {
-        for s in 0..=story::Steps::of(t).last() {
-            let v = story::value(t, s);
+        let words = story::Story::of(t);
+        for s in 0..=words.last() {
+            let v = words.value(s);
             if !values.contains(&v) {
                 values.push(v);
             }
@@ -498,7 +499,7 @@ const STEP_HINT: &str = " Press → or tap Step forward ▶ to begin.";
 /// The scenario's setup, as the question screen shows it: the run's opening narration
 /// without its invitation to step.
 pub fn setup(t: &Trace) -> String {
-    let opening = story::narration(t, 0);
+    let opening = story::Story::of(t).narration(0);
     opening
         .strip_suffix(STEP_HINT)
         .unwrap_or(&opening)

@@ -313,7 +313,11 @@ fn the_question_screen_shows_the_setup_without_the_invitation_to_step() {
     for entry in deck::DECK {
         let t = run(&(entry.build)());
         let s = setup(&t);
-        assert!(story::narration(&t, 0).starts_with(&s), "{}", entry.id);
+        assert!(
+            story::Story::of(&t).narration(0).starts_with(&s),
+            "{}",
+            entry.id
+        );
         assert!(
             !s.contains("Press →") && s.ends_with('.'),
             "{}: {s}",

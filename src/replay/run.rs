@@ -549,7 +549,11 @@ pub fn act(mut c: Client) -> Result<(), String> {
     let actor = &sc.actors[idx];
     let (mut t, mut scheduled_at, mut running) = (actor.start_at, 0, true);
     while running && c.state.pc < actor.script.len() {
-        let woke = after_pauses(actor, t);
+        // A lock command on its way runs at the lock service even if its sender is paused.
+        let woke = match c.state.lock_sent {
+            Some(_) => t,
+            None => after_pauses(actor, t),
+        };
         let paused = woke != t;
         t = woke;
         let next = match c.timer.map(|(_, _, at)| at) {
@@ -583,7 +587,7 @@ pub fn act(mut c: Client) -> Result<(), String> {
             }
         };
         running = match c.state.follow(next, actor.script.len()) {
-            Wake::At(n) | Wake::Timeout(n) => {
+            Wake::At(n) | Wake::Timeout(n) | Wake::Arrives(n) => {
                 t = n;
                 true
             }

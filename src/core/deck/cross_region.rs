@@ -2,6 +2,7 @@
 //! away from its clients, while storage stays near them.
 
 use super::*;
+use crate::core::client::request_half;
 
 /// The entry's round trip between the clients and the lock service (ms).
 pub const CROSS_REGION_RTT: Millis = 20;
@@ -17,7 +18,19 @@ pub(super) const ENTRY: DeckEntry = DeckEntry {
         let [off, strict, same] = r.balances();
         let t = r.strict();
         let started = first_at(t, "A", |k| matches!(k, EventKind::JobChecked { .. }));
+        let (a_granted, a_until) = t
+            .events
+            .iter()
+            .find_map(|e| match e.kind {
+                EventKind::Acquired { expires_at, .. } if e.actor.as_deref() == Some("A") => {
+                    Some((e.at, expires_at))
+                }
+                _ => None,
+            })
+            .unwrap_or_default();
+        let a_sent = a_granted.saturating_sub(request_half(rtt));
         let granted = first_at(t, "B", |k| matches!(k, EventKind::Acquired { .. }));
+        let heard = first_at(t, "B", |k| matches!(k, EventKind::JobChecked { .. }));
         let wrote = t
             .writes
             .iter()
@@ -32,7 +45,7 @@ pub(super) const ENTRY: DeckEntry = DeckEntry {
             .collect();
         vec![
             format!("The lock service is in another region, a {rtt} ms round trip from its clients; storage is near them. Every acquire costs that round trip before the job can start (A starts at t={started}), and a watchdog renewal sent a third into the {ttl} ms lease is confirmed only {} ms into it.", ttl / 3 + rtt),
-            format!("A takes {a}, freezes in a GC pause past its TTL; B is granted {b} at t={granted} but hears of it at t={}. A wakes and its {a} reaches storage at t={wrote}, before any write with {b}: strict and same-epoch accept it ({strict}, {same}), a write from a superseded lease. Off: {off}. B then finds the job done.", granted + rtt),
+            format!("A asks at t={a_sent}; the lock service grants {a} when the request arrives, at t={a_granted}, so there the lease runs to t={a_until}, while A, counting from its send (as Redlock's clients do), believes it ends at t={}. A freezes in a GC pause past both; B is granted {b} at t={granted} but hears of it at t={heard}. A wakes and its {a} reaches storage at t={wrote}, before any write with {b}: strict and same-epoch accept it ({strict}, {same}), a write from a superseded lease. Off: {off}. B then finds the job done.", a_sent + ttl),
             format!("The window in which storage has not yet seen the new token, from B's grant to its first write, grows with the round trip. Strict, by round trip: {}.", windows.join("; ")),
             "Inside a region consensus costs ~5–10 ms per acquire; across regions every acquire and renewal pays a WAN round trip, and each one widens that window. Run one lock service per region, next to the clients and the storage it guards.".to_owned(),
             "Where the gap matters, close it at the resource: a barrier that establishes the new token first (handoff-barrier) or a sequencer check with the lock service (sequencer), each a round trip of its own.".to_owned(),
@@ -57,9 +70,10 @@ pub(super) const ENTRY: DeckEntry = DeckEntry {
 
 impl Scenario {
     /// The headline's race with the lock service a [`CROSS_REGION_RTT`] round trip away:
-    /// A (33, lease until t=30) works 30 ms and pauses 25..65; B polls from t=22 every
-    /// 10 ms. Each lock command costs its client a round trip, so B, granted 34 at t=52,
-    /// hears of it at t=72, after A's stale debit at t=65 has reached storage.
+    /// each lock command runs there half a round trip after it is sent, and its answer
+    /// takes the other half back. A asks at t=0 and is granted 33 at t=10 (lease until
+    /// t=40), works 30 ms and pauses 25..65; B polls from t=22 every 10 ms, is granted 34
+    /// at t=62 and hears of it at t=72, after A's stale debit at t=65 has reached storage.
     pub fn cross_region() -> Self {
         Scenario::cross_region_with(CROSS_REGION_RTT)
     }

@@ -2,6 +2,7 @@
 //! the marker labels and the one-line outcome of a run. Everything here is written from the
 //! facts in the trace and the scenario, so a sentence can only name what its step recorded.
 
+use super::client::request_half;
 use super::clock::Millis;
 use super::lease::Fence;
 use super::ledger::{FencingPolicy, StorageCheck, WriteError, WriteRecord};
@@ -347,28 +348,57 @@ fn far_away(sc: &Scenario) -> String {
         return String::new();
     }
     format!(
-        " The lock service is in another region: every lock command costs a client a {} round trip; storage is near the clients.",
-        duration(sc, sc.lock_rtt)
+        " The lock service is in another region: every lock command costs a client a {} round trip, and runs on the lock service when it arrives, {} after it was sent; storage is near the clients.",
+        duration(sc, sc.lock_rtt),
+        duration(sc, request_half(sc.lock_rtt))
     )
 }
 
-/// When a lock service's answer to event `i` reaches its client, if it is a round trip
-/// away: a grant or refusal is news only then.
+/// When a command that ran on a lock service a round trip away (event `i`) was sent, and
+/// when its answer reaches its client: a grant or refusal is news only then. A lease the
+/// client counts from its send ends for it before it does on the lock service.
 fn reply_at(t: &Trace, i: usize) -> String {
     let sc = &t.scenario;
     let e = &t.events[i];
-    let answered = matches!(
-        e.kind,
-        EventKind::Acquired { .. } | EventKind::AcquireRefused { .. }
-    );
-    if sc.lock_rtt == 0 || !answered {
+    let Some(sent) = sent_far(t, i) else {
         return String::new();
+    };
+    let expires_at = match e.kind {
+        EventKind::Acquired { expires_at, .. } | EventKind::Extended { expires_at, .. } => {
+            Some(expires_at)
+        }
+        _ => None,
+    };
+    let who = e.actor.as_deref().unwrap_or_default();
+    let half = request_half(sc.lock_rtt);
+    let answer = format!(
+        " {who} sent the command at t={}; it ran on arrival, and the answer reaches {who} at t={}.",
+        instant(sc, sent),
+        instant(sc, sent.saturating_add(sc.lock_rtt))
+    );
+    match expires_at.filter(|&x| x != Millis::MAX) {
+        Some(x) => format!(
+            "{answer} {who} counts the lease from its send (as Redlock's clients do), so to {who} it ends at t={}, {} before the lock service's t={}.",
+            instant(sc, sent.saturating_add(sc.lease_ttl)),
+            duration(sc, half),
+            instant(sc, x)
+        ),
+        None => answer,
     }
-    format!(
-        " The answer reaches {} at t={}, a round trip later.",
-        e.actor.as_deref().unwrap_or_default(),
-        instant(sc, e.at.saturating_add(sc.lock_rtt))
-    )
+}
+
+/// When the command whose answer event `i` is was sent, if it ran on a lock service a round
+/// trip away: a grant, refusal or extend. A grant handed over in a queue was not sent.
+fn sent_far(t: &Trace, i: usize) -> Option<Millis> {
+    let (sc, e) = (&t.scenario, &t.events[i]);
+    let answer = match e.kind {
+        EventKind::Acquired { .. } => !t.events[..i]
+            .iter()
+            .any(|p| p.actor == e.actor && matches!(p.kind, EventKind::LockWait { .. })),
+        EventKind::AcquireRefused { .. } | EventKind::Extended { watchdog: None, .. } => true,
+        _ => false,
+    };
+    (sc.lock_rtt > 0 && answer).then(|| e.at.saturating_sub(request_half(sc.lock_rtt)))
 }
 
 /// Whether the step's event is an accepted publish, after an earlier accepted write, of the

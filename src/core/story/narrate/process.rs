@@ -54,6 +54,18 @@ pub(crate) fn process(c: &Ctx) -> Option<String> {
         EventKind::DeadlineChecked { local, deadline, ok } => {
             let real = c.lease_age();
             let clock = match sc.client_drift {
+                // A far lock service: the client counts from its send, the server from the
+                // request's arrival, half a round trip later.
+                _ if sc.lock_rtt > 0 => format!(
+                    "its own clock{} reads {} since it asked for its lease ({} in real time; the lock server granted it {} ago)",
+                    match sc.client_drift {
+                        0 => String::new(),
+                        d => format!(", running {} slow,", per_mille(d)),
+                    },
+                    c.dur(*local),
+                    c.dur(real + request_half(sc.lock_rtt)),
+                    c.dur(real)
+                ),
                 0 => format!("its own clock reads {} since its lease began", c.dur(*local)),
                 d => format!(
                     "its own clock, running {} slow, reads {} since its lease began ({} on the lock server's clock)",

@@ -179,16 +179,14 @@ pub(crate) fn release(c: &Ctx) -> Option<String> {
 /// sees the new token.
 fn far_grant(c: &Ctx, earlier: Option<&(String, Fence)>) -> Option<String> {
     let (sc, e, name) = (c.sc, c.e, c.name);
-    if sc.lock_rtt == 0 {
-        return None;
-    }
+    sent_far(c.t, c.i)?;
     Some(match (earlier, &e.kind) {
         (None, _) => format!(
-            "Every acquire and renewal waits a round trip ({}) to the lock service in the other region: a global lock pays a WAN round trip per acquire.",
+            "Every lock command waits a round trip ({}) to the lock service in the other region: a global lock pays a WAN round trip per acquire.",
             duration(sc, sc.lock_rtt)
         ),
         (Some((who, f)), EventKind::Acquired { fence, .. }) => format!(
-            "{name} has {fence}, but hears of it only a round trip later, and storage sees {fence} only with {name}'s first write. Until then a fence check still lets {who}'s {f} through."
+            "{name} has {fence} on the lock service, but hears of it only half a round trip later, and storage sees {fence} only with {name}'s first write. Until then a fence check still lets {who}'s {f} through."
         ),
         _ => return None,
     })
