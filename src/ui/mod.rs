@@ -15,7 +15,6 @@ mod pointer;
 mod recording;
 mod rehearse;
 mod rehearse_panel;
-mod rehearse_start;
 mod speaker;
 mod split;
 mod timeline;

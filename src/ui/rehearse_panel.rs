@@ -3,6 +3,8 @@
 //! the prediction, the reveal with each prediction marked at the step that decides it,
 //! and the push-backs. The scoring is `lab::rehearse`'s; the lab plays the run.
 
+mod start;
+
 use gloo_timers::callback::{Interval, Timeout};
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
@@ -150,7 +152,7 @@ pub(super) fn draw(open: RwSignal<bool>, lab: RwSignal<Lab>, dispatch: Dispatch)
                 part.get();
                 let phase = ctx.r.with_untracked(|r| r.phase().clone());
                 match phase {
-                    Phase::Start => super::rehearse_start::start(ctx),
+                    Phase::Start => start::start(ctx),
                     Phase::Ask { since_ms } => ask(ctx, since_ms),
                     Phase::Predict { secs } => predict(ctx, secs),
                     Phase::Reveal { marks, .. } => reveal(ctx, marks),

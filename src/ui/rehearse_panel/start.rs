@@ -5,13 +5,13 @@
 use gloo_timers::callback::Timeout;
 use leptos::prelude::*;
 
-use super::rehearse_panel::Ctx;
+use super::Ctx;
 use crate::core::deck;
 use crate::lab::rehearse::{clock, Progress, RehearseMsg, ANSWER_SECS};
 use crate::lab::rehearse_sheet::{sheet_entry, sheet_markup};
 use crate::lab::Msg;
 
-use super::timers::now_ms;
+use crate::ui::timers::now_ms;
 
 /// "rehearsed 2×, wrong: refused, 1:35": one entry's progress, or nothing yet.
 fn progress_line(p: &Progress, id: &str) -> String {
@@ -116,7 +116,7 @@ pub(super) fn start(ctx: Ctx) -> AnyView {
 /// print stylesheet shows the sheet alone). The deck is fetched first if need be.
 fn print_sheet(ctx: Ctx, ids: Vec<&'static str>) {
     let any = ids.iter().find(|i| deck::needs_fetch(i)).copied();
-    super::deck::when_in(
+    crate::ui::deck::when_in(
         any.unwrap_or(deck::HEADLINE.id).to_owned(),
         move |fetched| {
             if let Err(why) = fetched {
