@@ -183,7 +183,8 @@ impl Sim<'_> {
             _ => self.lock.next_fence(),
         };
         let granted = self.grants.iter().map(|g| g.fence);
-        let rolled_back = super::trace::rolled_back(self.sc.lock.token_source(), next_fence, granted);
+        let rolled_back =
+            super::trace::rolled_back(self.sc.lock.token_source(), next_fence, granted);
         let kind = EventKind::Failover {
             lost,
             next_fence,
