@@ -109,9 +109,9 @@ fn the_words_put_the_holder_on_the_minority_side() {
     assert!(story::Story::of(&t)
         .narration(step)
         .contains("if none is answered by t=40, its lease deadline"));
-    assert!(story::Story::of(&t)
-        .say(step)
-        .starts_with("A live minority member refuses at once: \"no leader\". The client knows its lease deadline."));
+    assert!(story::Story::of(&t).say(step).starts_with(
+        "A live minority member refuses: \"no leader\"; the client knows its lease deadline."
+    ));
     let story = story::Story::of(&t);
     let all: Vec<String> = (0..=t.events.len())
         .map(|i| story.narration(i) + "\n" + &story.say(i))
@@ -120,6 +120,7 @@ fn the_words_put_the_holder_on_the_minority_side() {
     for want in [
         "A's keep-alive has had no answer but \"no leader\" since t=20: at its lease deadline its client closes the keep-alive and Session.Done() fires.",
         "A learned at its lease deadline, not its own timeout; its write had left at t=38, after its last check.",
+        "A has stopped, but its write is still on its way: B is not alone.",
     ] {
         assert!(all.contains(want), "{want}");
     }

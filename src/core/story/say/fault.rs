@@ -65,7 +65,7 @@ pub(crate) fn cut_off(c: &Ctx) -> Option<String> {
             "A partition is not a pause: the client keeps running, but nothing it sends to the lock service arrives, and it learns that only at its own timeout."
         }
         EventKind::LockNoLeader { .. } => {
-            "A live minority member refuses at once: \"no leader\". The client knows its lease deadline."
+            "A live minority member refuses: \"no leader\"; the client knows its lease deadline."
         }
         EventKind::LockTimedOut { .. } if sc.minority() => return Some(session_done(c)),
         EventKind::LockTimedOut { .. } => return Some(lock_timeout(c)),
