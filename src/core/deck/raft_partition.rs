@@ -30,7 +30,7 @@ pub(super) const ENTRY: DeckEntry = DeckEntry {
             format!("The majority (members 2 and 3, with the leader) goes on: A's lease ({a}) runs out there at t={expired}, and B, talking to them, gets {b} at t={granted}. Consensus did its job: the majority never had two holders."),
             format!("A's client learns at t={learned}, its lease deadline: no keep-alive answered within the TTL, so clientv3 closes the keep-alive and Session.Done() fires. But A's debit left at t={sent}, after its last check, and takes until t={landed} to reach storage: no check covers the time after it. Fencing off: {off}, the job ran twice. Strict: storage has seen {b}, A's {a} is stale_fence ({strict})."),
             "Jepsen's etcd 3.4.3 analysis: etcd locks are leases, and a lease holder paused or cut off can keep acting after the lease is gone. Raft makes the grant and the token durable; it cannot reach into the holder. The fence at storage is what saves the write.".to_owned(),
-            "The minority can neither grant nor renew, so a holder on it should stop at its own deadline (partition's deadline check), and the resource should check the token: the revision of the lock key, minted by the same commit that granted it.".to_owned(),
+            "The minority can neither grant nor renew, so a holder on it stops at its lease deadline at best (Session.Done(), or partition's deadline check); a write already sent, or a pause after the last check, gets past that. The resource should check the token: the revision of the lock key, minted by the same commit that granted it.".to_owned(),
         ]
     },
     build: Scenario::raft_partition,
