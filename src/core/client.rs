@@ -517,12 +517,41 @@ fn unanswered<B: Backend>(b: &mut B, sc: &Scenario, me: usize, command: LockComm
     let timeout_at = actor
         .lock_timeout
         .map(|t| after_pauses(actor, now.saturating_add(t)));
+    if sc.minority() {
+        return no_leader(b, sc, me, command, now, timeout_at);
+    }
     let kind = EventKind::LockUnanswered {
         command,
         timeout_at,
     };
     b.say(now, kind);
     if let Some(at) = timeout_at {
+        b.expect_timeout(command, now, at);
+    }
+}
+
+/// A lock command to a member on the minority side: it answers "etcdserver: no leader". A
+/// keep-alive is retried until the lease deadline the client last heard (its last answered
+/// renewal plus the TTL), when clientv3 closes the keep-alive and `Session.Done()` fires; any
+/// other command is given up on at the client's own timeout, as before.
+fn no_leader<B: Backend>(
+    b: &mut B,
+    sc: &Scenario,
+    me: usize,
+    command: LockCommand,
+    now: Millis,
+    timeout_at: Option<Millis>,
+) {
+    let learns_at = match command {
+        LockCommand::Renew | LockCommand::Extend => {
+            let from = b.state().lease_from.unwrap_or(now);
+            let deadline = from.saturating_add(sc.lease_ttl).max(now);
+            Some(after_pauses(&sc.actors[me], deadline))
+        }
+        _ => timeout_at,
+    };
+    b.say(now, EventKind::LockNoLeader { command, learns_at });
+    if let Some(at) = learns_at {
         b.expect_timeout(command, now, at);
     }
 }

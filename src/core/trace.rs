@@ -345,7 +345,18 @@ pub enum EventKind {
         command: LockCommand,
         timeout_at: Option<Millis>,
     },
-    /// The client gave up on a lock command it sent at `sent_at` and got no reply to.
+    /// The client's lock-service member is on a minority side: it cannot reach a leader, so it
+    /// refuses the command with "etcdserver: no leader" (a live member answers; only a stopped
+    /// or unreachable one answers nothing). The client keeps retrying a keep-alive (renew,
+    /// extend) and learns its lease is gone at `learns_at`, its lease deadline as it last
+    /// heard it (clientv3 closes the keep-alive channel when no answer comes within the TTL,
+    /// and `Session.Done()` fires); any other command it gives up on at its own timeout.
+    LockNoLeader {
+        command: LockCommand,
+        learns_at: Option<Millis>,
+    },
+    /// The client gave up on a lock command it sent at `sent_at` and got no reply to (or, after
+    /// [`EventKind::LockNoLeader`], no answer but refusals: for a keep-alive, at its lease deadline).
     /// `cancelled`: it stopped its job on that (a renewal or extend treated as failed, an
     /// is_held check as false). `wrote_at`: when its job had sent its last write, if it had.
     LockTimedOut {
@@ -409,6 +420,7 @@ impl TraceEvent {
             EventKind::WriteSkipped { .. } | EventKind::GaveUp => "skipped",
             EventKind::WriteTimedOut { .. } | EventKind::LockTimedOut { .. } => "timeout",
             EventKind::LockUnanswered { .. } => "no_reply",
+            EventKind::LockNoLeader { .. } => "no_leader",
             EventKind::BarrierSet { result: Err(e), .. } => e.code(),
             EventKind::DeletedOthersLease { .. } => "deleted_other_lease",
             EventKind::SideEffect { .. } => "unfenced",

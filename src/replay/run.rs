@@ -268,6 +268,12 @@ impl<'s> Client<'s, '_> {
         }
         let packet = self.packet(w, now, arrives);
         let Some(t) = timeout else {
+            if self.timer.is_some_and(|(_, _, at)| at < arrives) {
+                // A lock timer (a keep-alive's lease deadline) fires before the write
+                // lands: the client's own thread must be free for it, as clientv3's is.
+                self.packets.push(packet);
+                return Ok(Next::At(arrives));
+            }
             packet.join().map_err(|_| "packet thread panicked")??;
             return Ok(Next::At(arrives));
         };

@@ -118,7 +118,7 @@ fn every_trace_the_page_can_show_reads_back_equal() {
 }
 
 /// Every variant of `EventKind`, by the name serde writes.
-const EVENT_KINDS: [&str; 31] = [
+const EVENT_KINDS: [&str; 32] = [
     "Acquired",
     "AcquireRefused",
     "LockWait",
@@ -149,6 +149,7 @@ const EVENT_KINDS: [&str; 31] = [
     "JobChecked",
     "ResumeRace",
     "LockUnanswered",
+    "LockNoLeader",
     "LockTimedOut",
 ];
 

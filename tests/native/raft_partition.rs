@@ -1,5 +1,6 @@
 //! `raft-partition`: the lock service itself partitioned. The holder's etcd member is on the
-//! minority side: its renewal gets no reply, the majority lets the lease run out and grants
+//! minority side: its renewal is refused ("no leader") and its client learns at its lease
+//! deadline, after its debit left; the majority lets the lease run out and grants
 //! the lock again, and only the fence stops the holder's late write.
 
 use fencing_lab::core::deck;
@@ -29,14 +30,37 @@ fn the_majority_grants_again_and_the_fence_refuses_the_minority_holder() {
             "{policy:?}"
         );
         assert_eq!(t.summary.final_balance, balance);
-        // One live lease at a time on the lock service, two believers.
+        // One live lease at a time on the lock service, and A stops believing at its lease
+        // deadline: its write had already left.
         assert_eq!(t.summary.max_live_leases, 1);
-        assert_eq!(t.summary.max_believers, 2);
+        assert_eq!(t.summary.max_believers, 1);
+        // The minority member refuses the renewal ("no leader"); A's client learns at its
+        // lease deadline, t=40 (the renewal at 10 plus the 30 ms TTL), not at its own 35 ms
+        // timeout (t=55), and after its debit left at 38.
         let renewal = t.events.iter().find_map(|e| match e.kind {
-            EventKind::LockUnanswered { command, .. } => Some((e.at, command)),
+            EventKind::LockNoLeader { command, learns_at } => Some((e.at, command, learns_at)),
             _ => None,
         });
-        assert_eq!(renewal, Some((20, LockCommand::Renew)));
+        assert_eq!(
+            renewal,
+            Some((20, LockCommand::Renew, Some(40))),
+            "{policy:?}"
+        );
+        assert!(!t
+            .events
+            .iter()
+            .any(|e| matches!(e.kind, EventKind::LockUnanswered { .. })));
+        let learned = t.events.iter().find_map(|e| match e.kind {
+            EventKind::LockTimedOut {
+                command, wrote_at, ..
+            } => Some((e.at, command, wrote_at)),
+            _ => None,
+        });
+        assert_eq!(
+            learned,
+            Some((40, LockCommand::Renew, Some(38))),
+            "{policy:?}"
+        );
     }
     // The same model as `partition`, on etcd: only the words differ.
     let mut plain = Scenario::raft_partition();
@@ -77,19 +101,36 @@ fn the_words_put_the_holder_on_the_minority_side() {
     let step = 1 + t
         .events
         .iter()
-        .position(|e| matches!(e.kind, EventKind::LockUnanswered { .. }))
+        .position(|e| matches!(e.kind, EventKind::LockNoLeader { .. }))
         .unwrap();
     assert!(story::Story::of(&t)
         .narration(step)
-        .contains("without a quorum it can commit no renewal"));
+        .contains("it answers \"etcdserver: no leader\""));
     assert!(story::Story::of(&t)
-        .say(step)
-        .starts_with("A minority can neither grant nor renew;"));
+        .narration(step)
+        .contains("if none is answered by t=40, its lease deadline"));
+    assert!(story::Story::of(&t).say(step).starts_with(
+        "A live minority member refuses: \"no leader\"; the client knows its lease deadline."
+    ));
+    let story = story::Story::of(&t);
+    let all: Vec<String> = (0..=t.events.len())
+        .map(|i| story.narration(i) + "\n" + &story.say(i))
+        .collect();
+    let all = all.join("\n");
+    for want in [
+        "A's keep-alive has had no answer but \"no leader\" since t=20: at its lease deadline its client closes the keep-alive and Session.Done() fires.",
+        "A learned at its lease deadline, not its own timeout; its write had left at t=38, after its last check.",
+        "A has stopped, but its write is still on its way: B is not alone.",
+    ] {
+        assert!(all.contains(want), "{want}");
+    }
     let entry = deck::find("raft-partition").unwrap();
     let notes = (entry.notes)(&deck::runs(entry)).join("\n");
     for want in [
         "gets 34 at t=47",
-        "debits with 33 at t=53 and learns only at t=55",
+        "answers \"etcdserver: no leader\"",
+        "A's client learns at t=40, its lease deadline",
+        "A's debit left at t=38, after its last check, and takes until t=53",
         "SIGSTOP",
         "Jepsen's etcd 3.4.3",
         "stale_fence (90)",

@@ -359,3 +359,42 @@ fn n3_the_herd_in_consistent_units() {
         "{n}"
     );
 }
+
+/// N2: etcd's client is not deaf until its own timeout. The minority member answers "no
+/// leader", the client learns at its lease deadline (Session.Done()), and the stale write
+/// is one that left before that: the fence decides, in every policy.
+#[test]
+fn n2_etcds_client_learns_at_its_lease_deadline() {
+    for p in FencingPolicy::ALL {
+        let t = run_as("raft-partition", p);
+        let at = |want: fn(&EventKind) -> bool| {
+            let e = t
+                .events
+                .iter()
+                .find(|e| want(&e.kind))
+                .expect("no such event");
+            (e.at, step_of(&t, |x| std::ptr::eq(x, e)))
+        };
+        let (refused, _) = at(|k| matches!(k, EventKind::LockNoLeader { .. }));
+        let (learned, step) = at(|k| matches!(k, EventKind::LockTimedOut { .. }));
+        let (expired, _) = at(|k| matches!(k, EventKind::LeaseExpired { .. }));
+        let (sent, _) = at(|k| matches!(k, EventKind::WriteSent { .. }));
+        assert_eq!((refused, learned), (20, expired), "{p:?}");
+        assert!(
+            sent < learned,
+            "{p:?}: A's write left at {sent}, before it learned"
+        );
+        let say = story::Story::of(&t).say(step);
+        assert!(
+            say.starts_with("A learned at its lease deadline, not its own timeout;"),
+            "{say}"
+        );
+        let words = says(&t).join("\n") + &notes("raft-partition").join("\n");
+        for old in [
+            "learned only at its own timeout",
+            "a minority of one that answers nothing, all A's client can see",
+        ] {
+            assert!(!words.contains(old), "{p:?}: {old}");
+        }
+    }
+}

@@ -19,17 +19,18 @@ pub(super) const ENTRY: DeckEntry = DeckEntry {
                 .find(|e| want(&e.kind) && e.actor.as_deref().is_none_or(|x| x == who))
                 .map_or(0, |e| e.at)
         };
-        let lost = at("A", |k| matches!(k, EventKind::LockUnanswered { .. }));
+        let refused = at("A", |k| matches!(k, EventKind::LockNoLeader { .. }));
         let expired = at("A", |k| matches!(k, EventKind::LeaseExpired { .. }));
         let granted = at("B", |k| matches!(k, EventKind::Acquired { .. }));
-        let wrote = t.writes.iter().find(|w| w.request.writer == "A").map_or(0, |w| w.at);
+        let sent = at("A", |k| matches!(k, EventKind::WriteSent { .. }));
+        let landed = t.writes.iter().find(|w| w.request.writer == "A").map_or(0, |w| w.at);
         let learned = at("A", |k| matches!(k, EventKind::LockTimedOut { .. }));
         vec![
-            format!("A's client talks to member 1 of a 3-member etcd cluster. From t={} to t={} member 1 is cut off from members 2 and 3: the minority side. A's watchdog renewal at t={lost} reaches member 1, which cannot commit it without a quorum: no reply. (The replay freezes member 1, a follower, with SIGSTOP for the window: a minority of one that answers nothing, all A's client can see of a partition.)", p.start, p.end),
+            format!("A's client talks to member 1 of a 3-member etcd cluster. From t={} to t={} member 1 is cut off from members 2 and 3: the minority side. A's watchdog renewal at t={refused} reaches member 1, which has no leader: it answers \"etcdserver: no leader\", and the client keeps retrying its keep-alive. (The replay freezes member 1 with SIGSTOP instead, so there it answers nothing; a client given all three endpoints would fail over to the majority.)", p.start, p.end),
             format!("The majority (members 2 and 3, with the leader) goes on: A's lease ({a}) runs out there at t={expired}, and B, talking to them, gets {b} at t={granted}. Consensus did its job: the majority never had two holders."),
-            format!("But A still believes: it debits with {a} at t={wrote} and learns only at t={learned}, when its client gives up on the renewal. Fencing off: {off}, the job ran twice. Strict: storage has seen {b}, A's {a} is stale_fence ({strict})."),
+            format!("A's client learns at t={learned}, its lease deadline: no keep-alive answered within the TTL, so clientv3 closes the keep-alive and Session.Done() fires. But A's debit left at t={sent}, after its last check, and takes until t={landed} to reach storage: no check covers the time after it. Fencing off: {off}, the job ran twice. Strict: storage has seen {b}, A's {a} is stale_fence ({strict})."),
             "Jepsen's etcd 3.4.3 analysis: etcd locks are leases, and a lease holder paused or cut off can keep acting after the lease is gone. Raft makes the grant and the token durable; it cannot reach into the holder. The fence at storage is what saves the write.".to_owned(),
-            "The minority can neither grant nor renew, so a holder on it should stop at its own deadline (partition's deadline check), and the resource should check the token: the revision of the lock key, minted by the same commit that granted it.".to_owned(),
+            "The minority can neither grant nor renew, so a holder on it stops at its lease deadline at best (Session.Done(), or partition's deadline check); a write already sent, or a pause after the last check, gets past that. The resource should check the token: the revision of the lock key, minted by the same commit that granted it.".to_owned(),
         ]
     },
     build: Scenario::raft_partition,
@@ -55,7 +56,9 @@ impl Scenario {
     /// t=10 commits (lease until t=40), the one at t=20 does not. etcd revokes a lapsed
     /// lease on a sweep every 500 ms (5 ms at the replay's scale), so B polls from t=17 and
     /// asks at 37 and 47, clear of the lease's end at 40 either side: it gets 34 at 47 and
-    /// debits at 49. A debits with 33 at 53 and learns at 55, its client's 35 ms timeout.
+    /// debits at 49. Member 1 answers A's renewal at t=20 with "no leader"; A's debit leaves at
+    /// 38, before its client learns at 40 (its lease deadline, Session.Done()), and takes 15 ms
+    /// to reach storage, landing at 53 after B's.
     pub fn raft_partition() -> Self {
         let partition = Scenario::partition();
         // The same window, cut between A's member and the other two.
@@ -71,8 +74,9 @@ impl Scenario {
         };
         sc.actors[1] = writer("B", 17, 2, 3);
         let a = &mut sc.actors[0];
-        a.script[2] = Step::WorkRenewing { ms: 53 };
+        a.script[2] = Step::WorkRenewing { ms: 38 };
         a.lock_timeout = Some(35);
+        a.network_delay = 15;
         sc
     }
 }

@@ -183,6 +183,7 @@ pub fn label(e: &TraceEvent) -> String {
             ProviderOutcome::NotCalled => "no provider call".to_owned(),
         },
         EventKind::LockUnanswered { command, .. } => format!("{}: no reply", command.short()),
+        EventKind::LockNoLeader { command, .. } => format!("{}: no leader", command.short()),
         EventKind::LockTimedOut {
             command,
             cancelled: true,

@@ -304,7 +304,9 @@ pub(super) fn topic(kind: &EventKind) -> Topic {
         | EventKind::SideEffect { .. } => Topic::Request,
         EventKind::WriteApplied { .. } => Topic::Write,
         EventKind::LockClockJumped { .. } | EventKind::Failover { .. } => Topic::Fault,
-        EventKind::LockUnanswered { .. } | EventKind::LockTimedOut { .. } => Topic::CutOff,
+        EventKind::LockUnanswered { .. }
+        | EventKind::LockNoLeader { .. }
+        | EventKind::LockTimedOut { .. } => Topic::CutOff,
     }
 }
 

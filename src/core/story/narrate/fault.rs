@@ -163,6 +163,23 @@ pub(crate) fn cut_off(c: &Ctx) -> Option<String> {
                 command.noun()
             )
         }
+        EventKind::LockNoLeader { command, learns_at } => {
+            let end = sc.partitioned().map_or(e.at, |p| p.end);
+            let mut s = format!(
+                "{name}'s client sends a {} to member 1, which is on the minority side until t={}: it has no leader to pass it to, so it answers \"etcdserver: no leader\", and the majority never sees it.",
+                command.noun(),
+                c.at(end)
+            );
+            s += &match (command, learns_at) {
+                (LockCommand::Renew | LockCommand::Extend, Some(t)) => format!(
+                    " The client retries its keep-alive; if none is answered by t={}, its lease deadline (its last answered renewal plus the TTL), it closes the keep-alive and Session.Done() fires. The job works on meanwhile.",
+                    c.at(*t)
+                ),
+                (_, Some(t)) => format!(" The client retries until its own timeout at t={}.", c.at(*t)),
+                (_, None) => " The client retries, with no timeout.".to_owned(),
+            };
+            s
+        }
         EventKind::LockTimedOut {
             command,
             sent_at,
@@ -170,12 +187,18 @@ pub(crate) fn cut_off(c: &Ctx) -> Option<String> {
             wrote_at,
             lease_ended_at,
         } => {
-            let mut s = format!(
-                "{name}'s client gives up on the {} it sent at t={}: no reply in {}.",
-                command.noun(),
-                c.at(*sent_at),
-                c.dur(e.at - sent_at)
-            );
+            let mut s = match command {
+                LockCommand::Renew | LockCommand::Extend if sc.minority() => format!(
+                    "{name}'s keep-alive has had no answer but \"no leader\" since t={}: at its lease deadline its client closes the keep-alive and Session.Done() fires.",
+                    c.at(*sent_at)
+                ),
+                _ => format!(
+                    "{name}'s client gives up on the {} it sent at t={}: no reply in {}.",
+                    command.noun(),
+                    c.at(*sent_at),
+                    c.dur(e.at - sent_at)
+                ),
+            };
             s += &match (command, cancelled) {
                 (LockCommand::Renew | LockCommand::Extend, true) => {
                     " The job self-cancels.".to_owned()

@@ -64,10 +64,32 @@ pub(crate) fn cut_off(c: &Ctx) -> Option<String> {
         EventKind::LockUnanswered { .. } => {
             "A partition is not a pause: the client keeps running, but nothing it sends to the lock service arrives, and it learns that only at its own timeout."
         }
+        EventKind::LockNoLeader { .. } => {
+            "A live minority member refuses: \"no leader\"; the client knows its lease deadline."
+        }
+        EventKind::LockTimedOut { .. } if sc.minority() => return Some(session_done(c)),
         EventKind::LockTimedOut { .. } => return Some(lock_timeout(c)),
         _ => return None,
     };
     Some(s.to_owned())
+}
+
+/// The "Say:" line for a minority client's session ending at its lease deadline.
+fn session_done(c: &Ctx) -> String {
+    let EventKind::LockTimedOut {
+        sent_at, wrote_at, ..
+    } = &c.e.kind
+    else {
+        return String::new();
+    };
+    let check = format!("{} learned at its lease deadline", c.name);
+    match wrote_at.filter(|w| w < &c.e.at && w >= sent_at) {
+        Some(w) => format!(
+            "{check}, not its own timeout; its write had left at t={}, after its last check. No check covers what comes after it: only the fence can refuse it.",
+            c.at(w)
+        ),
+        None => format!("{check}, not its own timeout, and had not written: it stops in time."),
+    }
 }
 
 /// The "Say:" line for a client giving up on an unanswered lock command.

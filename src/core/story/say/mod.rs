@@ -32,6 +32,17 @@ pub(super) fn opening(sc: &Scenario) -> String {
     )
 }
 
+/// Another client whose write left before this step and reaches storage after it: its
+/// sender may have stopped believing, but the write still runs.
+fn write_on_its_way<'a>(c: &Ctx<'a>) -> Option<&'a str> {
+    c.t.events[..c.i].iter().find_map(|s| match s.kind {
+        EventKind::WriteSent { arrives_at, .. } if arrives_at > c.e.at => {
+            s.actor.as_deref().filter(|a| *a != c.name)
+        }
+        _ => None,
+    })
+}
+
 /// What is new about a step whose usual line the run has already said: a second client
 /// reading the same status, polling again, queueing behind another.
 pub(super) fn again(c: &Ctx) -> Option<String> {
@@ -43,7 +54,10 @@ pub(super) fn again(c: &Ctx) -> Option<String> {
         EventKind::JobChecked { done: false } => {
             let job = sc.job.as_deref().unwrap_or("the job");
             match other_believers(e, name).as_slice() {
-                [] => format!("No one else believes it holds the lock, so {name} runs {job} alone."),
+                [] => match write_on_its_way(c) {
+                    Some(other) => format!("{other} has stopped, but its write is still on its way: {name} is not alone."),
+                    None => format!("No one else believes it holds the lock, so {name} runs {job} alone."),
+                },
                 [one] => format!("{one} started it too and has not written: two clients now run it."),
                 many => format!("{} started it too: {} clients now run it.", many.join(" and "), many.len() + 1),
             }

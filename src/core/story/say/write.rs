@@ -72,6 +72,7 @@ fn written(c: &Ctx) -> String {
         Err(WriteError::StaleFence { last, .. }) if !late => format!(
             "Storage refused the live lease's holder: {name}'s token is older than the {last} a superseded holder took later. A fence is only as good as its tokens' order."
         ),
+        Err(WriteError::StaleFence { token, last }) if late && sc.minority() => format!("{name}'s write left before its client learned, but storage has seen {last}, so it refuses {token}: the check at the resource decides."),
         Err(WriteError::StaleFence { token, last }) if late && partitioned(sc, name, e.at) => format!("{name} is still cut off and has not learned its lease is gone, but storage has seen {last}, so it refuses {token}: the check at the resource, not what the client knows."),
         Err(WriteError::StaleFence { token, last }) => refusal_credit(c, *token, *last),
         Err(WriteError::DuplicateIntent { .. }) => "The idempotency key stops the same intent twice and returns its original result; it is not a fence.".to_owned(),
@@ -103,6 +104,7 @@ fn written(c: &Ctx) -> String {
         Ok(_) if twice && rewrote_same(c) => "Wasted work, no harm: the job ran twice, but a report recomputed from the same input rewrote the value already in the row. A lock for efficiency can live with that; the same pause with a debit is a double charge (gc-pause).".to_owned(),
         Ok(_) if twice && late && sc.claims() => format!("Duplicate claim: two holders claimed the job, and the row now names {name}, a superseded holder, which will call the provider too. Only the provider's idempotency key can stop a second charge now."),
         Ok(_) if twice && late && sc.publishes() => "Duplicate publish: the job ran twice, and the result row now holds the superseded worker's result. The lease alone is not mutual exclusion.".to_owned(),
+        Ok(_) if twice && late && sc.minority() => format!("Double charge: {name}'s write landed after its lease went to {}, and consensus never saw it. {}", superseded_by.as_ref().map_or_else(String::new, |g| g.owner.clone()), Line::IdempotencyShort.text()),
         Ok(_) if twice && late && partitioned(sc, name, e.at) => format!("Double charge, and nobody paused: {name}, cut off from the lock service but not from storage, wrote after its lease went to {}. {}", superseded_by.as_ref().map_or_else(String::new, |g| g.owner.clone()), Line::IdempotencyShort.text()),
         Ok(_) if twice && late => format!("Double charge. {}", Line::IdempotencyAnswer.text()),
         // The writer holds the live lease, so the higher token came from a superseded grant
