@@ -1368,3 +1368,25 @@ fn storage_check_lets_both_tokens_pass_the_read() {
     let t = run(&apart);
     assert_eq!(t.summary.final_balance, 90);
 }
+
+#[test]
+fn storage_check_says_why_both_passed_not_that_a_write_came_first() {
+    // B's 34 was taken at the same instant, before A's 33: the words blame the check that is
+    // not part of the write, and name the one-statement fix.
+    for policy in [FencingPolicy::Strict, FencingPolicy::SameEpoch] {
+        let t = run_as("storage-check", policy);
+        let words = fencing_lab::core::story::Story::of(&t);
+        let says: Vec<String> = (0..=words.last()).map(|s| words.say(s)).collect();
+        assert!(
+            says.iter().any(
+                |s| s.contains("A's check read the fence before B's UPDATE committed")
+                    && s.contains("UPDATE … WHERE fence < $token")
+            ),
+            "{policy:?}: {says:#?}"
+        );
+        assert!(
+            !says.iter().any(|s| s.contains("got there first")),
+            "{policy:?}: {says:#?}"
+        );
+    }
+}

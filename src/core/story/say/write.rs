@@ -90,6 +90,10 @@ fn written(c: &Ctx) -> String {
         Ok(_) if late && fencing && sc.lock.token_source() == TokenSource::SeparateCounter => format!(
             "{name}'s superseded lease carries the newer token, so storage takes its write and will refuse the real holder's. Mint tokens atomically with the grant."
         ),
+        Ok(_) if late && fencing && sc.check == StorageCheck::ReadThenWrite => format!(
+            "{name}'s check read the fence before {}'s UPDATE committed: a check that is not part of the write lets both through. Make it one statement (UPDATE … WHERE fence < $token) or lock the row for the check.",
+            superseded_by.as_ref().map_or("the other", |g| g.owner.as_str())
+        ),
         Ok(_) if late && fencing => match superseded_by {
             Some(g) if Some(g.fence) == *fence => format!(
                 "{name} and {} hold the same token {}: no fencing rule can order them. Tokens must come from a counter that never goes back.",
