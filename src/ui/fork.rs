@@ -10,7 +10,7 @@ use super::split::{lazily, Failed};
 use super::timeline::{stage_type, Drawing, GridView};
 use super::Stage;
 use crate::core::{story, Trace};
-use crate::lab::Lab;
+use crate::lab::{Lab, Msg};
 use crate::view::fork as diff;
 use crate::view::timeline as chart;
 
@@ -80,6 +80,14 @@ fn ForkPanel(lab: RwSignal<Lab>, trace: Memo<Arc<Trace>>, step: Memo<usize>) -> 
     view! {
         <section class="fork" data-testid="fork" aria-label="Original and fork">
             <p class="fork-tag now" data-testid="fork-current">
+                // Presenter mode hides the tools row and its Close fork: the fork's own.
+                <button
+                    type="button"
+                    class="fork-close"
+                    on:click=move |_| lab.update(|l| l.update(Msg::ToggleFork))
+                >
+                    "Close fork"
+                </button>
                 <b>"Fork: "</b>
                 {move || found.with(|d| d.caption())}
             </p>
