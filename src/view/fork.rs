@@ -41,15 +41,7 @@ type Identity<'a> = (Option<&'a str>, Discriminant<EventKind>, usize);
 /// The drawn events (pause starts and ends are drawn as the pause block) with their identity.
 fn identities(t: &Trace) -> Vec<(usize, Identity<'_>)> {
     let mut seen: Vec<(Option<&str>, Discriminant<EventKind>)> = Vec::new();
-    t.events
-        .iter()
-        .enumerate()
-        .filter(|(_, e)| {
-            !matches!(
-                e.kind,
-                EventKind::PauseStarted { .. } | EventKind::PauseEnded { .. }
-            )
-        })
+    timeline::drawn(t)
         .map(|(i, e)| {
             let who = (e.actor.as_deref(), discriminant(&e.kind));
             let nth = seen.iter().filter(|k| **k == who).count();

@@ -378,16 +378,19 @@ struct Spot {
     r: f64,
 }
 
+/// The events drawn as markers, with their index: a pause's start and end are drawn as its
+/// block instead.
+pub fn drawn(t: &Trace) -> impl Iterator<Item = (usize, &crate::core::TraceEvent)> {
+    t.events.iter().enumerate().filter(|(_, e)| {
+        !matches!(
+            e.kind,
+            EventKind::PauseStarted { .. } | EventKind::PauseEnded { .. }
+        )
+    })
+}
+
 fn spots(t: &Trace, g: &Geometry) -> Vec<Spot> {
-    t.events
-        .iter()
-        .enumerate()
-        .filter(|(_, e)| {
-            !matches!(
-                e.kind,
-                EventKind::PauseStarted { .. } | EventKind::PauseEnded { .. }
-            )
-        })
+    drawn(t)
         .map(|(i, e)| {
             let expiry = matches!(e.kind, EventKind::LeaseExpired { .. });
             // Expiries sit on the band's top edge so the next band's label stays readable.

@@ -21,7 +21,7 @@ mod layout;
 
 pub use herd::{herd, herd_markup, HerdChart, HerdRow};
 pub use labels::Labels;
-pub use layout::{grid, grid_in, model, model_in};
+pub use layout::{drawn, grid, grid_in, model, model_in};
 
 pub const VIEW_W: f64 = 1000.0;
 pub const LEFT: f64 = 78.0;
