@@ -24,6 +24,8 @@ type DrawFork = fn(RwSignal<Lab>, Memo<Arc<Trace>>, Memo<usize>) -> AnyView;
 
 #[leptos::wasm_split::wasm_split(fork, fallible, wasm_split_path = ::leptos::wasm_split)]
 fn draw_fork() -> Result<DrawFork, Failed> {
+    static STYLED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+    super::split::adopt_style(&STYLED, include_str!("../../assets/fork.css"));
     Ok(|lab, trace, step| view! { <ForkPanel lab trace step /> }.into_any())
 }
 

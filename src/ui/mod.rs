@@ -391,6 +391,8 @@ type DrawKeys = fn(RwSignal<bool>) -> AnyView;
 
 #[leptos::wasm_split::wasm_split(keys_sheet, fallible, wasm_split_path = ::leptos::wasm_split)]
 fn draw_keys() -> Result<DrawKeys, split::Failed> {
+    static STYLED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+    split::adopt_style(&STYLED, include_str!("../../assets/keys-sheet.css"));
     Ok(|open| {
         let rows = crate::lab::CONTROLS
             .iter()

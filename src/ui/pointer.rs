@@ -26,6 +26,8 @@ type DrawLaser = fn(Memo<bool>) -> AnyView;
 
 #[leptos::wasm_split::wasm_split(laser, fallible, wasm_split_path = ::leptos::wasm_split)]
 fn draw_laser() -> Result<DrawLaser, super::split::Failed> {
+    static STYLED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+    super::split::adopt_style(&STYLED, include_str!("../../assets/laser.css"));
     Ok(|on| view! { <Laser on /> }.into_any())
 }
 

@@ -58,6 +58,8 @@ type DrawImport = fn(Memo<Arc<Trace>>, Dispatch, RwSignal<bool>) -> AnyView;
 
 #[leptos::wasm_split::wasm_split(import_panel, fallible, wasm_split_path = ::leptos::wasm_split)]
 fn draw_import() -> Result<DrawImport, Failed> {
+    static STYLED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+    super::split::adopt_style(&STYLED, include_str!("../../assets/import.css"));
     Ok(|trace, dispatch, open| view! { <ImportPanel trace dispatch open /> }.into_any())
 }
 

@@ -9,7 +9,7 @@ use gloo_timers::callback::{Interval, Timeout};
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 
 use super::timers::now_ms;
 use super::Dispatch;
@@ -86,27 +86,11 @@ fn load_progress() -> Progress {
     text.map(|t| Progress::decode(&t)).unwrap_or_default()
 }
 
-/// The rehearsal's stylesheet (print included) comes with its chunk: adopted once, so the
-/// first screen's CSS does not carry it (and the page's CSP, which allows no inline style,
-/// allows a constructed sheet).
-fn adopt_styles() {
-    static ADOPTED: AtomicBool = AtomicBool::new(false);
-    if ADOPTED.swap(true, Ordering::Relaxed) {
-        return;
-    }
-    let Ok(sheet) = web_sys::CssStyleSheet::new() else {
-        return;
-    };
-    let _ = sheet.replace_sync(include_str!("../../assets/rehearse.css"));
-    let doc = document();
-    let sheets = doc.adopted_style_sheets();
-    sheets.push(&sheet);
-    doc.set_adopted_style_sheets(&sheets);
-}
-
 /// Draws the rehearsal (the chunk's entry point).
 pub(super) fn draw(open: RwSignal<bool>, lab: RwSignal<Lab>, dispatch: Dispatch) -> AnyView {
-    adopt_styles();
+    // Its stylesheet (print included) comes with the chunk.
+    static STYLED: AtomicBool = AtomicBool::new(false);
+    super::split::adopt_style(&STYLED, include_str!("../../assets/rehearse.css"));
     let ctx = Ctx {
         lab,
         dispatch,

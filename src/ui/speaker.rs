@@ -138,6 +138,8 @@ type DrawSpeaker = fn(RwSignal<Lab>, Memo<Arc<Trace>>, Memo<usize>, Dispatch) ->
 
 #[leptos::wasm_split::wasm_split(speaker, fallible, wasm_split_path = ::leptos::wasm_split)]
 fn draw_speaker() -> Result<DrawSpeaker, Failed> {
+    static STYLED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+    super::split::adopt_style(&STYLED, include_str!("../../assets/speaker.css"));
     Ok(|lab, trace, step, dispatch| view! { <SpeakerPage lab trace step dispatch /> }.into_any())
 }
 

@@ -66,3 +66,20 @@ fn fetched_then_drawn(part: Pin<Box<dyn Future<Output = Result<Drawer, Failed>>>
     })
     .into_any()
 }
+
+/// A part's stylesheet comes with its chunk: adopted once (`done` says whether it was), so
+/// the first screen's CSS does not carry it; the page's CSP, which allows no inline style,
+/// allows a constructed sheet. Call it from the chunk's own code, so `css` is the chunk's.
+pub(super) fn adopt_style(done: &std::sync::atomic::AtomicBool, css: &str) {
+    if done.swap(true, std::sync::atomic::Ordering::Relaxed) {
+        return;
+    }
+    let Ok(sheet) = web_sys::CssStyleSheet::new() else {
+        return;
+    };
+    let _ = sheet.replace_sync(css);
+    let doc = document();
+    let sheets = doc.adopted_style_sheets();
+    sheets.push(&sheet);
+    doc.set_adopted_style_sheets(&sheets);
+}
