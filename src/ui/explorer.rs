@@ -72,6 +72,8 @@ type DrawExplorer = fn(RwSignal<Lab>, Dispatch) -> AnyView;
 
 #[leptos::wasm_split::wasm_split(explorer, fallible, wasm_split_path = ::leptos::wasm_split)]
 fn draw_explorer() -> Result<DrawExplorer, Failed> {
+    static STYLED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+    super::split::adopt_style(&STYLED, include_str!("../../assets/explorer.css"));
     Ok(|lab, dispatch| view! { <ExplorerPanel lab dispatch /> }.into_any())
 }
 
