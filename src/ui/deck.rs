@@ -11,9 +11,11 @@ use crate::lab::Msg;
 const NOT_FETCHED: &str =
     "The deck's other scenarios could not be fetched from the page's server. Try again.";
 
-/// The whole deck, from its chunk: the first call fetches it.
+/// The whole deck, from its chunk: the first call fetches it. It brings the story's far
+/// words too (`ui::words`), so an entry is drawn without a second fetch.
 #[leptos::wasm_split::wasm_split(deck_entries, fallible, wasm_split_path = ::leptos::wasm_split)]
 fn whole_deck() -> Result<&'static [DeckEntry], Failed> {
+    crate::core::story::provide_far_words();
     Ok(deck::DECK)
 }
 

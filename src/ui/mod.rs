@@ -22,6 +22,7 @@ mod timers;
 mod tools;
 mod url;
 mod whatif;
+mod words;
 
 use gloo_timers::callback::Timeout;
 use leptos::ev;
@@ -59,11 +60,13 @@ pub fn start() {
 }
 
 /// Mounts the app; first, if the page's link names a deck entry past the headline, fetches
-/// the deck, so the page does not show the headline and then switch (if the fetch fails,
-/// the link's restore tries again and says why).
+/// the deck, and if its run needs the story's far words, those ([`words`]), so the page
+/// does not show the headline and then switch (if the fetch fails, the link's restore
+/// tries again and says why).
 fn mount() {
-    let id = share::named_entry(&url::location_hash()).to_owned();
-    deck::when_in(id, |_| mount_now());
+    let hash = url::location_hash();
+    let id = share::named_entry(&hash).to_owned();
+    deck::when_in(id, move |_| words::when_worded(&hash, mount_now));
 }
 
 /// Draws the app and takes index.html's static first screen away.
@@ -113,7 +116,7 @@ pub(crate) struct Dispatch(RwSignal<Lab>);
 
 impl Dispatch {
     pub(crate) fn msg(self, m: Msg) {
-        self.0.update(|l| l.update(m));
+        words::update(self.0, m);
     }
 }
 

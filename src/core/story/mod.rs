@@ -509,6 +509,7 @@ fn other_believers<'a>(e: &'a TraceEvent, name: &str) -> Vec<&'a str> {
 }
 
 mod facts;
+mod far;
 mod narrate;
 mod outcome;
 mod row;
@@ -518,6 +519,9 @@ mod voice;
 mod words;
 
 pub use facts::{facts, lease_fields, lease_token, ClientFacts, Facts, LeaseFacts, StepFacts};
+#[cfg(target_arch = "wasm32")]
+pub use far::provide as provide_far_words;
+pub use far::worded;
 use narrate::{extended_lease, refusal};
 pub use outcome::{counterfactual, outcome};
 use row::{

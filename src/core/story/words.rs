@@ -311,18 +311,16 @@ pub(super) fn topic(kind: &EventKind) -> Topic {
 }
 
 impl Topic {
-    /// The narration sentence of the step `c` is about.
+    /// The narration sentence of the step `c` is about. The topics the headline never has
+    /// are worded in [`far`].
     pub(super) fn narrate(self, c: &Ctx) -> Option<String> {
         match self {
             Topic::Grant => narrate::grant::grant(c),
             Topic::Expiry => narrate::lease::expiry(c),
-            Topic::Renewal => narrate::lease::renewal(c),
             Topic::Release => narrate::lease::release(c),
             Topic::Process => narrate::process::process(c),
-            Topic::Request => narrate::write::request(c),
             Topic::Write => narrate::write::write_applied(c),
-            Topic::Fault => narrate::fault::fault(c),
-            Topic::CutOff => narrate::fault::cut_off(c),
+            Topic::Renewal | Topic::Request | Topic::Fault | Topic::CutOff => far::narrate(self, c),
         }
     }
 
@@ -331,13 +329,10 @@ impl Topic {
         match self {
             Topic::Grant => say::grant(c),
             Topic::Expiry => say::expiry(c),
-            Topic::Renewal => say::renewal(c),
             Topic::Release => say::release(c),
             Topic::Process => say::process(c),
-            Topic::Request => say::request(c),
             Topic::Write => say::write(c),
-            Topic::Fault => say::fault(c),
-            Topic::CutOff => say::cut_off(c),
+            Topic::Renewal | Topic::Request | Topic::Fault | Topic::CutOff => far::say(self, c),
         }
     }
 }
