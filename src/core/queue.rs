@@ -2,12 +2,10 @@
 //! pop in a fixed [`Class`] order and then in the order they were pushed, so one scenario
 //! always yields one schedule.
 
-use std::collections::BTreeMap;
-
 use super::clock::Millis;
 use super::fault::Fault;
 use super::lease::Fence;
-use super::ledger::WriteRequest;
+use super::ledger::{SortedMap, WriteRequest};
 use super::trace::LockCommand;
 
 /// Order of simultaneous events: the world changes (clock step, expiry, failover) before
@@ -68,7 +66,7 @@ pub(super) enum Pending {
 /// Pending events keyed by (time, class, insertion number).
 #[derive(Debug, Clone, Default)]
 pub(super) struct Queue {
-    due: BTreeMap<(Millis, Class, u64), Pending>,
+    due: SortedMap<(Millis, Class, u64), Pending>,
     seq: u64,
 }
 
