@@ -3,8 +3,9 @@
 //! The lease says "probably nobody else is writing"; only the token, checked by the
 //! storage, makes a late writer harmless.
 
-use std::collections::BTreeMap;
+use std::collections::HashMap;
 use std::fmt;
+use std::hash::{BuildHasherDefault, Hasher};
 
 use serde::{Deserialize, Serialize};
 
@@ -96,7 +97,7 @@ impl std::error::Error for LockError {}
 /// A table of leases keyed by resource, plus the token counter.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct LeaseLock {
-    leases: BTreeMap<String, Lease>,
+    leases: Table,
     next_fence: u64,
     /// Chubby's lock-delay: after a lease lapses without a release, nobody gets the lock
     /// for this long (0: the lock is free the moment the lease expires, as in Redis).
@@ -109,11 +110,78 @@ pub struct LeaseLock {
     first_fence: u64,
 }
 
+/// The lease table: a hash map, for the renewal herd's up to 100,000 keys (a `BTreeMap`'s
+/// node code was 9 KB of the page's first-screen wasm), read in key order wherever order
+/// shows (a failover's lost leases, the replica's history, printing, serializing), as a
+/// `BTreeMap` reads. Hashed by FNV-1a, so every run is the same.
+#[derive(Clone, Default, PartialEq, Eq)]
+struct Table(HashMap<String, Lease, BuildHasherDefault<Fnv>>);
+
+impl std::ops::Deref for Table {
+    type Target = HashMap<String, Lease, BuildHasherDefault<Fnv>>;
+    fn deref(&self) -> &Self::Target {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for Table {
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        &mut self.0
+    }
+}
+
+impl Table {
+    /// The entries in key order: a failover touches a handful of keys, so by insertion.
+    fn by_key(&self) -> Vec<(&String, &Lease)> {
+        let mut all: Vec<(&String, &Lease)> = self.0.iter().collect();
+        for i in 1..all.len() {
+            let mut j = i;
+            while j > 0 && all[j - 1].0 > all[j].0 {
+                all.swap(j - 1, j);
+                j -= 1;
+            }
+        }
+        all
+    }
+}
+
+impl fmt::Debug for Table {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_map().entries(self.by_key()).finish()
+    }
+}
+
+impl Serialize for Table {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_map(self.by_key())
+    }
+}
+
+/// FNV-1a over the key's bytes: a fixed hash, so a run never depends on a random seed.
+struct Fnv(u64);
+
+impl Default for Fnv {
+    fn default() -> Self {
+        Fnv(0xcbf2_9ce4_8422_2325)
+    }
+}
+
+impl Hasher for Fnv {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+}
+
 impl LeaseLock {
     /// A lock whose first minted token is `first_fence` (the headline uses 33).
     pub fn new(first_fence: u64) -> Self {
         Self {
-            leases: BTreeMap::new(),
+            leases: Table::default(),
             next_fence: first_fence,
             lock_delay: 0,
             writes: Vec::new(),
@@ -258,8 +326,10 @@ impl LeaseLock {
     pub fn failover(&mut self, now: Millis, counter_lost: bool) -> Vec<Lease> {
         // Keys already expired are gone on either side; only live grants are lost.
         let lost: Vec<Lease> = std::mem::take(&mut self.leases)
-            .into_values()
-            .filter(|l| l.is_live(now))
+            .by_key()
+            .into_iter()
+            .filter(|(_, l)| l.is_live(now))
+            .map(|(_, l)| l.clone())
             .collect();
         if counter_lost {
             if let Some(low) = lost.iter().map(|l| l.fence.0).min() {
@@ -275,7 +345,7 @@ impl LeaseLock {
     /// counter lived on the same Redis and is the replica's too.
     pub fn failover_after(&mut self, now: Millis, lag: Millis, counter_lost: bool) -> Vec<Lease> {
         // The replica has every write made by `now - lag`: replay those.
-        let mut replica: BTreeMap<String, Lease> = BTreeMap::new();
+        let mut replica = Table::default();
         let mut counter = self.first_fence;
         for (at, key, value, after) in &self.writes {
             if at.saturating_add(lag) > now {
@@ -289,7 +359,8 @@ impl LeaseLock {
         }
         let lost: Vec<Lease> = self
             .leases
-            .iter()
+            .by_key()
+            .into_iter()
             .filter(|(key, l)| l.is_live(now) && replica.get(*key) != Some(l))
             .map(|(_, l)| l.clone())
             .collect();
@@ -301,7 +372,8 @@ impl LeaseLock {
         // failover replays.
         self.writes = self
             .leases
-            .iter()
+            .by_key()
+            .into_iter()
             .map(|(k, l)| (0, k.clone(), Some(l.clone()), self.next_fence))
             .collect();
         self.first_fence = self.next_fence;
@@ -347,6 +419,31 @@ mod tests {
         lock.clock_jump(12, 100);
         assert_eq!(lock.entry("a").unwrap().expires_at, 12);
         assert!(lock.holder(12, "a").is_none());
+    }
+
+    /// The table reads in key order wherever order shows, whatever order the keys came in:
+    /// a failover's lost leases, the promoted replica's history, its printout.
+    #[test]
+    fn the_table_reads_in_key_order() {
+        let keys = ["job:2", "job:10", "acct:1", "job:1"];
+        let mut lock = LeaseLock::new(1);
+        for k in keys {
+            lock.acquire(0, k, k, 30);
+        }
+        let mut sorted = keys.to_vec();
+        sorted.sort_unstable();
+        let shown = format!("{:?}", lock.leases);
+        let at: Vec<usize> = sorted.iter().map(|k| shown.find(k).unwrap()).collect();
+        assert!(at.windows(2).all(|w| w[0] < w[1]), "{shown}");
+        let mut lagging = lock.clone();
+        let lost: Vec<String> = lock.failover(5, false).into_iter().map(|l| l.owner).collect();
+        assert_eq!(lost, sorted);
+        let lost: Vec<String> = lagging
+            .failover_after(5, 10, false)
+            .into_iter()
+            .map(|l| l.owner)
+            .collect();
+        assert_eq!(lost, sorted);
     }
 
     #[test]
