@@ -61,8 +61,15 @@ async function chunkOptimizer(flags) {
     '--enable-reference-types': F.ReferenceTypes | F.CallIndirectOverlong,
     '--enable-multivalue': F.Multivalue,
   };
+  // The passes the CLI runs after optimizing: custom sections no browser reads.
+  const strips = ['--strip-producers', '--strip-target-features'];
   let features = F.MVP;
+  const passes = [];
   for (const flag of flags) {
+    if (strips.includes(flag)) {
+      passes.push(flag.slice(2));
+      continue;
+    }
     if (!(flag in implied)) throw new Error(`split-chunks: no binaryen feature for wasm-opt flag ${flag}`);
     features |= implied[flag];
   }
@@ -76,6 +83,7 @@ async function chunkOptimizer(flags) {
       module.setFeatures(features);
       if (!module.validate()) throw new Error('split-chunks: a chunk does not validate');
       if (release) module.optimize();
+      if (passes.length > 0) module.runPasses(passes);
       return module.emitBinary();
     } finally {
       module.dispose();
