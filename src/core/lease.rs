@@ -436,7 +436,11 @@ mod tests {
         let at: Vec<usize> = sorted.iter().map(|k| shown.find(k).unwrap()).collect();
         assert!(at.windows(2).all(|w| w[0] < w[1]), "{shown}");
         let mut lagging = lock.clone();
-        let lost: Vec<String> = lock.failover(5, false).into_iter().map(|l| l.owner).collect();
+        let lost: Vec<String> = lock
+            .failover(5, false)
+            .into_iter()
+            .map(|l| l.owner)
+            .collect();
         assert_eq!(lost, sorted);
         let lost: Vec<String> = lagging
             .failover_after(5, 10, false)
