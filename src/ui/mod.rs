@@ -69,6 +69,7 @@ fn mount() {
 /// Draws the app and takes index.html's static first screen away.
 fn mount_now() {
     leptos::mount::mount_to_body(App);
+    panels::fit_story(".app .story .lines");
     // index.html's static first screen, shown while the wasm loaded, goes in the same task
     // the app arrives, so nothing on screen shifts between them.
     if let Some(shell) = web_sys::window()

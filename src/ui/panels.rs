@@ -5,6 +5,7 @@
 use std::sync::Arc;
 
 use leptos::prelude::*;
+use wasm_bindgen::prelude::wasm_bindgen;
 
 use super::split::{lazily, Failed};
 use super::Dispatch;
@@ -33,15 +34,40 @@ pub fn Story(trace: Memo<Arc<Trace>>, step: Memo<usize>) -> impl IntoView {
                         }
                     })
             }}
-            <p class="narration" data-testid="narration">
-                {move || m.with(|m| m.narration.clone())}
-            </p>
-            <p class="say">
-                <span class="say-k">"Say: "</span>
-                <span data-testid="talking-point">{move || m.with(|m| m.say.clone())}</span>
-            </p>
+            <div class="lines">
+                <p class="narration" data-testid="narration">
+                    {move || m.with(|m| m.narration.clone())}
+                </p>
+                <p class="say">
+                    <span class="say-k">"Say: "</span>
+                    <span data-testid="talking-point">{move || m.with(|m| m.say.clone())}</span>
+                </p>
+            </div>
         </section>
     }
+}
+
+#[wasm_bindgen(inline_js = r#"
+export function fit_story(selector) {
+  const lines = document.querySelector(selector);
+  if (!lines) return;
+  const fit = () => {
+    let p = 100;
+    lines.style.removeProperty('--fit');
+    while (lines.scrollHeight > lines.clientHeight + 1 && p > 60) lines.style.setProperty('--fit', p -= 4);
+  };
+  new MutationObserver(fit).observe(lines, { subtree: true, childList: true, characterData: true });
+  new ResizeObserver(fit).observe(lines);
+}
+"#)]
+extern "C" {
+    /// Fits the story's words to the lines reserved for them (`.story .lines`, a box of fixed
+    /// height): its type steps down (`--fit`, in percent; the CSS keeps each size at or above
+    /// its floor, 18 px presenting) until nothing overflows, whenever the words change (a
+    /// step) or the box does (presenter mode, the window's size). The observers' callbacks
+    /// run before the page is painted, so a step never shows its words cut; and the box keeps
+    /// its size, so nothing else moves. Called once, when the page is drawn.
+    pub(super) fn fit_story(selector: &str);
 }
 
 /// Reads one text of the storage model.
