@@ -221,7 +221,7 @@ pub fn Compare(lab: RwSignal<Lab>) -> impl IntoView {
 
 /// Precise, keyboard-friendly editing of TTL, delays and pauses (the drag does the same).
 #[component]
-pub fn Params(scenario: Memo<Scenario>, dispatch: Dispatch) -> impl IntoView {
+pub fn Params(scenario: Memo<Scenario>) -> impl IntoView {
     // The deck's own version of the scenario, to decide who gets a delay field: built once per pick.
     let id = Memo::new(move |_| scenario.with(|sc| sc.id.clone()));
     let base = Memo::new(move |_| id.with(|id| deck::find(id).map(|e| (e.build)())));
@@ -231,7 +231,7 @@ pub fn Params(scenario: Memo<Scenario>, dispatch: Dispatch) -> impl IntoView {
             <For
                 each=move || m.with(|m| m.groups.iter().map(FieldGroup::key).collect::<Vec<_>>())
                 key=|k| *k
-                children=move |key| view! { <Group m key scenario dispatch /> }
+                children=move |key| view! { <Group m key scenario /> }
             />
         </section>
     }
@@ -242,8 +242,8 @@ fn Group(
     m: Memo<ParamsModel>,
     key: (Param, Option<usize>),
     scenario: Memo<Scenario>,
-    dispatch: Dispatch,
 ) -> impl IntoView {
+    let dispatch = expect_context::<Dispatch>();
     let g = Memo::new(move |_| m.with(|m| m.groups.iter().find(|g| g.key() == key).cloned()));
     let input = move |pick: fn(&FieldGroup) -> Option<&Field>| {
         let f = move || g.with(|g| g.as_ref().and_then(pick).cloned());

@@ -211,13 +211,12 @@ fn pause_name(p: &PauseBlock) -> String {
     )
 }
 
-/// What a live pause block can do: start a drag, take a key while focused, and send
-/// messages (remove it).
+/// What a live pause block can do: start a drag and take a key while focused (and, with
+/// the page's [`Dispatch`], be removed).
 #[derive(Clone, Copy)]
 struct Live {
     grab: Callback<(ev::PointerEvent, usize, Grip)>,
     key: Callback<(ev::KeyboardEvent, usize)>,
-    dispatch: Dispatch,
 }
 
 /// A pause block. On the live timeline its first pause per actor is draggable: the block
@@ -251,11 +250,8 @@ fn PauseRow(model: Memo<TimelineModel>, key: (usize, usize), live: Option<Live>)
     let draggable = p.with_untracked(|p| p.as_ref().is_some_and(|p| p.draggable));
     match live.filter(|_| draggable) {
         None => view! { <g class="pause">{block}</g> }.into_any(),
-        Some(Live {
-            grab,
-            key: on_key,
-            dispatch,
-        }) => {
+        Some(Live { grab, key: on_key }) => {
+            let dispatch = expect_context::<Dispatch>();
             let name = p.with_untracked(|p| p.as_ref().map(|p| p.name.clone()).unwrap_or_default());
             let actor = key.0;
             let hit = bar(
@@ -474,7 +470,8 @@ impl Drag {
 }
 
 #[component]
-pub fn Timeline(trace: Memo<Arc<Trace>>, step: Memo<usize>, dispatch: Dispatch) -> impl IntoView {
+pub fn Timeline(trace: Memo<Arc<Trace>>, step: Memo<usize>) -> impl IntoView {
+    let dispatch = expect_context::<Dispatch>();
     let svg_ref = NodeRef::<leptos::svg::Svg>::new();
     let wrap_ref = NodeRef::<leptos::html::Figure>::new();
     let drag = StoredValue::new(None::<Drag>);
@@ -721,15 +718,7 @@ pub fn Timeline(trace: Memo<Arc<Trace>>, step: Memo<usize>, dispatch: Dispatch) 
                         key=|k| *k
                         children=move |key| {
                             view! {
-                                <PauseRow
-                                    model=drawn
-                                    key
-                                    live=Some(Live {
-                                        grab,
-                                        key: on_key,
-                                        dispatch,
-                                    })
-                                />
+                                <PauseRow model=drawn key live=Some(Live { grab, key: on_key }) />
                             }
                         }
                     />
