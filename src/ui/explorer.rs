@@ -64,21 +64,22 @@ fn pump(
 
 /// The explorer while it is open; its view code is a chunk of its own, fetched the first time.
 #[component]
-pub fn Explorer(lab: RwSignal<Lab>, dispatch: Dispatch) -> impl IntoView {
-    lazily(draw_explorer(), move |draw| draw(lab, dispatch))
+pub fn Explorer(lab: RwSignal<Lab>) -> impl IntoView {
+    lazily(draw_explorer(), move |draw| draw(lab))
 }
 
-type DrawExplorer = fn(RwSignal<Lab>, Dispatch) -> AnyView;
+type DrawExplorer = fn(RwSignal<Lab>) -> AnyView;
 
 #[leptos::wasm_split::wasm_split(explorer, fallible, wasm_split_path = ::leptos::wasm_split)]
 fn draw_explorer() -> Result<DrawExplorer, Failed> {
     static STYLED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
     super::split::adopt_style(&STYLED, include_str!("../../assets/explorer.css"));
-    Ok(|lab, dispatch| view! { <ExplorerPanel lab dispatch /> }.into_any())
+    Ok(|lab| view! { <ExplorerPanel lab /> }.into_any())
 }
 
 #[component]
-fn ExplorerPanel(lab: RwSignal<Lab>, dispatch: Dispatch) -> impl IntoView {
+fn ExplorerPanel(lab: RwSignal<Lab>) -> impl IntoView {
+    let dispatch = expect_context::<Dispatch>();
     let m = Memo::new(move |_| {
         lab.with(|l| l.exploration().map(model::explorer))
             .unwrap_or_default()

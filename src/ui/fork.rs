@@ -7,7 +7,7 @@ use std::sync::Arc;
 use leptos::prelude::*;
 
 use super::split::{lazily, Failed};
-use super::timeline::{stage_type, Drawing, GridView};
+use super::timeline::{reveal_clip, stage_type, Drawing, GridView};
 use super::Stage;
 use crate::core::{story, Trace};
 use crate::lab::{Lab, Msg};
@@ -28,6 +28,9 @@ fn draw_fork() -> Result<DrawFork, Failed> {
     super::split::adopt_style(&STYLED, include_str!("../../assets/fork.css"));
     Ok(|lab, trace, step| view! { <ForkPanel lab trace step /> }.into_any())
 }
+
+/// The original's reveal clip (its clipPath is `#revealed-original`).
+const REVEALED: &str = "url(#revealed-original)";
 
 /// "fencing strict · balance 90": how a run was fenced and how it ended.
 fn run_words(t: &Trace) -> String {
@@ -79,6 +82,8 @@ fn ForkPanel(lab: RwSignal<Lab>, trace: Memo<Arc<Trace>>, step: Memo<usize>) -> 
         })
     });
     let ratio = move || geometry.with(|g| g.aspect_ratio());
+    // The reveal draws no more of the original than of the fork: nothing after the cursor.
+    let clip = reveal_clip(Some(REVEALED));
     view! {
         <section class="fork" data-testid="fork" aria-label="Original and fork">
             <p class="fork-tag now" data-testid="fork-current">
@@ -101,14 +106,25 @@ fn ForkPanel(lab: RwSignal<Lab>, trace: Memo<Arc<Trace>>, step: Memo<usize>) -> 
                 <svg
                     class="timeline original"
                     class:large=move || ty.get() == chart::Type::Large
+                    class:reveal=move || clip().is_some()
                     role="img"
                     aria-label="Original timeline"
                     style:width=move || format!("min(100cqw, calc(100cqh * ({})))", ratio())
                     style:height=move || format!("min(100cqh, calc(100cqw / ({})))", ratio())
                     viewBox=move || drawn.with(|m| m.view_box.clone())
                 >
+                    <defs>
+                        <clipPath id="revealed-original">
+                            <rect
+                                x="0"
+                                y="0"
+                                width=move || drawn.with(|m| chart::n(m.cursor.x))
+                                height=move || geometry.with(|g| chart::n(g.height()))
+                            ></rect>
+                        </clipPath>
+                    </defs>
                     <GridView grid />
-                    <Drawing model=drawn live=false grab=None />
+                    <Drawing model=drawn live=false grab=None clip=REVEALED />
                 </svg>
             </figure>
         </section>

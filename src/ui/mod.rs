@@ -72,6 +72,7 @@ fn mount() {
 /// Draws the app and takes index.html's static first screen away.
 fn mount_now() {
     leptos::mount::mount_to_body(App);
+    panels::fit_story(".app .story .lines");
     // index.html's static first screen, shown while the wasm loaded, goes in the same task
     // the app arrives, so nothing on screen shifts between them.
     if let Some(shell) = web_sys::window()
@@ -124,6 +125,8 @@ impl Dispatch {
 fn App() -> AnyView {
     let lab = RwSignal::new(Lab::default());
     let dispatch = Dispatch(lab);
+    // Every part that sends messages reads it from the context, as leptos's examples do.
+    provide_context(dispatch);
     // A new run counts as a change; the same run (a step) does not.
     let trace = Memo::new_with_compare(
         move |_| lab.with(|l| l.trace().clone()),
@@ -214,7 +217,7 @@ fn App() -> AnyView {
     if speaker::is_speaker() {
         return view! {
             <main class="app speaker-window" on:click=on_click>
-                <SpeakerView lab trace step dispatch />
+                <SpeakerView lab trace step />
                 <KeySheet open=sheet />
             </main>
         }
@@ -227,9 +230,7 @@ fn App() -> AnyView {
             class:embed=move || embed.get()
             on:click=on_click
         >
-            {move || {
-                full.get().then(|| view! { <Header scenario trace dispatch presenting laser /> })
-            }}
+            {move || { full.get().then(|| view! { <Header scenario trace presenting laser /> }) }}
             {move || {
                 error
                     .get()
@@ -256,8 +257,8 @@ fn App() -> AnyView {
                     .get()
                     .then(|| {
                         view! {
-                            <Timeline trace step dispatch />
-                            <Playback trace step playing speed embed dispatch />
+                            <Timeline trace step />
+                            <Playback trace step playing speed embed />
                         }
                     })
             }}
@@ -266,8 +267,8 @@ fn App() -> AnyView {
                     .then(|| {
                         view! {
                             <div class="row2">
-                                <Params scenario dispatch />
-                                <WhatIf scenario dispatch />
+                                <Params scenario />
+                                <WhatIf scenario />
                                 <Tools
                                     trace
                                     step
@@ -289,9 +290,7 @@ fn App() -> AnyView {
                         view! {
                             <div class="drawers">
                                 <Notes lab />
-                                {move || {
-                                    exploring.get().then(|| view! { <Explorer lab dispatch /> })
-                                }}
+                                {move || { exploring.get().then(|| view! { <Explorer lab /> }) }}
                                 <HerdPanel herd />
                             </div>
                         }
@@ -337,7 +336,7 @@ fn App() -> AnyView {
                     })
             }}
             <KeySheet open=sheet />
-            <rehearse::Rehearse open=rehearsing lab dispatch />
+            <rehearse::Rehearse open=rehearsing lab />
             <LaserPointer on=laser />
         </main>
     }
@@ -432,10 +431,10 @@ fn draw_keys() -> Result<DrawKeys, split::Failed> {
 fn Header(
     scenario: Memo<Scenario>,
     trace: Memo<Arc<Trace>>,
-    dispatch: Dispatch,
     presenting: Memo<bool>,
     laser: Memo<bool>,
 ) -> impl IntoView {
+    let dispatch = expect_context::<Dispatch>();
     let policy = Memo::new(move |_| scenario.with(|sc| sc.policy));
     let current = Memo::new(move |_| scenario.with(|sc| sc.id.clone()));
     // The options never change: markup, set before the value.
@@ -460,7 +459,7 @@ fn Header(
             // Presenting, the presenter's tools take the title's place.
             {move || presenting.get().then(|| view! { <PresenterBar laser /> })}
             <div class="bar-right">
-                <ImportRecording trace dispatch open=importing />
+                <ImportRecording trace open=importing />
                 <label for="scenario" class="fencing-label">
                     "Scenario"
                 </label>

@@ -5,6 +5,7 @@
 use std::sync::Arc;
 
 use leptos::prelude::*;
+use wasm_bindgen::prelude::wasm_bindgen;
 
 use super::split::{lazily, Failed};
 use super::Dispatch;
@@ -33,15 +34,40 @@ pub fn Story(trace: Memo<Arc<Trace>>, step: Memo<usize>) -> impl IntoView {
                         }
                     })
             }}
-            <p class="narration" data-testid="narration">
-                {move || m.with(|m| m.narration.clone())}
-            </p>
-            <p class="say">
-                <span class="say-k">"Say: "</span>
-                <span data-testid="talking-point">{move || m.with(|m| m.say.clone())}</span>
-            </p>
+            <div class="lines">
+                <p class="narration" data-testid="narration">
+                    {move || m.with(|m| m.narration.clone())}
+                </p>
+                <p class="say">
+                    <span class="say-k">"Say: "</span>
+                    <span data-testid="talking-point">{move || m.with(|m| m.say.clone())}</span>
+                </p>
+            </div>
         </section>
     }
+}
+
+#[wasm_bindgen(inline_js = r#"
+export function fit_story(selector) {
+  const lines = document.querySelector(selector);
+  if (!lines) return;
+  const fit = () => {
+    let p = 100;
+    lines.style.removeProperty('--fit');
+    while (lines.scrollHeight > lines.clientHeight + 1 && p > 60) lines.style.setProperty('--fit', p -= 4);
+  };
+  new MutationObserver(fit).observe(lines, { subtree: true, childList: true, characterData: true });
+  new ResizeObserver(fit).observe(lines);
+}
+"#)]
+extern "C" {
+    /// Fits the story's words to the lines reserved for them (`.story .lines`, a box of fixed
+    /// height): its type steps down (`--fit`, in percent; the CSS keeps each size at or above
+    /// its floor, 18 px presenting) until nothing overflows, whenever the words change (a
+    /// step) or the box does (presenter mode, the window's size). The observers' callbacks
+    /// run before the page is painted, so a step never shows its words cut; and the box keeps
+    /// its size, so nothing else moves. Called once, when the page is drawn.
+    pub(super) fn fit_story(selector: &str);
 }
 
 /// Reads one text of the storage model.
@@ -195,7 +221,7 @@ pub fn Compare(lab: RwSignal<Lab>) -> impl IntoView {
 
 /// Precise, keyboard-friendly editing of TTL, delays and pauses (the drag does the same).
 #[component]
-pub fn Params(scenario: Memo<Scenario>, dispatch: Dispatch) -> impl IntoView {
+pub fn Params(scenario: Memo<Scenario>) -> impl IntoView {
     // The deck's own version of the scenario, to decide who gets a delay field: built once per pick.
     let id = Memo::new(move |_| scenario.with(|sc| sc.id.clone()));
     let base = Memo::new(move |_| id.with(|id| deck::find(id).map(|e| (e.build)())));
@@ -205,7 +231,7 @@ pub fn Params(scenario: Memo<Scenario>, dispatch: Dispatch) -> impl IntoView {
             <For
                 each=move || m.with(|m| m.groups.iter().map(FieldGroup::key).collect::<Vec<_>>())
                 key=|k| *k
-                children=move |key| view! { <Group m key scenario dispatch /> }
+                children=move |key| view! { <Group m key scenario /> }
             />
         </section>
     }
@@ -216,8 +242,8 @@ fn Group(
     m: Memo<ParamsModel>,
     key: (Param, Option<usize>),
     scenario: Memo<Scenario>,
-    dispatch: Dispatch,
 ) -> impl IntoView {
+    let dispatch = expect_context::<Dispatch>();
     let g = Memo::new(move |_| m.with(|m| m.groups.iter().find(|g| g.key() == key).cloned()));
     let input = move |pick: fn(&FieldGroup) -> Option<&Field>| {
         let f = move || g.with(|g| g.as_ref().and_then(pick).cloned());

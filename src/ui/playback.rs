@@ -18,8 +18,8 @@ pub(super) fn Playback(
     playing: Memo<bool>,
     speed: Memo<u64>,
     embed: Memo<bool>,
-    dispatch: Dispatch,
 ) -> impl IntoView {
+    let dispatch = expect_context::<Dispatch>();
     // The story's steps (a run of identical events is one), for the counter and the scrubber.
     let story_steps = Memo::new(move |_| trace.with(|t| story::Steps::of(t)));
     let clock = move || {

@@ -42,29 +42,26 @@ pub const PICK_RECORDING: &str = "recording";
 /// from the Scenario picker, closed by its button or once a recording is shown. Not modal,
 /// so the page's own message banner stays in reach.
 #[component]
-pub fn ImportRecording(
-    trace: Memo<Arc<Trace>>,
-    dispatch: Dispatch,
-    open: RwSignal<bool>,
-) -> impl IntoView {
+pub fn ImportRecording(trace: Memo<Arc<Trace>>, open: RwSignal<bool>) -> impl IntoView {
     // Its code is a chunk of its own, fetched the first time it opens.
     move || {
         open.get()
-            .then(|| super::split::lazily(draw_import(), move |draw| draw(trace, dispatch, open)))
+            .then(|| super::split::lazily(draw_import(), move |draw| draw(trace, open)))
     }
 }
 
-type DrawImport = fn(Memo<Arc<Trace>>, Dispatch, RwSignal<bool>) -> AnyView;
+type DrawImport = fn(Memo<Arc<Trace>>, RwSignal<bool>) -> AnyView;
 
 #[leptos::wasm_split::wasm_split(import_panel, fallible, wasm_split_path = ::leptos::wasm_split)]
 fn draw_import() -> Result<DrawImport, Failed> {
     static STYLED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
     super::split::adopt_style(&STYLED, include_str!("../../assets/import.css"));
-    Ok(|trace, dispatch, open| view! { <ImportPanel trace dispatch open /> }.into_any())
+    Ok(|trace, open| view! { <ImportPanel trace open /> }.into_any())
 }
 
 #[component]
-fn ImportPanel(trace: Memo<Arc<Trace>>, dispatch: Dispatch, open: RwSignal<bool>) -> impl IntoView {
+fn ImportPanel(trace: Memo<Arc<Trace>>, open: RwSignal<bool>) -> impl IntoView {
+    let dispatch = expect_context::<Dispatch>();
     let text = RwSignal::new(String::new());
     let panel = NodeRef::<leptos::html::Dialog>::new();
     let shown = Memo::new(move |_| trace.with(|t| t.recorded.is_some()));

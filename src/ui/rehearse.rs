@@ -5,26 +5,21 @@
 use leptos::prelude::*;
 
 use super::split;
-use super::Dispatch;
 use crate::lab::Lab;
 
 /// The rehearsal while it is open (an embedded view, which has none of the page's tools,
 /// never opens it).
 #[component]
-pub(super) fn Rehearse(
-    open: RwSignal<bool>,
-    lab: RwSignal<Lab>,
-    dispatch: Dispatch,
-) -> impl IntoView {
+pub(super) fn Rehearse(open: RwSignal<bool>, lab: RwSignal<Lab>) -> impl IntoView {
     let shown = Memo::new(move |_| open.get() && !lab.with(Lab::embedded));
     move || {
         shown
             .get()
-            .then(|| split::lazily(draw_rehearsal(), move |draw| draw(open, lab, dispatch)))
+            .then(|| split::lazily(draw_rehearsal(), move |draw| draw(open, lab)))
     }
 }
 
-type DrawRehearsal = fn(RwSignal<bool>, RwSignal<Lab>, Dispatch) -> AnyView;
+type DrawRehearsal = fn(RwSignal<bool>, RwSignal<Lab>) -> AnyView;
 
 #[leptos::wasm_split::wasm_split(rehearse, fallible, wasm_split_path = ::leptos::wasm_split)]
 fn draw_rehearsal() -> Result<DrawRehearsal, split::Failed> {

@@ -87,7 +87,8 @@ fn load_progress() -> Progress {
 }
 
 /// Draws the rehearsal (the chunk's entry point).
-pub(super) fn draw(open: RwSignal<bool>, lab: RwSignal<Lab>, dispatch: Dispatch) -> AnyView {
+pub(super) fn draw(open: RwSignal<bool>, lab: RwSignal<Lab>) -> AnyView {
+    let dispatch = expect_context::<Dispatch>();
     // Its stylesheet (print included) comes with the chunk.
     static STYLED: AtomicBool = AtomicBool::new(false);
     super::split::adopt_style(&STYLED, include_str!("../../assets/rehearse.css"));

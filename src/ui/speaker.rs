@@ -129,28 +129,23 @@ pub(super) fn SpeakerView(
     lab: RwSignal<Lab>,
     trace: Memo<Arc<Trace>>,
     step: Memo<usize>,
-    dispatch: Dispatch,
 ) -> impl IntoView {
-    lazily(draw_speaker(), move |draw| draw(lab, trace, step, dispatch))
+    lazily(draw_speaker(), move |draw| draw(lab, trace, step))
 }
 
-type DrawSpeaker = fn(RwSignal<Lab>, Memo<Arc<Trace>>, Memo<usize>, Dispatch) -> AnyView;
+type DrawSpeaker = fn(RwSignal<Lab>, Memo<Arc<Trace>>, Memo<usize>) -> AnyView;
 
 #[leptos::wasm_split::wasm_split(speaker, fallible, wasm_split_path = ::leptos::wasm_split)]
 fn draw_speaker() -> Result<DrawSpeaker, Failed> {
     static STYLED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
     super::split::adopt_style(&STYLED, include_str!("../../assets/speaker.css"));
-    Ok(|lab, trace, step, dispatch| view! { <SpeakerPage lab trace step dispatch /> }.into_any())
+    Ok(|lab, trace, step| view! { <SpeakerPage lab trace step /> }.into_any())
 }
 
 #[component]
-fn SpeakerPage(
-    lab: RwSignal<Lab>,
-    trace: Memo<Arc<Trace>>,
-    step: Memo<usize>,
-    dispatch: Dispatch,
-) -> impl IntoView {
+fn SpeakerPage(lab: RwSignal<Lab>, trace: Memo<Arc<Trace>>, step: Memo<usize>) -> impl IntoView {
     use super::panels::{Compare, Notes};
+    let dispatch = expect_context::<Dispatch>();
     use super::timeline::Timeline;
     use crate::view::panels as model;
 
@@ -194,7 +189,7 @@ fn SpeakerPage(
                 <b>"Next: "</b>
                 {move || next.get().unwrap_or_else(|| "the run is over.".to_owned())}
             </p>
-            <Timeline trace step dispatch />
+            <Timeline trace step />
             <Compare lab />
             <Notes lab />
         </section>

@@ -211,13 +211,12 @@ fn pause_name(p: &PauseBlock) -> String {
     )
 }
 
-/// What a live pause block can do: start a drag, take a key while focused, and send
-/// messages (remove it).
+/// What a live pause block can do: start a drag and take a key while focused (and, with
+/// the page's [`Dispatch`], be removed).
 #[derive(Clone, Copy)]
 struct Live {
     grab: Callback<(ev::PointerEvent, usize, Grip)>,
     key: Callback<(ev::KeyboardEvent, usize)>,
-    dispatch: Dispatch,
 }
 
 /// A pause block. On the live timeline its first pause per actor is draggable: the block
@@ -251,11 +250,8 @@ fn PauseRow(model: Memo<TimelineModel>, key: (usize, usize), live: Option<Live>)
     let draggable = p.with_untracked(|p| p.as_ref().is_some_and(|p| p.draggable));
     match live.filter(|_| draggable) {
         None => view! { <g class="pause">{block}</g> }.into_any(),
-        Some(Live {
-            grab,
-            key: on_key,
-            dispatch,
-        }) => {
+        Some(Live { grab, key: on_key }) => {
+            let dispatch = expect_context::<Dispatch>();
             let name = p.with_untracked(|p| p.as_ref().map(|p| p.name.clone()).unwrap_or_default());
             let actor = key.0;
             let hit = bar(
@@ -334,12 +330,19 @@ fn PauseRow(model: Memo<TimelineModel>, key: (usize, usize), live: Option<Live>)
     }
 }
 
-/// Bands, beliefs, conflicts, (the copy's pauses), markers and the cursor.
+/// Bands, beliefs, conflicts, (the copy's pauses), markers and the cursor. `clip`: the
+/// clipPath (`url(#…)`) that hides what lies after the cursor while the reveal is on; none
+/// for an export, which draws the whole run.
 #[component]
-pub(super) fn Drawing(model: Memo<TimelineModel>, live: bool, grab: GrabWrite) -> impl IntoView {
+pub(super) fn Drawing(
+    model: Memo<TimelineModel>,
+    live: bool,
+    grab: GrabWrite,
+    #[prop(optional)] clip: Option<&'static str>,
+) -> impl IntoView {
     let keys = |f: fn(&TimelineModel) -> Vec<(usize, usize)>| move || model.with(f);
     let cut = Memo::new(move |_| model.with(|m| m.cut.clone()));
-    let clip = reveal_clip(live);
+    let clip = reveal_clip(clip);
     view! {
         <g class="drawing">
             <g class="timed" clip-path=clip>
@@ -390,11 +393,13 @@ pub(super) fn Drawing(model: Memo<TimelineModel>, live: bool, grab: GrabWrite) -
             {(!live)
                 .then(|| {
                     view! {
-                        <For
-                            each=keys(|m| m.pauses.iter().map(|p| (p.actor, p.nth)).collect())
-                            key=|k| *k
-                            children=move |key| view! { <PauseRow model key live=None /> }
-                        />
+                        <g clip-path=clip>
+                            <For
+                                each=keys(|m| m.pauses.iter().map(|p| (p.actor, p.nth)).collect())
+                                key=|k| *k
+                                children=move |key| view! { <PauseRow model key live=None /> }
+                            />
+                        </g>
                     }
                 })}
             <For
@@ -414,6 +419,9 @@ pub(super) fn Drawing(model: Memo<TimelineModel>, live: bool, grab: GrabWrite) -
     }
 }
 
+/// The live timeline's reveal clip (its clipPath is `#revealed`).
+const REVEALED: &str = "url(#revealed)";
+
 /// The timeline's type: large while presenting (and the layout made for it).
 pub(super) fn stage_type() -> Memo<Type> {
     let presenting = use_context::<Stage>().map(|s| s.presenting);
@@ -423,11 +431,13 @@ pub(super) fn stage_type() -> Memo<Type> {
     })
 }
 
-/// The clip that hides what lies after the cursor while the reveal is on: only on the
-/// live timeline (a copy, and every export, draws the whole run).
-fn reveal_clip(live: bool) -> impl Fn() -> Option<&'static str> + Copy {
-    let reveal = use_context::<Stage>().filter(|_| live).map(|s| s.reveal);
-    move || reveal.is_some_and(|r| r.get()).then_some("url(#revealed)")
+/// The clip (`url(#…)`, a clipPath ending at the cursor) while the reveal is on: on the
+/// live timeline and the fork's original, never on an export (`None`).
+pub(super) fn reveal_clip(clip: Option<&'static str>) -> impl Fn() -> Option<&'static str> + Copy {
+    let reveal = use_context::<Stage>()
+        .filter(|_| clip.is_some())
+        .map(|s| s.reveal);
+    move || clip.filter(|_| reveal.is_some_and(|r| r.get()))
 }
 
 /// What a drag holds: a pause by one of its grips, or a client's packet delay (by the
@@ -460,7 +470,8 @@ impl Drag {
 }
 
 #[component]
-pub fn Timeline(trace: Memo<Arc<Trace>>, step: Memo<usize>, dispatch: Dispatch) -> impl IntoView {
+pub fn Timeline(trace: Memo<Arc<Trace>>, step: Memo<usize>) -> impl IntoView {
+    let dispatch = expect_context::<Dispatch>();
     let svg_ref = NodeRef::<leptos::svg::Svg>::new();
     let wrap_ref = NodeRef::<leptos::html::Figure>::new();
     let drag = StoredValue::new(None::<Drag>);
@@ -658,7 +669,7 @@ pub fn Timeline(trace: Memo<Arc<Trace>>, step: Memo<usize>, dispatch: Dispatch) 
         }
     });
 
-    let clip = reveal_clip(true);
+    let clip = reveal_clip(Some(REVEALED));
     view! {
         <figure node_ref=wrap_ref class="timeline-wrap">
             <svg
@@ -695,7 +706,7 @@ pub fn Timeline(trace: Memo<Arc<Trace>>, step: Memo<usize>, dispatch: Dispatch) 
                     </clipPath>
                 </defs>
                 <GridView grid />
-                <Drawing model=drawn live=true grab=Some(grab_write) />
+                <Drawing model=drawn live=true grab=Some(grab_write) clip=REVEALED />
                 <g class="pause-blocks" clip-path=clip>
                     <For
                         each=move || {
@@ -707,15 +718,7 @@ pub fn Timeline(trace: Memo<Arc<Trace>>, step: Memo<usize>, dispatch: Dispatch) 
                         key=|k| *k
                         children=move |key| {
                             view! {
-                                <PauseRow
-                                    model=drawn
-                                    key
-                                    live=Some(Live {
-                                        grab,
-                                        key: on_key,
-                                        dispatch,
-                                    })
-                                />
+                                <PauseRow model=drawn key live=Some(Live { grab, key: on_key }) />
                             }
                         }
                     />

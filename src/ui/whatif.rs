@@ -16,7 +16,7 @@ use crate::view::options;
 /// The summary, and the what-ifs once it is opened: their view code is a chunk of its own
 /// ([`lazily`]), fetched the first time.
 #[component]
-pub(super) fn WhatIf(scenario: Memo<Scenario>, dispatch: Dispatch) -> impl IntoView {
+pub(super) fn WhatIf(scenario: Memo<Scenario>) -> impl IntoView {
     let open = RwSignal::new(false);
     view! {
         <details
@@ -25,24 +25,23 @@ pub(super) fn WhatIf(scenario: Memo<Scenario>, dispatch: Dispatch) -> impl IntoV
             on:toggle:target=move |e| open.set(e.target().has_attribute("open"))
         >
             <summary>"What if…"</summary>
-            {move || {
-                open.get().then(|| lazily(draw_what_ifs(), move |draw| draw(scenario, dispatch)))
-            }}
+            {move || { open.get().then(|| lazily(draw_what_ifs(), move |draw| draw(scenario))) }}
         </details>
     }
 }
 
 /// Draws the what-ifs.
-type DrawWhatIfs = fn(Memo<Scenario>, Dispatch) -> AnyView;
+type DrawWhatIfs = fn(Memo<Scenario>) -> AnyView;
 
 /// The what-ifs' view, split off the page's wasm.
 #[leptos::wasm_split::wasm_split(what_ifs, fallible, wasm_split_path = ::leptos::wasm_split)]
 fn draw_what_ifs() -> Result<DrawWhatIfs, Failed> {
-    Ok(|scenario, dispatch| view! { <WhatIfBody scenario dispatch /> }.into_any())
+    Ok(|scenario| view! { <WhatIfBody scenario /> }.into_any())
 }
 
 #[component]
-fn WhatIfBody(scenario: Memo<Scenario>, dispatch: Dispatch) -> impl IntoView {
+fn WhatIfBody(scenario: Memo<Scenario>) -> impl IntoView {
+    let dispatch = expect_context::<Dispatch>();
     // Whether the edit `probe` makes of the scenario on screen applies to it.
     let offered = move |probe: fn(&Scenario) -> ScenarioEdit| {
         Memo::new(move |_| scenario.with(|sc| probe(sc).applies_to(sc)))
@@ -64,7 +63,7 @@ fn WhatIfBody(scenario: Memo<Scenario>, dispatch: Dispatch) -> impl IntoView {
     let lag = Memo::new(move |_| scenario.with(|sc| sc.replication_lag()));
     let rtt = Memo::new(move |_| scenario.with(|sc| Some(sc.lock_rtt)));
     let count = Memo::new(move |_| scenario.with(|sc| sc.actors.len()));
-    let clients = move || view! { <ClientButtons scenario dispatch /> };
+    let clients = move || view! { <ClientButtons scenario /> };
     let clients_by = move |more: bool| {
         let n = count.get_untracked();
         dispatch.msg(ScenarioEdit::Clients(if more { n + 1 } else { n - 1 }).into());
@@ -102,7 +101,6 @@ fn WhatIfBody(scenario: Memo<Scenario>, dispatch: Dispatch) -> impl IntoView {
                                 )
                                 value=Signal::derive(move || tokens.get().code())
                                 pick=|c| TokenSource::from_code(c).map(ScenarioEdit::Tokens)
-                                dispatch
                             />
                         }
                     })
@@ -123,7 +121,6 @@ fn WhatIfBody(scenario: Memo<Scenario>, dispatch: Dispatch) -> impl IntoView {
                                 )
                                 value=Signal::derive(move || check.get().code())
                                 pick=|c| StorageCheck::from_code(c).map(ScenarioEdit::Check)
-                                dispatch
                             />
                         }
                     })
@@ -142,7 +139,6 @@ fn WhatIfBody(scenario: Memo<Scenario>, dispatch: Dispatch) -> impl IntoView {
                                 )
                                 value=Signal::derive(move || release.get().code())
                                 pick=|c| ReleaseMode::from_code(c).map(ScenarioEdit::Release)
-                                dispatch
                             />
                         }
                     })
@@ -179,7 +175,6 @@ fn WhatIfBody(scenario: Memo<Scenario>, dispatch: Dispatch) -> impl IntoView {
                                 title=None
                                 value=failover
                                 param=Param::Failover
-                                dispatch
                             />
                         }
                     })
@@ -198,7 +193,6 @@ fn WhatIfBody(scenario: Memo<Scenario>, dispatch: Dispatch) -> impl IntoView {
                                 )
                                 value=lag
                                 param=Param::ReplicationLag
-                                dispatch
                             />
                         }
                     })
@@ -217,7 +211,6 @@ fn WhatIfBody(scenario: Memo<Scenario>, dispatch: Dispatch) -> impl IntoView {
                                 )
                                 value=rtt
                                 param=Param::LockRtt
-                                dispatch
                             />
                         }
                     })
@@ -230,7 +223,8 @@ fn WhatIfBody(scenario: Memo<Scenario>, dispatch: Dispatch) -> impl IntoView {
 /// (a drag along an empty stretch of a lane, a double-click on a pause, or a drag of a
 /// write's arrival at storage does the same).
 #[component]
-fn ClientButtons(scenario: Memo<Scenario>, dispatch: Dispatch) -> impl IntoView {
+fn ClientButtons(scenario: Memo<Scenario>) -> impl IntoView {
+    let dispatch = expect_context::<Dispatch>();
     let clients = Memo::new(move |_| {
         scenario.with(|sc| {
             sc.actors
@@ -311,8 +305,8 @@ fn Choice(
     options: String,
     value: Signal<&'static str>,
     pick: fn(&str) -> Option<ScenarioEdit>,
-    dispatch: Dispatch,
 ) -> impl IntoView {
+    let dispatch = expect_context::<Dispatch>();
     view! {
         <label class="inline" title=title>
             {label}
@@ -342,8 +336,8 @@ fn OptionalMs(
     title: Option<&'static str>,
     value: Memo<Option<Millis>>,
     param: Param,
-    dispatch: Dispatch,
 ) -> impl IntoView {
+    let dispatch = expect_context::<Dispatch>();
     let shown = move || value.get().map(|t| t.to_string()).unwrap_or_default();
     view! {
         <label class="inline">

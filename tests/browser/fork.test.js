@@ -21,6 +21,9 @@ const both = () => {
       // Where it stands on screen, from the drawing's left edge.
       cursorOnScreen: Math.round(cursor.getBoundingClientRect().left - svg.getBoundingClientRect().left),
       differs: [...svg.querySelectorAll('g.ev.differs')].map((g) => g.getAttribute('data-result')),
+      // The reveal: future markers on screen, and where the clip of what is drawn ends.
+      future: [...svg.querySelectorAll('g.ev.future')].filter((g) => getComputedStyle(g).display !== 'none').length,
+      clip: svg.classList.contains('reveal') ? svg.querySelector('clipPath rect').getAttribute('width') : null,
     };
   };
   return {
@@ -55,6 +58,13 @@ for (const [width, height, presenting] of [[1280, 720, false], [1024, 768, true]
       assert.deepEqual(view.original.drawing.slice(2), view.fork.drawing.slice(2), `step ${at}: the drawings`);
       assert.equal(view.original.cursor, view.fork.cursor, `step ${at}: one cursor`);
       assert.equal(view.original.cursorOnScreen, view.fork.cursorOnScreen, `step ${at}: the same place on screen`);
+      if (presenting) {
+        // Presenting reveals both runs alike: nothing after the cursor on either timeline.
+        for (const run of ['original', 'fork']) {
+          assert.equal(view[run].future, 0, `step ${at}: a future marker of the ${run} is drawn`);
+          assert.equal(view[run].clip, view[run].cursor, `step ${at}: the ${run}'s clip ends at its cursor`);
+        }
+      }
       if (at === 6) await screenshot(page, `fork-${width}${presenting ? '-present' : ''}.png`);
       if (at === len) break;
       view = await pressAndRead(page, 'ArrowRight', at, both);

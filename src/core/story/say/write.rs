@@ -105,7 +105,7 @@ fn written(c: &Ctx) -> String {
             ),
             None => String::new(),
         },
-        Ok(_) if twice && rewrote_same(c) => "Wasted work, no harm: the job ran twice, but a report recomputed from the same input rewrote the value already in the row. A lock for efficiency can live with that; the same pause with a debit is a double charge (gc-pause).".to_owned(),
+        Ok(_) if twice && rewrote_same(c) => "Wasted work, no harm: the job ran twice, and the late run wrote the value the row already held. A lock for efficiency can live with that; the same pause with a debit is a double charge (gc-pause).".to_owned(),
         Ok(_) if twice && late && sc.claims() => format!("Duplicate claim: two holders claimed the job, and the row now names {name}, a superseded holder, which will call the provider too. Only the provider's idempotency key can stop a second charge now."),
         Ok(_) if twice && late && sc.publishes() => "Duplicate publish: the job ran twice, and the result row now holds the superseded worker's result. The lease alone is not mutual exclusion.".to_owned(),
         Ok(_) if twice && late && sc.minority() => format!("Double charge: {name}'s write landed after its lease went to {}, and consensus never saw it. {}", superseded_by.as_ref().map_or_else(String::new, |g| g.owner.clone()), Line::IdempotencyShort.text()),
