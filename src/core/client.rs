@@ -242,6 +242,9 @@ pub fn step<B: Backend>(
             return Ok(Next::Wait);
         }
     }
+    if let Some(next) = behind_herd(b, sc, &step, now) {
+        return Ok(next);
+    }
     let command = LockCommand::sent_by(&step).is_some();
     if command && sc.lock_rtt > 0 && b.state().lock_sent.is_none() {
         b.state().lock_sent = Some(now);
@@ -382,6 +385,38 @@ pub fn step<B: Backend>(
         return Ok(next);
     }
     Ok(after_reply(next, sc.lock_rtt - request_half(sc.lock_rtt)))
+}
+
+/// A lock command that reaches a lock service still answering its fleet's renewals
+/// ([`super::scenario::Herd`]) waits behind them: the client says so, and the command runs
+/// there when the service gets to it. `None`: no herd, no command, or no backlog.
+fn behind_herd<B: Backend>(b: &mut B, sc: &Scenario, step: &Step, now: Millis) -> Option<Next> {
+    let herd = sc.lock.herd()?;
+    let st = b.state();
+    if st.lock_sent.is_some() {
+        return None; // it is being served now
+    }
+    let command = match step {
+        // The watchdog's renewal, while the work goes on beside it.
+        Step::WorkRenewing { .. } => {
+            let renewing = st.renew_due.is_some_and(|d| d <= now);
+            (renewing && st.work_until.is_some_and(|u| u > now)).then_some(LockCommand::Renew)?
+        }
+        step => LockCommand::sent_by(step)?,
+    };
+    let served_at = herd.served_at(sc.lease_ttl, now);
+    if served_at <= now {
+        return None;
+    }
+    st.lock_sent = Some(now);
+    let ahead = herd.ahead(sc.lease_ttl, now);
+    let kind = EventKind::LockQueued {
+        command,
+        ahead,
+        served_at,
+    };
+    b.say(now, kind);
+    Some(Next::Arrives(served_at))
 }
 
 /// How long a lock command takes to reach a lock service `rtt` away: half the round trip
@@ -690,8 +725,17 @@ fn extend_failed<B: Backend>(b: &mut B, now: Millis, watchdog: bool) -> Next {
 /// `Step::WorkRenewing`: the watchdog's next renewal, or the end of the work if that comes
 /// first.
 fn schedule_renewal<B: Backend>(b: &mut B, sc: &Scenario, now: Millis, until: Millis) -> Next {
-    let every = b.with_rng(|rng| renewal_interval(sc.lease_ttl, Some(rng)));
-    let due = now.saturating_add(every);
+    let due = match sc.lock.herd() {
+        // The fleet's fixed schedule: `renew_before` before the lease ends, no jitter.
+        Some(herd) => {
+            let from = b.state().lease_from.unwrap_or(now);
+            from.saturating_add(herd.instant(sc.lease_ttl)).max(now)
+        }
+        None => {
+            let every = b.with_rng(|rng| renewal_interval(sc.lease_ttl, Some(rng)));
+            now.saturating_add(every)
+        }
+    };
     let st = b.state();
     if due < until && st.renew_sent.is_none() {
         st.renew_due = Some(due);
@@ -747,9 +791,9 @@ fn work_renewing<B: Backend>(
     }
     Ok(match b.extend(now)? {
         Some(expires_at) => {
+            b.state().lease_from = Some(now);
             let next = schedule_renewal(b, sc, now, until);
             let st = b.state();
-            st.lease_from = Some(now);
             let kind = EventKind::Extended {
                 fence: st.fence.unwrap_or(Fence(0)),
                 expires_at,
@@ -757,6 +801,18 @@ fn work_renewing<B: Backend>(
             };
             b.say(now, kind);
             next
+        }
+        None if sc.lock.herd().is_some() => {
+            // The fleet's watchdog runs beside the worker and only stops renewing: nothing
+            // tells the worker, which works on and writes under the lost lease.
+            let lease_ended_at = b.lease_ended_at();
+            b.state().renew_due = None;
+            let kind = EventKind::ExtendFailed {
+                watchdog: true,
+                lease_ended_at,
+            };
+            b.say(now, kind);
+            Next::Again(until)
         }
         None => {
             b.note(|| {

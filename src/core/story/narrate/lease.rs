@@ -29,7 +29,13 @@ pub(crate) fn expiry(c: &Ctx) -> Option<String> {
                     c.at(sent)
                 ),
                 (Awareness::Paused, _) => format!(" {owner} is paused and cannot know."),
-                (Awareness::Unaware, None) => format!(" {owner} has not noticed."),
+                (Awareness::Unaware, None) => match queued_renewal(c, owner) {
+                    Some(t) => format!(
+                        " {owner} has not noticed: its renewal is still in the lock service's queue, to be answered at t={}.",
+                        c.at(t)
+                    ),
+                    None => format!(" {owner} has not noticed."),
+                },
                 (Awareness::Knows, _) => String::new(),
             };
             let tk = lease_token(sc, *fence);
@@ -76,6 +82,18 @@ pub(crate) fn expiry(c: &Ctx) -> Option<String> {
     })
 }
 
+/// When `owner`'s renewal, still queued at the lock service at this step, is answered.
+fn queued_renewal(c: &Ctx, owner: &str) -> Option<Millis> {
+    c.t.events[..c.i].iter().rev().find_map(|s| match s.kind {
+        EventKind::LockQueued {
+            command: LockCommand::Renew,
+            served_at,
+            ..
+        } if s.actor.as_deref() == Some(owner) && served_at > c.e.at => Some(served_at),
+        _ => None,
+    })
+}
+
 /// An extend or watchdog renewal, and one that fails.
 pub(crate) fn renewal(c: &Ctx) -> Option<String> {
     let (_, e, name, _, fx) = c.parts();
@@ -117,6 +135,19 @@ pub(crate) fn renewal(c: &Ctx) -> Option<String> {
                 c.at(*expires_at)
             )
         }
+        EventKind::LockQueued {
+            command,
+            ahead,
+            served_at,
+        } => return queued(c, *command, *ahead, *served_at),
+        EventKind::ExtendFailed {
+            watchdog: true,
+            lease_ended_at: Some(ended),
+        } if c.sc.lock.herd().is_some() => format!(
+            "The lock service gets to {name}'s renewal, sent at t={}: the lease had ended at t={}, so it extends nothing (not_holder). {name}'s watchdog stops renewing; nothing tells its worker, which works on.",
+            c.at(c.sc.lock.herd()?.instant(c.sc.lease_ttl)),
+            c.at(*ended)
+        ),
         EventKind::ExtendFailed {
             watchdog,
             lease_ended_at,
@@ -133,6 +164,28 @@ pub(crate) fn renewal(c: &Ctx) -> Option<String> {
             format!("{who}: the extend script answers 0 (not_holder){when}. The job self-cancels and does not write.")
         }
         _ => return None,
+    })
+}
+
+/// A lock command waiting behind the fleet's renewals ([`crate::core::Herd`]).
+fn queued(c: &Ctx, command: LockCommand, ahead: u32, served_at: Millis) -> Option<String> {
+    let (sc, e, name, _, _) = c.parts();
+    let herd = sc.lock.herd()?;
+    let rate = thousands(u64::from(herd.per_ms));
+    Some(match command {
+        LockCommand::Renew => format!(
+            "{name}'s watchdog sends its renewal at t={}, {} before its lease ends, and so do the fleet's other {} jobs, on the same fixed schedule. The lock service answers {rate} per ms here (per second, unscaled), one after another: {name}'s, the last, is answered at t={}.",
+            c.at(e.at),
+            c.dur(herd.renew_before),
+            thousands(u64::from(ahead)),
+            c.at(served_at)
+        ),
+        command => format!(
+            "{name}'s {} reaches the lock service behind {} renewals still queued: it runs there at t={}.",
+            command.noun(),
+            thousands(u64::from(ahead)),
+            c.at(served_at)
+        ),
     })
 }
 

@@ -109,6 +109,20 @@ pub(crate) fn renewal(c: &Ctx) -> Option<String> {
         EventKind::Extended { .. } => {
             "Extend with the ownership check in the same script; GET then PEXPIRE could extend someone else's lease."
         }
+        EventKind::LockQueued { command: LockCommand::Renew, served_at, .. } => {
+            let herd = sc.lock.herd()?;
+            return Some(format!(
+                "One fixed schedule puts the whole fleet's renewals in one instant: the last waits {}, longer than the {} its lease had left.",
+                duration(sc, served_at.saturating_sub(e.at)),
+                duration(sc, herd.renew_before)
+            ));
+        }
+        EventKind::LockQueued { .. } => {
+            "Everyone's commands wait behind the herd: the lock service is slow for all."
+        }
+        EventKind::ExtendFailed { watchdog: true, .. } if sc.lock.herd().is_some() => {
+            "An extend answered after its lease had already ended is a lost lease: only the watchdog hears it, and the worker goes on."
+        }
         EventKind::ExtendFailed { lease_ended_at: Some(t), .. } => {
             return Some(format!(
                 "Self-cancelling is right, but it came after the lease had already ended at t={}: it stops the rest of the job, and cannot recall a write sent before the pause. Only the fence covers that.",
