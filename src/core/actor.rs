@@ -13,7 +13,7 @@ use super::locks::RowAnswer;
 use super::queue::{Class, Pending};
 use super::scenario::{random_token, TokenSource};
 use super::sim::Sim;
-use super::trace::{EventKind, Grant, Lane, LockCommand, NoopReason, ProviderOutcome};
+use super::trace::{EventKind, Grant, Lane, NoopReason, ProviderOutcome};
 
 /// Runs `actor`'s current step of its script.
 pub(super) fn step(sim: &mut Sim<'_>, actor: usize) {
@@ -22,20 +22,18 @@ pub(super) fn step(sim: &mut Sim<'_>, actor: usize) {
     }
     let (sc, now) = (sim.sc, sim.now());
     let next = client::step(&mut SimBackend { sim, actor }, sc, actor, now);
+    sim.arm(actor);
     sim.follow(actor, next.unwrap_or_else(|e| match e {}));
 }
 
-/// `actor`'s client gives up on a lock command it sent at `sent_at` and got no reply to.
-pub(super) fn lock_timed_out(
-    sim: &mut Sim<'_>,
-    actor: usize,
-    command: LockCommand,
-    sent_at: Millis,
-) {
+/// One of `actor`'s timers may be due: the client fires it, and says what follows.
+pub(super) fn wake(sim: &mut Sim<'_>, actor: usize) {
     let (sc, now, running) = (sim.sc, sim.now(), !sim.actors[actor].done);
-    let mut b = SimBackend { sim, actor };
-    let next = client::lock_timed_out(&mut b, sc, actor, command, sent_at, now, running);
-    sim.follow(actor, next);
+    let next = client::handle_timeout(&mut SimBackend { sim, actor }, sc, actor, now, running);
+    sim.arm(actor);
+    if let Some(next) = next {
+        sim.follow(actor, next);
+    }
 }
 
 /// Row lock: the holder's transaction ended; the lock goes to the first waiter.
@@ -187,16 +185,6 @@ impl Backend for SimBackend<'_, '_> {
         self.sim.lease_ended_at(self.actor)
     }
 
-    fn expect_timeout(&mut self, command: LockCommand, sent_at: Millis, at: Millis) {
-        let actor = self.actor;
-        let p = Pending::LockTimeout {
-            actor,
-            command,
-            sent_at,
-        };
-        self.sim.push(at, Class::Step, p);
-    }
-
     fn lock_row(&mut self, now: Millis) -> Result<RowGrant, Infallible> {
         if self.sim.actors[self.actor].session_gone {
             return Ok(RowGrant::Lost);
@@ -289,6 +277,19 @@ impl Backend for SimBackend<'_, '_> {
 }
 
 impl Sim<'_> {
+    /// Queues a wake for each timer the actor's client set since the last call, when it
+    /// fires: the client owns its timers, the queue only sleeps until them.
+    fn arm(&mut self, actor: usize) {
+        let st = &mut self.actors[actor];
+        let new = st.client.timers_set - st.timers_queued;
+        st.timers_queued = st.client.timers_set;
+        let timers = &st.client.timers;
+        let ats: Vec<Millis> = timers[timers.len() - new..].iter().map(|t| t.at).collect();
+        for at in ats {
+            self.push(at, Class::Step, Pending::Wake { actor });
+        }
+    }
+
     /// What the client's step left to do, in the queue's terms.
     fn follow(&mut self, actor: usize, next: Next) {
         let len = self.sc.actors[actor].script.len();
@@ -363,16 +364,9 @@ impl Sim<'_> {
             },
         );
         match self.sc.actors[actor].request_timeout {
+            // The client's timer gives up then; it sets it on this answer.
             Some(t) if t < delay => {
-                let at = self.after_pauses(actor, now.saturating_add(t));
-                let timeout = Pending::Timeout {
-                    actor,
-                    fence,
-                    sent_at: now,
-                    arrives_at,
-                };
-                self.push(at, Class::Step, timeout);
-                Next::AfterTimeout(at)
+                Next::AfterTimeout(self.after_pauses(actor, now.saturating_add(t)))
             }
             _ => Next::At(arrives_at),
         }

@@ -41,11 +41,75 @@ pub struct ClientState {
     /// When the client last sent a write to storage.
     pub wrote_at: Option<Millis>,
     /// When the client sent the lock command now travelling to a lock service a round trip
-    /// away ([`Scenario::lock_rtt`]); it runs there on arrival.
+    /// away ([`Scenario::lock_rtt`]), or waiting in its queue; it runs there on arrival.
     pub lock_sent: Option<Millis>,
+    /// The client's own timers, set as it sends and fired by [`handle_timeout`]: a driver
+    /// asks [`ClientState::poll_wake`] when to wake it (quinn-proto's `poll_timeout`).
+    pub timers: Vec<Timer>,
+    /// How many timers the client has set so far, fired or not (a driver that queues one
+    /// wake per timer tells the new ones by it).
+    pub timers_set: usize,
+}
+
+/// A timer the client set: at `at` it gives up waiting.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Timer {
+    pub at: Millis,
+    pub on: Waiting,
+}
+
+/// What a [`Timer`] gives up on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Waiting {
+    /// A lock command sent at `sent_at` that got no reply (or, after "no leader", no answer
+    /// but refusals).
+    LockReply {
+        command: LockCommand,
+        sent_at: Millis,
+    },
+    /// A write's reply: the request timeout gives up on it while the write, sent at
+    /// `sent_at`, is still on its way to storage (it lands at `arrives_at`).
+    WriteReply {
+        fence: Option<Fence>,
+        sent_at: Millis,
+        arrives_at: Millis,
+    },
+}
+
+impl Timer {
+    /// When what it waits for was sent.
+    pub fn sent_at(&self) -> Millis {
+        match self.on {
+            Waiting::LockReply { sent_at, .. } | Waiting::WriteReply { sent_at, .. } => sent_at,
+        }
+    }
 }
 
 impl ClientState {
+    /// When the client's next timer fires, if it has one: its driver sleeps until then (or
+    /// until its next step) and calls [`handle_timeout`].
+    pub fn poll_wake(&self) -> Option<Millis> {
+        self.timers.iter().map(|t| t.at).min()
+    }
+
+    /// Sets a timer.
+    fn arm(&mut self, at: Millis, on: Waiting) {
+        self.timers.push(Timer { at, on });
+        self.timers_set += 1;
+    }
+
+    /// Takes the first timer due at `now` (the earliest, then the first set).
+    fn due(&mut self, now: Millis) -> Option<Timer> {
+        let first = self
+            .timers
+            .iter()
+            .filter(|t| t.at <= now)
+            .map(|t| t.at)
+            .min()?;
+        let i = self.timers.iter().position(|t| t.at == first)?;
+        Some(self.timers.remove(i))
+    }
+
     /// The client stops for good: it no longer believes it holds anything.
     pub fn cancel(&mut self) {
         self.believes = false;
@@ -82,8 +146,8 @@ impl ClientState {
 pub enum Wake {
     /// At this time.
     At(Millis),
-    /// When its request timeout gave up on a write, at this time (the simulator has the
-    /// timeout queued, and it resumes the client; the replay sleeps until it).
+    /// When its request timeout gave up on a write, at this time: its timer fires then
+    /// ([`handle_timeout`]) and resumes it.
     Timeout(Millis),
     /// At this time, when its lock command reaches the lock service: a pause of the client
     /// does not hold it back.
@@ -110,8 +174,8 @@ pub enum Next {
     Goto(usize, Millis),
     /// The next step, after the client's request timeout gave up on a write at this time.
     AfterTimeout(Millis),
-    /// The same step, resumed by something else: a row lock handed over, or the timeout
-    /// of a lock command that got no reply ([`Backend::expect_timeout`]).
+    /// The same step, resumed by something else: a row lock handed over, or the client's
+    /// own timer on a lock command that got no reply ([`handle_timeout`]).
     Wait,
     /// The client stops (gave up, self-cancelled, lost its connection, or its script ended).
     Stop,
@@ -183,8 +247,9 @@ pub trait Backend {
     fn lease_ended_at(&self) -> Option<Millis> {
         None
     }
-    /// A lock command got no reply: the client's timeout gives up on it at `at`.
-    fn expect_timeout(&mut self, command: LockCommand, sent_at: Millis, at: Millis);
+    /// A lock command got no reply; the client's timer gives up on it at `at` (the replay
+    /// sends it for real, and it must get no answer before then).
+    fn unanswered(&mut self, _command: LockCommand, _sent_at: Millis, _at: Millis) {}
 
     /// Row lock: `BEGIN; SELECT … FOR UPDATE`.
     fn lock_row(&mut self, now: Millis) -> Result<RowGrant, Self::Error>;
@@ -330,7 +395,7 @@ pub fn step<B: Backend>(
                     idempotency_key: request.idempotency_key.clone(),
                 };
                 b.say(now, kind);
-                send(b, request, now)?
+                send(b, sc, me, request, now)?
             }
         },
         Step::Extend => match b.extend(now)? {
@@ -561,8 +626,48 @@ fn unanswered<B: Backend>(b: &mut B, sc: &Scenario, me: usize, command: LockComm
     };
     b.say(now, kind);
     if let Some(at) = timeout_at {
-        b.expect_timeout(command, now, at);
+        expect_reply(b, command, now, at);
     }
+}
+
+/// Sets the client's timer on a lock command that got no reply.
+fn expect_reply<B: Backend>(b: &mut B, command: LockCommand, sent_at: Millis, at: Millis) {
+    b.state().arm(at, Waiting::LockReply { command, sent_at });
+    b.unanswered(command, sent_at, at);
+}
+
+/// The client's first timer due at `now` fires: it gives up on what it waited for, and
+/// says what follows (`None`: no timer was due). `running`: the client has not stopped.
+pub fn handle_timeout<B: Backend>(
+    b: &mut B,
+    sc: &Scenario,
+    me: usize,
+    now: Millis,
+    running: bool,
+) -> Option<Next> {
+    let timer = b.state().due(now)?;
+    Some(match timer.on {
+        Waiting::LockReply { command, sent_at } => {
+            lock_timed_out(b, sc, me, command, sent_at, now, running)
+        }
+        Waiting::WriteReply {
+            fence,
+            sent_at,
+            arrives_at,
+        } => {
+            let kind = EventKind::WriteTimedOut {
+                fence,
+                sent_at,
+                arrives_at,
+            };
+            b.say(now, kind);
+            // It carries on with the step after its write (its place already moved there).
+            match running {
+                true => Next::Again(now),
+                false => Next::Wait,
+            }
+        }
+    })
 }
 
 /// A lock command to a member on the minority side: it answers "etcdserver: no leader". A
@@ -587,15 +692,15 @@ fn no_leader<B: Backend>(
     };
     b.say(now, EventKind::LockNoLeader { command, learns_at });
     if let Some(at) = learns_at {
-        b.expect_timeout(command, now, at);
+        expect_reply(b, command, now, at);
     }
 }
 
-/// The client's timeout on an unanswered lock command, sent at `sent_at`, fires at `now`: it
+/// The client's timer on an unanswered lock command, sent at `sent_at`, fires at `now`: it
 /// treats the command as failed. A renewal or extend that failed, or an is_held check
 /// without an answer, stops the job (if it is still `running`); an acquire is tried again; a
 /// release is given up on.
-pub fn lock_timed_out<B: Backend>(
+fn lock_timed_out<B: Backend>(
     b: &mut B,
     sc: &Scenario,
     me: usize,
@@ -701,14 +806,33 @@ fn write<B: Backend>(
         idempotency_key,
         publish,
     };
-    send(b, request, now)
+    send(b, sc, me, request, now)
 }
 
-fn send<B: Backend>(b: &mut B, request: WriteRequest, now: Millis) -> Result<Next, B::Error> {
+/// Sends a write; if the backend says the request timeout gives up before the reply, the
+/// client sets its timer for then.
+fn send<B: Backend>(
+    b: &mut B,
+    sc: &Scenario,
+    me: usize,
+    request: WriteRequest,
+    now: Millis,
+) -> Result<Next, B::Error> {
     let st = b.state();
     st.last_write = Some(request.clone());
     st.wrote_at = Some(now);
-    b.send(request, now)
+    let fence = request.fence;
+    let next = b.send(request, now)?;
+    if let Next::AfterTimeout(at) = next {
+        let arrives_at = now.saturating_add(sc.actors[me].network_delay);
+        let on = Waiting::WriteReply {
+            fence,
+            sent_at: now,
+            arrives_at,
+        };
+        b.state().arm(at, on);
+    }
+    Ok(next)
 }
 
 fn extend_failed<B: Backend>(b: &mut B, now: Millis, watchdog: bool) -> Next {
@@ -889,6 +1013,28 @@ fn release<B: Backend>(b: &mut B, sc: &Scenario, now: Millis) -> Result<Next, B:
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The client owns its timers: a driver asks when the next fires, and the first due
+    /// (the earliest, then the first set) is the one that fires.
+    #[test]
+    fn the_client_s_timers_say_when_it_wakes() {
+        let mut st = ClientState::default();
+        assert_eq!(st.poll_wake(), None);
+        let lock = |sent_at| Waiting::LockReply {
+            command: LockCommand::Renew,
+            sent_at,
+        };
+        st.arm(10, lock(1));
+        st.arm(5, lock(2));
+        st.arm(5, lock(3));
+        assert_eq!((st.poll_wake(), st.timers_set), (Some(5), 3));
+        assert_eq!(st.due(4), None, "nothing due before its time");
+        assert_eq!(st.due(5).map(|t| t.sent_at()), Some(2));
+        assert_eq!(st.due(7).map(|t| t.sent_at()), Some(3));
+        assert_eq!(st.poll_wake(), Some(10));
+        assert_eq!(st.due(12).map(|t| t.sent_at()), Some(1));
+        assert_eq!((st.poll_wake(), st.timers_set), (None, 3));
+    }
 
     /// The client's own state says where its script goes and when it wakes; a driver only
     /// sleeps until then.
