@@ -569,6 +569,15 @@ pub fn act(mut c: Client) -> Result<(), String> {
                     let v = c.lock.value(&sc.resource)?;
                     c.said(t, format!("woke after its pause; the lock key holds {v:?}"));
                 }
+                if let Some(sent) = c.state.lock_sent.filter(|_| sc.lock.herd().is_some()) {
+                    // Evidence of the stand-in for the fleet: the command went out only now.
+                    let why =
+                        "the lock service's queue behind the fleet's renewals (no fleet runs here)";
+                    c.said(
+                        t,
+                        format!("its lock command, due at t={sent}, held back until now: {why}"),
+                    );
+                }
                 scheduled_at = t;
                 match client::step(c, sc, idx, t)? {
                     Next::Wait if sc.lock.queue() => queue_turn(c, t, &mut scheduled_at)?,
