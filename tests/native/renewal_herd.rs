@@ -73,7 +73,7 @@ fn the_last_renewal_of_the_herd_is_answered_after_its_lease_ran_out() {
                 k,
                 EventKind::LockQueued {
                     command: LockCommand::Acquire,
-                    ahead: 5_999,
+                    ahead: 6_000,
                     served_at: 32
                 }
             )
@@ -105,7 +105,8 @@ fn the_fleet_queue_drains_at_the_service_rate() {
     assert_eq!(herd.served_at(30, 31), 32);
     assert_eq!(herd.served_at(30, 32), 32);
     assert_eq!(herd.ahead(30, 27), 9_999);
-    assert_eq!(herd.ahead(30, 31), 1_999);
+    assert_eq!(herd.ahead(30, 29), 6_000, "A's renewal among them");
+    assert_eq!(herd.ahead(30, 31), 2_000);
     // At a third of the TTL the same queue drains long before the leases end.
     let early = Herd {
         renew_before: 20,

@@ -94,12 +94,16 @@ impl Herd {
         }
     }
 
-    /// The fleet's renewals still waiting at the service at `t` (a command sent at the
-    /// instant itself waits behind all the others).
+    /// The commands waiting at the service ahead of one that reaches it at `t`: the
+    /// instant's renewals not yet answered (one sent at the instant itself is the last of
+    /// them, so it waits behind all the others).
     pub fn ahead(&self, ttl: Millis, t: Millis) -> u32 {
         let answered = t.saturating_sub(self.instant(ttl)) * Millis::from(self.per_ms);
-        let others = Millis::from(self.holders.saturating_sub(1));
-        others.saturating_sub(answered) as u32
+        let queued = Millis::from(self.holders).saturating_sub(answered) as u32;
+        match t == self.instant(ttl) {
+            true => queued.saturating_sub(1),
+            false => queued,
+        }
     }
 }
 
