@@ -62,6 +62,8 @@ pub struct ServiceOptions {
 /// the service at once, and a command that reaches it while that instant's backlog drains
 /// waits behind it (the run's own are the instant's last). Only the first instant is a herd:
 /// answered one after another, the renewals that got through come due spread out after it.
+/// A fleet job's watchdog only stops renewing when its extend is refused: nothing tells its
+/// worker (Redisson's renewal task; an etcd `Session.Done()` the worker does not check).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Herd {
     /// Jobs in the fleet, the run's own included.
