@@ -22,7 +22,6 @@ pub(super) fn step(sim: &mut Sim<'_>, actor: usize) {
     }
     let (sc, now) = (sim.sc, sim.now());
     let next = client::step(&mut SimBackend { sim, actor }, sc, actor, now);
-    sim.arm(actor);
     sim.follow(actor, next.unwrap_or_else(|e| match e {}));
 }
 
@@ -30,7 +29,6 @@ pub(super) fn step(sim: &mut Sim<'_>, actor: usize) {
 pub(super) fn wake(sim: &mut Sim<'_>, actor: usize) {
     let (sc, now, running) = (sim.sc, sim.now(), !sim.actors[actor].done);
     let next = client::handle_timeout(&mut SimBackend { sim, actor }, sc, actor, now, running);
-    sim.arm(actor);
     if let Some(next) = next {
         sim.follow(actor, next);
     }
@@ -185,6 +183,11 @@ impl Backend for SimBackend<'_, '_> {
         self.sim.lease_ended_at(self.actor)
     }
 
+    fn timer_set(&mut self, at: Millis) {
+        let actor = self.actor;
+        self.sim.push(at, Class::Step, Pending::Wake { actor });
+    }
+
     fn lock_row(&mut self, now: Millis) -> Result<RowGrant, Infallible> {
         if self.sim.actors[self.actor].session_gone {
             return Ok(RowGrant::Lost);
@@ -277,19 +280,6 @@ impl Backend for SimBackend<'_, '_> {
 }
 
 impl Sim<'_> {
-    /// Queues a wake for each timer the actor's client set since the last call, when it
-    /// fires: the client owns its timers, the queue only sleeps until them.
-    fn arm(&mut self, actor: usize) {
-        let st = &mut self.actors[actor];
-        let new = st.client.timers_set - st.timers_queued;
-        st.timers_queued = st.client.timers_set;
-        let timers = &st.client.timers;
-        let ats: Vec<Millis> = timers[timers.len() - new..].iter().map(|t| t.at).collect();
-        for at in ats {
-            self.push(at, Class::Step, Pending::Wake { actor });
-        }
-    }
-
     /// What the client's step left to do, in the queue's terms.
     fn follow(&mut self, actor: usize, next: Next) {
         let len = self.sc.actors[actor].script.len();

@@ -20,8 +20,8 @@ use super::trace::{EventKind, LockCommand, NoopReason, ProviderOutcome, SkipReas
 
 mod timer;
 
-use timer::unanswered;
 pub use timer::{handle_timeout, Timer, Waiting};
+use timer::{set_timer, unanswered};
 
 /// Where one client is in its script and what it believes.
 #[derive(Debug, Clone, Default)]
@@ -51,9 +51,6 @@ pub struct ClientState {
     /// The client's own timers, set as it sends and fired by [`handle_timeout`]: a driver
     /// asks [`ClientState::poll_wake`] when to wake it (quinn-proto's `poll_timeout`).
     pub timers: Vec<Timer>,
-    /// How many timers the client has set so far, fired or not (a driver that queues one
-    /// wake per timer tells the new ones by it).
-    pub timers_set: usize,
 }
 
 impl ClientState {
@@ -197,6 +194,8 @@ pub trait Backend {
     /// A lock command got no reply; the client's timer gives up on it at `at` (the replay
     /// sends it for real, and it must get no answer before then).
     fn unanswered(&mut self, _command: LockCommand, _sent_at: Millis, _at: Millis) {}
+    /// The client set a timer that fires at `at` (the engine queues a wake for it).
+    fn timer_set(&mut self, _at: Millis) {}
 
     /// Row lock: `BEGIN; SELECT … FOR UPDATE`.
     fn lock_row(&mut self, now: Millis) -> Result<RowGrant, Self::Error>;
@@ -635,7 +634,7 @@ fn send<B: Backend>(
             sent_at: now,
             arrives_at,
         };
-        b.state().arm(at, on);
+        set_timer(b, at, on);
     }
     Ok(next)
 }

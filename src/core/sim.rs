@@ -22,8 +22,6 @@ pub(super) struct ActorState {
     pub(super) paused: bool,
     /// Row lock: the server terminated this actor's session; every statement it sends fails.
     pub(super) session_gone: bool,
-    /// How many of its client's timers have a wake queued.
-    pub(super) timers_queued: usize,
 }
 
 pub(super) struct Sim<'a> {

@@ -1,8 +1,7 @@
 //! `renewal-herd`: ten thousand holders renewing on one schedule hit the lock service in the
 //! same millisecond; jitter spreads the same renewals out. One of them is on the timeline.
 
-use fencing_lab::core::deck::{self, herd_horizon, HERD_HOLDERS};
-use fencing_lab::core::story::thousands;
+use fencing_lab::core::deck::{self, herd_horizon, thousands, HERD_HOLDERS};
 use fencing_lab::core::{
     renewal_herd, run, Awareness, EventKind, FencingPolicy, Herd, LockCommand, Scenario, Trace,
 };

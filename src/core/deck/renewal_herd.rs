@@ -3,7 +3,6 @@
 
 use super::super::herd::{renewal_herd, HerdReport};
 use super::super::scenario::Herd;
-use super::super::story::thousands;
 use super::*;
 
 /// How many holders the entry's herd has: the seed's 10k jobs extending on one schedule.
@@ -74,6 +73,19 @@ pub(super) const ENTRY: DeckEntry = DeckEntry {
         },
     ],
 };
+
+/// A count with thousands separated: "9,999".
+pub fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, d) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(d);
+    }
+    out
+}
 
 impl Scenario {
     /// One job of the fleet ([`FLEET`]): A holds the lock for a 35 ms job while its watchdog

@@ -97,19 +97,6 @@ fn token_source_short(sc: &Scenario) -> &'static str {
     }
 }
 
-/// A count with thousands separated: "9,999".
-pub fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, d) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(d);
-    }
-    out
-}
-
 /// "nodes 1, 2 and 3" (nodes are numbered from 1 on the page).
 fn node_list(nodes: &[usize]) -> String {
     let names: Vec<String> = nodes.iter().map(|n| (n + 1).to_string()).collect();

@@ -29,13 +29,7 @@ pub(crate) fn expiry(c: &Ctx) -> Option<String> {
                     c.at(sent)
                 ),
                 (Awareness::Paused, _) => format!(" {owner} is paused and cannot know."),
-                (Awareness::Unaware, None) => match queued_renewal(c, owner) {
-                    Some(t) => format!(
-                        " {owner} has not noticed: its renewal is still in the lock service's queue, to be answered at t={}.",
-                        c.at(t)
-                    ),
-                    None => format!(" {owner} has not noticed."),
-                },
+                (Awareness::Unaware, None) => format!(" {owner} has not noticed."),
                 (Awareness::Knows, _) => String::new(),
             };
             let tk = lease_token(sc, *fence);
@@ -79,18 +73,6 @@ pub(crate) fn expiry(c: &Ctx) -> Option<String> {
             }
         }
         _ => return None,
-    })
-}
-
-/// When `owner`'s renewal, still queued at the lock service at this step, is answered.
-fn queued_renewal(c: &Ctx, owner: &str) -> Option<Millis> {
-    c.t.events[..c.i].iter().rev().find_map(|s| match s.kind {
-        EventKind::LockQueued {
-            command: LockCommand::Renew,
-            served_at,
-            ..
-        } if s.actor.as_deref() == Some(owner) && served_at > c.e.at => Some(served_at),
-        _ => None,
     })
 }
 
@@ -144,8 +126,7 @@ pub(crate) fn renewal(c: &Ctx) -> Option<String> {
             watchdog: true,
             lease_ended_at: Some(ended),
         } if c.sc.lock.herd().is_some() => format!(
-            "The lock service gets to {name}'s renewal, sent at t={}: the lease had ended at t={}, so it extends nothing (not_holder). {name}'s watchdog stops renewing; nothing tells its worker, which works on.",
-            c.at(c.sc.lock.herd()?.instant(c.sc.lease_ttl)),
+            "{name}'s renewal is answered now, after its lease ended at t={}: not_holder. Its watchdog stops; nothing tells its worker.",
             c.at(*ended)
         ),
         EventKind::ExtendFailed {
@@ -169,24 +150,21 @@ pub(crate) fn renewal(c: &Ctx) -> Option<String> {
 
 /// A lock command waiting behind the fleet's renewals ([`crate::core::Herd`]).
 fn queued(c: &Ctx, command: LockCommand, ahead: u32, served_at: Millis) -> Option<String> {
-    let (sc, e, name, _, _) = c.parts();
+    let (sc, _, name, _, _) = c.parts();
     let herd = sc.lock.herd()?;
-    let rate = thousands(u64::from(herd.per_ms));
-    Some(match command {
+    let fleet = match command {
         LockCommand::Renew => format!(
-            "{name}'s watchdog sends its renewal at t={}, {} before its lease ends, and so do the fleet's other {} jobs, on the same fixed schedule. The lock service answers {rate} per ms here (per second, unscaled), one after another: {name}'s, the last, is answered at t={}.",
-            c.at(e.at),
-            c.dur(herd.renew_before),
-            thousands(u64::from(ahead)),
-            c.at(served_at)
+            ", sent with the fleet's {} before their leases end,",
+            c.dur(herd.renew_before)
         ),
-        command => format!(
-            "{name}'s {} reaches the lock service behind {} renewals still queued: it runs there at t={}.",
-            command.noun(),
-            thousands(u64::from(ahead)),
-            c.at(served_at)
-        ),
-    })
+        _ => String::new(),
+    };
+    Some(format!(
+        "{name}'s {}{fleet} waits behind {ahead} renewals; the lock service answers {} per ms, one after another: {name}'s at t={}.",
+        command.noun(),
+        herd.per_ms,
+        c.at(served_at)
+    ))
 }
 
 /// A release, one that finds nothing of its own, a GET, and a DEL of another's lease.

@@ -112,16 +112,16 @@ pub(crate) fn renewal(c: &Ctx) -> Option<String> {
         EventKind::LockQueued { command: LockCommand::Renew, served_at, .. } => {
             let herd = sc.lock.herd()?;
             return Some(format!(
-                "One fixed schedule puts the whole fleet's renewals in one instant: the last waits {}, longer than the {} its lease had left.",
+                "One schedule, one instant: the last renewal waits {}, but its lease had {} left.",
                 duration(sc, served_at.saturating_sub(e.at)),
                 duration(sc, herd.renew_before)
             ));
         }
         EventKind::LockQueued { .. } => {
-            "Everyone's commands wait behind the herd: the lock service is slow for all."
+            "The herd delays every command, not only renewals."
         }
         EventKind::ExtendFailed { watchdog: true, .. } if sc.lock.herd().is_some() => {
-            "An extend answered after its lease had already ended is a lost lease: only the watchdog hears it, and the worker goes on."
+            "An extend answered after the lease had already ended is a lost lease, and the worker is not told."
         }
         EventKind::ExtendFailed { lease_ended_at: Some(t), .. } => {
             return Some(format!(
