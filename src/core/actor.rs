@@ -13,7 +13,7 @@ use super::locks::RowAnswer;
 use super::queue::{Class, Pending};
 use super::scenario::{random_token, TokenSource};
 use super::sim::Sim;
-use super::trace::{EventKind, Grant, Lane, LockCommand, NoopReason, ProviderOutcome};
+use super::trace::{EventKind, Grant, Lane, NoopReason, ProviderOutcome};
 
 /// Runs `actor`'s current step of its script.
 pub(super) fn step(sim: &mut Sim<'_>, actor: usize) {
@@ -25,17 +25,13 @@ pub(super) fn step(sim: &mut Sim<'_>, actor: usize) {
     sim.follow(actor, next.unwrap_or_else(|e| match e {}));
 }
 
-/// `actor`'s client gives up on a lock command it sent at `sent_at` and got no reply to.
-pub(super) fn lock_timed_out(
-    sim: &mut Sim<'_>,
-    actor: usize,
-    command: LockCommand,
-    sent_at: Millis,
-) {
+/// One of `actor`'s timers may be due: the client fires it, and says what follows.
+pub(super) fn wake(sim: &mut Sim<'_>, actor: usize) {
     let (sc, now, running) = (sim.sc, sim.now(), !sim.actors[actor].done);
-    let mut b = SimBackend { sim, actor };
-    let next = client::lock_timed_out(&mut b, sc, actor, command, sent_at, now, running);
-    sim.follow(actor, next);
+    let next = client::handle_timeout(&mut SimBackend { sim, actor }, sc, actor, now, running);
+    if let Some(next) = next {
+        sim.follow(actor, next);
+    }
 }
 
 /// Row lock: the holder's transaction ended; the lock goes to the first waiter.
@@ -187,14 +183,9 @@ impl Backend for SimBackend<'_, '_> {
         self.sim.lease_ended_at(self.actor)
     }
 
-    fn expect_timeout(&mut self, command: LockCommand, sent_at: Millis, at: Millis) {
+    fn timer_set(&mut self, at: Millis) {
         let actor = self.actor;
-        let p = Pending::LockTimeout {
-            actor,
-            command,
-            sent_at,
-        };
-        self.sim.push(at, Class::Step, p);
+        self.sim.push(at, Class::Step, Pending::Wake { actor });
     }
 
     fn lock_row(&mut self, now: Millis) -> Result<RowGrant, Infallible> {
@@ -363,16 +354,9 @@ impl Sim<'_> {
             },
         );
         match self.sc.actors[actor].request_timeout {
+            // The client's timer gives up then; it sets it on this answer.
             Some(t) if t < delay => {
-                let at = self.after_pauses(actor, now.saturating_add(t));
-                let timeout = Pending::Timeout {
-                    actor,
-                    fence,
-                    sent_at: now,
-                    arrives_at,
-                };
-                self.push(at, Class::Step, timeout);
-                Next::AfterTimeout(at)
+                Next::AfterTimeout(self.after_pauses(actor, now.saturating_add(t)))
             }
             _ => Next::At(arrives_at),
         }

@@ -18,6 +18,11 @@ use super::scenario::{
 };
 use super::trace::{EventKind, LockCommand, NoopReason, ProviderOutcome, SkipReason};
 
+mod timer;
+
+pub use timer::{handle_timeout, Timer, Waiting};
+use timer::{set_timer, unanswered};
+
 /// Where one client is in its script and what it believes.
 #[derive(Debug, Clone, Default)]
 pub struct ClientState {
@@ -41,8 +46,11 @@ pub struct ClientState {
     /// When the client last sent a write to storage.
     pub wrote_at: Option<Millis>,
     /// When the client sent the lock command now travelling to a lock service a round trip
-    /// away ([`Scenario::lock_rtt`]); it runs there on arrival.
+    /// away ([`Scenario::lock_rtt`]), or waiting in its queue; it runs there on arrival.
     pub lock_sent: Option<Millis>,
+    /// The client's own timers, set as it sends and fired by [`handle_timeout`]: a driver
+    /// asks [`ClientState::poll_wake`] when to wake it (quinn-proto's `poll_timeout`).
+    pub timers: Vec<Timer>,
 }
 
 impl ClientState {
@@ -82,8 +90,8 @@ impl ClientState {
 pub enum Wake {
     /// At this time.
     At(Millis),
-    /// When its request timeout gave up on a write, at this time (the simulator has the
-    /// timeout queued, and it resumes the client; the replay sleeps until it).
+    /// When its request timeout gave up on a write, at this time: its timer fires then
+    /// ([`handle_timeout`]) and resumes it.
     Timeout(Millis),
     /// At this time, when its lock command reaches the lock service: a pause of the client
     /// does not hold it back.
@@ -110,8 +118,8 @@ pub enum Next {
     Goto(usize, Millis),
     /// The next step, after the client's request timeout gave up on a write at this time.
     AfterTimeout(Millis),
-    /// The same step, resumed by something else: a row lock handed over, or the timeout
-    /// of a lock command that got no reply ([`Backend::expect_timeout`]).
+    /// The same step, resumed by something else: a row lock handed over, or the client's
+    /// own timer on a lock command that got no reply ([`handle_timeout`]).
     Wait,
     /// The client stops (gave up, self-cancelled, lost its connection, or its script ended).
     Stop,
@@ -183,8 +191,11 @@ pub trait Backend {
     fn lease_ended_at(&self) -> Option<Millis> {
         None
     }
-    /// A lock command got no reply: the client's timeout gives up on it at `at`.
-    fn expect_timeout(&mut self, command: LockCommand, sent_at: Millis, at: Millis);
+    /// A lock command got no reply; the client's timer gives up on it at `at` (the replay
+    /// sends it for real, and it must get no answer before then).
+    fn unanswered(&mut self, _command: LockCommand, _sent_at: Millis, _at: Millis) {}
+    /// The client set a timer that fires at `at` (the engine queues a wake for it).
+    fn timer_set(&mut self, _at: Millis) {}
 
     /// Row lock: `BEGIN; SELECT … FOR UPDATE`.
     fn lock_row(&mut self, now: Millis) -> Result<RowGrant, Self::Error>;
@@ -241,6 +252,9 @@ pub fn step<B: Backend>(
             unanswered(b, sc, me, command, now);
             return Ok(Next::Wait);
         }
+    }
+    if let Some(next) = behind_herd(b, sc, &step, now) {
+        return Ok(next);
     }
     let command = LockCommand::sent_by(&step).is_some();
     if command && sc.lock_rtt > 0 && b.state().lock_sent.is_none() {
@@ -327,7 +341,7 @@ pub fn step<B: Backend>(
                     idempotency_key: request.idempotency_key.clone(),
                 };
                 b.say(now, kind);
-                send(b, request, now)?
+                send(b, sc, me, request, now)?
             }
         },
         Step::Extend => match b.extend(now)? {
@@ -382,6 +396,38 @@ pub fn step<B: Backend>(
         return Ok(next);
     }
     Ok(after_reply(next, sc.lock_rtt - request_half(sc.lock_rtt)))
+}
+
+/// A lock command that reaches a lock service still answering its fleet's renewals
+/// ([`super::scenario::Herd`]) waits behind them: the client says so, and the command runs
+/// there when the service gets to it. `None`: no herd, no command, or no backlog.
+fn behind_herd<B: Backend>(b: &mut B, sc: &Scenario, step: &Step, now: Millis) -> Option<Next> {
+    let herd = sc.lock.herd()?;
+    let st = b.state();
+    if st.lock_sent.is_some() {
+        return None; // it is being served now
+    }
+    let command = match step {
+        // The watchdog's renewal, while the work goes on beside it.
+        Step::WorkRenewing { .. } => {
+            let renewing = st.renew_due.is_some_and(|d| d <= now);
+            (renewing && st.work_until.is_some_and(|u| u > now)).then_some(LockCommand::Renew)?
+        }
+        step => LockCommand::sent_by(step)?,
+    };
+    let served_at = herd.served_at(sc.lease_ttl, now);
+    if served_at <= now {
+        return None;
+    }
+    st.lock_sent = Some(now);
+    let ahead = herd.ahead(sc.lease_ttl, now);
+    let kind = EventKind::LockQueued {
+        command,
+        ahead,
+        served_at,
+    };
+    b.say(now, kind);
+    Some(Next::Arrives(served_at))
 }
 
 /// How long a lock command takes to reach a lock service `rtt` away: half the round trip
@@ -510,108 +556,6 @@ fn connection_lost<B: Backend>(b: &mut B, now: Millis) -> Next {
     Next::Stop
 }
 
-/// A lock command sent during a partition: dropped, so no reply comes. The client's
-/// timeout (if it has one) gives up on it later.
-fn unanswered<B: Backend>(b: &mut B, sc: &Scenario, me: usize, command: LockCommand, now: Millis) {
-    let actor = &sc.actors[me];
-    let timeout_at = actor
-        .lock_timeout
-        .map(|t| after_pauses(actor, now.saturating_add(t)));
-    if sc.minority() {
-        return no_leader(b, sc, me, command, now, timeout_at);
-    }
-    let kind = EventKind::LockUnanswered {
-        command,
-        timeout_at,
-    };
-    b.say(now, kind);
-    if let Some(at) = timeout_at {
-        b.expect_timeout(command, now, at);
-    }
-}
-
-/// A lock command to a member on the minority side: it answers "etcdserver: no leader". A
-/// keep-alive is retried until the lease deadline the client last heard (its last answered
-/// renewal plus the TTL), when clientv3 closes the keep-alive and `Session.Done()` fires; any
-/// other command is given up on at the client's own timeout, as before.
-fn no_leader<B: Backend>(
-    b: &mut B,
-    sc: &Scenario,
-    me: usize,
-    command: LockCommand,
-    now: Millis,
-    timeout_at: Option<Millis>,
-) {
-    let learns_at = match command {
-        LockCommand::Renew | LockCommand::Extend => {
-            let from = b.state().lease_from.unwrap_or(now);
-            let deadline = from.saturating_add(sc.lease_ttl).max(now);
-            Some(after_pauses(&sc.actors[me], deadline))
-        }
-        _ => timeout_at,
-    };
-    b.say(now, EventKind::LockNoLeader { command, learns_at });
-    if let Some(at) = learns_at {
-        b.expect_timeout(command, now, at);
-    }
-}
-
-/// The client's timeout on an unanswered lock command, sent at `sent_at`, fires at `now`: it
-/// treats the command as failed. A renewal or extend that failed, or an is_held check
-/// without an answer, stops the job (if it is still `running`); an acquire is tried again; a
-/// release is given up on.
-pub fn lock_timed_out<B: Backend>(
-    b: &mut B,
-    sc: &Scenario,
-    me: usize,
-    command: LockCommand,
-    sent_at: Millis,
-    now: Millis,
-    running: bool,
-) -> Next {
-    let lease_ended_at = b.lease_ended_at();
-    let st = b.state();
-    let wrote_at = st.wrote_at;
-    let cancelled = match command {
-        LockCommand::Renew | LockCommand::Extend | LockCommand::CheckHeld => running,
-        LockCommand::Acquire | LockCommand::Release => false,
-    };
-    if command == LockCommand::Renew {
-        st.renew_sent = None;
-    }
-    if cancelled {
-        st.cancel();
-    }
-    if command == LockCommand::Release {
-        st.believes = false;
-    }
-    let kind = EventKind::LockTimedOut {
-        command,
-        sent_at,
-        cancelled,
-        wrote_at,
-        lease_ended_at,
-    };
-    b.say(now, kind);
-    if !running {
-        return Next::Wait;
-    }
-    match command {
-        LockCommand::Acquire => {
-            let retry = match sc.actors[me].script.get(b.state().pc) {
-                Some(Step::Acquire { retry_every }) => *retry_every,
-                _ => 0,
-            };
-            Next::Again(now.saturating_add(retry))
-        }
-        LockCommand::Release => {
-            b.state().del_pending = false;
-            Next::At(now)
-        }
-        LockCommand::Renew | LockCommand::Extend | LockCommand::CheckHeld => Next::Stop,
-    }
-}
-
 /// A job-status read: a job not done goes on; a done one skips to the client's release (or
 /// stops if it has none).
 fn check_done<B: Backend>(
@@ -666,14 +610,33 @@ fn write<B: Backend>(
         idempotency_key,
         publish,
     };
-    send(b, request, now)
+    send(b, sc, me, request, now)
 }
 
-fn send<B: Backend>(b: &mut B, request: WriteRequest, now: Millis) -> Result<Next, B::Error> {
+/// Sends a write; if the backend says the request timeout gives up before the reply, the
+/// client sets its timer for then.
+fn send<B: Backend>(
+    b: &mut B,
+    sc: &Scenario,
+    me: usize,
+    request: WriteRequest,
+    now: Millis,
+) -> Result<Next, B::Error> {
     let st = b.state();
     st.last_write = Some(request.clone());
     st.wrote_at = Some(now);
-    b.send(request, now)
+    let fence = request.fence;
+    let next = b.send(request, now)?;
+    if let Next::AfterTimeout(at) = next {
+        let arrives_at = now.saturating_add(sc.actors[me].network_delay);
+        let on = Waiting::WriteReply {
+            fence,
+            sent_at: now,
+            arrives_at,
+        };
+        set_timer(b, at, on);
+    }
+    Ok(next)
 }
 
 fn extend_failed<B: Backend>(b: &mut B, now: Millis, watchdog: bool) -> Next {
@@ -690,8 +653,17 @@ fn extend_failed<B: Backend>(b: &mut B, now: Millis, watchdog: bool) -> Next {
 /// `Step::WorkRenewing`: the watchdog's next renewal, or the end of the work if that comes
 /// first.
 fn schedule_renewal<B: Backend>(b: &mut B, sc: &Scenario, now: Millis, until: Millis) -> Next {
-    let every = b.with_rng(|rng| renewal_interval(sc.lease_ttl, Some(rng)));
-    let due = now.saturating_add(every);
+    let due = match sc.lock.herd() {
+        // The fleet's fixed schedule: `renew_before` before the lease ends, no jitter.
+        Some(herd) => {
+            let from = b.state().lease_from.unwrap_or(now);
+            from.saturating_add(herd.instant(sc.lease_ttl)).max(now)
+        }
+        None => {
+            let every = b.with_rng(|rng| renewal_interval(sc.lease_ttl, Some(rng)));
+            now.saturating_add(every)
+        }
+    };
     let st = b.state();
     if due < until && st.renew_sent.is_none() {
         st.renew_due = Some(due);
@@ -747,9 +719,9 @@ fn work_renewing<B: Backend>(
     }
     Ok(match b.extend(now)? {
         Some(expires_at) => {
+            b.state().lease_from = Some(now);
             let next = schedule_renewal(b, sc, now, until);
             let st = b.state();
-            st.lease_from = Some(now);
             let kind = EventKind::Extended {
                 fence: st.fence.unwrap_or(Fence(0)),
                 expires_at,
@@ -757,6 +729,18 @@ fn work_renewing<B: Backend>(
             };
             b.say(now, kind);
             next
+        }
+        None if sc.lock.herd().is_some() => {
+            // The fleet's watchdog runs beside the worker and only stops renewing: nothing
+            // tells the worker, which works on and writes under the lost lease.
+            let lease_ended_at = b.lease_ended_at();
+            b.state().renew_due = None;
+            let kind = EventKind::ExtendFailed {
+                watchdog: true,
+                lease_ended_at,
+            };
+            b.say(now, kind);
+            Next::Again(until)
         }
         None => {
             b.note(|| {

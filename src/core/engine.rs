@@ -109,29 +109,8 @@ impl Sim<'_> {
                 sent_at,
                 grant,
             } => actor::deliver(self, actor, request, sent_at, grant),
-            Pending::Timeout {
-                actor,
-                fence,
-                sent_at,
-                arrives_at,
-            } => {
-                let kind = EventKind::WriteTimedOut {
-                    fence,
-                    sent_at,
-                    arrives_at,
-                };
-                self.say(actor, kind);
-                if !self.actors[actor].done {
-                    let now = self.now();
-                    self.schedule_step(actor, now);
-                }
-            }
             Pending::Step { actor } => actor::step(self, actor),
-            Pending::LockTimeout {
-                actor,
-                command,
-                sent_at,
-            } => actor::lock_timed_out(self, actor, command, sent_at),
+            Pending::Wake { actor } => actor::wake(self, actor),
         }
     }
 

@@ -39,7 +39,7 @@ pub use ledger::{
 };
 pub use record::{observations_of, recorded, Observation, Refusal, Seen};
 pub use scenario::{
-    client_elapsed, random_token, Actor, ClockJump, LockKind, Partition, Pause, PauseCause,
+    client_elapsed, random_token, Actor, ClockJump, Herd, LockKind, Partition, Pause, PauseCause,
     RedisTokens, RedlockSetup, ReleaseMode, RowLock, Scenario, ScenarioError, ScenarioWire,
     ServiceOptions, Step, TokenSource, CLIENTS, COUNTER_GAP, GET_DEL_GAP,
     IDLE_IN_TRANSACTION_TIMEOUT, MAX_ACTORS, MAX_CLIENT_DRIFT, MAX_LABEL, MAX_NODES, MAX_STEPS,

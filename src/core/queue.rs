@@ -6,7 +6,6 @@ use super::clock::Millis;
 use super::fault::Fault;
 use super::lease::Fence;
 use super::ledger::{SortedMap, WriteRequest};
-use super::trace::LockCommand;
 
 /// Order of simultaneous events: the world changes (clock step, expiry, failover) before
 /// anyone acts at that instant. A clock step comes first because it can expire a lease on
@@ -45,21 +44,15 @@ pub(super) enum Pending {
         /// The sender's own grant (its index among the run's grants) when the write left it.
         grant: Option<usize>,
     },
-    /// The client's request timeout fires; the actor then carries on with its script.
-    Timeout {
-        actor: usize,
-        fence: Option<Fence>,
-        sent_at: Millis,
-        arrives_at: Millis,
-    },
     Step {
         actor: usize,
     },
-    /// The client's timeout on a lock command that got no reply (a partition dropped it).
-    LockTimeout {
+    /// One of the client's own timers may be due ([`ClientState::poll_wake`]); one is
+    /// queued for each timer it sets.
+    ///
+    /// [`ClientState::poll_wake`]: super::client::ClientState::poll_wake
+    Wake {
         actor: usize,
-        command: LockCommand,
-        sent_at: Millis,
     },
 }
 

@@ -12,7 +12,7 @@ use super::ledger::{FencingPolicy, StorageCheck};
 mod faults;
 mod lock;
 mod wire;
-pub use lock::{LockKind, RedisTokens, ServiceOptions};
+pub use lock::{Herd, LockKind, RedisTokens, ServiceOptions};
 pub use wire::ScenarioWire;
 
 /// Upper bounds that keep an edited or imported scenario small enough to simulate instantly.

@@ -345,6 +345,16 @@ pub enum EventKind {
         command: LockCommand,
         timeout_at: Option<Millis>,
     },
+    /// The lock service is still answering the fleet's renewals sent at one instant
+    /// ([`Herd`]): the client's command waits behind `ahead` of them, and runs there and is
+    /// answered at `served_at`.
+    ///
+    /// [`Herd`]: super::scenario::Herd
+    LockQueued {
+        command: LockCommand,
+        ahead: u32,
+        served_at: Millis,
+    },
     /// The client's lock-service member is on a minority side: it cannot reach a leader, so it
     /// refuses the command with "etcdserver: no leader" (a live member answers; only a stopped
     /// or unreachable one answers nothing). The client keeps retrying a keep-alive (renew,
@@ -421,6 +431,7 @@ impl TraceEvent {
             EventKind::WriteTimedOut { .. } | EventKind::LockTimedOut { .. } => "timeout",
             EventKind::LockUnanswered { .. } => "no_reply",
             EventKind::LockNoLeader { .. } => "no_leader",
+            EventKind::LockQueued { .. } => "queued",
             EventKind::BarrierSet { result: Err(e), .. } => e.code(),
             EventKind::DeletedOthersLease { .. } => "deleted_other_lease",
             EventKind::SideEffect { .. } => "unfenced",

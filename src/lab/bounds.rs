@@ -311,6 +311,7 @@ mod tests {
                     sc.lock = LockKind::Service(ServiceOptions {
                         lock_delay: v,
                         queue: false,
+                        herd: None,
                     })
                 }
                 Setting::LockRtt => sc.lock_rtt = v,

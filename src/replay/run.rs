@@ -183,9 +183,6 @@ pub struct Client<'s, 'e> {
     state: ClientState,
     /// Delayed writes in flight, each on a thread of its own.
     packets: Vec<Packet<'s>>,
-    /// A lock command with no reply: (the command, when it was sent, when the client's
-    /// timeout gives up on it).
-    timer: Option<(LockCommand, Millis, Millis)>,
 }
 
 type Packet<'s> = thread::ScopedJoinHandle<'s, Result<(), String>>;
@@ -261,14 +258,16 @@ impl<'s> Client<'s, '_> {
             arrives_at,
         };
         self.saw(now, sent);
-        let timeout = actor.request_timeout.filter(|t| *t < delay);
+        // The client's timer gives up then (it sets it on this answer).
+        let timeout =
+            (actor.request_timeout.filter(|t| *t < delay)).map(|t| after_pauses(actor, now + t));
         if arrives > self.sc.horizon {
             // Never delivered within the horizon.
-            return Ok(timeout.map_or(Next::Stop, |t| Next::AfterTimeout(now + t)));
+            return Ok(timeout.map_or(Next::Stop, Next::AfterTimeout));
         }
         let packet = self.packet(w, now, arrives);
-        let Some(t) = timeout else {
-            if self.timer.is_some_and(|(_, _, at)| at < arrives) {
+        let Some(at) = timeout else {
+            if self.state.poll_wake().is_some_and(|at| at < arrives) {
                 // A lock timer (a keep-alive's lease deadline) fires before the write
                 // lands: the client's own thread must be free for it, as clientv3's is.
                 self.packets.push(packet);
@@ -278,14 +277,7 @@ impl<'s> Client<'s, '_> {
             return Ok(Next::At(arrives));
         };
         self.packets.push(packet);
-        let sent_at = now;
-        let timed_out = EventKind::WriteTimedOut {
-            fence,
-            sent_at,
-            arrives_at,
-        };
-        self.saw(now + t, timed_out);
-        Ok(Next::AfterTimeout(now + t))
+        Ok(Next::AfterTimeout(at))
     }
 
     /// A delayed write in flight, on a thread (and a session) of its own, landing at `arrives`.
@@ -427,9 +419,8 @@ impl Backend for Client<'_, '_> {
     }
 
     /// Where the world cut the client's server off, the command is sent to it for real, and
-    /// must get no answer before the client's timeout.
-    fn expect_timeout(&mut self, command: LockCommand, sent_at: Millis, at: Millis) {
-        self.timer = Some((command, sent_at, at));
+    /// must get no answer before the client's timer.
+    fn unanswered(&mut self, command: LockCommand, sent_at: Millis, at: Millis) {
         let wait = Duration::from_secs_f64((at - sent_at) as f64 * self.env.scale / 1000.0);
         let Some(send) = self.lock.unanswered(command, wait) else {
             return;
@@ -562,8 +553,8 @@ pub fn act(mut c: Client) -> Result<(), String> {
         };
         let paused = woke != t;
         t = woke;
-        let next = match c.timer.map(|(_, _, at)| at) {
-            // A lock command's timeout (the watchdog's dropped renewal) fires first.
+        let next = match c.state.poll_wake() {
+            // The client's timer (a dropped renewal, a write's reply) fires first.
             Some(at) if at <= t => fire_timer(c, true, &mut scheduled_at)?,
             _ if t > sc.horizon => break,
             _ => {
@@ -578,16 +569,21 @@ pub fn act(mut c: Client) -> Result<(), String> {
                     let v = c.lock.value(&sc.resource)?;
                     c.said(t, format!("woke after its pause; the lock key holds {v:?}"));
                 }
+                if let Some(sent) = c.state.lock_sent.filter(|_| sc.lock.herd().is_some()) {
+                    // Evidence of the stand-in for the fleet: the command went out only now.
+                    let why =
+                        "the lock service's queue behind the fleet's renewals (no fleet runs here)";
+                    c.said(
+                        t,
+                        format!("its lock command, due at t={sent}, held back until now: {why}"),
+                    );
+                }
                 scheduled_at = t;
                 match client::step(c, sc, idx, t)? {
                     Next::Wait if sc.lock.queue() => queue_turn(c, t, &mut scheduled_at)?,
-                    // No reply: the client waits for its timeout, doing nothing else (none:
+                    // No reply: the client waits for its timer, doing nothing else (none:
                     // for ever).
                     Next::Wait => fire_timer(c, true, &mut scheduled_at)?,
-                    next @ Next::AfterTimeout(n) => {
-                        scheduled_at = after_pauses(actor, n);
-                        next
-                    }
                     next => next,
                 }
             }
@@ -597,14 +593,14 @@ pub fn act(mut c: Client) -> Result<(), String> {
                 t = n;
                 true
             }
-            // The job ran to its end: a renewal may still be unanswered (below).
+            // The job ran to its end: a timer may still be set (below).
             Wake::Finished => break,
             Wake::Outside | Wake::Stopped => false,
         };
     }
-    if running {
-        // The job finished with a renewal still unanswered: its timeout comes later and
-        // has nothing left to cancel.
+    // The job is over (or stopped) with timers still set: they fire later, with nothing
+    // left to cancel, as the simulator's do, up to the horizon.
+    while c.state.poll_wake().is_some_and(|at| at <= sc.horizon) {
         fire_timer(c, false, &mut scheduled_at)?;
     }
     for p in std::mem::take(&mut c.packets) {
@@ -613,20 +609,19 @@ pub fn act(mut c: Client) -> Result<(), String> {
     Ok(())
 }
 
-/// The client's timeout on its unanswered lock command: waits for it (if it is within the
-/// horizon) and lets the core's client decide what follows.
+/// The client's next timer: sleeps until it fires (if it is within the horizon) and lets
+/// the core's client say what follows.
 fn fire_timer(c: &mut Client, running: bool, fired_at: &mut Millis) -> Result<Next, String> {
-    let Some((command, sent_at, at)) = c.timer.take().filter(|(_, _, at)| *at <= c.sc.horizon)
-    else {
+    let timer = c.state.timers.iter().min_by_key(|t| t.at).copied();
+    let Some(timer) = timer.filter(|t| t.at <= c.sc.horizon) else {
         return Ok(Next::Stop); // none, or never within the horizon: it waits for ever
     };
+    let at = timer.at;
     *fired_at = at;
-    let frac = STEPS_FROM + STEPS_SPAN * sent_at as f64 / at as f64;
+    let frac = STEPS_FROM + STEPS_SPAN * timer.sent_at() as f64 / at as f64;
     c.late(c.env.sleep_until(at, frac));
     let (sc, idx) = (c.sc, c.idx);
-    Ok(client::lock_timed_out(
-        c, sc, idx, command, sent_at, at, running,
-    ))
+    Ok(client::handle_timeout(c, sc, idx, at, running).unwrap_or(Next::Stop))
 }
 
 /// Fair queue: blocks until the lock service hands the client, queued at `asked`, the lock
@@ -680,7 +675,6 @@ pub fn connect<'s, 'e>(
         scope,
         state: ClientState::default(),
         packets: Vec::new(),
-        timer: None,
     })
 }
 

@@ -27,6 +27,10 @@ const SAME_RUN: &[&str] = &["lag=", "failover=off", "partition.A=none"];
 /// old run kept them under Redis's words).
 const SERVICE_TO_REDIS: &[&str] = &["#s=lock-delay&tokens=", "#s=lock-queue&tokens="];
 
+/// Deck entries rebuilt on purpose since: their links load the entry as it is now.
+/// renewal-herd: review 2's N3 (a lock service answering the fleet's renewals at its rate).
+const REBUILT: &[&str] = &["#s=renewal-herd"];
+
 fn fnv(s: &str) -> u64 {
     s.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
         (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
@@ -59,6 +63,8 @@ fn every_old_link_loads_the_same_scenario() {
             (was, Ok((now, _))) if now == was => {}
             (_, Ok((_, r))) if same_run(&r) => excused += 1,
             (_, Ok(_)) if SERVICE_TO_REDIS.iter().any(|k| hash.starts_with(k)) => excused += 1,
+            // Still loads (a refusal would be a change), to the rebuilt entry.
+            (_, Ok(_)) if REBUILT.iter().any(|k| hash.starts_with(k)) => {}
             (_, Err(why))
                 if NOW_REFUSED
                     .iter()

@@ -65,6 +65,7 @@ impl Scenario {
             lock: LockKind::Service(ServiceOptions {
                 lock_delay: 20,
                 queue: false,
+                herd: None,
             }),
             ..job_scenario(
                 "lock-delay",

@@ -87,6 +87,7 @@ impl Scenario {
             lock: LockKind::Service(ServiceOptions {
                 lock_delay: 0,
                 queue: true,
+                herd: None,
             }),
             ..job_scenario("lock-queue", "Waiting on a lock", vec![a, b, c], 100)
         }

@@ -123,7 +123,7 @@ pub use partition::{
     PARTITION_SEED,
 };
 pub use renewal::{RENEWAL_SEED, RENEWAL_WORKER_SEED};
-pub use renewal_herd::{herd_horizon, renewal_herd_reports, HERD_HOLDERS};
+pub use renewal_herd::{herd_horizon, renewal_herd_reports, thousands, FLEET, HERD_HOLDERS};
 pub use row_lock::row_lock_wait;
 pub use uuid_token::{UUID_OTHER_SEED, UUID_SEED};
 

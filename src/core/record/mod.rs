@@ -345,7 +345,10 @@ impl World<'_> {
                 EventKind::DeletedOthersLease { owner, fence }
             }
             Seen::ExtendFailed { watchdog } => {
-                self.believe(me, false);
+                // A fleet's watchdog only stops renewing: its worker still believes.
+                if !(watchdog && self.sc.lock.herd().is_some()) {
+                    self.believe(me, false);
+                }
                 let lease_ended_at = me.and_then(|i| self.ended[i]);
                 EventKind::ExtendFailed {
                     watchdog,

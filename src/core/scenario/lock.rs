@@ -50,6 +50,63 @@ pub struct ServiceOptions {
     /// joins the queue and waits, without polling, until the lock is handed to it, in
     /// arrival order, when the holder releases or its session (the lease) expires.
     pub queue: bool,
+    /// The fleet the run's clients belong to, renewing on one fixed schedule, and how fast
+    /// the service answers it ([`Herd`]); `None`: the service answers at once.
+    pub herd: Option<Herd>,
+}
+
+/// A fleet of jobs that took their locks together (a deploy) and renew them on one fixed
+/// schedule, `renew_before` before each lease ends, against a lock service that answers
+/// `per_ms` lock commands a millisecond, one after another: the run's clients are jobs of the
+/// fleet. At the fleet's renewal instant (`ttl - renew_before`) every job's renewal reaches
+/// the service at once, and a command that reaches it while that instant's backlog drains
+/// waits behind it (the run's own are the instant's last). Only the first instant is a herd:
+/// answered one after another, the renewals that got through come due spread out after it.
+/// A fleet job's watchdog only stops renewing when its extend is refused: nothing tells its
+/// worker (Redisson's renewal task; an etcd `Session.Done()` the worker does not check).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Herd {
+    /// Jobs in the fleet, the run's own included.
+    pub holders: u32,
+    /// Lock commands the service answers per ms.
+    pub per_ms: u32,
+    /// How long before its lease ends a job renews (a fixed schedule, no jitter).
+    pub renew_before: Millis,
+}
+
+impl Herd {
+    /// When the fleet renews after taking its locks at t=0.
+    pub fn instant(&self, ttl: Millis) -> Millis {
+        ttl.saturating_sub(self.renew_before)
+    }
+
+    /// How long the service takes to answer the instant's renewals.
+    pub fn drain(&self) -> Millis {
+        Millis::from(self.holders.div_ceil(self.per_ms.max(1)))
+    }
+
+    /// When the service answers a command that reaches it at `t`: behind the instant's
+    /// backlog if that is still draining, else at once.
+    pub fn served_at(&self, ttl: Millis, t: Millis) -> Millis {
+        let (from, to) = (self.instant(ttl), self.instant(ttl) + self.drain());
+        if (from..to).contains(&t) {
+            to
+        } else {
+            t
+        }
+    }
+
+    /// The commands waiting at the service ahead of one that reaches it at `t`: the
+    /// instant's renewals not yet answered (one sent at the instant itself is the last of
+    /// them, so it waits behind all the others).
+    pub fn ahead(&self, ttl: Millis, t: Millis) -> u32 {
+        let answered = t.saturating_sub(self.instant(ttl)) * Millis::from(self.per_ms);
+        let queued = Millis::from(self.holders).saturating_sub(answered) as u32;
+        match t == self.instant(ttl) {
+            true => queued.saturating_sub(1),
+            false => queued,
+        }
+    }
 }
 
 impl LockKind {
@@ -57,6 +114,7 @@ impl LockKind {
     pub const SERVICE: LockKind = LockKind::Service(ServiceOptions {
         lock_delay: 0,
         queue: false,
+        herd: None,
     });
 
     /// Where this lock's tokens come from.
@@ -121,6 +179,11 @@ impl LockKind {
     /// A lock service's lock-delay (0 for every other lock).
     pub fn lock_delay(&self) -> Millis {
         self.service().lock_delay
+    }
+
+    /// The fleet renewing on one schedule against a lock service, if the run models one.
+    pub fn herd(&self) -> Option<Herd> {
+        self.service().herd
     }
 
     /// Whether a lock service queues waiters fairly.

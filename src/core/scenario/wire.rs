@@ -99,6 +99,9 @@ pub struct ScenarioWire {
     /// arrival order, when the holder releases or its session (the lease) expires.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub(super) queue: bool,
+    /// The fleet renewing on one schedule against the lock service ([`Herd`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(super) herd: Option<Herd>,
 }
 
 /// [`RedlockSetup`] as the JSON spells it: the node whose clock the `lock_clock_jumps` step
@@ -154,6 +157,7 @@ impl TryFrom<ScenarioWire> for Scenario {
         let service = ServiceOptions {
             lock_delay: w.lock_delay,
             queue: w.queue,
+            herd: w.herd,
         };
         let lock = match (w.row_lock, w.redlock, w.token_source) {
             (Some(_), Some(_), _) => return Err(impossible("a row lock on Redlock nodes")),
@@ -171,7 +175,7 @@ impl TryFrom<ScenarioWire> for Scenario {
         };
         if !matches!(lock, LockKind::Service(_)) && service != ServiceOptions::default() {
             return Err(impossible(
-                "a lock-delay or a fair queue on a lock that is not a lock service",
+                "a lock-delay, a fair queue or a renewal herd on a lock that is not a lock service",
             ));
         }
         Ok(Scenario {
@@ -221,6 +225,7 @@ impl From<Scenario> for ScenarioWire {
             row_lock: sc.lock.row(),
             lock_delay: service.lock_delay,
             queue: service.queue,
+            herd: service.herd,
             id: sc.id,
             title: sc.title,
             resource: sc.resource,
@@ -256,6 +261,11 @@ mod tests {
         let service = LockKind::Service(ServiceOptions {
             lock_delay: 20,
             queue: true,
+            herd: Some(Herd {
+                holders: 10,
+                per_ms: 2,
+                renew_before: 3,
+            }),
         });
         let redlock = LockKind::Redlock(RedlockSetup {
             nodes: 5,
@@ -329,6 +339,10 @@ mod tests {
         for (k, v) in [
             ("lock_delay", serde_json::json!(20)),
             ("queue", serde_json::json!(true)),
+            (
+                "herd",
+                serde_json::json!({ "holders": 10, "per_ms": 2, "renew_before": 3 }),
+            ),
             ("redlock", redlock.clone()),
             ("token_source", serde_json::json!("counterfactual")),
         ] {

@@ -184,6 +184,7 @@ pub fn label(e: &TraceEvent) -> String {
         },
         EventKind::LockUnanswered { command, .. } => format!("{}: no reply", command.short()),
         EventKind::LockNoLeader { command, .. } => format!("{}: no leader", command.short()),
+        EventKind::LockQueued { command, .. } => format!("{}: queued", command.short()),
         EventKind::LockTimedOut {
             command,
             cancelled: true,

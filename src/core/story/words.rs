@@ -281,7 +281,9 @@ pub(super) fn topic(kind: &EventKind) -> Topic {
         | EventKind::AcquireRefused { .. }
         | EventKind::TokenTaken { .. } => Topic::Grant,
         EventKind::LeaseExpired { .. } => Topic::Expiry,
-        EventKind::Extended { .. } | EventKind::ExtendFailed { .. } => Topic::Renewal,
+        EventKind::Extended { .. }
+        | EventKind::ExtendFailed { .. }
+        | EventKind::LockQueued { .. } => Topic::Renewal,
         EventKind::Released { .. }
         | EventKind::ReleaseNoop { .. }
         | EventKind::LockValueRead { .. }

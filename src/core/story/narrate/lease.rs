@@ -117,6 +117,18 @@ pub(crate) fn renewal(c: &Ctx) -> Option<String> {
                 c.at(*expires_at)
             )
         }
+        EventKind::LockQueued {
+            command,
+            ahead,
+            served_at,
+        } => return queued(c, *command, *ahead, *served_at),
+        EventKind::ExtendFailed {
+            watchdog: true,
+            lease_ended_at: Some(ended),
+        } if c.sc.lock.herd().is_some() => format!(
+            "{name}'s renewal is answered now, after its lease ended at t={}: not_holder. Its watchdog stops; nothing tells its worker.",
+            c.at(*ended)
+        ),
         EventKind::ExtendFailed {
             watchdog,
             lease_ended_at,
@@ -134,6 +146,25 @@ pub(crate) fn renewal(c: &Ctx) -> Option<String> {
         }
         _ => return None,
     })
+}
+
+/// A lock command waiting behind the fleet's renewals ([`crate::core::Herd`]).
+fn queued(c: &Ctx, command: LockCommand, ahead: u32, served_at: Millis) -> Option<String> {
+    let (sc, _, name, _, _) = c.parts();
+    let herd = sc.lock.herd()?;
+    let fleet = match command {
+        LockCommand::Renew => format!(
+            ", sent with the fleet's {} before their leases end,",
+            c.dur(herd.renew_before)
+        ),
+        _ => String::new(),
+    };
+    Some(format!(
+        "{name}'s {}{fleet} waits behind {ahead} renewals; the lock service answers {} per ms, one after another: {name}'s at t={}.",
+        command.noun(),
+        herd.per_ms,
+        c.at(served_at)
+    ))
 }
 
 /// A release, one that finds nothing of its own, a GET, and a DEL of another's lease.

@@ -109,6 +109,20 @@ pub(crate) fn renewal(c: &Ctx) -> Option<String> {
         EventKind::Extended { .. } => {
             "Extend with the ownership check in the same script; GET then PEXPIRE could extend someone else's lease."
         }
+        EventKind::LockQueued { command: LockCommand::Renew, served_at, .. } => {
+            let herd = sc.lock.herd()?;
+            return Some(format!(
+                "One schedule, one instant: the last renewal waits {}, but its lease had {} left.",
+                duration(sc, served_at.saturating_sub(e.at)),
+                duration(sc, herd.renew_before)
+            ));
+        }
+        EventKind::LockQueued { .. } => {
+            "The herd delays every command, not only renewals."
+        }
+        EventKind::ExtendFailed { watchdog: true, .. } if sc.lock.herd().is_some() => {
+            "An extend answered after the lease had already ended is a lost lease, and the worker is not told."
+        }
         EventKind::ExtendFailed { lease_ended_at: Some(t), .. } => {
             return Some(format!(
                 "Self-cancelling is right, but it came after the lease had already ended at t={}: it stops the rest of the job, and cannot recall a write sent before the pause. Only the fence covers that.",
