@@ -211,6 +211,11 @@ pub(crate) fn write_applied(c: &Ctx) -> Option<String> {
                         s += " The job has now run twice, but this run wrote the value the row already held: wasted work, no harm.";
                     } else if sc.claims() && c.accepted().next().is_some() {
                         s += " The job has now been claimed twice: a duplicate claim.";
+                    } else if sc.job.is_some()
+                        && c.accepted().next().is_some()
+                        && fault::forgotten(c).is_some()
+                    {
+                        s += " The job has now run twice, though storage keeps only this run's write: the other's, acknowledged, was lost in the failover.";
                     } else if sc.job.is_some() && c.accepted().next().is_some() {
                         s += &format!(" The job has now run twice: a {}.", twice_name(sc));
                     }
