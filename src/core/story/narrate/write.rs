@@ -176,7 +176,7 @@ pub(crate) fn write_applied(c: &Ctx) -> Option<String> {
                         } else if let Some(h) =
                             fault::forgotten(c).filter(|h| fencing && f < h)
                         {
-                            s += &format!(" Storage had taken {o}'s {h}, then failed over to a standby that never got it, so {f} passes the check: a write from a superseded lease.");
+                            s += &format!(" {o} was granted {h} and storage took its write, then failed over to a standby that never got it, so {f} passes the check: a write from a superseded lease.");
                             said_order = true;
                         } else if fencing && e.snapshot.last_fence <= Some(*f) {
                             s += &format!(" {o} has already been granted token {n}, but storage has not seen it yet, so {f} passes the check: a write from a superseded lease.");
