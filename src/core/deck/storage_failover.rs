@@ -42,14 +42,14 @@ pub(super) const ENTRY: DeckEntry = DeckEntry {
     pushbacks: &[
         PushBack {
             question: "Can't the writer time out the wait for the standby, and roll back?",
-            answer: "No: a COMMIT waiting for a synchronous standby has already committed on the primary. Cancelling the wait (statement_timeout, pg_cancel_backend) leaves it committed locally with a warning that the standby may not have it; only the application's acknowledgement is held back.",
-            source: "PostgreSQL docs: 27.2.8 Synchronous Replication",
+            answer: "No: a COMMIT waiting for its synchronous standby has already committed on the primary. Cancelling the wait (pg_cancel_backend) ends it with a warning that the transaction committed locally but might not have reached the standby: the write stays; only its acknowledgement was held back.",
+            source: "PostgreSQL docs: High Availability, Synchronous Replication; src/backend/replication/syncrep.c",
             shows: None,
         },
         PushBack {
             question: "What does synchronous replication cost when all is well?",
             answer: "Each commit waits at least the round trip from primary to standby; read-only transactions and rollbacks do not wait. synchronous_commit can be set per transaction, so only the fenced writes need pay it, with the rest left asynchronous.",
-            source: "PostgreSQL docs: 27.2.8 Synchronous Replication; synchronous_commit",
+            source: "PostgreSQL docs: High Availability, Synchronous Replication; synchronous_commit",
             shows: None,
         },
         PushBack {
