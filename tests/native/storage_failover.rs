@@ -100,8 +100,8 @@ fn the_words_say_the_standby_never_got_34() {
     let text = text.join("\n");
     for said in [
         "its asynchronous standby, 15 ms behind, is promoted (pg_promote). It never got B's debit with token 34 (t=35)",
-        "the account is back to balance 100, and it has seen no token",
-        "asynchronous replication forgets the newest writes, and the high-water mark with them",
+        "acknowledged by the primary: balance 100 again, and it has seen no token",
+        "Asynchronous replication forgets the newest writes, and the high-water mark with them",
         "B was granted 34 and storage took its write, then failed over to a standby that never got it, so 33 passes the check",
         "Synchronous commit (synchronous_standby_names, synchronous_commit = on)",
     ] {

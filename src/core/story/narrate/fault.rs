@@ -256,8 +256,11 @@ fn storage_failover(c: &Ctx, lag: Millis, lost: &[WriteRecord]) -> String {
         None => "it has seen no token".to_owned(),
     };
     let standby = match lag {
-        0 => "its synchronous standby is promoted (pg_promote): every COMMIT waited for the standby's flush".to_owned(),
-        _ => format!("its asynchronous standby, {} behind, is promoted (pg_promote)", c.dur(lag)),
+        0 => "its synchronous standby is promoted".to_owned(),
+        _ => format!(
+            "its asynchronous standby, {} behind, is promoted (pg_promote)",
+            c.dur(lag)
+        ),
     };
     let what = |w: &WriteRecord| match w.request.fence {
         Some(f) => format!(
@@ -268,9 +271,9 @@ fn storage_failover(c: &Ctx, lag: Millis, lost: &[WriteRecord]) -> String {
         None => format!("{}'s debit (t={})", w.request.writer, c.at(w.at)),
     };
     match lost {
-        [] => format!("Storage's PostgreSQL primary dies, and {standby}. It has every write the primary acknowledged, so nothing is lost: balance {}, and {mark}.", snap.balance),
+        [] => format!("Storage's PostgreSQL primary dies, and {standby}: it has every acknowledged write, so nothing is lost: balance {}, and {mark}.", snap.balance),
         _ => format!(
-            "Storage's PostgreSQL primary dies, and {standby}. It never got {}, committed and acknowledged on the primary: the account is back to balance {}, and {mark}.",
+            "Storage's PostgreSQL primary dies, and {standby}. It never got {}, acknowledged by the primary: balance {} again, and {mark}.",
             lost.iter().map(what).collect::<Vec<_>>().join(" or "),
             snap.balance
         ),

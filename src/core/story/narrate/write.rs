@@ -215,7 +215,7 @@ pub(crate) fn write_applied(c: &Ctx) -> Option<String> {
                         && c.accepted().next().is_some()
                         && fault::forgotten(c).is_some()
                     {
-                        s += " The job has now run twice, though storage keeps only this run's write: the other's, acknowledged, was lost in the failover.";
+                        s += " The job has now run twice; the failover lost the other run's write.";
                     } else if sc.job.is_some() && c.accepted().next().is_some() {
                         s += &format!(" The job has now run twice: a {}.", twice_name(sc));
                     }

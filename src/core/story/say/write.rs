@@ -91,7 +91,7 @@ fn written(c: &Ctx) -> String {
             "{name}'s superseded lease carries the newer token, so storage takes its write and will refuse the real holder's. Mint tokens atomically with the grant."
         ),
         Ok(_) if late && fencing && forgot_newer(c, *fence) => {
-            "The fence is only as durable as the row it is kept in: the promoted standby never got the newer token. Synchronous commit (synchronous_standby_names, synchronous_commit = on) keeps it through a failover, for a round trip per commit.".to_owned()
+            "The fence is only as durable as its row. Synchronous commit (synchronous_standby_names, synchronous_commit = on) keeps it through a failover.".to_owned()
         }
         Ok(_) if late && fencing && sc.check == StorageCheck::ReadThenWrite => format!(
             "{name}'s check read the fence before {}'s UPDATE committed: a check that is not part of the write lets both through. Make it one statement (UPDATE … WHERE fence < $token) or lock the row for the check.",
