@@ -140,6 +140,7 @@ fn not_reproducible(c: &Case) -> Option<&'static str> {
         (etcd && (sc.lease_ttl as f64 * service_scale(sc)) % 1000.0 != 0.0, "etcd lease TTLs are whole seconds"),
         (sc.failover_at().is_some() && (jumps || *c.lock == redis::REDLOCK), "a failover under Redlock or with a clock step: the core fails no Redlock node over, and the promoted replica does not run under libfaketime"),
         (sc.restart() && sc.replication_lag().is_some(), "a restart has no replica to lag: the one Redis comes back from its snapshot"),
+        (sc.storage_crash().is_some(), "storage's failover needs a PostgreSQL standby (pg_basebackup, streaming replication, pg_promote); the replay starts one PostgreSQL server"),
     ]
     .into_iter()
     .find_map(|(applies, why)| applies.then_some(why))

@@ -51,6 +51,8 @@ impl World<'_> {
                 ),
                 // The client's own commands are dropped by its connection, not the world.
                 core::Fault::Partition { .. } => {}
+                // Not replayed: `not_reproducible` skips a storage failover.
+                core::Fault::StorageFailover { .. } => {}
             }
         }
         faults.sort_unstable();

@@ -52,6 +52,9 @@ struct World<'a> {
     /// When each actor's own lease ended, if it did.
     ended: Vec<Option<Millis>>,
     account: Account,
+    /// Before each accepted write (its time and token), the account as it was: a storage
+    /// failover that lost that write leaves storage as it was before it.
+    before: Vec<(Millis, Option<Fence>, Account)>,
     highest_accepted: Option<Fence>,
     events: Vec<TraceEvent>,
     writes: Vec<WriteRecord>,
@@ -191,7 +194,9 @@ impl World<'_> {
             .map(|a| a.name.clone())
             .unwrap_or_default();
         let lane = match o.seen {
-            Seen::WriteApplied { .. } | Seen::BarrierSet { .. } => Lane::Storage,
+            Seen::WriteApplied { .. }
+            | Seen::BarrierSet { .. }
+            | Seen::Event(EventKind::StorageFailover { .. }) => Lane::Storage,
             _ => me.map_or(Lane::Lease, Lane::Actor),
         };
         let kind = match o.seen {
@@ -249,6 +254,17 @@ impl World<'_> {
                 }
             }
             EventKind::JobChecked { .. } if self.sc.lock.row().is_some() => self.touch(at, name),
+            // Storage is what it was before the oldest write the promoted standby lacks.
+            EventKind::StorageFailover { lost, .. } => {
+                let first = lost.iter().map(|w| (w.at, w.request.fence)).min();
+                let i = first.and_then(|(t, f)| {
+                    (self.before.iter()).position(|(bt, bf, _)| (*bt, *bf) == (t, f))
+                });
+                if let Some(i) = i {
+                    self.account = self.before[i].2.clone();
+                    self.before.truncate(i);
+                }
+            }
             EventKind::ConnectionLost | EventKind::GaveUp => self.believe(me, false),
             EventKind::PauseStarted { .. } => {
                 if let Some(x) = me.and_then(|i| self.paused.get_mut(i)) {
@@ -495,6 +511,7 @@ impl World<'_> {
             }
         }
         if let Ok(balance) = result {
+            (self.before).push((at, fence, self.account.clone()));
             self.highest_accepted = self.highest_accepted.max(fence);
             self.account.balance = balance;
             self.account.last_write_fence = fence;
@@ -541,7 +558,7 @@ type SeenWrite = (
 fn rank(o: &Observation) -> u8 {
     match &o.seen {
         Seen::LockClockJumped { .. } => 0,
-        Seen::Failover { .. } => 2,
+        Seen::Failover { .. } | Seen::Event(EventKind::StorageFailover { .. }) => 2,
         Seen::PauseEnded => 3,
         Seen::Event(EventKind::PauseStarted { .. }) => 4,
         Seen::WriteApplied { sent_at, .. } if *sent_at < o.at => 5,
@@ -575,6 +592,7 @@ pub fn recorded(
             balance: sc.initial_balance,
             ..Account::default()
         },
+        before: Vec::new(),
         highest_accepted: None,
         events: Vec::new(),
         writes: Vec::new(),
