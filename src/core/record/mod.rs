@@ -194,9 +194,9 @@ impl World<'_> {
             .map(|a| a.name.clone())
             .unwrap_or_default();
         let lane = match o.seen {
-            Seen::WriteApplied { .. }
-            | Seen::BarrierSet { .. }
-            | Seen::Event(EventKind::StorageFailover { .. }) => Lane::Storage,
+            Seen::WriteApplied { .. } | Seen::BarrierSet { .. } | Seen::StorageFailover { .. } => {
+                Lane::Storage
+            }
             _ => me.map_or(Lane::Lease, Lane::Actor),
         };
         let kind = match o.seen {
@@ -254,17 +254,6 @@ impl World<'_> {
                 }
             }
             EventKind::JobChecked { .. } if self.sc.lock.row().is_some() => self.touch(at, name),
-            // Storage is what it was before the oldest write the promoted standby lacks.
-            EventKind::StorageFailover { lost, .. } => {
-                let first = lost.iter().map(|w| (w.at, w.request.fence)).min();
-                let i = first.and_then(|(t, f)| {
-                    (self.before.iter()).position(|(bt, bf, _)| (*bt, *bf) == (t, f))
-                });
-                if let Some(i) = i {
-                    self.account = self.before[i].2.clone();
-                    self.before.truncate(i);
-                }
-            }
             EventKind::ConnectionLost | EventKind::GaveUp => self.believe(me, false),
             EventKind::PauseStarted { .. } => {
                 if let Some(x) = me.and_then(|i| self.paused.get_mut(i)) {
@@ -386,6 +375,7 @@ impl World<'_> {
                 }
             }
             Seen::Failover { lost, next_fence } => self.failover(at, lost, next_fence),
+            Seen::StorageFailover { lag, lost } => self.storage_failover(lag, &lost),
             Seen::LockClockJumped { by } => EventKind::LockClockJumped {
                 by,
                 shortened: self.clock_jumped(at, by),
@@ -423,6 +413,31 @@ impl World<'_> {
             next_fence,
             rolled_back,
         }
+    }
+
+    /// Storage's standby was promoted without the acknowledged writes `lost` (writer, token):
+    /// their records are the newest accepted ones of each, and storage is what it was before
+    /// the oldest of them.
+    fn storage_failover(&mut self, lag: Millis, lost: &[(String, Option<Fence>)]) -> EventKind {
+        let mut taken: Vec<usize> = Vec::new();
+        for (writer, fence) in lost {
+            let newest = (0..self.writes.len()).rev().find(|i| {
+                let w = &self.writes[*i];
+                let (who, f) = (&w.request.writer, w.request.fence);
+                w.accepted() && who == writer && f == *fence && !taken.contains(i)
+            });
+            taken.extend(newest);
+        }
+        taken.sort_unstable();
+        let lost: Vec<WriteRecord> = taken.iter().map(|i| self.writes[*i].clone()).collect();
+        let first = lost.first().map(|w| (w.at, w.request.fence));
+        let i = first
+            .and_then(|(t, f)| (self.before.iter()).position(|(bt, bf, _)| (*bt, *bf) == (t, f)));
+        if let Some(i) = i {
+            self.account = self.before[i].2.clone();
+            self.before.truncate(i);
+        }
+        EventKind::StorageFailover { lag, lost }
     }
 
     /// One lock node's clock steps `by`: its keys' PX runs out `by` sooner. Under Redlock a
@@ -558,7 +573,7 @@ type SeenWrite = (
 fn rank(o: &Observation) -> u8 {
     match &o.seen {
         Seen::LockClockJumped { .. } => 0,
-        Seen::Failover { .. } | Seen::Event(EventKind::StorageFailover { .. }) => 2,
+        Seen::Failover { .. } | Seen::StorageFailover { .. } => 2,
         Seen::PauseEnded => 3,
         Seen::Event(EventKind::PauseStarted { .. }) => 4,
         Seen::WriteApplied { sent_at, .. } if *sent_at < o.at => 5,
