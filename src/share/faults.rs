@@ -54,43 +54,55 @@ fn node(sc: &Scenario, n: Node) -> String {
 /// The fault list `value` writes, for `sc`'s clients (the values are checked later, with
 /// the rest of the scenario); the item it cannot read.
 pub fn read(sc: &Scenario, value: &str) -> Result<Vec<FaultAt>, String> {
-    if value == "none" {
-        return Ok(Vec::new());
+    let mut faults = Vec::new();
+    for i in value.split(',').filter(|_| value != "none") {
+        match read_item(sc, i) {
+            Some(f) => faults.push(f),
+            None => return Err(i.to_owned()),
+        }
     }
-    (value.split(','))
-        .map(|i| read_item(sc, i).ok_or_else(|| i.to_owned()))
-        .collect()
+    Ok(faults)
 }
 
 fn read_item(sc: &Scenario, item: &str) -> Option<FaultAt> {
-    let parts: Vec<&str> = item.split('.').collect();
-    let ms = |s: &str| s.parse::<Millis>().ok();
-    let lag = |s: &str| {
-        if s == "cut" {
-            Some(None)
-        } else {
-            ms(s).map(Some)
+    let mut parts = item.split('.');
+    let kind = parts.next()?;
+    let at = ms(parts.next())?;
+    let fault = match kind {
+        "partition" => {
+            let until = ms(parts.next())?;
+            let a = read_node(sc, parts.next()?)?;
+            let b = read_node(sc, parts.next()?)?;
+            Fault::Partition { a, b, until }
         }
-    };
-    let fault = match parts[..] {
-        ["partition", _, until, a, b] => Fault::Partition {
-            a: read_node(sc, a)?,
-            b: read_node(sc, b)?,
-            until: ms(until)?,
+        "failover" => Fault::Failover {
+            lag: lag(parts.next()?)?,
         },
-        ["failover", _, l] => Fault::Failover { lag: lag(l)? },
-        ["restart", _, l] => Fault::Restart { lag: lag(l)? },
-        ["clock", _, node, by] => Fault::ClockJump {
-            node: node.parse().ok()?,
-            by: ms(by)?,
+        "restart" => Fault::Restart {
+            lag: lag(parts.next()?)?,
         },
-        ["storage", _, l] => Fault::StorageFailover { lag: ms(l)? },
+        "clock" => Fault::ClockJump {
+            node: usize::try_from(ms(parts.next())?).ok()?,
+            by: ms(parts.next())?,
+        },
+        "storage" => Fault::StorageFailover {
+            lag: ms(parts.next())?,
+        },
         _ => return None,
     };
-    Some(FaultAt {
-        at: ms(parts[1])?,
-        fault,
-    })
+    parts.next().is_none().then_some(FaultAt { at, fault })
+}
+
+fn ms(s: Option<&str>) -> Option<Millis> {
+    s?.parse().ok()
+}
+
+/// A replica's lag, or `cut`: none of the run's writes.
+fn lag(s: &str) -> Option<Option<Millis>> {
+    match s {
+        "cut" => Some(None),
+        s => ms(Some(s)).map(Some),
+    }
 }
 
 fn read_node(sc: &Scenario, s: &str) -> Option<Node> {
@@ -171,6 +183,7 @@ mod tests {
         let sc = Scenario::gc_pause();
         for bad in [
             "gc.5.60",
+            "failover.5.3.1",
             "failover.5",
             "failover.x.3",
             "partition.1.2.Z.lock",
