@@ -6,9 +6,13 @@
 //! without the page's own chrome ([`embed_code`] writes the `<iframe>` for it).
 //!
 //! Each `key=value` after `s=` is one [`ScenarioEdit`] of the deck entry, written and read
-//! by the edit itself. Decoding rebuilds the scenario from the deck and applies each edit
+//! by the edit itself, but for the faults: `faults=` carries the whole fault list, every kind
+//! alike ([`faults`]). The per-fault keys of older links (`failover=`, `lag=`, `partition.X=`)
+//! still read as they did. Decoding rebuilds the scenario from the deck and applies each edit
 //! under the same rules as the page's own, then validates the result, so a hostile hash can
 //! only ever produce a refused load with a message.
+
+mod faults;
 
 use std::fmt;
 
@@ -46,6 +50,8 @@ pub enum ShareError {
     BadStep(String),
     /// `partition.X` for two clients: one is cut off at a time.
     TwoPartitions,
+    /// An item of `faults=` that is no fault.
+    BadFault(String),
     /// A setting's `key=value` that is no edit of the scenario, or an edit that cannot be
     /// made to it: the lab's own error, the same rule the page's own edits follow.
     Edit(ParseError),
@@ -100,6 +106,11 @@ impl fmt::Display for ShareError {
             ShareError::TwoPartitions => {
                 f.write_str("only one client can be cut off from the lock service at a time")
             }
+            ShareError::BadFault(item) => write!(
+                f,
+                "“{}” is not a fault: faults=… lists kind.at…, e.g. failover.5.10 or partition.10.40.A.lock",
+                shown(item)
+            ),
             ShareError::Edit(e) => e.fmt(f),
             // The reason stays in the message: the page shows this text and nothing else.
             ShareError::Invalid(e) => write!(f, "the link's scenario is not valid: {e}"),
@@ -145,8 +156,19 @@ pub struct View {
 /// edits that make it from its deck entry, each as its `key=value`.
 pub fn encode(sc: &Scenario, step: usize) -> String {
     let mut out = format!("#s={}", sc.id);
-    for edit in ScenarioEdit::from_deck(sc) {
+    let fault = |e: &ScenarioEdit| {
+        use ScenarioEdit::{Failover, Partition, ReplicationLag};
+        matches!(e, Failover(_) | ReplicationLag(_) | Partition { .. })
+    };
+    for edit in ScenarioEdit::from_deck(sc)
+        .into_iter()
+        .filter(|e| !fault(e))
+    {
         out.push_str(&format!("&{}={}", edit.key(sc), edit.value()));
+    }
+    let base = deck::find(&sc.id).map(|e| (e.build)().faults);
+    if base.is_some_and(|faults| faults != sc.faults) {
+        out.push_str(&format!("&{}={}", faults::KEY, faults::write(sc)));
     }
     out.push_str(&format!("&step={step}"));
     out
@@ -234,6 +256,7 @@ pub fn decode(hash: &str) -> Result<View, ShareError> {
         match k {
             "s" | EMBED => {}
             "step" => step = read_step(v)?,
+            faults::KEY => sc.faults = faults::read(&sc, v).map_err(ShareError::BadFault)?,
             _ => {
                 // One client is cut off at a time: a link that cuts off two is refused.
                 if k.starts_with("partition.") && v != "none" {

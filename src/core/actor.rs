@@ -224,12 +224,8 @@ impl Backend for SimBackend<'_, '_> {
         Ok(self.sim.send(self.actor, request, now))
     }
 
-    fn barrier(
-        &mut self,
-        fence: Fence,
-        _now: Millis,
-    ) -> Result<Result<(), WriteError>, Infallible> {
-        Ok(self.sim.ledger.barrier(&self.sim.sc.resource, fence))
+    fn barrier(&mut self, fence: Fence, now: Millis) -> Result<Result<(), WriteError>, Infallible> {
+        Ok(self.sim.ledger.barrier(now, &self.sim.sc.resource, fence))
     }
 
     fn job_done(&mut self, _now: Millis) -> Result<Option<bool>, Infallible> {

@@ -25,7 +25,9 @@ pub fn run(sc: &Scenario) -> Trace {
     for f in &sc.faults {
         let class = match f.fault {
             Fault::ClockJump { .. } => Class::ClockJump,
-            Fault::Failover { .. } | Fault::Restart { .. } => Class::Failover,
+            Fault::Failover { .. } | Fault::Restart { .. } | Fault::StorageFailover { .. } => {
+                Class::Failover
+            }
             // A window a client asks about (`fault::can_reach`), not an event.
             Fault::Partition { .. } => continue,
         };
@@ -74,6 +76,11 @@ impl Sim<'_> {
             Pending::Fault(Fault::ClockJump { node, by }) => self.clock_jump(node, by),
             Pending::Fault(f @ (Fault::Failover { .. } | Fault::Restart { .. })) => {
                 self.failover(f.lag())
+            }
+            Pending::Fault(Fault::StorageFailover { lag }) => {
+                let lost = self.ledger.fail_over(self.now(), lag);
+                let kind = EventKind::StorageFailover { lag, lost };
+                self.emit(None, Lane::Storage, kind);
             }
             Pending::Fault(Fault::Partition { .. }) => {}
             Pending::Expiry { fence } => self.expire(fence),

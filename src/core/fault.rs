@@ -42,6 +42,11 @@ pub enum Fault {
     /// TTL it is counting down loses `by` ms of real time. `node` is a Redlock node's index;
     /// a single lock server is node 0.
     ClockJump { node: usize, by: Millis },
+    /// Storage's primary (PostgreSQL with an asynchronous streaming standby) dies and the
+    /// standby is promoted. The standby has replayed every write committed at least `lag` ms
+    /// before; newer ones, acknowledged to their writers, are gone, and with them the
+    /// high-water mark they raised. `lag` 0 is synchronous commit: the standby has them all.
+    StorageFailover { lag: Millis },
 }
 
 /// A fault and when it happens.
@@ -56,7 +61,9 @@ impl Fault {
     pub fn lag(&self) -> Option<Millis> {
         match self {
             Fault::Failover { lag } | Fault::Restart { lag } => *lag,
-            Fault::Partition { .. } | Fault::ClockJump { .. } => None,
+            Fault::Partition { .. } | Fault::ClockJump { .. } | Fault::StorageFailover { .. } => {
+                None
+            }
         }
     }
 

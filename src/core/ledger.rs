@@ -236,6 +236,18 @@ pub struct Ledger {
     /// [`StorageCheck::ReadThenWrite`]: per account, the instant of its latest write and
     /// the high-water mark as that instant began (what every SELECT at it reads).
     read: SortedMap<String, (Millis, Option<Fence>)>,
+    /// What a standby replays: the stored state after each change, with its commit time
+    /// (a [`Ledger::fail_over`] rolls back to one of these).
+    history: Vec<(Millis, Stored)>,
+    /// Indices into `log` of accepted writes a failover lost: no longer in storage.
+    lost: Vec<usize>,
+}
+
+/// The rows a standby replicates: the accounts and the applied intents.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+struct Stored {
+    accounts: SortedMap<String, Account>,
+    applied_intents: SortedMap<(String, String), i64>,
 }
 
 impl Ledger {
@@ -247,6 +259,8 @@ impl Ledger {
             log: Vec::new(),
             applied_intents: SortedMap::default(),
             read: SortedMap::default(),
+            history: Vec::new(),
+            lost: Vec::new(),
         }
     }
 
@@ -269,6 +283,38 @@ impl Ledger {
                 ..Account::default()
             },
         );
+        self.history.clear();
+        self.commit(0);
+    }
+
+    /// Records the stored state as committed at `at` (what a standby replays in order).
+    fn commit(&mut self, at: Millis) {
+        let stored = Stored {
+            accounts: self.accounts.clone(),
+            applied_intents: self.applied_intents.clone(),
+        };
+        self.history.push((at, stored));
+    }
+
+    /// Storage's primary dies at `now` and its asynchronous standby is promoted: the standby
+    /// has every change committed at least `lag` ms before (0: synchronous commit, all of
+    /// them), and storage is rolled back to that. Returns the accepted writes it loses.
+    pub fn fail_over(&mut self, now: Millis, lag: Millis) -> Vec<WriteRecord> {
+        let kept = (self.history.iter())
+            .rposition(|(at, _)| at.saturating_add(lag) <= now)
+            .unwrap_or(0);
+        self.history.truncate(kept + 1);
+        if let Some((_, stored)) = self.history.last() {
+            self.accounts = stored.accounts.clone();
+            self.applied_intents = stored.applied_intents.clone();
+        }
+        self.read.clear();
+        let newer = |w: &WriteRecord| w.accepted() && w.at.saturating_add(lag) > now;
+        let lost: Vec<usize> = (0..self.log.len())
+            .filter(|i| !self.lost.contains(i) && newer(&self.log[*i]))
+            .collect();
+        self.lost.extend(&lost);
+        lost.into_iter().map(|i| self.log[i].clone()).collect()
     }
 
     pub fn policy(&self) -> FencingPolicy {
@@ -281,10 +327,10 @@ impl Ledger {
     }
 
     /// Whether any write to `resource` has been accepted: what a job's status read sees.
+    /// A write a failover lost is not there to read.
     pub fn any_accepted(&self, resource: &str) -> bool {
-        self.log
-            .iter()
-            .any(|w| w.accepted() && w.request.resource == resource)
+        (self.log.iter().enumerate())
+            .any(|(i, w)| w.accepted() && w.request.resource == resource && !self.lost.contains(&i))
     }
 
     /// Every attempted write in arrival order.
@@ -349,6 +395,9 @@ impl Ledger {
             }
         }
         let balance = account.balance;
+        if result.is_ok() {
+            self.commit(now);
+        }
         self.log.push(WriteRecord {
             at: now,
             request,
@@ -391,11 +440,12 @@ impl Ledger {
     /// from here on even if the new holder has not written yet. Admitted by the same rule as
     /// a write; with fencing off it changes nothing (no mark is kept). Not a debit, so it is
     /// not in the write log; the trace records it as its own event.
-    pub fn barrier(&mut self, resource: &str, fence: Fence) -> Result<(), WriteError> {
+    pub fn barrier(&mut self, now: Millis, resource: &str, fence: Fence) -> Result<(), WriteError> {
         let account = self.accounts.slot(resource.to_owned(), Account::default);
         admit(self.policy, account.last_fence, Some(fence))?;
         if self.policy.checks_fence() {
             account.last_fence = account.last_fence.max(Some(fence));
+            self.commit(now);
         }
         Ok(())
     }
@@ -470,6 +520,11 @@ impl<K: Ord, V> SortedMap<K, V> {
             }
         };
         &mut self.0[i].1
+    }
+
+    /// Forgets every entry (a failover's rollback of what SELECTs read).
+    pub(super) fn clear(&mut self) {
+        self.0.clear();
     }
 
     /// Takes the entry with the smallest key out.

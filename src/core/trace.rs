@@ -304,6 +304,12 @@ pub enum EventKind {
         /// The token counter went back with the lost keys (it lived on the same Redis).
         rolled_back: bool,
     },
+    /// Storage's primary died and its standby, `lag` ms behind, was promoted: `lost` are the
+    /// writes the primary had accepted (and acknowledged) that the standby never got.
+    StorageFailover {
+        lag: Millis,
+        lost: Vec<WriteRecord>,
+    },
     /// An epoch barrier written to storage (see `Ledger::barrier`).
     BarrierSet {
         fence: Fence,
@@ -448,6 +454,7 @@ impl TraceEvent {
                 ..
             } => "not_called",
             EventKind::Failover { .. } => "failover",
+            EventKind::StorageFailover { .. } => "storage_failover",
             EventKind::LockClockJumped { .. } => "clock_jump",
             _ => "ok",
         }

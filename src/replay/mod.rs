@@ -16,6 +16,7 @@ mod pg;
 mod redis;
 mod run;
 mod servers;
+mod standby;
 mod world;
 mod zookeeper;
 
@@ -227,16 +228,23 @@ struct Servers {
 /// the storage holds, as an outcome and as a recorded trace.
 fn run_case(c: &Case, n: usize, srv: &Servers) -> Result<Report, String> {
     let (sc, (scale, slot), schema) = (&c.sc, timing(c), format!("run{n}"));
-    let mut admin = Pg::connect(&srv.pg, "")?;
+    let (run_schema, mut notes) = (schema.clone(), Vec::new());
+    // Where storage fails over, it is a primary and a standby of the run's own.
+    let pair_dir = srv.dir.join(format!("pg-pair{n}"));
+    let failover = (sc.storage_crash().is_some())
+        .then(|| standby::Failover::start(&pair_dir, &schema, &mut notes))
+        .transpose()?;
+    let pg_cfg = failover.as_ref().map_or(&srv.pg, |f| f.either()).clone();
+    let mut admin = Pg::connect(&pg_cfg, "")?;
     let sql = pg::schema_sql(&schema, sc);
     (admin.batch(&sql)).map_err(|e| format!("postgres: {e}: {sql}"))?;
-    let (mut notes, dir) = (Vec::new(), &srv.dir);
+    let dir = &srv.dir;
     let service = (c.lock.start)(&lock::Run { sc, n, dir, scale }, &mut notes)?;
     let env = Env {
         scale,
         slot,
         service: service.as_ref(),
-        pg: srv.pg.clone(),
+        pg: pg_cfg.clone(),
         schema,
         shared: Mutex::default(),
         rng: Mutex::new(SplitMix64::new(sc.seed)),
@@ -249,11 +257,13 @@ fn run_case(c: &Case, n: usize, srv: &Servers) -> Result<Report, String> {
             .collect::<Result<_, _>>()?;
         env.begin();
         let (env, service, shared) = (&env, env.service, &env.shared);
+        let storage = failover.as_ref();
         let world = world::World {
             env,
             sc,
             service,
             shared,
+            storage,
         };
         let world = s.spawn(move || world.run());
         let actors: Vec<_> = clients
@@ -268,8 +278,15 @@ fn run_case(c: &Case, n: usize, srv: &Servers) -> Result<Report, String> {
     let obs = std::mem::take(&mut *observed::observe(&env.shared));
     let lock_system = service.system();
     drop(service);
+    if failover.is_some() {
+        // The admin's session died with the primary: the promoted standby's, in the schema.
+        admin = Pg::connect(&pg_cfg, &run_schema)?;
+    }
     let read = pg::read_storage(&mut admin, sc);
     let mut observed = read.map_err(|e| format!("postgres: reading the storage back: {e}"))?;
+    if let Some(f) = &failover {
+        f.splice(&mut observed);
+    }
     let account = pg::account(&observed, sc);
     pg::add_ended_sessions(&mut observed, &obs.events);
     notes.extend(obs.notes);
@@ -285,7 +302,13 @@ fn run_case(c: &Case, n: usize, srv: &Servers) -> Result<Report, String> {
         .filter(pause);
     let events = obs.events.into_iter().chain(pauses).collect();
     // Under a row lock, the lock and the storage are one server.
-    let storage = (*c.lock != lock::ROW_LOCK).then(|| format!("PostgreSQL {}", srv.pg_version));
+    let standby = if failover.is_some() {
+        " (primary + asynchronous streaming standby)"
+    } else {
+        ""
+    };
+    let storage =
+        (*c.lock != lock::ROW_LOCK).then(|| format!("PostgreSQL {}{standby}", srv.pg_version));
     let jumps = (sc.clock_jumps().next().is_some()).then(|| "libfaketime".to_owned());
     let systems = [Some(lock_system), storage, jumps].into_iter().flatten();
     let recording = core::Recording {

@@ -55,11 +55,7 @@ pub fn show(o: &Outcome) -> String {
         line += &format!(" “{r}”");
     }
     let fence = (o.last_fence).map_or_else(|| "none".to_owned(), |f| f.to_string());
-    let writes = o.writes.iter().map(|w| match w.token {
-        Some(t) => format!("{}#{t} {}", w.writer, w.code),
-        None => format!("{}- {}", w.writer, w.code),
-    });
-    line += &format!(" / {fence} / {}", writes.collect::<Vec<_>>().join(", "));
+    line += &format!(" / {fence} / {}", show_writes(&o.writes));
     if o.side_effects > 0 {
         line += &format!(" / {} side effects", o.side_effects);
     }
@@ -68,4 +64,13 @@ pub fn show(o: &Outcome) -> String {
         line += &format!(" / provider {c} charged, {d} deduped");
     }
     line
+}
+
+/// Write attempts on one line: `B#34 ok, A#33 stale_fence`.
+pub fn show_writes(writes: &[Attempt]) -> String {
+    let shown = writes.iter().map(|w| match w.token {
+        Some(t) => format!("{}#{t} {}", w.writer, w.code),
+        None => format!("{}- {}", w.writer, w.code),
+    });
+    shown.collect::<Vec<_>>().join(", ")
 }

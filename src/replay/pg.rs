@@ -3,6 +3,7 @@
 //! the server terminated reads as 25P03 and a lost connection as a closed one.
 
 use std::collections::HashMap;
+use std::time::{Duration, Instant};
 
 use fencing_lab::core::{
     Account, Fence, FencingPolicy, Observation, Refusal, Scenario, Seen, WriteRequest,
@@ -15,12 +16,18 @@ use super::outcome::{Attempt, Outcome};
 pub use postgres::error::SqlState;
 pub use postgres::{Config, Error};
 
+/// How long a session whose server died retries connecting to one that takes writes.
+const RECONNECT_FOR: Duration = Duration::from_secs(5);
+
 /// One session, and the statements it has prepared. They are kept for the session's life:
 /// a dropped statement sends a Close the server may answer with a session-ending error
 /// (25P03) that the next statement then never sees.
 pub struct Pg {
     client: Client,
     prepared: HashMap<String, Statement>,
+    /// Where to connect again when storage has failed over: a connection string listing a
+    /// primary and its standby (`None`: one server, a lost session stays lost).
+    again: Option<Config>,
 }
 
 impl Pg {
@@ -33,17 +40,48 @@ impl Pg {
         }
         let client = cfg.connect(NoTls).map_err(|e| format!("postgres: {e}"))?;
         let prepared = HashMap::new();
-        Ok(Self { client, prepared })
+        let again = (cfg.get_hosts().len() > 1).then_some(cfg);
+        Ok(Self {
+            client,
+            prepared,
+            again,
+        })
+    }
+
+    /// With a standby to fail over to: checks the session is still there (an empty query, as
+    /// a pool checks a connection it hands out) and, if its server died, connects again to
+    /// whichever server now takes writes, retrying while none does (the standby not yet
+    /// promoted), as a pool does, for up to [`RECONNECT_FOR`]. Nothing was sent on the dead
+    /// session.
+    fn check(&mut self) -> Result<(), Error> {
+        let Some(cfg) = &self.again else {
+            return Ok(());
+        };
+        if self.client.is_valid(RECONNECT_FOR).is_ok() {
+            return Ok(());
+        }
+        let t0 = Instant::now();
+        self.client = loop {
+            match cfg.connect(NoTls) {
+                Ok(client) => break client,
+                Err(e) if t0.elapsed() > RECONNECT_FOR => return Err(e),
+                Err(_) => std::thread::sleep(Duration::from_millis(2)),
+            }
+        };
+        self.prepared.clear();
+        Ok(())
     }
 
     /// Runs statements as they are (the simple query protocol). An SQL error is the error
     /// value, with its SQLSTATE.
     pub fn batch(&mut self, sql: &str) -> Result<(), Error> {
+        self.check()?;
         self.client.batch_execute(sql)
     }
 
     /// One statement with its arguments bound: the first column of its one row.
     pub fn call<T: for<'r> FromSql<'r>>(&mut self, sql: &str, args: &[Arg]) -> Result<T, Error> {
+        self.check()?;
         if !self.prepared.contains_key(sql) {
             let st = self.client.prepare(sql)?;
             self.prepared.insert(sql.to_owned(), st);
@@ -115,16 +153,7 @@ pub fn read_storage(admin: &mut Pg, sc: &Scenario) -> Result<Outcome, Error> {
         (SELECT coalesce(sum(calls - 1), 0)::bigint FROM provider_charges)
       FROM accounts a JOIN job_results r ON r.job = a.id WHERE a.id = $1";
     let a = (admin.client).query_one(account, &[&sc.resource, &sc.publishes()])?;
-    let log = "SELECT writer, token, result FROM write_log WHERE kind <> 'barrier' ORDER BY seq";
-    let mut writes = Vec::new();
-    for r in admin.client.query(log, &[])? {
-        let token: Option<i64> = r.try_get(1)?;
-        writes.push(Attempt {
-            writer: r.try_get(0)?,
-            token: token.map(|t| t as u64),
-            code: r.try_get(2)?,
-        });
-    }
+    let writes = write_log(admin, None)?;
     let mark: i64 = a.try_get(1)?;
     Ok(Outcome {
         balance: a.try_get(0)?,
@@ -134,6 +163,23 @@ pub fn read_storage(admin: &mut Pg, sc: &Scenario) -> Result<Outcome, Error> {
         provider: (a.try_get(4)?, a.try_get(5)?),
         writes,
     })
+}
+
+/// The write log's debits and publishes in order, with their raw tokens; with `before` (a
+/// server timestamp), only the rows written before it.
+pub fn write_log(pg: &mut Pg, before: Option<&str>) -> Result<Vec<Attempt>, Error> {
+    let log = "SELECT writer, token, result FROM write_log WHERE kind <> 'barrier'
+        AND ($1::text IS NULL OR at < $1::text::timestamptz) ORDER BY seq";
+    let mut writes = Vec::new();
+    for r in pg.client.query(log, &[&before])? {
+        let token: Option<i64> = r.try_get(1)?;
+        writes.push(Attempt {
+            writer: r.try_get(0)?,
+            token: token.map(|t| t as u64),
+            code: r.try_get(2)?,
+        });
+    }
+    Ok(writes)
 }
 
 /// The account as the core's fold takes it: the server's, not the fold's.

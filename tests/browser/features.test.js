@@ -224,7 +224,7 @@ test('what if: release by compare-and-delete, no handoff barrier, no failover â€
   assert.equal(await at.inputValue(), '5');
   await at.fill('');
   await at.press('Enter');
-  await calm.page.waitForFunction(() => /failover=off/.test(location.hash));
+  await calm.page.waitForFunction(() => /faults=none/.test(location.hash));
   await stepToEnd(calm.page);
   assert.equal(await text(calm.page, 'balance'), '90');
   await at.fill('500');
@@ -378,7 +378,7 @@ test('what if the replica lags: 5 ms behind it has A\'s SET and nothing is lost;
   assert.equal(await lag.inputValue(), '', 'the deck cuts replication before the run');
   await lag.fill('5');
   await lag.press('Enter');
-  await page.waitForFunction(() => location.hash.includes('lag=5'));
+  await page.waitForFunction(() => location.hash.includes('faults=failover.5.5'));
   // A's SET at t=0 reached the replica: A keeps the lock, B waits and finds the job done.
   assert.equal(await text(page, 'balance'), '90');
   assert.equal(await page.getByTestId('ledger-row').count(), 1);
@@ -387,11 +387,11 @@ test('what if the replica lags: 5 ms behind it has A\'s SET and nothing is lost;
   await fresh.context.close();
   await lag.fill('10');
   await lag.press('Enter');
-  await page.waitForFunction(() => location.hash.includes('lag=10'));
+  await page.waitForFunction(() => location.hash.includes('faults=failover.5.10'));
   assert.equal(await text(page, 'balance'), '80');
   await lag.fill('');
   await lag.press('Enter');
-  await page.waitForFunction(() => !location.hash.includes('lag='));
+  await page.waitForFunction(() => !location.hash.includes('faults='));
   await context.close();
 });
 

@@ -118,7 +118,7 @@ fn every_trace_the_page_can_show_reads_back_equal() {
 }
 
 /// Every variant of `EventKind`, by the name serde writes.
-const EVENT_KINDS: [&str; 33] = [
+const EVENT_KINDS: [&str; 34] = [
     "Acquired",
     "AcquireRefused",
     "LockWait",
@@ -142,6 +142,7 @@ const EVENT_KINDS: [&str; 33] = [
     "Retried",
     "LockClockJumped",
     "Failover",
+    "StorageFailover",
     "BarrierSet",
     "SideEffect",
     "ProviderCall",

@@ -24,6 +24,7 @@ mod renewal_herd;
 mod row_lock;
 mod sequencer;
 mod share;
+mod storage_failover;
 mod story;
 mod story_pushbacks;
 mod story_review;

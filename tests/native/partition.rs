@@ -442,7 +442,11 @@ fn the_partition_is_in_the_link_and_checked() {
         })
     );
     assert_eq!(view.scenario.actors[0].lock_timeout, Some(10));
-    assert_eq!(encode(&view.scenario, 0), hash);
+    // Printed with the one key for faults, and read back the same.
+    let printed =
+        "#s=partition&fence=strict&ttl=30&locktimeout.A=10&faults=partition.25.55.A.lock&step=0";
+    assert_eq!(encode(&view.scenario, 0), printed);
+    assert_eq!(decode(printed).unwrap(), view);
     // Moved to B, or taken away.
     let b = decode("#s=partition&partition.B=0,40").unwrap().scenario;
     assert_eq!(b.partitioned().map(|p| p.actor), Some(1));
@@ -452,7 +456,7 @@ fn the_partition_is_in_the_link_and_checked() {
     assert_eq!(none.scenario.actors[0].lock_timeout, None);
     assert_eq!(
         encode(&none.scenario, 0),
-        "#s=partition&fence=strict&ttl=30&partition.A=none&locktimeout.A=none&step=0"
+        "#s=partition&fence=strict&ttl=30&locktimeout.A=none&faults=none&step=0"
     );
     // Any deck scenario can get one.
     let gc = decode("#s=gc-pause&partition.B=10,20").unwrap().scenario;

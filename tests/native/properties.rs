@@ -647,33 +647,54 @@ fn check_random_tokens(trace: &Trace) -> Result<(), TestCaseError> {
     Ok(())
 }
 
-/// Balance conservation and per-record consistency.
+/// Balance conservation and per-record consistency. A storage failover gives back what the
+/// writes it lost had taken (its `at`, and their sum).
 fn check_balance(trace: &Trace) -> Result<(), TestCaseError> {
     let initial = trace.scenario.initial_balance;
+    let failovers: Vec<(u64, i64)> = (trace.events.iter())
+        .filter_map(|e| match &e.kind {
+            EventKind::StorageFailover { lost, .. } => {
+                Some((e.at, lost.iter().map(|w| w.request.amount).sum()))
+            }
+            _ => None,
+        })
+        .collect();
+    // Given back by failovers in (after, upto]: a failover runs before the writes of its instant.
+    let restored = |after: Option<u64>, upto: u64| -> i64 {
+        (failovers.iter())
+            .filter(|(at, _)| after.is_none_or(|a| *at > a) && *at <= upto)
+            .map(|(_, sum)| sum)
+            .sum()
+    };
     let mut balance = initial;
+    let mut last = None;
     for w in &trace.writes {
+        balance += restored(last, w.at);
+        last = Some(w.at);
         if w.accepted() {
             balance -= w.request.amount;
         }
         prop_assert_eq!(w.balance_after, balance, "{:?}", w);
         prop_assert!(w.at <= trace.scenario.horizon);
     }
-    let accepted_sum: i64 = trace
-        .writes
-        .iter()
+    balance += restored(last, u64::MAX);
+    let lost: i64 = failovers.iter().map(|(_, sum)| sum).sum();
+    let accepted_sum: i64 = (trace.writes.iter())
         .filter(|w| w.accepted())
         .map(|w| w.request.amount)
-        .sum();
+        .sum::<i64>()
+        - lost;
     prop_assert_eq!(trace.summary.final_balance, initial - accepted_sum);
     prop_assert_eq!(trace.summary.final_balance, balance);
     prop_assert_eq!(trace.initial.balance, initial);
     prop_assert_eq!(trace.snapshot_at(trace.len()).balance, balance);
     // Stepping: the snapshot balance always matches the write log up to that step.
     for step in 0..=trace.len() {
-        let expected = trace
-            .writes_until(step)
-            .last()
-            .map_or(initial, |w| w.balance_after);
+        let now = trace.snapshot_at(step).at;
+        let expected = match trace.writes_until(step).last() {
+            Some(w) => w.balance_after + restored(Some(w.at), now),
+            None => initial + restored(None, now),
+        };
         prop_assert_eq!(trace.snapshot_at(step).balance, expected, "step {}", step);
     }
     prop_assert_eq!(trace.writes_until(trace.len()), &trace.writes[..]);
@@ -763,7 +784,7 @@ fn rolled_back(trace: &Trace) -> bool {
 fn check_late_writes(trace: &Trace) -> Result<(), TestCaseError> {
     // A SELECT and then an UPDATE check against the mark the SELECT read, not this one.
     let two_step = trace.scenario.check == StorageCheck::ReadThenWrite;
-    if !trace.scenario.policy.checks_fence() || two_step {
+    if !trace.scenario.policy.checks_fence() || two_step || forgot(trace) {
         return Ok(());
     }
     for (i, e) in trace.events.iter().enumerate() {
@@ -883,7 +904,7 @@ fn check_summary(trace: &Trace) -> Result<(), TestCaseError> {
     // A fence checked by a SELECT and then an UPDATE lets an older token in beside a newer one
     // (the storage-check entry); a one-statement check never does.
     let one_step = trace.scenario.check != StorageCheck::ReadThenWrite;
-    if trace.scenario.policy.checks_fence() && one_step {
+    if trace.scenario.policy.checks_fence() && one_step && !forgot(trace) {
         prop_assert_eq!(
             s.out_of_order_writes,
             0,
@@ -894,13 +915,15 @@ fn check_summary(trace: &Trace) -> Result<(), TestCaseError> {
         prop_assert_eq!(s.last_fence, None);
     }
     check_late_writes(trace)?;
+    // The last write storage kept: a failover may have lost the newest.
+    let lost = lost_writes(trace);
     prop_assert_eq!(
         s.last_write_fence,
         trace
             .writes
             .iter()
             .rev()
-            .find(|w| w.accepted())
+            .find(|w| w.accepted() && !lost.contains(w))
             .and_then(|w| w.request.fence)
     );
     // Time never goes backwards and nothing happens past the horizon.
@@ -1016,6 +1039,7 @@ proptest! {
         check_sequencer(&trace)?;
         match sc.policy {
             _ if sc.lock.row().is_some() => check_row_lock(&trace)?,
+            _ if forgot(&trace) => check_storage_failover(&trace)?,
             _ if sc.check == StorageCheck::ReadThenWrite => check_read_then_write(&trace)?,
             FencingPolicy::Strict => check_strict(&trace)?,
             FencingPolicy::SameEpoch => check_same_epoch(&trace)?,
@@ -1023,6 +1047,61 @@ proptest! {
         }
         prop_assert_eq!(run(&sc), trace);
     }
+}
+
+/// The writes storage failovers lost (a standby promoted without them).
+fn lost_writes(trace: &Trace) -> Vec<&WriteRecord> {
+    (trace.events.iter())
+        .flat_map(|e| match &e.kind {
+            EventKind::StorageFailover { lost, .. } => lost.iter().collect(),
+            _ => Vec::new(),
+        })
+        .collect()
+}
+
+/// Whether a storage failover lost a write: storage forgot its high-water mark with it.
+fn forgot(trace: &Trace) -> bool {
+    !lost_writes(trace).is_empty()
+}
+
+/// Storage failed over and lost writes: what it lost was accepted, the mark just after the
+/// failover is no higher than the highest token it kept, and among the writes it kept the
+/// policy's order holds (a one-statement check); a lower token after a higher one comes only
+/// after a failover lost the higher one.
+fn check_storage_failover(trace: &Trace) -> Result<(), TestCaseError> {
+    let lost = lost_writes(trace);
+    prop_assert!(lost
+        .iter()
+        .all(|w| w.accepted() && trace.writes.contains(w)));
+    let kept: Vec<&WriteRecord> = (trace.writes.iter())
+        .filter(|w| w.accepted() && !lost.contains(w))
+        .collect();
+    for e in &trace.events {
+        if let EventKind::StorageFailover { .. } = e.kind {
+            let high = (kept.iter())
+                .filter(|w| w.at < e.at)
+                .filter_map(|w| w.request.fence)
+                .max();
+            prop_assert!(
+                e.snapshot.last_fence <= high,
+                "t={}: {:?}",
+                e.at,
+                e.snapshot
+            );
+        }
+    }
+    if trace.scenario.check == StorageCheck::ReadThenWrite {
+        return Ok(());
+    }
+    let tokens: Vec<Fence> = kept.iter().filter_map(|w| w.request.fence).collect();
+    for w in tokens.windows(2) {
+        match trace.scenario.policy {
+            FencingPolicy::Strict => prop_assert!(w[0] < w[1], "{tokens:?}"),
+            FencingPolicy::SameEpoch => prop_assert!(w[0] <= w[1], "{tokens:?}"),
+            FencingPolicy::Off => {}
+        }
+    }
+    Ok(())
 }
 
 /// A SELECT and then an UPDATE: every write is checked against the mark its SELECT read,

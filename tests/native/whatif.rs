@@ -117,13 +117,13 @@ fn every_knob_survives_the_url() {
     lab.update(ScenarioEdit::Tokens(TokenSource::LockService).into());
     let hash = encode(lab.scenario(), 0);
     assert!(
-        hash.contains("&failover=12") && hash.contains("&tokens=lock_service"),
+        hash.contains("&faults=failover.12.cut") && hash.contains("&tokens=lock_service"),
         "{hash}"
     );
     assert_eq!(&decode(&hash).unwrap().scenario, lab.scenario());
     lab.update(ScenarioEdit::Failover(None).into());
     let hash = encode(lab.scenario(), 0);
-    assert!(hash.contains("&failover=off"), "{hash}");
+    assert!(hash.contains("&faults=none"), "{hash}");
     assert_eq!(decode(&hash).unwrap().scenario.failover_at(), None);
 
     // Out of range or unknown: a message, and the last good state stays.
@@ -243,7 +243,7 @@ fn replica_lag_decides_whether_the_failover_loses_the_lease() {
     let mut lab = Lab::new(Scenario::redis_failover());
     lab.update(ScenarioEdit::ReplicationLag(Some(3)).into());
     let hash = encode(lab.scenario(), 0);
-    assert!(hash.contains("&lag=3"), "{hash}");
+    assert!(hash.contains("&faults=failover.5.3"), "{hash}");
     assert_eq!(&decode(&hash).unwrap().scenario, lab.scenario());
     lab.update(ScenarioEdit::ReplicationLag(None).into());
     assert_eq!(
@@ -319,7 +319,11 @@ fn the_lab_and_the_link_follow_the_same_rules() {
         lab.update(edit.into());
         assert_eq!(lab.error(), None, "{edit:?}");
         let hash = encode(lab.scenario(), 0);
-        let link = edit.key(lab.scenario()) + "=" + &edit.value();
+        // A fault's edit is carried by the one key for faults.
+        let link = match edit {
+            ScenarioEdit::ReplicationLag(_) => "faults=failover.5.3".to_owned(),
+            _ => edit.key(lab.scenario()) + "=" + &edit.value(),
+        };
         assert!(hash.contains(&link), "{hash} says {link}");
         assert_eq!(&decode(&hash).unwrap().scenario, lab.scenario(), "{hash}");
     }

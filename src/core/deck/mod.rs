@@ -110,6 +110,7 @@ mod same_token_retry;
 mod separate_counter;
 mod sequencer;
 mod storage_check;
+mod storage_failover;
 mod toctou;
 mod unsafe_release;
 mod uuid_token;
@@ -125,6 +126,7 @@ pub use partition::{
 pub use renewal::{RENEWAL_SEED, RENEWAL_WORKER_SEED};
 pub use renewal_herd::{herd_horizon, renewal_herd_reports, thousands, FLEET, HERD_HOLDERS};
 pub use row_lock::row_lock_wait;
+pub use storage_failover::STANDBY_LAG;
 pub use uuid_token::{UUID_OTHER_SEED, UUID_SEED};
 
 /// Lists the entries once, in presentation order: [`DECK`] (every entry, with its builder
@@ -165,6 +167,7 @@ deck!(
     row_lock,
     lock_queue,
     storage_check,
+    storage_failover,
 );
 
 /// The headline, the entry a page opens on.

@@ -52,6 +52,9 @@ struct World<'a> {
     /// When each actor's own lease ended, if it did.
     ended: Vec<Option<Millis>>,
     account: Account,
+    /// Before each accepted write (its time and token), the account as it was: a storage
+    /// failover that lost that write leaves storage as it was before it.
+    before: Vec<(Millis, Option<Fence>, Account)>,
     highest_accepted: Option<Fence>,
     events: Vec<TraceEvent>,
     writes: Vec<WriteRecord>,
@@ -191,7 +194,9 @@ impl World<'_> {
             .map(|a| a.name.clone())
             .unwrap_or_default();
         let lane = match o.seen {
-            Seen::WriteApplied { .. } | Seen::BarrierSet { .. } => Lane::Storage,
+            Seen::WriteApplied { .. } | Seen::BarrierSet { .. } | Seen::StorageFailover { .. } => {
+                Lane::Storage
+            }
             _ => me.map_or(Lane::Lease, Lane::Actor),
         };
         let kind = match o.seen {
@@ -373,6 +378,7 @@ impl World<'_> {
                 }
             }
             Seen::Failover { lost, next_fence } => self.failover(at, lost, next_fence),
+            Seen::StorageFailover { lag, lost } => self.storage_failover(lag, &lost),
             Seen::LockClockJumped { by } => EventKind::LockClockJumped {
                 by,
                 shortened: self.clock_jumped(at, by),
@@ -410,6 +416,31 @@ impl World<'_> {
             next_fence,
             rolled_back,
         }
+    }
+
+    /// Storage's standby was promoted without the acknowledged writes `lost` (writer, token):
+    /// their records are the newest accepted ones of each, and storage is what it was before
+    /// the oldest of them.
+    fn storage_failover(&mut self, lag: Millis, lost: &[(String, Option<Fence>)]) -> EventKind {
+        let mut taken: Vec<usize> = Vec::new();
+        for (writer, fence) in lost {
+            let newest = (0..self.writes.len()).rev().find(|i| {
+                let w = &self.writes[*i];
+                let (who, f) = (&w.request.writer, w.request.fence);
+                w.accepted() && who == writer && f == *fence && !taken.contains(i)
+            });
+            taken.extend(newest);
+        }
+        taken.sort_unstable();
+        let lost: Vec<WriteRecord> = taken.iter().map(|i| self.writes[*i].clone()).collect();
+        let first = lost.first().map(|w| (w.at, w.request.fence));
+        let i = first
+            .and_then(|(t, f)| (self.before.iter()).position(|(bt, bf, _)| (*bt, *bf) == (t, f)));
+        if let Some(i) = i {
+            self.account = self.before[i].2.clone();
+            self.before.truncate(i);
+        }
+        EventKind::StorageFailover { lag, lost }
     }
 
     /// One lock node's clock steps `by`: its keys' PX runs out `by` sooner. Under Redlock a
@@ -498,6 +529,7 @@ impl World<'_> {
             }
         }
         if let Ok(balance) = result {
+            (self.before).push((at, fence, self.account.clone()));
             self.highest_accepted = self.highest_accepted.max(fence);
             self.account.balance = balance;
             self.account.last_write_fence = fence;
@@ -544,7 +576,7 @@ type SeenWrite = (
 fn rank(o: &Observation) -> u8 {
     match &o.seen {
         Seen::LockClockJumped { .. } => 0,
-        Seen::Failover { .. } => 2,
+        Seen::Failover { .. } | Seen::StorageFailover { .. } => 2,
         Seen::PauseEnded => 3,
         Seen::Event(EventKind::PauseStarted { .. }) => 4,
         Seen::WriteApplied { sent_at, .. } if *sent_at < o.at => 5,
@@ -578,6 +610,7 @@ pub fn recorded(
             balance: sc.initial_balance,
             ..Account::default()
         },
+        before: Vec::new(),
         highest_accepted: None,
         events: Vec::new(),
         writes: Vec::new(),

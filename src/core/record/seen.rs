@@ -49,6 +49,13 @@ pub enum Seen {
     },
     /// The lock node's clock stepped; whose lease it shortened is the fold's.
     LockClockJumped { by: Millis },
+    /// Storage failed over to its standby, `lag` ms behind: the acknowledged writes (writer,
+    /// token) the primary's write log has and the promoted standby's lacks; their records,
+    /// and the account as the standby has it, are the fold's.
+    StorageFailover {
+        lag: Millis,
+        lost: Vec<(String, Option<Fence>)>,
+    },
     /// Storage's reply to a write; its high-water mark, and the grant that superseded the
     /// write's lease, are the fold's.
     WriteApplied {
@@ -146,6 +153,12 @@ impl From<EventKind> for Seen {
                 next_fence,
             },
             EventKind::LockClockJumped { by, .. } => Seen::LockClockJumped { by },
+            EventKind::StorageFailover { lag, lost } => Seen::StorageFailover {
+                lag,
+                lost: (lost.into_iter())
+                    .map(|w| (w.request.writer, w.request.fence))
+                    .collect(),
+            },
             EventKind::WriteApplied {
                 fence,
                 amount,

@@ -29,6 +29,15 @@ impl Scenario {
         matches!(self.crash(), Some((_, Fault::Restart { .. })))
     }
 
+    /// Storage's failover to its asynchronous standby, if it has one: when, and the
+    /// standby's lag.
+    pub fn storage_crash(&self) -> Option<(Millis, Millis)> {
+        self.faults.iter().find_map(|f| match f.fault {
+            Fault::StorageFailover { lag } => Some((f.at, lag)),
+            _ => None,
+        })
+    }
+
     /// The client cut off from the lock service, if one is.
     pub fn partitioned(&self) -> Option<Partition> {
         self.faults.iter().find_map(partition_of)
@@ -110,6 +119,10 @@ impl Scenario {
                     in_range("failover_at", f.at, 0, MAX_TIME)?;
                     in_range("replication_lag", lag.unwrap_or(0), 0, MAX_TIME)?;
                 }
+                Fault::StorageFailover { lag } => {
+                    in_range("storage failover at", f.at, 0, MAX_TIME)?;
+                    in_range("standby lag", lag, 0, MAX_TIME)?;
+                }
                 Fault::ClockJump { node, by } => {
                     in_range("clock jump at", f.at, 0, MAX_TIME)?;
                     in_range("clock jump by", by, 1, MAX_TIME)?;
@@ -149,6 +162,9 @@ impl Scenario {
             return Err(ScenarioError::BadFault(
                 "the lock server fails over or restarts once",
             ));
+        }
+        if count(|f| matches!(f, Fault::StorageFailover { .. })) > 1 {
+            return Err(ScenarioError::BadFault("storage fails over once"));
         }
         if count(|f| matches!(f, Fault::Partition { .. })) > 1 {
             return Err(ScenarioError::BadFault("one client is cut off at a time"));

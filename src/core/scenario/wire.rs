@@ -92,6 +92,10 @@ pub struct ScenarioWire {
     /// dropped commands; only the words differ.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub(super) minority: bool,
+    /// Storage's primary dies and its asynchronous standby is promoted
+    /// ([`Fault::StorageFailover`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(super) storage_failover: Option<StorageFailoverWire>,
     /// The lock service queues waiters fairly, as ZooKeeper's lock recipe (an ephemeral
     /// sequential znode per waiter, each watching only the one before it) and etcd's mutex
     /// (waiters ordered by their key's create revision) do: an acquire while the lock is held
@@ -114,6 +118,13 @@ pub struct RedlockWire {
     pub(super) reach: Vec<Vec<usize>>,
     #[serde(default)]
     pub(super) jumping_node: usize,
+}
+
+/// [`Fault::StorageFailover`] as the JSON spells it: when, and the standby's lag.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StorageFailoverWire {
+    pub(super) at: Millis,
+    pub(super) lag: Millis,
 }
 
 /// The faults the old fields name, in time order (a clock jump before a failover, and that
@@ -140,6 +151,9 @@ fn faults_of(w: &ScenarioWire) -> Vec<FaultAt> {
         };
         let (b, until) = (Node::LockService, p.end);
         sc.add_fault(p.start, Fault::Partition { a, b, until });
+    }
+    if let Some(StorageFailoverWire { at, lag }) = w.storage_failover {
+        sc.add_fault(at, Fault::StorageFailover { lag });
     }
     sc.faults
 }
@@ -222,6 +236,7 @@ impl From<Scenario> for ScenarioWire {
             partition: sc.partitioned(),
             restart: sc.restart(),
             minority: sc.minority(),
+            storage_failover: (sc.storage_crash()).map(|(at, lag)| StorageFailoverWire { at, lag }),
             row_lock: sc.lock.row(),
             lock_delay: service.lock_delay,
             queue: service.queue,

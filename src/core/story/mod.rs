@@ -172,6 +172,10 @@ pub fn label(e: &TraceEvent) -> String {
             Some(l) => format!("failover: #{} lost", l.fence),
             None => "failover".to_owned(),
         },
+        EventKind::StorageFailover { lost, .. } => match lost.first() {
+            Some(w) => format!("standby promoted: {} lost", hash(w.request.fence)),
+            None => "standby promoted".to_owned(),
+        },
         EventKind::BarrierSet { fence, result } => match result {
             Ok(()) => format!("barrier #{fence}"),
             Err(e) => format!("barrier #{fence} {}", e.code()),

@@ -56,8 +56,14 @@ pub fn outcome(t: &Trace) -> String {
             } else {
                 format!("{} times", n + 1)
             };
+            let lost = (t.events.iter()).any(
+                |e| matches!(&e.kind, EventKind::StorageFailover { lost, .. } if !lost.is_empty()),
+            );
             let name = if s.harmless_reruns >= n {
                 "wasted work, no harm"
+            } else if lost {
+                // Storage failed over and forgot one run's acknowledged write.
+                "an acknowledged write lost"
             } else {
                 twice_name(&t.scenario)
             };

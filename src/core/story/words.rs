@@ -305,7 +305,9 @@ pub(super) fn topic(kind: &EventKind) -> Topic {
         | EventKind::BarrierSet { .. }
         | EventKind::SideEffect { .. } => Topic::Request,
         EventKind::WriteApplied { .. } => Topic::Write,
-        EventKind::LockClockJumped { .. } | EventKind::Failover { .. } => Topic::Fault,
+        EventKind::LockClockJumped { .. }
+        | EventKind::Failover { .. }
+        | EventKind::StorageFailover { .. } => Topic::Fault,
         EventKind::LockUnanswered { .. }
         | EventKind::LockNoLeader { .. }
         | EventKind::LockTimedOut { .. } => Topic::CutOff,

@@ -428,6 +428,7 @@ fn classify(kind: &EventKind, late: bool) -> (Shape, Verdict) {
         }
         EventKind::DeletedOthersLease { .. }
         | EventKind::Failover { .. }
+        | EventKind::StorageFailover { .. }
         | EventKind::LockClockJumped { .. } => (Shape::Op, Verdict::Danger),
         EventKind::BarrierSet { result: Ok(()), .. } => (Shape::Write, Verdict::Barrier),
         EventKind::BarrierSet { result: Err(_), .. } => (Shape::Write, Verdict::Rejected),

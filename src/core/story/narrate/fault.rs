@@ -25,6 +25,7 @@ pub(crate) fn fault(c: &Ctx) -> Option<String> {
             };
             format!("{clock} jumps forward {} (an NTP step). {ended}", c.dur(*by))
         }
+        EventKind::StorageFailover { lag, lost } => storage_failover(c, *lag, lost),
         EventKind::Failover {
             lost, next_fence, ..
         } if sc.restart() => restarted(c, lost.first(), *next_fence),
@@ -245,6 +246,51 @@ pub(crate) fn cut_off(c: &Ctx) -> Option<String> {
         }
         _ => return None,
     })
+}
+
+/// Storage's PostgreSQL primary dies and its standby is promoted: what the standby lacks.
+fn storage_failover(c: &Ctx, lag: Millis, lost: &[WriteRecord]) -> String {
+    let snap = &c.e.snapshot;
+    let mark = match snap.last_fence {
+        Some(f) => format!("the highest token it has seen is {f}"),
+        None => "it has seen no token".to_owned(),
+    };
+    let standby = match lag {
+        0 => "its synchronous standby is promoted".to_owned(),
+        _ => format!(
+            "its asynchronous standby, {} behind, is promoted (pg_promote)",
+            c.dur(lag)
+        ),
+    };
+    let what = |w: &WriteRecord| match w.request.fence {
+        Some(f) => format!(
+            "{}'s debit with token {f} (t={})",
+            w.request.writer,
+            c.at(w.at)
+        ),
+        None => format!("{}'s debit (t={})", w.request.writer, c.at(w.at)),
+    };
+    match lost {
+        [] => format!("Storage's PostgreSQL primary dies, and {standby}: it has every acknowledged write, so nothing is lost: balance {}, and {mark}.", snap.balance),
+        _ => format!(
+            "Storage's PostgreSQL primary dies, and {standby}. It never got {}, acknowledged by the primary: balance {} again, and {mark}.",
+            lost.iter().map(what).collect::<Vec<_>>().join(" or "),
+            snap.balance
+        ),
+    }
+}
+
+/// The newest token a storage failover before this step forgot (a write the primary had
+/// accepted that its standby never got), if one did.
+pub(crate) fn forgotten(c: &Ctx) -> Option<Fence> {
+    (c.t.events.iter().take(c.i))
+        .filter_map(|e| match &e.kind {
+            EventKind::StorageFailover { lost, .. } => {
+                lost.iter().filter_map(|w| w.request.fence).max()
+            }
+            _ => None,
+        })
+        .max()
 }
 
 /// A failover that is the lock's Redis restarting ([`Scenario::restart`]): killed, and back

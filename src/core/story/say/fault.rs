@@ -8,6 +8,15 @@ pub(crate) fn fault(c: &Ctx) -> Option<String> {
     let s: &str = match &e.kind {
         EventKind::LockClockJumped { shortened: Some(_), .. } => voice.clock_jump(),
         EventKind::LockClockJumped { .. } => "No lease was live, so this jump changes nothing.",
+        EventKind::StorageFailover { lost, .. } if lost.is_empty() => {
+            "Synchronous commit: the standby has every acknowledged write, and so the highest token."
+        }
+        EventKind::StorageFailover { .. } if sc.policy.checks_fence() => {
+            "Asynchronous replication forgets the newest writes, and the high-water mark with them."
+        }
+        EventKind::StorageFailover { .. } => {
+            "Asynchronous replication forgets the newest writes."
+        }
         EventKind::Failover { lost, .. } if sc.restart() && !lost.is_empty() => {
             "Acknowledged is not durable: Redis answered OK from memory. With no AOF, a restart forgets the lock and its counter; with appendfsync everysec, only an OS crash or power loss does."
         }

@@ -90,6 +90,9 @@ fn written(c: &Ctx) -> String {
         Ok(_) if late && fencing && sc.lock.token_source() == TokenSource::SeparateCounter => format!(
             "{name}'s superseded lease carries the newer token, so storage takes its write and will refuse the real holder's. Mint tokens atomically with the grant."
         ),
+        Ok(_) if late && fencing && forgot_newer(c, *fence) => {
+            "The fence is only as durable as its row. Synchronous commit (synchronous_standby_names, synchronous_commit = on) keeps it through a failover.".to_owned()
+        }
         Ok(_) if late && fencing && sc.check == StorageCheck::ReadThenWrite => format!(
             "{name}'s check read the fence before {}'s UPDATE committed: a check that is not part of the write lets both through. Make it one statement (UPDATE … WHERE fence < $token) or lock the row for the check.",
             superseded_by.as_ref().map_or("the other", |g| g.owner.as_str())
@@ -185,4 +188,9 @@ fn refusal_credit(c: &Ctx, token: Fence, last: Fence) -> String {
     format!(
         "Refused only because storage already saw {last} from {first}. Had {name}'s {token} arrived first, both would land; a handoff barrier, or one conditional write of status and fence, covers that."
     )
+}
+
+/// Whether a storage failover before this step forgot a token newer than `fence`.
+fn forgot_newer(c: &Ctx, fence: Option<Fence>) -> bool {
+    super::super::narrate::fault::forgotten(c).is_some_and(|h| fence < Some(h))
 }
