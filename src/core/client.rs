@@ -18,10 +18,14 @@ use super::scenario::{
 };
 use super::trace::{EventKind, LockCommand, NoopReason, ProviderOutcome, SkipReason};
 
+mod release;
 mod timer;
+mod watchdog;
 
+use release::release;
 pub use timer::{handle_timeout, Timer, Waiting};
 use timer::{set_timer, unanswered};
+use watchdog::{extend_failed, work_renewing};
 
 /// Where one client is in its script and what it believes.
 #[derive(Debug, Clone, Default)]
@@ -637,181 +641,6 @@ fn send<B: Backend>(
         set_timer(b, at, on);
     }
     Ok(next)
-}
-
-fn extend_failed<B: Backend>(b: &mut B, now: Millis, watchdog: bool) -> Next {
-    let lease_ended_at = b.lease_ended_at();
-    b.state().cancel();
-    let kind = EventKind::ExtendFailed {
-        watchdog,
-        lease_ended_at,
-    };
-    b.say(now, kind);
-    Next::Stop
-}
-
-/// `Step::WorkRenewing`: the watchdog's next renewal, or the end of the work if that comes
-/// first.
-fn schedule_renewal<B: Backend>(b: &mut B, sc: &Scenario, now: Millis, until: Millis) -> Next {
-    let due = match sc.lock.herd() {
-        // The fleet's fixed schedule: `renew_before` before the lease ends, no jitter.
-        Some(herd) => {
-            let from = b.state().lease_from.unwrap_or(now);
-            from.saturating_add(herd.instant(sc.lease_ttl)).max(now)
-        }
-        None => {
-            let every = b.with_rng(|rng| renewal_interval(sc.lease_ttl, Some(rng)));
-            now.saturating_add(every)
-        }
-    };
-    let st = b.state();
-    if due < until && st.renew_sent.is_none() {
-        st.renew_due = Some(due);
-        Next::Again(due)
-    } else {
-        st.renew_due = None;
-        Next::Again(until.max(now))
-    }
-}
-
-/// Work with a watchdog that renews the lease while it runs.
-fn work_renewing<B: Backend>(
-    b: &mut B,
-    sc: &Scenario,
-    me: usize,
-    now: Millis,
-    ms: Millis,
-) -> Result<Next, B::Error> {
-    let st = b.state();
-    let Some(until) = st.work_until else {
-        let until = now.saturating_add(ms);
-        st.work_until = Some(until);
-        return Ok(schedule_renewal(b, sc, now, until));
-    };
-    let mut renew = st.renew_due.is_some_and(|d| d <= now);
-    if renew && until <= now {
-        // Woken with the work done and a renewal overdue: the worker thread and the
-        // watchdog race, and either may run first.
-        let worker_first = b.with_rng(|rng| rng.next_u64() % 2 == 0);
-        b.note(|| {
-            format!(
-                "{} at t={now}: woke with its work done and a renewal overdue; the seeded race puts the {} first",
-                sc.actors[me].name,
-                if worker_first { "worker" } else { "watchdog" }
-            )
-        });
-        b.say(now, EventKind::ResumeRace { worker_first });
-        renew = !worker_first;
-    }
-    if renew && !can_reach(&sc.faults, me, now) {
-        // The watchdog's renewal is dropped; the worker carries on beside it.
-        let st = b.state();
-        st.renew_due = None;
-        st.renew_sent = Some(now);
-        unanswered(b, sc, me, LockCommand::Renew, now);
-        return Ok(Next::Again(until.max(now)));
-    }
-    if !renew {
-        let st = b.state();
-        st.work_until = None;
-        st.renew_due = None;
-        return Ok(Next::At(now));
-    }
-    Ok(match b.extend(now)? {
-        Some(expires_at) => {
-            b.state().lease_from = Some(now);
-            let next = schedule_renewal(b, sc, now, until);
-            let st = b.state();
-            let kind = EventKind::Extended {
-                fence: st.fence.unwrap_or(Fence(0)),
-                expires_at,
-                watchdog: Some(st.renew_due),
-            };
-            b.say(now, kind);
-            next
-        }
-        None if sc.lock.herd().is_some() => {
-            // The fleet's watchdog runs beside the worker and only stops renewing: nothing
-            // tells the worker, which works on and writes under the lost lease.
-            let lease_ended_at = b.lease_ended_at();
-            b.state().renew_due = None;
-            let kind = EventKind::ExtendFailed {
-                watchdog: true,
-                lease_ended_at,
-            };
-            b.say(now, kind);
-            Next::Again(until)
-        }
-        None => {
-            b.note(|| {
-                format!(
-                    "{} at t={now}: the watchdog's extend answered 0 (not the holder); the job self-cancels",
-                    sc.actors[me].name
-                )
-            });
-            extend_failed(b, now, true)
-        }
-    })
-}
-
-/// The compare-and-delete, or GET-then-DEL's two halves, or a plain DEL.
-fn release<B: Backend>(b: &mut B, sc: &Scenario, now: Millis) -> Result<Next, B::Error> {
-    match sc.release {
-        ReleaseMode::CompareAndDelete => {
-            b.state().believes = false;
-            let via = ReleaseMode::CompareAndDelete;
-            let kind = match b.release(now)? {
-                Ok(fence) => EventKind::Released { fence, via },
-                Err((reason, deleted)) => EventKind::ReleaseNoop {
-                    via,
-                    reason,
-                    deleted,
-                },
-            };
-            b.say(now, kind);
-        }
-        ReleaseMode::GetThenDel if !b.state().del_pending => {
-            let value = b.read_lock(now)?;
-            let mine = value.mine;
-            if mine {
-                b.state().del_pending = true;
-            } else {
-                b.state().believes = false;
-            }
-            let kind = EventKind::LockValueRead {
-                owner: value.owner,
-                fence: value.fence,
-            };
-            b.say(now, kind);
-            if mine {
-                return Ok(Next::Again(now.saturating_add(GET_DEL_GAP)));
-            }
-        }
-        via @ (ReleaseMode::GetThenDel | ReleaseMode::Del) => {
-            let st = b.state();
-            st.del_pending = false;
-            st.believes = false;
-            let kind = match b.delete(now)? {
-                Some(LockValue {
-                    fence, mine: true, ..
-                }) => EventKind::Released {
-                    fence: fence.unwrap_or(Fence(0)),
-                    via,
-                },
-                Some(LockValue { owner, fence, .. }) => EventKind::DeletedOthersLease {
-                    owner: owner.unwrap_or_default(),
-                    fence: fence.unwrap_or(Fence(0)),
-                },
-                None => EventKind::ReleaseNoop {
-                    via,
-                    reason: NoopReason::Expired,
-                    deleted: Vec::new(),
-                },
-            };
-            b.say(now, kind);
-        }
-    }
-    Ok(Next::At(now))
 }
 
 #[cfg(test)]
