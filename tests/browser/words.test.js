@@ -68,7 +68,7 @@ test('What if… a failover on the headline: the run is drawn with its far words
   const at = page.getByLabel('Failover at (ms)');
   await at.fill('20');
   await at.press('Enter');
-  await page.waitForFunction(() => /failover=20/.test(location.hash));
+  await page.waitForFunction(() => /faults=(?:[^&]*,)?failover\.20\b/.test(location.hash));
   await page.waitForFunction(() =>
     [...document.querySelectorAll('svg.timeline.main g.ev > title')].some((t) => /^t=20 ms/.test(t.textContent)),
   );
