@@ -17,7 +17,9 @@ use crate::view::timeline::{
 use std::sync::Arc;
 
 /// A row's memo: the row with this key in the model, or `None` once it is gone (its node is
-/// about to be dropped by the `<For>`).
+/// about to be dropped by the `<For>`). Every row's memo reruns on every change of the model
+/// (a drag move), so it compares the model's row with the one it holds in place and clones
+/// only a row that changed: most rows of a move do not, and a clone allocates their strings.
 fn row<T, K>(
     model: Memo<TimelineModel>,
     rows: fn(&TimelineModel) -> &[T],
@@ -28,7 +30,15 @@ where
     T: Clone + PartialEq + Send + Sync + 'static,
     K: PartialEq + Copy + Send + Sync + 'static,
 {
-    Memo::new(move |_| model.with(|m| rows(m).iter().find(|r| key_of(r) == key).cloned()))
+    Memo::new_owning(move |held: Option<Option<T>>| {
+        model.with(|m| {
+            let now = rows(m).iter().find(|r| key_of(r) == key);
+            match held {
+                Some(held) if held.as_ref() == now => (held, false),
+                _ => (now.cloned(), true),
+            }
+        })
+    })
 }
 
 /// One attribute or text of a row, read through a plain `fn`: every binding of a row type
@@ -663,6 +673,11 @@ pub fn Timeline(trace: Memo<Arc<Trace>>, step: Memo<usize>) -> impl IntoView {
     // wider than its box, which scrolls sideways). Only a step: a drag never scrolls it.
     Effect::new(move |_| {
         step.track();
+        // A drag that gains or loses events moves the last step, but is not a step (and
+        // the box's sizes read here would force a layout in the middle of its render).
+        if drag.get_value().is_some() {
+            return;
+        }
         let x = drawn.with_untracked(|m| m.cursor.x);
         if let Some(wrap) = wrap_ref.get_untracked() {
             keep_in_view(&wrap, x);

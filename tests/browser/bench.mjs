@@ -1,11 +1,13 @@
 // Browser figures for scripts/bench.sh (not a test: nothing here asserts a time).
 //   node bench.mjs            → drag latency, explorer throughput and first paint in headless Chromium
+//   node bench.mjs drag       → the drag figures alone (dist/ only; no test-hooks build needed)
 // Prints one `key value` line per figure.
 import { serveDist, launch, openApp, HOOKS_DIST } from './harness.js';
 
+const dragOnly = process.argv[2] === 'drag';
 const server = await serveDist();
 // The explorer figure needs a bench hook, which only the test-hooks build exports.
-const hooks = await serveDist('', HOOKS_DIST);
+const hooks = dragOnly ? null : await serveDist('', HOOKS_DIST);
 const browser = await launch();
 try {
   // 1. A scripted 5-second drag of A's pause, as a presenter would: at the end of the
@@ -188,74 +190,76 @@ try {
     figures(`drag.keys.within_a_stretch.start_${steps.within}_${steps.within + 1}`, steps.withinMs);
   }
   await dragContext.close();
+  // The explorer and first paint: not with `drag`.
+  if (!dragOnly) {
+    const { page, context } = await openApp(browser, hooks.origin);
 
-  const { page, context } = await openApp(browser, hooks.origin);
-
-  // 2. The explorer over the headline on a 1 ms grid, synchronously in wasm (median of 5).
-  const explore = await page.evaluate(() => {
-    const runs = [];
-    let result;
-    for (let i = 0; i < 5; i++) {
-      const t0 = performance.now();
-      result = window.wasmBindings.bench_explore_headline(1);
-      runs.push(performance.now() - t0);
-    }
-    runs.sort((a, b) => a - b);
-    return { schedules: result[0], late_off: result[1], late_strict: result[2], median: runs[2] };
-  });
-  console.log(`explore.wasm.schedules ${explore.schedules}`);
-  console.log(`explore.wasm.late_off ${explore.late_off}`);
-  console.log(`explore.wasm.late_strict ${explore.late_strict}`);
-  console.log(`explore.wasm.median_ms ${explore.median.toFixed(1)}`);
-  await context.close();
-
-  // 3. First paint: from navigation start until the first frame that shows the timeline
-  //    with its markers. Cold: a fresh browser context (empty HTTP and code caches) each
-  //    time; warm: reloads in one context. Median of 7 each.
-  const firstPaint = async (ctx) => {
-    const p = await ctx.newPage();
-    await p.addInitScript(() => {
-      const look = () => {
-        const svg = document.querySelector('svg.timeline.main');
-        if (svg && svg.querySelector('g.ev') && svg.getBoundingClientRect().height > 0) {
-          window.benchFirstPaint = performance.now();
-        } else {
-          requestAnimationFrame(look);
-        }
-      };
-      requestAnimationFrame(look);
+    // 2. The explorer over the headline on a 1 ms grid, synchronously in wasm (median of 5).
+    const explore = await page.evaluate(() => {
+      const runs = [];
+      let result;
+      for (let i = 0; i < 5; i++) {
+        const t0 = performance.now();
+        result = window.wasmBindings.bench_explore_headline(1);
+        runs.push(performance.now() - t0);
+      }
+      runs.sort((a, b) => a - b);
+      return { schedules: result[0], late_off: result[1], late_strict: result[2], median: runs[2] };
     });
-    return p;
-  };
-  const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-  const url = `${server.origin}/#s=gc-pause&fence=strict&step=99`;
-  const coldPaint = [];
-  for (let i = 0; i < 7; i++) {
-    const ctx = await browser.newContext({ viewport: { width: 1280, height: 720 } });
-    const p = await firstPaint(ctx);
-    await p.goto(url);
-    await p.waitForFunction(() => window.benchFirstPaint !== undefined);
-    coldPaint.push(await p.evaluate(() => window.benchFirstPaint));
-    await ctx.close();
-  }
-  const warmCtx = await browser.newContext({ viewport: { width: 1280, height: 720 } });
-  const wp = await firstPaint(warmCtx);
-  await wp.goto(url);
-  await wp.waitForFunction(() => window.benchFirstPaint !== undefined);
-  const warmPaint = [];
-  for (let i = 0; i < 7; i++) {
-    await wp.reload();
+    console.log(`explore.wasm.schedules ${explore.schedules}`);
+    console.log(`explore.wasm.late_off ${explore.late_off}`);
+    console.log(`explore.wasm.late_strict ${explore.late_strict}`);
+    console.log(`explore.wasm.median_ms ${explore.median.toFixed(1)}`);
+    await context.close();
+
+    // 3. First paint: from navigation start until the first frame that shows the timeline
+    //    with its markers. Cold: a fresh browser context (empty HTTP and code caches) each
+    //    time; warm: reloads in one context. Median of 7 each.
+    const firstPaint = async (ctx) => {
+      const p = await ctx.newPage();
+      await p.addInitScript(() => {
+        const look = () => {
+          const svg = document.querySelector('svg.timeline.main');
+          if (svg && svg.querySelector('g.ev') && svg.getBoundingClientRect().height > 0) {
+            window.benchFirstPaint = performance.now();
+          } else {
+            requestAnimationFrame(look);
+          }
+        };
+        requestAnimationFrame(look);
+      });
+      return p;
+    };
+    const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+    const url = `${server.origin}/#s=gc-pause&fence=strict&step=99`;
+    const coldPaint = [];
+    for (let i = 0; i < 7; i++) {
+      const ctx = await browser.newContext({ viewport: { width: 1280, height: 720 } });
+      const p = await firstPaint(ctx);
+      await p.goto(url);
+      await p.waitForFunction(() => window.benchFirstPaint !== undefined);
+      coldPaint.push(await p.evaluate(() => window.benchFirstPaint));
+      await ctx.close();
+    }
+    const warmCtx = await browser.newContext({ viewport: { width: 1280, height: 720 } });
+    const wp = await firstPaint(warmCtx);
+    await wp.goto(url);
     await wp.waitForFunction(() => window.benchFirstPaint !== undefined);
-    warmPaint.push(await wp.evaluate(() => window.benchFirstPaint));
+    const warmPaint = [];
+    for (let i = 0; i < 7; i++) {
+      await wp.reload();
+      await wp.waitForFunction(() => window.benchFirstPaint !== undefined);
+      warmPaint.push(await wp.evaluate(() => window.benchFirstPaint));
+    }
+    await warmCtx.close();
+    console.log(`first_paint.cold.median_ms ${median(coldPaint).toFixed(1)}`);
+    console.log(`first_paint.cold.max_ms ${Math.max(...coldPaint).toFixed(1)}`);
+    console.log(`first_paint.warm.median_ms ${median(warmPaint).toFixed(1)}`);
+    console.log(`first_paint.warm.max_ms ${Math.max(...warmPaint).toFixed(1)}`);
+    console.log(`first_paint.cold_over_warm ${(median(coldPaint) / median(warmPaint)).toFixed(2)}`);
   }
-  await warmCtx.close();
-  console.log(`first_paint.cold.median_ms ${median(coldPaint).toFixed(1)}`);
-  console.log(`first_paint.cold.max_ms ${Math.max(...coldPaint).toFixed(1)}`);
-  console.log(`first_paint.warm.median_ms ${median(warmPaint).toFixed(1)}`);
-  console.log(`first_paint.warm.max_ms ${Math.max(...warmPaint).toFixed(1)}`);
-  console.log(`first_paint.cold_over_warm ${(median(coldPaint) / median(warmPaint)).toFixed(2)}`);
 } finally {
   await browser.close();
   await server.close();
-  await hooks.close();
+  await hooks?.close();
 }
