@@ -196,7 +196,8 @@ pub fn strip_type(ty: Type) -> f64 {
 
 /// The original as one row under the fork's stage, at the stage's scale (the same x for the
 /// same time, the cursor at the fork's moment): its events as small markers on the row, the
-/// differing ones (`marked`) ringed and labelled beside their marker where a label has room.
+/// differing ones (`marked`) ringed and labelled beside their marker where the label covers
+/// no other differing marker and no other label.
 pub fn strip(
     original: &Trace,
     fork: &Trace,
@@ -211,6 +212,14 @@ pub fn strip(
     let left = Geometry::typed(original, ty).left();
     // The spans (x from, x to) taken by labels so far.
     let mut taken: Vec<(f64, f64)> = Vec::new();
+    // The differing markers' places: a label covers none but its own (it is drawn over the
+    // others, which the stage shows whole).
+    let dots: Vec<(usize, f64)> = m
+        .markers
+        .iter()
+        .filter(|k| k.differs)
+        .map(|k| (k.event, k.x))
+        .collect();
     let steps = Steps::of(original);
     for k in &mut m.markers {
         k.y = mid;
@@ -234,6 +243,9 @@ pub fn strip(
                     x0 >= left
                         && x0 + w <= timeline::VIEW_W - 4.0
                         && taken.iter().all(|&(a, b)| x0 + w < a || x0 > b)
+                        && dots
+                            .iter()
+                            .all(|&(e, x)| e == k.event || x + 10.0 < x0 || x - 10.0 > x0 + w)
                 })
                 .map(|x0| {
                     taken.push((x0, x0 + w));
@@ -388,6 +400,44 @@ mod tests {
             let live = timeline::model_in(&off, last, true, ty);
             assert_eq!(s.cursor.x, live.cursor.x);
             assert_eq!((s.cursor.y1, s.cursor.y2), (0.0, STRIP_H));
+        }
+    }
+
+    /// A longer TTL changes many events: each label on the strip lies clear of every other
+    /// differing marker and of the other labels.
+    #[test]
+    fn the_strips_labels_cover_no_other_difference() {
+        let strict = run(&Scenario::gc_pause().with_policy(FencingPolicy::Strict));
+        let mut long = Scenario::gc_pause().with_policy(FencingPolicy::Strict);
+        long.lease_ttl = 70;
+        let long = run(&long);
+        let d = diff(&strict, &long);
+        assert!(d.original.len() > 3, "{:?}", d.original);
+        for ty in [Type::Normal, Type::Large] {
+            let s = strip(&strict, &long, 99, ty, &d.original);
+            let cw = ty.char_w() * strip_type(ty) / ty.label();
+            let spans: Vec<_> = s
+                .markers
+                .iter()
+                .filter_map(|k| k.label.as_ref().map(|l| (k.event, l)))
+                .map(|(e, l)| {
+                    let half = l.text.chars().count() as f64 * cw / 2.0;
+                    (e, l.x - half, l.x + half)
+                })
+                .collect();
+            assert!(!spans.is_empty());
+            for &(e, a, b) in &spans {
+                for k in s.markers.iter().filter(|k| k.differs && k.event != e) {
+                    assert!(
+                        k.x + 10.0 < a || k.x - 10.0 > b,
+                        "{ty:?}: event {e}'s label on {}",
+                        k.event
+                    );
+                }
+                for &(f, c, d) in &spans {
+                    assert!(f == e || b < c || a > d, "{ty:?}: labels of {e} and {f}");
+                }
+            }
         }
     }
 }
