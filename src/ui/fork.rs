@@ -81,6 +81,12 @@ fn ForkPanel(lab: RwSignal<Lab>, trace: Memo<Arc<Trace>>, step: Memo<usize>) -> 
         })
     });
     let h = chart::n(diff::STRIP_H);
+    let strip_ref = NodeRef::<leptos::html::Figure>::new();
+    Effect::new(move |_| {
+        if let Some(strip) = strip_ref.get() {
+            follow_stage(strip);
+        }
+    });
     // The reveal draws no more of the original than of the fork: nothing after the cursor.
     let clip = reveal_clip(Some(REVEALED));
     view! {
@@ -104,7 +110,7 @@ fn ForkPanel(lab: RwSignal<Lab>, trace: Memo<Arc<Trace>>, step: Memo<usize>) -> 
                     {move || original.with(|t| run_words(t))}
                 </span>
             </p>
-            <figure class="fork-strip">
+            <figure node_ref=strip_ref class="fork-strip">
                 <svg
                     class="timeline strip"
                     class:large=move || ty.get() == chart::Type::Large
@@ -151,4 +157,30 @@ fn ForkPanel(lab: RwSignal<Lab>, trace: Memo<Arc<Trace>>, step: Memo<usize>) -> 
             </figure>
         </section>
     }
+}
+
+/// On a phone the stage's box scrolls sideways (under a finger, or to keep the cursor in view)
+/// and the strip's box follows it, so the same time stays at the same x on both.
+fn follow_stage(strip: web_sys::HtmlElement) {
+    use wasm_bindgen::{closure::Closure, JsCast};
+    let Some(stage) = document()
+        .query_selector("main.app > figure.timeline-wrap")
+        .ok()
+        .flatten()
+    else {
+        return;
+    };
+    strip.set_scroll_left(stage.scroll_left());
+    let follow = Closure::<dyn Fn()>::new({
+        let stage = stage.clone();
+        move || strip.set_scroll_left(stage.scroll_left())
+    });
+    let _ = stage.add_event_listener_with_callback("scroll", follow.as_ref().unchecked_ref());
+    let held = StoredValue::new_local(Some((stage, follow)));
+    on_cleanup(move || {
+        if let Some((stage, follow)) = held.try_update_value(Option::take).flatten() {
+            let _ = stage
+                .remove_event_listener_with_callback("scroll", follow.as_ref().unchecked_ref());
+        }
+    });
 }

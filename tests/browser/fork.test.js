@@ -115,3 +115,20 @@ for (const [width, height, presenting] of [[1280, 720, false], [1024, 768, true]
     await context.close();
   });
 }
+
+test('412x915: on a phone the original\'s row follows the stage as it scrolls sideways', async () => {
+  const { page, context } = await open('#s=gc-pause&fence=strict&step=0', { viewport: { width: 412, height: 915 }, hasTouch: true, isMobile: true });
+  await page.getByRole('button', { name: 'Fork' }).click();
+  await page.getByLabel('Fencing').selectOption('off');
+  await page.locator('.fork svg.timeline.strip').waitFor();
+  const origins = () => page.evaluate(() => ['main.app > figure.timeline-wrap svg.timeline.main', '.fork svg.timeline.strip']
+    .map((q) => { const m = document.querySelector(q).getScreenCTM(); return [m.e, m.a]; }));
+  for (let i = 0; i < 12; i++) await page.getByRole('button', { name: /Step forward/ }).click();
+  await page.waitForTimeout(200);
+  const [stage, strip] = await origins();
+  assert.ok(stage[0] < -100, `the stage scrolled to its end (x=0 at ${stage[0]} px)`);
+  assert.ok(Math.abs(stage[0] - strip[0]) <= 1 && Math.abs(stage[1] - strip[1]) < 0.002, `the stage's x=0 at ${stage}, the strip's at ${strip}`);
+  await page.locator('.fork').scrollIntoViewIfNeeded();
+  await screenshot(page, 'fork-412-phone.png');
+  await context.close();
+});
