@@ -171,9 +171,10 @@ fn follow_stage(strip: web_sys::HtmlElement) {
         return;
     };
     strip.set_scroll_left(stage.scroll_left());
-    let follow = Closure::<dyn Fn()>::new({
+    // The signature of leptos's own event handlers, whose glue the page already has.
+    let follow = Closure::<dyn FnMut(web_sys::Event)>::new({
         let stage = stage.clone();
-        move || strip.set_scroll_left(stage.scroll_left())
+        move |_| strip.set_scroll_left(stage.scroll_left())
     });
     let _ = stage.add_event_listener_with_callback("scroll", follow.as_ref().unchecked_ref());
     let held = StoredValue::new_local(Some((stage, follow)));

@@ -258,7 +258,9 @@ pub fn strip(
         });
     }
     // Drawn last, so a differing event's label reads over the markers its row runs across.
-    m.markers.sort_by_key(|k| k.differs);
+    let (differ, same): (Vec<_>, Vec<_>) = m.markers.into_iter().partition(|k| k.differs);
+    m.markers = same;
+    m.markers.extend(differ);
     m.bands.clear();
     m.beliefs.clear();
     m.conflicts.clear();
