@@ -1,13 +1,14 @@
-//! The fork: the original run's timeline under the fork's, at the same size, each under a
-//! line that says which run it is; one cursor (the original stands at the fork's moment) and the events that
-//! differ marked on both. Its view code is a chunk of its own, fetched the first time.
+//! The fork: the stage draws the fork; the original runs as one row under it, at the stage's
+//! scale and place (one cursor, the same x for the same time), its differing events ringed and
+//! labelled; one line over the story's question names both runs. The ledger and the cards keep
+//! their place. Its view code is a chunk of its own, fetched the first time.
 
 use std::sync::Arc;
 
 use leptos::prelude::*;
 
 use super::split::{lazily, Failed};
-use super::timeline::{reveal_clip, stage_type, Drawing, GridView};
+use super::timeline::{reveal_clip, stage_type, Drawing};
 use super::Stage;
 use crate::core::{story, Trace};
 use crate::lab::{Lab, Msg};
@@ -72,21 +73,25 @@ fn ForkPanel(lab: RwSignal<Lab>, trace: Memo<Arc<Trace>>, step: Memo<usize>) -> 
         }
     });
     let ty = stage_type();
-    let geometry = Memo::new(move |_| original.with(|t| chart::Geometry::typed(t, ty.get())));
-    let grid = Memo::new(move |_| original.with(|t| chart::grid_in(t, ty.get())));
+    // The stage's drawing: the strip is as wide as it, so the same time is at the same x.
+    let stage = Memo::new(move |_| trace.with(|t| chart::Geometry::typed(t, ty.get())));
     let drawn = Memo::new(move |_| {
         original.with(|o| {
-            trace.with(|t| {
-                found.with(|d| diff::original_at(o, t, step.get(), ty.get(), &d.original))
-            })
+            trace.with(|t| found.with(|d| diff::strip(o, t, step.get(), ty.get(), &d.original)))
         })
     });
-    let ratio = move || geometry.with(|g| g.aspect_ratio());
+    let h = chart::n(diff::STRIP_H);
+    let strip_ref = NodeRef::<leptos::html::Figure>::new();
+    Effect::new(move |_| {
+        if let Some(strip) = strip_ref.get() {
+            follow_stage(strip);
+        }
+    });
     // The reveal draws no more of the original than of the fork: nothing after the cursor.
     let clip = reveal_clip(Some(REVEALED));
     view! {
         <section class="fork" data-testid="fork" aria-label="Original and fork">
-            <p class="fork-tag now" data-testid="fork-current">
+            <p class="fork-tag">
                 // Presenter mode hides the tools row and its Close fork: the fork's own.
                 <button
                     type="button"
@@ -95,22 +100,36 @@ fn ForkPanel(lab: RwSignal<Lab>, trace: Memo<Arc<Trace>>, step: Memo<usize>) -> 
                 >
                     "Close fork"
                 </button>
-                <b>"Fork: "</b>
-                {move || found.with(|d| d.caption())}
+                <span data-testid="fork-current">
+                    <b>"Fork: "</b>
+                    {move || found.with(|d| d.caption())}
+                </span>
+                " "
+                <span class="was" data-testid="fork-original">
+                    <b>"Original: "</b>
+                    {move || original.with(|t| run_words(t))}
+                </span>
             </p>
-            <p class="fork-tag" data-testid="fork-original">
-                <b>"Original: "</b>
-                {move || original.with(|t| run_words(t))}
-            </p>
-            <figure class="timeline-wrap fork-original">
+            <figure node_ref=strip_ref class="fork-strip">
                 <svg
-                    class="timeline original"
+                    class="timeline strip"
                     class:large=move || ty.get() == chart::Type::Large
                     class:reveal=move || clip().is_some()
                     role="img"
                     aria-label="Original timeline"
-                    style:width=move || format!("min(100cqw, calc(100cqh * ({})))", ratio())
-                    style:height=move || format!("min(100cqh, calc(100cqw / ({})))", ratio())
+                    // The stage's drawing's scale and place: its box is the track above this
+                    // row (the stage's svg is sized so in ui/timeline.rs, its 1 px border
+                    // included; the strip's row and gap take var(--strip-h) + 3px, fork.css).
+                    style:width=move || {
+                        stage
+                            .with(|g| {
+                                let r = g.aspect_ratio();
+                                format!(
+                                    "calc((min(100cqh - var(--strip-h) - 3px, 100cqw / ({r})) - 2px) * ({r}) + 2px)",
+                                )
+                            })
+                    }
+                    preserveAspectRatio="xMidYMid slice"
                     viewBox=move || drawn.with(|m| m.view_box.clone())
                 >
                     <defs>
@@ -119,14 +138,50 @@ fn ForkPanel(lab: RwSignal<Lab>, trace: Memo<Arc<Trace>>, step: Memo<usize>) -> 
                                 x="0"
                                 y="0"
                                 width=move || drawn.with(|m| chart::n(m.cursor.x))
-                                height=move || geometry.with(|g| chart::n(g.height()))
+                                height=h.clone()
                             ></rect>
                         </clipPath>
                     </defs>
-                    <GridView grid />
+                    <rect
+                        class="lane lane0"
+                        x="0"
+                        y="0"
+                        width=chart::n(chart::VIEW_W)
+                        height=h
+                    ></rect>
+                    <text class="lane-name" x="8" y=chart::n(diff::STRIP_H / 2.0)>
+                        "original"
+                    </text>
                     <Drawing model=drawn live=false grab=None clip=REVEALED />
                 </svg>
             </figure>
         </section>
     }
+}
+
+/// On a phone the stage's box scrolls sideways (under a finger, or to keep the cursor in view)
+/// and the strip's box follows it, so the same time stays at the same x on both.
+fn follow_stage(strip: web_sys::HtmlElement) {
+    use wasm_bindgen::{closure::Closure, JsCast};
+    let Some(stage) = document()
+        .query_selector("main.app > figure.timeline-wrap")
+        .ok()
+        .flatten()
+    else {
+        return;
+    };
+    strip.set_scroll_left(stage.scroll_left());
+    // The signature of leptos's own event handlers, whose glue the page already has.
+    let follow = Closure::<dyn FnMut(web_sys::Event)>::new({
+        let stage = stage.clone();
+        move |_| strip.set_scroll_left(stage.scroll_left())
+    });
+    let _ = stage.add_event_listener_with_callback("scroll", follow.as_ref().unchecked_ref());
+    let held = StoredValue::new_local(Some((stage, follow)));
+    on_cleanup(move || {
+        if let Some((stage, follow)) = held.try_update_value(Option::take).flatten() {
+            let _ = stage
+                .remove_event_listener_with_callback("scroll", follow.as_ref().unchecked_ref());
+        }
+    });
 }

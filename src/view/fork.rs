@@ -7,7 +7,7 @@ use std::mem::{discriminant, Discriminant};
 
 use crate::core::story::{self, Steps};
 use crate::core::{EventKind, Millis, Pause, Scenario, Trace, TraceEvent};
-use crate::view::timeline::{self, Geometry, TimelineModel, Type};
+use crate::view::timeline::{self, Geometry, Text, TimelineModel, Type};
 
 /// The two runs side by side.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -178,6 +178,104 @@ pub fn original_at(
     m
 }
 
+/// The original's strip: its height in user units. The page shows the middle of it (its box
+/// is sliced at the stage's scale, ui/fork.rs), about 20 units; the row runs along its middle.
+pub const STRIP_H: f64 = 40.0;
+
+/// A strip label's size in `Large` (presenting): the strip is drawn at the stage's scale, which
+/// the fork's row takes a tenth of, so its words are set larger to stay ≥ 18 CSS px at 1024×768.
+pub const STRIP_LARGE: f64 = 21.0;
+
+/// A strip label's size in user units.
+pub fn strip_type(ty: Type) -> f64 {
+    match ty {
+        Type::Normal => ty.label(),
+        Type::Large => STRIP_LARGE,
+    }
+}
+
+/// The original as one row under the fork's stage, at the stage's scale (the same x for the
+/// same time, the cursor at the fork's moment): its events as small markers on the row, the
+/// differing ones (`marked`) ringed and labelled beside their marker where the label covers
+/// no other differing marker and no other label.
+pub fn strip(
+    original: &Trace,
+    fork: &Trace,
+    step: usize,
+    ty: Type,
+    marked: &[usize],
+) -> TimelineModel {
+    let mut m = original_at(original, fork, step, ty, marked);
+    let mid = STRIP_H / 2.0;
+    let size = strip_type(ty);
+    let char_w = ty.char_w() * size / ty.label();
+    let left = Geometry::typed(original, ty).left();
+    // The spans (x from, x to) taken by labels so far.
+    let mut taken: Vec<(f64, f64)> = Vec::new();
+    // The differing markers' places: a label covers none but its own (it is drawn over the
+    // others, which the stage shows whole).
+    let dots: Vec<(usize, f64)> = m
+        .markers
+        .iter()
+        .filter(|k| k.differs)
+        .map(|k| (k.event, k.x))
+        .collect();
+    let steps = Steps::of(original);
+    for k in &mut m.markers {
+        k.y = mid;
+        k.link = None;
+        (k.ring, k.dot) = if k.shape == timeline::Shape::Expiry {
+            (7, 4)
+        } else {
+            (8, 6)
+        };
+        let text = k
+            .differs
+            .then(|| story::run_label(original, &steps, k.event))
+            .flatten();
+        k.label = text.and_then(|text| {
+            let w = text.chars().count() as f64 * char_w;
+            let gap = f64::from(k.ring) + 4.0;
+            // Right of the marker, else left of it; never over the name or another label.
+            [k.x + gap, k.x - gap - w]
+                .into_iter()
+                .find(|&x0| {
+                    x0 >= left
+                        && x0 + w <= timeline::VIEW_W - 4.0
+                        && taken.iter().all(|&(a, b)| x0 + w < a || x0 > b)
+                        && dots
+                            .iter()
+                            .all(|&(e, x)| e == k.event || x + 10.0 < x0 || x - 10.0 > x0 + w)
+                })
+                .map(|x0| {
+                    taken.push((x0, x0 + w));
+                    Text {
+                        x: x0 + w / 2.0,
+                        y: mid + 0.3 * size,
+                        text,
+                    }
+                })
+        });
+    }
+    // Drawn last, so a differing event's label reads over the markers its row runs across.
+    let (differ, same): (Vec<_>, Vec<_>) = m.markers.into_iter().partition(|k| k.differs);
+    m.markers = same;
+    m.markers.extend(differ);
+    m.bands.clear();
+    m.beliefs.clear();
+    m.conflicts.clear();
+    m.pauses.clear();
+    m.cut = None;
+    m.cursor.y1 = 0.0;
+    m.cursor.y2 = STRIP_H;
+    m.view_box = format!(
+        "0 0 {} {}",
+        timeline::n(timeline::VIEW_W),
+        timeline::n(STRIP_H)
+    );
+    m
+}
+
 /// The time `step` of `t` shows.
 pub fn moment(t: &Trace, step: usize) -> Millis {
     t.snapshot_at(Steps::of(t).through(step)).at
@@ -273,5 +371,75 @@ mod tests {
             .collect();
         assert_eq!(flagged, d.original);
         assert!(marked.markers.iter().any(|k| k.class().contains("differs")));
+    }
+
+    /// The strip: the original's markers on one row at the stage's x, the cursor at the
+    /// fork's moment, and only the differing write labelled ("−10 #33 stale_fence").
+    #[test]
+    fn the_strip_is_one_row_at_the_stages_scale() {
+        let strict = run(&Scenario::gc_pause().with_policy(FencingPolicy::Strict));
+        let off = run(&Scenario::gc_pause().with_policy(FencingPolicy::Off));
+        let d = diff(&strict, &off);
+        for ty in [Type::Normal, Type::Large] {
+            let last = Steps::of(&off).last();
+            let s = strip(&strict, &off, last, ty, &d.original);
+            let whole = timeline::model_in(&strict, Steps::of(&strict).last(), false, ty);
+            assert_eq!(s.markers.len(), whole.markers.len());
+            assert!(s.markers.last().is_some_and(|k| k.differs));
+            for k in &s.markers {
+                let w = whole.markers.iter().find(|w| w.event == k.event).unwrap();
+                assert_eq!(k.x, w.x);
+                assert_eq!(k.y, STRIP_H / 2.0);
+                assert!(k.link.is_none() && f64::from(k.ring) <= STRIP_H / 4.0);
+            }
+            let labelled: Vec<_> = s
+                .markers
+                .iter()
+                .filter_map(|k| k.label.as_ref().map(|l| (k.differs, l.text.as_str())))
+                .collect();
+            assert_eq!(labelled, [(true, "−10 #33 stale_fence")], "{ty:?}");
+            assert!(s.bands.is_empty() && s.pauses.is_empty() && s.conflicts.is_empty());
+            let live = timeline::model_in(&off, last, true, ty);
+            assert_eq!(s.cursor.x, live.cursor.x);
+            assert_eq!((s.cursor.y1, s.cursor.y2), (0.0, STRIP_H));
+        }
+    }
+
+    /// A longer TTL changes many events: each label on the strip lies clear of every other
+    /// differing marker and of the other labels.
+    #[test]
+    fn the_strips_labels_cover_no_other_difference() {
+        let strict = run(&Scenario::gc_pause().with_policy(FencingPolicy::Strict));
+        let mut long = Scenario::gc_pause().with_policy(FencingPolicy::Strict);
+        long.lease_ttl = 70;
+        let long = run(&long);
+        let d = diff(&strict, &long);
+        assert!(d.original.len() > 3, "{:?}", d.original);
+        for ty in [Type::Normal, Type::Large] {
+            let s = strip(&strict, &long, 99, ty, &d.original);
+            let cw = ty.char_w() * strip_type(ty) / ty.label();
+            let spans: Vec<_> = s
+                .markers
+                .iter()
+                .filter_map(|k| k.label.as_ref().map(|l| (k.event, l)))
+                .map(|(e, l)| {
+                    let half = l.text.chars().count() as f64 * cw / 2.0;
+                    (e, l.x - half, l.x + half)
+                })
+                .collect();
+            assert!(!spans.is_empty());
+            for &(e, a, b) in &spans {
+                for k in s.markers.iter().filter(|k| k.differs && k.event != e) {
+                    assert!(
+                        k.x + 10.0 < a || k.x - 10.0 > b,
+                        "{ty:?}: event {e}'s label on {}",
+                        k.event
+                    );
+                }
+                for &(f, c, d) in &spans {
+                    assert!(f == e || b < c || a > d, "{ty:?}: labels of {e} and {f}");
+                }
+            }
+        }
     }
 }

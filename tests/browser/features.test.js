@@ -53,7 +53,7 @@ test('a malformed or hostile hash gives a clear message and the default scenario
   }
 });
 
-test('fork: change a parameter and compare original and forked runs side by side', async () => {
+test('fork: change a parameter and the fork on the timeline, the original as one row under it', async () => {
   const { page, context } = await open('#s=gc-pause&fence=strict');
   await stepToEnd(page);
   await page.getByRole('button', { name: 'Fork' }).click();
@@ -61,7 +61,7 @@ test('fork: change a parameter and compare original and forked runs side by side
   const fork = page.getByTestId('fork');
   assert.match(await fork.getByTestId('fork-original').innerText(), /fencing strict .* balance 90/);
   assert.match(await fork.getByTestId('fork-current').innerText(), /fencing off .* balance 80/);
-  assert.equal(await fork.locator('svg.timeline.original g.ev.write.rejected').count(), 1);
+  assert.equal(await fork.locator('svg.timeline.strip g.ev.write.rejected').count(), 1);
   assert.equal(await page.locator('svg.timeline.main g.ev.write.late').count(), 1);
   await screenshot(page, 'fork.png');
   await page.getByRole('button', { name: 'Close fork' }).click();
