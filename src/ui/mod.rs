@@ -150,6 +150,7 @@ fn App() -> AnyView {
     let notes_shown = Memo::new(move |_| lab.with(|l| l.notes().is_some()));
     let exploring = Memo::new(move |_| lab.with(|l| l.exploration().is_some()));
     let forked = Memo::new(move |_| lab.with(|l| l.fork_of().is_some()));
+    let notes_open = Memo::new(move |_| lab.with(|l| l.notes().is_some()));
     let herd = Memo::new(move |_| lab.with(|l| l.herd().cloned()));
     let error = Memo::new(move |_| lab.with(|l| l.error().map(str::to_owned)));
     let change = Memo::new(move |_| lab.with(|l| l.change().map(str::to_owned)));
@@ -291,7 +292,9 @@ fn App() -> AnyView {
                             <div class="drawers">
                                 <Notes lab />
                                 {move || { exploring.get().then(|| view! { <Explorer lab /> }) }}
-                                <HerdPanel herd />
+                                // The herd chart backs the notes' numbers: it opens with
+                                // them, so it never covers the story on its own.
+                                {move || notes_open.get().then(|| view! { <HerdPanel herd /> })}
                             </div>
                         }
                     })

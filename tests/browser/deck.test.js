@@ -168,6 +168,9 @@ for (const [id, balances, markers, steps] of DECK) {
         await back.context.close();
       }
       if (id === 'renewal') {
+        // The chart opens with the notes (n): alone it would cover the story.
+        assert.equal(await page.getByTestId('herd').count(), 0);
+        await page.keyboard.press('n');
         assert.match(await text(page, 'herd-caption'), /1000 holders/);
         // Folded so the page fits a projector; one click on its summary opens the chart.
         await page.getByTestId('herd').locator('summary').click();
@@ -207,6 +210,7 @@ for (const [id, balances, markers, steps] of DECK) {
       }
       if (id === 'renewal-herd') {
         // Its own herd: the seed's 10,000 holders, all in one millisecond on a fixed schedule.
+        await page.keyboard.press('n');
         assert.match(await text(page, 'herd-caption'), /^10000 holders .* the fixed schedule peaks at 10000 renewals per /);
         assert.match(await text(page, 'question'), /Ten thousand jobs renew their leases on one schedule/);
         await page.getByTestId('herd').locator('summary').click();
