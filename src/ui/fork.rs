@@ -119,13 +119,13 @@ fn ForkPanel(lab: RwSignal<Lab>, trace: Memo<Arc<Trace>>, step: Memo<usize>) -> 
                     aria-label="Original timeline"
                     // The stage's drawing's scale and place: its box is the track above this
                     // row (the stage's svg is sized so in ui/timeline.rs, its 1 px border
-                    // included; the strip's row and gap take var(--strip-h) + 3px, fork.css).
+                    // included; the strip's row and gaps take var(--strip-take), fork.css).
                     style:width=move || {
                         stage
                             .with(|g| {
                                 let r = g.aspect_ratio();
                                 format!(
-                                    "calc((min(100cqh - var(--strip-h) - 3px, 100cqw / ({r})) - 2px) * ({r}) + 2px)",
+                                    "calc((min(100cqh - var(--strip-take), 100cqw / ({r})) - 2px) * ({r}) + 2px)",
                                 )
                             })
                     }

@@ -91,6 +91,8 @@ for (const [width, height, presenting] of [[1280, 720, false], [1024, 768, true]
           assert.equal(view[run].future, 0, `step ${at}: a future marker of the ${run} is drawn`);
           assert.equal(view[run].clip, view[run].cursor, `step ${at}: the ${run}'s clip ends at its cursor`);
         }
+        // The stage's own words stay as large as with the fork closed: 18 CSS px or more.
+        for (const l of view.fork.labels) assert.ok(l.px >= 18, `step ${at}: the stage's "${l.text}" is ${l.px.toFixed(2)} px`);
       }
       if (at === 6) await screenshot(page, `fork-${width}${presenting ? '-present' : ''}.png`);
       if (at === len) break;
