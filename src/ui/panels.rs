@@ -197,6 +197,9 @@ pub fn Compare(lab: RwSignal<Lab>) -> impl IntoView {
             }
         }
     };
+    // The cards' words fit their band like the story's (ui::panels::fit_story): a long
+    // outcome steps the type down instead of running past the window's bottom.
+    Effect::new(|_| fit_story(".app .compare"));
     view! {
         <section
             class="compare"

@@ -1,7 +1,7 @@
 // The story line on a projector: at every step of every deck entry, fencing off and strict,
 // the narration and the Say line fit the lines reserved for them (nothing cut mid-sentence),
 // presenting their type reads from the back of the room (≥ 18 CSS px), and the timeline's
-// box does not move while they change.
+// box does not move while they change; the outcome cards' words stay inside their band.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { screenshot } from './harness.js';
@@ -39,6 +39,9 @@ const story = async ([at, len]) => {
     len,
     narration: one(document.querySelector('[data-testid=narration]')),
     say: one(document.querySelector('.story .say')),
+    // The outcome cards, in the band under the ledger: a long outcome must not run past it.
+    off: one(document.querySelector('[data-testid=summary-off]')),
+    on: one(document.querySelector('[data-testid=summary-on]')),
     box: [t.left, t.top, t.width, t.height].map((v) => Math.round(v * 10) / 10).join(','),
   };
 };
@@ -71,6 +74,10 @@ for (const [width, height, presenting] of [[1024, 768, true], [1280, 720, true],
             if (p.over > 1) cut.push(`${id} ${fence} step ${view.at} ${part} (${p.over} px over): ${p.text}`);
             least = Math.min(least, p.px);
             if (presenting && p.px < 18) small.push(`${id} ${fence} step ${view.at} ${part}: ${p.px} px`);
+          }
+          for (const card of ['off', 'on']) {
+            const c = view[card];
+            if (c.over > 1) cut.push(`${id} ${fence} step ${view.at} card ${card} (${c.over} px over): ${c.text}`);
           }
           if (view.at === view.len) break;
           view = await pressAndRead(page, 'ArrowRight', view.at, story);
