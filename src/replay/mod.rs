@@ -632,8 +632,10 @@ mod tests {
         for c in &all {
             let (scale, slot) = timing(c);
             assert!(scale > 0.0 && slot >= 5.0, "{}", c.label);
-            // The whole horizon stays within a few seconds of real time.
-            assert!(c.sc.horizon as f64 * scale <= 12_000.0, "{}", c.label);
+            // The whole horizon stays within a few seconds of real time; a herd's runs are
+            // three times slower ([`timing`]: etcd revokes an expired lease up to 500 ms late).
+            let bound = if c.sc.lock.herd().is_some() { 3.0 } else { 1.0 } * 12_000.0;
+            assert!(c.sc.horizon as f64 * scale <= bound, "{}", c.label);
         }
         let mut odd = Scenario::delayed_packet();
         odd.actors[0].request_timeout = Some(12);
