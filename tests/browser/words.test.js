@@ -2,25 +2,14 @@
 // off: core::story::far) are a chunk of their own. The headline opens without them; a run
 // that needs them is drawn with every sentence, whichever way it comes: a link, a What if…,
 // or after the deck (whose chunk brings them).
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { serveDist, launch, openApp } from './harness.js';
+import { session } from './session.js';
 
-let server;
-let browser;
-before(async () => {
-  server = await serveDist();
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const open = session();
 
 // The headline with a Redis failover while A holds the lease: a far topic (Fault).
 const LINK = '#s=gc-pause&fence=off&failover=20&step=99999';
-
-const open = (hash) => openApp(browser, server.origin, hash);
 
 /** Every marker's narration (its tooltip), in timeline order. */
 const narrations = (page) => page.locator('svg.timeline.main g.ev > title').allTextContents();
