@@ -8,24 +8,14 @@
 // empty shells stay in the glue. The edit is the export section's alone, byte for byte.
 //   node scripts/unused-exports.mjs <module.wasm>   (rewritten in place)
 import { readFileSync, writeFileSync } from 'node:fs';
+import { WasmReader } from './wasm-reader.mjs';
 
 /** Exports nothing of the page's calls: wasm-streams' classes, with their descriptors. */
 const UNUSED = /^(__wbg_|__wbindgen_describe_)?intounderlying(bytesource|sink|source)_/;
 
 const file = process.argv[2];
 const bytes = readFileSync(file);
-let at = 8;
-const leb = () => {
-  let n = 0;
-  let shift = 0;
-  let b;
-  do {
-    b = bytes[at++];
-    n += (b & 127) * 2 ** shift;
-    shift += 7;
-  } while (b & 128);
-  return n;
-};
+const r = new WasmReader(bytes);
 const uleb = (n) => {
   const out = [];
   do {
@@ -38,26 +28,25 @@ const uleb = (n) => {
 };
 const parts = [bytes.subarray(0, 8)];
 let dropped = 0;
-while (at < bytes.length) {
-  const start = at;
-  const id = bytes[at++];
-  const end = leb() + at;
+while (r.more()) {
+  const start = r.at;
+  const id = r.byte();
+  const end = r.leb() + r.at;
   if (id !== 7) {
     parts.push(bytes.subarray(start, end));
-    at = end;
+    r.at = end;
     continue;
   }
   const kept = [];
-  for (let n = leb(); n > 0; n -= 1) {
-    const entry = at;
-    const len = leb();
-    const name = bytes.subarray(at, at + len).toString('utf8');
-    at += len + 1;
-    leb();
+  for (let n = r.leb(); n > 0; n -= 1) {
+    const entry = r.at;
+    const name = r.name();
+    r.byte(); // the export's kind
+    r.leb(); // and index
     if (UNUSED.test(name)) dropped += 1;
-    else kept.push(bytes.subarray(entry, at));
+    else kept.push(bytes.subarray(entry, r.at));
   }
-  if (at !== end) throw new Error('unused-exports: the export section did not parse');
+  if (r.at !== end) throw new Error('unused-exports: the export section did not parse');
   const section = Buffer.concat([uleb(kept.length), ...kept]);
   parts.push(Buffer.from([7]), uleb(section.length), section);
 }

@@ -5,61 +5,45 @@
 // every part shrinks alike under wasm-opt and gzip).
 //   node scripts/wasm-cost.mjs target/wasm32-unknown-unknown/release/fencing-lab.wasm [gzip_bytes]
 import { readFileSync } from 'node:fs';
+import { WasmReader } from './wasm-reader.mjs';
 
 const bytes = readFileSync(process.argv[2]);
 const shipped = Number(process.argv[3] ?? 0);
-let at = 8;
-const leb = () => {
-  let n = 0;
-  let shift = 0;
-  let b;
-  do {
-    b = bytes[at++];
-    n += (b & 127) * 2 ** shift;
-    shift += 7;
-  } while (b & 128);
-  return n;
-};
-const name = () => {
-  const len = leb();
-  const s = bytes.subarray(at, at + len).toString('utf8');
-  at += len;
-  return s;
-};
+const r = new WasmReader(bytes);
 let imported = 0;
 const bodies = [];
 const names = new Map();
-while (at < bytes.length) {
-  const id = bytes[at++];
-  const size = leb();
-  const end = at + size;
+while (r.more()) {
+  const id = r.byte();
+  const size = r.leb();
+  const end = r.at + size;
   if (id === 2) {
-    for (let n = leb(); n > 0; n -= 1) {
-      name();
-      name();
-      const kind = bytes[at++];
-      if (kind === 0) (leb(), (imported += 1));
-      else if (kind === 1) (at++, leb() & 1 ? (leb(), leb()) : leb());
-      else if (kind === 2) (leb() & 1 ? (leb(), leb()) : leb());
-      else if (kind === 3) at += 2;
+    for (let n = r.leb(); n > 0; n -= 1) {
+      r.name();
+      r.name();
+      const kind = r.byte();
+      if (kind === 0) (r.leb(), (imported += 1));
+      else if (kind === 1) (r.byte(), r.leb() & 1 ? (r.leb(), r.leb()) : r.leb());
+      else if (kind === 2) (r.leb() & 1 ? (r.leb(), r.leb()) : r.leb());
+      else if (kind === 3) r.at += 2;
       else throw new Error(`wasm-cost: import kind ${kind}`);
     }
   } else if (id === 10) {
-    for (let n = leb(); n > 0; n -= 1) {
-      const len = leb();
+    for (let n = r.leb(); n > 0; n -= 1) {
+      const len = r.leb();
       bodies.push(len);
-      at += len;
+      r.at += len;
     }
-  } else if (id === 0 && name() === 'name') {
-    while (at < end) {
-      const sub = bytes[at++];
-      const len = leb();
-      const subEnd = at + len;
-      if (sub === 1) for (let n = leb(); n > 0; n -= 1) names.set(leb(), name());
-      at = subEnd;
+  } else if (id === 0 && r.name() === 'name') {
+    while (r.at < end) {
+      const sub = r.byte();
+      const len = r.leb();
+      const subEnd = r.at + len;
+      if (sub === 1) for (let n = r.leb(); n > 0; n -= 1) names.set(r.leb(), r.name());
+      r.at = subEnd;
     }
   }
-  at = end;
+  r.at = end;
 }
 if (!names.size) throw new Error('wasm-cost: the wasm has no function names');
 
