@@ -31,7 +31,7 @@ mod trace;
 pub use clock::{Clock, Millis, SplitMix64};
 pub use deck::{DeckEntry, DECK};
 pub use engine::run;
-pub use fault::{can_reach, Fault, FaultAt, Node};
+pub use fault::{can_reach, Fault, FaultAt, FaultKind, Node};
 pub use herd::{renewal_herd, HerdReport, HERD_BUCKETS, MAX_HERD, MAX_HERD_RENEWALS};
 pub use lease::{renewal_interval, Acquire, Fence, Lease, LeaseLock, LockError};
 pub use ledger::{

@@ -278,17 +278,17 @@ fn rendered(line: &[&[&str]]) -> String {
 
 fn core_sources() -> BTreeMap<String, String> {
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/src/core");
-    let mut files = BTreeMap::new();
+    let mut files: BTreeMap<String, String> = BTreeMap::new();
     for entry in std::fs::read_dir(dir).expect("src/core") {
         let path = entry.expect("dir entry").path();
         if path.extension().is_some_and(|e| e == "rs") {
             let name = path.file_stem().unwrap().to_string_lossy().into_owned();
             let src = std::fs::read_to_string(&path).expect("readable source");
-            files.insert(name, src);
-        } else if path.join("mod.rs").is_file() {
-            // A module split into a directory (`story/`): its files together are the module.
-            // Inside it, `super::` is the module itself, so only `super::super::` (the core)
-            // names another core module.
+            files.entry(name).or_default().push_str(&src);
+        } else if path.is_dir() {
+            // A module split into a directory (`story/`, or `fault.rs` with `fault/`): its
+            // files together are the module. Inside it, `super::` is the module itself, so
+            // only `super::super::` (the core) names another core module.
             let name = path.file_name().unwrap().to_string_lossy().into_owned();
             let mut parts: Vec<_> = std::fs::read_dir(&path)
                 .expect("module dir")
@@ -309,7 +309,9 @@ fn core_sources() -> BTreeMap<String, String> {
                 })
                 .collect::<Vec<_>>()
                 .join("\n");
-            files.insert(name, src);
+            let module = files.entry(name).or_default();
+            module.push('\n');
+            module.push_str(&src);
         }
     }
     files
