@@ -45,6 +45,7 @@ pub use scenario::{
     IDLE_IN_TRANSACTION_TIMEOUT, MAX_ACTORS, MAX_CLIENT_DRIFT, MAX_LABEL, MAX_NODES, MAX_STEPS,
     MAX_TIME, RANDOM_TOKENS,
 };
+pub(crate) use trace::fault_event;
 pub use trace::{
     Awareness, EventKind, ExpiryCause, Grant, Lane, LeaseEnd, LeaseSpan, LockCommand, NoopReason,
     ProviderOutcome, Recording, Shortened, SkipReason, Snapshot, Summary, Trace, TraceEvent,
