@@ -25,8 +25,8 @@ pub fn run(sc: &Scenario) -> Trace {
     let initial = sim.snapshot();
     for f in &sc.faults {
         let class = match f.fault.moment() {
-            Moment::BeforeExpiry => Class::ClockJump,
-            Moment::AfterExpiry => Class::Failover,
+            Moment::BeforeExpiry => Class::FaultBeforeExpiry,
+            Moment::AfterExpiry => Class::FaultAfterExpiry,
             // A window a client asks about (`fault::can_reach`), not an event.
             Moment::Window => continue,
         };
@@ -146,9 +146,7 @@ impl Sim<'_> {
         }
         self.expired.push(fence);
         let owner = lease.owner.clone();
-        let jumped = self.events.iter().any(|e| {
-            matches!(&e.kind, EventKind::LockClockJumped { shortened: Some(s), .. } if s.fence == fence)
-        });
+        let jumped = self.cut_short_by_a_jump(fence);
         let cause = if self.sc.lock.row().is_some() {
             ExpiryCause::IdleTimeout
         } else if jumped {

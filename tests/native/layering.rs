@@ -411,6 +411,52 @@ fn the_docs_state_the_same_line() {
     );
 }
 
+// Fault kinds: the places every kind passes through alike name none of them.
+
+/// The engine's run loop and queue, the story's routing, labels and outcome, and the
+/// timeline's marker shape treat every fault alike: a kind's model, effect and words are its
+/// own (`src/core/fault/<kind>.rs`, `src/core/engine/strike.rs`, `src/core/story/fault/`),
+/// and these ask the fault or its event ([`Fault::model`], `fault_event!`,
+/// `EventKind::struck`), so a new kind leaves them as they are.
+///
+/// [`Fault::model`]: fencing_lab::core::Fault::model
+const GENERIC_FAULT_PLACES: &[&str] = &[
+    "src/core/engine.rs",
+    "src/core/queue.rs",
+    "src/core/story/mod.rs",
+    "src/core/story/words.rs",
+    "src/core/story/far.rs",
+    "src/core/story/outcome.rs",
+    "src/view/timeline/layout.rs",
+];
+
+#[test]
+fn the_generic_places_name_no_fault_kind() {
+    let kinds = [
+        "Partition",
+        "Failover",
+        "Restart",
+        "ClockJump",
+        "StorageFailover",
+        "LockClockJumped",
+    ];
+    for path in GENERIC_FAULT_PLACES {
+        let file = Path::new(env!("CARGO_MANIFEST_DIR")).join(path);
+        let code = code_only(&std::fs::read_to_string(&file).expect("readable source"));
+        // A file's tests (at its end) may build any fault they test with.
+        let code = code.split("#[cfg(test)]").next().unwrap_or_default();
+        for kind in kinds {
+            for of in ["Fault::", "FaultKind::", "EventKind::"] {
+                assert!(
+                    !code.contains(&format!("{of}{kind}")),
+                    "{path} names {of}{kind}: ask the fault (Fault::model) or its event \
+                     (fault_event!, EventKind::struck) instead"
+                );
+            }
+        }
+    }
+}
+
 // The scanner itself.
 
 fn names(edges: &[Edge]) -> Vec<(&str, usize)> {

@@ -50,6 +50,13 @@ impl Sim<'_> {
         );
     }
 
+    /// Whether a clock jump cut lease `fence` short: its expiry is then the jump's doing.
+    pub(super) fn cut_short_by_a_jump(&self, fence: Fence) -> bool {
+        self.events.iter().any(|e| {
+            matches!(&e.kind, EventKind::LockClockJumped { shortened: Some(s), .. } if s.fence == fence)
+        })
+    }
+
     /// The primary fails over. Off a single Redis with asynchronous replication, the
     /// promoted replica never got the newest lock keys; a linearizable lock service's new
     /// leader has them all. `lag`: the replica's (or the restart's snapshot's), `None` for
