@@ -5,12 +5,13 @@
 use serde::{Deserialize, Serialize};
 
 use super::clock::Millis;
-use super::fault::FaultKind;
 use super::lease::{Fence, Lease};
 use super::ledger::{WriteError, WriteRecord};
 use super::scenario::{PauseCause, ReleaseMode, Scenario, Step, TokenSource};
 
+mod struck;
 mod summary;
+pub(crate) use struck::fault_event;
 pub use summary::{Recording, Summary};
 
 /// Where an event is drawn on the timeline.
@@ -388,35 +389,6 @@ pub enum EventKind {
         /// lock's side: the client cannot see it).
         lease_ended_at: Option<Millis>,
     },
-}
-
-/// The pattern of every fault's own event: the one list of them, so that the places that
-/// treat them alike (the story's topic and labels, the timeline's marker) match this instead
-/// of naming each kind, and a new one is added here, beside its event. [`EventKind::struck`]
-/// says which kind of fault struck.
-macro_rules! fault_event {
-    () => {
-        $crate::core::EventKind::LockClockJumped { .. }
-            | $crate::core::EventKind::Failover { .. }
-            | $crate::core::EventKind::StorageFailover { .. }
-    };
-}
-pub(crate) use fault_event;
-
-impl EventKind {
-    /// The kind of fault this event is the strike of, if it is a fault's own event
-    /// ([`fault_event`]). A restart records a failover's event: the scenario's crash tells
-    /// them apart.
-    pub fn struck(&self, sc: &Scenario) -> Option<FaultKind> {
-        match self {
-            EventKind::LockClockJumped { .. } => Some(FaultKind::ClockJump),
-            EventKind::Failover { .. } => {
-                Some(sc.crash().map_or(FaultKind::Failover, |(_, f)| f.kind()))
-            }
-            EventKind::StorageFailover { .. } => Some(FaultKind::StorageFailover),
-            _ => None,
-        }
-    }
 }
 
 /// The state of the world right after an event.
