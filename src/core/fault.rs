@@ -4,8 +4,8 @@
 //!
 //! [`Fault`] is the list of kinds; each kind's model is its own file here (when it strikes
 //! among the world's events, its values' bounds, how many a run may have, and its helpers),
-//! reached through [`Fault::model`], the one match over the kinds. What a kind does to the
-//! world is the engine's (`engine/strike.rs`), and its words are the story's
+//! reached through [`Fault::model`], this module's one match over the kinds. What a kind
+//! does to the world is the engine's (`engine/strike.rs`), and its words are the story's
 //! (`story/fault/`): both sit after the lock, the storage and the trace on the modules' line.
 
 use serde::{Deserialize, Serialize};
