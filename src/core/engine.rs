@@ -3,33 +3,32 @@
 //! insertion ([`super::queue`]), so one scenario always yields one trace. Stepping back in
 //! the UI is indexing into that trace, never undoing.
 //!
-//! This is the run loop and the world's own events (a clock jump, a failover, an expiry,
-//! a pause); an actor's steps are in [`super::actor`]. The engine records facts only: what
-//! happened and the state it left. Verdicts are read off those facts by [`super::audit`],
+//! This is the run loop and the world's own events (an expiry, a pause); what each kind of
+//! fault does to the world is in `strike.rs`, an actor's steps in [`super::actor`]. The
+//! engine records facts only: what happened and the state it left. Verdicts are read off those facts by [`super::audit`],
 //! and the words by [`super::story`].
 
 use super::actor;
 use super::audit;
-use super::clock::Millis;
-use super::fault::Fault;
+use super::fault::Moment;
 use super::lease::{Fence, Lease};
 use super::queue::{Class, Pending};
-use super::scenario::{Scenario, TokenSource};
+use super::scenario::Scenario;
 use super::sim::Sim;
-use super::trace::{Awareness, EventKind, ExpiryCause, Lane, Shortened, Trace};
+use super::trace::{Awareness, EventKind, ExpiryCause, Lane, Trace};
+
+mod strike;
 
 /// Runs a scenario to its horizon. Pure: same scenario, same trace.
 pub fn run(sc: &Scenario) -> Trace {
     let mut sim = Sim::new(sc);
     let initial = sim.snapshot();
     for f in &sc.faults {
-        let class = match f.fault {
-            Fault::ClockJump { .. } => Class::ClockJump,
-            Fault::Failover { .. } | Fault::Restart { .. } | Fault::StorageFailover { .. } => {
-                Class::Failover
-            }
+        let class = match f.fault.moment() {
+            Moment::BeforeExpiry => Class::FaultBeforeExpiry,
+            Moment::AfterExpiry => Class::FaultAfterExpiry,
             // A window a client asks about (`fault::can_reach`), not an event.
-            Fault::Partition { .. } => continue,
+            Moment::Window => continue,
         };
         sim.push(f.at, class, Pending::Fault(f.fault));
     }
@@ -73,16 +72,7 @@ pub fn run(sc: &Scenario) -> Trace {
 impl Sim<'_> {
     fn handle(&mut self, pending: Pending) {
         match pending {
-            Pending::Fault(Fault::ClockJump { node, by }) => self.clock_jump(node, by),
-            Pending::Fault(f @ (Fault::Failover { .. } | Fault::Restart { .. })) => {
-                self.failover(f.lag())
-            }
-            Pending::Fault(Fault::StorageFailover { lag }) => {
-                let lost = self.ledger.fail_over(self.now(), lag);
-                let kind = EventKind::StorageFailover { lag, lost };
-                self.emit(None, Lane::Storage, kind);
-            }
-            Pending::Fault(Fault::Partition { .. }) => {}
+            Pending::Fault(f) => self.strike(f),
             Pending::Expiry { fence } => self.expire(fence),
             Pending::PauseStart { actor, until } => {
                 if self.actors[actor].done {
@@ -121,64 +111,6 @@ impl Sim<'_> {
         }
     }
 
-    /// Lock node `node`'s clock steps forward: the live lease loses `by` ms of real time.
-    fn clock_jump(&mut self, node: usize, by: Millis) {
-        let now = self.now();
-        let res = &self.sc.resource;
-        let before = self.lock.holder(now, res);
-        self.lock.clock_jump(now, by, node);
-        let shortened = before.and_then(|old| {
-            let ends_at = self
-                .lock
-                .lease(res, old.fence)
-                .map_or(now, |l| l.expires_at);
-            if ends_at == old.expires_at {
-                return None; // the jump did not touch this lease (another Redlock node)
-            }
-            self.push(ends_at, Class::Expiry, Pending::Expiry { fence: old.fence });
-            Some(Shortened {
-                owner: old.owner,
-                fence: old.fence,
-                granted_until: old.expires_at,
-                ends_at,
-            })
-        });
-        self.emit(
-            None,
-            Lane::Lease,
-            EventKind::LockClockJumped { by, shortened },
-        );
-    }
-
-    /// The primary fails over. Off a single Redis with asynchronous replication, the
-    /// promoted replica never got the newest lock keys; a linearizable lock service's new
-    /// leader has them all. `lag`: the replica's (or the restart's snapshot's), `None` for
-    /// one that has none of the run's writes.
-    fn failover(&mut self, lag: Option<Millis>) {
-        let now = self.now();
-        let lost: Vec<Lease> = match self.sc.lock.token_source() {
-            TokenSource::SameRedis => self.lock.failover(now, true, lag),
-            TokenSource::SeparateCounter | TokenSource::RandomValue => {
-                self.lock.failover(now, false, lag)
-            }
-            TokenSource::LockService | TokenSource::Counterfactual => Vec::new(),
-        };
-        self.lost.extend(lost.iter().cloned());
-        let next_fence = match self.sc.lock.token_source() {
-            TokenSource::SeparateCounter => Fence(self.counter),
-            _ => self.lock.next_fence(),
-        };
-        let granted = self.grants.iter().map(|g| g.fence);
-        let rolled_back =
-            super::trace::rolled_back(self.sc.lock.token_source(), next_fence, granted);
-        let kind = EventKind::Failover {
-            lost,
-            next_fence,
-            rolled_back,
-        };
-        self.emit(None, Lane::Lease, kind);
-    }
-
     /// What the owner of a lease knows as the server lets it go.
     fn awareness(&self, owner: &str) -> Awareness {
         match self.sc.actor_index(owner).map(|i| &self.actors[i]) {
@@ -214,9 +146,7 @@ impl Sim<'_> {
         }
         self.expired.push(fence);
         let owner = lease.owner.clone();
-        let jumped = self.events.iter().any(|e| {
-            matches!(&e.kind, EventKind::LockClockJumped { shortened: Some(s), .. } if s.fence == fence)
-        });
+        let jumped = self.cut_short_by_a_jump(fence);
         let cause = if self.sc.lock.row().is_some() {
             ExpiryCause::IdleTimeout
         } else if jumped {

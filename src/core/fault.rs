@@ -1,25 +1,23 @@
 //! Faults as data (turmoil's way): what goes wrong in the world, and when, as one list the
 //! engine and the replay both read. A fault here is the world's, not a client's: a client's
 //! own stall is a [`Pause`](super::scenario::Pause) in its script.
+//!
+//! [`Fault`] is the list of kinds; each kind's model is its own file here (when it strikes
+//! among the world's events, its values' bounds, how many a run may have, and its helpers),
+//! reached through [`Fault::model`], this module's one match over the kinds. What a kind
+//! does to the world is the engine's (`engine/strike.rs`), and its words are the story's
+//! (`story/fault/`): both sit after the lock, the storage and the trace on the modules' line.
 
 use serde::{Deserialize, Serialize};
 
 use super::clock::Millis;
 
-/// A machine a partition can cut: a client, the lock service, or the lock-service member a
-/// client's connection goes to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Node {
-    /// Client `i` (its index in `Scenario::actors`).
-    Client(usize),
-    /// The lock service as a whole (one server, or the majority of a cluster).
-    LockService,
-    /// The member of a 3-member Raft cluster that client `i` talks to (the replay pins that
-    /// client's connection to it). Cut off from [`Node::LockService`], it is a minority of
-    /// one: it can commit nothing, so it answers the client nothing.
-    MemberOf(usize),
-}
+mod clock_jump;
+mod crash;
+mod partition;
+mod storage_failover;
+
+pub use partition::{can_reach, Node};
 
 /// One thing that goes wrong in the world.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -56,106 +54,67 @@ pub struct FaultAt {
     pub fault: Fault,
 }
 
+/// A fault's kind, without its values: what the words route on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum FaultKind {
+    Partition,
+    Failover,
+    Restart,
+    ClockJump,
+    StorageFailover,
+}
+
+/// Where a fault falls among the world's events at its instant.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Moment {
+    /// Before the leases ending at that instant: a clock step can end one on the spot.
+    BeforeExpiry,
+    /// After them (so a lease ending then is recorded), before anyone acts: a crash.
+    AfterExpiry,
+    /// Never as an event: a window the clients ask about ([`can_reach`]).
+    Window,
+}
+
+/// One of a fault's values and the least it may be; the most is the scenario's longest time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Bound {
+    /// The value's name, as an error names it ("standby lag").
+    pub what: &'static str,
+    pub value: Millis,
+    pub min: Millis,
+}
+
+/// What a fault kind's own file says about one fault of it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Model {
+    pub kind: FaultKind,
+    pub moment: Moment,
+    /// The values and their bounds (the time it strikes included).
+    pub bounds: Vec<Bound>,
+    /// Why a run has at most one fault of this rule, if it may not have two ("storage fails
+    /// over once"); faults sharing the rule (a failover and a restart) count together.
+    pub once: Option<&'static str>,
+}
+
 impl Fault {
-    /// The replica's lag of a failover or a restart.
-    pub fn lag(&self) -> Option<Millis> {
-        match self {
-            Fault::Failover { lag } | Fault::Restart { lag } => *lag,
-            Fault::Partition { .. } | Fault::ClockJump { .. } | Fault::StorageFailover { .. } => {
-                None
-            }
+    /// This fault's model, striking at `at`: the one match over the kinds.
+    pub fn model(&self, at: Millis) -> Model {
+        match *self {
+            Fault::Partition { until, .. } => partition::model(at, until),
+            Fault::Failover { lag } => crash::model(FaultKind::Failover, at, lag),
+            Fault::Restart { lag } => crash::model(FaultKind::Restart, at, lag),
+            Fault::ClockJump { by, .. } => clock_jump::model(at, by),
+            Fault::StorageFailover { lag } => storage_failover::model(at, lag),
         }
     }
 
-    /// The same failover or restart with the replica's lag `lag`.
-    pub fn with_lag(self, lag: Option<Millis>) -> Self {
-        match self {
-            Fault::Failover { .. } => Fault::Failover { lag },
-            Fault::Restart { .. } => Fault::Restart { lag },
-            other => other,
-        }
+    /// This fault's kind.
+    pub fn kind(&self) -> FaultKind {
+        self.model(0).kind
     }
 
-    /// Whether this partition cuts a client's lock-service member off (a minority of one),
-    /// not the client itself.
-    pub fn minority(&self) -> bool {
-        matches!(
-            self,
-            Fault::Partition {
-                a: Node::MemberOf(_),
-                ..
-            } | Fault::Partition {
-                b: Node::MemberOf(_),
-                ..
-            }
-        )
-    }
-
-    /// Whether the lock server goes down (a failover or a restart).
-    pub fn is_crash(&self) -> bool {
-        matches!(self, Fault::Failover { .. } | Fault::Restart { .. })
-    }
-}
-
-impl FaultAt {
-    /// `node` cut off from the lock service from `at` until `until`.
-    pub fn cut_from_lock(node: Node, at: Millis, until: Millis) -> Self {
-        let (a, b) = (node, Node::LockService);
-        FaultAt {
-            at,
-            fault: Fault::Partition { a, b, until },
-        }
-    }
-
-    /// The partition's window `[at, until)`, if this is a partition that cuts `x` off from
-    /// `y` (in either order).
-    pub fn cuts(&self, x: Node, y: Node) -> Option<(Millis, Millis)> {
-        match self.fault {
-            Fault::Partition { a, b, until } if (a, b) == (x, y) || (a, b) == (y, x) => {
-                Some((self.at, until))
-            }
-            _ => None,
-        }
-    }
-}
-
-/// Whether client `me` reaches the lock service at `now`: neither it nor the member it talks
-/// to is cut off from the lock service.
-pub fn can_reach(faults: &[FaultAt], me: usize, now: Millis) -> bool {
-    !faults.iter().any(|f| {
-        [Node::Client(me), Node::MemberOf(me)]
-            .into_iter()
-            .filter_map(|n| f.cuts(n, Node::LockService))
-            .any(|(start, end)| start <= now && now < end)
-    })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// A partition cuts only its own client, only inside its window, and a member cut off
-    /// from the majority cuts the client pinned to it.
-    #[test]
-    fn a_client_reaches_the_lock_service_unless_a_partition_cuts_it() {
-        let cut = |a: Node| FaultAt {
-            at: 10,
-            fault: Fault::Partition {
-                a,
-                b: Node::LockService,
-                until: 40,
-            },
-        };
-        let faults = [cut(Node::Client(0))];
-        assert!(can_reach(&faults, 0, 9) && can_reach(&faults, 0, 40));
-        assert!(!can_reach(&faults, 0, 10) && !can_reach(&faults, 0, 39));
-        assert!(can_reach(&faults, 1, 20), "another client");
-        let minority = [cut(Node::MemberOf(1))];
-        assert!(!can_reach(&minority, 1, 20) && can_reach(&minority, 0, 20));
-        let jump = [FaultAt {
-            at: 10,
-            fault: Fault::ClockJump { node: 0, by: 25 },
-        }];
-        assert!(can_reach(&jump, 0, 20), "a clock jump cuts no one off");
+    /// Where this fault falls among the world's events at its instant.
+    pub fn moment(&self) -> Moment {
+        self.model(0).moment
     }
 }

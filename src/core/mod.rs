@@ -31,7 +31,7 @@ mod trace;
 pub use clock::{Clock, Millis, SplitMix64};
 pub use deck::{DeckEntry, DECK};
 pub use engine::run;
-pub use fault::{can_reach, Fault, FaultAt, Node};
+pub use fault::{can_reach, Fault, FaultAt, FaultKind, Node};
 pub use herd::{renewal_herd, HerdReport, HERD_BUCKETS, MAX_HERD, MAX_HERD_RENEWALS};
 pub use lease::{renewal_interval, Acquire, Fence, Lease, LeaseLock, LockError};
 pub use ledger::{
@@ -45,6 +45,7 @@ pub use scenario::{
     IDLE_IN_TRANSACTION_TIMEOUT, MAX_ACTORS, MAX_CLIENT_DRIFT, MAX_LABEL, MAX_NODES, MAX_STEPS,
     MAX_TIME, RANDOM_TOKENS,
 };
+pub(crate) use trace::fault_event;
 pub use trace::{
     Awareness, EventKind, ExpiryCause, Grant, Lane, LeaseEnd, LeaseSpan, LockCommand, NoopReason,
     ProviderOutcome, Recording, Shortened, SkipReason, Snapshot, Summary, Trace, TraceEvent,

@@ -7,14 +7,15 @@ use super::fault::Fault;
 use super::lease::Fence;
 use super::ledger::{SortedMap, WriteRequest};
 
-/// Order of simultaneous events: the world changes (clock step, expiry, failover) before
-/// anyone acts at that instant. A clock step comes first because it can expire a lease on
-/// the spot; an expiry comes before a failover so a lease ending at that instant is recorded.
+/// Order of simultaneous events: the world changes (a fault, an expiry) before anyone acts
+/// at that instant. A fault that can expire a lease on the spot (a clock step) comes first;
+/// an expiry comes before a crash so a lease ending at that instant is recorded (a fault's
+/// [`Moment`](super::fault::Moment) says which of the two it is).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub(super) enum Class {
-    ClockJump = 0,
+    FaultBeforeExpiry = 0,
     Expiry = 1,
-    Failover = 2,
+    FaultAfterExpiry = 2,
     PauseEnd = 3,
     PauseStart = 4,
     Delivery = 5,
@@ -88,7 +89,7 @@ mod tests {
         q.push(5, Class::Step, Pending::Step { actor: 1 });
         q.push(2, Class::Step, Pending::Step { actor: 2 });
         let jump = Fault::ClockJump { node: 0, by: 3 };
-        q.push(5, Class::ClockJump, Pending::Fault(jump));
+        q.push(5, Class::FaultBeforeExpiry, Pending::Fault(jump));
         let order: Vec<String> = std::iter::from_fn(|| q.pop())
             .map(|(t, p)| format!("{t}:{p:?}"))
             .collect();

@@ -9,7 +9,9 @@ use super::lease::{Fence, Lease};
 use super::ledger::{WriteError, WriteRecord};
 use super::scenario::{PauseCause, ReleaseMode, Scenario, Step, TokenSource};
 
+mod struck;
 mod summary;
+pub(crate) use struck::fault_event;
 pub use summary::{Recording, Summary};
 
 /// Where an event is drawn on the timeline.

@@ -278,17 +278,17 @@ fn rendered(line: &[&[&str]]) -> String {
 
 fn core_sources() -> BTreeMap<String, String> {
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/src/core");
-    let mut files = BTreeMap::new();
+    let mut files: BTreeMap<String, String> = BTreeMap::new();
     for entry in std::fs::read_dir(dir).expect("src/core") {
         let path = entry.expect("dir entry").path();
         if path.extension().is_some_and(|e| e == "rs") {
             let name = path.file_stem().unwrap().to_string_lossy().into_owned();
             let src = std::fs::read_to_string(&path).expect("readable source");
-            files.insert(name, src);
-        } else if path.join("mod.rs").is_file() {
-            // A module split into a directory (`story/`): its files together are the module.
-            // Inside it, `super::` is the module itself, so only `super::super::` (the core)
-            // names another core module.
+            files.entry(name).or_default().push_str(&src);
+        } else if path.is_dir() {
+            // A module split into a directory (`story/`, or `fault.rs` with `fault/`): its
+            // files together are the module. Inside it, `super::` is the module itself, so
+            // only `super::super::` (the core) names another core module.
             let name = path.file_name().unwrap().to_string_lossy().into_owned();
             let mut parts: Vec<_> = std::fs::read_dir(&path)
                 .expect("module dir")
@@ -309,7 +309,9 @@ fn core_sources() -> BTreeMap<String, String> {
                 })
                 .collect::<Vec<_>>()
                 .join("\n");
-            files.insert(name, src);
+            let module = files.entry(name).or_default();
+            module.push('\n');
+            module.push_str(&src);
         }
     }
     files
@@ -407,6 +409,52 @@ fn the_docs_state_the_same_line() {
         stated.ends_with(&format!(": {want}.")),
         "docs/design.md says “{stated}”; the line is {want}."
     );
+}
+
+// Fault kinds: the places every kind passes through alike name none of them.
+
+/// The engine's run loop and queue, the story's routing, labels and outcome, and the
+/// timeline's marker shape treat every fault alike: a kind's model, effect and words are its
+/// own (`src/core/fault/<kind>.rs`, `src/core/engine/strike.rs`, `src/core/story/fault/`),
+/// and these ask the fault or its event ([`Fault::model`], `fault_event!`,
+/// `EventKind::struck`), so a new kind leaves them as they are.
+///
+/// [`Fault::model`]: fencing_lab::core::Fault::model
+const GENERIC_FAULT_PLACES: &[&str] = &[
+    "src/core/engine.rs",
+    "src/core/queue.rs",
+    "src/core/story/mod.rs",
+    "src/core/story/words.rs",
+    "src/core/story/far.rs",
+    "src/core/story/outcome.rs",
+    "src/view/timeline/layout.rs",
+];
+
+#[test]
+fn the_generic_places_name_no_fault_kind() {
+    let kinds = [
+        "Partition",
+        "Failover",
+        "Restart",
+        "ClockJump",
+        "StorageFailover",
+        "LockClockJumped",
+    ];
+    for path in GENERIC_FAULT_PLACES {
+        let file = Path::new(env!("CARGO_MANIFEST_DIR")).join(path);
+        let code = code_only(&std::fs::read_to_string(&file).expect("readable source"));
+        // A file's tests (at its end) may build any fault they test with.
+        let code = code.split("#[cfg(test)]").next().unwrap_or_default();
+        for kind in kinds {
+            for of in ["Fault::", "FaultKind::", "EventKind::"] {
+                assert!(
+                    !code.contains(&format!("{of}{kind}")),
+                    "{path} names {of}{kind}: ask the fault (Fault::model) or its event \
+                     (fault_event!, EventKind::struck) instead"
+                );
+            }
+        }
+    }
 }
 
 // The scanner itself.

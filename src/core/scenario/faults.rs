@@ -106,68 +106,62 @@ impl Scenario {
         self.faults.insert(i, FaultAt { at, fault });
     }
 
-    /// The faults' bounds, and what the JSON and the replay hold: at most one failover or
-    /// restart, one partition (a client, or the member it talks to, cut off from the lock
-    /// service), and clock jumps that all step one node of the lock.
+    /// The faults' bounds, and what the JSON and the replay hold: each kind's own values in
+    /// their bounds and at most one of a kind that says so ([`Model::once`](crate::core::fault::Model::once): a failover or
+    /// restart, a partition, a storage failover), a partition that cuts a client (or the
+    /// member it talks to) off from the lock service, and clock jumps that all step one node
+    /// of the lock.
     pub(super) fn validate_faults(&self) -> Result<(), ScenarioError> {
         in_range("faults", self.faults.len() as u64, 0, MAX_STEPS as u64)?;
         let nodes = self.lock.redlock().map_or(1, |r| r.nodes);
         let mut jumping = None;
+        let mut once: Vec<&'static str> = Vec::new();
         for f in &self.faults {
+            let model = f.fault.model(f.at);
+            for b in &model.bounds {
+                in_range(b.what, b.value, b.min, MAX_TIME)?;
+            }
+            if let Some(rule) = model.once {
+                if once.contains(&rule) {
+                    return Err(ScenarioError::BadFault(rule));
+                }
+                once.push(rule);
+            }
             match f.fault {
-                Fault::Failover { lag } | Fault::Restart { lag } => {
-                    in_range("failover_at", f.at, 0, MAX_TIME)?;
-                    in_range("replication_lag", lag.unwrap_or(0), 0, MAX_TIME)?;
-                }
-                Fault::StorageFailover { lag } => {
-                    in_range("storage failover at", f.at, 0, MAX_TIME)?;
-                    in_range("standby lag", lag, 0, MAX_TIME)?;
-                }
-                Fault::ClockJump { node, by } => {
-                    in_range("clock jump at", f.at, 0, MAX_TIME)?;
-                    in_range("clock jump by", by, 1, MAX_TIME)?;
+                Fault::ClockJump { node, .. } => {
                     in_range("redlock node", node as u64, 0, nodes as u64 - 1)?;
                     if *jumping.get_or_insert(node) != node {
                         return Err(ScenarioError::BadFault("clock jumps step one node"));
                     }
                 }
-                Fault::Partition { until, .. } => {
-                    let Some(p) = partition_of(f) else {
-                        return Err(ScenarioError::BadPartition(
-                            "must cut a client, or the member it talks to, off from the lock service"
-                                .to_owned(),
-                        ));
-                    };
-                    if p.actor >= self.actors.len() {
-                        return Err(ScenarioError::BadPartition(format!(
-                            "names client {}, but there are only {}",
-                            p.actor + 1,
-                            self.actors.len()
-                        )));
-                    }
-                    in_range("partition start", f.at, 0, MAX_TIME)?;
-                    in_range("partition end", until, 0, MAX_TIME)?;
-                    if until <= f.at {
-                        return Err(ScenarioError::BadPartition(format!(
-                            "must end after it starts (from t={} to t={until})",
-                            f.at
-                        )));
-                    }
-                }
+                Fault::Partition { until, .. } => self.validate_partition(f, until)?,
+                _ => {}
             }
         }
-        let count =
-            |what: fn(&Fault) -> bool| self.faults.iter().filter(|f| what(&f.fault)).count();
-        if count(Fault::is_crash) > 1 {
-            return Err(ScenarioError::BadFault(
-                "the lock server fails over or restarts once",
+        Ok(())
+    }
+
+    /// A partition cuts one of the run's clients, or the member it talks to, off from the
+    /// lock service, and ends after it starts.
+    fn validate_partition(&self, f: &FaultAt, until: Millis) -> Result<(), ScenarioError> {
+        let Some(p) = partition_of(f) else {
+            return Err(ScenarioError::BadPartition(
+                "must cut a client, or the member it talks to, off from the lock service"
+                    .to_owned(),
             ));
+        };
+        if p.actor >= self.actors.len() {
+            return Err(ScenarioError::BadPartition(format!(
+                "names client {}, but there are only {}",
+                p.actor + 1,
+                self.actors.len()
+            )));
         }
-        if count(|f| matches!(f, Fault::StorageFailover { .. })) > 1 {
-            return Err(ScenarioError::BadFault("storage fails over once"));
-        }
-        if count(|f| matches!(f, Fault::Partition { .. })) > 1 {
-            return Err(ScenarioError::BadFault("one client is cut off at a time"));
+        if until <= f.at {
+            return Err(ScenarioError::BadPartition(format!(
+                "must end after it starts (from t={} to t={until})",
+                f.at
+            )));
         }
         Ok(())
     }

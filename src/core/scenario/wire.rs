@@ -2,6 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::super::fault::FaultKind;
 use super::*;
 
 /// A scenario as JSON spells it (a recording's `scenario`, the replay's input): the
@@ -106,6 +107,11 @@ pub struct ScenarioWire {
     /// The fleet renewing on one schedule against the lock service ([`Herd`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(super) herd: Option<Herd>,
+    /// The faults of kinds the fields above do not spell (a kind added after them), each
+    /// with its time, as [`FaultAt`] writes itself: so a new kind needs no field of its own.
+    /// Empty, and then not written, while every fault is one they spell.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(super) faults: Vec<FaultAt>,
 }
 
 /// [`RedlockSetup`] as the JSON spells it: the node whose clock the `lock_clock_jumps` step
@@ -155,7 +161,29 @@ fn faults_of(w: &ScenarioWire) -> Vec<FaultAt> {
     if let Some(StorageFailoverWire { at, lag }) = w.storage_failover {
         sc.add_fault(at, Fault::StorageFailover { lag });
     }
+    for f in &w.faults {
+        sc.add_fault(f.at, f.fault);
+    }
     sc.faults
+}
+
+/// Whether the old fields spell faults of `kind`. A kind added after them is not listed here:
+/// it goes to the generic `faults` list.
+fn spelled(kind: FaultKind) -> bool {
+    matches!(
+        kind,
+        FaultKind::Partition
+            | FaultKind::Failover
+            | FaultKind::Restart
+            | FaultKind::ClockJump
+            | FaultKind::StorageFailover
+    )
+}
+
+/// The faults in `faults` that no old field spells, in their order.
+fn unspelled(faults: &[FaultAt], spelled: impl Fn(FaultKind) -> bool) -> Vec<FaultAt> {
+    let spelled = |f: &&FaultAt| spelled(f.fault.kind());
+    faults.iter().filter(|f| !spelled(f)).copied().collect()
 }
 
 /// Why a scenario's JSON names a lock no real system is.
@@ -221,6 +249,7 @@ impl From<Scenario> for ScenarioWire {
         let service = sc.lock.service();
         let jumping_node = sc.jumping_node();
         ScenarioWire {
+            faults: unspelled(&sc.faults, spelled),
             token_source: sc.lock.token_source(),
             redlock: sc.lock.redlock().map(|r| RedlockWire {
                 nodes: r.nodes,
@@ -338,6 +367,38 @@ mod tests {
         json["lock_clock_jumps"] =
             serde_json::json!([{ "at": 10, "by": 2 }, { "at": 30, "by": 5 }]);
         assert_eq!(serde_json::to_value(&sc).unwrap(), json);
+    }
+
+    /// A fault of a kind the old fields do not spell is written to, and read from, the
+    /// generic `faults` list, in its place in time; the list is not written while empty.
+    #[test]
+    fn a_fault_no_old_field_spells_goes_to_the_generic_list() {
+        let mut sc = Scenario::gc_pause();
+        sc.add_fault(10, Fault::ClockJump { node: 0, by: 2 });
+        sc.add_fault(40, Fault::StorageFailover { lag: 5 });
+        let json = serde_json::to_value(&sc).unwrap();
+        assert!(
+            json.get("faults").is_none(),
+            "every kind here has its field"
+        );
+        // As if the storage failover were a kind added after the old fields.
+        let newer = unspelled(&sc.faults, |k| k != FaultKind::StorageFailover);
+        assert_eq!(newer, [sc.faults[1]]);
+        let mut json = serde_json::to_value(ScenarioWire {
+            faults: newer,
+            storage_failover: None,
+            ..ScenarioWire::from(sc.clone())
+        })
+        .unwrap();
+        assert_eq!(
+            json["faults"],
+            serde_json::json!([{ "at": 40, "fault": { "storage_failover": { "lag": 5 } } }])
+        );
+        assert_eq!(from_json(json.clone()), Ok(sc.clone()));
+        // Read in time order among the faults the old fields spell.
+        json["faults"][0]["at"] = serde_json::json!(5);
+        let read = from_json(json).unwrap();
+        assert_eq!(read.faults[0].fault, Fault::StorageFailover { lag: 5 });
     }
 
     /// A lock no real system is (a Redis with a lock-delay, Redlock minting tokens, a row

@@ -5,7 +5,7 @@
 //! screen does not carry them: until then [`worded`] says which runs would lack words.
 
 use super::words::{topic, Ctx, Topic};
-use super::{narrate, say};
+use super::{fault, narrate, say};
 use crate::core::trace::Trace;
 
 /// The phrase functions of the far topics, reached only through [`linked`].
@@ -31,8 +31,8 @@ fn narrate_far(t: Topic, c: &Ctx) -> Option<String> {
     match t {
         Topic::Renewal => narrate::lease::renewal(c),
         Topic::Request => narrate::write::request(c),
-        Topic::Fault => narrate::fault::fault(c),
-        Topic::CutOff => narrate::fault::cut_off(c),
+        Topic::Fault => fault::narrate(c),
+        Topic::CutOff => fault::partition::narrate(c),
         Topic::Grant | Topic::Expiry | Topic::Release | Topic::Process | Topic::Write => None,
     }
 }
@@ -41,8 +41,8 @@ fn say_far(t: Topic, c: &Ctx) -> Option<String> {
     match t {
         Topic::Renewal => say::renewal(c),
         Topic::Request => say::request(c),
-        Topic::Fault => say::fault(c),
-        Topic::CutOff => say::cut_off(c),
+        Topic::Fault => fault::say(c),
+        Topic::CutOff => fault::partition::say(c),
         Topic::Grant | Topic::Expiry | Topic::Release | Topic::Process | Topic::Write => None,
     }
 }

@@ -10,8 +10,8 @@ use super::scenario::{
     PauseCause, ReleaseMode, Scenario, TokenSource, IDLE_IN_TRANSACTION_TIMEOUT,
 };
 use super::trace::{
-    Awareness, EventKind, ExpiryCause, LockCommand, NoopReason, ProviderOutcome, SkipReason, Trace,
-    TraceEvent,
+    fault_event, Awareness, EventKind, ExpiryCause, LockCommand, NoopReason, ProviderOutcome,
+    SkipReason, Trace, TraceEvent,
 };
 
 /// What "a superseded lease" means wherever the page says it: by grant order, not by token
@@ -167,15 +167,8 @@ pub fn label(e: &TraceEvent) -> String {
         },
         EventKind::DeletedOthersLease { owner, fence } => format!("DEL {owner}'s #{fence}"),
         EventKind::Retried { fence, amount, .. } => format!("retry −{amount} {}", hash(*fence)),
-        EventKind::LockClockJumped { by, .. } => format!("clock +{by} ms"),
-        EventKind::Failover { lost, .. } => match lost.first() {
-            Some(l) => format!("failover: #{} lost", l.fence),
-            None => "failover".to_owned(),
-        },
-        EventKind::StorageFailover { lost, .. } => match lost.first() {
-            Some(w) => format!("standby promoted: {} lost", hash(w.request.fence)),
-            None => "standby promoted".to_owned(),
-        },
+        // Without a run's scenario: a fault's label as a plain run words it.
+        fault_event!() => fault::label(&Scenario::default(), e).unwrap_or_default(),
         EventKind::BarrierSet { fence, result } => match result {
             Ok(()) => format!("barrier #{fence}"),
             Err(e) => format!("barrier #{fence} {}", e.code()),
@@ -213,10 +206,8 @@ pub fn marker_label(t: &Trace, e: &TraceEvent) -> String {
     if t.scenario.lock.queue() && matches!(e.kind, EventKind::LockWait { .. }) {
         return "queued".to_owned();
     }
-    if t.scenario.restart() {
-        if let EventKind::Failover { lost, .. } = &e.kind {
-            return restart_label(lost.first().map(|l| l.fence));
-        }
+    if let Some(l) = fault::label(&t.scenario, e) {
+        return l;
     }
     if t.scenario.claims() {
         if let EventKind::WriteApplied {
@@ -235,7 +226,6 @@ pub fn marker_label(t: &Trace, e: &TraceEvent) -> String {
         EventKind::Released { .. } => "release".to_owned(),
         EventKind::DeletedOthersLease { owner, .. } => format!("DEL {owner}'s lease"),
         EventKind::LockValueRead { owner: Some(o), .. } => format!("GET → {o}"),
-        EventKind::Failover { lost, .. } if !lost.is_empty() => "failover: lease lost".to_owned(),
         _ => label(e),
     }
 }
@@ -338,14 +328,6 @@ pub fn scale(sc: &Scenario) -> String {
     }
     let ttl = sc.lease_ttl;
     format!(" Times scaled: {ttl} ms here stands for {ttl} s.")
-}
-
-/// The timeline's word for a failover that is a restart ([`Scenario::restart`]).
-fn restart_label(lost: Option<Fence>) -> String {
-    match lost {
-        Some(f) => format!("restart: #{f} lost"),
-        None => "restart".to_owned(),
-    }
 }
 
 /// The opening's sentence for a lock service a round trip away ([`Scenario::lock_rtt`]).
@@ -515,6 +497,7 @@ fn other_believers<'a>(e: &'a TraceEvent, name: &str) -> Vec<&'a str> {
 
 mod facts;
 mod far;
+mod fault;
 mod narrate;
 mod outcome;
 mod row;

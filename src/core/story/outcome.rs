@@ -56,14 +56,12 @@ pub fn outcome(t: &Trace) -> String {
             } else {
                 format!("{} times", n + 1)
             };
-            let lost = (t.events.iter()).any(
-                |e| matches!(&e.kind, EventKind::StorageFailover { lost, .. } if !lost.is_empty()),
-            );
+            let fault = super::fault::twice(t);
             let name = if s.harmless_reruns >= n {
                 "wasted work, no harm"
-            } else if lost {
-                // Storage failed over and forgot one run's acknowledged write.
-                "an acknowledged write lost"
+            } else if let Some(name) = fault {
+                // A fault is why (storage forgot one run's acknowledged write).
+                name
             } else {
                 twice_name(&t.scenario)
             };

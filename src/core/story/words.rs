@@ -268,7 +268,7 @@ pub(super) enum Topic {
     Request,
     /// A write reaching storage.
     Write,
-    /// The lock's own faults: a clock jump, a failover.
+    /// A fault that struck: a clock jump, a failover, … ([`fault_event`]).
     Fault,
     /// A client cut off from the lock service.
     CutOff,
@@ -305,9 +305,7 @@ pub(super) fn topic(kind: &EventKind) -> Topic {
         | EventKind::BarrierSet { .. }
         | EventKind::SideEffect { .. } => Topic::Request,
         EventKind::WriteApplied { .. } => Topic::Write,
-        EventKind::LockClockJumped { .. }
-        | EventKind::Failover { .. }
-        | EventKind::StorageFailover { .. } => Topic::Fault,
+        fault_event!() => Topic::Fault,
         EventKind::LockUnanswered { .. }
         | EventKind::LockNoLeader { .. }
         | EventKind::LockTimedOut { .. } => Topic::CutOff,

@@ -5,6 +5,7 @@ use std::mem::Discriminant;
 
 use super::labels::Labels;
 use super::*;
+use crate::core::fault_event;
 use crate::core::story;
 use crate::core::{PauseCause, ProviderOutcome, Trace};
 
@@ -426,10 +427,7 @@ fn classify(kind: &EventKind, late: bool) -> (Shape, Verdict) {
         EventKind::ProviderCall { outcome, .. } if *outcome != ProviderOutcome::Charged => {
             (Shape::Op, Verdict::Refused)
         }
-        EventKind::DeletedOthersLease { .. }
-        | EventKind::Failover { .. }
-        | EventKind::StorageFailover { .. }
-        | EventKind::LockClockJumped { .. } => (Shape::Op, Verdict::Danger),
+        EventKind::DeletedOthersLease { .. } | fault_event!() => (Shape::Op, Verdict::Danger),
         EventKind::BarrierSet { result: Ok(()), .. } => (Shape::Write, Verdict::Barrier),
         EventKind::BarrierSet { result: Err(_), .. } => (Shape::Write, Verdict::Rejected),
         _ => (Shape::Op, Verdict::Ok),

@@ -4,7 +4,6 @@
 
 use super::*;
 
-pub(super) mod fault;
 pub(super) mod grant;
 pub(super) mod lease;
 pub(super) mod process;

@@ -174,7 +174,7 @@ pub(crate) fn write_applied(c: &Ctx) -> Option<String> {
                         ) {
                             s += &format!(" {o} was granted the lock after {name}, with {n}, and storage holds {h}; {f} happens to be larger, so a write from a superseded lease passes the check, let in by the draw.");
                         } else if let Some(h) =
-                            fault::forgotten(c).filter(|h| fencing && f < h)
+                            super::super::fault::forgotten(c).filter(|h| fencing && f < h)
                         {
                             s += &format!(" {o} was granted {h} and storage took its write, then failed over to a standby that never got it, so {f} passes the check: a write from a superseded lease.");
                             said_order = true;
@@ -213,7 +213,7 @@ pub(crate) fn write_applied(c: &Ctx) -> Option<String> {
                         s += " The job has now been claimed twice: a duplicate claim.";
                     } else if sc.job.is_some()
                         && c.accepted().next().is_some()
-                        && fault::forgotten(c).is_some()
+                        && super::super::fault::forgotten(c).is_some()
                     {
                         s += " The job has now run twice; the failover lost the other run's write.";
                     } else if sc.job.is_some() && c.accepted().next().is_some() {

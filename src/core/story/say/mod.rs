@@ -3,12 +3,10 @@
 
 use super::*;
 
-mod fault;
 mod lock;
 mod process;
 mod write;
 
-pub(super) use fault::{cut_off, fault};
 pub(super) use lock::{expiry, grant, release, renewal};
 pub(super) use process::{process, request};
 pub(super) use write::write;

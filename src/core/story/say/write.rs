@@ -192,5 +192,5 @@ fn refusal_credit(c: &Ctx, token: Fence, last: Fence) -> String {
 
 /// Whether a storage failover before this step forgot a token newer than `fence`.
 fn forgot_newer(c: &Ctx, fence: Option<Fence>) -> bool {
-    super::super::narrate::fault::forgotten(c).is_some_and(|h| fence < Some(h))
+    super::super::fault::forgotten(c).is_some_and(|h| fence < Some(h))
 }
