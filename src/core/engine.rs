@@ -217,13 +217,7 @@ impl Sim<'_> {
         let jumped = self.events.iter().any(|e| {
             matches!(&e.kind, EventKind::LockClockJumped { shortened: Some(s), .. } if s.fence == fence)
         });
-        let cause = if self.sc.lock.row().is_some() {
-            ExpiryCause::IdleTimeout
-        } else if jumped {
-            ExpiryCause::ClockJump
-        } else {
-            ExpiryCause::Ttl
-        };
+        let cause = ExpiryCause::of(self.sc.lock.row().is_some(), jumped);
         let owner_knew = self.awareness(&owner);
         if cause == ExpiryCause::IdleTimeout {
             // PostgreSQL terminates the session: its transaction is rolled back, its row

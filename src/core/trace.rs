@@ -47,6 +47,18 @@ pub enum ExpiryCause {
     IdleTimeout,
 }
 
+impl ExpiryCause {
+    /// Why a lease ran out: a row lock's session by its idle timeout, another lease by its
+    /// TTL, sooner if its lock node's clock `jumped`.
+    pub(crate) fn of(row_lock: bool, jumped: bool) -> Self {
+        match (row_lock, jumped) {
+            (true, _) => Self::IdleTimeout,
+            (false, true) => Self::ClockJump,
+            (false, false) => Self::Ttl,
+        }
+    }
+}
+
 /// Why a release deleted nothing.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum NoopReason {
@@ -58,6 +70,27 @@ pub enum NoopReason {
     Lost,
     /// The caller never held the lease.
     NeverHeld,
+}
+
+impl NoopReason {
+    /// Why a compare-and-delete deleted nothing: the key holds `holder`'s live lease, or
+    /// the caller's own lease (`own`, `None` if it never had one) is gone, lost in a
+    /// failover if `lost` says so, or else run out.
+    pub(crate) fn of(
+        holder: Option<Lease>,
+        own: Option<Fence>,
+        lost: impl Fn(Fence) -> bool,
+    ) -> Self {
+        match (holder, own) {
+            (Some(l), _) => Self::OtherHolder {
+                owner: l.owner,
+                fence: l.fence,
+            },
+            (None, Some(f)) if lost(f) => Self::Lost,
+            (None, Some(_)) => Self::Expired,
+            (None, None) => Self::NeverHeld,
+        }
+    }
 }
 
 /// Why a write was not sent.
@@ -180,7 +213,10 @@ pub enum EventKind {
     },
     AcquireRefused {
         holder: String,
-        until: Millis,
+        /// When the lock is free again; `None` when the server still holds a lease past its
+        /// TTL and its reply does not say until when (a recorded run: etcd revokes on its
+        /// own schedule). A number when present, so every trace reads as before.
+        until: Option<Millis>,
         retry_in: Millis,
         /// Redlock: the nodes that answered OK, too few for a majority (their keys are deleted again).
         #[serde(default)]

@@ -96,7 +96,7 @@ impl Pg {
     }
 
     /// A debit or a publish under `policy`, through the storage's `apply`: its reply,
-    /// `code|balance`. `live`: the sequencer check's answer (true where none is asked).
+    /// `code|balance`, and after a refused token `|mark`, the high-water mark it met. `live`: the sequencer check's answer (true where none is asked).
     pub fn write(&mut self, w: &WriteRequest, policy: &str, live: bool) -> Result<String, Error> {
         let (tok, publish) = (w.fence.map(|f| f.0 as i64), w.publish.is_some());
         let kind = if publish { "publish" } else { "debit" };
@@ -231,7 +231,9 @@ pub fn add_ended_sessions(stored: &mut Outcome, seen: &[Observation]) {
 /// the intent check, as in the core's ledger. `p_live` is the sequencer check's answer, asked
 /// of the lock service by the harness acting as the resource (false: the write's lease is not
 /// the live one); a token the rule admits is then refused as `stale_sequencer`, so the rule
-/// still refuses first, as in the core.
+/// still refuses first, as in the core. A `stale_fence` reply ends with the mark the token
+/// met, read right after the refusal (a refusal changes no mark, and only a higher one can
+/// commit between the two statements).
 pub fn schema_sql(schema: &str, sc: &Scenario) -> String {
     let (balance, first_token) = (sc.initial_balance, sc.first_fence);
     format!(
@@ -264,7 +266,7 @@ CREATE FUNCTION admits(policy text, mark bigint, tok bigint) RETURNS boolean LAN
 CREATE FUNCTION apply(p_kind text, policy text, p_id text, p_writer text, p_tok bigint, p_amt bigint,
   p_key text, p_result text, p_live boolean, on_results boolean)
 RETURNS text LANGUAGE plpgsql AS $$
-DECLARE code text := 'ok'; bal bigint;
+DECLARE code text := 'ok'; bal bigint; mark bigint;
 BEGIN
   IF policy <> 'off' AND p_tok IS NULL THEN
     code := 'missing_fence';
@@ -275,7 +277,10 @@ BEGIN
     UPDATE job_results SET result = coalesce(p_result, result),
         epoch = CASE WHEN policy = 'off' THEN epoch ELSE p_tok END
       WHERE job = p_id AND admits(policy, epoch, p_tok);
-    IF NOT FOUND THEN code := 'stale_fence'; END IF;
+    IF NOT FOUND THEN
+      code := 'stale_fence';
+      SELECT epoch INTO mark FROM job_results WHERE job = p_id;
+    END IF;
   ELSE
     BEGIN
       UPDATE accounts SET balance = balance - p_amt,
@@ -283,6 +288,7 @@ BEGIN
         WHERE id = p_id AND admits(policy, fence, p_tok);
       IF NOT FOUND THEN
         code := 'stale_fence';
+        SELECT fence INTO mark FROM accounts WHERE id = p_id;
       ELSIF p_key IS NOT NULL THEN
         INSERT INTO intents (account, key) VALUES (p_id, p_key);
       END IF;
@@ -293,7 +299,7 @@ BEGIN
   SELECT balance INTO bal FROM accounts WHERE id = p_id;
   INSERT INTO write_log (kind, account, writer, token, amount, idempotency_key, published, result, balance_after)
     VALUES (p_kind, p_id, p_writer, p_tok, p_amt, p_key, p_result, code, bal);
-  RETURN code || '|' || bal;
+  RETURN code || '|' || bal || coalesce('|' || mark, '');
 END $$;
 
 -- The UPDATE of a debit whose fence a SELECT already checked: it does not check it again.

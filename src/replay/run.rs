@@ -94,8 +94,29 @@ impl Env<'_> {
     }
 }
 
-/// What storage did with a write, from its reply (`ok|balance`, `stale_fence|…`, or the
-/// client's own `session_ended`), as an observation on the writer's behalf.
+/// Storage's reply (`ok|balance`, `stale_fence|balance|mark`, or the client's own
+/// `session_ended`) to a write of `token` under idempotency key `key`: the balance it left
+/// (a publish's is the fold's), or the refusal, with the high-water mark a stale token met.
+fn reply_to(
+    (token, key): (Option<Fence>, Option<&str>),
+    publish: bool,
+    reply: &str,
+) -> Result<Result<Option<i64>, Refusal>, String> {
+    let mut fields = reply.split('|');
+    let code = fields.next().unwrap_or(reply);
+    let number = |f: Option<&str>| f.map(str::parse::<i64>).transpose();
+    let bad = |_| format!("storage said {reply:?}");
+    let n = number(fields.next()).map_err(bad)?.unwrap_or(0);
+    let mark = number(fields.next()).map_err(bad)?.map(|m| Fence(m as u64));
+    Ok(match code {
+        "ok" => Ok((!publish).then_some(n)),
+        code => Err(Refusal::from_code(code, (token, key), n, mark)
+            .ok_or_else(|| format!("storage answered {reply:?}"))?),
+    })
+}
+
+/// What storage did with a write, from its reply ([`reply_to`]), as an observation on the
+/// writer's behalf.
 fn applied(
     idx: usize,
     w: &WriteRequest,
@@ -103,17 +124,9 @@ fn applied(
     at: Millis,
     reply: &str,
 ) -> Result<Observation, String> {
-    let (code, n) = reply.split_once('|').unwrap_or((reply, "0"));
-    let n = n.parse().map_err(|_| format!("storage said {reply:?}"))?;
     let key = w.idempotency_key.as_deref();
-    let result = match code {
-        // A publish leaves the balance be: the fold keeps it.
-        "ok" => Ok(w.publish.is_none().then_some(n)),
-        code => Err(Refusal::from_code(code, w.fence, key, n)
-            .ok_or_else(|| format!("storage answered {reply:?}"))?),
-    };
-    // Which later grant superseded the write's lease, and the high-water mark it met, are
-    // the fold's.
+    let result = reply_to((w.fence, key), w.publish.is_some(), reply)?;
+    // Which later grant superseded the write's lease is the fold's.
     let seen = Seen::WriteApplied {
         fence: w.fence,
         amount: w.amount,
@@ -177,6 +190,9 @@ pub struct Client<'s, 'e> {
     me: String,
     /// Grants this client has had (which random value it draws next).
     grants: usize,
+    /// The number of the lease it was granted last (its token, or a separate counter's
+    /// lease number, or the row lock's grant): what its release lets go of.
+    lease: Option<Fence>,
     /// Where a delayed write's thread runs (the actor's thread joins it before it ends).
     scope: &'s thread::Scope<'s, 'e>,
     /// The client's own state, as the core's steps keep it.
@@ -204,6 +220,7 @@ impl<'s> Client<'s, '_> {
         self.observed().tokens.push(fence.0);
         self.said(at, format!("{how}; lease {}", fence.0));
         self.grants += 1;
+        self.lease = Some(fence);
     }
 
     fn late(&self, ms: f64) {
@@ -215,13 +232,20 @@ impl<'s> Client<'s, '_> {
         observe(&self.env.shared)
     }
 
-    /// What a GET or GETDEL of the lock key read, as the client's steps take it.
+    /// What a GET or GETDEL of the lock key read, as the client's steps take it: its own
+    /// value's lease number it knows; another's is the fold's.
     fn lock_value(&self, value: Option<String>) -> LockValue {
+        let mine = value.as_deref() == Some(self.me.as_str());
         LockValue {
-            mine: value.as_deref() == Some(self.me.as_str()),
+            mine,
             owner: value.map(|v| owner_of(self.sc, &v)),
-            fence: None,
+            fence: self.lease.filter(|_| mine),
         }
+    }
+
+    /// The lease a release let go of: the client's own last one.
+    fn own_lease(&self) -> Result<Fence, String> {
+        (self.lease).ok_or_else(|| format!("{} released a lease it was never granted", self.name))
     }
 
     /// The separate counter's next token: a PostgreSQL sequence, in its own store.
@@ -402,10 +426,13 @@ impl Backend for Client<'_, '_> {
     }
 
     fn release(&mut self, _now: Millis) -> Result<Release, String> {
-        // The lease's number and a noop's reason are filled in by the fold.
+        // A noop's reason is the fold's.
         let released = self.lock.release(&self.sc.resource, &self.me)?;
         let noop = |deleted| (NoopReason::NeverHeld, deleted);
-        Ok(released.map(|()| Fence(0)).map_err(noop))
+        match released {
+            Ok(()) => Ok(Ok(self.own_lease()?)),
+            Err(deleted) => Ok(Err(noop(deleted))),
+        }
     }
 
     fn read_lock(&mut self, _now: Millis) -> Result<LockValue, String> {
@@ -415,7 +442,19 @@ impl Backend for Client<'_, '_> {
 
     fn delete(&mut self, _now: Millis) -> Result<Option<LockValue>, String> {
         let deleted = self.lock.delete(&self.sc.resource)?;
-        Ok(deleted.map(|v| self.lock_value(Some(v))))
+        let value = deleted.map(|v| self.lock_value(Some(v)));
+        let stranger = |v: &LockValue| {
+            v.owner
+                .as_deref()
+                .is_some_and(|o| self.sc.actor_index(o).is_none())
+        };
+        match value.as_ref().filter(|v| stranger(v)) {
+            Some(v) => Err(format!(
+                "{}'s DEL deleted {:?}, a value no client set",
+                self.name, v.owner
+            )),
+            None => Ok(value),
+        }
     }
 
     /// Where the world cut the client's server off, the command is sent to it for real, and
@@ -461,6 +500,7 @@ impl Backend for Client<'_, '_> {
         self.observed().row = Some(expires_at);
         let fence = self.next_lease();
         self.observed().tokens.push(fence.0);
+        self.lease = Some(fence);
         Ok(RowGrant::Locked {
             fence,
             expires_at,
@@ -471,9 +511,11 @@ impl Backend for Client<'_, '_> {
     fn commit(&mut self, now: Millis) -> Result<Option<Fence>, String> {
         // The row is free from now on; a waiter's SELECT returns after the COMMIT.
         self.observed().row = Some(now);
-        // The lease's number is the fold's to fill in.
         let commit = |pg: &mut Pg| pg.batch("COMMIT");
-        Ok(self.in_session(now, "COMMIT", commit)?.map(|()| Fence(0)))
+        match self.in_session(now, "COMMIT", commit)? {
+            Some(()) => self.own_lease().map(Some),
+            None => Ok(None),
+        }
     }
 
     fn send(&mut self, w: WriteRequest, now: Millis) -> Result<Next, String> {
@@ -501,11 +543,11 @@ impl Backend for Client<'_, '_> {
         let args: [Arg; 5] = [&policy, &sc.resource, &self.name, &tok, &on_results];
         let sql = "SELECT apply('barrier', $1, $2, $3, $4, 0, NULL, NULL, true, $5)";
         let reply: String = self.pg.value(sql, &args)?;
-        let refused = WriteError::StaleFence {
-            token: fence,
-            last: Fence(0),
-        };
-        Ok(reply.starts_with("ok|").then_some(()).ok_or(refused))
+        Ok(match reply_to((Some(fence), None), true, &reply)? {
+            Ok(_) => Ok(()),
+            Err(Refusal::StaleFence { token, last }) => Err(WriteError::StaleFence { token, last }),
+            Err(r) => return Err(format!("storage answered a barrier {r:?}")),
+        })
     }
 
     fn job_done(&mut self, now: Millis) -> Result<Option<bool>, String> {
@@ -638,8 +680,8 @@ fn queue_turn(c: &mut Client, asked: Millis, fired_at: &mut Millis) -> Result<Ne
     let at = ((slots - 0.25).ceil().max(0.0) as Millis) * grain;
     let before = at.saturating_sub(grain);
     let other = |e: &&Observation| e.at == before && e.actor != Some(c.idx);
-    let released =
-        (c.observed().events.iter().filter(other)).any(|e| matches!(e.seen, Seen::Released { .. }));
+    let released = (c.observed().events.iter().filter(other))
+        .any(|e| matches!(e.seen, Seen::Event(EventKind::Released { .. })));
     let at = if released { before } else { at }.max(asked);
     let fence = Fence(answer.token.ok_or("a queue grant without a token")?);
     c.took(at, &answer.how, fence);
@@ -672,6 +714,7 @@ pub fn connect<'s, 'e>(
         lock,
         pg,
         grants: 0,
+        lease: None,
         scope,
         state: ClientState::default(),
         packets: Vec::new(),

@@ -77,8 +77,9 @@ fn rebuilds(sc: &Scenario, id: &str) {
                 last_write_fence: sim.summary.last_write_fence,
                 result: None,
             };
-            let rec = recorded(sc, observations_of(&sim), account, recording());
             let what = format!("{entry_id} {} {sc:?}", policy.code());
+            let rec = recorded(sc, observations_of(&sim), account, recording())
+                .unwrap_or_else(|e| panic!("{what}: {e}"));
             for (i, (a, b)) in sim.events.iter().zip(&rec.events).enumerate() {
                 assert_eq!(a, b, "{what}: event {i}");
             }
@@ -151,7 +152,10 @@ fn an_observation_leaves_out_what_no_client_sees_and_the_fold_derives_it() {
             last: Fence(34),
         }),
     };
-    let result = Err(Refusal::StaleFence { token: Fence(33) });
+    let result = Err(Refusal::StaleFence {
+        token: Fence(33),
+        last: Fence(34),
+    });
     let fence = Fence(33);
     assert_eq!(Seen::from(stale), Seen::BarrierSet { fence, result });
 
@@ -182,7 +186,7 @@ fn an_observation_leaves_out_what_no_client_sees_and_the_fold_derives_it() {
             last_write_fence: sim.summary.last_write_fence,
             result: None,
         };
-        let rec = recorded(&sc, seen, account, recording());
+        let rec = recorded(&sc, seen, account, recording()).expect(id);
         let theirs: Vec<_> = sim.events.iter().filter(|e| derived(&e.kind)).collect();
         let ours: Vec<_> = rec.events.iter().filter(|e| derived(&e.kind)).collect();
         assert_eq!(ours, theirs, "{id}");

@@ -20,8 +20,6 @@ pub enum Seen {
     LockWait,
     /// A pause ended; whether the lease is gone is the fold's.
     PauseEnded,
-    /// A release deleted the lease; its token is the fold's.
-    Released { via: ReleaseMode },
     /// A release that deleted nothing (but Redlock's leftover keys); why is the fold's.
     ReleaseNoop {
         via: ReleaseMode,
@@ -56,8 +54,8 @@ pub enum Seen {
         lag: Millis,
         lost: Vec<(String, Option<Fence>)>,
     },
-    /// Storage's reply to a write; its high-water mark, and the grant that superseded the
-    /// write's lease, are the fold's.
+    /// Storage's reply to a write; the grant that superseded the write's lease, and the
+    /// highest token accepted before it, are the fold's.
     WriteApplied {
         fence: Option<Fence>,
         amount: i64,
@@ -73,11 +71,11 @@ pub enum Seen {
     },
 }
 
-/// Why storage refused a write, as its reply says: the high-water mark a stale token met,
-/// and the live lease a sequencer check found, are the fold's.
+/// Why storage refused a write, as its reply says (a stale token's with the high-water mark
+/// it met); the live lease a sequencer check found is the fold's.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Refusal {
-    StaleFence { token: Fence },
+    StaleFence { token: Fence, last: Fence },
     MissingFence,
     StaleSequencer { token: Fence },
     DuplicateIntent { key: String, original_balance: i64 },
@@ -86,10 +84,19 @@ pub enum Refusal {
 
 impl Refusal {
     /// The refusal storage answers with this code (`stale_fence`, …; see
-    /// [`WriteError::code`]) to a write of `token` under idempotency key `key`.
-    pub fn from_code(code: &str, token: Option<Fence>, key: Option<&str>, n: i64) -> Option<Self> {
+    /// [`WriteError::code`]) to a write of `token` under idempotency key `key`; `n` is the
+    /// balance in the reply, `mark` the high-water mark it names (a stale token's only).
+    pub fn from_code(
+        code: &str,
+        (token, key): (Option<Fence>, Option<&str>),
+        n: i64,
+        mark: Option<Fence>,
+    ) -> Option<Self> {
         Some(match code {
-            "stale_fence" => Self::StaleFence { token: token? },
+            "stale_fence" => Self::StaleFence {
+                token: token?,
+                last: mark?,
+            },
             "missing_fence" => Self::MissingFence,
             "stale_sequencer" => Self::StaleSequencer { token: token? },
             "session_ended" => Self::SessionTerminated,
@@ -105,7 +112,7 @@ impl Refusal {
 impl From<&WriteError> for Refusal {
     fn from(e: &WriteError) -> Self {
         match e.clone() {
-            WriteError::StaleFence { token, .. } => Self::StaleFence { token },
+            WriteError::StaleFence { token, last } => Self::StaleFence { token, last },
             WriteError::MissingFence => Self::MissingFence,
             WriteError::StaleSequencer { token, .. } => Self::StaleSequencer { token },
             WriteError::DuplicateIntent {
@@ -129,7 +136,6 @@ impl From<EventKind> for Seen {
             } => Seen::AcquireRefused { retry_in, nodes },
             EventKind::LockWait { .. } => Seen::LockWait,
             EventKind::PauseEnded { .. } => Seen::PauseEnded,
-            EventKind::Released { via, .. } => Seen::Released { via },
             EventKind::ReleaseNoop { via, deleted, .. } => Seen::ReleaseNoop { via, deleted },
             EventKind::LockValueRead { owner, .. } => Seen::LockValueRead { owner },
             EventKind::DeletedOthersLease { owner, .. } => Seen::DeletedOthersLease { owner },
