@@ -10,6 +10,7 @@ use super::ledger::{WriteError, WriteRecord};
 use super::scenario::{PauseCause, ReleaseMode, Scenario, Step, TokenSource};
 
 mod summary;
+mod why;
 pub use summary::{Recording, Summary};
 
 /// Where an event is drawn on the timeline.
@@ -47,18 +48,6 @@ pub enum ExpiryCause {
     IdleTimeout,
 }
 
-impl ExpiryCause {
-    /// Why a lease ran out: a row lock's session by its idle timeout, another lease by its
-    /// TTL, sooner if its lock node's clock `jumped`.
-    pub(crate) fn of(row_lock: bool, jumped: bool) -> Self {
-        match (row_lock, jumped) {
-            (true, _) => Self::IdleTimeout,
-            (false, true) => Self::ClockJump,
-            (false, false) => Self::Ttl,
-        }
-    }
-}
-
 /// Why a release deleted nothing.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum NoopReason {
@@ -70,27 +59,6 @@ pub enum NoopReason {
     Lost,
     /// The caller never held the lease.
     NeverHeld,
-}
-
-impl NoopReason {
-    /// Why a compare-and-delete deleted nothing: the key holds `holder`'s live lease, or
-    /// the caller's own lease (`own`, `None` if it never had one) is gone, lost in a
-    /// failover if `lost` says so, or else run out.
-    pub(crate) fn of(
-        holder: Option<Lease>,
-        own: Option<Fence>,
-        lost: impl Fn(Fence) -> bool,
-    ) -> Self {
-        match (holder, own) {
-            (Some(l), _) => Self::OtherHolder {
-                owner: l.owner,
-                fence: l.fence,
-            },
-            (None, Some(f)) if lost(f) => Self::Lost,
-            (None, Some(_)) => Self::Expired,
-            (None, None) => Self::NeverHeld,
-        }
-    }
 }
 
 /// Why a write was not sent.

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 use fencing_lab::core::{
-    Account, Fence, FencingPolicy, Observation, Refusal, Scenario, Seen, WriteRequest,
+    Account, Fence, FencingPolicy, Millis, Observation, Refusal, Scenario, Seen, WriteRequest,
 };
 use postgres::types::{FromSql, ToSql};
 use postgres::{Client, NoTls, Statement};
@@ -139,6 +139,55 @@ impl Pg {
         ];
         self.call("SELECT apply_read($1, $2, $3, $4, $5, $6)", &args)
     }
+}
+
+/// Storage's reply (`ok|balance`, `stale_fence|balance|mark`, or the client's own
+/// `session_ended`) to a write of `token` under idempotency key `key`: the balance it left
+/// (a publish's is the fold's), or the refusal, with the high-water mark a stale token met.
+pub fn reply_to(
+    (token, key): (Option<Fence>, Option<&str>),
+    publish: bool,
+    reply: &str,
+) -> Result<Result<Option<i64>, Refusal>, String> {
+    let mut fields = reply.split('|');
+    let code = fields.next().unwrap_or(reply);
+    let number = |f: Option<&str>| f.map(str::parse::<i64>).transpose();
+    let bad = |_| format!("storage said {reply:?}");
+    let n = number(fields.next()).map_err(bad)?.unwrap_or(0);
+    let mark = number(fields.next()).map_err(bad)?.map(|m| Fence(m as u64));
+    Ok(match code {
+        "ok" => Ok((!publish).then_some(n)),
+        code => Err(Refusal::from_code(code, (token, key), n, mark)
+            .ok_or_else(|| format!("storage answered {reply:?}"))?),
+    })
+}
+
+/// What storage did with a write, from its reply ([`reply_to`]), as an observation on the
+/// writer's behalf.
+pub fn applied(
+    idx: usize,
+    w: &WriteRequest,
+    sent_at: Millis,
+    at: Millis,
+    reply: &str,
+) -> Result<Observation, String> {
+    let key = w.idempotency_key.as_deref();
+    let result = reply_to((w.fence, key), w.publish.is_some(), reply)?;
+    // Which later grant superseded the write's lease is the fold's.
+    let seen = Seen::WriteApplied {
+        fence: w.fence,
+        amount: w.amount,
+        sent_at,
+        result,
+        publish: w.publish.clone(),
+    };
+    let (actor, request) = (Some(idx), Some(w.clone()));
+    Ok(Observation {
+        at,
+        actor,
+        seen,
+        request,
+    })
 }
 
 /// A statement's argument.
@@ -334,4 +383,33 @@ CREATE FUNCTION provider_call(p_actor text, p_key text, p_what text) RETURNS tex
 "#,
         res = format!("'{}'", sc.resource.replace('\'', "''")),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A stale token's refusal carries the mark storage's reply names; a reply without one
+    /// is the harness's failure, not a refusal with a made-up mark.
+    #[test]
+    fn a_stale_reply_names_the_mark_the_token_met() {
+        let (tok, key) = (Some(Fence(33)), None);
+        let stale = Refusal::StaleFence {
+            token: Fence(33),
+            last: Fence(34),
+        };
+        assert_eq!(
+            reply_to((tok, key), false, "stale_fence|90|34"),
+            Ok(Err(stale))
+        );
+        assert!(reply_to((tok, key), false, "stale_fence|90").is_err());
+        assert_eq!(reply_to((tok, key), false, "ok|80"), Ok(Ok(Some(80))));
+        assert_eq!(reply_to((tok, key), true, "ok|80"), Ok(Ok(None)));
+        let dup = Refusal::DuplicateIntent {
+            key: "k".into(),
+            original_balance: 90,
+        };
+        let reply = reply_to((tok, Some("k")), false, "duplicate_intent|90");
+        assert_eq!(reply, Ok(Err(dup)));
+    }
 }

@@ -25,7 +25,7 @@ use fencing_lab::core::{
 
 use super::lock::{owner_of, Lock, Service};
 use super::observed::{observe, Observed, Shared};
-use super::pg::{Arg, Config, Error, Pg, SqlState};
+use super::pg::{applied, reply_to, Arg, Config, Error, Pg, SqlState};
 
 /// Where in its slot each kind of event happens, in slots from the slot's centre.
 pub const AT_EXPIRY: f64 = -0.5;
@@ -92,55 +92,6 @@ impl Env<'_> {
     fn px_until(&self, until: Millis) -> u64 {
         (self.real_ms(until, AT_EXPIRY) - self.elapsed_ms()).max(1.0) as u64
     }
-}
-
-/// Storage's reply (`ok|balance`, `stale_fence|balance|mark`, or the client's own
-/// `session_ended`) to a write of `token` under idempotency key `key`: the balance it left
-/// (a publish's is the fold's), or the refusal, with the high-water mark a stale token met.
-fn reply_to(
-    (token, key): (Option<Fence>, Option<&str>),
-    publish: bool,
-    reply: &str,
-) -> Result<Result<Option<i64>, Refusal>, String> {
-    let mut fields = reply.split('|');
-    let code = fields.next().unwrap_or(reply);
-    let number = |f: Option<&str>| f.map(str::parse::<i64>).transpose();
-    let bad = |_| format!("storage said {reply:?}");
-    let n = number(fields.next()).map_err(bad)?.unwrap_or(0);
-    let mark = number(fields.next()).map_err(bad)?.map(|m| Fence(m as u64));
-    Ok(match code {
-        "ok" => Ok((!publish).then_some(n)),
-        code => Err(Refusal::from_code(code, (token, key), n, mark)
-            .ok_or_else(|| format!("storage answered {reply:?}"))?),
-    })
-}
-
-/// What storage did with a write, from its reply ([`reply_to`]), as an observation on the
-/// writer's behalf.
-fn applied(
-    idx: usize,
-    w: &WriteRequest,
-    sent_at: Millis,
-    at: Millis,
-    reply: &str,
-) -> Result<Observation, String> {
-    let key = w.idempotency_key.as_deref();
-    let result = reply_to((w.fence, key), w.publish.is_some(), reply)?;
-    // Which later grant superseded the write's lease is the fold's.
-    let seen = Seen::WriteApplied {
-        fence: w.fence,
-        amount: w.amount,
-        sent_at,
-        result,
-        publish: w.publish.clone(),
-    };
-    let (actor, request) = (Some(idx), Some(w.clone()));
-    Ok(Observation {
-        at,
-        actor,
-        seen,
-        request,
-    })
 }
 
 /// Storage's reply to a write landing at `t`: one call to its `apply`, or, where it checks

@@ -6,7 +6,7 @@
 
 mod seen;
 
-pub use seen::{Refusal, Seen};
+pub use seen::{observations_of, Refusal, Seen};
 
 use super::audit;
 use super::clock::Millis;
@@ -679,25 +679,4 @@ pub fn recorded(
         summary,
         recorded: Some(recording),
     })
-}
-
-/// What a client could have seen of an engine run: its events without the fields
-/// [`recorded`] derives, and without the engine's own expiries (the fold derives them).
-/// Used to check the fold against the engine, which must agree on every deck run.
-pub fn observations_of(trace: &Trace) -> Vec<Observation> {
-    let mut writes = trace.writes.iter();
-    let actor = |e: &TraceEvent| (e.actor.as_deref()).and_then(|a| trace.scenario.actor_index(a));
-    (trace.events.iter())
-        .filter(|e| !matches!(e.kind, EventKind::LeaseExpired { .. }))
-        .map(|e| {
-            let applied = matches!(e.kind, EventKind::WriteApplied { .. });
-            let request = applied.then(|| writes.next().map(|w| w.request.clone()));
-            Observation {
-                at: e.at,
-                actor: actor(e),
-                seen: e.kind.clone().into(),
-                request: request.flatten(),
-            }
-        })
-        .collect()
 }

@@ -1,11 +1,13 @@
 //! What a client sees of an event: [`Seen`], the event without the fields no client sees
-//! (the fold derives them), and [`Refusal`], storage's refusal as its reply says it.
+//! (the fold derives them), [`Refusal`], storage's refusal as its reply says it, and
+//! [`observations_of`], what clients could have seen of an engine run.
 
 use super::super::clock::Millis;
 use super::super::lease::Fence;
 use super::super::ledger::WriteError;
 use super::super::scenario::ReleaseMode;
-use super::super::trace::{EventKind, LockCommand};
+use super::super::trace::{EventKind, LockCommand, Trace, TraceEvent};
+use super::Observation;
 
 /// An event as far as a client (or the harness) can see it. Each variant but `Event` is an
 /// event with fields no client sees (a refusal's holder, a noop's reason, a write's
@@ -190,4 +192,25 @@ impl From<EventKind> for Seen {
             kind => Seen::Event(kind),
         }
     }
+}
+
+/// What a client could have seen of an engine run: its events without the fields
+/// [`super::recorded`] derives, and without the engine's own expiries (the fold derives them).
+/// Used to check the fold against the engine, which must agree on every deck run.
+pub fn observations_of(trace: &Trace) -> Vec<Observation> {
+    let mut writes = trace.writes.iter();
+    let actor = |e: &TraceEvent| (e.actor.as_deref()).and_then(|a| trace.scenario.actor_index(a));
+    (trace.events.iter())
+        .filter(|e| !matches!(e.kind, EventKind::LeaseExpired { .. }))
+        .map(|e| {
+            let applied = matches!(e.kind, EventKind::WriteApplied { .. });
+            let request = applied.then(|| writes.next().map(|w| w.request.clone()));
+            Observation {
+                at: e.at,
+                actor: actor(e),
+                seen: e.kind.clone().into(),
+                request: request.flatten(),
+            }
+        })
+        .collect()
 }
