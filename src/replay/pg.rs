@@ -143,10 +143,11 @@ impl Pg {
 
 /// Storage's reply (`ok|balance`, `stale_fence|balance|mark`, or the client's own
 /// `session_ended`) to a write of `token` under idempotency key `key`: the balance it left
-/// (a publish's is the fold's), or the refusal, with the high-water mark a stale token met.
+/// (a publish's is the fold's), or the refusal, with the high-water mark a stale token met
+/// or the lease the sequencer check found `live`.
 pub fn reply_to(
     (token, key): (Option<Fence>, Option<&str>),
-    publish: bool,
+    (publish, live): (bool, Option<Fence>),
     reply: &str,
 ) -> Result<Result<Option<i64>, Refusal>, String> {
     let mut fields = reply.split('|');
@@ -157,22 +158,21 @@ pub fn reply_to(
     let mark = number(fields.next()).map_err(bad)?.map(|m| Fence(m as u64));
     Ok(match code {
         "ok" => Ok((!publish).then_some(n)),
-        code => Err(Refusal::from_code(code, (token, key), n, mark)
+        code => Err(Refusal::from_code(code, (token, key), n, (mark, live))
             .ok_or_else(|| format!("storage answered {reply:?}"))?),
     })
 }
 
-/// What storage did with a write, from its reply ([`reply_to`]), as an observation on the
-/// writer's behalf.
+/// What storage did with a write, from its reply ([`reply_to`]; `live`: the lease the
+/// sequencer check found live), as an observation on the writer's behalf.
 pub fn applied(
-    idx: usize,
-    w: &WriteRequest,
-    sent_at: Millis,
-    at: Millis,
+    (idx, w): (usize, &WriteRequest),
+    (sent_at, at): (Millis, Millis),
     reply: &str,
+    live: Option<Fence>,
 ) -> Result<Observation, String> {
     let key = w.idempotency_key.as_deref();
-    let result = reply_to((w.fence, key), w.publish.is_some(), reply)?;
+    let result = reply_to((w.fence, key), (w.publish.is_some(), live), reply)?;
     // Which later grant superseded the write's lease is the fold's.
     let seen = Seen::WriteApplied {
         fence: w.fence,
@@ -399,17 +399,20 @@ mod tests {
             last: Fence(34),
         };
         assert_eq!(
-            reply_to((tok, key), false, "stale_fence|90|34"),
+            reply_to((tok, key), (false, None), "stale_fence|90|34"),
             Ok(Err(stale))
         );
-        assert!(reply_to((tok, key), false, "stale_fence|90").is_err());
-        assert_eq!(reply_to((tok, key), false, "ok|80"), Ok(Ok(Some(80))));
-        assert_eq!(reply_to((tok, key), true, "ok|80"), Ok(Ok(None)));
+        assert!(reply_to((tok, key), (false, None), "stale_fence|90").is_err());
+        assert_eq!(
+            reply_to((tok, key), (false, None), "ok|80"),
+            Ok(Ok(Some(80)))
+        );
+        assert_eq!(reply_to((tok, key), (true, None), "ok|80"), Ok(Ok(None)));
         let dup = Refusal::DuplicateIntent {
             key: "k".into(),
             original_balance: 90,
         };
-        let reply = reply_to((tok, Some("k")), false, "duplicate_intent|90");
+        let reply = reply_to((tok, Some("k")), (false, None), "duplicate_intent|90");
         assert_eq!(reply, Ok(Err(dup)));
     }
 }

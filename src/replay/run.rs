@@ -221,8 +221,8 @@ impl<'s> Client<'s, '_> {
         if delay == 0 {
             let live = sequencer_check(self, &w, now)?;
             let on = (self.env, &mut self.pg, self.sc);
-            let reply = store(on, &w, live, (now, false))?;
-            let seen = applied(idx, &w, now, now, &reply)?;
+            let reply = store(on, &w, live.is_none_or(|l| l == w.fence), (now, false))?;
+            let seen = applied((idx, &w), (now, now), &reply, live.flatten())?;
             self.observed().events.push(seen);
             return Ok(Next::At(now));
         }
@@ -264,7 +264,8 @@ impl<'s> Client<'s, '_> {
             let reply = store((env, &mut pg, sc), &w, true, (arrives, true))?;
             let mut o = observe(&env.shared);
             o.max_late_ms = o.max_late_ms.max(late);
-            o.events.push(applied(idx, &w, now, arrives, &reply)?);
+            o.events
+                .push(applied((idx, &w), (now, arrives), &reply, None)?);
             Ok(())
         })
     }
@@ -478,7 +479,7 @@ impl Backend for Client<'_, '_> {
         let update = |pg: &mut Pg| pg.write(&w, FencingPolicy::Off.code(), true);
         let reply = self.in_session(now, "UPDATE", update)?;
         let reply = reply.unwrap_or_else(|| "session_ended".to_owned());
-        let seen = applied(self.idx, &w, now, now, &reply)?;
+        let seen = applied((self.idx, &w), (now, now), &reply, None)?;
         self.observed().events.push(seen);
         if reply != "session_ended" {
             return Ok(Next::At(now));
@@ -494,7 +495,7 @@ impl Backend for Client<'_, '_> {
         let args: [Arg; 5] = [&policy, &sc.resource, &self.name, &tok, &on_results];
         let sql = "SELECT apply('barrier', $1, $2, $3, $4, 0, NULL, NULL, true, $5)";
         let reply: String = self.pg.value(sql, &args)?;
-        Ok(match reply_to((Some(fence), None), true, &reply)? {
+        Ok(match reply_to((Some(fence), None), (true, None), &reply)? {
             Ok(_) => Ok(()),
             Err(Refusal::StaleFence { token, last }) => Err(WriteError::StaleFence { token, last }),
             Err(r) => return Err(format!("storage answered a barrier {r:?}")),
@@ -673,13 +674,18 @@ pub fn connect<'s, 'e>(
 }
 
 /// The sequencer check, made by the harness acting as the resource, just before the write
-/// reaches PostgreSQL: is the lock service's live lease still this write's token? Asked only
-/// with fencing on (true where it is not); PostgreSQL still applies the fencing rule first.
-fn sequencer_check(c: &mut Client, w: &WriteRequest, now: Millis) -> Result<bool, String> {
+/// reaches PostgreSQL: the lock service's live lease (`None` inside: none is live), which
+/// must be the write's token. Asked only with fencing on (`None`: not asked); PostgreSQL
+/// still applies the fencing rule first.
+fn sequencer_check(
+    c: &mut Client,
+    w: &WriteRequest,
+    now: Millis,
+) -> Result<Option<Option<Fence>>, String> {
     let sc = c.sc;
     let asked = sc.check == StorageCheck::Sequencer && sc.policy.checks_fence();
     let Some(Fence(token)) = w.fence.filter(|_| asked) else {
-        return Ok(true);
+        return Ok(None);
     };
     let live = c.lock.live_token(&sc.resource)?;
     let (res, shown) = (&sc.resource, live.map_or("none".into(), |r| r.to_string()));
@@ -688,5 +694,5 @@ fn sequencer_check(c: &mut Client, w: &WriteRequest, now: Millis) -> Result<bool
         false => "not the live lease",
     };
     c.said(now, format!("the resource asked the lock service for {res}'s live lease: token {shown}, the write's token {token}: {verdict}"));
-    Ok(live == Some(token))
+    Ok(Some(live.map(Fence)))
 }

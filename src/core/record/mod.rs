@@ -2,7 +2,9 @@
 //! observes what each client did and what each server answered (a grant and its PX, a
 //! storage reply, a GET); [`recorded`] turns those observations into a [`Trace`], filling in
 //! what no client saw: the state of the world after each event, a lease's expiry at the end
-//! of the TTL it was granted with, and the facts the verdicts are read from.
+//! of the TTL it was granted with, and the facts the verdicts are read from. It derives them
+//! by the core's own lease, Redlock and storage rules, which it calls rather than restates;
+//! what a client or storage's reply knows (a release's token, a stale token's mark) it takes.
 
 mod seen;
 
@@ -418,7 +420,7 @@ impl World<'_> {
                 if result.is_ok() {
                     self.account.raise_mark(self.sc.policy, Some(fence));
                 }
-                let result = result.map_err(|r| self.refused(at, r));
+                let result = result.map_err(WriteError::from);
                 EventKind::BarrierSet { fence, result }
             }
             Seen::Event(_)
@@ -531,26 +533,6 @@ impl World<'_> {
         shortened
     }
 
-    /// A refusal, with what storage's reply leaves out: the lease a sequencer check found live.
-    fn refused(&self, at: Millis, r: Refusal) -> WriteError {
-        match r {
-            Refusal::StaleFence { token, last } => WriteError::StaleFence { token, last },
-            Refusal::MissingFence => WriteError::MissingFence,
-            Refusal::StaleSequencer { token } => WriteError::StaleSequencer {
-                token,
-                live: self.leases.iter().rfind(|l| l.is_live(at)).map(|l| l.fence),
-            },
-            Refusal::DuplicateIntent {
-                key,
-                original_balance,
-            } => WriteError::DuplicateIntent {
-                key,
-                original_balance,
-            },
-            Refusal::SessionTerminated => WriteError::SessionTerminated,
-        }
-    }
-
     /// Storage's reply to a write: the write, with the grant that superseded its lease and
     /// the high-water mark it met; the account and the write log as storage left them.
     fn write_applied(
@@ -570,7 +552,7 @@ impl World<'_> {
         // A publish leaves the balance be.
         let result = match result {
             Ok(balance) => Ok(balance.unwrap_or(self.account.balance)),
-            Err(r) => Err(self.refused(at, r)),
+            Err(r) => Err(r.into()),
         };
         if self.sc.lock.row().is_some() {
             match result {

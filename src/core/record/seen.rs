@@ -73,13 +73,13 @@ pub enum Seen {
     },
 }
 
-/// Why storage refused a write, as its reply says (a stale token's with the high-water mark
-/// it met); the live lease a sequencer check found is the fold's.
+/// Why storage refused a write, as its reply says: a stale token with the high-water mark it
+/// met, a sequencer check with the token of the lease it found live (`None`: none was).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Refusal {
     StaleFence { token: Fence, last: Fence },
     MissingFence,
-    StaleSequencer { token: Fence },
+    StaleSequencer { token: Fence, live: Option<Fence> },
     DuplicateIntent { key: String, original_balance: i64 },
     SessionTerminated,
 }
@@ -87,12 +87,13 @@ pub enum Refusal {
 impl Refusal {
     /// The refusal storage answers with this code (`stale_fence`, …; see
     /// [`WriteError::code`]) to a write of `token` under idempotency key `key`; `n` is the
-    /// balance in the reply, `mark` the high-water mark it names (a stale token's only).
+    /// balance in the reply, `mark` the high-water mark it names (a stale token's only), and
+    /// `live` the lease the sequencer check found live.
     pub fn from_code(
         code: &str,
         (token, key): (Option<Fence>, Option<&str>),
         n: i64,
-        mark: Option<Fence>,
+        (mark, live): (Option<Fence>, Option<Fence>),
     ) -> Option<Self> {
         Some(match code {
             "stale_fence" => Self::StaleFence {
@@ -100,7 +101,10 @@ impl Refusal {
                 last: mark?,
             },
             "missing_fence" => Self::MissingFence,
-            "stale_sequencer" => Self::StaleSequencer { token: token? },
+            "stale_sequencer" => Self::StaleSequencer {
+                token: token?,
+                live,
+            },
             "session_ended" => Self::SessionTerminated,
             "duplicate_intent" => Self::DuplicateIntent {
                 key: key?.to_owned(),
@@ -116,7 +120,7 @@ impl From<&WriteError> for Refusal {
         match e.clone() {
             WriteError::StaleFence { token, last } => Self::StaleFence { token, last },
             WriteError::MissingFence => Self::MissingFence,
-            WriteError::StaleSequencer { token, .. } => Self::StaleSequencer { token },
+            WriteError::StaleSequencer { token, live } => Self::StaleSequencer { token, live },
             WriteError::DuplicateIntent {
                 key,
                 original_balance,
@@ -125,6 +129,25 @@ impl From<&WriteError> for Refusal {
                 original_balance,
             },
             WriteError::SessionTerminated => Self::SessionTerminated,
+        }
+    }
+}
+
+impl From<Refusal> for WriteError {
+    /// The refusal as the trace has it: everything in it is storage's reply.
+    fn from(r: Refusal) -> Self {
+        match r {
+            Refusal::StaleFence { token, last } => Self::StaleFence { token, last },
+            Refusal::MissingFence => Self::MissingFence,
+            Refusal::StaleSequencer { token, live } => Self::StaleSequencer { token, live },
+            Refusal::DuplicateIntent {
+                key,
+                original_balance,
+            } => Self::DuplicateIntent {
+                key,
+                original_balance,
+            },
+            Refusal::SessionTerminated => Self::SessionTerminated,
         }
     }
 }
