@@ -127,8 +127,9 @@ fn every_number_in_a_recording_survives_the_browsers_json_parse() {
 }
 
 /// What a client sees has no field for what it cannot know: a failover is its lost owners
-/// and the next token, a refusal has no holder, a stale write no high-water mark. The fold
-/// derives them (here from the redis-failover and gc-pause runs), as the engine had them.
+/// and the next token, a refusal has no holder; what storage's reply says it keeps (a stale
+/// token's high-water mark). The fold derives the rest (here from the redis-failover and
+/// gc-pause runs), as the engine had them.
 #[test]
 fn an_observation_leaves_out_what_no_client_sees_and_the_fold_derives_it() {
     use fencing_lab::core::{EventKind, Fence, Lease, Refusal, Seen, WriteError};
