@@ -142,18 +142,9 @@ impl Backend for SimBackend<'_, '_> {
         let reach = self.sim.reach(self.actor);
         let (released, deleted) = self.sim.lock.release(now, res, &name, &reach);
         Ok(released.map_err(|_| {
-            let reason = match (
-                self.sim.lock.holder(now, res),
-                self.sim.actors[self.actor].client.fence,
-            ) {
-                (Some(l), _) => NoopReason::OtherHolder {
-                    owner: l.owner,
-                    fence: l.fence,
-                },
-                (None, Some(f)) if self.sim.lost.iter().any(|l| l.fence == f) => NoopReason::Lost,
-                (None, Some(_)) => NoopReason::Expired,
-                (None, None) => NoopReason::NeverHeld,
-            };
+            let own = self.sim.actors[self.actor].client.fence;
+            let lost = |f| self.sim.lost.iter().any(|l| l.fence == f);
+            let reason = NoopReason::of(self.sim.lock.holder(now, res), own, lost);
             (reason, deleted)
         }))
     }

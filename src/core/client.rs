@@ -510,7 +510,7 @@ fn acquire<B: Backend>(
         (Acquire::Held { holder, expires_at }, nodes) => {
             let kind = EventKind::AcquireRefused {
                 holder,
-                until: expires_at,
+                until: Some(expires_at),
                 retry_in: retry_every,
                 nodes,
             };

@@ -147,13 +147,7 @@ impl Sim<'_> {
         self.expired.push(fence);
         let owner = lease.owner.clone();
         let jumped = self.cut_short_by_a_jump(fence);
-        let cause = if self.sc.lock.row().is_some() {
-            ExpiryCause::IdleTimeout
-        } else if jumped {
-            ExpiryCause::ClockJump
-        } else {
-            ExpiryCause::Ttl
-        };
+        let cause = ExpiryCause::of(self.sc.lock.row().is_some(), jumped);
         let owner_knew = self.awareness(&owner);
         if cause == ExpiryCause::IdleTimeout {
             // PostgreSQL terminates the session: its transaction is rolled back, its row

@@ -40,6 +40,25 @@ impl Lease {
     pub fn is_live(&self, now: Millis) -> bool {
         now < self.expires_at
     }
+
+    /// This lease, lapsed without a release: until when its lock-delay of `lock_delay` still
+    /// keeps the lock from everyone at `now`, or `None` once it no longer does.
+    pub(crate) fn delays(&self, lock_delay: Millis, now: Millis) -> Option<Millis> {
+        let until = self.delay_ends(lock_delay);
+        (now < until).then_some(until)
+    }
+}
+
+/// When a row lock's session idle since `now` is terminated by its idle-in-transaction
+/// timeout (`Millis::MAX` with none): its lease's end.
+pub(crate) fn idle_deadline(idle_timeout: Option<Millis>, now: Millis) -> Millis {
+    idle_timeout.map_or(Millis::MAX, |t| now.saturating_add(t))
+}
+
+/// When a key whose PX ran out at `expires_at` runs out after its node's clock steps `by`
+/// at `now`: that much sooner, but not before `now`.
+pub(crate) fn jumped(expires_at: Millis, now: Millis, by: Millis) -> Millis {
+    expires_at.saturating_sub(by).max(now)
 }
 
 /// The answer to a non-blocking acquire.
@@ -226,8 +245,7 @@ impl LeaseLock {
         }
         // A lease still stored is one that expired without a release (a release deletes it).
         if let Some(lapsed) = self.leases.get(key) {
-            let until = lapsed.delay_ends(self.lock_delay);
-            if now < until {
+            if let Some(until) = lapsed.delays(self.lock_delay, now) {
                 return Acquire::Held {
                     holder: lapsed.owner.clone(),
                     expires_at: until,
@@ -314,7 +332,7 @@ impl LeaseLock {
     /// the old time, which is the Redlock clock assumption failing.
     pub fn clock_jump(&mut self, now: Millis, by: Millis) {
         for lease in self.leases.values_mut().filter(|l| l.is_live(now)) {
-            lease.expires_at = lease.expires_at.saturating_sub(by).max(now);
+            lease.expires_at = jumped(lease.expires_at, now, by);
         }
     }
 

@@ -209,6 +209,16 @@ pub struct Account {
     pub result: Option<String>,
 }
 
+impl Account {
+    /// Storage accepted `fence` under `policy`: the high-water mark rises to it, kept only
+    /// while fencing is on (off, storage checks and keeps nothing).
+    pub(crate) fn raise_mark(&mut self, policy: FencingPolicy, fence: Option<Fence>) {
+        if policy.checks_fence() {
+            self.last_fence = self.last_fence.max(fence);
+        }
+    }
+}
+
 /// One attempted write, accepted or not: the append-only log.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct WriteRecord {
@@ -386,9 +396,7 @@ impl Ledger {
                 account.result = Some(r.clone());
             }
             account.last_write_fence = request.fence;
-            if self.policy.checks_fence() {
-                account.last_fence = account.last_fence.max(request.fence);
-            }
+            account.raise_mark(self.policy, request.fence);
             if let Some(key) = &request.idempotency_key {
                 self.applied_intents
                     .insert((request.resource.clone(), key.clone()), account.balance);
@@ -443,8 +451,8 @@ impl Ledger {
     pub fn barrier(&mut self, now: Millis, resource: &str, fence: Fence) -> Result<(), WriteError> {
         let account = self.accounts.slot(resource.to_owned(), Account::default);
         admit(self.policy, account.last_fence, Some(fence))?;
+        account.raise_mark(self.policy, Some(fence));
         if self.policy.checks_fence() {
-            account.last_fence = account.last_fence.max(Some(fence));
             self.commit(now);
         }
         Ok(())

@@ -54,8 +54,7 @@ impl RowLocks {
 
     /// When a session idle since `now` is terminated.
     fn deadline(&self, now: Millis) -> Millis {
-        self.idle_timeout
-            .map_or(Millis::MAX, |t| now.saturating_add(t))
+        super::lease::idle_deadline(self.idle_timeout, now)
     }
 
     fn grant(&mut self, now: Millis, owner: &str) -> Lease {

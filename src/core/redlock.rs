@@ -27,6 +27,15 @@ pub fn majority_ends(nodes: usize, ends: impl IntoIterator<Item = Millis>) -> Op
     ends.get(majority(nodes) - 1).copied()
 }
 
+/// What a refused Redlock acquire answers at `now`: the newest client holding a majority
+/// (`holder`) and until when, or, with none, that nobody has a majority.
+pub(crate) fn refused_by(holder: Option<Lease>, now: Millis) -> (String, Millis) {
+    match holder {
+        Some(l) => (l.owner, l.expires_at),
+        None => ("no majority".to_owned(), now),
+    }
+}
+
 /// The nodes and the counterfactual token counter.
 #[derive(Debug, Clone)]
 pub struct Redlock {
@@ -80,10 +89,7 @@ impl Redlock {
         for &n in &ok {
             let _ = self.nodes[n].release(now, key, owner);
         }
-        let (holder, expires_at) = match self.holder(now, key) {
-            Some(l) => (l.owner, l.expires_at),
-            None => ("no majority".to_owned(), now),
-        };
+        let (holder, expires_at) = refused_by(self.holder(now, key), now);
         (Acquire::Held { holder, expires_at }, ok)
     }
 

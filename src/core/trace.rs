@@ -11,6 +11,7 @@ use super::scenario::{PauseCause, ReleaseMode, Scenario, Step, TokenSource};
 
 mod struck;
 mod summary;
+mod why;
 pub(crate) use struck::fault_event;
 pub use summary::{Recording, Summary};
 
@@ -182,7 +183,10 @@ pub enum EventKind {
     },
     AcquireRefused {
         holder: String,
-        until: Millis,
+        /// When the lock is free again; `None` when the server still holds a lease past its
+        /// TTL and its reply does not say until when (a recorded run: etcd revokes on its
+        /// own schedule). A number when present, so every trace reads as before.
+        until: Option<Millis>,
         retry_in: Millis,
         /// Redlock: the nodes that answered OK, too few for a majority (their keys are deleted again).
         #[serde(default)]

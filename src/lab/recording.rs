@@ -69,7 +69,8 @@ pub fn read_recording(text: &str) -> Result<Trace, String> {
             .last()
             .map_or(t.initial.result.clone(), |e| e.snapshot.result.clone()),
     };
-    let again = crate::core::recorded(sc, crate::core::observations_of(&t), account, rec);
+    let again = crate::core::recorded(sc, crate::core::observations_of(&t), account, rec)
+        .map_err(|e| format!("The recording does not add up: {e}."))?;
     if let Some(i) = (0..t.events.len().max(again.events.len()))
         .find(|&i| t.events.get(i) != again.events.get(i))
     {

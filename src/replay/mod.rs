@@ -316,7 +316,8 @@ fn run_case(c: &Case, n: usize, srv: &Servers) -> Result<Report, String> {
         timing: format!("1 scenario ms = {scale:.2} real ms"),
         notes,
     };
-    let trace = core::recorded(sc, events, account, recording);
+    let trace = core::recorded(sc, events, account, recording)
+        .map_err(|e| format!("the fold of what the clients saw: {e}"))?;
     let late_ms = obs.max_late_ms;
     Ok(Report {
         observed,

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 use fencing_lab::core::{
-    Account, Fence, FencingPolicy, Observation, Refusal, Scenario, Seen, WriteRequest,
+    Account, Fence, FencingPolicy, Millis, Observation, Refusal, Scenario, Seen, WriteRequest,
 };
 use postgres::types::{FromSql, ToSql};
 use postgres::{Client, NoTls, Statement};
@@ -96,7 +96,7 @@ impl Pg {
     }
 
     /// A debit or a publish under `policy`, through the storage's `apply`: its reply,
-    /// `code|balance`. `live`: the sequencer check's answer (true where none is asked).
+    /// `code|balance`, and after a refused token `|mark`, the high-water mark it met. `live`: the sequencer check's answer (true where none is asked).
     pub fn write(&mut self, w: &WriteRequest, policy: &str, live: bool) -> Result<String, Error> {
         let (tok, publish) = (w.fence.map(|f| f.0 as i64), w.publish.is_some());
         let kind = if publish { "publish" } else { "debit" };
@@ -139,6 +139,55 @@ impl Pg {
         ];
         self.call("SELECT apply_read($1, $2, $3, $4, $5, $6)", &args)
     }
+}
+
+/// Storage's reply (`ok|balance`, `stale_fence|balance|mark`, or the client's own
+/// `session_ended`) to a write of `token` under idempotency key `key`: the balance it left
+/// (a publish's is the fold's), or the refusal, with the high-water mark a stale token met
+/// or the lease the sequencer check found `live`.
+pub fn reply_to(
+    (token, key): (Option<Fence>, Option<&str>),
+    (publish, live): (bool, Option<Fence>),
+    reply: &str,
+) -> Result<Result<Option<i64>, Refusal>, String> {
+    let mut fields = reply.split('|');
+    let code = fields.next().unwrap_or(reply);
+    let number = |f: Option<&str>| f.map(str::parse::<i64>).transpose();
+    let bad = |_| format!("storage said {reply:?}");
+    let n = number(fields.next()).map_err(bad)?.unwrap_or(0);
+    let mark = number(fields.next()).map_err(bad)?.map(|m| Fence(m as u64));
+    Ok(match code {
+        "ok" => Ok((!publish).then_some(n)),
+        code => Err(Refusal::from_code(code, (token, key), n, (mark, live))
+            .ok_or_else(|| format!("storage answered {reply:?}"))?),
+    })
+}
+
+/// What storage did with a write, from its reply ([`reply_to`]; `live`: the lease the
+/// sequencer check found live), as an observation on the writer's behalf.
+pub fn applied(
+    (idx, w): (usize, &WriteRequest),
+    (sent_at, at): (Millis, Millis),
+    reply: &str,
+    live: Option<Fence>,
+) -> Result<Observation, String> {
+    let key = w.idempotency_key.as_deref();
+    let result = reply_to((w.fence, key), (w.publish.is_some(), live), reply)?;
+    // Which later grant superseded the write's lease is the fold's.
+    let seen = Seen::WriteApplied {
+        fence: w.fence,
+        amount: w.amount,
+        sent_at,
+        result,
+        publish: w.publish.clone(),
+    };
+    let (actor, request) = (Some(idx), Some(w.clone()));
+    Ok(Observation {
+        at,
+        actor,
+        seen,
+        request,
+    })
 }
 
 /// A statement's argument.
@@ -231,7 +280,9 @@ pub fn add_ended_sessions(stored: &mut Outcome, seen: &[Observation]) {
 /// the intent check, as in the core's ledger. `p_live` is the sequencer check's answer, asked
 /// of the lock service by the harness acting as the resource (false: the write's lease is not
 /// the live one); a token the rule admits is then refused as `stale_sequencer`, so the rule
-/// still refuses first, as in the core.
+/// still refuses first, as in the core. A `stale_fence` reply ends with the mark the token
+/// met, read right after the refusal (a refusal changes no mark, and only a higher one can
+/// commit between the two statements).
 pub fn schema_sql(schema: &str, sc: &Scenario) -> String {
     let (balance, first_token) = (sc.initial_balance, sc.first_fence);
     format!(
@@ -264,7 +315,7 @@ CREATE FUNCTION admits(policy text, mark bigint, tok bigint) RETURNS boolean LAN
 CREATE FUNCTION apply(p_kind text, policy text, p_id text, p_writer text, p_tok bigint, p_amt bigint,
   p_key text, p_result text, p_live boolean, on_results boolean)
 RETURNS text LANGUAGE plpgsql AS $$
-DECLARE code text := 'ok'; bal bigint;
+DECLARE code text := 'ok'; bal bigint; mark bigint;
 BEGIN
   IF policy <> 'off' AND p_tok IS NULL THEN
     code := 'missing_fence';
@@ -275,7 +326,10 @@ BEGIN
     UPDATE job_results SET result = coalesce(p_result, result),
         epoch = CASE WHEN policy = 'off' THEN epoch ELSE p_tok END
       WHERE job = p_id AND admits(policy, epoch, p_tok);
-    IF NOT FOUND THEN code := 'stale_fence'; END IF;
+    IF NOT FOUND THEN
+      code := 'stale_fence';
+      SELECT epoch INTO mark FROM job_results WHERE job = p_id;
+    END IF;
   ELSE
     BEGIN
       UPDATE accounts SET balance = balance - p_amt,
@@ -283,6 +337,7 @@ BEGIN
         WHERE id = p_id AND admits(policy, fence, p_tok);
       IF NOT FOUND THEN
         code := 'stale_fence';
+        SELECT fence INTO mark FROM accounts WHERE id = p_id;
       ELSIF p_key IS NOT NULL THEN
         INSERT INTO intents (account, key) VALUES (p_id, p_key);
       END IF;
@@ -293,7 +348,7 @@ BEGIN
   SELECT balance INTO bal FROM accounts WHERE id = p_id;
   INSERT INTO write_log (kind, account, writer, token, amount, idempotency_key, published, result, balance_after)
     VALUES (p_kind, p_id, p_writer, p_tok, p_amt, p_key, p_result, code, bal);
-  RETURN code || '|' || bal;
+  RETURN code || '|' || bal || coalesce('|' || mark, '');
 END $$;
 
 -- The UPDATE of a debit whose fence a SELECT already checked: it does not check it again.
@@ -328,4 +383,36 @@ CREATE FUNCTION provider_call(p_actor text, p_key text, p_what text) RETURNS tex
 "#,
         res = format!("'{}'", sc.resource.replace('\'', "''")),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A stale token's refusal carries the mark storage's reply names; a reply without one
+    /// is the harness's failure, not a refusal with a made-up mark.
+    #[test]
+    fn a_stale_reply_names_the_mark_the_token_met() {
+        let (tok, key) = (Some(Fence(33)), None);
+        let stale = Refusal::StaleFence {
+            token: Fence(33),
+            last: Fence(34),
+        };
+        assert_eq!(
+            reply_to((tok, key), (false, None), "stale_fence|90|34"),
+            Ok(Err(stale))
+        );
+        assert!(reply_to((tok, key), (false, None), "stale_fence|90").is_err());
+        assert_eq!(
+            reply_to((tok, key), (false, None), "ok|80"),
+            Ok(Ok(Some(80)))
+        );
+        assert_eq!(reply_to((tok, key), (true, None), "ok|80"), Ok(Ok(None)));
+        let dup = Refusal::DuplicateIntent {
+            key: "k".into(),
+            original_balance: 90,
+        };
+        let reply = reply_to((tok, Some("k")), (false, None), "duplicate_intent|90");
+        assert_eq!(reply, Ok(Err(dup)));
+    }
 }

@@ -25,7 +25,7 @@ use fencing_lab::core::{
 
 use super::lock::{owner_of, Lock, Service};
 use super::observed::{observe, Observed, Shared};
-use super::pg::{Arg, Config, Error, Pg, SqlState};
+use super::pg::{applied, reply_to, Arg, Config, Error, Pg, SqlState};
 
 /// Where in its slot each kind of event happens, in slots from the slot's centre.
 pub const AT_EXPIRY: f64 = -0.5;
@@ -94,42 +94,6 @@ impl Env<'_> {
     }
 }
 
-/// What storage did with a write, from its reply (`ok|balance`, `stale_fence|…`, or the
-/// client's own `session_ended`), as an observation on the writer's behalf.
-fn applied(
-    idx: usize,
-    w: &WriteRequest,
-    sent_at: Millis,
-    at: Millis,
-    reply: &str,
-) -> Result<Observation, String> {
-    let (code, n) = reply.split_once('|').unwrap_or((reply, "0"));
-    let n = n.parse().map_err(|_| format!("storage said {reply:?}"))?;
-    let key = w.idempotency_key.as_deref();
-    let result = match code {
-        // A publish leaves the balance be: the fold keeps it.
-        "ok" => Ok(w.publish.is_none().then_some(n)),
-        code => Err(Refusal::from_code(code, w.fence, key, n)
-            .ok_or_else(|| format!("storage answered {reply:?}"))?),
-    };
-    // Which later grant superseded the write's lease, and the high-water mark it met, are
-    // the fold's.
-    let seen = Seen::WriteApplied {
-        fence: w.fence,
-        amount: w.amount,
-        sent_at,
-        result,
-        publish: w.publish.clone(),
-    };
-    let (actor, request) = (Some(idx), Some(w.clone()));
-    Ok(Observation {
-        at,
-        actor,
-        seen,
-        request,
-    })
-}
-
 /// Storage's reply to a write landing at `t`: one call to its `apply`, or, where it checks
 /// the fence with a SELECT and then an UPDATE, the SELECT now and the UPDATE late in the
 /// instant's slot, after every SELECT of the instant (a delivery's at −0.3, a step's at most
@@ -177,6 +141,9 @@ pub struct Client<'s, 'e> {
     me: String,
     /// Grants this client has had (which random value it draws next).
     grants: usize,
+    /// The number of the lease it was granted last (its token, or a separate counter's
+    /// lease number, or the row lock's grant): what its release lets go of.
+    lease: Option<Fence>,
     /// Where a delayed write's thread runs (the actor's thread joins it before it ends).
     scope: &'s thread::Scope<'s, 'e>,
     /// The client's own state, as the core's steps keep it.
@@ -204,6 +171,7 @@ impl<'s> Client<'s, '_> {
         self.observed().tokens.push(fence.0);
         self.said(at, format!("{how}; lease {}", fence.0));
         self.grants += 1;
+        self.lease = Some(fence);
     }
 
     fn late(&self, ms: f64) {
@@ -215,13 +183,20 @@ impl<'s> Client<'s, '_> {
         observe(&self.env.shared)
     }
 
-    /// What a GET or GETDEL of the lock key read, as the client's steps take it.
+    /// What a GET or GETDEL of the lock key read, as the client's steps take it: its own
+    /// value's lease number it knows; another's is the fold's.
     fn lock_value(&self, value: Option<String>) -> LockValue {
+        let mine = value.as_deref() == Some(self.me.as_str());
         LockValue {
-            mine: value.as_deref() == Some(self.me.as_str()),
+            mine,
             owner: value.map(|v| owner_of(self.sc, &v)),
-            fence: None,
+            fence: self.lease.filter(|_| mine),
         }
+    }
+
+    /// The lease a release let go of: the client's own last one.
+    fn own_lease(&self) -> Result<Fence, String> {
+        (self.lease).ok_or_else(|| format!("{} released a lease it was never granted", self.name))
     }
 
     /// The separate counter's next token: a PostgreSQL sequence, in its own store.
@@ -246,8 +221,8 @@ impl<'s> Client<'s, '_> {
         if delay == 0 {
             let live = sequencer_check(self, &w, now)?;
             let on = (self.env, &mut self.pg, self.sc);
-            let reply = store(on, &w, live, (now, false))?;
-            let seen = applied(idx, &w, now, now, &reply)?;
+            let reply = store(on, &w, live.is_none_or(|l| l == w.fence), (now, false))?;
+            let seen = applied((idx, &w), (now, now), &reply, live.flatten())?;
             self.observed().events.push(seen);
             return Ok(Next::At(now));
         }
@@ -289,7 +264,8 @@ impl<'s> Client<'s, '_> {
             let reply = store((env, &mut pg, sc), &w, true, (arrives, true))?;
             let mut o = observe(&env.shared);
             o.max_late_ms = o.max_late_ms.max(late);
-            o.events.push(applied(idx, &w, now, arrives, &reply)?);
+            o.events
+                .push(applied((idx, &w), (now, arrives), &reply, None)?);
             Ok(())
         })
     }
@@ -402,10 +378,13 @@ impl Backend for Client<'_, '_> {
     }
 
     fn release(&mut self, _now: Millis) -> Result<Release, String> {
-        // The lease's number and a noop's reason are filled in by the fold.
+        // A noop's reason is the fold's.
         let released = self.lock.release(&self.sc.resource, &self.me)?;
         let noop = |deleted| (NoopReason::NeverHeld, deleted);
-        Ok(released.map(|()| Fence(0)).map_err(noop))
+        match released {
+            Ok(()) => Ok(Ok(self.own_lease()?)),
+            Err(deleted) => Ok(Err(noop(deleted))),
+        }
     }
 
     fn read_lock(&mut self, _now: Millis) -> Result<LockValue, String> {
@@ -415,7 +394,19 @@ impl Backend for Client<'_, '_> {
 
     fn delete(&mut self, _now: Millis) -> Result<Option<LockValue>, String> {
         let deleted = self.lock.delete(&self.sc.resource)?;
-        Ok(deleted.map(|v| self.lock_value(Some(v))))
+        let value = deleted.map(|v| self.lock_value(Some(v)));
+        let stranger = |v: &LockValue| {
+            v.owner
+                .as_deref()
+                .is_some_and(|o| self.sc.actor_index(o).is_none())
+        };
+        match value.as_ref().filter(|v| stranger(v)) {
+            Some(v) => Err(format!(
+                "{}'s DEL deleted {:?}, a value no client set",
+                self.name, v.owner
+            )),
+            None => Ok(value),
+        }
     }
 
     /// Where the world cut the client's server off, the command is sent to it for real, and
@@ -461,6 +452,7 @@ impl Backend for Client<'_, '_> {
         self.observed().row = Some(expires_at);
         let fence = self.next_lease();
         self.observed().tokens.push(fence.0);
+        self.lease = Some(fence);
         Ok(RowGrant::Locked {
             fence,
             expires_at,
@@ -471,9 +463,11 @@ impl Backend for Client<'_, '_> {
     fn commit(&mut self, now: Millis) -> Result<Option<Fence>, String> {
         // The row is free from now on; a waiter's SELECT returns after the COMMIT.
         self.observed().row = Some(now);
-        // The lease's number is the fold's to fill in.
         let commit = |pg: &mut Pg| pg.batch("COMMIT");
-        Ok(self.in_session(now, "COMMIT", commit)?.map(|()| Fence(0)))
+        match self.in_session(now, "COMMIT", commit)? {
+            Some(()) => self.own_lease().map(Some),
+            None => Ok(None),
+        }
     }
 
     fn send(&mut self, w: WriteRequest, now: Millis) -> Result<Next, String> {
@@ -485,7 +479,7 @@ impl Backend for Client<'_, '_> {
         let update = |pg: &mut Pg| pg.write(&w, FencingPolicy::Off.code(), true);
         let reply = self.in_session(now, "UPDATE", update)?;
         let reply = reply.unwrap_or_else(|| "session_ended".to_owned());
-        let seen = applied(self.idx, &w, now, now, &reply)?;
+        let seen = applied((self.idx, &w), (now, now), &reply, None)?;
         self.observed().events.push(seen);
         if reply != "session_ended" {
             return Ok(Next::At(now));
@@ -501,11 +495,11 @@ impl Backend for Client<'_, '_> {
         let args: [Arg; 5] = [&policy, &sc.resource, &self.name, &tok, &on_results];
         let sql = "SELECT apply('barrier', $1, $2, $3, $4, 0, NULL, NULL, true, $5)";
         let reply: String = self.pg.value(sql, &args)?;
-        let refused = WriteError::StaleFence {
-            token: fence,
-            last: Fence(0),
-        };
-        Ok(reply.starts_with("ok|").then_some(()).ok_or(refused))
+        Ok(match reply_to((Some(fence), None), (true, None), &reply)? {
+            Ok(_) => Ok(()),
+            Err(Refusal::StaleFence { token, last }) => Err(WriteError::StaleFence { token, last }),
+            Err(r) => return Err(format!("storage answered a barrier {r:?}")),
+        })
     }
 
     fn job_done(&mut self, now: Millis) -> Result<Option<bool>, String> {
@@ -638,8 +632,8 @@ fn queue_turn(c: &mut Client, asked: Millis, fired_at: &mut Millis) -> Result<Ne
     let at = ((slots - 0.25).ceil().max(0.0) as Millis) * grain;
     let before = at.saturating_sub(grain);
     let other = |e: &&Observation| e.at == before && e.actor != Some(c.idx);
-    let released =
-        (c.observed().events.iter().filter(other)).any(|e| matches!(e.seen, Seen::Released { .. }));
+    let released = (c.observed().events.iter().filter(other))
+        .any(|e| matches!(e.seen, Seen::Event(EventKind::Released { .. })));
     let at = if released { before } else { at }.max(asked);
     let fence = Fence(answer.token.ok_or("a queue grant without a token")?);
     c.took(at, &answer.how, fence);
@@ -672,6 +666,7 @@ pub fn connect<'s, 'e>(
         lock,
         pg,
         grants: 0,
+        lease: None,
         scope,
         state: ClientState::default(),
         packets: Vec::new(),
@@ -679,13 +674,18 @@ pub fn connect<'s, 'e>(
 }
 
 /// The sequencer check, made by the harness acting as the resource, just before the write
-/// reaches PostgreSQL: is the lock service's live lease still this write's token? Asked only
-/// with fencing on (true where it is not); PostgreSQL still applies the fencing rule first.
-fn sequencer_check(c: &mut Client, w: &WriteRequest, now: Millis) -> Result<bool, String> {
+/// reaches PostgreSQL: the lock service's live lease (`None` inside: none is live), which
+/// must be the write's token. Asked only with fencing on (`None`: not asked); PostgreSQL
+/// still applies the fencing rule first.
+fn sequencer_check(
+    c: &mut Client,
+    w: &WriteRequest,
+    now: Millis,
+) -> Result<Option<Option<Fence>>, String> {
     let sc = c.sc;
     let asked = sc.check == StorageCheck::Sequencer && sc.policy.checks_fence();
     let Some(Fence(token)) = w.fence.filter(|_| asked) else {
-        return Ok(true);
+        return Ok(None);
     };
     let live = c.lock.live_token(&sc.resource)?;
     let (res, shown) = (&sc.resource, live.map_or("none".into(), |r| r.to_string()));
@@ -694,5 +694,5 @@ fn sequencer_check(c: &mut Client, w: &WriteRequest, now: Millis) -> Result<bool
         false => "not the live lease",
     };
     c.said(now, format!("the resource asked the lock service for {res}'s live lease: token {shown}, the write's token {token}: {verdict}"));
-    Ok(live == Some(token))
+    Ok(Some(live.map(Fence)))
 }

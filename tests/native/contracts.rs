@@ -111,7 +111,7 @@ fn c1_engine_b_is_refused_while_a_holds() {
         e.kind,
         EventKind::AcquireRefused {
             holder: "A".to_owned(),
-            until: 30,
+            until: Some(30),
             retry_in: 10,
             nodes: vec![]
         }

@@ -420,7 +420,8 @@ fn the_fold_rebuilds_every_partition_run_from_what_the_clients_saw() {
                 timing: String::new(),
                 notes: Vec::new(),
             },
-        );
+        )
+        .expect("the fold explains every observation");
         assert_eq!(rebuilt.events, t.events, "{:?}", sc.policy);
         assert_eq!(rebuilt.summary, t.summary);
     }

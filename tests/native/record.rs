@@ -77,8 +77,9 @@ fn rebuilds(sc: &Scenario, id: &str) {
                 last_write_fence: sim.summary.last_write_fence,
                 result: None,
             };
-            let rec = recorded(sc, observations_of(&sim), account, recording());
             let what = format!("{entry_id} {} {sc:?}", policy.code());
+            let rec = recorded(sc, observations_of(&sim), account, recording())
+                .unwrap_or_else(|e| panic!("{what}: {e}"));
             for (i, (a, b)) in sim.events.iter().zip(&rec.events).enumerate() {
                 assert_eq!(a, b, "{what}: event {i}");
             }
@@ -126,8 +127,9 @@ fn every_number_in_a_recording_survives_the_browsers_json_parse() {
 }
 
 /// What a client sees has no field for what it cannot know: a failover is its lost owners
-/// and the next token, a refusal has no holder, a stale write no high-water mark. The fold
-/// derives them (here from the redis-failover and gc-pause runs), as the engine had them.
+/// and the next token, a refusal has no holder; what storage's reply says it keeps (a stale
+/// token's high-water mark). The fold derives the rest (here from the redis-failover and
+/// gc-pause runs), as the engine had them.
 #[test]
 fn an_observation_leaves_out_what_no_client_sees_and_the_fold_derives_it() {
     use fencing_lab::core::{EventKind, Fence, Lease, Refusal, Seen, WriteError};
@@ -151,7 +153,10 @@ fn an_observation_leaves_out_what_no_client_sees_and_the_fold_derives_it() {
             last: Fence(34),
         }),
     };
-    let result = Err(Refusal::StaleFence { token: Fence(33) });
+    let result = Err(Refusal::StaleFence {
+        token: Fence(33),
+        last: Fence(34),
+    });
     let fence = Fence(33);
     assert_eq!(Seen::from(stale), Seen::BarrierSet { fence, result });
 
@@ -182,9 +187,124 @@ fn an_observation_leaves_out_what_no_client_sees_and_the_fold_derives_it() {
             last_write_fence: sim.summary.last_write_fence,
             result: None,
         };
-        let rec = recorded(&sc, seen, account, recording());
+        let rec = recorded(&sc, seen, account, recording()).expect(id);
         let theirs: Vec<_> = sim.events.iter().filter(|e| derived(&e.kind)).collect();
         let ours: Vec<_> = rec.events.iter().filter(|e| derived(&e.kind)).collect();
         assert_eq!(ours, theirs, "{id}");
     }
+}
+
+/// gc-pause under strict, with only the observations given (A was granted 33 until t=30).
+fn fold(seen: Vec<fencing_lab::core::Observation>) -> Result<fencing_lab::core::Trace, String> {
+    let sc = Scenario {
+        policy: FencingPolicy::Strict,
+        ..Scenario::gc_pause()
+    };
+    let account = Account {
+        balance: sc.initial_balance,
+        ..Account::default()
+    };
+    recorded(&sc, seen, account, recording())
+}
+
+fn seen(at: u64, actor: usize, seen: fencing_lab::core::Seen) -> fencing_lab::core::Observation {
+    fencing_lab::core::Observation {
+        at,
+        actor: Some(actor),
+        seen,
+        request: None,
+    }
+}
+
+fn a_granted_33() -> fencing_lab::core::Observation {
+    use fencing_lab::core::{EventKind, Fence, Seen};
+    let granted = EventKind::Acquired {
+        fence: Fence(33),
+        expires_at: 30,
+        nodes: Vec::new(),
+        token_later: false,
+    };
+    seen(0, 0, Seen::Event(granted))
+}
+
+/// A server that still holds a lease past its TTL (etcd revokes on its own schedule) refuses
+/// B at t=30: the fold names the lapsed lease's owner and no end, and the words say the lease
+/// is past its TTL, where the fold used to answer an empty holder until t=0.
+#[test]
+fn a_refusal_past_the_ttl_names_the_lapsed_lease_and_no_end() {
+    use fencing_lab::core::{story::Story, EventKind, Seen};
+    let refused = Seen::AcquireRefused {
+        retry_in: 10,
+        nodes: Vec::new(),
+    };
+    let t = fold(vec![a_granted_33(), seen(30, 1, refused)]).expect("a fold");
+    let kinds: Vec<&EventKind> = t.events.iter().map(|e| &e.kind).collect();
+    assert!(
+        matches!(kinds.as_slice(), [
+            EventKind::Acquired { .. },
+            EventKind::LeaseExpired { .. },
+            EventKind::AcquireRefused { holder, until: None, .. },
+        ] if holder == "A"),
+        "{kinds:#?}"
+    );
+    let words = Story::of(&t);
+    let all: Vec<String> = (0..=words.last()).map(|s| words.narration(s)).collect();
+    assert!(
+        all.iter().any(|n| n.contains("A's lease is past its TTL")),
+        "{all:#?}"
+    );
+}
+
+/// A release's token is the client's own lease, as it said it, even once the fold has let
+/// that lease run out; a stale write's high-water mark is the one storage's reply named,
+/// not the fold's own reckoning (which has no mark here). Both used to be `Fence(0)`.
+#[test]
+fn a_release_and_a_refusal_carry_the_values_their_replies_gave() {
+    use fencing_lab::core::{EventKind, Fence, Refusal, ReleaseMode, Seen, WriteError};
+    let release = EventKind::Released {
+        fence: Fence(33),
+        via: ReleaseMode::CompareAndDelete,
+    };
+    let stale = Seen::WriteApplied {
+        fence: Some(Fence(33)),
+        amount: 10,
+        sent_at: 35,
+        result: Err(Refusal::StaleFence {
+            token: Fence(33),
+            last: Fence(40),
+        }),
+        publish: None,
+    };
+    let t = fold(vec![
+        a_granted_33(),
+        seen(35, 0, stale),
+        seen(40, 0, Seen::Event(release.clone())),
+    ])
+    .expect("a fold");
+    let refused = WriteError::StaleFence {
+        token: Fence(33),
+        last: Fence(40),
+    };
+    assert!(t.events.iter().any(
+        |e| matches!(&e.kind, EventKind::WriteApplied { result: Err(r), .. } if *r == refused)
+    ));
+    assert_eq!(t.events.last().map(|e| &e.kind), Some(&release));
+}
+
+/// A DEL of a lease no grant explains has no true token: the fold says so instead of
+/// making one up.
+#[test]
+fn an_observation_no_grant_explains_is_an_error() {
+    use fencing_lab::core::Seen;
+    let del = Seen::DeletedOthersLease {
+        owner: "B".to_owned(),
+    };
+    let err = fold(vec![a_granted_33(), seen(10, 0, del)]).expect_err("no grant of B's");
+    assert!(err.contains("t=10: A deleted B's lease"), "{err}");
+    let refused = Seen::AcquireRefused {
+        retry_in: 10,
+        nodes: Vec::new(),
+    };
+    let err = fold(vec![seen(5, 1, refused)]).expect_err("no lease at all");
+    assert!(err.contains("t=5: B was refused"), "{err}");
 }

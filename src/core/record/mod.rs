@@ -2,16 +2,18 @@
 //! observes what each client did and what each server answered (a grant and its PX, a
 //! storage reply, a GET); [`recorded`] turns those observations into a [`Trace`], filling in
 //! what no client saw: the state of the world after each event, a lease's expiry at the end
-//! of the TTL it was granted with, and the facts the verdicts are read from.
+//! of the TTL it was granted with, and the facts the verdicts are read from. It derives them
+//! by the core's own lease, Redlock and storage rules, which it calls rather than restates;
+//! what a client or storage's reply knows (a release's token, a stale token's mark) it takes.
 
 mod seen;
 
-pub use seen::{Refusal, Seen};
+pub use seen::{observations_of, Refusal, Seen};
 
 use super::audit;
 use super::clock::Millis;
-use super::lease::{Fence, Lease};
-use super::ledger::{Account, FencingPolicy, WriteError, WriteRecord, WriteRequest};
+use super::lease::{self, Fence, Lease};
+use super::ledger::{Account, WriteError, WriteRecord, WriteRequest};
 use super::redlock;
 use super::scenario::{ReleaseMode, Scenario};
 use super::trace::{
@@ -61,9 +63,28 @@ struct World<'a> {
 }
 
 impl World<'_> {
+    /// The live leases, oldest first: the last is the holder (Redlock: the newest client
+    /// holding a majority), the others hold a majority at the same time.
+    fn live(&self, at: Millis) -> Vec<Lease> {
+        (self.leases.iter())
+            .filter(|l| l.is_live(at))
+            .cloned()
+            .collect()
+    }
+
+    /// The live lease, as the lock service answers who holds it.
+    fn holder(&self, at: Millis) -> Option<Lease> {
+        self.live(at).pop()
+    }
+
+    /// The token of `owner`'s newest grant: the lease its value in the lock key stands for.
+    fn grant_of(&self, owner: &str) -> Option<Fence> {
+        (self.grants.iter().rev()).find_map(|(_, g)| (g.owner == owner).then_some(g.fence))
+    }
+
     fn snapshot(&self, at: Millis) -> Snapshot {
         let live = |l: &&Lease| l.is_live(at);
-        let mut leases: Vec<Lease> = self.leases.iter().filter(live).cloned().collect();
+        let mut leases = self.live(at);
         Snapshot {
             at,
             holder: leases.pop(),
@@ -115,7 +136,7 @@ impl World<'_> {
             let due = |ls: &[Lease]| {
                 ls.iter()
                     .enumerate()
-                    .filter(|(_, l)| l.expires_at <= now)
+                    .filter(|(_, l)| !l.is_live(now))
                     .min_by_key(|(_, l)| l.expires_at)
                     .map(|(i, l)| (i, l.expires_at))
             };
@@ -123,13 +144,8 @@ impl World<'_> {
             let (lease, at, cause) = match (due(&self.leases), due(&self.lost)) {
                 (Some((i, a)), lost) if lost.is_none_or(|(_, b)| a <= b) => {
                     let l = self.take(i);
-                    let cause = if self.sc.lock.row().is_some() {
-                        ExpiryCause::IdleTimeout
-                    } else if self.jumped.contains(&l.fence) {
-                        ExpiryCause::ClockJump
-                    } else {
-                        ExpiryCause::Ttl
-                    };
+                    let row = self.sc.lock.row().is_some();
+                    let cause = ExpiryCause::of(row, self.jumped.contains(&l.fence));
                     (l, a, cause)
                 }
                 (_, Some((j, b))) => (self.lost.remove(j), b, ExpiryCause::LostInFailover),
@@ -163,15 +179,13 @@ impl World<'_> {
     /// Row lock: a statement of `owner`'s transaction finished at `at`, so its session's idle
     /// clock starts again (the server's timer, which no client sees: derived here).
     fn touch(&mut self, at: Millis, owner: &str) {
-        let Some(ttl) = self.sc.idle_timeout() else {
-            return;
-        };
+        let deadline = lease::idle_deadline(self.sc.idle_timeout(), at);
         if let Some(l) = self
             .leases
             .iter_mut()
             .rfind(|l| l.owner == owner && l.is_live(at))
         {
-            l.expires_at = at.saturating_add(ttl);
+            l.expires_at = deadline;
         }
     }
 
@@ -186,34 +200,52 @@ impl World<'_> {
         redlock::majority_ends(nodes, self.keys[i].iter().map(|(_, e)| *e))
     }
 
-    fn observe(&mut self, o: Observation) {
+    /// Folds one observation in. An observation no grant can explain (a DEL of a lease never
+    /// granted, a refusal with no lease ever there) is an error: the fold has no true value
+    /// to put in its event.
+    fn observe(&mut self, o: Observation) -> Result<(), String> {
         let at = o.at;
         self.expire_until(at);
         let me = o.actor;
-        let name = (me.and_then(|i| self.sc.actors.get(i)))
-            .map(|a| a.name.clone())
-            .unwrap_or_default();
         let lane = match o.seen {
             Seen::WriteApplied { .. } | Seen::BarrierSet { .. } | Seen::StorageFailover { .. } => {
                 Lane::Storage
             }
             _ => me.map_or(Lane::Lease, Lane::Actor),
         };
-        let kind = match o.seen {
-            Seen::Event(kind) => self.saw_in_full(at, me, &name, kind),
-            Seen::WriteApplied {
-                fence,
-                amount,
-                sent_at,
-                result,
-                publish,
-            } => {
-                let w = (fence, amount, sent_at, result, publish);
+        let kind = match (o.seen, me.and_then(|i| self.sc.actors.get(i))) {
+            (Seen::Failover { lost, next_fence }, _) => self.failover(at, lost, next_fence),
+            (Seen::StorageFailover { lag, lost }, _) => self.storage_failover(lag, &lost),
+            (Seen::LockClockJumped { by }, _) => EventKind::LockClockJumped {
+                by,
+                shortened: self.clock_jumped(at, by),
+            },
+            (seen, None) => return Err(format!("t={at}: {seen:?}, seen by no client")),
+            (Seen::Event(kind), Some(a)) => {
+                let name = a.name.clone();
+                self.saw_in_full(at, me, &name, kind)
+            }
+            (
+                Seen::WriteApplied {
+                    fence,
+                    amount,
+                    sent_at,
+                    result,
+                    publish,
+                },
+                Some(a),
+            ) => {
+                let (w, name) = ((fence, amount, sent_at, result, publish), a.name.clone());
                 self.write_applied(at, me, &name, w, o.request)
             }
-            seen => self.lock_seen(at, me, &name, seen),
+            (seen, Some(a)) => {
+                let name = a.name.clone();
+                self.lock_seen(at, me, &name, seen)
+                    .map_err(|e| format!("t={at}: {name} {e}"))?
+            }
         };
         self.push(at, me, lane, kind);
+        Ok(())
     }
 
     fn believe(&mut self, me: Option<usize>, b: bool) {
@@ -255,6 +287,11 @@ impl World<'_> {
             }
             EventKind::JobChecked { .. } if self.sc.lock.row().is_some() => self.touch(at, name),
             EventKind::ConnectionLost | EventKind::GaveUp => self.believe(me, false),
+            // The client's own lease, as it knows it: the fold lets it go.
+            EventKind::Released { .. } => {
+                self.believe(me, false);
+                self.remove_lease(name);
+            }
             EventKind::PauseStarted { .. } => {
                 if let Some(x) = me.and_then(|i| self.paused.get_mut(i)) {
                     *x = true;
@@ -274,22 +311,17 @@ impl World<'_> {
         kind
     }
 
-    /// A lock event with fields no client sees: the event, with them derived.
-    fn lock_seen(&mut self, at: Millis, me: Option<usize>, name: &str, seen: Seen) -> EventKind {
-        let live = |w: &Self| w.leases.iter().find(|l| l.is_live(at)).cloned();
-        match seen {
+    /// A client's lock event with fields no client sees: the event, with them derived.
+    fn lock_seen(
+        &mut self,
+        at: Millis,
+        me: Option<usize>,
+        name: &str,
+        seen: Seen,
+    ) -> Result<EventKind, String> {
+        Ok(match seen {
             Seen::AcquireRefused { retry_in, nodes } => {
-                let (holder, until) = match (live(self), &self.lapsed) {
-                    (Some(l), _) => (l.owner, l.expires_at),
-                    (None, Some(l)) if self.sc.lock.redlock().is_none() => {
-                        let delay_ends = l.delay_ends(self.sc.lock.lock_delay());
-                        match at < delay_ends {
-                            true => (l.owner.clone(), delay_ends),
-                            false => (String::new(), 0),
-                        }
-                    }
-                    _ => (String::new(), 0),
-                };
+                let (holder, until) = self.refused_by(at)?;
                 EventKind::AcquireRefused {
                     holder,
                     until,
@@ -297,33 +329,34 @@ impl World<'_> {
                     nodes,
                 }
             }
-            Seen::LockWait => EventKind::LockWait {
-                holder: live(self).map(|l| l.owner).unwrap_or_default(),
-            },
+            Seen::LockWait => {
+                // The transaction it waits behind: the live one, or one whose end the
+                // server has not acted on yet.
+                let holder = self.holder(at).or_else(|| self.lapsed.clone());
+                let holder = holder.ok_or("waited for a row that no transaction held")?;
+                EventKind::LockWait {
+                    holder: holder.owner,
+                }
+            }
             Seen::PauseEnded => {
                 if let Some(x) = me.and_then(|i| self.paused.get_mut(i)) {
                     *x = false;
                 }
                 let believes = me.is_some_and(|i| self.believes[i]);
-                let lease_gone = believes && !self.leases.iter().any(|l| l.owner == name);
-                EventKind::PauseEnded { lease_gone }
-            }
-            Seen::Released { via } => {
-                self.believe(me, false);
-                let lease = self.remove_lease(name);
-                let fence = lease.map_or(Fence(0), |l| l.fence);
-                EventKind::Released { fence, via }
+                let held = self.live(at).iter().any(|l| l.owner == name);
+                EventKind::PauseEnded {
+                    lease_gone: believes && !held,
+                }
             }
             Seen::ReleaseNoop { via, deleted } => {
                 self.believe(me, false);
-                let reason = match live(self) {
-                    Some(l) if via == ReleaseMode::CompareAndDelete => NoopReason::OtherHolder {
-                        owner: l.owner,
-                        fence: l.fence,
-                    },
-                    _ if self.grants.iter().all(|(_, g)| g.owner != name) => NoopReason::NeverHeld,
-                    _ if self.lost.iter().any(|l| l.owner == name) => NoopReason::Lost,
-                    _ => NoopReason::Expired,
+                // A GET-then-DEL's or a DEL's DEL that found no key: the lease ran out.
+                let reason = match via {
+                    ReleaseMode::CompareAndDelete => {
+                        let lost = |f| self.lost.iter().any(|l| l.fence == f);
+                        NoopReason::of(self.holder(at), self.grant_of(name), lost)
+                    }
+                    ReleaseMode::GetThenDel | ReleaseMode::Del => NoopReason::Expired,
                 };
                 EventKind::ReleaseNoop {
                     via,
@@ -332,9 +365,12 @@ impl World<'_> {
                 }
             }
             Seen::LockValueRead { owner } => {
-                let fence = (owner.as_ref())
-                    .and_then(|w| self.leases.iter().find(|l| l.owner == *w))
-                    .map(|l| l.fence);
+                let fence = owner.as_deref().and_then(|w| self.grant_of(w));
+                if owner.is_some() && fence.is_none() {
+                    return Err(format!(
+                        "read {owner:?}'s value, a lease that was never granted"
+                    ));
+                }
                 if owner.as_deref() != Some(name) {
                     self.believe(me, false);
                 }
@@ -342,11 +378,14 @@ impl World<'_> {
             }
             Seen::DeletedOthersLease { owner } => {
                 self.believe(me, false);
-                let removed = self.remove_lease(&owner);
-                if let Some(i) = removed.as_ref().and_then(|_| self.index(&owner)) {
-                    self.ended[i] = Some(at);
+                let fence = self.grant_of(&owner);
+                let fence =
+                    fence.ok_or(format!("deleted {owner}'s lease, which was never granted"))?;
+                if self.remove_lease(&owner).is_some() {
+                    if let Some(i) = self.index(&owner) {
+                        self.ended[i] = Some(at);
+                    }
                 }
-                let fence = removed.map_or(Fence(0), |l| l.fence);
                 EventKind::DeletedOthersLease { owner, fence }
             }
             Seen::ExtendFailed { watchdog } => {
@@ -377,21 +416,39 @@ impl World<'_> {
                     lease_ended_at: me.and_then(|i| self.ended[i]),
                 }
             }
-            Seen::Failover { lost, next_fence } => self.failover(at, lost, next_fence),
-            Seen::StorageFailover { lag, lost } => self.storage_failover(lag, &lost),
-            Seen::LockClockJumped { by } => EventKind::LockClockJumped {
-                by,
-                shortened: self.clock_jumped(at, by),
-            },
             Seen::BarrierSet { fence, result } => {
-                if result.is_ok() && self.sc.policy != FencingPolicy::Off {
-                    self.account.last_fence = self.account.last_fence.max(Some(fence));
+                if result.is_ok() {
+                    self.account.raise_mark(self.sc.policy, Some(fence));
                 }
-                let result = result.map_err(|r| self.refused(at, r));
+                let result = result.map_err(WriteError::from);
                 EventKind::BarrierSet { fence, result }
             }
-            Seen::Event(_) | Seen::WriteApplied { .. } => unreachable!("handled by observe"),
+            Seen::Event(_)
+            | Seen::WriteApplied { .. }
+            | Seen::Failover { .. }
+            | Seen::StorageFailover { .. }
+            | Seen::LockClockJumped { .. } => unreachable!("handled by observe"),
+        })
+    }
+
+    /// Who a refused acquire met, and until when: the live lease (Redlock: core's answer
+    /// for the majority), a lapsed lease's lock-delay, or a lapsed lease whose key the
+    /// server still held past its TTL (etcd revokes a lease on its own schedule), until
+    /// a time no reply says.
+    fn refused_by(&self, at: Millis) -> Result<(String, Option<Millis>), String> {
+        if self.sc.lock.redlock().is_some() {
+            let (holder, until) = redlock::refused_by(self.holder(at), at);
+            return Ok((holder, Some(until)));
         }
+        if let Some(l) = self.holder(at) {
+            return Ok((l.owner, Some(l.expires_at)));
+        }
+        let lapsed = self
+            .lapsed
+            .clone()
+            .ok_or("was refused the lock while no lease was there")?;
+        let delay = lapsed.delays(self.sc.lock.lock_delay(), at);
+        Ok((lapsed.owner, delay))
     }
 
     /// The leases the promoted replica lacked (by their owners), and whether the counter
@@ -455,11 +512,11 @@ impl World<'_> {
             }
             let ends_at = if self.sc.lock.redlock().is_some() {
                 for k in self.keys[i].iter_mut().filter(|k| k.0 == node) {
-                    k.1 = k.1.saturating_sub(by).max(at);
+                    k.1 = lease::jumped(k.1, at, by);
                 }
                 self.quorum_expiry(i).unwrap_or(at)
             } else {
-                self.leases[i].expires_at.saturating_sub(by).max(at)
+                lease::jumped(self.leases[i].expires_at, at, by)
             };
             let l = &mut self.leases[i];
             if ends_at != l.expires_at && Some(i) == holder {
@@ -474,30 +531,6 @@ impl World<'_> {
             l.expires_at = ends_at;
         }
         shortened
-    }
-
-    /// A refusal, with what storage's reply leaves out: the high-water mark a stale token
-    /// met, and the lease a sequencer check found live.
-    fn refused(&self, at: Millis, r: Refusal) -> WriteError {
-        match r {
-            Refusal::StaleFence { token } => WriteError::StaleFence {
-                token,
-                last: self.account.last_fence.unwrap_or(Fence(0)),
-            },
-            Refusal::MissingFence => WriteError::MissingFence,
-            Refusal::StaleSequencer { token } => WriteError::StaleSequencer {
-                token,
-                live: self.leases.iter().rfind(|l| l.is_live(at)).map(|l| l.fence),
-            },
-            Refusal::DuplicateIntent {
-                key,
-                original_balance,
-            } => WriteError::DuplicateIntent {
-                key,
-                original_balance,
-            },
-            Refusal::SessionTerminated => WriteError::SessionTerminated,
-        }
     }
 
     /// Storage's reply to a write: the write, with the grant that superseded its lease and
@@ -519,7 +552,7 @@ impl World<'_> {
         // A publish leaves the balance be.
         let result = match result {
             Ok(balance) => Ok(balance.unwrap_or(self.account.balance)),
-            Err(r) => Err(self.refused(at, r)),
+            Err(r) => Err(r.into()),
         };
         if self.sc.lock.row().is_some() {
             match result {
@@ -533,9 +566,7 @@ impl World<'_> {
             self.highest_accepted = self.highest_accepted.max(fence);
             self.account.balance = balance;
             self.account.last_write_fence = fence;
-            if self.sc.policy != FencingPolicy::Off {
-                self.account.last_fence = self.account.last_fence.max(fence);
-            }
+            self.account.raise_mark(self.sc.policy, fence);
             if publish.is_some() {
                 self.account.result.clone_from(&publish);
             }
@@ -585,13 +616,14 @@ fn rank(o: &Observation) -> u8 {
 }
 
 /// The trace of a recorded run. `account` is what storage holds at the end (read back from
-/// it, so the summary's balance is the server's, not the fold's).
+/// it, so the summary's balance is the server's, not the fold's). An error names an
+/// observation no grant explains, which the fold cannot turn into an event.
 pub fn recorded(
     sc: &Scenario,
     mut observations: Vec<Observation>,
     account: Account,
     recording: Recording,
-) -> Trace {
+) -> Result<Trace, String> {
     // Stable: observations of one instant and kind keep the order they happened in.
     observations.sort_by_key(|o| (o.at, rank(o)));
     let n = sc.actors.len();
@@ -617,37 +649,16 @@ pub fn recorded(
     };
     let initial = w.snapshot(0);
     for o in observations {
-        w.observe(o);
+        w.observe(o)?;
     }
     w.expire_until(sc.horizon);
     let summary = audit::summarize(sc, &w.events, &w.writes, &account);
-    Trace {
+    Ok(Trace {
         scenario: sc.clone(),
         initial,
         events: w.events,
         writes: w.writes,
         summary,
         recorded: Some(recording),
-    }
-}
-
-/// What a client could have seen of an engine run: its events without the fields
-/// [`recorded`] derives, and without the engine's own expiries (the fold derives them).
-/// Used to check the fold against the engine, which must agree on every deck run.
-pub fn observations_of(trace: &Trace) -> Vec<Observation> {
-    let mut writes = trace.writes.iter();
-    let actor = |e: &TraceEvent| (e.actor.as_deref()).and_then(|a| trace.scenario.actor_index(a));
-    (trace.events.iter())
-        .filter(|e| !matches!(e.kind, EventKind::LeaseExpired { .. }))
-        .map(|e| {
-            let applied = matches!(e.kind, EventKind::WriteApplied { .. });
-            let request = applied.then(|| writes.next().map(|w| w.request.clone()));
-            Observation {
-                at: e.at,
-                actor: actor(e),
-                seen: e.kind.clone().into(),
-                request: request.flatten(),
-            }
-        })
-        .collect()
+    })
 }

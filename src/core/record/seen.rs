@@ -1,11 +1,13 @@
 //! What a client sees of an event: [`Seen`], the event without the fields no client sees
-//! (the fold derives them), and [`Refusal`], storage's refusal as its reply says it.
+//! (the fold derives them), [`Refusal`], storage's refusal as its reply says it, and
+//! [`observations_of`], what clients could have seen of an engine run.
 
 use super::super::clock::Millis;
 use super::super::lease::Fence;
 use super::super::ledger::WriteError;
 use super::super::scenario::ReleaseMode;
-use super::super::trace::{EventKind, LockCommand};
+use super::super::trace::{EventKind, LockCommand, Trace, TraceEvent};
+use super::Observation;
 
 /// An event as far as a client (or the harness) can see it. Each variant but `Event` is an
 /// event with fields no client sees (a refusal's holder, a noop's reason, a write's
@@ -20,8 +22,6 @@ pub enum Seen {
     LockWait,
     /// A pause ended; whether the lease is gone is the fold's.
     PauseEnded,
-    /// A release deleted the lease; its token is the fold's.
-    Released { via: ReleaseMode },
     /// A release that deleted nothing (but Redlock's leftover keys); why is the fold's.
     ReleaseNoop {
         via: ReleaseMode,
@@ -56,8 +56,8 @@ pub enum Seen {
         lag: Millis,
         lost: Vec<(String, Option<Fence>)>,
     },
-    /// Storage's reply to a write; its high-water mark, and the grant that superseded the
-    /// write's lease, are the fold's.
+    /// Storage's reply to a write; the grant that superseded the write's lease, and the
+    /// highest token accepted before it, are the fold's.
     WriteApplied {
         fence: Option<Fence>,
         amount: i64,
@@ -73,25 +73,38 @@ pub enum Seen {
     },
 }
 
-/// Why storage refused a write, as its reply says: the high-water mark a stale token met,
-/// and the live lease a sequencer check found, are the fold's.
+/// Why storage refused a write, as its reply says: a stale token with the high-water mark it
+/// met, a sequencer check with the token of the lease it found live (`None`: none was).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Refusal {
-    StaleFence { token: Fence },
+    StaleFence { token: Fence, last: Fence },
     MissingFence,
-    StaleSequencer { token: Fence },
+    StaleSequencer { token: Fence, live: Option<Fence> },
     DuplicateIntent { key: String, original_balance: i64 },
     SessionTerminated,
 }
 
 impl Refusal {
     /// The refusal storage answers with this code (`stale_fence`, …; see
-    /// [`WriteError::code`]) to a write of `token` under idempotency key `key`.
-    pub fn from_code(code: &str, token: Option<Fence>, key: Option<&str>, n: i64) -> Option<Self> {
+    /// [`WriteError::code`]) to a write of `token` under idempotency key `key`; `n` is the
+    /// balance in the reply, `mark` the high-water mark it names (a stale token's only), and
+    /// `live` the lease the sequencer check found live.
+    pub fn from_code(
+        code: &str,
+        (token, key): (Option<Fence>, Option<&str>),
+        n: i64,
+        (mark, live): (Option<Fence>, Option<Fence>),
+    ) -> Option<Self> {
         Some(match code {
-            "stale_fence" => Self::StaleFence { token: token? },
+            "stale_fence" => Self::StaleFence {
+                token: token?,
+                last: mark?,
+            },
             "missing_fence" => Self::MissingFence,
-            "stale_sequencer" => Self::StaleSequencer { token: token? },
+            "stale_sequencer" => Self::StaleSequencer {
+                token: token?,
+                live,
+            },
             "session_ended" => Self::SessionTerminated,
             "duplicate_intent" => Self::DuplicateIntent {
                 key: key?.to_owned(),
@@ -105,9 +118,9 @@ impl Refusal {
 impl From<&WriteError> for Refusal {
     fn from(e: &WriteError) -> Self {
         match e.clone() {
-            WriteError::StaleFence { token, .. } => Self::StaleFence { token },
+            WriteError::StaleFence { token, last } => Self::StaleFence { token, last },
             WriteError::MissingFence => Self::MissingFence,
-            WriteError::StaleSequencer { token, .. } => Self::StaleSequencer { token },
+            WriteError::StaleSequencer { token, live } => Self::StaleSequencer { token, live },
             WriteError::DuplicateIntent {
                 key,
                 original_balance,
@@ -116,6 +129,25 @@ impl From<&WriteError> for Refusal {
                 original_balance,
             },
             WriteError::SessionTerminated => Self::SessionTerminated,
+        }
+    }
+}
+
+impl From<Refusal> for WriteError {
+    /// The refusal as the trace has it: everything in it is storage's reply.
+    fn from(r: Refusal) -> Self {
+        match r {
+            Refusal::StaleFence { token, last } => Self::StaleFence { token, last },
+            Refusal::MissingFence => Self::MissingFence,
+            Refusal::StaleSequencer { token, live } => Self::StaleSequencer { token, live },
+            Refusal::DuplicateIntent {
+                key,
+                original_balance,
+            } => Self::DuplicateIntent {
+                key,
+                original_balance,
+            },
+            Refusal::SessionTerminated => Self::SessionTerminated,
         }
     }
 }
@@ -129,7 +161,6 @@ impl From<EventKind> for Seen {
             } => Seen::AcquireRefused { retry_in, nodes },
             EventKind::LockWait { .. } => Seen::LockWait,
             EventKind::PauseEnded { .. } => Seen::PauseEnded,
-            EventKind::Released { via, .. } => Seen::Released { via },
             EventKind::ReleaseNoop { via, deleted, .. } => Seen::ReleaseNoop { via, deleted },
             EventKind::LockValueRead { owner, .. } => Seen::LockValueRead { owner },
             EventKind::DeletedOthersLease { owner, .. } => Seen::DeletedOthersLease { owner },
@@ -184,4 +215,25 @@ impl From<EventKind> for Seen {
             kind => Seen::Event(kind),
         }
     }
+}
+
+/// What a client could have seen of an engine run: its events without the fields
+/// [`super::recorded`] derives, and without the engine's own expiries (the fold derives them).
+/// Used to check the fold against the engine, which must agree on every deck run.
+pub fn observations_of(trace: &Trace) -> Vec<Observation> {
+    let mut writes = trace.writes.iter();
+    let actor = |e: &TraceEvent| (e.actor.as_deref()).and_then(|a| trace.scenario.actor_index(a));
+    (trace.events.iter())
+        .filter(|e| !matches!(e.kind, EventKind::LeaseExpired { .. }))
+        .map(|e| {
+            let applied = matches!(e.kind, EventKind::WriteApplied { .. });
+            let request = applied.then(|| writes.next().map(|w| w.request.clone()));
+            Observation {
+                at: e.at,
+                actor: actor(e),
+                seen: e.kind.clone().into(),
+                request: request.flatten(),
+            }
+        })
+        .collect()
 }

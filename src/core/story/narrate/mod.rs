@@ -34,7 +34,6 @@ pub(super) fn refusal(c: &Ctx) -> (String, String) {
     else {
         return (format!("tries to acquire {res}"), "lock_held".to_owned());
     };
-    let until = instant(sc, *until);
     if let Some(r) = sc.lock.redlock() {
         return (
             format!("runs Redlock on {res}"),
@@ -47,12 +46,21 @@ pub(super) fn refusal(c: &Ctx) -> (String, String) {
         );
     }
     let attempt = format!("tries to acquire {res}");
+    let answer = c.voice.held_answer();
+    let Some(until) = until.map(|t| instant(sc, t)) else {
+        // Recorded: the server still held the lease past its TTL, and said not until when.
+        return (
+            attempt,
+            format!(
+            "{answer} — {holder}'s lease is past its TTL, but the server has not let go of it yet"
+        ),
+        );
+    };
     if sc.lock.lock_delay() > 0 && e.snapshot.holder.is_none() {
         return (attempt, format!(
             "refused: nobody holds {res}, but {holder}'s lease lapsed without a release, and the lock-delay keeps {res} from everyone until t={until}"
         ));
     }
-    let answer = c.voice.held_answer();
     (
         attempt,
         format!("{answer} — {holder}'s lease runs until t={until}"),
