@@ -2,6 +2,9 @@
 //! engine and the replay both read. A fault here is the world's, not a client's: a client's
 //! own stall is a [`Pause`](super::scenario::Pause) in its script.
 
+mod shape;
+pub use shape::{shape_named, Field, Shape, Target, Value, ValueKind, SHAPES};
+
 use serde::{Deserialize, Serialize};
 
 use super::clock::Millis;

@@ -4,69 +4,78 @@ use crate::core::{Millis, Pause, Scenario};
 use crate::view::geometry::Grip;
 
 use super::bounds::{timeline_end, Setting};
-use super::edit::FAILOVER_COMES;
 use super::{Msg, ScenarioEdit};
+use crate::core::fault::{Value, SHAPES};
 
-/// A typed field: the parameter panel under the timeline, and the What if… boxes for times.
-/// Its code is the field's `data-param`; the shell hands back the text as typed, and the
-/// lab reads it against the field's [`Setting`] (one table of ranges and labels).
+/// A typed field: the parameter panel under the timeline, and the What if… boxes. Its code
+/// is the field's `data-param`; the shell hands back the text as typed, and the lab reads
+/// it against the field's [`Setting`] (one table of ranges and labels), or a fault's field
+/// against its kind's row.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Param {
     Ttl,
     Delay,
     PauseStart,
     PauseLength,
-    /// When the primary fails over (empty: never).
-    Failover,
-    /// How far the promoted replica lags (empty: cut off before the run).
-    ReplicationLag,
     /// The round trip to the lock service (empty: 0, one region).
     LockRtt,
+    /// Field `field` (`at`, or one of its kind's: `lag`, `until`, …) of the scenario's
+    /// `index`-th fault.
+    Fault {
+        index: usize,
+        field: &'static str,
+    },
 }
 
 impl Param {
-    pub const ALL: [Param; 7] = [
+    /// The fields that are not a fault's.
+    pub const ALL: [Param; 5] = [
         Param::Ttl,
         Param::Delay,
         Param::PauseStart,
         Param::PauseLength,
-        Param::Failover,
-        Param::ReplicationLag,
         Param::LockRtt,
     ];
 
-    pub fn code(self) -> &'static str {
+    /// Its code; a fault's field is `fault-1-lag` (its index, then the field).
+    pub fn code(self) -> String {
         match self {
-            Param::Ttl => "ttl",
-            Param::Delay => "delay",
-            Param::PauseStart => "pause-start",
-            Param::PauseLength => "pause-length",
-            Param::Failover => "failover",
-            Param::ReplicationLag => "lag",
-            Param::LockRtt => "rtt",
+            Param::Ttl => "ttl".into(),
+            Param::Delay => "delay".into(),
+            Param::PauseStart => "pause-start".into(),
+            Param::PauseLength => "pause-length".into(),
+            Param::LockRtt => "rtt".into(),
+            Param::Fault { index, field } => format!("fault-{index}-{field}"),
         }
     }
 
     pub fn from_code(code: &str) -> Option<Param> {
+        if let Some((index, field)) = code.strip_prefix("fault-").and_then(|r| r.split_once('-')) {
+            let names = SHAPES.iter().flat_map(|s| s.fields.iter().map(|f| f.name));
+            let field = std::iter::once("at").chain(names).find(|n| *n == field)?;
+            let index = index.parse().ok()?;
+            return Some(Param::Fault { index, field });
+        }
         Param::ALL.into_iter().find(|p| p.code() == code)
     }
 
-    /// The setting the field types, whose range and label its messages give.
-    pub fn setting(self) -> Setting {
-        match self {
+    /// The setting the field types, whose range and label its messages give (a fault's
+    /// fields have their kind's own labels: [`crate::lab::edit::fault_fields`]).
+    pub fn setting(self) -> Option<Setting> {
+        Some(match self {
             Param::Ttl => Setting::Ttl,
             Param::Delay => Setting::Delay,
             Param::PauseStart => Setting::PauseStart,
             Param::PauseLength => Setting::PauseLength,
-            Param::Failover => Setting::Failover,
-            Param::ReplicationLag => Setting::ReplicationLag,
             Param::LockRtt => Setting::LockRtt,
-        }
+            Param::Fault { .. } => return None,
+        })
     }
 
     /// The smallest value the field takes.
     pub fn min(self) -> u8 {
-        u8::try_from(self.setting().bound().min).unwrap_or(u8::MAX)
+        let min = self.setting().map_or(0, |s| s.bound().min);
+        u8::try_from(min).unwrap_or(u8::MAX)
     }
 
     /// What the field holds for `sc` (and `actor`); also what it shows again after a
@@ -78,9 +87,16 @@ impl Param {
             Param::Delay => a.map(|a| a.network_delay),
             Param::PauseStart => a.and_then(|a| a.pauses.first()).map(|p| p.start),
             Param::PauseLength => a.and_then(|a| a.pauses.first()).map(|p| p.duration),
-            Param::Failover => sc.failover_at(),
-            Param::ReplicationLag => sc.replication_lag(),
             Param::LockRtt => Some(sc.lock_rtt),
+            Param::Fault { index, field } => {
+                let f = sc.faults.get(index)?;
+                let own = f.fault.shape().fields.iter().find(|x| x.name == field);
+                match own.map(|x| (x.get)(&f.fault)) {
+                    None => (field == "at").then_some(f.at),
+                    Some(Value::Ms(t) | Value::Lag(Some(t))) => Some(t),
+                    Some(_) => None,
+                }
+            }
         }
     }
 
@@ -91,15 +107,15 @@ impl Param {
         actor: Option<usize>,
         text: &str,
     ) -> Result<ScenarioEdit, String> {
-        // An empty What if… box unsets its time.
-        if text.trim().is_empty() {
-            match self {
-                Param::Failover => return Ok(ScenarioEdit::Failover(None)),
-                Param::ReplicationLag => return Ok(ScenarioEdit::ReplicationLag(None)),
-                Param::LockRtt => return Ok(ScenarioEdit::LockRtt(0)),
-                _ => {}
+        let setting = match (self, self.setting()) {
+            (Param::Fault { index, field }, _) => {
+                return ScenarioEdit::fault_field(sc, index, field, text)
             }
-        }
+            // An empty What if… box is one region.
+            (Param::LockRtt, _) if text.trim().is_empty() => return Ok(ScenarioEdit::LockRtt(0)),
+            (_, Some(setting)) => setting,
+            (_, None) => return Err("That field takes no value.".into()),
+        };
         let pause = actor.and_then(|a| sc.actors.get(a)?.pauses.first().copied());
         let pause = match (self, pause) {
             (Param::PauseStart | Param::PauseLength, None) => {
@@ -115,11 +131,9 @@ impl Param {
         let limit = match self {
             Param::PauseStart => timeline_end(sc, pause.duration, &pause_ends),
             Param::PauseLength => timeline_end(sc, pause.start, &pause_ends),
-            Param::Failover => timeline_end(sc, 0, FAILOVER_COMES),
             _ => None,
         };
-        let v = self
-            .setting()
+        let v = setting
             .read(sc, actor, text, limit)
             .map_err(|why| format!("{why}."))?;
         Ok(match self {
@@ -139,9 +153,10 @@ impl Param {
                     }
                 }),
             },
-            Param::Failover => ScenarioEdit::Failover(Some(v)),
-            Param::ReplicationLag => ScenarioEdit::ReplicationLag(Some(v)),
             Param::LockRtt => ScenarioEdit::LockRtt(v),
+            Param::Fault { index, field } => {
+                return ScenarioEdit::fault_field(sc, index, field, text)
+            }
         })
     }
 }
@@ -200,7 +215,7 @@ pub const CONTROLS: [Control; 19] = [
     },
     Control {
         action: "change the design",
-        how: "**What if…**: tokens from, release, storage checks (the highest token, or the sequencer with the lock service too), handoff barrier, failover time, replica lag, the lock service's round trip (another region)",
+        how: "**What if…**: tokens from, release, storage checks (the highest token, or the sequencer with the lock service too), handoff barrier, the lock service's round trip (another region); **Faults**: each fault's time and fields, **Add fault** (a lock failover or restart, a partition, a clock jump, a storage failover) on any entry",
         keys: &[],
     },
     Control {
