@@ -5,12 +5,11 @@ use crate::view::geometry::Grip;
 
 use super::bounds::{timeline_end, Setting};
 use super::{Msg, ScenarioEdit};
-use crate::core::fault::{Value, SHAPES};
 
-/// A typed field: the parameter panel under the timeline, and the What if… boxes. Its code
-/// is the field's `data-param`; the shell hands back the text as typed, and the lab reads
-/// it against the field's [`Setting`] (one table of ranges and labels), or a fault's field
-/// against its kind's row.
+/// A typed field: the parameter panel under the timeline, and What if…'s round trip (a
+/// fault's fields are its kind's own: [`ScenarioEdit::fault_field`]).
+/// Its code is the field's `data-param`; the shell hands back the text as typed, and the
+/// lab reads it against the field's [`Setting`] (one table of ranges and labels).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Param {
     Ttl,
@@ -19,16 +18,9 @@ pub enum Param {
     PauseLength,
     /// The round trip to the lock service (empty: 0, one region).
     LockRtt,
-    /// Field `field` (`at`, or one of its kind's: `lag`, `until`, …) of the scenario's
-    /// `index`-th fault.
-    Fault {
-        index: usize,
-        field: &'static str,
-    },
 }
 
 impl Param {
-    /// The fields that are not a fault's.
     pub const ALL: [Param; 5] = [
         Param::Ttl,
         Param::Delay,
@@ -37,45 +29,34 @@ impl Param {
         Param::LockRtt,
     ];
 
-    /// Its code; a fault's field is `fault-1-lag` (its index, then the field).
-    pub fn code(self) -> String {
+    pub fn code(self) -> &'static str {
         match self {
-            Param::Ttl => "ttl".into(),
-            Param::Delay => "delay".into(),
-            Param::PauseStart => "pause-start".into(),
-            Param::PauseLength => "pause-length".into(),
-            Param::LockRtt => "rtt".into(),
-            Param::Fault { index, field } => format!("fault-{index}-{field}"),
+            Param::Ttl => "ttl",
+            Param::Delay => "delay",
+            Param::PauseStart => "pause-start",
+            Param::PauseLength => "pause-length",
+            Param::LockRtt => "rtt",
         }
     }
 
     pub fn from_code(code: &str) -> Option<Param> {
-        if let Some((index, field)) = code.strip_prefix("fault-").and_then(|r| r.split_once('-')) {
-            let names = SHAPES.iter().flat_map(|s| s.fields.iter().map(|f| f.name));
-            let field = std::iter::once("at").chain(names).find(|n| *n == field)?;
-            let index = index.parse().ok()?;
-            return Some(Param::Fault { index, field });
-        }
         Param::ALL.into_iter().find(|p| p.code() == code)
     }
 
-    /// The setting the field types, whose range and label its messages give (a fault's
-    /// fields have their kind's own labels: [`crate::lab::edit::fault_fields`]).
-    pub fn setting(self) -> Option<Setting> {
-        Some(match self {
+    /// The setting the field types, whose range and label its messages give.
+    pub fn setting(self) -> Setting {
+        match self {
             Param::Ttl => Setting::Ttl,
             Param::Delay => Setting::Delay,
             Param::PauseStart => Setting::PauseStart,
             Param::PauseLength => Setting::PauseLength,
             Param::LockRtt => Setting::LockRtt,
-            Param::Fault { .. } => return None,
-        })
+        }
     }
 
     /// The smallest value the field takes.
     pub fn min(self) -> u8 {
-        let min = self.setting().map_or(0, |s| s.bound().min);
-        u8::try_from(min).unwrap_or(u8::MAX)
+        u8::try_from(self.setting().bound().min).unwrap_or(u8::MAX)
     }
 
     /// What the field holds for `sc` (and `actor`); also what it shows again after a
@@ -88,15 +69,6 @@ impl Param {
             Param::PauseStart => a.and_then(|a| a.pauses.first()).map(|p| p.start),
             Param::PauseLength => a.and_then(|a| a.pauses.first()).map(|p| p.duration),
             Param::LockRtt => Some(sc.lock_rtt),
-            Param::Fault { index, field } => {
-                let f = sc.faults.get(index)?;
-                let own = f.fault.shape().fields.iter().find(|x| x.name == field);
-                match own.map(|x| (x.get)(&f.fault)) {
-                    None => (field == "at").then_some(f.at),
-                    Some(Value::Ms(t) | Value::Lag(Some(t))) => Some(t),
-                    Some(_) => None,
-                }
-            }
         }
     }
 
@@ -107,15 +79,10 @@ impl Param {
         actor: Option<usize>,
         text: &str,
     ) -> Result<ScenarioEdit, String> {
-        let setting = match (self, self.setting()) {
-            (Param::Fault { index, field }, _) => {
-                return ScenarioEdit::fault_field(sc, index, field, text)
-            }
-            // An empty What if… box is one region.
-            (Param::LockRtt, _) if text.trim().is_empty() => return Ok(ScenarioEdit::LockRtt(0)),
-            (_, Some(setting)) => setting,
-            (_, None) => return Err("That field takes no value.".into()),
-        };
+        // An empty What if… box is one region.
+        if self == Param::LockRtt && text.trim().is_empty() {
+            return Ok(ScenarioEdit::LockRtt(0));
+        }
         let pause = actor.and_then(|a| sc.actors.get(a)?.pauses.first().copied());
         let pause = match (self, pause) {
             (Param::PauseStart | Param::PauseLength, None) => {
@@ -133,7 +100,8 @@ impl Param {
             Param::PauseLength => timeline_end(sc, pause.start, &pause_ends),
             _ => None,
         };
-        let v = setting
+        let v = self
+            .setting()
             .read(sc, actor, text, limit)
             .map_err(|why| format!("{why}."))?;
         Ok(match self {
@@ -154,9 +122,6 @@ impl Param {
                 }),
             },
             Param::LockRtt => ScenarioEdit::LockRtt(v),
-            Param::Fault { index, field } => {
-                return ScenarioEdit::fault_field(sc, index, field, text)
-            }
         })
     }
 }

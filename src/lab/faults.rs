@@ -156,7 +156,8 @@ fn bound_of(
     name: &str,
     kind: ValueKind,
 ) -> Option<(Setting, Option<(u64, String)>)> {
-    let what = row.to_lowercase();
+    // The words are ASCII: lowering them takes no Unicode tables into the page's wasm.
+    let what = row.to_ascii_lowercase();
     Some(match kind {
         ValueKind::Moment if name == "at" => {
             let limit = timeline_end(sc, 0, &format!("the {what} must come"));

@@ -295,7 +295,7 @@ fn field_edits_are_parsed_here_and_refusals_keep_the_value() {
     lab.update(edit(Param::PauseStart, Some(1), "3"));
     assert!(lab.error().unwrap().contains("no pause"), "B has no pause");
     for p in Param::ALL {
-        assert_eq!(Param::from_code(&p.code()), Some(p));
+        assert_eq!(Param::from_code(p.code()), Some(p));
     }
     assert_eq!(Grip::from_code("resize"), Some(Grip::Resize));
     assert_eq!(Grip::from_code("x"), None);

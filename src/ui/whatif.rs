@@ -332,8 +332,9 @@ fn OptionalMs(
 }
 
 /// The run's faults, a row each (its kind's words, its `at` and its own fields, a Remove
-/// button), and "Add fault" with the kinds the design can be given. A row is kept while its
-/// fault keeps its place and kind, so a field keeps its focus as the run follows it.
+/// button), and "Add fault" with the kinds the design can be given. The rows are drawn
+/// again only when a fault comes, goes or changes place, so a field keeps its focus as the
+/// run follows what is typed in it.
 #[component]
 fn Faults(scenario: Memo<Scenario>) -> impl IntoView {
     let dispatch = expect_context::<Dispatch>();
@@ -368,9 +369,12 @@ fn Faults(scenario: Memo<Scenario>) -> impl IntoView {
     view! {
         <fieldset class="faults">
             <legend>"Faults"</legend>
-            <For each=move || rows.get() key=|row| *row let:row>
-                <FaultRow scenario index=row.0 />
-            </For>
+            {move || {
+                rows.get()
+                    .into_iter()
+                    .map(|(index, _)| view! { <FaultRow scenario index /> })
+                    .collect_view()
+            }}
             <span class="fault-add">
                 <select
                     aria-label="Fault to add"
@@ -399,7 +403,7 @@ fn FaultRow(scenario: Memo<Scenario>, index: usize) -> impl IntoView {
     };
     let remove = move |_| dispatch.msg(ScenarioEdit::Fault { index, fault: None }.into());
     let inputs = (0..fields.with_untracked(Vec::len))
-        .map(|k| view! { <FaultInput fields index k /> })
+        .map(|k| view! { <FaultInput scenario fields index k /> })
         .collect_view();
     view! {
         <div class="fault" role="group" aria-label=words>
@@ -416,21 +420,22 @@ fn FaultRow(scenario: Memo<Scenario>, index: usize) -> impl IntoView {
     }
 }
 
-/// Field `k` of a fault's row: what is typed or picked goes to the lab as the field's text
-/// (a bad value is refused with its range, and the field shows the value in force again).
+/// Field `k` of a fault's row: what is typed or picked is read as the field's edit (a bad
+/// value is refused with its range, and the field shows the value in force again).
 #[component]
-fn FaultInput(fields: Memo<Vec<FaultField>>, index: usize, k: usize) -> impl IntoView {
+fn FaultInput(
+    scenario: Memo<Scenario>,
+    fields: Memo<Vec<FaultField>>,
+    index: usize,
+    k: usize,
+) -> impl IntoView {
     let dispatch = expect_context::<Dispatch>();
     let (name, kind) = fields.with_untracked(|f| (f[k].name, f[k].kind));
     let text = move || fields.with(|f| f.get(k).map(|f| f.text.clone()).unwrap_or_default());
     let label = move || fields.with(|f| f.get(k).map(|f| f.label.clone()).unwrap_or_default());
     let send = move |value: String| {
-        let param = Param::Fault { index, field: name };
-        dispatch.msg(Msg::Field {
-            param,
-            actor: None,
-            text: value,
-        });
+        let edit = scenario.with_untracked(|sc| ScenarioEdit::fault_field(sc, index, name, &value));
+        dispatch.msg(edit.map_or_else(Msg::Refuse, Msg::Edit));
     };
     let short = fields.with_untracked(|f| f[k].short);
     if matches!(kind, ValueKind::Node | ValueKind::LockNode) {

@@ -414,12 +414,11 @@ fn every_field_says_its_range_in_its_own_words() {
             Param::Ttl | Param::PauseStart | Param::PauseLength => ("gc-pause", Some(0)),
             Param::Delay => ("delayed-packet", Some(0)),
             Param::LockRtt => ("cross-region", None),
-            Param::Fault { .. } => unreachable!("not a plain field"),
         };
         let actor = actor.filter(|_| param != Param::Ttl);
         let sc = entry(id);
         let label = field_label(&sc, param, actor);
-        let bound = param.setting().expect("a plain field").bound();
+        let bound = param.setting().bound();
         let pause = sc.actors[0].pauses.first().copied();
         let max = match param {
             Param::PauseStart => sc.horizon - pause.unwrap().duration,
@@ -439,7 +438,7 @@ fn every_field_says_its_range_in_its_own_words() {
             human(max)
         );
         let (low, high) = match param.setting() {
-            Some(Setting::PauseStart) => ("too early", "too late"),
+            Setting::PauseStart => ("too early", "too late"),
             _ => ("too short", "too long"),
         };
         let typed = |text: &str| {
@@ -542,6 +541,13 @@ fn every_field_says_its_range_in_its_own_words() {
     );
 }
 
+/// What a What if… fault field does with `text`: the edit it reads, or its refusal shown.
+fn type_fault(lab: &mut Lab, index: usize, field: &str, text: &str) {
+    use fencing_lab::lab::Msg;
+    let edit = ScenarioEdit::fault_field(lab.scenario(), index, field, text);
+    lab.update(edit.map_or_else(Msg::Refuse, Msg::Edit));
+}
+
 /// The text a What if… fault field gets in [`every_kind_of_fault_is_added_edited_and_removed`],
 /// and the link's item the fault then is.
 /// A kind's link name, each field's text, and the link's item.
@@ -571,15 +577,8 @@ const FAULT_EDITS: [FaultEdits; 5] = [
 /// from the field's own text, carried by the link's `faults=`, and taken away again.
 #[test]
 fn every_kind_of_fault_is_added_edited_and_removed() {
-    use fencing_lab::core::fault::{ValueKind, SHAPES};
-    use fencing_lab::lab::{fault_fields, FaultField, Msg};
-    let f_kind = |fields: &[FaultField], name: &str| {
-        fields
-            .iter()
-            .find(|f| f.name == name)
-            .map(|f| f.kind)
-            .unwrap()
-    };
+    use fencing_lab::core::fault::SHAPES;
+    use fencing_lab::lab::fault_fields;
     let base = Scenario::gc_pause();
     assert!(base.faults.is_empty());
     for shape in &SHAPES {
@@ -597,24 +596,11 @@ fn every_kind_of_fault_is_added_edited_and_removed() {
         assert_eq!(names, typed, "{shape:?}: every field is edited");
         assert_eq!(fields[0].label, format!("{} at", shape.words));
         for (name, text) in *edits {
-            let param = Param::Fault {
-                index: 0,
-                field: name,
-            };
-            let field = Msg::Field {
-                param,
-                actor: None,
-                text: text.to_string(),
-            };
-            lab.update(field);
+            type_fault(&mut lab, 0, name, text);
             assert_eq!(lab.error(), None, "{shape:?} {name}={text}");
             let now = fault_fields(lab.scenario(), 0);
             let shown = &now.iter().find(|f| f.name == *name).unwrap().text;
             assert_eq!(shown, text, "{shape:?} {name}");
-            let number = !matches!(f_kind(&now, name), ValueKind::Node | ValueKind::LockNode);
-            if number {
-                assert_eq!(param.value(lab.scenario(), None), text.parse().ok());
-            }
         }
         let hash = encode(lab.scenario(), 0);
         assert!(hash.contains(&format!("&faults={item}&")), "{hash}");
@@ -637,7 +623,6 @@ fn every_kind_of_fault_is_added_edited_and_removed() {
 #[test]
 fn a_storage_failover_on_the_headline_changes_its_run() {
     use fencing_lab::core::fault::shape_named;
-    use fencing_lab::lab::Msg;
     let with = |sc: &Scenario, p| run(&sc.clone().with_policy(p)).summary;
     let mut lab = Lab::new(Scenario::gc_pause());
     let (off, on) = (FencingPolicy::Off, FencingPolicy::Strict);
@@ -649,13 +634,7 @@ fn a_storage_failover_on_the_headline_changes_its_run() {
             .into(),
     );
     for (field, text) in [("at", "45"), ("lag", "15")] {
-        let param = Param::Fault { index: 0, field };
-        let text = text.to_owned();
-        lab.update(Msg::Field {
-            param,
-            actor: None,
-            text,
-        });
+        type_fault(&mut lab, 0, field, text);
     }
     let after = (with(lab.scenario(), off), with(lab.scenario(), on));
     assert_eq!((before.0.final_balance, after.0.final_balance), (80, 90));
@@ -668,14 +647,10 @@ fn a_storage_failover_on_the_headline_changes_its_run() {
 #[test]
 fn a_fault_field_refuses_in_its_own_words() {
     use fencing_lab::core::fault::{shape_named, ValueKind, SHAPES};
-    use fencing_lab::lab::{fault_fields, Msg};
-    let typed = |sc: &Scenario, field: &'static str, text: &str| {
+    use fencing_lab::lab::fault_fields;
+    let typed = |sc: &Scenario, field: &str, text: &str| {
         let mut lab = Lab::new(sc.clone());
-        lab.update(Msg::Field {
-            param: Param::Fault { index: 0, field },
-            actor: None,
-            text: text.to_owned(),
-        });
+        type_fault(&mut lab, 0, field, text);
         assert_eq!(
             lab.scenario(),
             sc,
