@@ -437,6 +437,8 @@ fn FaultInput(
         let edit = scenario.with_untracked(|sc| ScenarioEdit::fault_field(sc, index, name, &value));
         dispatch.msg(edit.map_or_else(Msg::Refuse, Msg::Edit));
     };
+    // The value in force, which a field shows again after a refused edit.
+    let now = move || fields.with_untracked(|f| f.get(k).map(|f| f.text.clone()));
     let short = fields.with_untracked(|f| f[k].short);
     if matches!(kind, ValueKind::Node | ValueKind::LockNode) {
         let choices = move || {
@@ -452,7 +454,10 @@ fn FaultInput(
                     aria-label=label
                     inner_html=choices
                     prop:value=text
-                    on:change:target=move |e| send(e.target().value())
+                    on:change:target=move |e| {
+                        send(e.target().value());
+                        e.target().set_value(&now().unwrap_or_default());
+                    }
                 ></select>
             </label>
         }
@@ -473,7 +478,7 @@ fn FaultInput(
                 prop:value=text
                 on:change:target=move |e| {
                     send(e.target().value());
-                    e.target().set_value(&text());
+                    e.target().set_value(&now().unwrap_or_default());
                 }
             /> " ms"
         </label>
