@@ -40,6 +40,7 @@ pub struct Field {
     /// Its label after the kind's words ("Storage failover" "lag").
     pub label: &'static str,
     pub kind: ValueKind,
+    /// The field's value in a fault of its kind (asked of no other kind).
     pub get: fn(&Fault) -> Value,
     /// The fault with this field set, or `None` if `Value` is not this field's kind.
     pub set: fn(Fault, Value) -> Option<Fault>,
@@ -351,6 +352,7 @@ mod tests {
     #[test]
     fn each_field_gets_what_it_sets() {
         let mut codes: Vec<_> = SHAPES.iter().map(|s| s.code).collect();
+        codes.sort();
         codes.dedup();
         assert_eq!(codes.len(), SHAPES.len(), "a link name per kind");
         for shape in &SHAPES {
@@ -369,13 +371,44 @@ mod tests {
                 for other in shape.fields.iter().filter(|o| o.name != field.name) {
                     assert_eq!((other.get)(&set.fault), (other.get)(&f.fault));
                 }
-                assert_eq!(shape.set(f, field.name, Value::Index(0)).is_some(), {
-                    field.kind == ValueKind::LockNode
-                });
+                let index = shape.set(f, field.name, Value::Index(0));
+                assert_eq!(index.is_some(), field.kind == ValueKind::LockNode);
             }
             assert_eq!(shape.set(f, "at", Value::Ms(3)).map(|g| g.at), Some(3));
             assert_eq!(shape.set(f, "nope", Value::Ms(3)), None);
         }
+    }
+
+    /// Every kind of fault has its row: a new variant does not compile here until it is
+    /// listed, and then fails until [`SHAPES`] has its row.
+    #[test]
+    fn every_kind_of_fault_has_a_row() {
+        let each = [
+            Fault::Partition {
+                a: Node::Client(0),
+                b: Node::LockService,
+                until: 2,
+            },
+            Fault::Failover { lag: None },
+            Fault::Restart { lag: Some(1) },
+            Fault::ClockJump { node: 0, by: 1 },
+            Fault::StorageFailover { lag: 0 },
+        ];
+        for f in each {
+            match f {
+                Fault::Partition { .. }
+                | Fault::Failover { .. }
+                | Fault::Restart { .. }
+                | Fault::ClockJump { .. }
+                | Fault::StorageFailover { .. } => {}
+            }
+            assert!((f.shape().is)(&f), "{f:?} has no row");
+        }
+        let mut found: Vec<_> = each.iter().map(|f| f.shape().code).collect();
+        let mut rows: Vec<_> = SHAPES.iter().map(|s| s.code).collect();
+        found.sort();
+        rows.sort();
+        assert_eq!(found, rows, "a row per kind, and a kind per row");
     }
 
     /// A value's text reads back as the value.
