@@ -61,7 +61,7 @@ pub(super) fn not_for(sc: &Scenario, shape: &Shape) -> Option<&'static str> {
              the lock is the database's",
         ),
         Target::LockPrimary | Target::OneRedis if lock.redlock().is_some() => {
-            Some("Redlock has no single Redis to fail over or restart: its nodes are independent")
+            Some("Redlock has no single Redis to fail over or restart: its nodes are independent masters")
         }
         Target::OneRedis if !matches!(lock, LockKind::Redis { .. }) => Some(
             "a lock service comes back from a restart with every acknowledged write: it wrote \
@@ -135,9 +135,10 @@ fn options(sc: &Scenario, kind: ValueKind, now: Value) -> Vec<(String, String)> 
         values.push(now);
     }
     let redlock = sc.lock.redlock().is_some();
+    let service = matches!(sc.lock, LockKind::Service(_));
     let words = |v: Value| match v {
         Value::Node(Node::Client(i)) => name(i),
-        Value::Node(Node::LockService) => "the lock service".to_owned(),
+        Value::Node(Node::LockService) if service => "the lock service".to_owned(),
         Value::Node(Node::MemberOf(i)) => format!("{}'s lock-service member", name(i)),
         Value::Index(i) if redlock => format!("node {}", i + 1),
         _ => "the lock server".to_owned(),

@@ -720,3 +720,37 @@ fn a_fault_field_refuses_in_its_own_words() {
     assert!(!fencing_lab::lab::fault_applies(&row, storage));
     assert!(ScenarioEdit::add_fault(&row, storage).is_err());
 }
+
+/// A fault's selects offer what the design has, in its words: a Redis's one server, a
+/// lock service and the member each client talks to, Redlock's five nodes numbered from 1.
+#[test]
+fn a_faults_choices_are_the_designs_own() {
+    use fencing_lab::lab::fault_fields;
+    let choices = |id: &str, field: &str| {
+        let sc = entry(id);
+        let fields = fault_fields(&sc, 0);
+        let f = fields.iter().find(|f| f.name == field).expect(field);
+        (f.text.clone(), f.options.clone())
+    };
+    let pair = |v: &str, w: &str| (v.to_owned(), w.to_owned());
+    let (now, cut) = choices("partition", "b");
+    assert_eq!(now, "lock");
+    assert_eq!(
+        cut,
+        [
+            pair("A", "A"),
+            pair("B", "B"),
+            pair("lock", "the lock server")
+        ]
+    );
+    let (now, cut) = choices("raft-partition", "a");
+    assert_eq!(now, "member-A");
+    assert!(cut.contains(&pair("member-B", "B's lock-service member")));
+    assert!(cut.contains(&pair("lock", "the lock service")));
+    let (now, nodes) = choices("clock-jump", "node");
+    assert_eq!(now, "2");
+    assert_eq!(
+        nodes.iter().map(|(_, w)| w.as_str()).collect::<Vec<_>>(),
+        ["node 1", "node 2", "node 3", "node 4", "node 5"]
+    );
+}
