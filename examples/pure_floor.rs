@@ -14,6 +14,7 @@
 
 use std::hint::black_box;
 
+use fencing_lab::core::fault::SHAPES;
 use fencing_lab::core::{FencingPolicy, Pause, ReleaseMode, StorageCheck, TokenSource};
 use fencing_lab::lab::{key_to_msg, read_recording, Lab, Msg, Param, ScenarioEdit};
 use fencing_lab::share;
@@ -93,8 +94,14 @@ pub fn drive(script: &str) -> usize {
             })
             .into(),
             "barrier" => ScenarioEdit::Barrier(num > 0).into(),
-            "failover" => ScenarioEdit::Failover(Some(num)).into(),
-            "lag" => ScenarioEdit::ReplicationLag(Some(num)).into(),
+            // A fault of the kind `num` picks, added where the design has it.
+            "fault" => {
+                let shape = &SHAPES[num as usize % SHAPES.len()];
+                match ScenarioEdit::add_fault(lab.scenario(), shape) {
+                    Ok(edit) => edit.into(),
+                    Err(e) => Msg::Refuse(e.to_string()),
+                }
+            }
             "delay" => ScenarioEdit::Delay {
                 actor: 0,
                 delay: num,

@@ -156,15 +156,11 @@ pub struct View {
 /// edits that make it from its deck entry, each as its `key=value`.
 pub fn encode(sc: &Scenario, step: usize) -> String {
     let mut out = format!("#s={}", sc.id);
-    let fault = |e: &ScenarioEdit| {
-        use ScenarioEdit::{Failover, Partition, ReplicationLag};
-        matches!(e, Failover(_) | ReplicationLag(_) | Partition { .. })
-    };
-    for edit in ScenarioEdit::from_deck(sc)
-        .into_iter()
-        .filter(|e| !fault(e))
+    for (key, value) in ScenarioEdit::from_deck(sc)
+        .iter()
+        .filter_map(|e| e.link(sc))
     {
-        out.push_str(&format!("&{}={}", edit.key(sc), edit.value()));
+        out.push_str(&format!("&{key}={value}"));
     }
     let base = deck::find(&sc.id).map(|e| (e.build)().faults);
     if base.is_some_and(|faults| faults != sc.faults) {
@@ -256,7 +252,10 @@ pub fn decode(hash: &str) -> Result<View, ShareError> {
         match k {
             "s" | EMBED => {}
             "step" => step = read_step(v)?,
-            faults::KEY => sc.faults = faults::read(&sc, v).map_err(ShareError::BadFault)?,
+            faults::KEY => {
+                sc.faults = faults::read(&sc, v).map_err(ShareError::BadFault)?;
+                ScenarioEdit::check_faults(&sc).map_err(ParseError::Refused)?;
+            }
             _ => {
                 // One client is cut off at a time: a link that cuts off two is refused.
                 if k.starts_with("partition.") && v != "none" {

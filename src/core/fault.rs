@@ -8,6 +8,9 @@
 //! does to the world is the engine's (`engine/strike.rs`), and its words are the story's
 //! (`story/fault/`): both sit after the lock, the storage and the trace on the modules' line.
 
+mod shape;
+pub use shape::{shape_named, Field, Shape, Target, Value, ValueKind, SHAPES};
+
 use serde::{Deserialize, Serialize};
 
 use super::clock::Millis;

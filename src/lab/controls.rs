@@ -4,10 +4,10 @@ use crate::core::{Millis, Pause, Scenario};
 use crate::view::geometry::Grip;
 
 use super::bounds::{timeline_end, Setting};
-use super::edit::FAILOVER_COMES;
 use super::{Msg, ScenarioEdit};
 
-/// A typed field: the parameter panel under the timeline, and the What if… boxes for times.
+/// A typed field: the parameter panel under the timeline, and What if…'s round trip (a
+/// fault's fields are its kind's own: [`ScenarioEdit::fault_field`]).
 /// Its code is the field's `data-param`; the shell hands back the text as typed, and the
 /// lab reads it against the field's [`Setting`] (one table of ranges and labels).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -16,22 +16,16 @@ pub enum Param {
     Delay,
     PauseStart,
     PauseLength,
-    /// When the primary fails over (empty: never).
-    Failover,
-    /// How far the promoted replica lags (empty: cut off before the run).
-    ReplicationLag,
     /// The round trip to the lock service (empty: 0, one region).
     LockRtt,
 }
 
 impl Param {
-    pub const ALL: [Param; 7] = [
+    pub const ALL: [Param; 5] = [
         Param::Ttl,
         Param::Delay,
         Param::PauseStart,
         Param::PauseLength,
-        Param::Failover,
-        Param::ReplicationLag,
         Param::LockRtt,
     ];
 
@@ -41,8 +35,6 @@ impl Param {
             Param::Delay => "delay",
             Param::PauseStart => "pause-start",
             Param::PauseLength => "pause-length",
-            Param::Failover => "failover",
-            Param::ReplicationLag => "lag",
             Param::LockRtt => "rtt",
         }
     }
@@ -58,8 +50,6 @@ impl Param {
             Param::Delay => Setting::Delay,
             Param::PauseStart => Setting::PauseStart,
             Param::PauseLength => Setting::PauseLength,
-            Param::Failover => Setting::Failover,
-            Param::ReplicationLag => Setting::ReplicationLag,
             Param::LockRtt => Setting::LockRtt,
         }
     }
@@ -78,8 +68,6 @@ impl Param {
             Param::Delay => a.map(|a| a.network_delay),
             Param::PauseStart => a.and_then(|a| a.pauses.first()).map(|p| p.start),
             Param::PauseLength => a.and_then(|a| a.pauses.first()).map(|p| p.duration),
-            Param::Failover => sc.failover_at(),
-            Param::ReplicationLag => sc.replication_lag(),
             Param::LockRtt => Some(sc.lock_rtt),
         }
     }
@@ -91,14 +79,9 @@ impl Param {
         actor: Option<usize>,
         text: &str,
     ) -> Result<ScenarioEdit, String> {
-        // An empty What if… box unsets its time.
-        if text.trim().is_empty() {
-            match self {
-                Param::Failover => return Ok(ScenarioEdit::Failover(None)),
-                Param::ReplicationLag => return Ok(ScenarioEdit::ReplicationLag(None)),
-                Param::LockRtt => return Ok(ScenarioEdit::LockRtt(0)),
-                _ => {}
-            }
+        // An empty What if… box is one region.
+        if self == Param::LockRtt && text.trim().is_empty() {
+            return Ok(ScenarioEdit::LockRtt(0));
         }
         let pause = actor.and_then(|a| sc.actors.get(a)?.pauses.first().copied());
         let pause = match (self, pause) {
@@ -115,7 +98,6 @@ impl Param {
         let limit = match self {
             Param::PauseStart => timeline_end(sc, pause.duration, &pause_ends),
             Param::PauseLength => timeline_end(sc, pause.start, &pause_ends),
-            Param::Failover => timeline_end(sc, 0, FAILOVER_COMES),
             _ => None,
         };
         let v = self
@@ -139,8 +121,6 @@ impl Param {
                     }
                 }),
             },
-            Param::Failover => ScenarioEdit::Failover(Some(v)),
-            Param::ReplicationLag => ScenarioEdit::ReplicationLag(Some(v)),
             Param::LockRtt => ScenarioEdit::LockRtt(v),
         })
     }
@@ -200,7 +180,7 @@ pub const CONTROLS: [Control; 19] = [
     },
     Control {
         action: "change the design",
-        how: "**What if…**: tokens from, release, storage checks (the highest token, or the sequencer with the lock service too), handoff barrier, failover time, replica lag, the lock service's round trip (another region)",
+        how: "**What if…**: tokens from, release, storage checks (the highest token, or the sequencer with the lock service too), handoff barrier, the lock service's round trip (another region); **Faults**: each fault's time and fields, **Add fault** (a lock failover or restart, a partition, a clock jump, a storage failover) on any entry",
         keys: &[],
     },
     Control {

@@ -6,15 +6,18 @@ use std::fmt;
 
 use super::bounds::{shown, timeline_end, Refusal, Setting};
 use crate::core::{
-    deck, Fault, FencingPolicy, LockKind, Millis, Pause, ReleaseMode, Scenario, Step, StorageCheck,
-    TokenSource, CLIENTS,
+    deck, FaultAt, FencingPolicy, LockKind, Millis, Pause, ReleaseMode, Scenario, Step,
+    StorageCheck, TokenSource, CLIENTS,
 };
+
+use super::faults;
+use crate::core::fault::Shape;
 
 /// How long a new pause is before it is dragged to size.
 pub const NEW_PAUSE_MS: Millis = 10;
 
-/// What the failover's limit says: it comes by the end of the timeline.
-pub(crate) const FAILOVER_COMES: &str = "the failover must come";
+/// What an old link's `failover=` limit says: it comes by the end of the timeline.
+const FAILOVER_COMES: &str = "the failover must come";
 
 /// How long a new packet delay is (the field beside it then takes the exact value).
 pub const NEW_DELAY_MS: Millis = 10;
@@ -44,19 +47,17 @@ pub enum ScenarioEdit {
     Drift(u64),
     /// How much earlier than the TTL a client stops.
     Margin(Millis),
-    /// When the lock server's primary fails over, or never.
-    Failover(Option<Millis>),
-    /// How far the promoted Redis replica lags (`None`: cut off before the run).
-    ReplicationLag(Option<Millis>),
+    /// The scenario's `index`-th fault set to `fault`, or taken away (`None`); one past
+    /// the last adds one (taking away one that is not there changes nothing). Any kind, any
+    /// field: the list stays in time order, and the scenario's own rules check the result.
+    Fault {
+        index: usize,
+        fault: Option<FaultAt>,
+    },
     /// A client's pause (only the first is edited), or none.
     Pause {
         actor: usize,
         pause: Option<Pause>,
-    },
-    /// A client cut off from the lock service from `start` to `end`, or not cut off.
-    Partition {
-        actor: usize,
-        span: Option<(Millis, Millis)>,
     },
     LockTimeout {
         actor: usize,
@@ -216,8 +217,7 @@ impl ScenarioEdit {
             ScenarioEdit::LockRtt(t) => sc.lock_rtt = t,
             ScenarioEdit::Drift(d) => sc.client_drift = d,
             ScenarioEdit::Margin(t) => sc.deadline_margin = t,
-            ScenarioEdit::Failover(at) => sc.set_crash_at(at, base_fault(&sc, Fault::is_crash)),
-            ScenarioEdit::ReplicationLag(lag) => sc.set_crash_lag(lag),
+            ScenarioEdit::Fault { index, fault } => faults::set_fault(&mut sc, index, fault),
             ScenarioEdit::Pause { actor, pause } => {
                 let client = client(&sc, actor)?;
                 match pause {
@@ -232,15 +232,6 @@ impl ScenarioEdit {
                     None => sc.actors[actor].pauses.clear(),
                 }
             }
-            ScenarioEdit::Partition { actor, span } => {
-                let client = client(&sc, actor)?;
-                if span.is_some_and(|(_, end)| end > horizon) {
-                    return Err(EditError::PartitionTooLate { client, horizon });
-                }
-                let is_cut = |f: &Fault| matches!(f, Fault::Partition { .. });
-                let member = base_fault(&sc, is_cut).is_some_and(|f| f.minority());
-                sc.set_partition(actor, span, member);
-            }
             ScenarioEdit::LockTimeout { actor, timeout } => {
                 client(&sc, actor)?;
                 sc.actors[actor].lock_timeout = timeout;
@@ -253,37 +244,43 @@ impl ScenarioEdit {
         Ok(sc)
     }
 
-    /// Every number of this edit inside its [`Setting`]'s range (and a failover by the
+    /// Every number of this edit inside its [`Setting`]'s range (and a fault by the
     /// timeline's end): the edit is read back from its own `key=value`, as a link is, so a
-    /// field, a gesture and a link meet one rule and one sentence.
+    /// field, a gesture and a link meet one rule and one sentence; a fault's numbers are
+    /// read against the ranges its What if… fields are labelled with.
     fn check_bounds(&self, sc: &Scenario) -> Result<(), EditError> {
-        match Self::parse(&self.key(sc), &self.value(), sc) {
+        if let ScenarioEdit::Fault {
+            index,
+            fault: Some(f),
+        } = self
+        {
+            return faults::check_fault(sc, *index, f).map_err(EditError::OutOfBounds);
+        }
+        let Some((key, value)) = self.link(sc) else {
+            return Ok(());
+        };
+        match Self::parse(&key, &value, sc) {
             Err(ParseError::Refused(e)) => Err(e),
             _ => Ok(()),
         }
     }
 
     /// Whether this edit changes anything in `sc`'s design, so the What if… panel offers it:
-    /// Redlock mints no token and has no single primary to fail over; a row lock has no
-    /// lock server, no token and no release but its COMMIT; a replica's lag matters only
-    /// for the failover of a Redis that holds the lock. (A link may still carry such an
-    /// edit: it loads, and changes nothing.)
+    /// Redlock mints no token; a row lock has no lock server, no token and no release but
+    /// its COMMIT; a fault is one of the scenario's, or one more ([`fault_applies`](super::fault_applies) says
+    /// which kinds a design can be given). (A link may still carry such an edit: it loads,
+    /// and changes nothing.)
     pub fn applies_to(&self, sc: &Scenario) -> bool {
         let single = sc.lock.is_single();
         match *self {
-            ScenarioEdit::Tokens(_) | ScenarioEdit::Failover(_) => single,
+            ScenarioEdit::Tokens(_) => single,
             ScenarioEdit::LockRtt(_) => sc.lock.row().is_none(),
             ScenarioEdit::Check(_) | ScenarioEdit::Release(_) => sc.lock.row().is_none(),
             ScenarioEdit::Barrier(_) => sc.actors.iter().any(|a| a.script.contains(&Step::Barrier)),
-            ScenarioEdit::ReplicationLag(_) => {
-                sc.failover_at().is_some()
-                    && !sc.restart()
-                    && matches!(sc.lock, LockKind::Redis { .. })
-            }
+            ScenarioEdit::Fault { index, .. } => index <= sc.faults.len(),
             ScenarioEdit::LockDelay(_) => matches!(sc.lock, LockKind::Service(_)),
             ScenarioEdit::Clients(n) => CLIENTS.contains(&n),
             ScenarioEdit::Pause { actor, .. }
-            | ScenarioEdit::Partition { actor, .. }
             | ScenarioEdit::LockTimeout { actor, .. }
             | ScenarioEdit::Delay { actor, .. } => actor < sc.actors.len(),
             ScenarioEdit::Policy(_)
@@ -291,6 +288,42 @@ impl ScenarioEdit {
             | ScenarioEdit::Drift(_)
             | ScenarioEdit::Margin(_) => true,
         }
+    }
+
+    /// A new fault of kind `shape` for `sc`, inside its timeline (the What if… "Add
+    /// fault"); refused in the lock's words where the design has no such thing.
+    pub fn add_fault(sc: &Scenario, shape: &Shape) -> Result<Self, EditError> {
+        if let Some(why) = faults::not_for(sc, shape) {
+            return Err(EditError::NotForLock(why));
+        }
+        Ok(ScenarioEdit::Fault {
+            index: sc.faults.len(),
+            fault: Some((shape.fresh)(sc.horizon)),
+        })
+    }
+
+    /// The edit a What if… field of `sc`'s `index`-th fault makes with `text` (typed, or a
+    /// select's value), or why it makes none, as a sentence.
+    pub fn fault_field(
+        sc: &Scenario,
+        index: usize,
+        name: &str,
+        text: &str,
+    ) -> Result<Self, String> {
+        let fault = faults::field(sc, index, name, text)?;
+        Ok(Self::placed((index, Some(fault))))
+    }
+
+    /// Every fault of `sc` under the rules of the page's own fault edits (a link's
+    /// `faults=` is checked so): the first refused, in its field's words.
+    pub fn check_faults(sc: &Scenario) -> Result<(), EditError> {
+        let mut each = sc.faults.iter().enumerate();
+        each.try_for_each(|(i, f)| faults::check_fault(sc, i, f))
+            .map_err(EditError::OutOfBounds)
+    }
+
+    fn placed((index, fault): faults::Placed) -> Self {
+        ScenarioEdit::Fault { index, fault }
     }
 
     /// The pause a client without one gets at `at` (the what-if button; a drag on an empty
@@ -325,7 +358,8 @@ impl ScenarioEdit {
     }
 
     /// The edits that make `sc` from its deck entry, in the link's order: the policy and
-    /// TTL always (a link says them), then whatever differs from the entry.
+    /// TTL always (a link says them), then whatever differs from the entry, but the faults
+    /// (the link's one `faults=` carries their whole list).
     pub fn from_deck(sc: &Scenario) -> Vec<Self> {
         let base = deck::find(&sc.id).map(|e| (e.build)());
         let mut edits = vec![
@@ -363,14 +397,6 @@ impl ScenarioEdit {
                         b.deadline_margin != sc.deadline_margin,
                         ScenarioEdit::Margin(sc.deadline_margin),
                     ),
-                    differs(
-                        b.failover_at() != sc.failover_at(),
-                        ScenarioEdit::Failover(sc.failover_at()),
-                    ),
-                    differs(
-                        b.replication_lag() != sc.replication_lag(),
-                        ScenarioEdit::ReplicationLag(sc.replication_lag()),
-                    ),
                 ]
                 .into_iter()
                 .flatten(),
@@ -383,21 +409,15 @@ impl ScenarioEdit {
     }
 
     /// What differs for one client: its pause (always said when it has one, and `none` when
-    /// the entry's was removed), its partition, lock timeout and packet delay.
+    /// the entry's was removed), its lock timeout and packet delay.
     fn client_from_deck(base: Option<&Scenario>, sc: &Scenario, actor: usize) -> Vec<Self> {
         let a = &sc.actors[actor];
         let b = base.and_then(|b| b.actors.get(actor));
         let pause = a.pauses.first().copied();
         let paused_in_deck = b.is_some_and(|b| !b.pauses.is_empty());
-        let cut_of = |s: &Scenario| s.partitioned().filter(|p| p.actor == actor);
-        let cut = cut_of(sc);
         let mut edits = Vec::new();
         if pause.is_some() || paused_in_deck {
             edits.push(ScenarioEdit::Pause { actor, pause });
-        }
-        if cut != base.and_then(cut_of) {
-            let span = cut.map(|p| (p.start, p.end));
-            edits.push(ScenarioEdit::Partition { actor, span });
         }
         if b.and_then(|b| b.lock_timeout) != a.lock_timeout {
             let timeout = a.lock_timeout;
@@ -410,13 +430,19 @@ impl ScenarioEdit {
         edits
     }
 
+    /// The link's `key=value` for this edit of `sc` (`ttl=30`, `pause.A=5,50`); none for a
+    /// fault's, which the link's one `faults=` carries with the rest of the list.
+    pub fn link(&self, sc: &Scenario) -> Option<(String, String)> {
+        self.key(sc).zip(self.value())
+    }
+
     /// The link's key for this edit of `sc` (`ttl`, `pause.A`, …).
-    pub fn key(&self, sc: &Scenario) -> String {
+    fn key(&self, sc: &Scenario) -> Option<String> {
         let of = |what: &str, actor: usize| {
             let name = sc.actors.get(actor).map_or("?", |a| a.name.as_str());
             format!("{what}.{name}")
         };
-        match *self {
+        Some(match *self {
             ScenarioEdit::Policy(_) => "fence".into(),
             ScenarioEdit::Ttl(_) => "ttl".into(),
             ScenarioEdit::Clients(_) => "clients".into(),
@@ -428,21 +454,19 @@ impl ScenarioEdit {
             ScenarioEdit::LockRtt(_) => "rtt".into(),
             ScenarioEdit::Drift(_) => "drift".into(),
             ScenarioEdit::Margin(_) => "margin".into(),
-            ScenarioEdit::Failover(_) => "failover".into(),
-            ScenarioEdit::ReplicationLag(_) => "lag".into(),
+            ScenarioEdit::Fault { .. } => return None,
             ScenarioEdit::Pause { actor, .. } => of("pause", actor),
-            ScenarioEdit::Partition { actor, .. } => of("partition", actor),
             ScenarioEdit::LockTimeout { actor, .. } => of("locktimeout", actor),
             ScenarioEdit::Delay { actor, .. } => of("delay", actor),
-        }
+        })
     }
 
     /// The link's value for this edit: a code, whole milliseconds, `start,length`, or a word
     /// for "none" (`off`, `cut`, `none`).
-    pub fn value(&self) -> String {
+    fn value(&self) -> Option<String> {
         let or =
             |t: Option<Millis>, none: &str| t.map_or_else(|| none.to_owned(), |t| t.to_string());
-        match *self {
+        Some(match *self {
             ScenarioEdit::Policy(p) => Choice::code(p).into(),
             ScenarioEdit::Tokens(t) => Choice::code(t).into(),
             ScenarioEdit::Release(m) => Choice::code(m).into(),
@@ -455,22 +479,18 @@ impl ScenarioEdit {
             | ScenarioEdit::Drift(t)
             | ScenarioEdit::Margin(t)
             | ScenarioEdit::Delay { delay: t, .. } => t.to_string(),
-            ScenarioEdit::Failover(t) => or(t, "off"),
-            ScenarioEdit::ReplicationLag(t) => or(t, "cut"),
+            ScenarioEdit::Fault { .. } => return None,
             ScenarioEdit::LockTimeout { timeout, .. } => or(timeout, "none"),
             ScenarioEdit::Pause { pause, .. } => {
                 pause.map_or_else(|| "none".into(), |p| format!("{},{}", p.start, p.duration))
             }
-            ScenarioEdit::Partition { span, .. } => span.map_or_else(
-                || "none".into(),
-                |(start, end)| format!("{start},{}", end.saturating_sub(start)),
-            ),
-        }
+        })
     }
 
     /// Reads a link's `key=value` as an edit of `sc` (whose client names `pause.X` and the
-    /// like refer to), or says what is wrong with it. The inverse of [`key`](Self::key) and
-    /// [`value`](Self::value).
+    /// like refer to), or says what is wrong with it. The inverse of [`link`](Self::link),
+    /// and the older links' per-fault keys (`failover=`, `lag=`, `partition.A=`), read as
+    /// the one fault edit they make.
     pub fn parse(key: &str, v: &str, sc: &Scenario) -> Result<Self, ParseError> {
         let edit = match key {
             "fence" => ScenarioEdit::Policy(choice("fencing", v)?),
@@ -487,16 +507,20 @@ impl ScenarioEdit {
             "rtt" => ScenarioEdit::LockRtt(number(Setting::LockRtt, sc, None, v)?),
             "drift" => ScenarioEdit::Drift(number(Setting::Drift, sc, None, v)?),
             "margin" => ScenarioEdit::Margin(number(Setting::Margin, sc, None, v)?),
-            "failover" => ScenarioEdit::Failover(match v {
-                "off" => None,
-                v => Some(
-                    Setting::Failover
-                        .read(sc, None, v, timeline_end(sc, 0, FAILOVER_COMES))
-                        .map_err(|why| ParseError::Refused(EditError::OutOfBounds(why)))?,
-                ),
-            }),
+            "failover" => {
+                let at = match v {
+                    "off" => None,
+                    v => Some(
+                        Setting::Failover
+                            .read(sc, None, v, timeline_end(sc, 0, FAILOVER_COMES))
+                            .map_err(|why| ParseError::Refused(EditError::OutOfBounds(why)))?,
+                    ),
+                };
+                Self::placed(faults::old_failover(sc, at))
+            }
             "lag" => {
-                ScenarioEdit::ReplicationLag(optional(Setting::ReplicationLag, sc, None, v, "cut")?)
+                let lag = optional(Setting::ReplicationLag, sc, None, v, "cut")?;
+                Self::placed(faults::old_lag(sc, lag))
             }
             _ => return Self::parse_client(key, v, sc),
         };
@@ -537,11 +561,17 @@ impl ScenarioEdit {
                 pause: span(Setting::PauseStart, Setting::PauseLength)?
                     .map(|(start, duration)| Pause { start, duration }),
             },
-            "partition" => ScenarioEdit::Partition {
-                actor,
-                span: span(Setting::PartitionStart, Setting::PartitionLength)?
-                    .map(|(start, len)| (start, start.saturating_add(len))),
-            },
+            "partition" => {
+                let span = span(Setting::PartitionStart, Setting::PartitionLength)?
+                    .map(|(start, len)| (start, start.saturating_add(len)));
+                if span.is_some_and(|(_, end)| end > sc.horizon) {
+                    let client = sc.actors[actor].name.clone();
+                    let horizon = sc.horizon;
+                    let late = EditError::PartitionTooLate { client, horizon };
+                    return Err(ParseError::Refused(late));
+                }
+                Self::placed(faults::old_partition(sc, actor, span))
+            }
             "locktimeout" => ScenarioEdit::LockTimeout {
                 actor,
                 timeout: optional(Setting::LockTimeout, sc, who, v, "none")?,
@@ -552,13 +582,6 @@ impl ScenarioEdit {
             },
         })
     }
-}
-
-/// The deck entry's own fault of a kind, which an edit that adds one back takes its kind
-/// (a restart, a member cut off) and lag from.
-fn base_fault(sc: &Scenario, kind: fn(&Fault) -> bool) -> Option<Fault> {
-    let base = deck::find(&sc.id).map(|e| (e.build)())?;
-    base.faults.iter().map(|f| f.fault).find(kind)
 }
 
 /// A link's number for `setting` (of client `actor`), inside the setting's range.
@@ -658,6 +681,9 @@ fn choice<T: Choice>(what: &'static str, value: &str) -> Result<T, ParseError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::core::fault::SHAPES;
+    use crate::core::Fault;
+    use crate::lab::fault_applies;
 
     /// Every edit a link can carry reads back as itself.
     #[test]
@@ -676,10 +702,6 @@ mod tests {
             ScenarioEdit::LockRtt(15),
             ScenarioEdit::Drift(250),
             ScenarioEdit::Margin(3),
-            ScenarioEdit::Failover(Some(12)),
-            ScenarioEdit::Failover(None),
-            ScenarioEdit::ReplicationLag(Some(3)),
-            ScenarioEdit::ReplicationLag(None),
             ScenarioEdit::Pause {
                 actor: 1,
                 pause: Some(Pause {
@@ -690,14 +712,6 @@ mod tests {
             ScenarioEdit::Pause {
                 actor: 0,
                 pause: None,
-            },
-            ScenarioEdit::Partition {
-                actor: 1,
-                span: Some((10, 30)),
-            },
-            ScenarioEdit::Partition {
-                actor: 0,
-                span: None,
             },
             ScenarioEdit::LockTimeout {
                 actor: 0,
@@ -710,17 +724,52 @@ mod tests {
             ScenarioEdit::Delay { actor: 1, delay: 8 },
         ];
         for edit in edits {
-            let (k, v) = (edit.key(&sc), edit.value());
+            let (k, v) = edit.link(&sc).expect("a link's key");
             assert_eq!(ScenarioEdit::parse(&k, &v, &sc), Ok(edit), "{k}={v}");
         }
-        let p = ScenarioEdit::Partition {
-            actor: 1,
-            span: Some((10, 30)),
+        let fault = ScenarioEdit::Fault {
+            index: 0,
+            fault: None,
+        };
+        assert_eq!(fault.link(&sc), None, "faults= carries the faults");
+    }
+
+    /// An old link's per-fault keys read as the one fault edit, on the fault they name.
+    #[test]
+    fn old_fault_keys_are_the_fault_edit() {
+        let sc = Scenario::partition();
+        let cut = ScenarioEdit::parse("partition.B", "10,20", &sc).unwrap();
+        assert_eq!(
+            cut,
+            ScenarioEdit::Fault {
+                index: 0,
+                fault: Some(FaultAt::cut_from_lock(crate::core::Node::Client(1), 10, 30)),
+            }
+        );
+        let gc = Scenario::gc_pause();
+        let failover = ScenarioEdit::parse("failover", "12", &gc).unwrap();
+        let crash = FaultAt {
+            at: 12,
+            fault: Fault::Failover { lag: None },
         };
         assert_eq!(
-            (p.key(&sc), p.value()),
-            ("partition.B".into(), "10,20".into())
+            failover,
+            ScenarioEdit::Fault {
+                index: 0,
+                fault: Some(crash),
+            }
         );
+        let with = failover.apply(&gc).unwrap();
+        let lag = ScenarioEdit::parse("lag", "3", &with).unwrap();
+        assert_eq!(
+            lag.apply(&with).unwrap().faults,
+            [FaultAt {
+                at: 12,
+                fault: Fault::Failover { lag: Some(3) },
+            }]
+        );
+        let off = ScenarioEdit::parse("failover", "off", &gc).unwrap();
+        assert_eq!(off.apply(&gc).as_ref(), Ok(&gc), "no failover to take away");
     }
 
     /// A choice's refusal lists the enum's own codes, and each of them reads back.
@@ -763,10 +812,26 @@ mod tests {
             }),
             "A's pause must end by t=100 ms, the end of the timeline (it would end at 140 ms)"
         );
+        let late = FaultAt {
+            at: 101,
+            fault: Fault::StorageFailover { lag: 5 },
+        };
+        let add = |fault| ScenarioEdit::Fault {
+            index: 0,
+            fault: Some(fault),
+        };
         assert_eq!(
-            refused(ScenarioEdit::Failover(Some(101))),
-            "Failover at must be between 0 ms and 100 ms (101 ms is too late; \
-             the failover must come by t=100 ms, the end of the timeline)"
+            refused(add(late)),
+            "Storage failover at must be between 0 ms and 100 ms (101 ms is too late; \
+             the storage failover must come by t=100 ms, the end of the timeline)"
+        );
+        let still = FaultAt {
+            at: 10,
+            fault: Fault::ClockJump { node: 0, by: 0 },
+        };
+        assert_eq!(
+            refused(add(still)),
+            "Lock clock jump by must be between 1 ms and 10 minutes (0 ms is too short)"
         );
         assert_eq!(
             refused(ScenarioEdit::Clients(6)),
@@ -821,7 +886,6 @@ mod tests {
         let find = |id: &str| deck::find(id).map(|e| (e.build)()).unwrap();
         let tokens = ScenarioEdit::Tokens(TokenSource::SameRedis);
         let barrier = ScenarioEdit::Barrier(false);
-        let lag = ScenarioEdit::ReplicationLag(None);
         let release = ScenarioEdit::Release(ReleaseMode::Del);
         assert!(tokens.applies_to(&find("gc-pause")));
         assert!(
@@ -830,10 +894,29 @@ mod tests {
         );
         assert!(!barrier.applies_to(&find("gc-pause")));
         assert!(barrier.applies_to(&find("handoff-barrier")));
-        assert!(!lag.applies_to(&find("gc-pause")), "no failover");
-        assert!(lag.applies_to(&find("redis-failover")));
+        let shape = |code| crate::core::fault::shape_named(code).unwrap();
+        let (failover, clock) = (shape("failover"), shape("clock"));
+        assert!(fault_applies(&find("gc-pause"), failover));
+        assert!(!fault_applies(&find("clock-jump"), failover), "Redlock");
+        assert!(fault_applies(&find("clock-jump"), clock));
+        assert!(
+            !fault_applies(&find("lock-delay"), clock),
+            "a monotonic clock"
+        );
+        let remove = |index| ScenarioEdit::Fault { index, fault: None };
+        assert!(remove(0).applies_to(&find("redis-failover")));
+        assert!(!remove(2).applies_to(&find("redis-failover")));
         let row = find("row-lock");
         assert!(!release.applies_to(&row) && !tokens.applies_to(&row));
+        assert!(SHAPES.iter().all(|s| !fault_applies(&row, s)));
+        assert_eq!(
+            ScenarioEdit::add_fault(&row, shape("storage")).map_err(|e| e.to_string()),
+            Err(
+                "a row lock lives on storage's primary, so storage's failover would end \
+                 the lock too, which this lab does not model"
+                    .into()
+            )
+        );
         assert!(ScenarioEdit::Clients(5).applies_to(&row));
         assert!(!ScenarioEdit::Clients(1).applies_to(&row));
     }

@@ -18,6 +18,7 @@ pub mod bounds;
 mod controls;
 pub(crate) mod edit;
 mod explorer;
+mod faults;
 mod herd;
 mod recording;
 pub mod rehearse;
@@ -29,6 +30,7 @@ pub use bounds::{Refusal, Setting, BOUNDS};
 pub use controls::{controls_table, key_to_msg, pause_key, Control, Param, CONTROLS};
 pub use edit::{EditError, ParseError, ScenarioEdit, NEW_DELAY_MS, NEW_PAUSE_MS};
 pub use explorer::Exploration;
+pub use faults::{fault_applies, fault_fields, fault_label, FaultField};
 pub use herd::Herd;
 pub use recording::{read_recording, MAX_RECORDING};
 

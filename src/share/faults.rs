@@ -9,7 +9,8 @@
 //! - `clock.10.2.25`: lock node 2's clock steps 25 ms forward at t=10;
 //! - `storage.45.15`: storage fails over at t=45 to a standby 15 ms behind.
 
-use crate::core::{Fault, FaultAt, Millis, Node, Scenario};
+use crate::core::fault::{shape_named, Shape};
+use crate::core::{FaultAt, Millis, Scenario};
 
 /// The key.
 pub const KEY: &str = "faults";
@@ -23,32 +24,18 @@ pub fn write(sc: &Scenario) -> String {
     items.join(",")
 }
 
+/// `kind.at.field…`: the kind's link name, then its `at` and each of its fields' text, in
+/// the table's order.
 fn item(sc: &Scenario, f: &FaultAt) -> String {
-    let at = f.at;
-    let lag = |l: Option<Millis>| l.map_or_else(|| "cut".to_owned(), |l| l.to_string());
-    match f.fault {
-        Fault::Partition { a, b, until } => {
-            let (a, b) = (node(sc, a), node(sc, b));
-            format!("partition.{at}.{until}.{a}.{b}")
-        }
-        Fault::Failover { lag: l } => format!("failover.{at}.{}", lag(l)),
-        Fault::Restart { lag: l } => format!("restart.{at}.{}", lag(l)),
-        Fault::ClockJump { node, by } => format!("clock.{at}.{node}.{by}"),
-        Fault::StorageFailover { lag } => format!("storage.{at}.{lag}"),
-    }
-}
-
-fn node(sc: &Scenario, n: Node) -> String {
+    let shape: &Shape = f.fault.shape();
     let name = |i: usize| {
         sc.actors
             .get(i)
             .map_or_else(|| i.to_string(), |a| a.name.clone())
     };
-    match n {
-        Node::Client(i) => name(i),
-        Node::LockService => "lock".to_owned(),
-        Node::MemberOf(i) => format!("member-{}", name(i)),
-    }
+    let mut parts = vec![shape.code.to_owned(), f.at.to_string()];
+    parts.extend(shape.fields.iter().map(|x| (x.get)(&f.fault).text(name)));
+    parts.join(".")
 }
 
 /// The fault list `value` writes, for `sc`'s clients (the values are checked later, with
@@ -64,53 +51,20 @@ pub fn read(sc: &Scenario, value: &str) -> Result<Vec<FaultAt>, String> {
     Ok(faults)
 }
 
+/// An item [`item`] writes: its kind's fresh fault with the item's `at` and fields set.
 fn read_item(sc: &Scenario, item: &str) -> Option<FaultAt> {
     let mut parts = item.split('.');
-    let kind = parts.next()?;
-    let at = ms(parts.next())?;
-    let fault = match kind {
-        "partition" => {
-            let until = ms(parts.next())?;
-            let a = read_node(sc, parts.next()?)?;
-            let b = read_node(sc, parts.next()?)?;
-            Fault::Partition { a, b, until }
-        }
-        "failover" => Fault::Failover {
-            lag: lag(parts.next()?)?,
-        },
-        "restart" => Fault::Restart {
-            lag: lag(parts.next()?)?,
-        },
-        "clock" => Fault::ClockJump {
-            node: usize::try_from(ms(parts.next())?).ok()?,
-            by: ms(parts.next())?,
-        },
-        "storage" => Fault::StorageFailover {
-            lag: ms(parts.next())?,
-        },
-        _ => return None,
+    let shape = shape_named(parts.next()?)?;
+    let at: Millis = parts.next()?.parse().ok()?;
+    let mut f = FaultAt {
+        at,
+        ..(shape.fresh)(sc.horizon)
     };
-    parts.next().is_none().then_some(FaultAt { at, fault })
-}
-
-fn ms(s: Option<&str>) -> Option<Millis> {
-    s?.parse().ok()
-}
-
-/// A replica's lag, or `cut`: none of the run's writes.
-fn lag(s: &str) -> Option<Option<Millis>> {
-    match s {
-        "cut" => Some(None),
-        s => ms(Some(s)).map(Some),
+    for field in shape.fields {
+        let v = field.kind.read(parts.next()?, |n| sc.actor_index(n))?;
+        f = shape.set(f, field.name, v)?;
     }
-}
-
-fn read_node(sc: &Scenario, s: &str) -> Option<Node> {
-    match s.strip_prefix("member-") {
-        _ if s == "lock" => Some(Node::LockService),
-        Some(name) => sc.actor_index(name).map(Node::MemberOf),
-        None => sc.actor_index(s).map(Node::Client),
-    }
+    parts.next().is_none().then_some(f)
 }
 
 #[cfg(test)]

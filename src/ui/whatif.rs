@@ -1,16 +1,19 @@
 //! The what-ifs an interviewer asks for, folded behind one summary so the page still fits:
 //! clients, pauses and packet delays, where tokens come from, what storage checks, how
-//! clients release, whether the handoff barrier runs, when (or whether) the lock server
-//! fails over, how far its replica lags, and how far away the lock service is. Each is a
-//! [`ScenarioEdit`], shown only where [`ScenarioEdit::applies_to`] says it changes
-//! something; the lab reruns the core.
+//! clients release, whether the handoff barrier runs, how far away the lock service is, and
+//! the run's faults, any kind on any entry, each field of each (its kind's row of
+//! [`SHAPES`]). Each is a [`ScenarioEdit`], shown only where [`ScenarioEdit::applies_to`]
+//! says it changes something; the lab reruns the core.
 
 use leptos::prelude::*;
 
 use super::split::{lazily, Failed};
 use super::Dispatch;
+use crate::core::fault::{ValueKind, SHAPES};
 use crate::core::{Millis, ReleaseMode, Scenario, StorageCheck, TokenSource};
-use crate::lab::{Msg, Param, ScenarioEdit, NEW_DELAY_MS};
+use crate::lab::{
+    fault_applies, fault_fields, fault_label, FaultField, Msg, Param, ScenarioEdit, NEW_DELAY_MS,
+};
 use crate::view::options;
 
 /// The summary, and the what-ifs once it is opened: their view code is a chunk of its own
@@ -36,6 +39,8 @@ type DrawWhatIfs = fn(Memo<Scenario>) -> AnyView;
 /// The what-ifs' view, split off the page's wasm.
 #[leptos::wasm_split::wasm_split(what_ifs, fallible, wasm_split_path = ::leptos::wasm_split)]
 fn draw_what_ifs() -> Result<DrawWhatIfs, Failed> {
+    static STYLED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+    super::split::adopt_style(&STYLED, include_str!("../../assets/whatif.css"));
     Ok(|scenario| view! { <WhatIfBody scenario /> }.into_any())
 }
 
@@ -50,8 +55,6 @@ fn WhatIfBody(scenario: Memo<Scenario>) -> impl IntoView {
     let check_shown = offered(|sc| ScenarioEdit::Check(sc.check));
     let release_shown = offered(|sc| ScenarioEdit::Release(sc.release));
     let barrier_shown = offered(|sc| ScenarioEdit::Barrier(!sc.skip_barrier));
-    let failover_shown = offered(|sc| ScenarioEdit::Failover(sc.failover_at()));
-    let lag_shown = offered(|sc| ScenarioEdit::ReplicationLag(sc.replication_lag()));
     let rtt_shown = offered(|sc| ScenarioEdit::LockRtt(sc.lock_rtt));
     let fewer = offered(|sc| ScenarioEdit::Clients(sc.actors.len().saturating_sub(1)));
     let more = offered(|sc| ScenarioEdit::Clients(sc.actors.len() + 1));
@@ -59,8 +62,6 @@ fn WhatIfBody(scenario: Memo<Scenario>) -> impl IntoView {
     let check = Memo::new(move |_| scenario.with(|sc| sc.check));
     let release = Memo::new(move |_| scenario.with(|sc| sc.release));
     let barrier_on = Memo::new(move |_| scenario.with(|sc| !sc.skip_barrier));
-    let failover = Memo::new(move |_| scenario.with(|sc| sc.failover_at()));
-    let lag = Memo::new(move |_| scenario.with(|sc| sc.replication_lag()));
     let rtt = Memo::new(move |_| scenario.with(|sc| Some(sc.lock_rtt)));
     let count = Memo::new(move |_| scenario.with(|sc| sc.actors.len()));
     let clients = move || view! { <ClientButtons scenario /> };
@@ -164,40 +165,6 @@ fn WhatIfBody(scenario: Memo<Scenario>) -> impl IntoView {
                     })
             }}
             {move || {
-                failover_shown
-                    .get()
-                    .then(|| {
-                        view! {
-                            <OptionalMs
-                                label="Failover at "
-                                aria="Failover at (ms)"
-                                placeholder="never"
-                                title=None
-                                value=failover
-                                param=Param::Failover
-                            />
-                        }
-                    })
-            }}
-            {move || {
-                lag_shown
-                    .get()
-                    .then(|| {
-                        view! {
-                            <OptionalMs
-                                label="replica lag "
-                                aria="Replica lag (ms)"
-                                placeholder="cut"
-                                title=Some(
-                                    "How far the promoted replica is behind the primary; empty: cut off before the run",
-                                )
-                                value=lag
-                                param=Param::ReplicationLag
-                            />
-                        }
-                    })
-            }}
-            {move || {
                 rtt_shown
                     .get()
                     .then(|| {
@@ -215,6 +182,7 @@ fn WhatIfBody(scenario: Memo<Scenario>) -> impl IntoView {
                         }
                     })
             }}
+            <Faults scenario />
         </span>
     }
 }
@@ -361,4 +329,159 @@ fn OptionalMs(
             /> " ms"
         </label>
     }
+}
+
+/// The run's faults, a row each (its kind's words, its `at` and its own fields, a Remove
+/// button), and "Add fault" with the kinds the design can be given. The rows are drawn
+/// again only when a fault comes, goes or changes place, so a field keeps its focus as the
+/// run follows what is typed in it.
+#[component]
+fn Faults(scenario: Memo<Scenario>) -> impl IntoView {
+    let dispatch = expect_context::<Dispatch>();
+    let rows = Memo::new(move |_| {
+        scenario.with(|sc| {
+            let kinds = sc.faults.iter().map(|f| f.fault.shape().code);
+            kinds.enumerate().collect::<Vec<_>>()
+        })
+    });
+    let kinds = Memo::new(move |_| {
+        scenario.with(|sc| {
+            let offered = SHAPES.iter().filter(|s| fault_applies(sc, s));
+            let items = offered.map(|s| (s.code.to_owned(), s.words.to_owned(), ""));
+            options(items.collect::<Vec<_>>())
+        })
+    });
+    let picker = NodeRef::<leptos::html::Select>::new();
+    let add = move |_| {
+        let picked = picker
+            .get_untracked()
+            .map(|p| p.value())
+            .unwrap_or_default();
+        let Some(shape) = SHAPES.iter().find(|s| s.code == picked) else {
+            return;
+        };
+        let edit = scenario.with_untracked(|sc| ScenarioEdit::add_fault(sc, shape));
+        match edit {
+            Ok(edit) => dispatch.msg(edit.into()),
+            Err(e) => dispatch.msg(Msg::Refuse(format!("{e}."))),
+        }
+    };
+    view! {
+        <fieldset class="faults">
+            <legend>"Faults"</legend>
+            {move || {
+                rows.get()
+                    .into_iter()
+                    .map(|(index, _)| view! { <FaultRow scenario index /> })
+                    .collect_view()
+            }}
+            <span class="fault-add">
+                <select
+                    aria-label="Fault to add"
+                    node_ref=picker
+                    inner_html=move || kinds.get()
+                ></select>
+                <button class="ghost small" on:click=add>
+                    "Add fault"
+                </button>
+            </span>
+        </fieldset>
+    }
+}
+
+/// One fault's row: its fields (each a number in ms or a select) and its Remove button.
+#[component]
+fn FaultRow(scenario: Memo<Scenario>, index: usize) -> impl IntoView {
+    let dispatch = expect_context::<Dispatch>();
+    let fields = Memo::new(move |_| scenario.with(|sc| fault_fields(sc, index)));
+    let words = move || {
+        let label = |sc: &Scenario| {
+            let f = sc.faults.get(index)?;
+            Some(fault_label(sc, index, f.fault.shape()))
+        };
+        scenario.with(label).unwrap_or_default()
+    };
+    let remove = move |_| dispatch.msg(ScenarioEdit::Fault { index, fault: None }.into());
+    let inputs = (0..fields.with_untracked(Vec::len))
+        .map(|k| view! { <FaultInput scenario fields index k /> })
+        .collect_view();
+    view! {
+        <div class="fault" role="group" aria-label=words>
+            <span class="fault-kind">{words}</span>
+            {inputs}
+            <button
+                class="ghost small"
+                aria-label=move || format!("Remove {}", words())
+                on:click=remove
+            >
+                "Remove"
+            </button>
+        </div>
+    }
+}
+
+/// Field `k` of a fault's row: what is typed or picked is read as the field's edit (a bad
+/// value is refused with its range, and the field shows the value in force again).
+#[component]
+fn FaultInput(
+    scenario: Memo<Scenario>,
+    fields: Memo<Vec<FaultField>>,
+    index: usize,
+    k: usize,
+) -> impl IntoView {
+    let dispatch = expect_context::<Dispatch>();
+    let (name, kind) = fields.with_untracked(|f| (f[k].name, f[k].kind));
+    let text = move || fields.with(|f| f.get(k).map(|f| f.text.clone()).unwrap_or_default());
+    let label = move || fields.with(|f| f.get(k).map(|f| f.label.clone()).unwrap_or_default());
+    let send = move |value: String| {
+        let edit = scenario.with_untracked(|sc| ScenarioEdit::fault_field(sc, index, name, &value));
+        dispatch.msg(edit.map_or_else(Msg::Refuse, Msg::Edit));
+    };
+    // The value in force, which a field shows again after a refused edit.
+    let now = move || fields.with_untracked(|f| f.get(k).map(|f| f.text.clone()));
+    let short = fields.with_untracked(|f| f[k].short);
+    if matches!(kind, ValueKind::Node | ValueKind::LockNode) {
+        let choices = move || {
+            fields.with(|f| {
+                let o = f.get(k).map(|f| f.options.clone()).unwrap_or_default();
+                options(o.into_iter().map(|(v, w)| (v, w, "")).collect::<Vec<_>>())
+            })
+        };
+        return view! {
+            <label class="inline">
+                {short}
+                <select
+                    aria-label=label
+                    inner_html=choices
+                    prop:value=text
+                    on:change:target=move |e| {
+                        send(e.target().value());
+                        e.target().set_value(&now().unwrap_or_default());
+                    }
+                ></select>
+            </label>
+        }
+        .into_any();
+    }
+    let placeholder = (kind == ValueKind::MsOrCut).then_some("cut");
+    let title = (kind == ValueKind::MsOrCut)
+        .then_some("Empty: the replica (or snapshot) has none of the run's writes");
+    view! {
+        <label class="inline">
+            {short}
+            <input
+                type="number"
+                min="0"
+                placeholder=placeholder
+                title=title
+                aria-label=move || format!("{} (ms)", label())
+                prop:value=text
+                on:change:target=move |e| {
+                    send(e.target().value());
+                    e.target().set_value(&now().unwrap_or_default());
+                }
+            /> " ms"
+        </label>
+    }
+    .into_any()
 }

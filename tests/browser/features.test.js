@@ -220,17 +220,21 @@ test('what if: release by compare-and-delete, no handoff barrier, no failover �
 
   const calm = await open('#s=redis-failover&fence=same_epoch&step=99999');
   await calm.page.getByText('What if…').click();
-  const at = calm.page.getByLabel('Failover at (ms)');
+  const at = calm.page.getByLabel('Lock failover at (ms)');
   assert.equal(await at.inputValue(), '5');
-  await at.fill('');
-  await at.press('Enter');
+  await calm.page.getByRole('button', { name: 'Remove Lock failover' }).click();
   await calm.page.waitForFunction(() => /faults=none/.test(location.hash));
+  assert.equal(await at.count(), 0, 'the row is gone');
   await stepToEnd(calm.page);
   assert.equal(await text(calm.page, 'balance'), '90');
+  // Added back from the list of kinds, halfway along the timeline.
+  await calm.page.getByLabel('Fault to add').selectOption({ label: 'Lock failover' });
+  await calm.page.getByRole('button', { name: 'Add fault' }).click();
+  await calm.page.waitForFunction(() => /faults=failover\.30\.cut/.test(location.hash));
   await at.fill('500');
   await at.press('Enter');
   assert.match(await text(calm.page, 'error'), /must come by/);
-  assert.equal(await at.inputValue(), '', 'the field shows the last good value again');
+  assert.equal(await at.inputValue(), '30', 'the field shows the last good value again');
   await screenshot(calm.page, 'whatif.png');
   await calm.context.close();
 });
@@ -374,7 +378,7 @@ test('what if the replica lags: 5 ms behind it has A\'s SET and nothing is lost;
   const { page, context } = await open('#s=redis-failover&fence=same_epoch&step=99');
   assert.equal(await text(page, 'balance'), '80');
   await page.locator('details.whatif summary').click();
-  const lag = page.getByLabel('Replica lag (ms)');
+  const lag = page.getByLabel('Lock failover replica lag (ms)');
   assert.equal(await lag.inputValue(), '', 'the deck cuts replication before the run');
   await lag.fill('5');
   await lag.press('Enter');
@@ -392,6 +396,31 @@ test('what if the replica lags: 5 ms behind it has A\'s SET and nothing is lost;
   await lag.fill('');
   await lag.press('Enter');
   await page.waitForFunction(() => !location.hash.includes('faults='));
+  await context.close();
+});
+
+test('What if… → Faults: a storage failover added to the headline loses B\'s debit, and the balance changes', async () => {
+  const { page, context, problems } = await open('#s=gc-pause&fence=off&step=99999');
+  assert.equal(await text(page, 'balance'), '80');
+  await page.getByText('What if…').click();
+  const faults = page.getByRole('group', { name: 'Faults' });
+  await faults.getByRole('combobox', { name: 'Fault to add' }).selectOption({ label: 'Storage failover' });
+  await faults.getByRole('button', { name: 'Add fault' }).click();
+  const row = faults.getByRole('group', { name: 'Storage failover' });
+  await row.getByRole('spinbutton', { name: 'Storage failover at (ms)' }).fill('45');
+  await row.getByRole('spinbutton', { name: 'Storage failover at (ms)' }).press('Enter');
+  const lag = row.getByRole('spinbutton', { name: 'Storage failover lag (ms)' });
+  await lag.fill('15');
+  await lag.press('Enter');
+  await page.waitForFunction(() => /faults=storage\.45\.15(&|$)/.test(location.hash));
+  // The standby, 15 ms behind at t=45, has not B's debit of t=35: only A's is left.
+  await stepToEnd(page);
+  assert.equal(await text(page, 'balance'), '90');
+  await row.getByRole('button', { name: 'Remove Storage failover' }).click();
+  await page.waitForFunction(() => !location.hash.includes('faults='));
+  await stepToEnd(page);
+  assert.equal(await text(page, 'balance'), '80');
+  assert.deepEqual(problems.errors, []);
   await context.close();
 });
 

@@ -86,21 +86,48 @@ test('a What if… time says its range, the timeline end included', async () => 
   await stepToEnd(page);
   const balance = await text(page, 'balance');
   await page.getByText('What if…').click();
-  const at = page.getByLabel('Failover at (ms)');
+  const at = page.getByLabel('Lock failover at (ms)');
+  const come = 'the lock failover must come by t=60 ms, the end of the timeline';
   for (const [typed, why] of [
-    ['500', '500 ms is too late; the failover must come by t=60 ms, the end of the timeline'],
-    ['-1', '-1 is negative; the failover must come by t=60 ms, the end of the timeline'],
+    ['500', `500 ms is too late; ${come}`],
+    ['-1', `-1 is negative; ${come}`],
   ]) {
     await at.fill(typed);
     await at.press('Enter');
     await page.getByRole('alert').waitFor();
-    assert.equal(await message(page), `Failover at must be between 0 ms and 60 ms (${why}).`, typed);
+    assert.equal(await message(page), `Lock failover at must be between 0 ms and 60 ms (${why}).`, typed);
     assert.equal(await at.inputValue(), '5', 'the field shows the failover in force again');
     assert.equal(await text(page, 'balance'), balance, typed);
   }
-  const lag = page.getByLabel('Replica lag (ms)');
+  const lag = page.getByLabel('Lock failover replica lag (ms)');
   await lag.fill('-3');
   await lag.press('Enter');
-  assert.equal(await message(page), 'Replica lag must be between 0 ms and 10 minutes (-3 is negative).');
+  assert.equal(await message(page), 'Lock failover replica lag must be between 0 ms and 10 minutes (-3 is negative).');
+  await context.close();
+});
+
+test('a fault typed out of range in What if… → Faults says so in its own words, and the run stays', async () => {
+  const { page, context } = await open('#s=storage-failover&fence=strict&step=99999');
+  const balance = await text(page, 'balance');
+  await page.getByText('What if…').click();
+  const row = page.getByRole('group', { name: 'Storage failover' });
+  const lag = row.getByRole('spinbutton', { name: 'Storage failover lag (ms)' });
+  assert.equal(await lag.inputValue(), '15');
+  await lag.fill('-3');
+  await lag.press('Enter');
+  await page.getByRole('alert').waitFor();
+  assert.equal(await message(page), 'Storage failover lag must be between 0 ms and 10 minutes (-3 is negative).');
+  assert.equal(await lag.inputValue(), '15', 'the field shows the lag in force again');
+  const at = row.getByRole('spinbutton', { name: 'Storage failover at (ms)' });
+  await at.fill('150');
+  await at.press('Enter');
+  assert.equal(
+    await message(page),
+    'Storage failover at must be between 0 ms and 100 ms (150 ms is too late; the storage failover must come by t=100 ms, the end of the timeline).',
+  );
+  assert.equal(await at.inputValue(), '45');
+  assert.equal(await text(page, 'balance'), balance);
+  const hash = await page.evaluate(() => location.hash);
+  assert.ok(!hash.includes('faults='), `the link keeps the entry's own fault: ${hash}`);
   await context.close();
 });

@@ -54,7 +54,9 @@ test('What if… a failover on the headline: the run is drawn with its far words
   const { page, context, problems } = await open('#s=gc-pause&fence=off&step=99999');
   assert.deepEqual(await chunks(page), []);
   await page.getByText('What if…').click();
-  const at = page.getByLabel('Failover at (ms)');
+  await page.getByLabel('Fault to add').selectOption({ label: 'Lock failover' });
+  await page.getByRole('button', { name: 'Add fault' }).click();
+  const at = page.getByLabel('Lock failover at (ms)');
   await at.fill('20');
   await at.press('Enter');
   await page.waitForFunction(() => /faults=(?:[^&]*,)?failover\.20\b/.test(location.hash));

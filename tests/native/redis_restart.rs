@@ -106,8 +106,14 @@ fn tokens_from_a_lock_service_survive_the_restart() {
     });
     assert_eq!(writes(&t), vec![w(20, "A", 33, "ok")]);
     assert_eq!(t.summary.max_live_leases, 1);
-    // A replica's lag means nothing here: there is no replica.
+    // There is no replica: What if… edits the restart's snapshot age, not a replica's lag.
     let sc = Scenario::redis_restart();
-    assert!(!ScenarioEdit::ReplicationLag(Some(3)).applies_to(&sc));
-    assert!(ScenarioEdit::Failover(Some(8)).applies_to(&sc));
+    let fields = fencing_lab::lab::fault_fields(&sc, 0);
+    let labels: Vec<&str> = fields.iter().map(|f| f.label.as_str()).collect();
+    assert_eq!(labels, ["Lock restart at", "Lock restart snapshot age"]);
+    let gone = ScenarioEdit::Fault {
+        index: 0,
+        fault: None,
+    };
+    assert!(gone.applies_to(&sc));
 }

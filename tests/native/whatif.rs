@@ -2,9 +2,33 @@
 //! survives the shareable URL.
 
 use fencing_lab::core::{
-    run, story, EventKind, FencingPolicy, LockKind, ReleaseMode, Scenario, TokenSource,
+    run, story, EventKind, Fault, FaultAt, FencingPolicy, LockKind, Millis, ReleaseMode, Scenario,
+    TokenSource,
 };
 use fencing_lab::lab::{Lab, Param, ScenarioEdit};
+
+/// The edit that sets `sc`'s lock failover (or restart) to happen at `at` with `lag`, or
+/// adds one.
+fn crash(sc: &Scenario, at: Millis, lag: Option<Millis>) -> ScenarioEdit {
+    let index = sc.faults.iter().position(|f| f.fault.is_crash());
+    let like = index.map_or(Fault::Failover { lag }, |i| sc.faults[i].fault);
+    ScenarioEdit::Fault {
+        index: index.unwrap_or(sc.faults.len()),
+        fault: Some(FaultAt {
+            at,
+            fault: like.with_lag(lag),
+        }),
+    }
+}
+
+/// The edit that takes `sc`'s lock failover away.
+fn no_crash(sc: &Scenario) -> ScenarioEdit {
+    let index = sc.faults.iter().position(|f| f.fault.is_crash());
+    ScenarioEdit::Fault {
+        index: index.expect("a failover to take away"),
+        fault: None,
+    }
+}
 use fencing_lab::share::{decode, encode};
 
 fn outcomes(sc: &Scenario) -> Vec<(i64, usize, usize)> {
@@ -113,7 +137,7 @@ fn every_knob_survives_the_url() {
     assert_eq!(&decode(&hash).unwrap().scenario, lab.scenario());
 
     let mut lab = Lab::new(Scenario::redis_failover());
-    lab.update(ScenarioEdit::Failover(Some(12)).into());
+    lab.update(crash(lab.scenario(), 12, None).into());
     lab.update(ScenarioEdit::Tokens(TokenSource::LockService).into());
     let hash = encode(lab.scenario(), 0);
     assert!(
@@ -121,13 +145,13 @@ fn every_knob_survives_the_url() {
         "{hash}"
     );
     assert_eq!(&decode(&hash).unwrap().scenario, lab.scenario());
-    lab.update(ScenarioEdit::Failover(None).into());
+    lab.update(no_crash(lab.scenario()).into());
     let hash = encode(lab.scenario(), 0);
     assert!(hash.contains("&faults=none"), "{hash}");
     assert_eq!(decode(&hash).unwrap().scenario.failover_at(), None);
 
     // Out of range or unknown: a message, and the last good state stays.
-    lab.update(ScenarioEdit::Failover(Some(9_999)).into());
+    lab.update(crash(lab.scenario(), 9_999, None).into());
     assert!(lab.error().unwrap_or("").contains("must come by"));
     assert_eq!(lab.scenario().failover_at(), None);
     for (bad, why) in [
@@ -241,11 +265,11 @@ fn replica_lag_decides_whether_the_failover_loses_the_lease() {
         .contains("nobody believes in"));
     // And the link keeps the lag.
     let mut lab = Lab::new(Scenario::redis_failover());
-    lab.update(ScenarioEdit::ReplicationLag(Some(3)).into());
+    lab.update(crash(lab.scenario(), 5, Some(3)).into());
     let hash = encode(lab.scenario(), 0);
     assert!(hash.contains("&faults=failover.5.3"), "{hash}");
     assert_eq!(&decode(&hash).unwrap().scenario, lab.scenario());
-    lab.update(ScenarioEdit::ReplicationLag(None).into());
+    lab.update(crash(lab.scenario(), 5, None).into());
     assert_eq!(
         decode(&encode(lab.scenario(), 0))
             .unwrap()
@@ -276,8 +300,8 @@ fn the_lab_and_the_link_follow_the_same_rules() {
         ),
         (
             "redis-failover",
-            ScenarioEdit::Failover(Some(900)),
-            "failover=900",
+            crash(&Scenario::redis_failover(), 900, None),
+            "faults=failover.900.cut",
         ),
         (
             "clock-jump",
@@ -286,11 +310,26 @@ fn the_lab_and_the_link_follow_the_same_rules() {
         ),
         (
             "partition",
-            ScenarioEdit::Partition {
-                actor: 0,
-                span: Some((90, 110)),
+            ScenarioEdit::Fault {
+                index: 0,
+                fault: Some(FaultAt::cut_from_lock(
+                    fencing_lab::core::Node::Client(0),
+                    90,
+                    110,
+                )),
             },
-            "partition.A=90,20",
+            "faults=partition.90.110.A.lock",
+        ),
+        (
+            "gc-pause",
+            ScenarioEdit::Fault {
+                index: 0,
+                fault: Some(FaultAt {
+                    at: 40,
+                    fault: Fault::StorageFailover { lag: 600_001 },
+                }),
+            },
+            "faults=storage.40.600001",
         ),
     ] {
         let mut lab = Lab::new(deck::find(id).map(|e| (e.build)()).unwrap());
@@ -312,7 +351,7 @@ fn the_lab_and_the_link_follow_the_same_rules() {
             }),
         },
         ScenarioEdit::Delay { actor: 1, delay: 4 },
-        ScenarioEdit::ReplicationLag(Some(3)),
+        crash(&Scenario::redis_failover(), 5, Some(3)),
         ScenarioEdit::Release(ReleaseMode::Del),
         ScenarioEdit::Policy(FencingPolicy::Off),
     ] {
@@ -320,9 +359,9 @@ fn the_lab_and_the_link_follow_the_same_rules() {
         assert_eq!(lab.error(), None, "{edit:?}");
         let hash = encode(lab.scenario(), 0);
         // A fault's edit is carried by the one key for faults.
-        let link = match edit {
-            ScenarioEdit::ReplicationLag(_) => "faults=failover.5.3".to_owned(),
-            _ => edit.key(lab.scenario()) + "=" + &edit.value(),
+        let link = match edit.link(lab.scenario()) {
+            None => "faults=failover.5.3".to_owned(),
+            Some((key, value)) => key + "=" + &value,
         };
         assert!(hash.contains(&link), "{hash} says {link}");
         assert_eq!(&decode(&hash).unwrap().scenario, lab.scenario(), "{hash}");
@@ -374,7 +413,6 @@ fn every_field_says_its_range_in_its_own_words() {
         let (id, actor) = match param {
             Param::Ttl | Param::PauseStart | Param::PauseLength => ("gc-pause", Some(0)),
             Param::Delay => ("delayed-packet", Some(0)),
-            Param::Failover | Param::ReplicationLag => ("redis-failover", None),
             Param::LockRtt => ("cross-region", None),
         };
         let actor = actor.filter(|_| param != Param::Ttl);
@@ -385,7 +423,6 @@ fn every_field_says_its_range_in_its_own_words() {
         let max = match param {
             Param::PauseStart => sc.horizon - pause.unwrap().duration,
             Param::PauseLength => sc.horizon - pause.unwrap().start,
-            Param::Failover => sc.horizon,
             _ => bound.max,
         };
         let human = |ms: u64| {
@@ -401,7 +438,7 @@ fn every_field_says_its_range_in_its_own_words() {
             human(max)
         );
         let (low, high) = match param.setting() {
-            Setting::PauseStart | Setting::Failover => ("too early", "too late"),
+            Setting::PauseStart => ("too early", "too late"),
             _ => ("too short", "too long"),
         };
         let typed = |text: &str| {
@@ -435,7 +472,7 @@ fn every_field_says_its_range_in_its_own_words() {
         }
         // An empty What if… box unsets its time; an empty panel field has no value.
         match param {
-            Param::Failover | Param::ReplicationLag | Param::LockRtt => {
+            Param::LockRtt => {
                 assert_eq!(typed(" ").error(), None, "{label} empty");
             }
             _ => bad.push((String::new(), "the value is empty".to_owned())),
@@ -501,5 +538,219 @@ fn every_field_says_its_range_in_its_own_words() {
             "A pause length must be between 1 ms and 95 ms (500 ms is too long; \
              A's pause must end by t=100 ms, the end of the timeline)."
         )
+    );
+}
+
+/// What a What if… fault field does with `text`: the edit it reads, or its refusal shown.
+fn type_fault(lab: &mut Lab, index: usize, field: &str, text: &str) {
+    use fencing_lab::lab::Msg;
+    let edit = ScenarioEdit::fault_field(lab.scenario(), index, field, text);
+    lab.update(edit.map_or_else(Msg::Refuse, Msg::Edit));
+}
+
+/// The text a What if… fault field gets in [`every_kind_of_fault_is_added_edited_and_removed`],
+/// and the link's item the fault then is.
+/// A kind's link name, each field's text, and the link's item.
+type FaultEdits = (
+    &'static str,
+    &'static [(&'static str, &'static str)],
+    &'static str,
+);
+
+const FAULT_EDITS: [FaultEdits; 5] = [
+    ("failover", &[("at", "20"), ("lag", "3")], "failover.20.3"),
+    ("restart", &[("at", "20"), ("lag", "7")], "restart.20.7"),
+    (
+        "partition",
+        &[("at", "10"), ("until", "30"), ("a", "B"), ("b", "lock")],
+        "partition.10.30.B.lock",
+    ),
+    (
+        "clock",
+        &[("at", "30"), ("node", "0"), ("by", "5")],
+        "clock.30.0.5",
+    ),
+    ("storage", &[("at", "45"), ("lag", "15")], "storage.45.15"),
+];
+
+/// What if… → Faults: the headline can be given every kind of fault, each of its fields set
+/// from the field's own text, carried by the link's `faults=`, and taken away again.
+#[test]
+fn every_kind_of_fault_is_added_edited_and_removed() {
+    use fencing_lab::core::fault::SHAPES;
+    use fencing_lab::lab::fault_fields;
+    let base = Scenario::gc_pause();
+    assert!(base.faults.is_empty());
+    for shape in &SHAPES {
+        let (_, edits, item) = FAULT_EDITS
+            .iter()
+            .find(|(code, ..)| *code == shape.code)
+            .unwrap_or_else(|| panic!("no edits for {shape:?}"));
+        let mut lab = Lab::new(base.clone());
+        lab.update(ScenarioEdit::add_fault(&base, shape).unwrap().into());
+        assert_eq!(lab.error(), None, "{shape:?}");
+        assert_eq!(lab.scenario().faults[0].fault.shape(), shape);
+        let fields = fault_fields(lab.scenario(), 0);
+        let names: Vec<&str> = fields.iter().map(|f| f.name).collect();
+        let typed: Vec<&str> = edits.iter().map(|(name, _)| *name).collect();
+        assert_eq!(names, typed, "{shape:?}: every field is edited");
+        assert_eq!(fields[0].label, format!("{} at", shape.words));
+        for (name, text) in *edits {
+            type_fault(&mut lab, 0, name, text);
+            assert_eq!(lab.error(), None, "{shape:?} {name}={text}");
+            let now = fault_fields(lab.scenario(), 0);
+            let shown = &now.iter().find(|f| f.name == *name).unwrap().text;
+            assert_eq!(shown, text, "{shape:?} {name}");
+        }
+        let hash = encode(lab.scenario(), 0);
+        assert!(hash.contains(&format!("&faults={item}&")), "{hash}");
+        assert_eq!(&decode(&hash).unwrap().scenario, lab.scenario());
+        lab.update(
+            ScenarioEdit::Fault {
+                index: 0,
+                fault: None,
+            }
+            .into(),
+        );
+        assert_eq!(lab.scenario(), &base, "{shape:?} taken away");
+        assert!(!encode(lab.scenario(), 0).contains("faults="));
+    }
+}
+
+/// A storage failover added to the headline from What if…, its standby 15 ms behind at
+/// t=45: B's acknowledged debit (and its 34) is gone, so fencing on lets A's stale 33 in,
+/// and with fencing off the balance is 90 where it was 80.
+#[test]
+fn a_storage_failover_on_the_headline_changes_its_run() {
+    use fencing_lab::core::fault::shape_named;
+    let with = |sc: &Scenario, p| run(&sc.clone().with_policy(p)).summary;
+    let mut lab = Lab::new(Scenario::gc_pause());
+    let (off, on) = (FencingPolicy::Off, FencingPolicy::Strict);
+    let before = (with(lab.scenario(), off), with(lab.scenario(), on));
+    let storage = shape_named("storage").unwrap();
+    lab.update(
+        ScenarioEdit::add_fault(lab.scenario(), storage)
+            .unwrap()
+            .into(),
+    );
+    for (field, text) in [("at", "45"), ("lag", "15")] {
+        type_fault(&mut lab, 0, field, text);
+    }
+    let after = (with(lab.scenario(), off), with(lab.scenario(), on));
+    assert_eq!((before.0.final_balance, after.0.final_balance), (80, 90));
+    let late = |s: &fencing_lab::core::Summary| s.late_writes_accepted;
+    assert_eq!((late(&before.1), late(&after.1)), (0, 1), "A's 33 is in");
+}
+
+/// A fault's field refuses what its range does not hold, in its label's words, and a fault
+/// the scenario cannot hold is refused in the scenario's; the last good run stays.
+#[test]
+fn a_fault_field_refuses_in_its_own_words() {
+    use fencing_lab::core::fault::{shape_named, ValueKind, SHAPES};
+    use fencing_lab::lab::fault_fields;
+    let typed = |sc: &Scenario, field: &str, text: &str| {
+        let mut lab = Lab::new(sc.clone());
+        type_fault(&mut lab, 0, field, text);
+        assert_eq!(
+            lab.scenario(),
+            sc,
+            "{field}={text}: the last good state stays"
+        );
+        lab.error().map(str::to_owned)
+    };
+    let storage = entry("storage-failover");
+    assert_eq!(
+        typed(&storage, "lag", "-3").as_deref(),
+        Some("Storage failover lag must be between 0 ms and 10 minutes (-3 is negative).")
+    );
+    assert_eq!(
+        typed(&storage, "at", "150").as_deref(),
+        Some(
+            "Storage failover at must be between 0 ms and 100 ms (150 ms is too late; \
+             the storage failover must come by t=100 ms, the end of the timeline)."
+        )
+    );
+    // Every number of every kind, past each end and as bad text.
+    let base = Scenario::gc_pause();
+    for shape in &SHAPES {
+        let sc = ScenarioEdit::add_fault(&base, shape)
+            .and_then(|e| e.apply(&base))
+            .unwrap();
+        for f in fault_fields(&sc, 0) {
+            let numbers = [ValueKind::Moment, ValueKind::Ms, ValueKind::PositiveMs];
+            if !numbers.contains(&f.kind) && f.kind != ValueKind::MsOrCut {
+                continue;
+            }
+            let max = if f.kind == ValueKind::Moment {
+                sc.horizon
+            } else {
+                fencing_lab::core::MAX_TIME
+            };
+            let mut bad = vec![(max + 1).to_string(), "-5".into(), "2.5".into()];
+            if f.kind == ValueKind::PositiveMs {
+                bad.push("0".into());
+            }
+            for text in bad {
+                let said = typed(&sc, f.name, &text).unwrap_or_else(|| panic!("{text}"));
+                let range = format!("{} must be between ", f.label);
+                assert!(said.starts_with(&range), "{said}");
+                assert!(!RUST.iter().any(|r| said.contains(r)), "{said}");
+            }
+        }
+    }
+    // The scenario's own rules: one lock failover, and a partition that heals after it
+    // starts.
+    let failover = shape_named("failover").unwrap();
+    let mut lab = Lab::new(entry("redis-failover"));
+    let before = lab.scenario().clone();
+    lab.update(ScenarioEdit::add_fault(&before, failover).unwrap().into());
+    assert_eq!(
+        lab.error(),
+        Some("Not applied: the lock server fails over or restarts once.")
+    );
+    assert_eq!(lab.scenario(), &before);
+    let partition = entry("partition");
+    assert_eq!(
+        typed(&partition, "at", "70").as_deref(),
+        Some("Not applied: the partition must end after it starts (from t=70 to t=65).")
+    );
+    // A design without a kind: neither offered nor added.
+    let row = entry("row-lock");
+    let storage = shape_named("storage").unwrap();
+    assert!(!fencing_lab::lab::fault_applies(&row, storage));
+    assert!(ScenarioEdit::add_fault(&row, storage).is_err());
+}
+
+/// A fault's selects offer what the design has, in its words: a Redis's one server, a
+/// lock service and the member each client talks to, Redlock's five nodes numbered from 1.
+#[test]
+fn a_faults_choices_are_the_designs_own() {
+    use fencing_lab::lab::fault_fields;
+    let choices = |id: &str, field: &str| {
+        let sc = entry(id);
+        let fields = fault_fields(&sc, 0);
+        let f = fields.iter().find(|f| f.name == field).expect(field);
+        (f.text.clone(), f.options.clone())
+    };
+    let pair = |v: &str, w: &str| (v.to_owned(), w.to_owned());
+    let (now, cut) = choices("partition", "b");
+    assert_eq!(now, "lock");
+    assert_eq!(
+        cut,
+        [
+            pair("A", "A"),
+            pair("B", "B"),
+            pair("lock", "the lock server")
+        ]
+    );
+    let (now, cut) = choices("raft-partition", "a");
+    assert_eq!(now, "member-A");
+    assert!(cut.contains(&pair("member-B", "B's lock-service member")));
+    assert!(cut.contains(&pair("lock", "the lock service")));
+    let (now, nodes) = choices("clock-jump", "node");
+    assert_eq!(now, "2");
+    assert_eq!(
+        nodes.iter().map(|(_, w)| w.as_str()).collect::<Vec<_>>(),
+        ["node 1", "node 2", "node 3", "node 4", "node 5"]
     );
 }

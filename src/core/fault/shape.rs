@@ -1,0 +1,435 @@
+//! Each kind of fault as a row of one table ([`SHAPES`]): its name in a link, its words for
+//! a user, and its fields after `at`, each with a get and a set over [`Fault`]. The link's
+//! `faults=`, the What if… rows and the generic edit read every kind through this table,
+//! so a new kind of fault is a row here and its variant, not a match in each of them.
+
+use super::{Fault, FaultAt, Node};
+use crate::core::clock::Millis;
+
+/// What a field of a fault holds, which decides how it is typed, checked and written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ValueKind {
+    /// A moment on the timeline, in ms: when the fault ends (a partition heals).
+    Moment,
+    /// A length of time, in ms, 0 or more (a standby's lag).
+    Ms,
+    /// A length of time, in ms, at least 1 (a clock's step: one of 0 is none).
+    PositiveMs,
+    /// A replica's (or a snapshot's) lag in ms, or none of the run's writes (`cut`).
+    MsOrCut,
+    /// A client, the lock service, or the lock-service member a client talks to.
+    Node,
+    /// A lock node's index (Redlock's nodes; a single lock server is node 0).
+    LockNode,
+}
+
+/// One field's value, as [`Field::get`] reads it and [`Field::set`] takes it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Value {
+    Ms(Millis),
+    /// A lag, or `None`: none of the run's writes.
+    Lag(Option<Millis>),
+    Node(Node),
+    Index(usize),
+}
+
+/// One field of a kind of fault, after its `at`.
+pub struct Field {
+    /// Its name, as the code refers to it (`lag`, `until`).
+    pub name: &'static str,
+    /// Its label after the kind's words ("Storage failover" "lag").
+    pub label: &'static str,
+    pub kind: ValueKind,
+    /// The field's value in a fault of its kind (asked of no other kind).
+    pub get: fn(&Fault) -> Value,
+    /// The fault with this field set, or `None` if `Value` is not this field's kind.
+    pub set: fn(Fault, Value) -> Option<Fault>,
+}
+
+/// Where a kind of fault strikes, which decides the locks it can be given to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Target {
+    /// The link between a client and the lock service (no row lock: there is none).
+    LockLink,
+    /// A single lock server's primary, promoted replica and all (Redis, or a lock
+    /// service's leader).
+    LockPrimary,
+    /// The lock's one Redis, killed and restarted.
+    OneRedis,
+    /// A lock node's clock (Redis, Redlock's nodes, a lock service).
+    LockClock,
+    /// Storage's primary (any lock).
+    Storage,
+}
+
+/// One kind of fault.
+pub struct Shape {
+    /// Its name in a link's `faults=` (`storage.45.15`).
+    pub code: &'static str,
+    /// Its words for a user ("Storage failover").
+    pub words: &'static str,
+    pub target: Target,
+    pub fields: &'static [Field],
+    /// Whether `fault` is of this kind.
+    pub is: fn(&Fault) -> bool,
+    /// One of this kind inside a timeline `horizon` ms long, for the What if… "Add fault".
+    pub fresh: fn(Millis) -> FaultAt,
+}
+
+impl std::fmt::Debug for Shape {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.code)
+    }
+}
+
+impl PartialEq for Shape {
+    fn eq(&self, other: &Self) -> bool {
+        self.code == other.code
+    }
+}
+
+impl Eq for Shape {}
+
+fn ms(v: Value) -> Option<Millis> {
+    match v {
+        Value::Ms(t) => Some(t),
+        _ => None,
+    }
+}
+
+fn lag(v: Value) -> Option<Option<Millis>> {
+    match v {
+        Value::Lag(l) => Some(l),
+        _ => None,
+    }
+}
+
+fn node(v: Value) -> Option<Node> {
+    match v {
+        Value::Node(n) => Some(n),
+        _ => None,
+    }
+}
+
+const PARTITION: &[Field] = &[
+    Field {
+        name: "until",
+        label: "until",
+        kind: ValueKind::Moment,
+        get: |f| match *f {
+            Fault::Partition { until, .. } => Value::Ms(until),
+            _ => Value::Ms(0),
+        },
+        set: |f, v| match f {
+            Fault::Partition { a, b, .. } => Some(Fault::Partition {
+                a,
+                b,
+                until: ms(v)?,
+            }),
+            _ => None,
+        },
+    },
+    Field {
+        name: "a",
+        label: "cuts off",
+        kind: ValueKind::Node,
+        get: |f| match *f {
+            Fault::Partition { a, .. } => Value::Node(a),
+            _ => Value::Node(Node::LockService),
+        },
+        set: |f, v| match f {
+            Fault::Partition { b, until, .. } => Some(Fault::Partition {
+                a: node(v)?,
+                b,
+                until,
+            }),
+            _ => None,
+        },
+    },
+    Field {
+        name: "b",
+        label: "from",
+        kind: ValueKind::Node,
+        get: |f| match *f {
+            Fault::Partition { b, .. } => Value::Node(b),
+            _ => Value::Node(Node::LockService),
+        },
+        set: |f, v| match f {
+            Fault::Partition { a, until, .. } => Some(Fault::Partition {
+                a,
+                b: node(v)?,
+                until,
+            }),
+            _ => None,
+        },
+    },
+];
+
+/// A failover's or a restart's lag: the one field both have ([`Fault::lag`]).
+const fn lag_field(label: &'static str) -> Field {
+    Field {
+        name: "lag",
+        label,
+        kind: ValueKind::MsOrCut,
+        get: |f| Value::Lag(f.lag()),
+        set: |f, v| f.is_crash().then_some(f.with_lag(lag(v)?)),
+    }
+}
+
+const FAILOVER: &[Field] = &[lag_field("replica lag")];
+const RESTART: &[Field] = &[lag_field("snapshot age")];
+
+const CLOCK: &[Field] = &[
+    Field {
+        name: "node",
+        label: "node",
+        kind: ValueKind::LockNode,
+        get: |f| match *f {
+            Fault::ClockJump { node, .. } => Value::Index(node),
+            _ => Value::Index(0),
+        },
+        set: |f, v| match (f, v) {
+            (Fault::ClockJump { by, .. }, Value::Index(node)) => {
+                Some(Fault::ClockJump { node, by })
+            }
+            _ => None,
+        },
+    },
+    Field {
+        name: "by",
+        label: "by",
+        kind: ValueKind::PositiveMs,
+        get: |f| match *f {
+            Fault::ClockJump { by, .. } => Value::Ms(by),
+            _ => Value::Ms(0),
+        },
+        set: |f, v| match f {
+            Fault::ClockJump { node, .. } => Some(Fault::ClockJump { node, by: ms(v)? }),
+            _ => None,
+        },
+    },
+];
+
+const STORAGE: &[Field] = &[Field {
+    name: "lag",
+    label: "lag",
+    kind: ValueKind::Ms,
+    get: |f| match *f {
+        Fault::StorageFailover { lag } => Value::Ms(lag),
+        _ => Value::Ms(0),
+    },
+    set: |f, v| match f {
+        Fault::StorageFailover { .. } => Some(Fault::StorageFailover { lag: ms(v)? }),
+        _ => None,
+    },
+}];
+
+/// Every kind of fault, in the order the What if… "Add fault" lists them.
+pub static SHAPES: [Shape; 5] = [
+    Shape {
+        code: "failover",
+        words: "Lock failover",
+        target: Target::LockPrimary,
+        fields: FAILOVER,
+        is: |f| matches!(f, Fault::Failover { .. }),
+        fresh: |h| FaultAt {
+            at: h / 2,
+            fault: Fault::Failover { lag: None },
+        },
+    },
+    Shape {
+        code: "restart",
+        words: "Lock restart",
+        target: Target::OneRedis,
+        fields: RESTART,
+        is: |f| matches!(f, Fault::Restart { .. }),
+        fresh: |h| FaultAt {
+            at: h / 2,
+            fault: Fault::Restart { lag: None },
+        },
+    },
+    Shape {
+        code: "partition",
+        words: "Network partition",
+        target: Target::LockLink,
+        fields: PARTITION,
+        is: |f| matches!(f, Fault::Partition { .. }),
+        fresh: |h| FaultAt::cut_from_lock(Node::Client(0), h / 4, h / 2),
+    },
+    Shape {
+        code: "clock",
+        words: "Lock clock jump",
+        target: Target::LockClock,
+        fields: CLOCK,
+        is: |f| matches!(f, Fault::ClockJump { .. }),
+        fresh: |h| FaultAt {
+            at: h / 2,
+            fault: Fault::ClockJump {
+                node: 0,
+                by: (h / 4).max(1),
+            },
+        },
+    },
+    Shape {
+        code: "storage",
+        words: "Storage failover",
+        target: Target::Storage,
+        fields: STORAGE,
+        is: |f| matches!(f, Fault::StorageFailover { .. }),
+        fresh: |h| FaultAt {
+            at: h / 2,
+            fault: Fault::StorageFailover { lag: 10 },
+        },
+    },
+];
+
+impl Fault {
+    /// This fault's kind: its row of [`SHAPES`].
+    pub fn shape(&self) -> &'static Shape {
+        let mut kinds = SHAPES.iter();
+        kinds.find(|s| (s.is)(self)).unwrap_or(&SHAPES[0])
+    }
+}
+
+/// The kind a link names (`storage`).
+pub fn shape_named(code: &str) -> Option<&'static Shape> {
+    SHAPES.iter().find(|s| s.code == code)
+}
+
+impl Value {
+    /// Its text in a link and in the What if… fields: whole ms, `cut`, a client's name,
+    /// `lock`, `member-A`, a node's index. `name` names client `i`.
+    pub fn text(self, name: impl Fn(usize) -> String) -> String {
+        match self {
+            Value::Ms(t) | Value::Lag(Some(t)) => t.to_string(),
+            Value::Lag(None) => "cut".to_owned(),
+            Value::Index(i) => i.to_string(),
+            Value::Node(Node::Client(i)) => name(i),
+            Value::Node(Node::LockService) => "lock".to_owned(),
+            Value::Node(Node::MemberOf(i)) => format!("member-{}", name(i)),
+        }
+    }
+}
+
+impl ValueKind {
+    /// Reads a value of this kind from its [`Value::text`] (`client` finds a client by
+    /// name); `None` if the text is not one. Ranges are checked later, with the scenario.
+    pub fn read(self, s: &str, client: impl Fn(&str) -> Option<usize>) -> Option<Value> {
+        let number = || s.parse::<u64>().ok();
+        match self {
+            ValueKind::Moment | ValueKind::Ms | ValueKind::PositiveMs => number().map(Value::Ms),
+            ValueKind::MsOrCut if s == "cut" => Some(Value::Lag(None)),
+            ValueKind::MsOrCut => number().map(|t| Value::Lag(Some(t))),
+            ValueKind::LockNode => s.parse().ok().map(Value::Index),
+            ValueKind::Node => Some(Value::Node(match s.strip_prefix("member-") {
+                _ if s == "lock" => Node::LockService,
+                Some(name) => Node::MemberOf(client(name)?),
+                None => Node::Client(client(s)?),
+            })),
+        }
+    }
+}
+
+impl Shape {
+    /// `f` with field `name` (`at`, or one of [`Shape::fields`]) set to `v`; `None` if this
+    /// kind has no such field or `v` is not its kind.
+    pub fn set(&self, f: FaultAt, name: &str, v: Value) -> Option<FaultAt> {
+        if name == "at" {
+            return ms(v).map(|at| FaultAt { at, ..f });
+        }
+        let field = self.fields.iter().find(|x| x.name == name)?;
+        let fault = (field.set)(f.fault, v)?;
+        Some(FaultAt { fault, ..f })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every kind is its own row: its fresh fault is of its kind, and each field sets what
+    /// it gets back, leaving the others as they were.
+    #[test]
+    fn each_field_gets_what_it_sets() {
+        let mut codes: Vec<_> = SHAPES.iter().map(|s| s.code).collect();
+        codes.sort();
+        codes.dedup();
+        assert_eq!(codes.len(), SHAPES.len(), "a link name per kind");
+        for shape in &SHAPES {
+            let f = (shape.fresh)(100);
+            assert!(f.at < 100, "{shape:?} starts inside the timeline");
+            assert_eq!(f.fault.shape(), shape);
+            for field in shape.fields {
+                let v = match field.kind {
+                    ValueKind::Moment | ValueKind::Ms | ValueKind::PositiveMs => Value::Ms(7),
+                    ValueKind::MsOrCut => Value::Lag(Some(7)),
+                    ValueKind::Node => Value::Node(Node::MemberOf(1)),
+                    ValueKind::LockNode => Value::Index(2),
+                };
+                let set = shape.set(f, field.name, v).expect(field.name);
+                assert_eq!((field.get)(&set.fault), v, "{shape:?} {}", field.name);
+                for other in shape.fields.iter().filter(|o| o.name != field.name) {
+                    assert_eq!((other.get)(&set.fault), (other.get)(&f.fault));
+                }
+                let index = shape.set(f, field.name, Value::Index(0));
+                assert_eq!(index.is_some(), field.kind == ValueKind::LockNode);
+            }
+            assert_eq!(shape.set(f, "at", Value::Ms(3)).map(|g| g.at), Some(3));
+            assert_eq!(shape.set(f, "nope", Value::Ms(3)), None);
+        }
+    }
+
+    /// Every kind of fault has its row: a new variant does not compile here until it is
+    /// listed, and then fails until [`SHAPES`] has its row.
+    #[test]
+    fn every_kind_of_fault_has_a_row() {
+        let each = [
+            Fault::Partition {
+                a: Node::Client(0),
+                b: Node::LockService,
+                until: 2,
+            },
+            Fault::Failover { lag: None },
+            Fault::Restart { lag: Some(1) },
+            Fault::ClockJump { node: 0, by: 1 },
+            Fault::StorageFailover { lag: 0 },
+        ];
+        for f in each {
+            match f {
+                Fault::Partition { .. }
+                | Fault::Failover { .. }
+                | Fault::Restart { .. }
+                | Fault::ClockJump { .. }
+                | Fault::StorageFailover { .. } => {}
+            }
+            assert!((f.shape().is)(&f), "{f:?} has no row");
+        }
+        let mut found: Vec<_> = each.iter().map(|f| f.shape().code).collect();
+        let mut rows: Vec<_> = SHAPES.iter().map(|s| s.code).collect();
+        found.sort();
+        rows.sort();
+        assert_eq!(found, rows, "a row per kind, and a kind per row");
+    }
+
+    /// A value's text reads back as the value.
+    #[test]
+    fn each_value_reads_back_from_its_text() {
+        let names = ["A", "B"];
+        let name = |i: usize| names[i].to_owned();
+        let client = |s: &str| names.iter().position(|n| *n == s);
+        for (kind, v) in [
+            (ValueKind::Ms, Value::Ms(15)),
+            (ValueKind::MsOrCut, Value::Lag(None)),
+            (ValueKind::MsOrCut, Value::Lag(Some(3))),
+            (ValueKind::LockNode, Value::Index(2)),
+            (ValueKind::Node, Value::Node(Node::Client(1))),
+            (ValueKind::Node, Value::Node(Node::LockService)),
+            (ValueKind::Node, Value::Node(Node::MemberOf(0))),
+        ] {
+            assert_eq!(kind.read(&v.text(name), client), Some(v), "{v:?}");
+        }
+        assert_eq!(ValueKind::Node.read("Z", client), None);
+        assert_eq!(ValueKind::Ms.read("cut", client), None);
+        assert_eq!(ValueKind::Ms.read("-1", client), None);
+    }
+}
