@@ -9,7 +9,7 @@
 //! (`story/fault/`): both sit after the lock, the storage and the trace on the modules' line.
 
 mod shape;
-pub use shape::{shape_named, Field, Shape, Target, Value, ValueKind, SHAPES};
+pub use shape::{shape_named, Field, Shape, Target, Value, ValueKind};
 
 use serde::{Deserialize, Serialize};
 
@@ -20,7 +20,32 @@ mod crash;
 mod partition;
 mod storage_failover;
 
-pub use partition::{can_reach, Node};
+pub use partition::can_reach;
+
+/// Every kind of fault, each row from its kind's file, in the order the What if… "Add
+/// fault" lists them.
+pub static SHAPES: [Shape; 5] = [
+    crash::FAILOVER,
+    crash::RESTART,
+    partition::SHAPE,
+    clock_jump::SHAPE,
+    storage_failover::SHAPE,
+];
+
+/// A machine a partition can cut: a client, the lock service, or the lock-service member a
+/// client's connection goes to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Node {
+    /// Client `i` (its index in `Scenario::actors`).
+    Client(usize),
+    /// The lock service as a whole (one server, or the majority of a cluster).
+    LockService,
+    /// The member of a 3-member Raft cluster that client `i` talks to (the replay pins that
+    /// client's connection to it). Cut off from [`Node::LockService`], it is a minority of
+    /// one: it can commit nothing, so it answers the client nothing.
+    MemberOf(usize),
+}
 
 /// One thing that goes wrong in the world.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

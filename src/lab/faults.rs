@@ -34,9 +34,9 @@ pub struct FaultField {
 /// last (a fault about to be added).
 pub fn fault_label(sc: &Scenario, index: usize, shape: &Shape) -> String {
     let before = sc.faults.iter().take(index);
-    let nth = 1 + before.filter(|f| (shape.is)(&f.fault)).count();
+    let nth = 1 + before.filter(|f| f.fault.kind() == shape.kind).count();
     let after = sc.faults.iter().skip(index + 1);
-    let more = after.filter(|f| (shape.is)(&f.fault)).count();
+    let more = after.filter(|f| f.fault.kind() == shape.kind).count();
     match nth + more {
         1 => shape.words.to_owned(),
         _ => format!("{} {nth}", shape.words),

@@ -2,7 +2,8 @@
 //! loses the jump. It strikes before the expiries at its instant, since it can end a lease
 //! on the spot. Every jump of a run steps the same node (the scenario checks which).
 
-use super::{Bound, FaultKind, Millis, Model, Moment};
+use super::shape::{ms, Field, Shape, Target, Value, ValueKind};
+use super::{Bound, Fault, FaultAt, FaultKind, Millis, Model, Moment};
 
 pub(super) fn model(at: Millis, by: Millis) -> Model {
     Model {
@@ -23,3 +24,50 @@ pub(super) fn model(at: Millis, by: Millis) -> Model {
         once: None,
     }
 }
+
+const CLOCK: &[Field] = &[
+    Field {
+        name: "node",
+        label: "node",
+        kind: ValueKind::LockNode,
+        get: |f| match *f {
+            Fault::ClockJump { node, .. } => Value::Index(node),
+            _ => Value::Index(0),
+        },
+        set: |f, v| match (f, v) {
+            (Fault::ClockJump { by, .. }, Value::Index(node)) => {
+                Some(Fault::ClockJump { node, by })
+            }
+            _ => None,
+        },
+    },
+    Field {
+        name: "by",
+        label: "by",
+        kind: ValueKind::PositiveMs,
+        get: |f| match *f {
+            Fault::ClockJump { by, .. } => Value::Ms(by),
+            _ => Value::Ms(0),
+        },
+        set: |f, v| match f {
+            Fault::ClockJump { node, .. } => Some(Fault::ClockJump { node, by: ms(v)? }),
+            _ => None,
+        },
+    },
+];
+
+/// Its row of the kinds' table.
+pub(super) const SHAPE: Shape = Shape {
+    code: "clock",
+    words: "Lock clock jump",
+    target: Target::LockClock,
+    fields: CLOCK,
+    kind: FaultKind::ClockJump,
+    fresh: |h| FaultAt {
+        at: h / 2,
+        fault: Fault::ClockJump {
+            node: 0,
+            by: (h / 4).max(1),
+        },
+    },
+};

@@ -2,7 +2,8 @@
 //! one Redis back from its snapshot). Both come back with what was written at least `lag` ms
 //! before, so they share a model; the engine and the words tell them apart.
 
-use super::{Bound, Fault, FaultKind, Millis, Model, Moment};
+use super::shape::{lag, Field, Shape, Target, Value, ValueKind};
+use super::{Bound, Fault, FaultAt, FaultKind, Millis, Model, Moment};
 
 pub(super) fn model(kind: FaultKind, at: Millis, lag: Option<Millis>) -> Model {
     Model {
@@ -47,3 +48,43 @@ impl Fault {
         matches!(self, Fault::Failover { .. } | Fault::Restart { .. })
     }
 }
+
+/// A failover's or a restart's lag: the one field both have ([`Fault::lag`]).
+const fn lag_field(label: &'static str) -> Field {
+    Field {
+        name: "lag",
+        label,
+        kind: ValueKind::MsOrCut,
+        get: |f| Value::Lag(f.lag()),
+        set: |f, v| f.is_crash().then_some(f.with_lag(lag(v)?)),
+    }
+}
+
+const FAILOVER_FIELDS: &[Field] = &[lag_field("replica lag")];
+const RESTART_FIELDS: &[Field] = &[lag_field("snapshot age")];
+
+/// A failover's row of the kinds' table.
+pub(super) const FAILOVER: Shape = Shape {
+    code: "failover",
+    words: "Lock failover",
+    target: Target::LockPrimary,
+    fields: FAILOVER_FIELDS,
+    kind: FaultKind::Failover,
+    fresh: |h| FaultAt {
+        at: h / 2,
+        fault: Fault::Failover { lag: None },
+    },
+};
+
+/// A restart's row of the kinds' table.
+pub(super) const RESTART: Shape = Shape {
+    code: "restart",
+    words: "Lock restart",
+    target: Target::OneRedis,
+    fields: RESTART_FIELDS,
+    kind: FaultKind::Restart,
+    fresh: |h| FaultAt {
+        at: h / 2,
+        fault: Fault::Restart { lag: None },
+    },
+};

@@ -1,24 +1,8 @@
 //! A partition ([`Fault::Partition`]): from its time until `until`, nothing sent between two
 //! nodes arrives. Not an event: a window a client asks about ([`can_reach`]) before it sends.
 
-use serde::{Deserialize, Serialize};
-
-use super::{Bound, Fault, FaultAt, FaultKind, Millis, Model, Moment};
-
-/// A machine a partition can cut: a client, the lock service, or the lock-service member a
-/// client's connection goes to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Node {
-    /// Client `i` (its index in `Scenario::actors`).
-    Client(usize),
-    /// The lock service as a whole (one server, or the majority of a cluster).
-    LockService,
-    /// The member of a 3-member Raft cluster that client `i` talks to (the replay pins that
-    /// client's connection to it). Cut off from [`Node::LockService`], it is a minority of
-    /// one: it can commit nothing, so it answers the client nothing.
-    MemberOf(usize),
-}
+use super::shape::{ms, node, Field, Shape, Target, Value, ValueKind};
+use super::{Bound, Fault, FaultAt, FaultKind, Millis, Model, Moment, Node};
 
 pub(super) fn model(at: Millis, until: Millis) -> Model {
     Model {
@@ -89,6 +73,70 @@ pub fn can_reach(faults: &[FaultAt], me: usize, now: Millis) -> bool {
             .any(|(start, end)| start <= now && now < end)
     })
 }
+
+const PARTITION: &[Field] = &[
+    Field {
+        name: "until",
+        label: "until",
+        kind: ValueKind::Moment,
+        get: |f| match *f {
+            Fault::Partition { until, .. } => Value::Ms(until),
+            _ => Value::Ms(0),
+        },
+        set: |f, v| match f {
+            Fault::Partition { a, b, .. } => Some(Fault::Partition {
+                a,
+                b,
+                until: ms(v)?,
+            }),
+            _ => None,
+        },
+    },
+    Field {
+        name: "a",
+        label: "cuts off",
+        kind: ValueKind::Node,
+        get: |f| match *f {
+            Fault::Partition { a, .. } => Value::Node(a),
+            _ => Value::Node(Node::LockService),
+        },
+        set: |f, v| match f {
+            Fault::Partition { b, until, .. } => Some(Fault::Partition {
+                a: node(v)?,
+                b,
+                until,
+            }),
+            _ => None,
+        },
+    },
+    Field {
+        name: "b",
+        label: "from",
+        kind: ValueKind::Node,
+        get: |f| match *f {
+            Fault::Partition { b, .. } => Value::Node(b),
+            _ => Value::Node(Node::LockService),
+        },
+        set: |f, v| match f {
+            Fault::Partition { a, until, .. } => Some(Fault::Partition {
+                a,
+                b: node(v)?,
+                until,
+            }),
+            _ => None,
+        },
+    },
+];
+
+/// Its row of the kinds' table.
+pub(super) const SHAPE: Shape = Shape {
+    code: "partition",
+    words: "Network partition",
+    target: Target::LockLink,
+    fields: PARTITION,
+    kind: FaultKind::Partition,
+    fresh: |h| FaultAt::cut_from_lock(Node::Client(0), h / 4, h / 2),
+};
 
 #[cfg(test)]
 mod tests {

@@ -1,9 +1,10 @@
-//! Each kind of fault as a row of one table ([`SHAPES`]): its name in a link, its words for
-//! a user, and its fields after `at`, each with a get and a set over [`Fault`]. The link's
-//! `faults=`, the What if… rows and the generic edit read every kind through this table,
-//! so a new kind of fault is a row here and its variant, not a match in each of them.
+//! What a row of the fault kinds' table ([`SHAPES`]) holds: a kind's name in a link, its
+//! words for a user, and its fields after `at`, each with a get and a set over [`Fault`].
+//! Each kind's row is in its own file beside its model. The link's `faults=`, the What if…
+//! rows and the generic edit read every kind through the table, so a new kind of fault is
+//! its variant and its file, not a match in each of them.
 
-use super::{Fault, FaultAt, Node};
+use super::{Fault, FaultAt, FaultKind, Node, SHAPES};
 use crate::core::clock::Millis;
 
 /// What a field of a fault holds, which decides how it is typed, checked and written.
@@ -70,8 +71,7 @@ pub struct Shape {
     pub words: &'static str,
     pub target: Target,
     pub fields: &'static [Field],
-    /// Whether `fault` is of this kind.
-    pub is: fn(&Fault) -> bool,
+    pub kind: FaultKind,
     /// One of this kind inside a timeline `horizon` ms long, for the What if… "Add fault".
     pub fresh: fn(Millis) -> FaultAt,
 }
@@ -90,204 +90,32 @@ impl PartialEq for Shape {
 
 impl Eq for Shape {}
 
-fn ms(v: Value) -> Option<Millis> {
+pub(super) fn ms(v: Value) -> Option<Millis> {
     match v {
         Value::Ms(t) => Some(t),
         _ => None,
     }
 }
 
-fn lag(v: Value) -> Option<Option<Millis>> {
+pub(super) fn lag(v: Value) -> Option<Option<Millis>> {
     match v {
         Value::Lag(l) => Some(l),
         _ => None,
     }
 }
 
-fn node(v: Value) -> Option<Node> {
+pub(super) fn node(v: Value) -> Option<Node> {
     match v {
         Value::Node(n) => Some(n),
         _ => None,
     }
 }
 
-const PARTITION: &[Field] = &[
-    Field {
-        name: "until",
-        label: "until",
-        kind: ValueKind::Moment,
-        get: |f| match *f {
-            Fault::Partition { until, .. } => Value::Ms(until),
-            _ => Value::Ms(0),
-        },
-        set: |f, v| match f {
-            Fault::Partition { a, b, .. } => Some(Fault::Partition {
-                a,
-                b,
-                until: ms(v)?,
-            }),
-            _ => None,
-        },
-    },
-    Field {
-        name: "a",
-        label: "cuts off",
-        kind: ValueKind::Node,
-        get: |f| match *f {
-            Fault::Partition { a, .. } => Value::Node(a),
-            _ => Value::Node(Node::LockService),
-        },
-        set: |f, v| match f {
-            Fault::Partition { b, until, .. } => Some(Fault::Partition {
-                a: node(v)?,
-                b,
-                until,
-            }),
-            _ => None,
-        },
-    },
-    Field {
-        name: "b",
-        label: "from",
-        kind: ValueKind::Node,
-        get: |f| match *f {
-            Fault::Partition { b, .. } => Value::Node(b),
-            _ => Value::Node(Node::LockService),
-        },
-        set: |f, v| match f {
-            Fault::Partition { a, until, .. } => Some(Fault::Partition {
-                a,
-                b: node(v)?,
-                until,
-            }),
-            _ => None,
-        },
-    },
-];
-
-/// A failover's or a restart's lag: the one field both have ([`Fault::lag`]).
-const fn lag_field(label: &'static str) -> Field {
-    Field {
-        name: "lag",
-        label,
-        kind: ValueKind::MsOrCut,
-        get: |f| Value::Lag(f.lag()),
-        set: |f, v| f.is_crash().then_some(f.with_lag(lag(v)?)),
-    }
-}
-
-const FAILOVER: &[Field] = &[lag_field("replica lag")];
-const RESTART: &[Field] = &[lag_field("snapshot age")];
-
-const CLOCK: &[Field] = &[
-    Field {
-        name: "node",
-        label: "node",
-        kind: ValueKind::LockNode,
-        get: |f| match *f {
-            Fault::ClockJump { node, .. } => Value::Index(node),
-            _ => Value::Index(0),
-        },
-        set: |f, v| match (f, v) {
-            (Fault::ClockJump { by, .. }, Value::Index(node)) => {
-                Some(Fault::ClockJump { node, by })
-            }
-            _ => None,
-        },
-    },
-    Field {
-        name: "by",
-        label: "by",
-        kind: ValueKind::PositiveMs,
-        get: |f| match *f {
-            Fault::ClockJump { by, .. } => Value::Ms(by),
-            _ => Value::Ms(0),
-        },
-        set: |f, v| match f {
-            Fault::ClockJump { node, .. } => Some(Fault::ClockJump { node, by: ms(v)? }),
-            _ => None,
-        },
-    },
-];
-
-const STORAGE: &[Field] = &[Field {
-    name: "lag",
-    label: "lag",
-    kind: ValueKind::Ms,
-    get: |f| match *f {
-        Fault::StorageFailover { lag } => Value::Ms(lag),
-        _ => Value::Ms(0),
-    },
-    set: |f, v| match f {
-        Fault::StorageFailover { .. } => Some(Fault::StorageFailover { lag: ms(v)? }),
-        _ => None,
-    },
-}];
-
-/// Every kind of fault, in the order the What if… "Add fault" lists them.
-pub static SHAPES: [Shape; 5] = [
-    Shape {
-        code: "failover",
-        words: "Lock failover",
-        target: Target::LockPrimary,
-        fields: FAILOVER,
-        is: |f| matches!(f, Fault::Failover { .. }),
-        fresh: |h| FaultAt {
-            at: h / 2,
-            fault: Fault::Failover { lag: None },
-        },
-    },
-    Shape {
-        code: "restart",
-        words: "Lock restart",
-        target: Target::OneRedis,
-        fields: RESTART,
-        is: |f| matches!(f, Fault::Restart { .. }),
-        fresh: |h| FaultAt {
-            at: h / 2,
-            fault: Fault::Restart { lag: None },
-        },
-    },
-    Shape {
-        code: "partition",
-        words: "Network partition",
-        target: Target::LockLink,
-        fields: PARTITION,
-        is: |f| matches!(f, Fault::Partition { .. }),
-        fresh: |h| FaultAt::cut_from_lock(Node::Client(0), h / 4, h / 2),
-    },
-    Shape {
-        code: "clock",
-        words: "Lock clock jump",
-        target: Target::LockClock,
-        fields: CLOCK,
-        is: |f| matches!(f, Fault::ClockJump { .. }),
-        fresh: |h| FaultAt {
-            at: h / 2,
-            fault: Fault::ClockJump {
-                node: 0,
-                by: (h / 4).max(1),
-            },
-        },
-    },
-    Shape {
-        code: "storage",
-        words: "Storage failover",
-        target: Target::Storage,
-        fields: STORAGE,
-        is: |f| matches!(f, Fault::StorageFailover { .. }),
-        fresh: |h| FaultAt {
-            at: h / 2,
-            fault: Fault::StorageFailover { lag: 10 },
-        },
-    },
-];
-
 impl Fault {
     /// This fault's kind: its row of [`SHAPES`].
     pub fn shape(&self) -> &'static Shape {
-        let mut kinds = SHAPES.iter();
-        kinds.find(|s| (s.is)(self)).unwrap_or(&SHAPES[0])
+        let kind = self.kind();
+        SHAPES.iter().find(|s| s.kind == kind).unwrap_or(&SHAPES[0])
     }
 }
 
@@ -402,7 +230,7 @@ mod tests {
                 | Fault::ClockJump { .. }
                 | Fault::StorageFailover { .. } => {}
             }
-            assert!((f.shape().is)(&f), "{f:?} has no row");
+            assert_eq!(f.shape().kind, f.kind(), "{f:?} has no row");
         }
         let mut found: Vec<_> = each.iter().map(|f| f.shape().code).collect();
         let mut rows: Vec<_> = SHAPES.iter().map(|s| s.code).collect();
