@@ -11,8 +11,8 @@ use crate::core::{Millis, Pause, Trace};
 use crate::lab::{pause_key, Msg, ScenarioEdit};
 use crate::view::geometry::{dragged_delay, Grip};
 use crate::view::timeline::{
-    self as model, n, Band, Belief, Conflict, Grid, Key, Marker, PauseBlock, TimelineModel, Type,
-    VIEW_W,
+    self as model, n, Band, Bar, Belief, Conflict, Grid, Key, Marker, PauseBlock, TimelineModel,
+    Type, VIEW_W,
 };
 use std::sync::Arc;
 
