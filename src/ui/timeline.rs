@@ -30,15 +30,8 @@ pub(super) fn Drawing(
     grab: GrabWrite,
     #[prop(optional)] clip: Option<&'static str>,
 ) -> impl IntoView {
-    // Each `<For>` reads its keys through a memo: a move that keeps every row (most do)
-    // stops at the memo's comparison instead of re-running the `<For>`'s keyed diff.
-    let keys = |f: fn(&TimelineModel) -> Vec<(usize, usize)>| {
-        let ks = Memo::new(move |_| model.with(f));
-        move || ks.get()
-    };
+    let keys = |f: fn(&TimelineModel) -> Vec<(usize, usize)>| move || model.with(f);
     let cut = Memo::new(move |_| model.with(|m| m.cut.clone()));
-    // The cursor moves with the step, not with a drag that keeps the run's last step.
-    let cursor = Memo::new(move |_| model.with(|m| m.cursor));
     let clip = reveal_clip(clip);
     view! {
         <g class="drawing">
@@ -80,9 +73,11 @@ pub(super) fn Drawing(
                     children=move |key| view! { <BeliefRow model key /> }
                 />
                 <For
-                    each=keys(|m| m.conflicts.iter().map(|c| (c.key, 0)).collect())
+                    each=move || {
+                        model.with(|m| m.conflicts.iter().map(|c| c.key).collect::<Vec<_>>())
+                    }
                     key=|k| *k
-                    children=move |(key, _)| view! { <ConflictRow model key /> }
+                    children=move |key| view! { <ConflictRow model key /> }
                 />
             </g>
             {(!live)
@@ -98,21 +93,16 @@ pub(super) fn Drawing(
                     }
                 })}
             <For
-                each={
-                    let ks = Memo::new(move |_| {
-                        model.with(|m| m.markers.iter().map(|m| m.key).collect::<Vec<_>>())
-                    });
-                    move || ks.get()
-                }
+                each=move || model.with(|m| m.markers.iter().map(|m| m.key).collect::<Vec<_>>())
                 key=|k| *k
                 children=move |key| view! { <MarkerRow model key grab /> }
             />
             <g class="cursor">
                 <line
-                    x1=move || n(cursor.get().x)
-                    x2=move || n(cursor.get().x)
-                    y1=move || n(cursor.get().y1)
-                    y2=move || n(cursor.get().y2)
+                    x1=move || model.with(|m| n(m.cursor.x))
+                    x2=move || model.with(|m| n(m.cursor.x))
+                    y1=move || model.with(|m| n(m.cursor.y1))
+                    y2=move || model.with(|m| n(m.cursor.y2))
                 ></line>
             </g>
         </g>
@@ -389,16 +379,6 @@ pub fn Timeline(trace: Memo<Arc<Trace>>, step: Memo<usize>) -> impl IntoView {
         }
     });
 
-    // Memos, so a move that keeps the pauses and the last step stops at their comparison.
-    let pause_keys = Memo::new(move |_| {
-        drawn.with(|m| {
-            m.pauses
-                .iter()
-                .map(|p| (p.actor, p.nth))
-                .collect::<Vec<_>>()
-        })
-    });
-    let cursor = Memo::new(move |_| drawn.with(|m| m.cursor.x));
     let clip = reveal_clip(Some(REVEALED));
     view! {
         <figure node_ref=wrap_ref class="timeline-wrap">
@@ -430,7 +410,7 @@ pub fn Timeline(trace: Memo<Arc<Trace>>, step: Memo<usize>) -> impl IntoView {
                         <rect
                             x="0"
                             y="0"
-                            width=move || n(cursor.get())
+                            width=move || drawn.with(|m| n(m.cursor.x))
                             height=move || geometry.with(|g| n(g.height()))
                         ></rect>
                     </clipPath>
@@ -439,7 +419,12 @@ pub fn Timeline(trace: Memo<Arc<Trace>>, step: Memo<usize>) -> impl IntoView {
                 <Drawing model=drawn live=true grab=Some(grab_write) clip=REVEALED />
                 <g class="pause-blocks" clip-path=clip>
                     <For
-                        each=move || pause_keys.get()
+                        each=move || {
+                            drawn
+                                .with(|m| {
+                                    m.pauses.iter().map(|p| (p.actor, p.nth)).collect::<Vec<_>>()
+                                })
+                        }
                         key=|k| *k
                         children=move |key| {
                             view! {
