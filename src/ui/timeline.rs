@@ -165,8 +165,6 @@ pub fn Timeline(trace: Memo<Arc<Trace>>, step: Memo<usize>) -> impl IntoView {
     let svg_ref = NodeRef::<leptos::svg::Svg>::new();
     let wrap_ref = NodeRef::<leptos::html::Figure>::new();
     let drag = StoredValue::new(None::<Drag>);
-    // The address bar waits for a drag's end (none in the speaker view's copy).
-    let hold = use_context::<super::url::Hold>();
     let ty = stage_type();
     // Beside a fork, the events that differ from the original's.
     let marks = use_context::<Stage>().map(|s| s.marks);
@@ -215,9 +213,8 @@ pub fn Timeline(trace: Memo<Arc<Trace>>, step: Memo<usize>) -> impl IntoView {
             };
             d.x0 = d.units(e.client_x());
             drag.set_value(Some(d));
-            if let Some(h) = hold {
-                h.grab();
-            }
+            // The address bar waits for the drag's end.
+            super::url::grab();
         }
     };
     // Starts dragging `grip` of `actor`'s pause (`pause0`, or the one it has); the element
@@ -344,15 +341,10 @@ pub fn Timeline(trace: Memo<Arc<Trace>>, step: Memo<usize>) -> impl IntoView {
     };
     let end_drag = move |_e: ev::PointerEvent| {
         drag.set_value(None);
-        if let Some(h) = hold {
-            h.release();
-        }
+        super::url::release();
     };
-    on_cleanup(move || {
-        if let Some(h) = hold {
-            h.release();
-        }
-    });
+    // Gone in the middle of a drag, it lets the address bar go too.
+    on_cleanup(super::url::release);
     // On a phone a finger pans the drawing's box (`touch-action` on the <svg>; Chromium
     // reads it from no element inside), except on what it drags: a pause, its edge, a write.
     let hold_still = move |e: ev::TouchEvent| {

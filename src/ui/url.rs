@@ -5,6 +5,7 @@ use gloo_timers::callback::Timeout;
 use leptos::ev;
 use leptos::prelude::*;
 
+use std::cell::Cell;
 use std::sync::Arc;
 
 use super::timers::{now_ms, Rearm};
@@ -22,39 +23,35 @@ pub(super) fn location_hash() -> String {
         .unwrap_or_default()
 }
 
-/// The address bar held still while a drag holds the pointer (the timeline's [`Hold::grab`]
-/// and [`Hold::release`], given as context by [`sync`]). A write (`history.replaceState`,
-/// a millisecond or more in Chromium) that fell due in a pause of the pointer would land
-/// among the drag's moves; the drag's end writes the view it left at once instead.
-#[derive(Clone, Copy)]
-pub(super) struct Hold {
-    held: StoredValue<bool>,
-    hash: Memo<String>,
+thread_local! {
+    /// Whether a drag holds the address bar still, and the view's hash for its end to write
+    /// ([`grab`], [`release`]; the hash is [`sync`]'s).
+    static HOLD: Cell<(bool, Option<Memo<String>>)> = const { Cell::new((false, None)) };
 }
 
-impl Hold {
-    pub(super) fn grab(self) {
-        self.held.set_value(true);
-    }
+/// A drag holds the pointer: the address bar waits for its end. A write
+/// (`history.replaceState`, a millisecond or more in Chromium) that fell due while the
+/// pointer paused would land among the drag's moves.
+pub(super) fn grab() {
+    HOLD.with(|h| h.set((true, h.get().1)));
+}
 
-    /// The drag is over: the bar shows the view it left, now. (Also when the timeline goes
-    /// in the middle of a drag, so `try_`: the app may be going with it.)
-    pub(super) fn release(self) {
-        if self.held.try_get_value() == Some(true) {
-            self.held.set_value(false);
-            if let Some(h) = self
-                .hash
-                .try_get_untracked()
-                .filter(|h| *h != location_hash())
-            {
-                write(&h);
-            }
-        }
+/// The drag is over: the bar shows the view it left, now. (Also when the timeline goes in
+/// the middle of a drag, so `try_`: the app may be going with it.)
+pub(super) fn release() {
+    let (held, hash) = HOLD.with(|h| h.replace((false, h.get().1)));
+    let now = hash.filter(|_| held).and_then(|m| m.try_get_untracked());
+    if let Some(h) = now.filter(|h| *h != location_hash()) {
+        write(&h);
     }
+}
+
+fn held() -> bool {
+    HOLD.with(|h| h.get().0)
 }
 
 /// Loads the page's own link, then keeps the address bar and the view in step until the
-/// app goes away; a drag holds the bar still ([`Hold`], provided as context here).
+/// app goes away; a drag holds the bar still ([`grab`]).
 /// Returns the view's hash, which the speaker view follows too.
 pub(super) fn sync(
     dispatch: Dispatch,
@@ -72,19 +69,15 @@ pub(super) fn sync(
     // 120 ms when it fires early, so a drag does not set and clear a timer per move.
     let last_change = StoredValue::new(0.0_f64);
     let timer = StoredValue::new_local(Rearm::default());
-    let hold = Hold {
-        held: StoredValue::new(false),
-        hash,
-    };
-    provide_context(hold);
+    HOLD.with(|h| h.set((false, Some(hash))));
     Effect::new(move |_| {
         hash.track();
-        if hold.held.get_value() {
+        if held() {
             return; // the drag's end writes it
         }
         last_change.set_value(now_ms());
         if timer.with_value(Rearm::idle) {
-            write_later(hold, last_change, timer, QUIET_MS);
+            write_later(hash, last_change, timer, QUIET_MS);
         }
     });
     on_cleanup(move || timer.set_value(Rearm::default()));
@@ -104,19 +97,19 @@ pub(super) fn sync(
 /// Writes the hash once it has been quiet for `QUIET_MS`, at most one timer at a time; not
 /// while a drag holds the bar (its end writes it).
 fn write_later(
-    hold: Hold,
+    hash: Memo<String>,
     last_change: StoredValue<f64>,
     timer: StoredValue<Rearm, LocalStorage>,
     wait: f64,
 ) {
     let fire = move || {
         let quiet = now_ms() - last_change.get_value();
-        if quiet < QUIET_MS && !hold.held.get_value() {
-            return write_later(hold, last_change, timer, QUIET_MS - quiet);
+        if quiet < QUIET_MS && !held() {
+            return write_later(hash, last_change, timer, QUIET_MS - quiet);
         }
         timer.update_value(Rearm::fired);
-        if !hold.held.get_value() {
-            write(&hold.hash.get_untracked());
+        if !held() {
+            write(&hash.get_untracked());
         }
     };
     let next = Timeout::new(wait.ceil().max(1.0) as u32, fire);
