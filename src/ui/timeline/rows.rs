@@ -235,7 +235,8 @@ pub(super) fn PauseRow(
         p: Memo<Option<PauseBlock>>,
         part: fn(&PauseBlock) -> Bar,
     ) -> [impl Fn() -> String + Copy; 4] {
-        // One `fn` per coordinate, so every box shares the instantiations of `field`.
+        // One closure type for every coordinate of every box (the part and the coordinate
+        // are `fn`s), so their bindings share one instantiation, as `field`'s do.
         let at = move |f: fn(&Bar) -> f64| {
             move || {
                 p.with(|p| {
