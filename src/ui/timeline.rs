@@ -11,8 +11,8 @@ use crate::core::{Millis, Pause, Trace};
 use crate::lab::{pause_key, Msg, ScenarioEdit};
 use crate::view::geometry::{dragged_delay, Grip};
 use crate::view::timeline::{
-    self as model, n, Band, Belief, Conflict, Grid, Key, Marker, PauseBlock, TimelineModel, Type,
-    VIEW_W,
+    self as model, n, Band, Bar, Belief, Conflict, Grid, Key, Marker, PauseBlock, TimelineModel,
+    Type, VIEW_W,
 };
 use std::sync::Arc;
 
@@ -213,6 +213,8 @@ pub fn Timeline(trace: Memo<Arc<Trace>>, step: Memo<usize>) -> impl IntoView {
             };
             d.x0 = d.units(e.client_x());
             drag.set_value(Some(d));
+            // The address bar waits for the drag's end.
+            super::url::grab();
         }
     };
     // Starts dragging `grip` of `actor`'s pause (`pause0`, or the one it has); the element
@@ -337,7 +339,12 @@ pub fn Timeline(trace: Memo<Arc<Trace>>, step: Memo<usize>) -> impl IntoView {
             );
         }
     };
-    let end_drag = move |_e: ev::PointerEvent| drag.set_value(None);
+    let end_drag = move |_e: ev::PointerEvent| {
+        drag.set_value(None);
+        super::url::release();
+    };
+    // Gone in the middle of a drag, it lets the address bar go too.
+    on_cleanup(super::url::release);
     // On a phone a finger pans the drawing's box (`touch-action` on the <svg>; Chromium
     // reads it from no element inside), except on what it drags: a pause, its edge, a write.
     let hold_still = move |e: ev::TouchEvent| {

@@ -5,6 +5,7 @@ use gloo_timers::callback::Timeout;
 use leptos::ev;
 use leptos::prelude::*;
 
+use std::cell::Cell;
 use std::sync::Arc;
 
 use super::timers::{now_ms, Rearm};
@@ -22,8 +23,35 @@ pub(super) fn location_hash() -> String {
         .unwrap_or_default()
 }
 
+thread_local! {
+    /// Whether a drag holds the address bar still, and the view's hash for its end to write
+    /// ([`grab`], [`release`]; the hash is [`sync`]'s).
+    static HOLD: Cell<(bool, Option<Memo<String>>)> = const { Cell::new((false, None)) };
+}
+
+/// A drag holds the pointer: the address bar waits for its end. A write
+/// (`history.replaceState`, a millisecond or more in Chromium) that fell due while the
+/// pointer paused would land among the drag's moves.
+pub(super) fn grab() {
+    HOLD.with(|h| h.set((true, h.get().1)));
+}
+
+/// The drag is over: the bar shows the view it left, now. (Also when the timeline goes in
+/// the middle of a drag, so `try_`: the app may be going with it.)
+pub(super) fn release() {
+    let (held, hash) = HOLD.with(|h| h.replace((false, h.get().1)));
+    let now = hash.filter(|_| held).and_then(|m| m.try_get_untracked());
+    if let Some(h) = now.filter(|h| *h != location_hash()) {
+        write(&h);
+    }
+}
+
+fn held() -> bool {
+    HOLD.with(|h| h.get().0)
+}
+
 /// Loads the page's own link, then keeps the address bar and the view in step until the
-/// app goes away.
+/// app goes away; a drag holds the bar still ([`grab`]).
 /// Returns the view's hash, which the speaker view follows too.
 pub(super) fn sync(
     dispatch: Dispatch,
@@ -41,8 +69,12 @@ pub(super) fn sync(
     // 120 ms when it fires early, so a drag does not set and clear a timer per move.
     let last_change = StoredValue::new(0.0_f64);
     let timer = StoredValue::new_local(Rearm::default());
+    HOLD.with(|h| h.set((false, Some(hash))));
     Effect::new(move |_| {
         hash.track();
+        if held() {
+            return; // the drag's end writes it
+        }
         last_change.set_value(now_ms());
         if timer.with_value(Rearm::idle) {
             write_later(hash, last_change, timer, QUIET_MS);
@@ -62,7 +94,8 @@ pub(super) fn sync(
     hash
 }
 
-/// Writes the hash once it has been quiet for `QUIET_MS`, at most one timer at a time.
+/// Writes the hash once it has been quiet for `QUIET_MS`, at most one timer at a time; not
+/// while a drag holds the bar (its end writes it).
 fn write_later(
     hash: Memo<String>,
     last_change: StoredValue<f64>,
@@ -71,17 +104,23 @@ fn write_later(
 ) {
     let fire = move || {
         let quiet = now_ms() - last_change.get_value();
-        if quiet < QUIET_MS {
+        if quiet < QUIET_MS && !held() {
             return write_later(hash, last_change, timer, QUIET_MS - quiet);
         }
         timer.update_value(Rearm::fired);
-        let h = hash.get_untracked();
-        if let Some(history) = web_sys::window().and_then(|w| w.history().ok()) {
-            let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&h));
+        if !held() {
+            write(&hash.get_untracked());
         }
     };
     let next = Timeout::new(wait.ceil().max(1.0) as u32, fire);
     timer.update_value(|t| t.rearm(next));
+}
+
+/// Puts `hash` in the address bar, in place of the current entry.
+fn write(hash: &str) {
+    if let Some(history) = web_sys::window().and_then(|w| w.history().ok()) {
+        let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(hash));
+    }
 }
 
 /// Loads a shared link (once the deck entry it names is in: [`super::deck`]), or the default

@@ -220,7 +220,9 @@ pub(super) struct Live {
 }
 
 /// A pause block. On the live timeline its first pause per actor is draggable: the block
-/// moves it, the grip on its right edge resizes it, a double-click removes it.
+/// moves it, the grip on its right edge resizes it, a double-click removes it. The block is
+/// one group placed by `transform` at its body's corner, its parts at fixed offsets inside
+/// it: a move rewrites that one attribute (a resize, the widths and the grip's offset).
 #[component]
 pub(super) fn PauseRow(
     model: Memo<TimelineModel>,
@@ -228,105 +230,104 @@ pub(super) fn PauseRow(
     live: Option<Live>,
 ) -> impl IntoView {
     let p = row(model, |m| &m.pauses, |p: &PauseBlock| (p.actor, p.nth), key);
-    /// x, y, width and height of one of the block's boxes.
+    /// x, y, width and height of one of the block's boxes, inside its group.
     fn bar(
         p: Memo<Option<PauseBlock>>,
-        x: fn(&PauseBlock) -> String,
-        y: fn(&PauseBlock) -> String,
-        w: fn(&PauseBlock) -> String,
-        h: fn(&PauseBlock) -> String,
+        part: fn(&PauseBlock) -> Bar,
     ) -> [impl Fn() -> String + Copy; 4] {
-        [field(p, x), field(p, y), field(p, w), field(p, h)]
+        // One closure type for every coordinate of every box (the part and the coordinate
+        // are `fn`s), so their bindings share one instantiation, as `field`'s do.
+        let at = move |f: fn(&Bar) -> f64| {
+            move || {
+                p.with(|p| {
+                    p.as_ref()
+                        .map(|p| n(f(&p.local(part(p)))))
+                        .unwrap_or_default()
+                })
+            }
+        };
+        [at(|b| b.x), at(|b| b.y), at(|b| b.w), at(|b| b.h)]
     }
-    let body = bar(
-        p,
-        |p| n(p.body.x),
-        |p| n(p.body.y),
-        |p| n(p.body.w),
-        |p| n(p.body.h),
-    );
+    let placed = field(p, |p| {
+        let (x, y) = p.origin();
+        format!("translate({},{})", n(x), n(y))
+    });
+    let body = bar(p, |p| p.body);
     let block = view! {
         <rect class="pause-body" x=body[0] y=body[1] width=body[2] height=body[3] rx="4"></rect>
-        <text class="pause-label" x=field(p, |p| n(p.label.x)) y=field(p, |p| n(p.label.y))>
+        <text
+            class="pause-label"
+            x=field(p, |p| n(p.label_at().0))
+            y=field(p, |p| n(p.label_at().1))
+        >
             {field(p, |p| p.label.text.clone())}
         </text>
     };
     let draggable = p.with_untracked(|p| p.as_ref().is_some_and(|p| p.draggable));
     match live.filter(|_| draggable) {
-        None => view! { <g class="pause">{block}</g> }.into_any(),
+        None => view! {
+            <g class="pause" transform=placed>
+                {block}
+            </g>
+        }
+        .into_any(),
         Some(Live { grab, key: on_key }) => {
             let dispatch = expect_context::<Dispatch>();
             let name = p.with_untracked(|p| p.as_ref().map(|p| p.name.clone()).unwrap_or_default());
             let actor = key.0;
-            let hit = bar(
-                p,
-                |p| n(p.hit().x),
-                |p| n(p.hit().y),
-                |p| n(p.hit().w),
-                |p| n(p.hit().h),
-            );
-            let grip_hit = bar(
-                p,
-                |p| n(p.grip_hit().x),
-                |p| n(p.grip_hit().y),
-                |p| n(p.grip_hit().w),
-                |p| n(p.grip_hit().h),
-            );
-            let grip = bar(
-                p,
-                |p| n(p.grip().x),
-                |p| n(p.grip().y),
-                |p| n(p.grip().w),
-                |p| n(p.grip().h),
-            );
+            let hit = bar(p, PauseBlock::hit);
+            let grip_hit = bar(p, PauseBlock::grip_hit);
+            let grip = bar(p, PauseBlock::grip);
             view! {
-                <g
-                    class="pause"
-                    data-testid=format!("pause-{name}")
-                    data-actor=actor.to_string()
-                    data-grip=Grip::Move.code()
-                    tabindex="0"
-                    role="slider"
-                    aria-label=field(p, pause_name)
-                    aria-valuemin="0"
-                    aria-valuemax=field(p, |p| p.max_start.to_string())
-                    aria-valuenow=field(p, |p| p.start.to_string())
-                    aria-valuetext=field(p, |p| p.span.clone())
-                    aria-keyshortcuts="ArrowLeft ArrowRight Shift+ArrowLeft Shift+ArrowRight Delete"
-                    on:pointerdown=move |e| grab.run((e, actor, Grip::Move))
-                    on:dblclick=move |_| dispatch.msg(Msg::RemovePause { actor })
-                    on:keydown=move |e| on_key.run((e, actor))
-                >
-                    <title>
-                        {format!(
-                            "{name}'s pause: drag to move, drag the right edge to resize, double-click to remove",
-                        )}
-                    </title>
-                    <rect class="hit" x=hit[0] y=hit[1] width=hit[2] height=hit[3]></rect>
-                    {block}
-                </g>
-                <g
-                    class="grip"
-                    data-testid=format!("pause-{name}-resize")
-                    data-actor=actor.to_string()
-                    data-grip=Grip::Resize.code()
-                    on:pointerdown=move |e| grab.run((e, actor, Grip::Resize))
-                >
-                    <title>{format!("Resize {name}'s pause")}</title>
-                    <rect
-                        class="hit"
-                        x=grip_hit[0]
-                        y=grip_hit[1]
-                        width=grip_hit[2]
-                        height=grip_hit[3]
-                    ></rect>
-                    <rect
-                        class="pause-grip"
-                        x=grip[0]
-                        y=grip[1]
-                        width=grip[2]
-                        height=grip[3]
-                    ></rect>
+                <g class="pause-at" transform=placed>
+                    <g
+                        class="pause"
+                        data-testid=format!("pause-{name}")
+                        data-actor=actor.to_string()
+                        data-grip=Grip::Move.code()
+                        tabindex="0"
+                        role="slider"
+                        aria-label=field(p, pause_name)
+                        aria-valuemin="0"
+                        aria-valuemax=field(p, |p| p.max_start.to_string())
+                        aria-valuenow=field(p, |p| p.start.to_string())
+                        aria-valuetext=field(p, |p| p.span.clone())
+                        aria-keyshortcuts="ArrowLeft ArrowRight Shift+ArrowLeft Shift+ArrowRight Delete"
+                        on:pointerdown=move |e| grab.run((e, actor, Grip::Move))
+                        on:dblclick=move |_| dispatch.msg(Msg::RemovePause { actor })
+                        on:keydown=move |e| on_key.run((e, actor))
+                    >
+                        <title>
+                            {format!(
+                                "{name}'s pause: drag to move, drag the right edge to resize, double-click to remove",
+                            )}
+                        </title>
+                        <rect class="hit" x=hit[0] y=hit[1] width=hit[2] height=hit[3]></rect>
+                        {block}
+                    </g>
+                    <g
+                        class="grip"
+                        data-testid=format!("pause-{name}-resize")
+                        data-actor=actor.to_string()
+                        data-grip=Grip::Resize.code()
+                        on:pointerdown=move |e| grab.run((e, actor, Grip::Resize))
+                    >
+                        <title>{format!("Resize {name}'s pause")}</title>
+                        <rect
+                            class="hit"
+                            x=grip_hit[0]
+                            y=grip_hit[1]
+                            width=grip_hit[2]
+                            height=grip_hit[3]
+                        ></rect>
+                        <rect
+                            class="pause-grip"
+                            x=grip[0]
+                            y=grip[1]
+                            width=grip[2]
+                            height=grip[3]
+                        ></rect>
+                    </g>
                 </g>
             }
             .into_any()

@@ -210,6 +210,11 @@ pub fn n(v: f64) -> String {
     format!("{sign}{}.{}", t / 10, t % 10)
 }
 
+/// `v` rounded to the tenth of a unit that [`n`] writes.
+fn tenth(v: f64) -> f64 {
+    (v * 10.0).round() / 10.0
+}
+
 /// Colour slot per actor (CSS classes `c0`..`c4`).
 pub fn colour(i: usize) -> usize {
     i % 5
@@ -468,6 +473,30 @@ pub struct PauseBlock {
 }
 
 impl PauseBlock {
+    /// Where the block's group is placed: its body's top-left, to the tenth of a unit that
+    /// [`n`] writes. Its parts sit at fixed offsets inside the group, so a move of the pause
+    /// rewrites the group's one `transform` instead of every part's `x`.
+    pub fn origin(&self) -> (f64, f64) {
+        (tenth(self.body.x), tenth(self.body.y))
+    }
+
+    /// A box of the block (its body, a touch target, the grip) inside its group. Corners go
+    /// by tenths, so origin + offset lands where the box's own `x` and `y` would have.
+    pub fn local(&self, b: Bar) -> Bar {
+        let (x, y) = self.origin();
+        Bar {
+            x: tenth(b.x) - x,
+            y: tenth(b.y) - y,
+            ..b
+        }
+    }
+
+    /// The label's anchor inside the group.
+    pub fn label_at(&self) -> (f64, f64) {
+        let (x, y) = self.origin();
+        (tenth(self.label.x) - x, tenth(self.label.y) - y)
+    }
+
     /// The block's touch target (drag to move).
     pub fn hit(&self) -> Bar {
         Bar {
@@ -820,6 +849,43 @@ mod tests {
         assert_eq!((p.actor, p.name.as_str()), (0, "A"));
         assert_eq!(p.label.text, "GC pause 50 ms");
         assert_eq!(p.grip().x, p.body.x + p.body.w - 5.0);
+        // Inside its group, placed at the body's corner: every part where its own
+        // coordinates put it, to the tenth `n` writes.
+        let (x, y) = p.origin();
+        assert_eq!(n(x), n(p.body.x));
+        for b in [p.body, p.hit(), p.grip_hit(), p.grip()] {
+            let l = p.local(b);
+            assert_eq!(
+                (n(x + l.x), n(y + l.y), l.w, l.h),
+                (n(b.x), n(b.y), b.w, b.h)
+            );
+        }
+        let (lx, ly) = p.label_at();
+        assert_eq!((n(x + lx), n(y + ly)), (n(p.label.x), n(p.label.y)));
+        assert_eq!(
+            p.local(p.body),
+            Bar {
+                x: 0.0,
+                y: 0.0,
+                ..p.body
+            }
+        );
+        // A move changes where the group is placed, and nothing inside it.
+        let sc = t.scenario.clone().with_pause(
+            0,
+            crate::core::Pause {
+                start: 17,
+                duration: 50,
+            },
+        );
+        let q = &model(&run(&sc), 0, true).pauses[0];
+        assert_ne!(q.origin(), p.origin());
+        let drawn = |b: Bar| [b.x, b.y, b.w, b.h].map(n);
+        for part in [PauseBlock::hit, PauseBlock::grip_hit, PauseBlock::grip] {
+            assert_eq!(drawn(q.local(part(q))), drawn(p.local(part(p))));
+        }
+        let (a, b) = (q.label_at(), p.label_at());
+        assert_eq!((n(a.0), n(a.1)), (n(b.0), n(b.1)));
         // As a slider for the keyboard: its start, within 0..=horizon − length.
         assert_eq!((p.start, p.max_start), (5, t.scenario.horizon - 50));
         assert_eq!(p.span, "starts at 5 ms, lasts 50 ms");
