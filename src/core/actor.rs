@@ -5,12 +5,15 @@
 
 use std::convert::Infallible;
 
-use super::client::{self, Backend, ClientState, LockValue, Next, Release, RowGrant, Wake};
+use super::client::{
+    self, Acquired, Backend, ClientState, HeldBy, KeyValue, Next, Release, RowGrant, Wake,
+};
 use super::clock::{Millis, SplitMix64};
-use super::lease::{Acquire, Fence};
+use super::lease::{Fence, Lease};
 use super::ledger::{WriteError, WriteRequest};
 use super::locks::RowAnswer;
 use super::queue::{Class, Pending};
+use super::record::Seen;
 use super::scenario::{random_token, TokenSource};
 use super::sim::Sim;
 use super::trace::{EventKind, Grant, Lane, NoopReason, ProviderOutcome};
@@ -61,10 +64,23 @@ impl SimBackend<'_, '_> {
     fn name(&self) -> &str {
         self.sim.name(self.actor)
     }
+
+    /// A live lease on the key, as this client's GET or DEL finds it.
+    fn key_value(&self, live: Option<Lease>) -> KeyValue<Fence> {
+        match live {
+            None => KeyValue::Empty,
+            Some(Lease { owner, fence, .. }) if owner == self.name() => {
+                KeyValue::Own { owner, fence }
+            }
+            Some(Lease { owner, fence, .. }) => KeyValue::Others { owner, fence },
+        }
+    }
 }
 
 impl Backend for SimBackend<'_, '_> {
     type Error = Infallible;
+    /// The simulated lock and ledger are the simulator's own books: it knows every fact.
+    type Told<T> = T;
 
     fn state(&mut self) -> &mut ClientState {
         &mut self.sim.actors[self.actor].client
@@ -72,6 +88,16 @@ impl Backend for SimBackend<'_, '_> {
 
     fn say(&mut self, _at: Millis, kind: EventKind) {
         self.sim.say(self.actor, kind);
+    }
+
+    fn say_told<T>(
+        &mut self,
+        at: Millis,
+        told: T,
+        event: impl FnOnce(T) -> EventKind,
+        _seen: Seen,
+    ) {
+        self.say(at, event(told));
     }
 
     fn say_storage(&mut self, _at: Millis, kind: EventKind) {
@@ -82,7 +108,7 @@ impl Backend for SimBackend<'_, '_> {
         f(&mut self.sim.rng)
     }
 
-    fn acquire(&mut self, now: Millis) -> Result<(Acquire, Vec<usize>), Infallible> {
+    fn acquire(&mut self, now: Millis) -> Result<Acquired<HeldBy>, Infallible> {
         let sc = self.sim.sc;
         let name = self.name().to_owned();
         // The random SET value of this client's next grant, if that is the token.
@@ -91,10 +117,9 @@ impl Backend for SimBackend<'_, '_> {
             Fence(random_token(sc.seed, self.actor, nth))
         });
         let reach = self.sim.reach(self.actor);
-        Ok(self
-            .sim
-            .lock
-            .acquire(now, &sc.resource, &name, sc.lease_ttl, &reach, value))
+        let lock = &mut self.sim.lock;
+        let (answer, nodes) = lock.acquire(now, &sc.resource, &name, sc.lease_ttl, &reach, value);
+        Ok((answer.into(), nodes))
     }
 
     fn granted(&mut self, fence: Fence, expires_at: Millis) {
@@ -130,13 +155,16 @@ impl Backend for SimBackend<'_, '_> {
         else {
             return Ok(None);
         };
-        let fence = self.state().fence.unwrap_or(Fence(0));
-        self.sim
-            .push(expires_at, Class::Expiry, Pending::Expiry { fence });
+        // The lease it extended: its newest grant (a separate counter's token is not its number).
+        let grant = self.sim.grants.iter().rev().find(|g| g.owner == name);
+        if let Some(fence) = grant.map(|g| g.fence) {
+            self.sim
+                .push(expires_at, Class::Expiry, Pending::Expiry { fence });
+        }
         Ok(Some(expires_at))
     }
 
-    fn release(&mut self, now: Millis) -> Result<Release, Infallible> {
+    fn release(&mut self, now: Millis) -> Result<Release<NoopReason>, Infallible> {
         let res = &self.sim.sc.resource;
         let name = self.name().to_owned();
         let reach = self.sim.reach(self.actor);
@@ -149,25 +177,17 @@ impl Backend for SimBackend<'_, '_> {
         }))
     }
 
-    fn read_lock(&mut self, now: Millis) -> Result<LockValue, Infallible> {
+    fn read_lock(&mut self, now: Millis) -> Result<KeyValue<Fence>, Infallible> {
         let live = self.sim.lock.holder(now, &self.sim.sc.resource);
-        Ok(LockValue {
-            mine: live.as_ref().is_some_and(|l| l.owner == self.name()),
-            owner: live.as_ref().map(|l| l.owner.clone()),
-            fence: live.map(|l| l.fence),
-        })
+        Ok(self.key_value(live))
     }
 
-    fn delete(&mut self, now: Millis) -> Result<Option<LockValue>, Infallible> {
+    fn delete(&mut self, now: Millis) -> Result<KeyValue<Fence>, Infallible> {
         let res = &self.sim.sc.resource;
         let live = self.sim.lock.holder(now, res);
         let reach = self.sim.reach(self.actor);
         self.sim.lock.delete(now, res, &reach);
-        Ok(live.map(|l| LockValue {
-            mine: l.owner == self.name(),
-            owner: Some(l.owner),
-            fence: Some(l.fence),
-        }))
+        Ok(self.key_value(live))
     }
 
     fn lease_ended_at(&self) -> Option<Millis> {
@@ -196,15 +216,12 @@ impl Backend for SimBackend<'_, '_> {
     }
 
     fn commit(&mut self, _now: Millis) -> Result<Option<Fence>, Infallible> {
-        let st = &self.sim.actors[self.actor];
-        if st.session_gone {
+        if self.sim.actors[self.actor].session_gone {
             return Ok(None);
         }
-        let fence = st.client.fence.unwrap_or(Fence(0));
-        if let Some(r) = self.sim.lock.row() {
-            r.end();
-        }
-        Ok(Some(fence))
+        // COMMIT ends the transaction holding the row: the lease it ends is the client's.
+        let ended = self.sim.lock.row().and_then(|r| r.end());
+        Ok(ended.map(|lease| lease.fence))
     }
 
     fn hand_over(&mut self, _now: Millis) {

@@ -6,22 +6,26 @@
 //! the client.
 //!
 //! What the client saw is said through [`Backend::say`]; facts no client sees (a refusal's
-//! holder, a noop's reason) are the backend's to answer or, on real servers, the fold's
-//! ([`super::record`]) to fill in.
+//! holder, a noop's reason) come in the backend's answers only as far as it can tell them
+//! ([`Backend::Told`]): the simulator's books do, real servers do not, and there the fold
+//! ([`super::record`]) fills them in.
 
 use super::clock::{Millis, SplitMix64};
 use super::fault::can_reach;
-use super::lease::{renewal_interval, Acquire, Fence};
+use super::lease::{renewal_interval, Fence};
 use super::ledger::{WriteError, WriteRequest};
+use super::record::Seen;
 use super::scenario::{
     client_elapsed, Actor, ReleaseMode, Scenario, Step, COUNTER_GAP, GET_DEL_GAP,
 };
 use super::trace::{EventKind, LockCommand, NoopReason, ProviderOutcome, SkipReason};
 
+mod answer;
 mod release;
 mod timer;
 mod watchdog;
 
+pub use answer::{Acquired, Answer, HeldBy, KeyValue, Release};
 use release::release;
 pub use timer::{handle_timeout, Timer, Waiting};
 use timer::{set_timer, unanswered};
@@ -146,29 +150,30 @@ pub enum RowGrant {
     Lost,
 }
 
-/// A compare-and-delete's answer: our lease's token, or why nothing was released and the
-/// Redlock nodes where a leftover key of ours was still deleted.
-pub type Release = Result<Fence, (NoopReason, Vec<usize>)>;
-
-/// What the lock key holds, as a GET reads it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct LockValue {
-    pub owner: Option<String>,
-    pub fence: Option<Fence>,
-    /// It is this client's own value.
-    pub mine: bool,
-}
-
 /// The world one client acts on. The engine's is the simulated lock and ledger; the replay's
 /// sends the same commands to real servers and reports their answers.
 pub trait Backend {
     /// An infrastructure failure (the simulation has none).
     type Error;
+    /// A fact no client sees (who keeps the lock from it, why a release deleted nothing,
+    /// another client's token in the key), as this backend's answers tell it: the
+    /// simulator's books tell it (`T`); a real server's answer does not (`()`), and the fold
+    /// derives it from the recording ([`super::record`]).
+    type Told<T>;
 
     /// The client's own state (kept by the backend, so what it records sees it as it is).
     fn state(&mut self) -> &mut ClientState;
     /// Records what the client saw at `at` on its own lane.
     fn say(&mut self, at: Millis, kind: EventKind);
+    /// Records at `at` what the client saw of an answer with a fact no client sees: the
+    /// event in full (`event`) where the backend told the fact, else only `seen`.
+    fn say_told<T>(
+        &mut self,
+        at: Millis,
+        told: Self::Told<T>,
+        event: impl FnOnce(T) -> EventKind,
+        seen: Seen,
+    );
     /// Records what storage did on the client's behalf at `at` (a barrier).
     fn say_storage(&mut self, at: Millis, kind: EventKind);
     /// A line of evidence about how it happened (the replay's; the engine keeps none).
@@ -177,7 +182,7 @@ pub trait Backend {
     fn with_rng<T>(&mut self, f: impl FnOnce(&mut SplitMix64) -> T) -> T;
 
     /// Takes the lease (NX PX, or Redlock's majority, or etcd's create-if-absent).
-    fn acquire(&mut self, now: Millis) -> Result<(Acquire, Vec<usize>), Self::Error>;
+    fn acquire(&mut self, now: Millis) -> Result<Acquired<Self::Told<HeldBy>>, Self::Error>;
     /// The grant was made: the lock's books take note (the engine queues its expiry).
     fn granted(&mut self, _fence: Fence, _expires_at: Millis) {}
     /// The separate counter's INCR.
@@ -186,11 +191,11 @@ pub trait Backend {
     /// The ownership-checked extend; the lease's new expiry, `None` if it is not ours.
     fn extend(&mut self, now: Millis) -> Result<Option<Millis>, Self::Error>;
     /// The compare-and-delete.
-    fn release(&mut self, now: Millis) -> Result<Release, Self::Error>;
+    fn release(&mut self, now: Millis) -> Result<Release<Self::Told<NoopReason>>, Self::Error>;
     /// The GET of GET-then-DEL.
-    fn read_lock(&mut self, now: Millis) -> Result<LockValue, Self::Error>;
-    /// The unconditional DEL: whose live lease it deleted, if any.
-    fn delete(&mut self, now: Millis) -> Result<Option<LockValue>, Self::Error>;
+    fn read_lock(&mut self, now: Millis) -> Result<KeyValue<Self::Told<Fence>>, Self::Error>;
+    /// The unconditional DEL: the live lease it deleted, if any.
+    fn delete(&mut self, now: Millis) -> Result<KeyValue<Self::Told<Fence>>, Self::Error>;
     /// When the client's own lease ended, if that is known (the engine's books).
     fn lease_ended_at(&self) -> Option<Millis> {
         None
@@ -348,11 +353,12 @@ pub fn step<B: Backend>(
                 send(b, sc, me, request, now)?
             }
         },
-        Step::Extend => match b.extend(now)? {
-            Some(expires_at) => {
+        // Ownership-checked: only a client granted the lease (so holding its token) sees
+        // its extend succeed.
+        Step::Extend => match b.extend(now)?.zip(b.state().fence) {
+            Some((expires_at, fence)) => {
                 let st = b.state();
                 st.lease_from = Some(st.lock_sent.unwrap_or(now));
-                let fence = st.fence.unwrap_or(Fence(0));
                 let kind = EventKind::Extended {
                     fence,
                     expires_at,
@@ -489,7 +495,7 @@ fn acquire<B: Backend>(
     retry_every: Millis,
 ) -> Result<Next, B::Error> {
     Ok(match b.acquire(now)? {
-        (Acquire::Acquired { fence, expires_at }, nodes) => {
+        (Answer::Granted { fence, expires_at }, nodes) => {
             let token_later =
                 sc.lock.token_source() == super::scenario::TokenSource::SeparateCounter;
             granted(b, now, fence, expires_at, nodes, token_later);
@@ -502,19 +508,25 @@ fn acquire<B: Backend>(
             }
             Next::At(now)
         }
-        (Acquire::Held { holder, .. }, _) if sc.lock.queue() => {
+        (Answer::Refused(by), _) if sc.lock.queue() => {
             // In the queue: no polling; the lock is handed over in arrival order.
-            b.say(now, EventKind::LockWait { holder });
+            let event = |by: HeldBy| EventKind::LockWait { holder: by.holder };
+            b.say_told(now, by, event, Seen::LockWait);
             Next::Wait
         }
-        (Acquire::Held { holder, expires_at }, nodes) => {
-            let kind = EventKind::AcquireRefused {
-                holder,
-                until: Some(expires_at),
-                retry_in: retry_every,
+        (Answer::Refused(by), nodes) => {
+            let retry_in = retry_every;
+            let seen = Seen::AcquireRefused {
+                retry_in,
+                nodes: nodes.clone(),
+            };
+            let event = |by: HeldBy| EventKind::AcquireRefused {
+                holder: by.holder,
+                until: Some(by.until),
+                retry_in,
                 nodes,
             };
-            b.say(now, kind);
+            b.say_told(now, by, event, seen);
             Next::Again(now.saturating_add(retry_every))
         }
     })

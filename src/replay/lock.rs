@@ -188,14 +188,17 @@ impl RowOnly {
 impl Service for RowOnly {
     /// None: a row-lock client's statements go to the storage.
     fn connect(&self, _: &Scenario, _: usize) -> Result<Box<dyn Lock>, String> {
-        Ok(Box::new(RowOnly(String::new())))
+        Ok(Box::new(Statements))
     }
     fn system(&self) -> String {
         self.0.clone()
     }
 }
 
-impl Lock for RowOnly {}
+/// A row-lock client's connection to its lock: none, its statements go to the storage.
+struct Statements;
+
+impl Lock for Statements {}
 
 /// Whose lease a lock value is: the actor of that name, or under
 /// `TokenSource::RandomValue` the actor that drew that value.

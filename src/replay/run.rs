@@ -15,12 +15,13 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use fencing_lab::core::client::{
-    self, after_pauses, Backend, ClientState, LockValue, Next, Release, RowGrant, Wake,
+    self, after_pauses, Acquired, Answer, Backend, ClientState, KeyValue, Next, Release, RowGrant,
+    Wake,
 };
 use fencing_lab::core::{
-    random_token, Acquire, EventKind, Fence, FencingPolicy, LockCommand, Millis, NoopReason,
-    Observation, ProviderOutcome, Refusal, Scenario, Seen, SplitMix64, StorageCheck, TokenSource,
-    WriteError, WriteRequest, IDLE_IN_TRANSACTION_TIMEOUT,
+    random_token, EventKind, Fence, FencingPolicy, LockCommand, Millis, Observation,
+    ProviderOutcome, Refusal, Scenario, Seen, SplitMix64, StorageCheck, TokenSource, WriteError,
+    WriteRequest, IDLE_IN_TRANSACTION_TIMEOUT,
 };
 
 use super::lock::{owner_of, Lock, Service};
@@ -185,18 +186,24 @@ impl<'s> Client<'s, '_> {
 
     /// What a GET or GETDEL of the lock key read, as the client's steps take it: its own
     /// value's lease number it knows; another's is the fold's.
-    fn lock_value(&self, value: Option<String>) -> LockValue {
-        let mine = value.as_deref() == Some(self.me.as_str());
-        LockValue {
-            mine,
-            owner: value.map(|v| owner_of(self.sc, &v)),
-            fence: self.lease.filter(|_| mine),
-        }
+    fn lock_value(&self, value: Option<String>) -> Result<KeyValue<()>, String> {
+        Ok(match value {
+            None => KeyValue::Empty,
+            Some(v) if v == self.me => KeyValue::Own {
+                owner: self.name.clone(),
+                fence: self.own_lease()?,
+            },
+            Some(v) => KeyValue::Others {
+                owner: owner_of(self.sc, &v),
+                fence: (),
+            },
+        })
     }
 
     /// The lease a release let go of: the client's own last one.
     fn own_lease(&self) -> Result<Fence, String> {
-        (self.lease).ok_or_else(|| format!("{} released a lease it was never granted", self.name))
+        let never = || format!("{} acted on a lease it was never granted", self.name);
+        self.lease.ok_or_else(never)
     }
 
     /// The separate counter's next token: a PostgreSQL sequence, in its own store.
@@ -297,6 +304,9 @@ impl<'s> Client<'s, '_> {
 
 impl Backend for Client<'_, '_> {
     type Error = String;
+    /// A real server's answer does not tell who holds the lock, why nothing was released, or
+    /// another client's token: the fold derives them from the recording.
+    type Told<T> = ();
 
     fn state(&mut self) -> &mut ClientState {
         &mut self.state
@@ -319,6 +329,16 @@ impl Backend for Client<'_, '_> {
         }
     }
 
+    fn say_told<T>(
+        &mut self,
+        at: Millis,
+        _told: (),
+        _event: impl FnOnce(T) -> EventKind,
+        seen: Seen,
+    ) {
+        self.observed().saw(at, Some(self.idx), seen);
+    }
+
     fn say_storage(&mut self, at: Millis, kind: EventKind) {
         self.saw(at, kind);
     }
@@ -331,7 +351,7 @@ impl Backend for Client<'_, '_> {
         f(&mut self.env.rng.lock().unwrap_or_else(|e| e.into_inner()))
     }
 
-    fn acquire(&mut self, now: Millis) -> Result<(Acquire, Vec<usize>), String> {
+    fn acquire(&mut self, now: Millis) -> Result<Acquired<()>, String> {
         let (sc, source) = (self.sc, self.sc.lock.token_source());
         let expires_at = now + sc.lease_ttl;
         let value = match source {
@@ -344,9 +364,8 @@ impl Backend for Client<'_, '_> {
             if !answer.nodes.is_empty() || sc.lock.queue() {
                 self.said(now, &answer.how);
             }
-            // Who holds it and until when: filled in by the fold from the grants it has seen.
-            let (holder, expires_at) = (String::new(), 0);
-            return Ok((Acquire::Held { holder, expires_at }, answer.nodes));
+            // Who holds it and until when is the fold's, from the grants it has seen.
+            return Ok((Answer::Refused(()), answer.nodes));
         }
         let token = answer.token.or(value.parse().ok());
         let fence = match source {
@@ -357,7 +376,7 @@ impl Backend for Client<'_, '_> {
         };
         self.took(now, &answer.how, fence);
         self.me = value;
-        Ok((Acquire::Acquired { fence, expires_at }, answer.nodes))
+        Ok((Answer::Granted { fence, expires_at }, answer.nodes))
     }
 
     fn take_token(&mut self, _now: Millis) -> Result<Fence, String> {
@@ -377,35 +396,29 @@ impl Backend for Client<'_, '_> {
         Ok(extended.then_some(until))
     }
 
-    fn release(&mut self, _now: Millis) -> Result<Release, String> {
+    fn release(&mut self, _now: Millis) -> Result<Release<()>, String> {
         // A noop's reason is the fold's.
-        let released = self.lock.release(&self.sc.resource, &self.me)?;
-        let noop = |deleted| (NoopReason::NeverHeld, deleted);
-        match released {
+        match self.lock.release(&self.sc.resource, &self.me)? {
             Ok(()) => Ok(Ok(self.own_lease()?)),
-            Err(deleted) => Ok(Err(noop(deleted))),
+            Err(deleted) => Ok(Err(((), deleted))),
         }
     }
 
-    fn read_lock(&mut self, _now: Millis) -> Result<LockValue, String> {
+    fn read_lock(&mut self, _now: Millis) -> Result<KeyValue<()>, String> {
         let value = self.lock.value(&self.sc.resource)?;
-        Ok(self.lock_value(value))
+        self.lock_value(value)
     }
 
-    fn delete(&mut self, _now: Millis) -> Result<Option<LockValue>, String> {
+    fn delete(&mut self, _now: Millis) -> Result<KeyValue<()>, String> {
         let deleted = self.lock.delete(&self.sc.resource)?;
-        let value = deleted.map(|v| self.lock_value(Some(v)));
-        let stranger = |v: &LockValue| {
-            v.owner
-                .as_deref()
-                .is_some_and(|o| self.sc.actor_index(o).is_none())
-        };
-        match value.as_ref().filter(|v| stranger(v)) {
-            Some(v) => Err(format!(
-                "{}'s DEL deleted {:?}, a value no client set",
-                self.name, v.owner
-            )),
-            None => Ok(value),
+        match self.lock_value(deleted)? {
+            KeyValue::Others { owner, .. } if self.sc.actor_index(&owner).is_none() => {
+                Err(format!(
+                    "{}'s DEL deleted {owner:?}, a value no client set",
+                    self.name
+                ))
+            }
+            value => Ok(value),
         }
     }
 

@@ -2,8 +2,9 @@
 //! engine: fed only the observable part of a simulated run, it rebuilds the run exactly.
 
 use fencing_lab::core::{
-    deck, observations_of, recorded, run, Account, FencingPolicy, Recording, ReleaseMode, Scenario,
-    StorageCheck, TokenSource,
+    deck, observations_of, recorded, run, Account, Actor, EventKind, Fence, FencingPolicy,
+    LeaseEnd, LockKind, Pause, Recording, RedisTokens, ReleaseMode, Scenario, Step, StorageCheck,
+    TokenSource,
 };
 
 fn recording() -> Recording {
@@ -63,6 +64,65 @@ fn the_fold_rebuilds_the_what_ifs_too() {
             }
         }
     }
+}
+
+/// Under a separate counter a lease's token is not its number: B's SET takes lease 1 and B
+/// freezes before its INCR; its lease runs out at 30, A's SET takes lease 2 and A's INCR
+/// token 1; A extends to 66. The extended lease is the one that runs out then (the engine
+/// keyed the extension's expiry by A's token, which named no lease, so it never did), and
+/// the fold rebuilds that run.
+#[test]
+fn an_extended_lease_under_a_separate_counter_runs_out_at_its_new_expiry() {
+    let b = Actor {
+        name: "B".to_owned(),
+        script: vec![Step::Acquire { retry_every: 5 }],
+        pauses: vec![Pause {
+            start: 1,
+            duration: 40,
+        }],
+        ..Actor::default()
+    };
+    let a = Actor {
+        name: "A".to_owned(),
+        start_at: 30,
+        script: vec![
+            Step::Acquire { retry_every: 5 },
+            Step::Work { ms: 5 },
+            Step::Extend,
+            Step::Work { ms: 60 },
+        ],
+        ..Actor::default()
+    };
+    let sc = Scenario {
+        title: "extend after the INCR".to_owned(),
+        resource: "acct:1".to_owned(),
+        initial_balance: 100,
+        first_fence: 1,
+        lease_ttl: 30,
+        lock: LockKind::Redis {
+            tokens: RedisTokens::SeparateCounter,
+        },
+        actors: vec![b, a],
+        horizon: 100,
+        ..Scenario::default()
+    };
+    let trace = run(&sc);
+    let extended = EventKind::Extended {
+        fence: Fence(1),
+        expires_at: 66,
+        watchdog: None,
+    };
+    assert!(
+        trace.events.iter().any(|e| e.kind == extended),
+        "{trace:#?}"
+    );
+    let spans = trace.lease_spans();
+    let a_lease = spans.iter().find(|s| s.owner == "A").expect("A's lease");
+    assert_eq!(
+        (a_lease.fence, a_lease.from, a_lease.to, a_lease.end),
+        (Fence(2), 30, 66, LeaseEnd::Expired)
+    );
+    rebuilds(&sc, "extend-after-incr");
 }
 
 fn rebuilds(sc: &Scenario, id: &str) {

@@ -85,13 +85,15 @@ pub(super) fn work_renewing<B: Backend>(
         st.renew_due = None;
         return Ok(Next::At(now));
     }
-    Ok(match b.extend(now)? {
-        Some(expires_at) => {
+    // Ownership-checked: only a client granted the lease (so holding its token) sees its
+    // extend succeed.
+    Ok(match b.extend(now)?.zip(b.state().fence) {
+        Some((expires_at, fence)) => {
             b.state().lease_from = Some(now);
             let next = schedule_renewal(b, sc, now, until);
             let st = b.state();
             let kind = EventKind::Extended {
-                fence: st.fence.unwrap_or(Fence(0)),
+                fence,
                 expires_at,
                 watchdog: Some(st.renew_due),
             };
