@@ -184,8 +184,7 @@ impl<'s> Client<'s, '_> {
         observe(&self.env.shared)
     }
 
-    /// What a GET or GETDEL of the lock key read, as the client's steps take it: its own
-    /// value's lease number it knows; another's is the fold's.
+    /// The key's value, as a GET read or a DEL deleted it: another's token is the fold's.
     fn lock_value(&self, value: Option<String>) -> Result<KeyValue<()>, String> {
         Ok(match value {
             None => KeyValue::Empty,
@@ -202,8 +201,7 @@ impl<'s> Client<'s, '_> {
 
     /// The lease a release let go of: the client's own last one.
     fn own_lease(&self) -> Result<Fence, String> {
-        let never = || format!("{} acted on a lease it was never granted", self.name);
-        self.lease.ok_or_else(never)
+        (self.lease).ok_or_else(|| format!("{} was never granted a lease", self.name))
     }
 
     /// The separate counter's next token: a PostgreSQL sequence, in its own store.
@@ -304,8 +302,7 @@ impl<'s> Client<'s, '_> {
 
 impl Backend for Client<'_, '_> {
     type Error = String;
-    /// A real server's answer does not tell who holds the lock, why nothing was released, or
-    /// another client's token: the fold derives them from the recording.
+    /// A real server's answers do not tell these facts: the fold derives them.
     type Told<T> = ();
 
     fn state(&mut self) -> &mut ClientState {
@@ -329,13 +326,7 @@ impl Backend for Client<'_, '_> {
         }
     }
 
-    fn say_told<T>(
-        &mut self,
-        at: Millis,
-        _told: (),
-        _event: impl FnOnce(T) -> EventKind,
-        seen: Seen,
-    ) {
+    fn say_told<T>(&mut self, at: Millis, _: (), _: impl FnOnce(T) -> EventKind, seen: Seen) {
         self.observed().saw(at, Some(self.idx), seen);
     }
 
@@ -411,12 +402,10 @@ impl Backend for Client<'_, '_> {
 
     fn delete(&mut self, _now: Millis) -> Result<KeyValue<()>, String> {
         let deleted = self.lock.delete(&self.sc.resource)?;
+        let stranger = |o| format!("{}'s DEL deleted {o:?}, a value no client set", self.name);
         match self.lock_value(deleted)? {
             KeyValue::Others { owner, .. } if self.sc.actor_index(&owner).is_none() => {
-                Err(format!(
-                    "{}'s DEL deleted {owner:?}, a value no client set",
-                    self.name
-                ))
+                Err(stranger(owner))
             }
             value => Ok(value),
         }
