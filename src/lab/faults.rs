@@ -85,7 +85,7 @@ pub fn fault_fields(sc: &Scenario, index: usize) -> Vec<FaultField> {
     let shape = f.fault.shape();
     let row = fault_label(sc, index, shape);
     let at = ("at", "at", ValueKind::Moment, Value::Ms(f.at));
-    let own = shape.fields.iter();
+    let own = shape.fields.iter().filter(|x| shown(sc, x.kind));
     let fields = own.map(|x| (x.name, x.label, x.kind, (x.get)(&f.fault)));
     std::iter::once(at)
         .chain(fields)
@@ -101,6 +101,12 @@ pub fn fault_fields(sc: &Scenario, index: usize) -> Vec<FaultField> {
             options: options(sc, kind, v),
         })
         .collect()
+}
+
+/// Whether a field of `kind` means anything for `sc`'s lock: a lock service's new leader
+/// has every acknowledged write (a majority had it), so its failover has no replica lag.
+fn shown(sc: &Scenario, kind: ValueKind) -> bool {
+    !(kind == ValueKind::MsOrCut && matches!(sc.lock, LockKind::Service(_)))
 }
 
 fn name_of(sc: &Scenario, i: usize) -> String {
@@ -189,7 +195,7 @@ pub(super) fn check_fault(sc: &Scenario, index: usize, f: &FaultAt) -> Result<()
     let shape = f.fault.shape();
     let row = fault_label(sc, index, shape);
     let at = ("at", "at", ValueKind::Moment, Value::Ms(f.at));
-    let own = shape.fields.iter();
+    let own = shape.fields.iter().filter(|x| shown(sc, x.kind));
     let fields = own.map(|x| (x.name, x.label, x.kind, (x.get)(&f.fault)));
     for (name, label, kind, v) in std::iter::once(at).chain(fields) {
         let (Value::Ms(n) | Value::Lag(Some(n))) = v else {

@@ -754,3 +754,28 @@ fn a_faults_choices_are_the_designs_own() {
         ["node 1", "node 2", "node 3", "node 4", "node 5"]
     );
 }
+
+/// A lock service's failover shows no replica lag: its new leader has every acknowledged
+/// write (a majority had it), so the field would change nothing. A Redis failover keeps it.
+#[test]
+fn a_lock_service_failover_has_no_replica_lag_to_edit() {
+    use fencing_lab::core::fault::shape_named;
+    use fencing_lab::lab::fault_fields;
+    let failover = shape_named("failover").unwrap();
+    let names = |id: &str| {
+        let base = entry(id);
+        let sc = match base.faults.iter().position(|f| f.fault.is_crash()) {
+            Some(_) => base,
+            None => {
+                let mut lab = Lab::new(base.clone());
+                lab.update(ScenarioEdit::add_fault(&base, failover).unwrap().into());
+                lab.scenario().clone()
+            }
+        };
+        let i = sc.faults.iter().position(|f| f.fault.is_crash()).unwrap();
+        let fields = fault_fields(&sc, i);
+        fields.iter().map(|f| f.name).collect::<Vec<_>>()
+    };
+    assert_eq!(names("redis-failover"), ["at", "lag"]);
+    assert_eq!(names("raft-partition"), ["at"]);
+}
