@@ -195,7 +195,7 @@ pub(super) fn check_fault(sc: &Scenario, index: usize, f: &FaultAt) -> Result<()
     let shape = f.fault.shape();
     let row = fault_label(sc, index, shape);
     let at = ("at", "at", ValueKind::Moment, Value::Ms(f.at));
-    let own = shape.fields.iter().filter(|x| shown(sc, x.kind));
+    let own = shape.fields.iter();
     let fields = own.map(|x| (x.name, x.label, x.kind, (x.get)(&f.fault)));
     for (name, label, kind, v) in std::iter::once(at).chain(fields) {
         let (Value::Ms(n) | Value::Lag(Some(n))) = v else {
