@@ -121,3 +121,19 @@ fn the_notes_panel_shows_them_as_text_with_links() {
     assert!(raft.contains("&quot;etcdserver: no leader&quot;"), "{raft}");
     assert_eq!(pushbacks_markup(&[]), "");
 }
+
+/// Review 3: cross-region's lock is one Redis, so "who can acquire when a region is cut
+/// off" is answered for that lock first; a majority is a consensus service's rule.
+#[test]
+fn who_can_acquire_under_a_cut_is_answered_for_the_entrys_own_lock() {
+    let e = deck::find("cross-region").unwrap();
+    let p = e
+        .pushbacks
+        .iter()
+        .find(|p| p.question.contains("cut off"))
+        .unwrap();
+    assert!(p.answer.contains("one Redis"), "{}", p.answer);
+    assert!(!p
+        .answer
+        .starts_with("Only the side that can reach a majority"));
+}

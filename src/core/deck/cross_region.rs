@@ -55,7 +55,7 @@ pub(super) const ENTRY: DeckEntry = DeckEntry {
     pushbacks: &[
         PushBack {
             question: "A region is cut off: who can acquire?",
-            answer: "Only the side that can reach a majority of the lock service: the cut-off side stalls instead of both sides proceeding. A holder there keeps running until it learns its lease is gone, and the fence refuses its late writes.",
+            answer: "Only the side that reaches the lock: here, with one Redis, its own region; with etcd or ZooKeeper, the side with a majority of the members. The other side stalls instead of both proceeding. A holder there keeps running until it learns its lease is gone, and the fence refuses its late writes.",
             source: "seed 003 (safety versus availability)",
             shows: Some("raft-partition"),
         },
