@@ -137,3 +137,20 @@ fn who_can_acquire_under_a_cut_is_answered_for_the_entrys_own_lock() {
         .answer
         .starts_with("Only the side that can reach a majority"));
 }
+
+/// Review 3: efficiency's likeliest next question is the input changing between the runs,
+/// which turns the wasted work into a lost update.
+#[test]
+fn efficiency_is_asked_what_a_changed_input_does() {
+    let e = deck::find("efficiency").unwrap();
+    let p = e
+        .pushbacks
+        .iter()
+        .find(|p| p.question.contains("input changed"));
+    let p = p.expect("efficiency asks about a changed input");
+    assert!(
+        p.answer.contains("lost update") && p.answer.contains("fence"),
+        "{}",
+        p.answer
+    );
+}

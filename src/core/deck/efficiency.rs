@@ -34,6 +34,12 @@ pub(super) const ENTRY: DeckEntry = DeckEntry {
             source: "Kleppmann 2016 (efficiency or correctness); seed 000",
             shows: Some("gc-pause"),
         },
+        PushBack {
+            question: "What if the input changed between A's run and B's?",
+            answer: "Then the runs compute different values, and A's late write replaces B's newer one: a lost update, no longer wasted work. That makes the lock one for correctness: fence the write, or write only if the input's version is still the one read.",
+            source: "Kleppmann 2016 (efficiency or correctness)",
+            shows: Some("handoff-barrier"),
+        },
     ],
 };
 
