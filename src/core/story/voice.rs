@@ -49,6 +49,16 @@ impl Voice {
         }
     }
 
+    /// How a refused client tries again, in brackets after its retry: etcd's Mutex waits on
+    /// a watch of the key before its own, where the model retries.
+    pub fn retry_note(self) -> &'static str {
+        if self == Voice::LockService {
+            "the model retries; etcd's Mutex would wait on a watch"
+        } else {
+            "randomised in a real client"
+        }
+    }
+
     /// The Say line for a refused acquire while a lease is live.
     pub fn refuses_others(self) -> &'static str {
         match self {
@@ -70,7 +80,9 @@ impl Voice {
 
     /// The Say line for a checked release that deleted its own lock.
     pub fn own_release(self) -> &'static str {
-        if self.is_service() {
+        if self == Voice::Chubby {
+            "The release goes through this client's own lock handle, so a late release cannot free a successor's lock."
+        } else if self.is_service() {
             "The delete checks the key is still this client's, so a late release cannot remove a successor's lock."
         } else {
             "Compare-and-delete in one script deletes only your own lease."
@@ -80,7 +92,20 @@ impl Voice {
     /// The Say line for a lock service's checked release that found the lock not its own
     /// (Redis's depends on what its script found, and is worded there).
     pub fn service_noop(self) -> &'static str {
-        "The checked delete saw the key is not this client's any more and removed nothing."
+        if self == Voice::Chubby {
+            "The lock is not this client's any more: its handle's release freed nothing."
+        } else {
+            "The checked delete saw the key is not this client's any more and removed nothing."
+        }
+    }
+
+    /// What a lock service's checked release did when the lock was not the client's.
+    pub fn service_noop_did(self) -> &'static str {
+        if self == Voice::Chubby {
+            "Its handle no longer holds the lock, so nothing is freed."
+        } else {
+            "The checked delete removes nothing."
+        }
     }
 
     /// The Say line for a clock jump that shortened a live lease.

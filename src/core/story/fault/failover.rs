@@ -3,6 +3,11 @@
 
 use super::*;
 
+/// The scale clause's aside for a Redis failover: the run's is fast, Sentinel's default
+/// waits 30 s before it even starts one.
+pub(super) const SCALE: &str =
+    " (a Sentinel tuned fast: down-after-milliseconds is 30 s by default)";
+
 /// The failover: what the promoted replica (or new leader) lacks, and the next token.
 pub(super) fn narrate(c: &Ctx) -> Option<String> {
     let (sc, e, _, res, _) = c.parts();

@@ -63,3 +63,14 @@ pub(super) fn twice(t: &Trace) -> Option<&'static str> {
             | FaultKind::Partition => None,
         })
 }
+
+/// The scale clause's aside for a run's fault of a Redis lock server that takes seconds in
+/// life (a Sentinel failover, a restart), if it has one: such a Redis run needs the clause
+/// too, though `PX` counts in ms.
+pub(super) fn in_seconds(sc: &Scenario) -> Option<&'static str> {
+    sc.faults.iter().find_map(|f| match f.fault.kind() {
+        FaultKind::Failover => Some(failover::SCALE),
+        FaultKind::Restart => Some(""),
+        FaultKind::ClockJump | FaultKind::StorageFailover | FaultKind::Partition => None,
+    })
+}

@@ -39,6 +39,10 @@ pub(crate) fn expiry(c: &Ctx) -> Option<String> {
                     c.dur(sc.lock.lock_delay()),
                     c.at(e.at.saturating_add(sc.lock.lock_delay()))
                 ),
+                // ZooKeeper's queue: a session timeout, and its ephemeral node goes with it.
+                ExpiryCause::Ttl if sc.lock.queue() => format!(
+                    "{owner}'s lease{tk} expires: its session timed out on the lock server, which deletes its node, so the lock is free.{knew}"
+                ),
                 ExpiryCause::Ttl => format!(
                     "{owner}'s lease{tk} expires: its TTL ran out on the lock server, so the lock is free.{knew}"
                 ),
@@ -226,7 +230,7 @@ pub(crate) fn release(c: &Ctx) -> Option<String> {
         } if !deleted.is_empty() => {
             let n = sc.lock.redlock().map_or(1, |r| r.nodes);
             format!(
-                "{name} releases with compare-and-delete on every node it reaches. Its own keys are still on {} ({} of {n}) and are deleted, but its lock had already lost its majority: a minority of keys is no lock, so nothing is released. Without this those keys would have stayed until their PX ran out.",
+                "{name} releases with compare-and-delete on every node it reaches. Its leftover keys on {} ({} of {n}) are deleted, which only clears them before their PX runs out: its lock had already ended with its majority, so no lock was left to release.",
                 node_list(deleted),
                 deleted.len()
             )
@@ -257,7 +261,7 @@ pub(crate) fn release(c: &Ctx) -> Option<String> {
                     format!("{name} tries to release: a no-op, {why}. Compare-and-delete deletes nothing.")
                 }
                 ReleaseMode::CompareAndDelete => {
-                    format!("{name} tries to release: a no-op, {why}. The checked delete removes nothing.")
+                    format!("{name} tries to release: a no-op, {why}. {}", c.voice.service_noop_did())
                 }
                 ReleaseMode::GetThenDel | ReleaseMode::Del => {
                     format!("{name} DELs {res}: nothing live to delete, {why}.")
