@@ -46,7 +46,7 @@ fn f1_the_drift_margin_covers_the_slew_not_quartz() {
     let n = notes("drift-margin");
     assert!(!n.contains("NTP slews a clock by at most 500 ppm"), "{n}");
     for want in [
-        "ntpd slews at most 500 ppm, chrony up to 83,333 ppm by default (maxslewrate)",
+        "ntpd slews at most 500 ppm, chrony up to 83,333 ppm by default, its maxslewrate",
         "CLOCK_MONOTONIC is slewed too",
         "size it for the slew your clock discipline allows",
     ] {
@@ -164,7 +164,9 @@ fn u5_polling_an_etcd_lock_is_the_models() {
                 "{id}: {w}"
             );
             assert!(
-                w.contains("(the model retries; etcd's Mutex would wait on a watch)"),
+                w.contains(
+                    "(the model polls; etcd's Mutex and ZooKeeper's lock recipe wait on a watch)"
+                ),
                 "{id}: {w}"
             );
         }

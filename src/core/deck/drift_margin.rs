@@ -12,7 +12,7 @@ pub(super) const ENTRY: DeckEntry = DeckEntry {
         let covers = ttl * drift / 1000;
         let [off, ..] = r.balances();
         let mut notes = vec![format!(
-            "A's clock runs {} slow against the lock server's, exaggerated for visibility (quartz drifts by tens of ppm, but a clock being corrected runs off by its slew: ntpd slews at most 500 ppm, chrony up to 83,333 ppm by default (maxslewrate), and CLOCK_MONOTONIC is slewed too): it counts {} ms while 1000 pass. A {ttl} ms lease (token {}) looks longer to A than it is.",
+            "A's clock runs {} slow against the lock server's, exaggerated for visibility (quartz drifts by tens of ppm, but a clock being corrected runs off by its slew: ntpd slews at most 500 ppm, chrony up to 83,333 ppm by default, its maxslewrate, and CLOCK_MONOTONIC is slewed too): it counts {} ms while 1000 pass. A {ttl} ms lease (token {}) looks longer to A than it is.",
             super::super::story::per_mille(drift),
             super::super::scenario::client_elapsed(1000, drift),
             r.token(0)

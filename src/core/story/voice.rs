@@ -49,11 +49,11 @@ impl Voice {
         }
     }
 
-    /// How a refused client tries again, in brackets after its retry: etcd's Mutex waits on
-    /// a watch of the key before its own, where the model retries.
+    /// How a refused client tries again, in brackets after its retry: etcd's Mutex and
+    /// ZooKeeper's recipe wait on a watch of the key before their own, where the model polls.
     pub fn retry_note(self) -> &'static str {
         if self == Voice::LockService {
-            "the model retries; etcd's Mutex would wait on a watch"
+            "the model polls; etcd's Mutex and ZooKeeper's lock recipe wait on a watch"
         } else {
             "randomised in a real client"
         }
