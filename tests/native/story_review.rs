@@ -408,7 +408,7 @@ fn m8_m9_m10_retries_zookeeper_and_lock_delay() {
                 // Review 3, U5: an etcd lock's retry says the model polls.
                 assert!(
                     n.contains("randomised in a real client")
-                        || n.contains("the model polls; etcd's Mutex and ZooKeeper's lock recipe wait on a watch"),
+                        || n.contains("the model polls; etcd and ZooKeeper locks wait on a watch"),
                     "{id}: {n}"
                 );
             }

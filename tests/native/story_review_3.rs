@@ -141,13 +141,16 @@ fn u4_each_system_in_its_own_words() {
         ] {
             assert!(!w.contains(old), "{old}: {w}");
         }
-        assert!(w.contains("through this client's own lock handle"), "{w}");
+        assert!(
+            w.contains("The release checks the lock is still this client's"),
+            "{w}"
+        );
     }
     for t in runs_of("lock-queue") {
         let w = words(&t).join("\n");
         assert!(!w.contains("TTL ran out"), "{w}");
         assert!(
-            w.contains("its session timed out on the lock server, which deletes its node"),
+            w.contains("its session timed out on the lock server, which deleted its node, so the lock is free"),
             "{w}"
         );
     }
@@ -164,9 +167,7 @@ fn u5_polling_an_etcd_lock_is_the_models() {
                 "{id}: {w}"
             );
             assert!(
-                w.contains(
-                    "(the model polls; etcd's Mutex and ZooKeeper's lock recipe wait on a watch)"
-                ),
+                w.contains("(the model polls; etcd and ZooKeeper locks wait on a watch)"),
                 "{id}: {w}"
             );
         }
@@ -176,21 +177,21 @@ fn u5_polling_an_etcd_lock_is_the_models() {
     assert!(w.contains("randomised in a real client"), "{w}");
 }
 
-/// U6: the Redis failover and restart setups carry the scale clause.
+/// U6: the Redis failover and restart setups carry the scale clause, and the failover says
+/// how fast a real Sentinel is.
 #[test]
 fn u6_redis_failures_are_scaled() {
-    for (id, aside) in [("redis-failover", true), ("redis-restart", false)] {
+    for (id, sentinel) in [("redis-failover", true), ("redis-restart", false)] {
         for t in runs_of(id) {
             let setup = story::Story::of(&t).narration(0);
             assert!(
-                setup.contains("Times scaled: 30 ms here stands for 30 s"),
+                setup.contains("Times scaled: 30 ms here stands for 30 s."),
                 "{id}: {setup}"
             );
-            assert_eq!(
-                setup.contains("down-after-milliseconds is 30 s by default"),
-                aside,
-                "{setup}"
-            );
+            let crash = step_of(&t, |e| matches!(e.kind, EventKind::Failover { .. }));
+            let n = story::Story::of(&t).narration(crash);
+            let says = "A real Sentinel first waits down-after-milliseconds (30 s by default)";
+            assert_eq!(n.contains(says), sentinel, "{id}: {n}");
         }
     }
     let plain = story::Story::of(&run_as("gc-pause", FencingPolicy::Off)).narration(0);

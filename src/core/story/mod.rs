@@ -321,17 +321,15 @@ fn opening(sc: &Scenario) -> String {
 
 /// The setup's scale clause, for a lock service whose leases are counted in seconds (etcd,
 /// ZooKeeper, Chubby) and for a Redis that fails over or restarts (Sentinel and a restart
-/// take seconds): the run's milliseconds stand for seconds. Empty for other Redis runs
+/// take seconds; the failover's step says Sentinel's default): the run's milliseconds stand
+/// for seconds. Empty for other Redis runs
 /// (`PX` is in ms) and for a run already told in seconds.
 pub fn scale(sc: &Scenario) -> String {
-    let aside = match (Voice::of(sc).is_service(), fault::in_seconds(sc)) {
-        _ if secs(sc) => return String::new(),
-        (true, _) => "",
-        (false, Some(aside)) => aside,
-        (false, None) => return String::new(),
-    };
+    if !(Voice::of(sc).is_service() || fault::in_seconds(sc)) || secs(sc) {
+        return String::new();
+    }
     let ttl = sc.lease_ttl;
-    format!(" Times scaled: {ttl} ms here stands for {ttl} s{aside}.")
+    format!(" Times scaled: {ttl} ms here stands for {ttl} s.")
 }
 
 /// The opening's sentence for a lock service a round trip away ([`Scenario::lock_rtt`]).

@@ -53,7 +53,7 @@ impl Voice {
     /// ZooKeeper's recipe wait on a watch of the key before their own, where the model polls.
     pub fn retry_note(self) -> &'static str {
         if self == Voice::LockService {
-            "the model polls; etcd's Mutex and ZooKeeper's lock recipe wait on a watch"
+            "the model polls; etcd and ZooKeeper locks wait on a watch"
         } else {
             "randomised in a real client"
         }
@@ -78,12 +78,11 @@ impl Voice {
         }
     }
 
-    /// The Say line for a checked release that deleted its own lock.
+    /// The Say line for a checked release that deleted its own lock. A lock service's words
+    /// name the lock, not a key: Chubby releases through a handle.
     pub fn own_release(self) -> &'static str {
-        if self == Voice::Chubby {
-            "The release goes through this client's own lock handle, so a late release cannot free a successor's lock."
-        } else if self.is_service() {
-            "The delete checks the key is still this client's, so a late release cannot remove a successor's lock."
+        if self.is_service() {
+            "The release checks the lock is still this client's, so a late release cannot free a successor's lock."
         } else {
             "Compare-and-delete in one script deletes only your own lease."
         }
@@ -92,20 +91,7 @@ impl Voice {
     /// The Say line for a lock service's checked release that found the lock not its own
     /// (Redis's depends on what its script found, and is worded there).
     pub fn service_noop(self) -> &'static str {
-        if self == Voice::Chubby {
-            "The lock is not this client's any more: its handle's release freed nothing."
-        } else {
-            "The checked delete saw the key is not this client's any more and removed nothing."
-        }
-    }
-
-    /// What a lock service's checked release did when the lock was not the client's.
-    pub fn service_noop_did(self) -> &'static str {
-        if self == Voice::Chubby {
-            "Its handle no longer holds the lock, so nothing is freed."
-        } else {
-            "The checked delete removes nothing."
-        }
+        "The checked release saw the lock is not this client's any more and freed nothing."
     }
 
     /// The Say line for a clock jump that shortened a live lease.

@@ -39,12 +39,14 @@ pub(crate) fn expiry(c: &Ctx) -> Option<String> {
                     c.dur(sc.lock.lock_delay()),
                     c.at(e.at.saturating_add(sc.lock.lock_delay()))
                 ),
-                // ZooKeeper's queue: a session timeout, and its ephemeral node goes with it.
-                ExpiryCause::Ttl if sc.lock.queue() => format!(
-                    "{owner}'s lease{tk} expires: its session timed out on the lock server, which deletes its node, so the lock is free.{knew}"
-                ),
                 ExpiryCause::Ttl => format!(
-                    "{owner}'s lease{tk} expires: its TTL ran out on the lock server, so the lock is free.{knew}"
+                    "{owner}'s lease{tk} expires: its {}, so the lock is free.{knew}",
+                    // ZooKeeper's queue: a session timeout, and its ephemeral node goes with it.
+                    if sc.lock.queue() {
+                        "session timed out on the lock server, which deleted its node"
+                    } else {
+                        "TTL ran out on the lock server"
+                    }
                 ),
                 ExpiryCause::ClockJump if c.voice == Voice::Redlock => format!(
                     "{owner}'s Redlock lease{tk} ends early: its key on node {} expired by the jumped clock, so {owner} no longer holds a majority of nodes.{knew}",
@@ -261,7 +263,7 @@ pub(crate) fn release(c: &Ctx) -> Option<String> {
                     format!("{name} tries to release: a no-op, {why}. Compare-and-delete deletes nothing.")
                 }
                 ReleaseMode::CompareAndDelete => {
-                    format!("{name} tries to release: a no-op, {why}. {}", c.voice.service_noop_did())
+                    format!("{name} tries to release: a no-op, {why}. The checked release frees nothing.")
                 }
                 ReleaseMode::GetThenDel | ReleaseMode::Del => {
                     format!("{name} DELs {res}: nothing live to delete, {why}.")
