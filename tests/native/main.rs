@@ -29,6 +29,7 @@ mod story;
 mod story_pushbacks;
 mod story_review;
 mod story_review_2;
+mod story_review_3;
 mod uuid_token;
 mod whatif;
 

@@ -12,7 +12,7 @@ pub(super) const ENTRY: DeckEntry = DeckEntry {
         let covers = ttl * drift / 1000;
         let [off, ..] = r.balances();
         let mut notes = vec![format!(
-            "A's clock runs {} slow against the lock server's, exaggerated for visibility (real quartz drifts by tens of ppm, and NTP slews a clock by at most 500 ppm): it counts {} ms while 1000 pass. A {ttl} ms lease (token {}) looks longer to A than it is.",
+            "A's clock runs {} slow against the lock server's, exaggerated for visibility (quartz drifts by tens of ppm, but a clock being corrected runs off by its slew: ntpd slews at most 500 ppm, chrony up to 83,333 ppm by default, its maxslewrate, and CLOCK_MONOTONIC is slewed too): it counts {} ms while 1000 pass. A {ttl} ms lease (token {}) looks longer to A than it is.",
             super::super::story::per_mille(drift),
             super::super::scenario::client_elapsed(1000, drift),
             r.token(0)
@@ -21,7 +21,7 @@ pub(super) const ENTRY: DeckEntry = DeckEntry {
         notes.push(if ok {
             format!("Here A checks at t={at}: its clock reads {local} of {deadline} ms (TTL − {margin} ms), so it writes: {off} with fencing off. A margin under TTL × drift ({covers} ms) does not cover the drift.")
         } else {
-            format!("Here A checks at t={at}: its clock reads {local} ms, past its deadline of {deadline} ms (TTL − {margin} ms), so it stops: {off} under every policy. A margin of at least TTL × drift ({covers} ms) covers the drift.")
+            format!("Here A checks at t={at}: its clock reads {local} ms, past its deadline of {deadline} ms (TTL − {margin} ms), so it stops: {off} under every policy. A margin of at least TTL × drift ({covers} ms) covers the drift; size it for the slew your clock discipline allows, not for quartz.")
         });
         // The same run without a margin, and the same client with a pause after a check.
         let bare = Scenario {
@@ -56,8 +56,8 @@ pub(super) const ENTRY: DeckEntry = DeckEntry {
     pushbacks: &[
         PushBack {
             question: "How big a margin?",
-            answer: "At least the TTL times the worst drift you assume, plus the time a write takes to arrive; Redlock's implementations subtract 1% of the TTL plus 2 ms. It bounds drift; a pause after the check has no bound.",
-            source: "Redis docs: distributed locks (Redlock)",
+            answer: "At least the TTL times the worst rate error you allow (the slew cap: ntpd 500 ppm, chrony 83,333 ppm by default), plus the time a write takes to arrive; Redlock's implementations subtract 1% of the TTL plus 2 ms. It bounds drift; a pause after the check has no bound.",
+            source: "Redis docs: distributed locks (Redlock); chrony.conf(5): maxslewrate",
             shows: Some("gc-pause"),
         },
     ],

@@ -217,14 +217,9 @@ pub fn table() -> String {
         "| # | id | question | off | strict | same-epoch |\n| --- | --- | --- | --- | --- | --- |\n",
     );
     for (i, entry) in DECK.iter().enumerate() {
-        let cells = runs(entry).0.map(|t| {
-            let cf = if story::counterfactual(&t) {
-                "(counterfactual: Redlock mints no token) "
-            } else {
-                ""
-            };
-            format!("{cf}**{}**: {}", story::final_value(&t), story::outcome(&t))
-        });
+        let cells = runs(entry)
+            .0
+            .map(|t| format!("**{}**: {}", story::final_value(&t), story::outcome(&t)));
         out += &format!(
             "| {} | `{}` | {} | {} | {} | {} |\n",
             i + 1,

@@ -117,8 +117,8 @@ pub(super) const ENTRY: DeckEntry = DeckEntry {
         },
         PushBack {
             question: "Stop at the lease's deadline, not the request's timeout.",
-            answer: "Yes: a renewal timeout longer than the time left on the lease learns too late. Count the deadline from when the renewal was sent and stop there; a write already sent still needs the fence.",
-            source: "etcd docs: lease (keep-alive)",
+            answer: "Yes: a renewal timeout longer than the time left on the lease learns too late. Count the deadline from when the renewal was sent and stop there; etcd's own client counts from the reply, half a round trip after the server's. A write already sent still needs the fence.",
+            source: "etcd clientv3 lease.go (its deadline runs from the keep-alive reply)",
             shows: Some("raft-partition"),
         },
     ],

@@ -26,7 +26,7 @@ pub(super) const ENTRY: DeckEntry = DeckEntry {
         let landed = t.writes.iter().find(|w| w.request.writer == "A").map_or(0, |w| w.at);
         let learned = at("A", |k| matches!(k, EventKind::LockTimedOut { .. }));
         vec![
-            format!("A's client talks to member 1 of a 3-member etcd cluster. From t={} to t={} member 1 is cut off from members 2 and 3: the minority side. A's watchdog renewal at t={refused} reaches member 1, which has no leader: it answers \"etcdserver: no leader\", and the client keeps retrying its keep-alive. (The replay freezes member 1 with SIGSTOP instead, so there it answers nothing; a client given all three endpoints would fail over to the majority.)", p.start, p.end),
+            format!("A's client talks to member 1 of a 3-member etcd cluster. From t={} to t={} member 1 is cut off from members 2 and 3: the minority side. A's watchdog renewal at t={refused} reaches member 1, which has no leader: it answers \"etcdserver: no leader\", and the client keeps retrying its keep-alive. (A client given all three endpoints would fail over to the majority.)", p.start, p.end),
             format!("The majority (members 2 and 3, with the leader) goes on: A's lease ({a}) runs out there at t={expired}, and B, talking to them, gets {b} at t={granted}. Consensus did its job: the majority never had two holders."),
             format!("A's client learns at t={learned}, its lease deadline: no keep-alive answered within the TTL, so clientv3 closes the keep-alive and Session.Done() fires. But A's debit left at t={sent}, after its last check, and takes until t={landed} to reach storage: no check covers the time after it. Fencing off: {off}, the job ran twice. Strict: storage has seen {b}, A's {a} is stale_fence ({strict})."),
             "Jepsen's etcd 3.4.3 analysis: etcd locks are leases, and a lease holder paused or cut off can keep acting after the lease is gone. Raft makes the grant and the token durable; it cannot reach into the holder. The fence at storage is what saves the write.".to_owned(),
@@ -43,8 +43,8 @@ pub(super) const ENTRY: DeckEntry = DeckEntry {
         },
         PushBack {
             question: "A minority member just answers nothing?",
-            answer: "A live minority member answers requests that need a leader with \"etcdserver: no leader\", and a client given several endpoints fails over to a member on the majority side. Only a stopped or unreachable member answers nothing.",
-            source: "etcd docs: failure modes",
+            answer: "It answers \"etcdserver: no leader\" to streams opened WithRequireLeader, as clientv3's lease keep-alives are; a plain write there waits and fails with \"etcdserver: request timed out\". A client given several endpoints fails over to the majority side. A stopped or unreachable member answers nothing.",
+            source: "etcd docs: failure modes; clientv3 WithRequireLeader (lease keep-alives)",
             shows: None,
         },
     ],

@@ -320,10 +320,12 @@ fn opening(sc: &Scenario) -> String {
 }
 
 /// The setup's scale clause, for a lock service whose leases are counted in seconds (etcd,
-/// ZooKeeper, Chubby): the run's milliseconds stand for seconds. Empty for Redis (`PX` is
-/// in ms) and for a run already told in seconds.
+/// ZooKeeper, Chubby) and for a Redis that fails over or restarts (Sentinel and a restart
+/// take seconds; the failover's step says Sentinel's default): the run's milliseconds stand
+/// for seconds. Empty for other Redis runs
+/// (`PX` is in ms) and for a run already told in seconds.
 pub fn scale(sc: &Scenario) -> String {
-    if !Voice::of(sc).is_service() || secs(sc) {
+    if !(Voice::of(sc).is_service() || fault::in_seconds(sc)) || secs(sc) {
         return String::new();
     }
     let ttl = sc.lease_ttl;

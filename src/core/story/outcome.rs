@@ -2,8 +2,19 @@
 
 use super::*;
 
-/// What a whole run amounts to, in one short line (the comparison panel's caption).
+/// What a whole run amounts to, in one short line (the comparison panel's caption). A fenced
+/// Redlock run says it is a counterfactual, so its 90 is not read as Redlock's own.
 pub fn outcome(t: &Trace) -> String {
+    let words = run_outcome(t);
+    if counterfactual(t) {
+        format!("{words} (counterfactual: Redlock mints no token)")
+    } else {
+        words
+    }
+}
+
+/// [`outcome`] before the counterfactual clause.
+fn run_outcome(t: &Trace) -> String {
     let s = &t.summary;
     let after = |e: &TraceEvent| match &e.kind {
         EventKind::WriteApplied {

@@ -122,7 +122,8 @@ pub(super) fn repeated(c: &Ctx, run: Range<usize>) -> String {
         (EventKind::AcquireRefused { .. }, _) => {
             let (attempt, answer) = refusal(c);
             format!(
-                "{name} {attempt} {every} (randomised in a real client), with the same answer each time (×{n}): {answer}."
+                "{name} {attempt} {every} ({}), with the same answer each time (×{n}): {answer}.",
+                c.voice.retry_note()
             )
         }
         (

@@ -49,6 +49,16 @@ impl Voice {
         }
     }
 
+    /// How a refused client tries again, in brackets after its retry: etcd's Mutex and
+    /// ZooKeeper's recipe wait on a watch of the key before their own, where the model polls.
+    pub fn retry_note(self) -> &'static str {
+        if self == Voice::LockService {
+            "the model polls; etcd and ZooKeeper locks wait on a watch"
+        } else {
+            "randomised in a real client"
+        }
+    }
+
     /// The Say line for a refused acquire while a lease is live.
     pub fn refuses_others(self) -> &'static str {
         match self {
@@ -68,10 +78,11 @@ impl Voice {
         }
     }
 
-    /// The Say line for a checked release that deleted its own lock.
+    /// The Say line for a checked release that deleted its own lock. A lock service's words
+    /// name the lock, not a key: Chubby releases through a handle.
     pub fn own_release(self) -> &'static str {
         if self.is_service() {
-            "The delete checks the key is still this client's, so a late release cannot remove a successor's lock."
+            "The release checks the lock is still this client's, so a late release cannot free a successor's lock."
         } else {
             "Compare-and-delete in one script deletes only your own lease."
         }
@@ -80,7 +91,7 @@ impl Voice {
     /// The Say line for a lock service's checked release that found the lock not its own
     /// (Redis's depends on what its script found, and is worded there).
     pub fn service_noop(self) -> &'static str {
-        "The checked delete saw the key is not this client's any more and removed nothing."
+        "The checked release saw the lock is not this client's any more and freed nothing."
     }
 
     /// The Say line for a clock jump that shortened a live lease.

@@ -3,6 +3,11 @@
 
 use super::*;
 
+/// What a Redis failover's time stands for: the run's is fast, and Sentinel's default waits
+/// 30 s before it even starts one.
+const SENTINEL: &str =
+    " A real Sentinel first waits down-after-milliseconds (30 s by default): this one is tuned fast.";
+
 /// The failover: what the promoted replica (or new leader) lacks, and the next token.
 pub(super) fn narrate(c: &Ctx) -> Option<String> {
     let (sc, e, _, res, _) = c.parts();
@@ -14,7 +19,7 @@ pub(super) fn narrate(c: &Ctx) -> Option<String> {
     else {
         return None;
     };
-    Some(match (sc.lock.token_source(), lost.first()) {
+    let words = match (sc.lock.token_source(), lost.first()) {
         // A replica that lags: did the holder's SET reach it before the crash?
         (TokenSource::SameRedis | TokenSource::SeparateCounter | TokenSource::RandomValue, _)
             if sc.replication_lag().is_some() =>
@@ -86,6 +91,10 @@ pub(super) fn narrate(c: &Ctx) -> Option<String> {
         (TokenSource::LockService | TokenSource::Counterfactual, _) => format!(
             "The lock service's leader crashes and another member takes over. It has the committed log, so every lease and the token counter survive; the next token will be {next_fence}."
         ),
+    };
+    Some(match sc.lock.token_source() {
+        TokenSource::LockService | TokenSource::Counterfactual => words,
+        _ => words + SENTINEL,
     })
 }
 

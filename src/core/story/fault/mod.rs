@@ -6,7 +6,7 @@
 //! [`partition`].
 
 use super::*;
-use crate::core::fault::FaultKind;
+use crate::core::fault::{Fault, FaultKind};
 
 mod clock_jump;
 mod failover;
@@ -62,4 +62,15 @@ pub(super) fn twice(t: &Trace) -> Option<&'static str> {
             | FaultKind::Restart
             | FaultKind::Partition => None,
         })
+}
+
+/// Whether a run has a fault of the lock server that takes seconds in life (a Sentinel
+/// failover, a restart): a Redis run with one needs the scale clause too, though `PX`
+/// counts in ms.
+pub(super) fn in_seconds(sc: &Scenario) -> bool {
+    // The fault itself, not its model: the setup's path stays small.
+    sc.faults.iter().any(|f| match f.fault {
+        Fault::Failover { .. } | Fault::Restart { .. } => true,
+        Fault::ClockJump { .. } | Fault::StorageFailover { .. } | Fault::Partition { .. } => false,
+    })
 }

@@ -29,8 +29,9 @@ pub(crate) fn grant(c: &Ctx) -> Option<String> {
         EventKind::AcquireRefused { retry_in, .. } => {
             let (attempt, answer) = refusal(c);
             format!(
-                "{name} {attempt}: {answer}. Retrying in ~{} (randomised in a real client).",
-                c.dur(*retry_in)
+                "{name} {attempt}: {answer}. Retrying in ~{} ({}).",
+                c.dur(*retry_in),
+                c.voice.retry_note()
             )
         }
         EventKind::Acquired {

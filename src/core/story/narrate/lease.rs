@@ -40,7 +40,13 @@ pub(crate) fn expiry(c: &Ctx) -> Option<String> {
                     c.at(e.at.saturating_add(sc.lock.lock_delay()))
                 ),
                 ExpiryCause::Ttl => format!(
-                    "{owner}'s lease{tk} expires: its TTL ran out on the lock server, so the lock is free.{knew}"
+                    "{owner}'s lease{tk} expires: its {}, so the lock is free.{knew}",
+                    // ZooKeeper's queue: a session timeout, and its ephemeral node goes with it.
+                    if sc.lock.queue() {
+                        "session timed out on the lock server, which deleted its node"
+                    } else {
+                        "TTL ran out on the lock server"
+                    }
                 ),
                 ExpiryCause::ClockJump if c.voice == Voice::Redlock => format!(
                     "{owner}'s Redlock lease{tk} ends early: its key on node {} expired by the jumped clock, so {owner} no longer holds a majority of nodes.{knew}",
@@ -226,7 +232,7 @@ pub(crate) fn release(c: &Ctx) -> Option<String> {
         } if !deleted.is_empty() => {
             let n = sc.lock.redlock().map_or(1, |r| r.nodes);
             format!(
-                "{name} releases with compare-and-delete on every node it reaches. Its own keys are still on {} ({} of {n}) and are deleted, but its lock had already lost its majority: a minority of keys is no lock, so nothing is released. Without this those keys would have stayed until their PX ran out.",
+                "{name} releases with compare-and-delete on every node it reaches. Its leftover keys on {} ({} of {n}) are deleted, which only clears them before their PX runs out: its lock had already ended with its majority, so no lock was left to release.",
                 node_list(deleted),
                 deleted.len()
             )
@@ -257,7 +263,7 @@ pub(crate) fn release(c: &Ctx) -> Option<String> {
                     format!("{name} tries to release: a no-op, {why}. Compare-and-delete deletes nothing.")
                 }
                 ReleaseMode::CompareAndDelete => {
-                    format!("{name} tries to release: a no-op, {why}. The checked delete removes nothing.")
+                    format!("{name} tries to release: a no-op, {why}. The checked release frees nothing.")
                 }
                 ReleaseMode::GetThenDel | ReleaseMode::Del => {
                     format!("{name} DELs {res}: nothing live to delete, {why}.")

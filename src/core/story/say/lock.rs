@@ -124,10 +124,23 @@ pub(crate) fn renewal(c: &Ctx) -> Option<String> {
             "An extend answered after the lease had already ended is a lost lease, and the worker is not told."
         }
         EventKind::ExtendFailed { lease_ended_at: Some(t), .. } => {
+            // What the late self-cancel misses: a write already out, or the race it won.
+            let before = &c.t.events[..c.i];
+            let sent = before.iter().any(|x| {
+                matches!(x.kind, EventKind::WriteSent { .. }) && x.actor.as_deref() == Some(c.name)
+            });
+            let raced = before.iter().any(|x| {
+                matches!(x.kind, EventKind::ResumeRace { worker_first: false })
+                    && x.actor.as_deref() == Some(c.name)
+            });
+            let missed = match (sent, raced) {
+                (false, true) => "had the worker run first, its debit would have gone out",
+                _ => "it stops the rest of the job, and cannot recall a write sent before the pause",
+            };
             return Some(format!(
-                "Self-cancelling is right, but it came after the lease had already ended at t={}: it stops the rest of the job, and cannot recall a write sent before the pause. Only the fence covers that.",
+                "Self-cancelling is right, but it came after the lease had already ended at t={}: {missed}. Only the fence covers that.",
                 instant(sc, *t)
-            ))
+            ));
         }
         EventKind::ExtendFailed { .. } => "If a renewal fails, stop the job at once.",
         _ => return None,

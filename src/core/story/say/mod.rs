@@ -63,7 +63,7 @@ pub(super) fn again(c: &Ctx) -> Option<String> {
         EventKind::AcquireRefused { holder, .. } if c.waiting_renewal(holder).is_some() => format!(
             "Refused again: the lock service waits out {holder}'s TTL; it cannot tell {holder} is cut off."
         ),
-        EventKind::AcquireRefused { .. } => "Polling again: a live lease makes everyone wait out its TTL.".to_owned(),
+        EventKind::AcquireRefused { .. } => "Refused again: a live lease makes everyone wait out its TTL.".to_owned(),
         EventKind::Acquired { token_later: true, .. } => "Two leases now wait on INCRs: the first to land gets the lower token.".to_owned(),
         EventKind::LockWait { .. } if sc.lock.queue() => format!(
             "{name} queues behind the last waiter, not the holder: the queue, not a race of retries, picks who goes next."

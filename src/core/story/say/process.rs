@@ -113,7 +113,13 @@ pub(crate) fn request(c: &Ctx) -> Option<String> {
         EventKind::ProviderCall { outcome: ProviderOutcome::NotCalled, .. } => {
             "The fenced claim stopped the stale holder before the call. A holder that goes stale between claim and call still calls; only the provider's key covers that."
         }
-        EventKind::WriteSent { .. } => {
+        EventKind::WriteSent { fence, arrives_at, .. } => {
+            if let Some(other) = live_and_level(c, *fence, *arrives_at) {
+                return Some(format!(
+                    "{}'s request is on its way, inside its lease; {other}'s will reach storage at the same instant.",
+                    c.name
+                ));
+            }
             "A request can sit in a queue long after the lease that sent it is gone."
         }
         EventKind::WriteTimedOut { .. } => {
@@ -139,4 +145,21 @@ pub(crate) fn request(c: &Ctx) -> Option<String> {
         _ => return None,
     };
     Some(s.to_owned())
+}
+
+/// Who else's write reaches storage at `arrives_at`, when this request's own lease (`fence`)
+/// is still live then: the race there is two arrivals at once, not a late request.
+fn live_and_level<'a>(c: &Ctx<'a>, fence: Option<Fence>, arrives_at: Millis) -> Option<&'a str> {
+    let lapsed = c.t.events.iter().any(|x| {
+        x.at <= arrives_at
+            && matches!(&x.kind, EventKind::LeaseExpired { owner, fence: f, .. }
+                if owner == c.name && Some(*f) == fence)
+    });
+    if lapsed || fence.is_none() {
+        return None;
+    }
+    c.t.writes
+        .iter()
+        .find(|w| w.at == arrives_at && w.request.writer != c.name)
+        .map(|w| w.request.writer.as_str())
 }

@@ -56,7 +56,7 @@ fn written(c: &Ctx) -> String {
         Err(WriteError::StaleFence { token, last }) if token == last => {
             let earlier = c.accepted().find(|p| p.fence() == Some(*token));
             match earlier.and_then(|p| p.actor.clone()) {
-                Some(w) if w == name => format!("Strict refuses an equal token, and this storage checks the fence before the idempotency key: the retry gets stale_fence, not its first debit's stored result. {name} cannot tell which of its writes landed unless storage returns the last fence: {last} here, its own token, so its first debit did. Check the key first, or use same-epoch (≥) with the key, and the key answers the retry."),
+                Some(w) if w == name => format!("Strict refuses the equal token before the idempotency key is read: the retry gets stale_fence. Only the last fence storage returns, {last}, {name}'s own token, says its first debit landed."),
                 Some(w) => format!(
                     "{w} and {name} carry the same token {token}: storage cannot tell the two holders apart and refused whichever came second. {}",
                     Line::DuplicateTokens.text()
