@@ -89,7 +89,7 @@ fn m3_the_herd_capacity_is_an_assumption() {
     assert!(!n.contains("v2.1") && !n.contains("benchmark"), "{n}");
     for want in [
         "The model assumes the service answers 2,000 commands a second",
-        "a leader election or an fsync stall holds every renewal due meanwhile",
+        "an overloaded leader or an fsync stall holds every renewal due meanwhile",
     ] {
         assert!(n.contains(want), "{want}: {n}");
     }
@@ -255,4 +255,105 @@ fn pushbacks_are_true_and_sourced() {
         "{}",
         p.answer
     );
+}
+
+/// Review 4, F1: a write landing on a storage whose failover forgot the newer one is no
+/// double charge (one debit shows), and a key in the same database would be lost too.
+#[test]
+fn r4_storage_failover_off_says_one_debit_shows() {
+    let t = run_as("storage-failover", FencingPolicy::Off);
+    let i = step_of(&t, |e| {
+        matches!(e.kind, EventKind::WriteApplied { .. }) && e.actor.as_deref() == Some("A")
+    });
+    let s = story::Story::of(&t);
+    let (step, say) = (s.narration(i), s.say(i));
+    for old in [
+        "Double charge",
+        "out of token order",
+        "storage had already taken it",
+    ] {
+        assert!(
+            !step.contains(old) && !say.contains(old),
+            "{old}: {step} / {say}"
+        );
+    }
+    assert!(step.contains("B was granted 34 and storage took its write, then failed over to a standby that never got it: a write from a superseded lease."), "{step}");
+    assert_eq!(say, "Job ran twice, yet one debit shows: the failover erased B's acknowledged one. A key kept in the same database would be lost with it.");
+    // A plain late write keeps the double-charge line.
+    let w = words(&run_as("gc-pause", FencingPolicy::Off)).join("\n");
+    assert!(w.contains("Double charge. A key per order"), "{w}");
+}
+
+/// Review 4, M1: etcd's new leader extends every lease, so an election is not the trigger.
+#[test]
+fn r4_renewal_herd_names_no_election() {
+    let n = notes("renewal-herd");
+    let p = pushback("renewal-herd", "");
+    for w in [n.as_str(), p.answer] {
+        assert!(!w.contains("election"), "{w}");
+        assert!(
+            w.contains("an overloaded leader") && w.contains("an fsync stall"),
+            "{w}"
+        );
+    }
+}
+
+/// Review 4, U2: etcd's client sends a keep-alive every third of the TTL, unjittered;
+/// Redis's watchdog keeps its jitter.
+#[test]
+fn r4_etcd_keep_alive_has_no_jitter() {
+    for t in runs_of("raft-partition") {
+        let w = words(&t).join("\n");
+        for old in ["watchdog", "jitter"] {
+            assert!(!w.contains(old), "{old}: {w}");
+        }
+        assert!(w.contains("A's etcd client renews its lease (token 33) until t=40; next at t=20 (a third of the TTL)."), "{w}");
+        assert!(
+            w.contains("A keep-alive every third of the TTL renews the lease by ID"),
+            "{w}"
+        );
+        assert!(notes("raft-partition").contains("A's keep-alive at t=20 reaches member 1"));
+    }
+    let w = words(&run_as("partition", FencingPolicy::Off)).join("\n");
+    assert!(w.contains("A's watchdog renews its lease (value rnd-A, token 33) until t=40; next renewal at t=20 (a third of the TTL, ±25% jitter)."), "{w}");
+    assert!(
+        w.contains("Renew at about a third of the TTL, jittered"),
+        "{w}"
+    );
+}
+
+/// Review 4, U3: the Say of a ZooKeeper session's end says session, not TTL.
+#[test]
+fn r4_lock_queue_say_names_the_session() {
+    for t in runs_of("lock-queue") {
+        let w = words(&t).join("\n");
+        assert!(!w.contains("TTL run out"), "{w}");
+        assert!(
+            w.contains(
+                "The lock server sees the session time out, not that the holder is stopped."
+            ),
+            "{w}"
+        );
+    }
+}
+
+/// Review 4, U1: the pause line says what can follow a check: a pause.
+#[test]
+fn r4_pause_say_has_a_subject() {
+    let w = words(&run_as("gc-pause", FencingPolicy::Off)).join("\n");
+    assert!(!w.contains("another can follow the read"), "{w}");
+    assert!(w.contains("No warning: a monotonic clock shows a pause only afterwards, and a pause can follow any check."), "{w}");
+}
+
+/// Review 4, U4: the scheduler is introduced where it first appears.
+#[test]
+fn r4_handoff_barrier_introduces_the_scheduler() {
+    for t in runs_of("handoff-barrier") {
+        let w = words(&t).join("\n");
+        let first = w.find("scheduler").expect("no scheduler");
+        assert!(
+            w[first..].starts_with("scheduler that hands out jobs"),
+            "{w}"
+        );
+    }
 }

@@ -111,15 +111,20 @@ pub(crate) fn renewal(c: &Ctx) -> Option<String> {
             ..
         } => {
             let lease = extended_lease(c);
+            // etcd's client sends a keep-alive every third of the TTL, unjittered.
+            let etcd = c.voice == Voice::LockService && !c.sc.lock.queue()
+                && next.is_none_or(|d| d.saturating_sub(c.e.at) == c.sc.lease_ttl / 3);
             let next = match next {
+                Some(d) if etcd => format!("next at t={} (a third of the TTL)", c.at(*d)),
                 Some(d) => format!(
                     "next renewal at t={} (a third of the TTL, ±25% jitter)",
                     c.at(*d)
                 ),
                 None => "the work ends before the next renewal is due".to_owned(),
             };
+            let who = if etcd { "etcd client" } else { "watchdog" };
             format!(
-                "{name}'s watchdog renews its lease{lease} until t={}; {next}.",
+                "{name}'s {who} renews its lease{lease} until t={}; {next}.",
                 c.at(*expires_at)
             )
         }

@@ -65,10 +65,10 @@ pub(crate) fn request(c: &Ctx) -> Option<String> {
             let last = token(e.snapshot.last_fence);
             match result {
                 Ok(()) if sc.policy.checks_fence() => format!(
-                    "Before {name} starts, the scheduler establishes epoch {fence} in {res}'s row, an atomic update that cannot lower the epoch: last fence is now {last}, nothing else changes. Anything older is refused from here on."
+                    "Before {name} starts, the scheduler that hands out jobs establishes epoch {fence} in {res}'s row, an atomic update that cannot lower the epoch: last fence is now {last}, nothing else changes. Anything older is refused from here on."
                 ),
                 Ok(()) => format!(
-                    "Before {name} starts, the scheduler writes epoch {fence} to {res}'s row, but storage is not checking tokens: the barrier changes nothing."
+                    "Before {name} starts, the scheduler that hands out jobs writes epoch {fence} to {res}'s row, but storage is not checking tokens: the barrier changes nothing."
                 ),
                 Err(e) => format!(
                     "The scheduler's barrier with token {fence} is rejected: {} (storage has already seen {last}). {name} must not start.",
@@ -174,9 +174,10 @@ pub(crate) fn write_applied(c: &Ctx) -> Option<String> {
                         ) {
                             s += &format!(" {o} was granted the lock after {name}, with {n}, and storage holds {h}; {f} happens to be larger, so a write from a superseded lease passes the check, let in by the draw.");
                         } else if let Some(h) =
-                            super::super::fault::forgotten(c).filter(|h| fencing && f < h)
+                            super::super::fault::forgotten(c).filter(|h| f < h)
                         {
-                            s += &format!(" {o} was granted {h} and storage took its write, then failed over to a standby that never got it, so {f} passes the check: a write from a superseded lease.");
+                            let then = if fencing { format!(", so {f} passes the check") } else { String::new() };
+                            s += &format!(" {o} was granted {h} and storage took its write, then failed over to a standby that never got it{then}: a write from a superseded lease.");
                             said_order = true;
                         } else if fencing && e.snapshot.last_fence <= Some(*f) {
                             s += &format!(" {o} has already been granted token {n}, but storage has not seen it yet, so {f} passes the check: a write from a superseded lease.");

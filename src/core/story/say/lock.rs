@@ -68,6 +68,9 @@ pub(crate) fn expiry(c: &Ctx) -> Option<String> {
             "The idle timeout is a lease too. But lock and data live in one system, so ending the lock also ends {owner}'s transaction: nothing it did survives."
         )),
         EventKind::LeaseExpired { cause, owner_knew, .. } => match (cause, owner_knew) {
+            (ExpiryCause::Ttl, Awareness::Paused) if sc.lock.queue() => {
+                "The lock server sees the session time out, not that the holder is stopped."
+            }
             (ExpiryCause::Ttl, Awareness::Paused) => {
                 "The lock server sees the TTL run out, not that the holder is stopped."
             }
@@ -101,7 +104,7 @@ pub(crate) fn renewal(c: &Ctx) -> Option<String> {
     let (sc, e, voice) = (c.sc, c.e, c.voice);
     let s: &str = match &e.kind {
         EventKind::Extended { watchdog: Some(_), .. } if voice.is_service() => {
-            "Renew every third of the TTL, jittered: a keep-alive renews the lease by ID, never an expired one."
+            "A keep-alive every third of the TTL renews the lease by ID, never an expired one."
         }
         EventKind::Extended { watchdog: Some(_), .. } => {
             "Renew at about a third of the TTL, jittered, checking your value in the same atomic step."

@@ -100,7 +100,7 @@ pub enum Line {
 impl Line {
     pub fn text(self) -> &'static str {
         match self {
-            Line::NoWarning => "No warning comes: a monotonic clock shows a pause only afterwards, and another can follow the read.",
+            Line::NoWarning => "No warning: a monotonic clock shows a pause only afterwards, and a pause can follow any check.",
             Line::WholeProcessPause => "A whole-process pause: no thread runs, not even a watchdog, so nothing renews the lease.",
             Line::WakesUnaware => "It still believes it holds the lock; only a monotonic clock would show the gap.",
             Line::IdempotencyAnswer => "A key per order would stop this duplicate, the same intent run twice; only the fence stops a stale holder's different write, such as a late result.",

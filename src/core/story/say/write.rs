@@ -113,6 +113,7 @@ fn written(c: &Ctx) -> String {
         Ok(_) if twice && late && sc.publishes() => "Duplicate publish: the job ran twice, and the result row now holds the superseded worker's result. The lease alone is not mutual exclusion.".to_owned(),
         Ok(_) if twice && late && sc.minority() => format!("Double charge: {name}'s write landed after its lease went to {}, and consensus never saw it. {}", superseded_by.as_ref().map_or_else(String::new, |g| g.owner.clone()), Line::IdempotencyShort.text()),
         Ok(_) if twice && late && partitioned(sc, name, e.at) => format!("Double charge, and nobody paused: {name}, cut off from the lock service but not from storage, wrote after its lease went to {}. {}", superseded_by.as_ref().map_or_else(String::new, |g| g.owner.clone()), Line::IdempotencyShort.text()),
+        Ok(_) if twice && late && forgot_newer(c, *fence) => format!("Job ran twice, yet one debit shows: the failover erased {}'s acknowledged one. A key kept in the same database would be lost with it.", superseded_by.as_ref().map_or("the other", |g| g.owner.as_str())),
         Ok(_) if twice && late => format!("Double charge. {}", Line::IdempotencyAnswer.text()),
         // The writer holds the live lease, so the higher token came from a superseded grant
         // that was minted its token later (a counter apart from the grant).
