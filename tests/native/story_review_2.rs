@@ -200,7 +200,7 @@ fn n10_words_of_the_right_system() {
     let renew = step_of(&t, |e| matches!(e.kind, EventKind::Extended { .. }));
     let say = story::Story::of(&t).say(renew);
     assert!(
-        say.contains("keep-alive renews the lease by ID") && !say.contains("value"),
+        say.contains("renews the lease by ID") && !say.contains("value"),
         "{say}"
     );
     let t = run_as("lock-queue", FencingPolicy::Strict);
