@@ -289,6 +289,8 @@ fn r4_storage_failover_off_says_one_debit_shows() {
 fn r4_renewal_herd_names_no_election() {
     let n = notes("renewal-herd");
     let p = pushback("renewal-herd", "");
+    // Review 5: the source's label names no election either.
+    assert!(!p.source.contains("election"), "{}", p.source);
     for w in [n.as_str(), p.answer] {
         assert!(!w.contains("election"), "{w}");
         assert!(

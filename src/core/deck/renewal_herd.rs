@@ -57,7 +57,7 @@ pub(super) const ENTRY: DeckEntry = DeckEntry {
         PushBack {
             question: "Our lock service does 30,000 a second: this cannot happen.",
             answer: "At 30,000 a second the 10,000 take a third of a second, inside a 3 s margin. The same schedule loses leases from about 90,000 jobs, or whenever the service slows (an overloaded leader, an fsync stall). The rule holds at any rate: the queue must drain before the earliest lease ends, and renewing at a third of the TTL leaves 20 s.",
-            source: "etcd docs: op-guide/performance; etcd docs: tuning (elections, disk)",
+            source: "etcd docs: op-guide/performance; etcd docs: tuning (disk)",
             shows: None,
         },
         PushBack {
