@@ -514,4 +514,12 @@ impl Scenario {
     pub fn actor_index(&self, name: &str) -> Option<usize> {
         self.actors.iter().position(|a| a.name == name)
     }
+
+    /// The name of actor `i` ([`Scenario::actor_index`]'s inverse), or its index as text if
+    /// there is none: what a link or a field writes for a client.
+    pub fn actor_name(&self, i: usize) -> String {
+        self.actors
+            .get(i)
+            .map_or_else(|| i.to_string(), |a| a.name.clone())
+    }
 }

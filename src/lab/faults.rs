@@ -82,13 +82,9 @@ pub fn fault_fields(sc: &Scenario, index: usize) -> Vec<FaultField> {
     let Some(f) = sc.faults.get(index) else {
         return Vec::new();
     };
-    let shape = f.fault.shape();
-    let row = fault_label(sc, index, shape);
-    let at = ("at", "at", ValueKind::Moment, Value::Ms(f.at));
-    let own = shape.fields.iter().filter(|x| shown(sc, x.kind));
-    let fields = own.map(|x| (x.name, x.label, x.kind, (x.get)(&f.fault)));
-    std::iter::once(at)
-        .chain(fields)
+    let row = fault_label(sc, index, f.fault.shape());
+    values(f)
+        .filter(|&(_, _, kind, _)| shown(sc, kind))
         .map(|(name, label, kind, v)| FaultField {
             name,
             label: format!("{row} {label}"),
@@ -96,11 +92,20 @@ pub fn fault_fields(sc: &Scenario, index: usize) -> Vec<FaultField> {
             kind,
             text: match v {
                 Value::Lag(None) => String::new(),
-                v => v.text(|i| name_of(sc, i)),
+                v => v.text(|i| sc.actor_name(i)),
             },
             options: options(sc, kind, v),
         })
         .collect()
+}
+
+/// A fault's values in its What if… row's order: its `at`, then its kind's own fields, each
+/// as (name, label, kind, value).
+fn values(f: &FaultAt) -> impl Iterator<Item = (&'static str, &'static str, ValueKind, Value)> {
+    let at = ("at", "at", ValueKind::Moment, Value::Ms(f.at));
+    let own = f.fault.shape().fields.iter();
+    let fault = f.fault;
+    std::iter::once(at).chain(own.map(move |x| (x.name, x.label, x.kind, (x.get)(&fault))))
 }
 
 /// Whether a field of `kind` means anything for `sc`'s lock: a lock service's new leader
@@ -109,16 +114,10 @@ fn shown(sc: &Scenario, kind: ValueKind) -> bool {
     !(kind == ValueKind::MsOrCut && matches!(sc.lock, LockKind::Service(_)))
 }
 
-fn name_of(sc: &Scenario, i: usize) -> String {
-    sc.actors
-        .get(i)
-        .map_or_else(|| i.to_string(), |a| a.name.clone())
-}
-
 /// A select's choices for a field of `kind` holding `now`: the clients, the lock service,
 /// and (a lock service's) each client's member; or the lock's nodes.
 fn options(sc: &Scenario, kind: ValueKind, now: Value) -> Vec<(String, String)> {
-    let name = |i| name_of(sc, i);
+    let name = |i| sc.actor_name(i);
     let mut values: Vec<Value> = match kind {
         ValueKind::Node => {
             let clients = (0..sc.actors.len()).map(Node::Client);
@@ -192,12 +191,8 @@ fn labelled(row: &str, label: &str) -> impl Fn(Refusal) -> Refusal {
 /// Every number of fault `f` (at `index` of `sc`'s list) inside its range, or the refusal
 /// of the first that is not, in the words its What if… field is labelled with.
 pub(super) fn check_fault(sc: &Scenario, index: usize, f: &FaultAt) -> Result<(), Refusal> {
-    let shape = f.fault.shape();
-    let row = fault_label(sc, index, shape);
-    let at = ("at", "at", ValueKind::Moment, Value::Ms(f.at));
-    let own = shape.fields.iter();
-    let fields = own.map(|x| (x.name, x.label, x.kind, (x.get)(&f.fault)));
-    for (name, label, kind, v) in std::iter::once(at).chain(fields) {
+    let row = fault_label(sc, index, f.fault.shape());
+    for (name, label, kind, v) in values(f) {
         let (Value::Ms(n) | Value::Lag(Some(n))) = v else {
             continue;
         };

@@ -28,12 +28,8 @@ pub fn write(sc: &Scenario) -> String {
 /// the table's order.
 fn item(sc: &Scenario, f: &FaultAt) -> String {
     let shape: &Shape = f.fault.shape();
-    let name = |i: usize| {
-        sc.actors
-            .get(i)
-            .map_or_else(|| i.to_string(), |a| a.name.clone())
-    };
     let mut parts = vec![shape.code.to_owned(), f.at.to_string()];
+    let name = |i| sc.actor_name(i);
     parts.extend(shape.fields.iter().map(|x| (x.get)(&f.fault).text(name)));
     parts.join(".")
 }
