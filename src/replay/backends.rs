@@ -1,11 +1,16 @@
 //! The backend registry: every lock backend the replay can run on, each declared by its own
-//! module. A new backend is its module and its line in [`ALL`] (a twin, like ZooKeeper for
-//! etcd, needs nothing more); a scenario's lock kind picks its backend in [`of`].
+//! file under `backends/`. A new backend is its file, its `mod` line and its line in [`ALL`]
+//! (a twin, like ZooKeeper for etcd, needs nothing more); a scenario's lock kind picks its
+//! backend in [`of`].
 
 use fencing_lab::core::{LockKind, Scenario};
 
-use super::lock::{Backend, ROW_LOCK};
-use super::{etcd, redis, zookeeper};
+use super::lock::Backend;
+
+mod etcd;
+mod redis;
+mod row_lock;
+mod zookeeper;
 
 /// Every backend, a twin after the backend it twins.
 pub const ALL: &[&Backend] = &[
@@ -13,13 +18,13 @@ pub const ALL: &[&Backend] = &[
     &redis::REDLOCK,
     &etcd::ETCD,
     &zookeeper::ZOOKEEPER,
-    &ROW_LOCK,
+    &row_lock::ROW_LOCK,
 ];
 
 /// The one place that maps a scenario's lock kind onto a backend.
 pub fn of(sc: &Scenario) -> &'static Backend {
     match sc.lock {
-        LockKind::Row(_) => &ROW_LOCK,
+        LockKind::Row(_) => &row_lock::ROW_LOCK,
         LockKind::Redlock(_) => &redis::REDLOCK,
         LockKind::Service(_) => &etcd::ETCD,
         LockKind::Redis { .. } => &redis::REDIS,

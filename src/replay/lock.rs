@@ -1,8 +1,8 @@
 //! The seam between the replay's clients and the lock services they take leases from:
 //! [`Backend`] names a service and starts it, [`Service`] is its servers started for one
 //! run, [`Lock`] one client's connection to it. This port imports no adapter: each adapter
-//! module (`redis.rs`, `etcd.rs`, `zookeeper.rs`, the row lock here) implements [`Service`]
-//! and [`Lock`] and declares its [`Backend`]; `backends.rs` lists them.
+//! (a file of `backends/`) implements [`Service`] and [`Lock`] and declares its [`Backend`];
+//! `backends.rs` declares and lists them.
 
 use std::path::Path;
 use std::time::Duration;
@@ -10,7 +10,6 @@ use std::time::Duration;
 use fencing_lab::core::{random_token, LockCommand, Millis, Scenario};
 
 use super::observed::Shared;
-use super::servers;
 
 /// A lock backend: who grants the lease, and so where the token comes from.
 #[derive(Debug)]
@@ -25,6 +24,9 @@ pub struct Backend {
     pub twin_of: Option<&'static str>,
     /// Starts one run's servers; what it started goes into the notes.
     pub start: Start,
+    /// Why a scenario has no faithful equivalent on this backend, if it has none (a
+    /// limit of the real system, or of how this harness drives it).
+    pub cannot: fn(&Scenario) -> Option<&'static str>,
 }
 
 /// How a backend starts one run's servers.
@@ -160,46 +162,6 @@ pub trait Lock: Send {
     }
 }
 
-/// No lock server: `SELECT … FOR UPDATE` on the account's row in the storage's own
-/// PostgreSQL, with `idle_in_transaction_session_timeout` (`Scenario::row_lock`). No token.
-pub const ROW_LOCK: Backend = Backend {
-    name: "row-lock",
-    lock_service: false,
-    twin_of: None,
-    start: |run, notes| Ok(Box::new(RowOnly::start(run, notes))),
-};
-
-/// The row lock's "service": the storage's own row, taken and released by statements
-/// (`SELECT … FOR UPDATE`, `COMMIT`), not commands.
-pub struct RowOnly(String);
-
-impl RowOnly {
-    fn start(run: &Run, notes: &mut Vec<String>) -> Self {
-        notes.push("no lock server: the row lock is PostgreSQL's own, on the account's row".into());
-        let pg = servers::version(&format!("{}/postgres", servers::PG_BIN));
-        let timeout = (run.sc.idle_timeout()).map_or_else(String::new, |ms| {
-            let real = ms as f64 * run.scale;
-            format!(", idle_in_transaction_session_timeout = {real:.0} ms")
-        });
-        Self(format!("PostgreSQL {pg} (SELECT … FOR UPDATE{timeout})"))
-    }
-}
-
-impl Service for RowOnly {
-    /// None: a row-lock client's statements go to the storage.
-    fn connect(&self, _: &Scenario, _: usize) -> Result<Box<dyn Lock>, String> {
-        Ok(Box::new(Statements))
-    }
-    fn system(&self) -> String {
-        self.0.clone()
-    }
-}
-
-/// A row-lock client's connection to its lock: none, its statements go to the storage.
-struct Statements;
-
-impl Lock for Statements {}
-
 /// Whose lease a lock value is: the actor of that name, or under
 /// `TokenSource::RandomValue` the actor that drew that value.
 pub fn owner_of(sc: &Scenario, value: &str) -> String {
@@ -210,4 +172,12 @@ pub fn owner_of(sc: &Scenario, value: &str) -> String {
     (0..sc.actors.len())
         .find(|&i| drew(i))
         .map_or_else(|| value.to_owned(), |i| sc.actors[i].name.clone())
+}
+
+/// Real ms per scenario ms on a lock service proper. etcd's TTLs are whole seconds and its
+/// lessor sweeps every 500 ms (ZooKeeper's ticks are finer, and it takes the same), so a
+/// scenario ms must be long enough that a 30 ms TTL is 3 s: 1000·⌈TTL/10⌉/TTL.
+pub fn service_scale(sc: &Scenario) -> f64 {
+    let ttl = sc.lease_ttl.max(1) as f64;
+    1000.0 * (ttl / 10.0).ceil() / ttl
 }

@@ -8,17 +8,14 @@
 //! of what the clients saw into a trace of the same schema), and the scenario's data.
 
 mod backends;
-mod etcd;
 mod lock;
 mod observed;
 mod outcome;
 mod pg;
-mod redis;
 mod run;
 mod servers;
 mod standby;
 mod world;
-mod zookeeper;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -127,7 +124,7 @@ fn not_reproducible(c: &Case) -> Option<&'static str> {
     let debits = steps().any(|s| matches!(s, Step::Debit { .. }));
     let delayed = sc.actors.iter().any(|a| a.network_delay > 0);
     let jumps = sc.clock_jumps().next().is_some();
-    let (service, etcd) = (c.lock.lock_service, *c.lock == etcd::ETCD);
+    let service = c.lock.lock_service;
     // The harness, acting as the resource, makes the sequencer check on undelayed debits.
     let sequencer = sc.check == StorageCheck::Sequencer && sc.policy.checks_fence();
     [
@@ -135,29 +132,13 @@ fn not_reproducible(c: &Case) -> Option<&'static str> {
         (sc.lock.lock_delay() > 0, "lock-delay is Chubby's: Redis has none (SET NX succeeds the moment the key expires), nor has an etcd lease or a ZooKeeper session"),
         (sequencer && (publishes || delayed), "the harness checks sequencers on undelayed debits only"),
         (publishes && debits, "debits and publishes share one high-water mark in the core; the harness keeps the balance's fence and the result row's epoch apart"),
-        (*c.lock == lock::ROW_LOCK && delayed, "a delayed packet would need a second connection, outside the lock holder's transaction"),
         (service && jumps, "the lock service does not run under faketime here"),
-        (*c.lock == zookeeper::ZOOKEEPER && lapses_while_live(sc), "a live ZooKeeper client's heartbeats keep its session: its lease lapses only while the client is frozen"),
-        (etcd && (sc.lease_ttl as f64 * service_scale(sc)) % 1000.0 != 0.0, "etcd lease TTLs are whole seconds"),
-        (sc.failover_at().is_some() && (jumps || *c.lock == redis::REDLOCK), "a failover under Redlock or with a clock step: the core fails no Redlock node over, and the promoted replica does not run under libfaketime"),
+        (sc.failover_at().is_some() && jumps, "a failover with a clock step: the promoted replica does not run under libfaketime"),
         (sc.restart() && sc.replication_lag().is_some(), "a restart has no replica to lag: the one Redis comes back from its snapshot"),
     ]
     .into_iter()
     .find_map(|(applies, why)| applies.then_some(why))
-}
-
-/// Whether the core lets a lease lapse while its holder is not paused (a ZooKeeper client
-/// that is not frozen keeps its session, and so its lease, alive).
-fn lapses_while_live(sc: &Scenario) -> bool {
-    let trace = core::run(sc);
-    let paused = |owner: &str, at: Millis| {
-        let actor = sc.actors.iter().find(|a| a.name == owner);
-        actor.is_some_and(|a| a.pauses.iter().any(|p| p.contains(at)))
-    };
-    trace.events.iter().any(|e| match &e.kind {
-        core::EventKind::LeaseExpired { owner, .. } => !paused(owner, e.at),
-        _ => false,
-    })
+    .or_else(|| (c.lock.cannot)(sc))
 }
 
 /// Euclid's: `gcd(a, 0)` is `a`.
@@ -185,14 +166,6 @@ fn granularity(sc: &Scenario) -> Millis {
     times.into_iter().fold(0, gcd).max(1)
 }
 
-/// A lock service: etcd's whole-second TTLs and lease sweep every 500 ms (ZooKeeper's ticks
-/// are finer, and it takes the same), so a scenario ms must be long enough that a 30 ms TTL
-/// is 3 s: scale = 1000·⌈TTL/10⌉/TTL real ms per scenario ms.
-fn service_scale(sc: &Scenario) -> f64 {
-    let ttl = sc.lease_ttl.max(1) as f64;
-    1000.0 * (ttl / 10.0).ceil() / ttl
-}
-
 /// (real ms per scenario ms, real ms per slot).
 fn timing(c: &Case) -> (f64, f64) {
     let g = granularity(&c.sc) as f64;
@@ -200,8 +173,8 @@ fn timing(c: &Case) -> (f64, f64) {
         // A herd's late answers come 2 ms after the lease ended, and etcd's lessor revokes an
         // expired lease up to 500 ms late (it checks every 500 ms): three times slower puts
         // 600 real ms between them, and keeps the TTL whole seconds.
-        true if c.sc.lock.herd().is_some() => 3.0 * service_scale(&c.sc),
-        true => service_scale(&c.sc),
+        true if c.sc.lock.herd().is_some() => 3.0 * lock::service_scale(&c.sc),
+        true => lock::service_scale(&c.sc),
         false => SLOT_MS / g,
     };
     (scale, scale * g)
@@ -308,7 +281,7 @@ fn run_case(c: &Case, n: usize, srv: &Servers) -> Result<Report, String> {
         ""
     };
     let storage =
-        (*c.lock != lock::ROW_LOCK).then(|| format!("PostgreSQL {}{standby}", srv.pg_version));
+        (c.lock.name != "row-lock").then(|| format!("PostgreSQL {}{standby}", srv.pg_version));
     let jumps = (sc.clock_jumps().next().is_some()).then(|| "libfaketime".to_owned());
     let systems = [Some(lock_system), storage, jumps].into_iter().flatten();
     let recording = core::Recording {
@@ -610,7 +583,7 @@ mod tests {
     #[test]
     fn every_run_gets_its_servers_and_a_scale_of_seconds() {
         let all = cases(&[]).expect("cases");
-        let on_etcd = all.iter().filter(|c| *c.lock == etcd::ETCD).count();
+        let on_etcd = all.iter().filter(|c| c.lock.name == "etcd").count();
         assert_eq!(
             all.len(),
             (DECK.len() + WHAT_IFS.len()) * FencingPolicy::ALL.len() + on_etcd
@@ -645,5 +618,48 @@ mod tests {
             1,
             "the timeout is a time of the scenario too"
         );
+    }
+
+    /// A backend's own limits come from its declaration ([`lock::Backend::cannot`]), the
+    /// harness's from [`not_reproducible`]'s list: the runs left out, and why, by name.
+    #[test]
+    fn the_runs_not_reproduced_are_left_out_by_their_backend_or_the_harness() {
+        let all = cases(&[]).expect("cases");
+        let mut out: Vec<(&str, &str)> = (all.iter())
+            .filter_map(|c| Some((c.label.as_str(), not_reproducible(c)?)))
+            .collect();
+        out.sort_unstable();
+        out.dedup();
+        let chubby = "lock-delay is Chubby's";
+        let live = "a live ZooKeeper client's heartbeats keep its session";
+        let whys: Vec<(&str, &str)> = (out.iter())
+            .map(|(label, why)| {
+                (
+                    *label,
+                    if why.starts_with(chubby) {
+                        chubby
+                    } else {
+                        live
+                    },
+                )
+            })
+            .collect();
+        assert_eq!(
+            whys,
+            [
+                ("lock-delay", chubby),
+                ("lock-delay@zookeeper", chubby),
+                ("raft-partition@zookeeper", live),
+                ("renewal-herd@zookeeper", live),
+            ]
+        );
+        assert!(out
+            .iter()
+            .all(|(_, why)| why.starts_with(chubby) || why.starts_with(live)));
+        // The same scenario on another backend: only ZooKeeper's declaration leaves it out.
+        let raft = (all.iter())
+            .find(|c| c.label == "raft-partition")
+            .expect("on etcd");
+        assert_eq!(not_reproducible(raft), None);
     }
 }

@@ -12,9 +12,11 @@ use serde_json::{json, Value};
 
 use fencing_lab::core::{LockCommand, Millis, Scenario};
 
-use super::lock::{Answer, Backend, Fault, Lock, Run, Service, Stage, Unanswered};
-use super::observed::{failover, observe};
-use super::servers::{free_port, spawn, version, wait_for, Started};
+use super::super::lock::{
+    service_scale, Answer, Backend, Fault, Lock, Run, Service, Stage, Unanswered,
+};
+use super::super::observed::{failover, observe};
+use super::super::servers::{free_port, spawn, version, wait_for, Started};
 
 /// Members of the etcd cluster of a run that fails over or cuts a member off.
 const CLUSTER: usize = 3;
@@ -313,6 +315,10 @@ pub const ETCD: Backend = Backend {
     lock_service: true,
     twin_of: None,
     start: |run, notes| Ok(Box::new(Servers::start(run, notes)?)),
+    cannot: |sc| {
+        let real_ttl = sc.lease_ttl as f64 * service_scale(sc);
+        (real_ttl % 1000.0 != 0.0).then_some("etcd lease TTLs are whole seconds")
+    },
 };
 
 /// etcd on loopback: one member, or a cluster of several (to fail its leader over).

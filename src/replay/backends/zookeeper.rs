@@ -17,13 +17,13 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use fencing_lab::core::{Millis, Scenario};
+use fencing_lab::core::{self, Millis, Scenario};
 use futures_lite::future::block_on;
 use zookeeper_client as zk;
 
-use super::lock::{Answer, Backend, Fault, Lock, Run, Service, Stage};
-use super::observed::{failover, observe};
-use super::servers::{free_port, spawn, wait_for, Started};
+use super::super::lock::{Answer, Backend, Fault, Lock, Run, Service, Stage};
+use super::super::observed::{failover, observe};
+use super::super::servers::{free_port, spawn, wait_for, Started};
 
 /// Debian's server jar; its manifest names the jars it needs.
 const JAR: &str = "/usr/share/java/zookeeper.jar";
@@ -38,7 +38,24 @@ pub const ZOOKEEPER: Backend = Backend {
     lock_service: true,
     twin_of: Some("etcd"),
     start: |run, notes| Ok(Box::new(Servers::start(run, notes)?)),
+    cannot: |sc| {
+        lapses_while_live(sc).then_some("a live ZooKeeper client's heartbeats keep its session: its lease lapses only while the client is frozen")
+    },
 };
+
+/// Whether the core lets a lease lapse while its holder is not paused (a ZooKeeper client
+/// that is not frozen keeps its session, and so its lease, alive).
+fn lapses_while_live(sc: &Scenario) -> bool {
+    let trace = core::run(sc);
+    let paused = |owner: &str, at: Millis| {
+        let actor = sc.actors.iter().find(|a| a.name == owner);
+        actor.is_some_and(|a| a.pauses.iter().any(|p| p.contains(at)))
+    };
+    trace.events.iter().any(|e| match &e.kind {
+        core::EventKind::LeaseExpired { owner, .. } => !paused(owner, e.at),
+        _ => false,
+    })
+}
 
 /// ZooKeeper on loopback: one server, or an ensemble of three (to fail its leader over).
 pub struct Servers {

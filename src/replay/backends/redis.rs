@@ -12,9 +12,9 @@ use std::time::Duration;
 use fencing_lab::core::{Millis, Scenario, Seen, TokenSource};
 use redis::FromRedisValue;
 
-use super::lock::{owner_of, Answer, Backend, Fault, Lock, Run, Service, Stage};
-use super::observed::{failover, observe};
-use super::servers::{free_port, spawn, version, wait_for, Started, FAKETIME_LIB};
+use super::super::lock::{owner_of, Answer, Backend, Fault, Lock, Run, Service, Stage};
+use super::super::observed::{failover, observe};
+use super::super::servers::{free_port, spawn, version, wait_for, Started, FAKETIME_LIB};
 
 /// `SET key value NX PX ttl` on one redis-server (the port can change at a failover); with
 /// `TokenSource::SameRedis` the same Lua script INCRs `fence:<key>` for the token.
@@ -23,12 +23,17 @@ pub const REDIS: Backend = Backend {
     lock_service: false,
     twin_of: None,
     start: |run, notes| Ok(Box::new(Servers::start(run, notes)?)),
+    cannot: |_| None,
 };
 
 /// Redlock over several redis-servers; the token is a separate counter's (a PostgreSQL
 /// sequence), Redlock itself mints none (`TokenSource::Counterfactual`).
 pub const REDLOCK: Backend = Backend {
     name: "redlock",
+    cannot: |sc| {
+        (sc.failover_at().is_some())
+            .then_some("a failover under Redlock: the core fails no Redlock node over")
+    },
     ..REDIS
 };
 
