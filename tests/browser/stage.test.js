@@ -56,7 +56,7 @@ for (const [width, height] of [[1280, 720], [1024, 768]]) {
   });
 }
 
-test('1280x720: with a panel open the timeline keeps its size, and the ledger and cards stay on screen', async () => {
+test('1280x720: with a panel open the timeline keeps its size, the cards stay in view, and What if… leaves the story and the drawing uncovered', async () => {
   const { page, context } = await open('#s=gc-pause&fence=off&step=6');
   const measure = () => page.evaluate(() => {
     const r = (q) => document.querySelector(q).getBoundingClientRect();
@@ -68,7 +68,12 @@ test('1280x720: with a panel open the timeline keeps its size, and the ledger an
     };
     return {
       w: t.width, h: t.height, ledger: r('[data-testid=ledger]').bottom, cards: r('.compare').bottom,
-      uncovered: seen('[data-testid=summary-off]') && seen('[data-testid=summary-on]') && seen('.metrics'),
+      uncovered: seen('[data-testid=summary-off]') && seen('[data-testid=summary-on]'),
+      balance: seen('.metrics'),
+      // The story and the whole drawing: what is at each corner of the timeline's box and at
+      // the narration's middle is theirs.
+      stage: seen('[data-testid=narration]') && [[0.02, 0.05], [0.98, 0.05], [0.02, 0.95], [0.98, 0.95], [0.5, 0.5]]
+        .every(([x, y]) => !!document.elementFromPoint(t.x + x * t.width, t.y + y * t.height)?.closest('figure.timeline-wrap')),
     };
   });
   const closed = await measure();
@@ -88,7 +93,12 @@ test('1280x720: with a panel open the timeline keeps its size, and the ledger an
     const m = await measure();
     assert.ok(m.w >= 0.9 * closed.w && m.h >= 0.9 * closed.h, `${name}: timeline ${m.w}x${m.h} against ${closed.w}x${closed.h}`);
     assert.ok(m.ledger <= 720 && m.cards <= 720, `${name}: ledger ends at ${m.ledger}, cards at ${m.cards}`);
-    assert.ok(m.uncovered, `${name}: the panel covers the cards or the balance`);
+    assert.ok(m.uncovered, `${name}: the panel covers the off/on cards`);
+    // What if… edits the run: it opens over the storage band, so the story, the whole drawing
+    // and the cards show each edit as it is made; the drawers open at the right instead, over
+    // the stage's edge, and leave the balance be.
+    if (name === 'what if') assert.ok(m.stage, 'what if: the panel covers the story or the drawing');
+    else assert.ok(m.balance, `${name}: the panel covers the balance`);
     console.log(`${name}: timeline ${(100 * m.w / closed.w).toFixed(1)} % wide, ${(100 * m.h / closed.h).toFixed(1)} % high`);
     await hide();
     await page.waitForTimeout(50);
