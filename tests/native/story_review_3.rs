@@ -359,3 +359,25 @@ fn r4_handoff_barrier_introduces_the_scheduler() {
         );
     }
 }
+
+/// Review 5, U3's rest: a Chubby-style lock's lease is its session's, which times out when
+/// no KeepAlive arrives; lock-delay's expiry says so, not that a TTL ran out.
+#[test]
+fn r5_lock_delay_expiry_names_the_session() {
+    for t in runs_of("lock-delay") {
+        let i = step_of(&t, |e| matches!(e.kind, EventKind::LeaseExpired { .. }));
+        let s = story::Story::of(&t);
+        let (narration, say) = (s.narration(i), s.say(i));
+        assert!(
+            narration.contains("its session timed out on the lock server, with no release, so the lock-delay starts"),
+            "{narration}"
+        );
+        assert_eq!(
+            say,
+            "The lock server sees the session time out, not that the holder is stopped."
+        );
+        assert!(!words(&t)
+            .iter()
+            .any(|w| w.contains("TTL ran out") || w.contains("TTL run out")));
+    }
+}

@@ -35,7 +35,8 @@ pub(crate) fn expiry(c: &Ctx) -> Option<String> {
             let tk = lease_token(sc, *fence);
             match cause {
                 ExpiryCause::Ttl if sc.lock.lock_delay() > 0 => format!(
-                    "{owner}'s lease{tk} expires: its TTL ran out on the lock server without a release, so the lock-delay starts: nobody gets {res} for {} more, until t={}.{knew}",
+                    // Chubby: a session's lease times out when no KeepAlive arrives; its locks go with it.
+                    "{owner}'s lease{tk} expires: its session timed out on the lock server, with no release, so the lock-delay starts: nobody gets {res} for {} more, until t={}.{knew}",
                     c.dur(sc.lock.lock_delay()),
                     c.at(e.at.saturating_add(sc.lock.lock_delay()))
                 ),

@@ -68,7 +68,7 @@ pub(crate) fn expiry(c: &Ctx) -> Option<String> {
             "The idle timeout is a lease too. But lock and data live in one system, so ending the lock also ends {owner}'s transaction: nothing it did survives."
         )),
         EventKind::LeaseExpired { cause, owner_knew, .. } => match (cause, owner_knew) {
-            (ExpiryCause::Ttl, Awareness::Paused) if sc.lock.queue() => {
+            (ExpiryCause::Ttl, Awareness::Paused) if sc.lock.queue() || sc.lock.lock_delay() > 0 => {
                 "The lock server sees the session time out, not that the holder is stopped."
             }
             (ExpiryCause::Ttl, Awareness::Paused) => {
