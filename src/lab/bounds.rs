@@ -222,7 +222,7 @@ pub struct Refusal {
     pub max: u64,
     pub unit: Unit,
     pub problem: Problem,
-    /// Why the maximum is below the setting's own, e.g. "A's pause must end by t=100 ms,
+    /// Why the maximum is below the number's own, e.g. "A's pause must end by t=100 ms,
     /// the end of the timeline".
     pub note: Option<String>,
 }

@@ -225,7 +225,9 @@ pub(super) fn field(
         .get(index)
         .ok_or("That fault is no longer there.")?;
     let shape = f.fault.shape();
-    let v = (shape.values(&f).find(|v| v.name == name)).ok_or("That fault has no such field.")?;
+    let v = shape
+        .value(&f, name)
+        .ok_or("That fault has no such field.")?;
     let row = fault_label(sc, index, shape);
     let value = match row_number(sc, &row, &v) {
         _ if v.kind == ValueKind::MsOrCut && text.trim().is_empty() => Value::Lag(None),

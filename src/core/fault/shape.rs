@@ -8,7 +8,8 @@
 use super::{Fault, FaultAt, FaultKind, Moment, Node, SHAPES};
 use crate::core::clock::Millis;
 
-/// What a field of a fault holds, which decides how it is typed, checked and written.
+/// What a field of a fault holds, which decides how it is typed, worded and written (a
+/// number's range is its row's [`Range`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ValueKind {
     /// A moment on the timeline, in ms: when the fault ends (a partition heals).
