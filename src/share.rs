@@ -342,7 +342,7 @@ fn pairs(hash: &str) -> Result<Vec<(&str, &str)>, ShareError> {
 mod tests {
     use super::*;
     use crate::core::{FencingPolicy, Pause};
-    use crate::lab::bounds::{Problem, Refusal, Setting};
+    use crate::lab::bounds::{Problem, Refusal, Unit};
     use crate::lab::EditError;
 
     #[test]
@@ -511,9 +511,10 @@ mod tests {
         assert_eq!(
             kind("#s=gc-pause&failover=500"),
             ShareError::Edit(ParseError::Refused(EditError::OutOfBounds(Refusal {
-                setting: Setting::Failover,
                 label: "Failover at".into(),
+                min: 0,
                 max: 100,
+                unit: Unit::Instant,
                 problem: Problem::Above("500".into()),
                 note: Some("the failover must come by t=100 ms, the end of the timeline".into()),
             })))

@@ -6,6 +6,10 @@ use serde::Serialize;
 /// Milliseconds since the start of a scenario.
 pub type Millis = u64;
 
+/// The longest time a scenario may hold (10 minutes): every moment and length in it, a
+/// fault's values included, is at most this.
+pub const MAX_TIME: Millis = 600_000;
+
 /// A clock that only moves when told to.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 pub struct Clock {

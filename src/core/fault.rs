@@ -2,18 +2,19 @@
 //! engine and the replay both read. A fault here is the world's, not a client's: a client's
 //! own stall is a [`Pause`](super::scenario::Pause) in its script.
 //!
-//! [`Fault`] is the list of kinds; each kind's model is its own file here (when it strikes
-//! among the world's events, its values' bounds, how many a run may have, and its helpers),
-//! reached through [`Fault::model`], this module's one match over the kinds. What a kind
-//! does to the world is the engine's (`engine/strike.rs`), and its words are the story's
-//! (`story/fault/`): both sit after the lock, the storage and the trace on the modules' line.
+//! [`Fault`] is the list of kinds; each kind's model is its own file here, as its row of the
+//! kinds' table [`SHAPES`] (when it strikes among the world's events, its values and their
+//! ranges, how many a run may have) and its helpers, reached through [`Fault::shape`] from
+//! [`Fault::kind`], this module's one match over the kinds. What a kind does to the world
+//! is the engine's (`engine/strike.rs`), and its words are the story's (`story/fault/`):
+//! both sit after the lock, the storage and the trace on the modules' line.
 
 mod shape;
-pub use shape::{shape_named, Field, Shape, Target, Value, ValueKind};
+pub use shape::{shape_named, Field, Range, Shape, Slot, Target, Value, ValueKind};
 
 use serde::{Deserialize, Serialize};
 
-use super::clock::Millis;
+use super::clock::{Millis, MAX_TIME};
 
 mod clock_jump;
 mod crash;
@@ -103,46 +104,22 @@ pub enum Moment {
     Window,
 }
 
-/// One of a fault's values and the least it may be; the most is the scenario's longest time.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Bound {
-    /// The value's name, as an error names it ("standby lag").
-    pub what: &'static str,
-    pub value: Millis,
-    pub min: Millis,
-}
-
-/// What a fault kind's own file says about one fault of it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Model {
-    pub kind: FaultKind,
-    pub moment: Moment,
-    /// The values and their bounds (the time it strikes included).
-    pub bounds: Vec<Bound>,
-    /// Why a run has at most one fault of this rule, if it may not have two ("storage fails
-    /// over once"); faults sharing the rule (a failover and a restart) count together.
-    pub once: Option<&'static str>,
-}
-
 impl Fault {
-    /// This fault's model, striking at `at`: the one match over the kinds.
-    pub fn model(&self, at: Millis) -> Model {
-        match *self {
-            Fault::Partition { until, .. } => partition::model(at, until),
-            Fault::Failover { lag } => crash::model(FaultKind::Failover, at, lag),
-            Fault::Restart { lag } => crash::model(FaultKind::Restart, at, lag),
-            Fault::ClockJump { by, .. } => clock_jump::model(at, by),
-            Fault::StorageFailover { lag } => storage_failover::model(at, lag),
-        }
-    }
-
-    /// This fault's kind.
+    /// This fault's kind: the one match over the kinds. Everything else a kind declares
+    /// (when it strikes, its values' ranges, how many a run may have) is its row of
+    /// [`SHAPES`] ([`Fault::shape`]).
     pub fn kind(&self) -> FaultKind {
-        self.model(0).kind
+        match self {
+            Fault::Partition { .. } => FaultKind::Partition,
+            Fault::Failover { .. } => FaultKind::Failover,
+            Fault::Restart { .. } => FaultKind::Restart,
+            Fault::ClockJump { .. } => FaultKind::ClockJump,
+            Fault::StorageFailover { .. } => FaultKind::StorageFailover,
+        }
     }
 
     /// Where this fault falls among the world's events at its instant.
     pub fn moment(&self) -> Moment {
-        self.model(0).moment
+        self.shape().moment
     }
 }

@@ -28,7 +28,7 @@ pub const CLIENTS: std::ops::RangeInclusive<usize> = 2..=5;
 /// The names new clients take, in order (the first not already used).
 const CLIENT_NAMES: [&str; 5] = ["A", "B", "C", "D", "E"];
 pub const MAX_STEPS: usize = 64;
-pub const MAX_TIME: Millis = 600_000;
+pub use super::clock::MAX_TIME;
 /// Slowest client clock, per mille slow (900: it counts 1 ms in 10).
 pub const MAX_CLIENT_DRIFT: u64 = 900;
 /// Longest side-effect description and scenario id.

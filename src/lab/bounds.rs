@@ -1,7 +1,9 @@
 //! The range of every number a presenter or a link can set, named in the page's own words:
-//! one table, so a field, a What if… box and a link refuse a value with the same sentence,
-//! which says what is allowed and what was wrong ("Lease TTL must be between 1 ms and
-//! 10 minutes (0 ms is too short)").
+//! one table of the scenario's settings, so a field, a What if… box and a link refuse a
+//! value with the same sentence, which says what is allowed and what was wrong ("Lease TTL
+//! must be between 1 ms and 10 minutes (0 ms is too short)"). A fault's numbers are not
+//! here: their ranges are their kind's row's ([`Range`](crate::core::fault::Range)), worded
+//! by `faults.rs` as a [`Number`] with the same sentences.
 
 use std::fmt;
 
@@ -16,12 +18,8 @@ pub enum Setting {
     LockRtt,
     Drift,
     Margin,
-    Failover,
-    ReplicationLag,
     PauseStart,
     PauseLength,
-    PartitionStart,
-    PartitionLength,
     LockTimeout,
     Delay,
 }
@@ -62,9 +60,9 @@ const fn bound(setting: Setting, label: &'static str, min: u64, max: u64, unit: 
     }
 }
 
-/// Every number's range, in [`Setting`]'s order, the same as [`Scenario::validate`]'s (a test holds them to it), but
-/// a pause or a partition is at least 1 ms long: one of 0 ms is none at all.
-pub const BOUNDS: [Bound; 14] = {
+/// Every setting's range, in [`Setting`]'s order, the same as [`Scenario::validate`]'s (a
+/// test holds them to it), but a pause is at least 1 ms long: one of 0 ms is none at all.
+pub const BOUNDS: [Bound; 10] = {
     use Setting::*;
     use Unit::*;
     [
@@ -80,12 +78,8 @@ pub const BOUNDS: [Bound; 14] = {
         bound(LockRtt, "Lock service round trip", 0, MAX_TIME, Duration),
         bound(Drift, "Client clock drift", 0, MAX_CLIENT_DRIFT, PerMille),
         bound(Margin, "Deadline margin", 0, MAX_TIME, Duration),
-        bound(Failover, "Failover at", 0, MAX_TIME, Instant),
-        bound(ReplicationLag, "Replica lag", 0, MAX_TIME, Duration),
         bound(PauseStart, "pause start", 0, MAX_TIME, Instant),
         bound(PauseLength, "pause length", 1, MAX_TIME, Duration),
-        bound(PartitionStart, "partition start", 0, MAX_TIME, Instant),
-        bound(PartitionLength, "partition length", 1, MAX_TIME, Duration),
         bound(LockTimeout, "lock timeout", 1, MAX_TIME, Duration),
         bound(Delay, "network delay", 0, MAX_TIME, Duration),
     ]
@@ -110,8 +104,18 @@ impl Setting {
         }
     }
 
-    /// Reads `text` as this setting's number in `sc`, no more than `max` (the timeline's own
-    /// limit, with `why` it is: see [`Refusal::note`]), or says what is wrong with it.
+    /// This setting in `sc` (of client `actor`) as the page words its range.
+    pub fn number(self, sc: &Scenario, actor: Option<usize>) -> Number {
+        let b = self.bound();
+        Number {
+            label: self.label(sc, actor),
+            min: b.min,
+            max: b.max,
+            unit: b.unit,
+        }
+    }
+
+    /// Reads `text` as this setting's number in `sc` ([`Number::read`]).
     pub fn read(
         self,
         sc: &Scenario,
@@ -119,29 +123,58 @@ impl Setting {
         text: &str,
         limit: Option<(u64, String)>,
     ) -> Result<u64, Refusal> {
-        let refuse = |problem| Refusal::new(self, sc, actor, problem, limit.clone());
-        let value = parse(text).map_err(refuse)?;
-        self.check(sc, actor, value, limit)
+        self.number(sc, actor).read(text, limit)
+    }
+}
+
+/// A number a field, a What if… box or a link sets, as the page words its range: a
+/// setting's row of [`BOUNDS`], or a fault's value with its kind's row's range.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Number {
+    /// Its label as the page shows it ("A pause start", "Storage failover lag").
+    pub label: String,
+    pub min: u64,
+    /// Its own most; a moment or a span on the timeline must also end by its end.
+    pub max: u64,
+    pub unit: Unit,
+}
+
+impl Number {
+    /// Reads `text` as this number, no more than `limit`'s maximum (the timeline's own
+    /// limit, with why it is: see [`Refusal::note`]), or says what is wrong with it.
+    pub fn read(&self, text: &str, limit: Option<(u64, String)>) -> Result<u64, Refusal> {
+        let value = parse(text).map_err(|problem| self.refuse(problem, limit.clone()))?;
+        self.check(value, limit)
     }
 
-    /// `value` if it is inside this setting's range (and `limit`), or why not.
-    pub fn check(
-        self,
-        sc: &Scenario,
-        actor: Option<usize>,
-        value: u64,
-        limit: Option<(u64, String)>,
-    ) -> Result<u64, Refusal> {
-        let b = self.bound();
-        let max = limit.as_ref().map_or(b.max, |(max, _)| b.max.min(*max));
-        let problem = if value < b.min {
+    /// `value` if it is inside this number's range (and `limit`), or why not.
+    pub fn check(&self, value: u64, limit: Option<(u64, String)>) -> Result<u64, Refusal> {
+        let max = limit
+            .as_ref()
+            .map_or(self.max, |(max, _)| self.max.min(*max));
+        let problem = if value < self.min {
             Problem::Below(value.to_string())
         } else if value > max {
             Problem::Above(value.to_string())
         } else {
             return Ok(value);
         };
-        Err(Refusal::new(self, sc, actor, problem, limit))
+        Err(self.refuse(problem, limit))
+    }
+
+    fn refuse(&self, problem: Problem, limit: Option<(u64, String)>) -> Refusal {
+        let (max, note) = match limit {
+            Some((max, why)) if max < self.max => (max, Some(why)),
+            _ => (self.max, None),
+        };
+        Refusal {
+            label: self.label.clone(),
+            min: self.min,
+            max,
+            unit: self.unit,
+            problem,
+            note,
+        }
     }
 }
 
@@ -184,43 +217,20 @@ fn parse(text: &str) -> Result<u64, Problem> {
 /// ({problem})", with the timeline's reason when it is what lowers the maximum.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Refusal {
-    pub setting: Setting,
     pub label: String,
+    pub min: u64,
     pub max: u64,
+    pub unit: Unit,
     pub problem: Problem,
-    /// Why the maximum is below the setting's own, e.g. "A's pause must end by t=100 ms,
+    /// Why the maximum is below the number's own, e.g. "A's pause must end by t=100 ms,
     /// the end of the timeline".
     pub note: Option<String>,
 }
 
-impl Refusal {
-    fn new(
-        setting: Setting,
-        sc: &Scenario,
-        actor: Option<usize>,
-        problem: Problem,
-        limit: Option<(u64, String)>,
-    ) -> Self {
-        let own = setting.bound().max;
-        let (max, note) = match limit {
-            Some((max, why)) if max < own => (max, Some(why)),
-            _ => (own, None),
-        };
-        Refusal {
-            setting,
-            label: setting.label(sc, actor),
-            max,
-            problem,
-            note,
-        }
-    }
-}
-
 impl fmt::Display for Refusal {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let b = self.setting.bound();
         // What the number counts, and what one outside its range is.
-        let (unit, low, high) = match b.unit {
+        let (unit, low, high) = match self.unit {
             Unit::Duration => (" ms", "too short", "too long"),
             Unit::Instant => (" ms", "too early", "too late"),
             Unit::PerMille => (" per mille", "too little", "too much"),
@@ -238,7 +248,7 @@ impl fmt::Display for Refusal {
             f,
             "{} must be between {} and {} ({what} is {is}{}{note})",
             self.label,
-            amount(b.min, unit),
+            amount(self.min, unit),
             amount(self.max, unit),
             if note.is_empty() { "" } else { "; " },
         )
@@ -317,11 +327,6 @@ mod tests {
                 Setting::LockRtt => sc.lock_rtt = v,
                 Setting::Drift => sc.client_drift = v,
                 Setting::Margin => sc.deadline_margin = v,
-                Setting::Failover => sc.set_crash_at(Some(v), None),
-                Setting::ReplicationLag => {
-                    sc.set_crash_at(Some(0), None);
-                    sc.set_crash_lag(Some(v))
-                }
                 Setting::PauseStart => {
                     a.pauses = vec![Pause {
                         start: v,
@@ -336,19 +341,11 @@ mod tests {
                 }
                 Setting::LockTimeout => a.lock_timeout = Some(v),
                 Setting::Delay => a.network_delay = v,
-                Setting::PartitionStart | Setting::PartitionLength => {
-                    let (start, end) = match setting {
-                        Setting::PartitionStart => (v, v.saturating_add(1)),
-                        _ => (0, v),
-                    };
-                    sc.set_partition(0, Some((start, end)), false);
-                }
             }
             sc.validate().is_ok()
         };
         for b in BOUNDS {
-            // A partition's end is checked too: its start's largest is one short of it.
-            let max = b.max - u64::from(b.setting == Setting::PartitionStart);
+            let max = b.max;
             assert!(set(b.setting, max), "{:?} {max}", b.setting);
             if b.setting != Setting::Clients {
                 assert!(!set(b.setting, max + 1), "{:?} {}", b.setting, max + 1);

@@ -4,7 +4,7 @@
 
 use std::fmt;
 
-use super::bounds::{shown, timeline_end, Refusal, Setting};
+use super::bounds::{shown, Number, Refusal, Setting};
 use crate::core::{
     deck, FaultAt, FencingPolicy, LockKind, Millis, Pause, ReleaseMode, Scenario, Step,
     StorageCheck, TokenSource, CLIENTS,
@@ -15,9 +15,6 @@ use crate::core::fault::Shape;
 
 /// How long a new pause is before it is dragged to size.
 pub const NEW_PAUSE_MS: Millis = 10;
-
-/// What an old link's `failover=` limit says: it comes by the end of the timeline.
-const FAILOVER_COMES: &str = "the failover must come";
 
 /// How long a new packet delay is (the field beside it then takes the exact value).
 pub const NEW_DELAY_MS: Millis = 10;
@@ -507,21 +504,8 @@ impl ScenarioEdit {
             "rtt" => ScenarioEdit::LockRtt(number(Setting::LockRtt, sc, None, v)?),
             "drift" => ScenarioEdit::Drift(number(Setting::Drift, sc, None, v)?),
             "margin" => ScenarioEdit::Margin(number(Setting::Margin, sc, None, v)?),
-            "failover" => {
-                let at = match v {
-                    "off" => None,
-                    v => Some(
-                        Setting::Failover
-                            .read(sc, None, v, timeline_end(sc, 0, FAILOVER_COMES))
-                            .map_err(|why| ParseError::Refused(EditError::OutOfBounds(why)))?,
-                    ),
-                };
-                Self::placed(faults::old_failover(sc, at))
-            }
-            "lag" => {
-                let lag = optional(Setting::ReplicationLag, sc, None, v, "cut")?;
-                Self::placed(faults::old_lag(sc, lag))
-            }
+            "failover" => Self::placed(faults::old_failover(sc, v).map_err(refused)?),
+            "lag" => Self::placed(faults::old_lag(sc, v).map_err(refused)?),
             _ => return Self::parse_client(key, v, sc),
         };
         Ok(edit)
@@ -542,7 +526,7 @@ impl ScenarioEdit {
             })?;
         let who = Some(actor);
         // `start,length` in ms, or `none`.
-        let span = |start: Setting, length: Setting| -> Result<_, ParseError> {
+        let span = |(start, length): (Number, Number)| -> Result<_, ParseError> {
             if v == "none" {
                 return Ok(None);
             }
@@ -550,20 +534,19 @@ impl ScenarioEdit {
                 key: key.to_owned(),
             };
             let (s, d) = v.split_once(',').ok_or_else(bad)?;
-            Ok(Some((
-                number(start, sc, who, s)?,
-                number(length, sc, who, d)?,
-            )))
+            let read = |n: Number, text| n.read(text, None).map_err(refused);
+            Ok(Some((read(start, s)?, read(length, d)?)))
         };
+        let pause = |s: Setting| s.number(sc, who);
         Ok(match what {
             "pause" => ScenarioEdit::Pause {
                 actor,
-                pause: span(Setting::PauseStart, Setting::PauseLength)?
+                pause: span((pause(Setting::PauseStart), pause(Setting::PauseLength)))?
                     .map(|(start, duration)| Pause { start, duration }),
             },
             "partition" => {
-                let span = span(Setting::PartitionStart, Setting::PartitionLength)?
-                    .map(|(start, len)| (start, start.saturating_add(len)));
+                let numbers = faults::old_span(sc, actor).ok_or_else(unknown)?;
+                let span = span(numbers)?.map(|(start, len)| (start, start.saturating_add(len)));
                 if span.is_some_and(|(_, end)| end > sc.horizon) {
                     let client = sc.actors[actor].name.clone();
                     let horizon = sc.horizon;
@@ -591,9 +574,12 @@ fn number(
     actor: Option<usize>,
     value: &str,
 ) -> Result<u64, ParseError> {
-    setting
-        .read(sc, actor, value, None)
-        .map_err(|why| ParseError::Refused(EditError::OutOfBounds(why)))
+    setting.read(sc, actor, value, None).map_err(refused)
+}
+
+/// A link's number refused, as the link's error.
+fn refused(why: Refusal) -> ParseError {
+    ParseError::Refused(EditError::OutOfBounds(why))
 }
 
 /// A link's number, or the word that means "none" (`none` itself, `off`, `cut`).

@@ -1,12 +1,17 @@
 //! The rules of the one edit of a fault, any kind (`ScenarioEdit::Fault`), read through
 //! the kinds' table ([`SHAPES`](crate::core::fault::SHAPES)): its numbers refused in the
-//! page's words, the fields a What if… row shows, the kinds a scenario can be given, and the
-//! older links' per-fault keys (`failover=`, `lag=`, `partition.A=`) as the fault they set.
-//! The edit itself (`edit.rs`) is built on this file, which knows nothing of it.
+//! page's words, against the ranges its kind's row declares (the ones the scenario's
+//! validation holds any scenario to), the fields a What if… row shows, the kinds a scenario
+//! can be given, and the older links' per-fault keys (`failover=`, `lag=`, `partition.A=`)
+//! as the fault they set. The edit itself (`edit.rs`) is built on this file, which knows
+//! nothing of it.
 
-use super::bounds::{timeline_end, Refusal, Setting};
-use crate::core::fault::{Shape, Target, Value, ValueKind};
+use super::bounds::{timeline_end, Number, Refusal, Unit};
+use crate::core::fault::{Range, Shape, Slot, Target, Value, ValueKind};
 use crate::core::{deck, Fault, FaultAt, LockKind, Millis, Node, Scenario};
+
+/// What an old link's `failover=` limit says: it comes by the end of the timeline.
+const FAILOVER_COMES: &str = "the failover must come";
 
 /// A fault's place in the scenario's list (one past the last: a new one), and what to put
 /// there (`None`: take it away).
@@ -82,30 +87,23 @@ pub fn fault_fields(sc: &Scenario, index: usize) -> Vec<FaultField> {
     let Some(f) = sc.faults.get(index) else {
         return Vec::new();
     };
-    let row = fault_label(sc, index, f.fault.shape());
-    values(f)
-        .filter(|&(_, _, kind, _)| shown(sc, kind))
-        .map(|(name, label, kind, v)| FaultField {
-            name,
-            label: format!("{row} {label}"),
-            short: label,
-            kind,
-            text: match v {
+    let shape = f.fault.shape();
+    let row = fault_label(sc, index, shape);
+    shape
+        .values(f)
+        .filter(|v| shown(sc, v.kind))
+        .map(|v| FaultField {
+            name: v.name,
+            label: format!("{row} {}", v.label),
+            short: v.label,
+            kind: v.kind,
+            text: match v.value {
                 Value::Lag(None) => String::new(),
                 v => v.text(|i| sc.actor_name(i)),
             },
-            options: options(sc, kind, v),
+            options: options(sc, v.kind, v.value),
         })
         .collect()
-}
-
-/// A fault's values in its What if… row's order: its `at`, then its kind's own fields, each
-/// as (name, label, kind, value).
-fn values(f: &FaultAt) -> impl Iterator<Item = (&'static str, &'static str, ValueKind, Value)> {
-    let at = ("at", "at", ValueKind::Moment, Value::Ms(f.at));
-    let own = f.fault.shape().fields.iter();
-    let fault = f.fault;
-    std::iter::once(at).chain(own.map(move |x| (x.name, x.label, x.kind, (x.get)(&fault))))
 }
 
 /// Whether a field of `kind` means anything for `sc`'s lock: a lock service's new leader
@@ -154,51 +152,44 @@ fn options(sc: &Scenario, kind: ValueKind, now: Value) -> Vec<(String, String)> 
         .collect()
 }
 
-/// The bounds row whose range and unit a fault's number shares (with the fault's own
-/// label), and the timeline's end for a moment: `at` must come by then, a heal end by then.
-fn bound_of(
-    sc: &Scenario,
-    row: &str,
-    name: &str,
-    kind: ValueKind,
-) -> Option<(Setting, Option<(u64, String)>)> {
-    // The words are ASCII: lowering them takes no Unicode tables into the page's wasm.
-    let what = row.to_ascii_lowercase();
-    Some(match kind {
-        ValueKind::Moment if name == "at" => {
-            let limit = timeline_end(sc, 0, &format!("the {what} must come"));
-            (Setting::Failover, limit)
-        }
-        ValueKind::Moment => {
-            let limit = timeline_end(sc, 0, &format!("the {what} must end"));
-            (Setting::Failover, limit)
-        }
-        ValueKind::Ms | ValueKind::MsOrCut => (Setting::ReplicationLag, None),
-        ValueKind::PositiveMs => (Setting::PauseLength, None),
-        ValueKind::Node | ValueKind::LockNode => return None,
-    })
+/// A number of `range` and `kind` as the page words it, under `label`: a moment on the
+/// timeline is "too early" or "too late", a length "too short" or "too long".
+fn number(label: String, kind: ValueKind, range: Range) -> Number {
+    let unit = match kind {
+        ValueKind::Moment => Unit::Instant,
+        _ => Unit::Duration,
+    };
+    Number {
+        label,
+        min: range.least,
+        max: range.most,
+        unit,
+    }
 }
 
-/// The refusal of a field's number, with the fault's label in place of the row's own.
-fn labelled(row: &str, label: &str) -> impl Fn(Refusal) -> Refusal {
-    let label = format!("{row} {label}");
-    move |r| Refusal {
-        label: label.clone(),
-        ..r
-    }
+/// Value `v` of the fault on What if… row `row` as the page words its range (its kind's
+/// row's), and the timeline's end for a moment: `at` must come by then, a heal end by
+/// then. `None` for a pick.
+fn row_number(sc: &Scenario, row: &str, v: &Slot) -> Option<(Number, Option<(u64, String)>)> {
+    let n = number(format!("{row} {}", v.label), v.kind, v.range?);
+    // The words are ASCII: lowering them takes no Unicode tables into the page's wasm.
+    let what = row.to_ascii_lowercase();
+    let limit = match v.kind {
+        ValueKind::Moment if v.name == "at" => format!("the {what} must come"),
+        ValueKind::Moment => format!("the {what} must end"),
+        _ => return Some((n, None)),
+    };
+    Some((n, timeline_end(sc, 0, &limit)))
 }
 
 /// Every number of fault `f` (at `index` of `sc`'s list) inside its range, or the refusal
 /// of the first that is not, in the words its What if… field is labelled with.
 pub(super) fn check_fault(sc: &Scenario, index: usize, f: &FaultAt) -> Result<(), Refusal> {
-    let row = fault_label(sc, index, f.fault.shape());
-    for (name, label, kind, v) in values(f) {
-        let (Value::Ms(n) | Value::Lag(Some(n))) = v else {
-            continue;
-        };
-        if let Some((setting, limit)) = bound_of(sc, &row, name, kind) {
-            let checked = setting.check(sc, None, n, limit);
-            checked.map_err(labelled(&row, label))?;
+    let shape = f.fault.shape();
+    let row = fault_label(sc, index, shape);
+    for v in shape.values(f) {
+        if let (Some((n, limit)), Some(value)) = (row_number(sc, &row, &v), v.value.ms()) {
+            n.check(value, limit)?;
         }
     }
     Ok(())
@@ -234,27 +225,21 @@ pub(super) fn field(
         .get(index)
         .ok_or("That fault is no longer there.")?;
     let shape = f.fault.shape();
-    let own = shape.fields.iter().find(|x| x.name == name);
-    let (label, kind) = match own {
-        Some(x) => (x.label, x.kind),
-        None if name == "at" => ("at", ValueKind::Moment),
-        None => return Err("That fault has no such field.".into()),
-    };
+    let v = shape
+        .value(&f, name)
+        .ok_or("That fault has no such field.")?;
     let row = fault_label(sc, index, shape);
-    let value = match bound_of(sc, &row, name, kind) {
-        _ if kind == ValueKind::MsOrCut && text.trim().is_empty() => Value::Lag(None),
-        Some((setting, limit)) => {
-            let n = (setting.read(sc, None, text, limit))
-                .map_err(labelled(&row, label))
-                .map_err(|why| format!("{why}."))?;
-            match kind {
+    let value = match row_number(sc, &row, &v) {
+        _ if v.kind == ValueKind::MsOrCut && text.trim().is_empty() => Value::Lag(None),
+        Some((number, limit)) => {
+            let n = (number.read(text, limit)).map_err(|why| format!("{why}."))?;
+            match v.kind {
                 ValueKind::MsOrCut => Value::Lag(Some(n)),
                 _ => Value::Ms(n),
             }
         }
-        None => kind
-            .read(text, |n| sc.actor_index(n))
-            .ok_or_else(|| format!("{row} {label} cannot be “{}”.", text.trim()))?,
+        None => (v.kind.read(text, |n| sc.actor_index(n)))
+            .ok_or_else(|| format!("{row} {} cannot be “{}”.", v.label, text.trim()))?,
     };
     Ok(shape
         .set(f, name, value)
@@ -274,24 +259,77 @@ fn base_fault(sc: &Scenario, kind: fn(&Fault) -> bool) -> Option<Fault> {
     base.faults.iter().map(|f| f.fault).find(kind)
 }
 
-/// An old link's `failover=at` (or `off`): the lock server's failover or restart moved to
-/// `at`, or one added like the deck entry's, or taken away.
-pub(super) fn old_failover(sc: &Scenario, at: Option<Millis>) -> Placed {
+/// The lock server's crash an old link's `failover=` or `lag=` sets: the scenario's, or one
+/// like the deck entry's, or a replica promoted with none of the run's writes; and its
+/// place in the list.
+fn old_crash(sc: &Scenario) -> (usize, Fault) {
     let index = first(sc, Fault::is_crash);
     let like = sc.faults.get(index).map(|f| f.fault);
     let crash = like.or_else(|| base_fault(sc, Fault::is_crash));
-    let crash = crash.unwrap_or(Fault::Failover { lag: None });
-    (index, at.map(|at| FaultAt { at, fault: crash }))
+    (index, crash.unwrap_or(Fault::Failover { lag: None }))
 }
 
-/// An old link's `lag=`: the failover's (or restart's) lag; with neither, nothing.
-pub(super) fn old_lag(sc: &Scenario, lag: Option<Millis>) -> Placed {
-    let index = first(sc, Fault::is_crash);
+/// An old link's number for field `name` of a fault of kind `shape`, under the key's own
+/// label ("Replica lag"): its range is the kind's row's. `None`: the kind has no such
+/// number.
+fn old_number(shape: &Shape, name: &str, label: &str) -> Option<Number> {
+    let x = shape.fields.iter().find(|x| x.name == name)?;
+    Some(number(label.to_owned(), x.kind, x.range?))
+}
+
+/// An old link's `failover=at` (or `off`): the lock server's failover or restart moved to
+/// `at`, or one added like the deck entry's, or taken away. `at`'s range is the crash's row's.
+pub(super) fn old_failover(sc: &Scenario, text: &str) -> Result<Placed, Refusal> {
+    let (index, crash) = old_crash(sc);
+    let at = match text {
+        "off" => None,
+        t => {
+            let n = number("Failover at".into(), ValueKind::Moment, crash.shape().at);
+            Some(n.read(t, timeline_end(sc, 0, FAILOVER_COMES))?)
+        }
+    };
+    Ok((index, at.map(|at| FaultAt { at, fault: crash })))
+}
+
+/// An old link's `lag=` (or `cut`): the failover's (or restart's) lag; with neither, or a
+/// crash with no lag, nothing.
+pub(super) fn old_lag(sc: &Scenario, text: &str) -> Result<Placed, Refusal> {
+    let (index, crash) = old_crash(sc);
+    let nothing = (sc.faults.len(), None);
+    let lag = match text {
+        "cut" => None,
+        t => match old_number(crash.shape(), "lag", "Replica lag") {
+            Some(n) => Some(n.read(t, None)?),
+            None => return Ok(nothing),
+        },
+    };
     let fault = sc.faults.get(index).map(|f| FaultAt {
         fault: f.fault.with_lag(lag),
         ..*f
     });
-    (index, fault)
+    Ok(fault.map_or(nothing, |f| (index, Some(f))))
+}
+
+/// The numbers of an old link's `partition.A=start,length`, labelled as the key was ("A
+/// partition start"): the start's range is a partition's `at` in its kind's row; the
+/// length's is at least 1 ms (a partition ends after it starts) and at most its end's.
+pub(super) fn old_span(sc: &Scenario, actor: usize) -> Option<(Number, Number)> {
+    let shape = FaultAt::cut_from_lock(Node::Client(actor), 0, 1)
+        .fault
+        .shape();
+    let name = sc.actor_name(actor);
+    let start = number(
+        format!("{name} partition start"),
+        ValueKind::Moment,
+        shape.at,
+    );
+    let end = old_number(shape, "until", &format!("{name} partition length"))?;
+    let length = Number {
+        min: 1,
+        unit: Unit::Duration,
+        ..end
+    };
+    Some((start, length))
 }
 
 /// An old link's `partition.A=start,length` (or `none`): client `actor` (or, as in the
@@ -316,5 +354,84 @@ pub(super) fn old_partition(sc: &Scenario, actor: usize, span: Option<(Millis, M
             Some(FaultAt::cut_from_lock(node, start, end)),
         ),
         None => (first(sc, cuts_actor), None),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::fault::SHAPES;
+    use crate::core::{ScenarioError, MAX_TIME};
+
+    /// One source for a fault's ranges: for every kind's every number, at each edge of the
+    /// range its row declares (and one past it), What if…'s check of the fault, its typed
+    /// field and the scenario's validation (of any scenario: a link, a JSON) take the value
+    /// or refuse it alike, and each refusal states the row's range. The timeline is the
+    /// longest a scenario holds, so its end is no nearer limit than the range's own.
+    #[test]
+    fn what_if_and_the_scenario_refuse_a_faults_number_at_the_same_edges() {
+        let mut base = Scenario::gc_pause();
+        base.horizon = MAX_TIME;
+        let mut refused = 0;
+        for shape in &SHAPES {
+            let fresh = (shape.fresh)(base.horizon);
+            for v in shape.values(&fresh) {
+                let Some(range) = v.range else {
+                    assert!(matches!(v.kind, ValueKind::Node | ValueKind::LockNode));
+                    continue;
+                };
+                let below = range.least.checked_sub(1);
+                let edges = [
+                    below,
+                    Some(range.least),
+                    Some(range.most),
+                    Some(range.most + 1),
+                ];
+                for n in edges.into_iter().flatten() {
+                    let value = match v.kind {
+                        ValueKind::MsOrCut => Value::Lag(Some(n)),
+                        _ => Value::Ms(n),
+                    };
+                    let f = shape.set(fresh, v.name, value).expect(v.name);
+                    let mut sc = base.clone();
+                    sc.faults = vec![f];
+                    let at = format!("{shape:?} {} = {n}", v.name);
+                    // The scenario's refusal of this value, if it refuses it for its range.
+                    let scenario = match sc.validate() {
+                        Err(ScenarioError::OutOfRange {
+                            what,
+                            value,
+                            min,
+                            max,
+                        }) if what == range.what => {
+                            assert_eq!((value, min, max), (n, range.least, range.most), "{at}");
+                            true
+                        }
+                        _ => false,
+                    };
+                    let lab = check_fault(&sc, 0, &f);
+                    assert_eq!(lab.is_err(), scenario, "{at}: {lab:?}");
+                    let typed = field(&base_with(&sc, fresh), 0, v.name, &n.to_string());
+                    assert_eq!(typed.is_err(), scenario, "{at} typed: {typed:?}");
+                    if let Err(r) = lab {
+                        assert_eq!((r.min, r.max), (range.least, range.most), "{at}");
+                        let words = format!("{} {}", shape.words, v.label);
+                        assert_eq!(typed, Err(format!("{r}.")), "{at}");
+                        assert!(r.label == words, "{at}: {}", r.label);
+                        refused += 1;
+                    }
+                }
+            }
+        }
+        // Past the most for every number, below the least where it is above 0.
+        assert!(refused > SHAPES.len() * 2, "{refused} refusals");
+    }
+
+    /// `sc` with its one fault as `fresh` was, for a What if… field to be typed into.
+    fn base_with(sc: &Scenario, fresh: FaultAt) -> Scenario {
+        Scenario {
+            faults: vec![fresh],
+            ..sc.clone()
+        }
     }
 }

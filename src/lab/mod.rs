@@ -26,7 +26,7 @@ pub mod rehearse_sheet;
 #[cfg(test)]
 mod tests;
 
-pub use bounds::{Refusal, Setting, BOUNDS};
+pub use bounds::{Refusal, Setting, Unit, BOUNDS};
 pub use controls::{controls_table, key_to_msg, pause_key, Control, Param, CONTROLS};
 pub use edit::{EditError, ParseError, ScenarioEdit, NEW_DELAY_MS, NEW_PAUSE_MS};
 pub use explorer::Exploration;

@@ -416,10 +416,10 @@ fn the_docs_state_the_same_line() {
 /// The engine's run loop and queue, the story's routing, labels and outcome, and the
 /// timeline's marker shape treat every fault alike: a kind's model, effect and words are its
 /// own (`src/core/fault/<kind>.rs`, `src/core/engine/strike.rs`, `src/core/story/fault/`),
-/// and these ask the fault or its event ([`Fault::model`], `fault_event!`,
+/// and these ask the fault or its event ([`Fault::shape`], `fault_event!`,
 /// `EventKind::struck`), so a new kind leaves them as they are.
 ///
-/// [`Fault::model`]: fencing_lab::core::Fault::model
+/// [`Fault::shape`]: fencing_lab::core::Fault::shape
 const GENERIC_FAULT_PLACES: &[&str] = &[
     "src/core/engine.rs",
     "src/core/queue.rs",
@@ -449,7 +449,7 @@ fn the_generic_places_name_no_fault_kind() {
             for of in ["Fault::", "FaultKind::", "EventKind::"] {
                 assert!(
                     !code.contains(&format!("{of}{kind}")),
-                    "{path} names {of}{kind}: ask the fault (Fault::model) or its event \
+                    "{path} names {of}{kind}: ask the fault (Fault::shape) or its event \
                      (fault_event!, EventKind::struck) instead"
                 );
             }

@@ -149,17 +149,29 @@ const RUST: [&str; 6] = ["..=", "Some(", "Err(", "Ok(", "{", "}"];
 
 /// Every number a link can carry, at every edge of its range and with every kind of bad
 /// value: inside is loaded, and anything else is refused with a sentence that names the
-/// setting as the page does and says its range in ms / s / minutes.
+/// setting as the page does and says its range in ms / s / minutes. A setting's range is
+/// its row of `BOUNDS`; an old link's per-fault key's is its fault kind's row's.
 #[test]
 fn every_number_in_a_link_says_its_range() {
+    use fencing_lab::core::fault::shape_named;
     use fencing_lab::core::MAX_TIME;
-    use fencing_lab::lab::{Setting, BOUNDS};
+    use fencing_lab::lab::{Setting, Unit, BOUNDS};
     let horizon = fencing_lab::core::deck::find("redis-failover")
         .map(|e| (e.build)().horizon)
         .expect("redis-failover");
+    /// How a number's text past its largest is refused: with its range, or (a span) with
+    /// where the span must end.
+    #[derive(PartialEq)]
+    enum Over {
+        Range,
+        Pause,
+        Cut,
+    }
+    // The link that sets it (`{}` is the value), its label, its least, its largest value
+    // there (a moment or a span on the timeline ends by its end: t=100 but for the
+    // failover's), and what it counts.
+    let mut numbers = Vec::new();
     for bound in BOUNDS {
-        // The link that sets it (`{}` is the value), its label, and its largest value
-        // there: a moment or a span on the timeline ends by its end (t=100 but for the failover's).
         let (link, label, max) = match bound.setting {
             Setting::Ttl => ("#s=gc-pause&ttl={}", "Lease TTL", MAX_TIME),
             Setting::Clients => ("#s=gc-pause&clients={}", "Clients", 5),
@@ -171,31 +183,68 @@ fn every_number_in_a_link_says_its_range() {
             ),
             Setting::Drift => ("#s=drift-margin&drift={}", "Client clock drift", 900),
             Setting::Margin => ("#s=drift-margin&margin={}", "Deadline margin", MAX_TIME),
-            Setting::Failover => ("#s=redis-failover&failover={}", "Failover at", horizon),
-            Setting::ReplicationLag => ("#s=redis-failover&lag={}", "Replica lag", MAX_TIME),
             Setting::PauseStart => ("#s=gc-pause&pause.A={},10", "A pause start", 90),
             Setting::PauseLength => ("#s=gc-pause&pause.A=0,{}", "A pause length", 100),
-            Setting::PartitionStart => ("#s=partition&partition.A={},10", "A partition start", 90),
-            Setting::PartitionLength => {
-                ("#s=partition&partition.A=0,{}", "A partition length", 100)
-            }
             Setting::LockTimeout => ("#s=partition&locktimeout.A={}", "A lock timeout", MAX_TIME),
             Setting::Delay => ("#s=delayed-packet&delay.A={}", "A network delay", MAX_TIME),
         };
+        let over = match bound.setting {
+            Setting::PauseStart | Setting::PauseLength => Over::Pause,
+            _ => Over::Range,
+        };
+        numbers.push((link, label, bound.min, max, bound.unit, over));
+    }
+    let failover = shape_named("failover").expect("failover");
+    let partition = shape_named("partition").expect("partition");
+    let lag = failover.fields.iter().find(|f| f.name == "lag");
+    let lag = lag.and_then(|f| f.range).expect("a failover's lag");
+    numbers.extend([
+        (
+            "#s=redis-failover&failover={}",
+            "Failover at",
+            failover.at.least,
+            horizon,
+            Unit::Instant,
+            Over::Range,
+        ),
+        (
+            "#s=redis-failover&lag={}",
+            "Replica lag",
+            lag.least,
+            MAX_TIME,
+            Unit::Duration,
+            Over::Range,
+        ),
+        (
+            "#s=partition&partition.A={},10",
+            "A partition start",
+            partition.at.least,
+            90,
+            Unit::Instant,
+            Over::Cut,
+        ),
+        (
+            "#s=partition&partition.A=0,{}",
+            "A partition length",
+            1,
+            100,
+            Unit::Duration,
+            Over::Cut,
+        ),
+    ]);
+    for (link, label, min, max, unit, over) in numbers {
         let with = |v: &str| link.replace("{}", v);
-        let (unit, low, high) = match bound.setting {
-            Setting::Clients => ("", "too few", "too many"),
-            Setting::Drift => (" per mille", "too little", "too much"),
-            Setting::Failover | Setting::PauseStart | Setting::PartitionStart => {
-                (" ms", "too early", "too late")
-            }
-            _ => (" ms", "too short", "too long"),
+        let (unit, low, high) = match unit {
+            Unit::Count => ("", "too few", "too many"),
+            Unit::PerMille => (" per mille", "too little", "too much"),
+            Unit::Instant => (" ms", "too early", "too late"),
+            Unit::Duration => (" ms", "too short", "too long"),
         };
         let human = |n: u64| match (n, unit) {
             (MAX_TIME, " ms") => "10 minutes".to_owned(),
             _ => format!("{n}{unit}"),
         };
-        for good in [bound.min, max] {
+        for good in [min, max] {
             let hash = with(&good.to_string());
             assert!(decode(&hash).is_ok(), "{hash}: {:?}", decode(&hash));
         }
@@ -208,44 +257,39 @@ fn every_number_in_a_link_says_its_range() {
                 format!("9999999999999999…{unit} is {high}"),
             ),
         ];
-        if bound.min > 0 {
+        if min > 0 {
             bad.push((
-                format!("{}", bound.min - 1),
-                format!("{}{unit} is {low}", bound.min - 1),
+                format!("{}", min - 1),
+                format!("{}{unit} is {low}", min - 1),
             ));
         }
         // Past the timeline's end a span says where it must end (`tests` below has them).
-        let spans = [Setting::PauseStart, Setting::PauseLength];
-        let cuts = [Setting::PartitionStart, Setting::PartitionLength];
-        let over = (max + 1).to_string();
-        if spans.contains(&bound.setting) {
-            let said = decode(&with(&over)).unwrap_err().to_string();
+        let over_text = (max + 1).to_string();
+        if over == Over::Pause {
+            let said = decode(&with(&over_text)).unwrap_err().to_string();
             assert_eq!(
                 said,
                 "A's pause must end by t=100 ms, the end of the timeline (it would end at 101 ms)"
             );
-        } else if cuts.contains(&bound.setting) {
-            let said = decode(&with(&over)).unwrap_err().to_string();
+        } else if over == Over::Cut {
+            let said = decode(&with(&over_text)).unwrap_err().to_string();
             assert_eq!(
                 said,
                 "A's partition must end by t=100 ms, the end of the timeline"
             );
         } else {
-            bad.push((over.clone(), format!("{over}{unit} is {high}")));
+            bad.push((over_text.clone(), format!("{over_text}{unit} is {high}")));
         }
         // A span's largest start or length depends on the other, which may not read: its
         // text is checked against the setting's own range, and its end against the timeline.
-        let range = if spans.contains(&bound.setting) || cuts.contains(&bound.setting) {
-            format!(
-                "{label} must be between {} and 10 minutes (",
-                human(bound.min)
-            )
-        } else {
+        let range = if over == Over::Range {
             format!(
                 "{label} must be between {} and {} (",
-                human(bound.min),
+                human(min),
                 human(max)
             )
+        } else {
+            format!("{label} must be between {} and 10 minutes (", human(min))
         };
         for (value, why) in bad {
             let hash = with(&value);

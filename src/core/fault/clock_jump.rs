@@ -2,34 +2,15 @@
 //! loses the jump. It strikes before the expiries at its instant, since it can end a lease
 //! on the spot. Every jump of a run steps the same node (the scenario checks which).
 
-use super::shape::{ms, Field, Shape, Target, Value, ValueKind};
-use super::{Bound, Fault, FaultAt, FaultKind, Millis, Model, Moment};
-
-pub(super) fn model(at: Millis, by: Millis) -> Model {
-    Model {
-        kind: FaultKind::ClockJump,
-        moment: Moment::BeforeExpiry,
-        bounds: vec![
-            Bound {
-                what: "clock jump at",
-                value: at,
-                min: 0,
-            },
-            Bound {
-                what: "clock jump by",
-                value: by,
-                min: 1,
-            },
-        ],
-        once: None,
-    }
-}
+use super::shape::{ms, Field, Range, Shape, Target, Value, ValueKind};
+use super::{Fault, FaultAt, FaultKind, Moment, MAX_TIME};
 
 const CLOCK: &[Field] = &[
     Field {
         name: "node",
         label: "node",
         kind: ValueKind::LockNode,
+        range: None,
         get: |f| match *f {
             Fault::ClockJump { node, .. } => Value::Index(node),
             _ => Value::Index(0),
@@ -44,7 +25,13 @@ const CLOCK: &[Field] = &[
     Field {
         name: "by",
         label: "by",
-        kind: ValueKind::PositiveMs,
+        kind: ValueKind::Ms,
+        // A step of 0 ms is none.
+        range: Some(Range {
+            what: "clock jump by",
+            least: 1,
+            most: MAX_TIME,
+        }),
         get: |f| match *f {
             Fault::ClockJump { by, .. } => Value::Ms(by),
             _ => Value::Ms(0),
@@ -61,8 +48,15 @@ pub(super) const SHAPE: Shape = Shape {
     code: "clock",
     words: "Lock clock jump",
     target: Target::LockClock,
+    at: Range {
+        what: "clock jump at",
+        least: 0,
+        most: MAX_TIME,
+    },
     fields: CLOCK,
     kind: FaultKind::ClockJump,
+    moment: Moment::BeforeExpiry,
+    once: None,
     fresh: |h| FaultAt {
         at: h / 2,
         fault: Fault::ClockJump {

@@ -1,29 +1,20 @@
 //! The lock server crashing ([`Fault::Failover`]: a replica promoted; [`Fault::Restart`]: the
 //! one Redis back from its snapshot). Both come back with what was written at least `lag` ms
-//! before, so they share a model; the engine and the words tell them apart.
+//! before, so they share their ranges and their rule; the engine and the words tell them
+//! apart.
 
-use super::shape::{lag, Field, Shape, Target, Value, ValueKind};
-use super::{Bound, Fault, FaultAt, FaultKind, Millis, Model, Moment};
+use super::shape::{lag, Field, Range, Shape, Target, Value, ValueKind};
+use super::{Fault, FaultAt, FaultKind, Millis, Moment, MAX_TIME};
 
-pub(super) fn model(kind: FaultKind, at: Millis, lag: Option<Millis>) -> Model {
-    Model {
-        kind,
-        moment: Moment::AfterExpiry,
-        bounds: vec![
-            Bound {
-                what: "failover_at",
-                value: at,
-                min: 0,
-            },
-            Bound {
-                what: "replication_lag",
-                value: lag.unwrap_or(0),
-                min: 0,
-            },
-        ],
-        once: Some("the lock server fails over or restarts once"),
-    }
-}
+/// When the lock server goes down: any time the scenario holds.
+const AT: Range = Range {
+    what: "failover_at",
+    least: 0,
+    most: MAX_TIME,
+};
+
+/// Its one rule: a run's lock server goes down at most once.
+const ONCE: Option<&str> = Some("the lock server fails over or restarts once");
 
 impl Fault {
     /// The replica's lag of a failover or a restart.
@@ -55,6 +46,11 @@ const fn lag_field(label: &'static str) -> Field {
         name: "lag",
         label,
         kind: ValueKind::MsOrCut,
+        range: Some(Range {
+            what: "replication_lag",
+            least: 0,
+            most: MAX_TIME,
+        }),
         get: |f| Value::Lag(f.lag()),
         set: |f, v| f.is_crash().then_some(f.with_lag(lag(v)?)),
     }
@@ -68,8 +64,11 @@ pub(super) const FAILOVER: Shape = Shape {
     code: "failover",
     words: "Lock failover",
     target: Target::LockPrimary,
+    at: AT,
     fields: FAILOVER_FIELDS,
     kind: FaultKind::Failover,
+    moment: Moment::AfterExpiry,
+    once: ONCE,
     fresh: |h| FaultAt {
         at: h / 2,
         fault: Fault::Failover { lag: None },
@@ -81,8 +80,11 @@ pub(super) const RESTART: Shape = Shape {
     code: "restart",
     words: "Lock restart",
     target: Target::OneRedis,
+    at: AT,
     fields: RESTART_FIELDS,
     kind: FaultKind::Restart,
+    moment: Moment::AfterExpiry,
+    once: ONCE,
     fresh: |h| FaultAt {
         at: h / 2,
         fault: Fault::Restart { lag: None },

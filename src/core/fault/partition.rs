@@ -1,28 +1,8 @@
 //! A partition ([`Fault::Partition`]): from its time until `until`, nothing sent between two
 //! nodes arrives. Not an event: a window a client asks about ([`can_reach`]) before it sends.
 
-use super::shape::{ms, node, Field, Shape, Target, Value, ValueKind};
-use super::{Bound, Fault, FaultAt, FaultKind, Millis, Model, Moment, Node};
-
-pub(super) fn model(at: Millis, until: Millis) -> Model {
-    Model {
-        kind: FaultKind::Partition,
-        moment: Moment::Window,
-        bounds: vec![
-            Bound {
-                what: "partition start",
-                value: at,
-                min: 0,
-            },
-            Bound {
-                what: "partition end",
-                value: until,
-                min: 0,
-            },
-        ],
-        once: Some("one client is cut off at a time"),
-    }
-}
+use super::shape::{ms, node, Field, Range, Shape, Target, Value, ValueKind};
+use super::{Fault, FaultAt, FaultKind, Millis, Moment, Node, MAX_TIME};
 
 impl Fault {
     /// Whether this partition cuts a client's lock-service member off (a minority of one),
@@ -79,6 +59,12 @@ const PARTITION: &[Field] = &[
         name: "until",
         label: "until",
         kind: ValueKind::Moment,
+        // After `at` too: the scenario's own rule, with its own words.
+        range: Some(Range {
+            what: "partition end",
+            least: 0,
+            most: MAX_TIME,
+        }),
         get: |f| match *f {
             Fault::Partition { until, .. } => Value::Ms(until),
             _ => Value::Ms(0),
@@ -96,6 +82,7 @@ const PARTITION: &[Field] = &[
         name: "a",
         label: "cuts off",
         kind: ValueKind::Node,
+        range: None,
         get: |f| match *f {
             Fault::Partition { a, .. } => Value::Node(a),
             _ => Value::Node(Node::LockService),
@@ -113,6 +100,7 @@ const PARTITION: &[Field] = &[
         name: "b",
         label: "from",
         kind: ValueKind::Node,
+        range: None,
         get: |f| match *f {
             Fault::Partition { b, .. } => Value::Node(b),
             _ => Value::Node(Node::LockService),
@@ -133,8 +121,15 @@ pub(super) const SHAPE: Shape = Shape {
     code: "partition",
     words: "Network partition",
     target: Target::LockLink,
+    at: Range {
+        what: "partition start",
+        least: 0,
+        most: MAX_TIME,
+    },
     fields: PARTITION,
     kind: FaultKind::Partition,
+    moment: Moment::Window,
+    once: Some("one client is cut off at a time"),
     fresh: |h| FaultAt::cut_from_lock(Node::Client(0), h / 4, h / 2),
 };
 

@@ -1,21 +1,21 @@
 //! What a row of the fault kinds' table ([`SHAPES`]) holds: a kind's name in a link, its
-//! words for a user, and its fields after `at`, each with a get and a set over [`Fault`].
-//! Each kind's row is in its own file beside its model. The link's `faults=`, the What if…
-//! rows and the generic edit read every kind through the table, so a new kind of fault is
-//! its variant and its file, not a match in each of them.
+//! words for a user, when it strikes, how many a run may have, and its values (`at`, then
+//! its fields, each with a get and a set over [`Fault`]) with each number's [`Range`].
+//! Each kind's row is in its own file. The scenario's validation, the link's `faults=`, the
+//! What if… rows and the generic edit read every kind through the table, so a new kind of
+//! fault is its variant and its file, not a match or a range in each of them.
 
-use super::{Fault, FaultAt, FaultKind, Node, SHAPES};
+use super::{Fault, FaultAt, FaultKind, Moment, Node, SHAPES};
 use crate::core::clock::Millis;
 
-/// What a field of a fault holds, which decides how it is typed, checked and written.
+/// What a field of a fault holds, which decides how it is typed, worded and written (a
+/// number's range is its row's [`Range`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ValueKind {
     /// A moment on the timeline, in ms: when the fault ends (a partition heals).
     Moment,
-    /// A length of time, in ms, 0 or more (a standby's lag).
+    /// A length of time, in ms (a standby's lag, a clock's step).
     Ms,
-    /// A length of time, in ms, at least 1 (a clock's step: one of 0 is none).
-    PositiveMs,
     /// A replica's (or a snapshot's) lag in ms, or none of the run's writes (`cut`).
     MsOrCut,
     /// A client, the lock service, or the lock-service member a client talks to.
@@ -34,6 +34,17 @@ pub enum Value {
     Index(usize),
 }
 
+/// The range of one of a fault's numbers, declared once in its kind's row: the scenario's
+/// validation refuses any scenario (a deck entry, a link, a JSON) with a value outside it,
+/// and What if… refuses a typed one in its field's words. Its unit is its [`ValueKind`]'s.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Range {
+    /// The value's name in the scenario's refusal ("standby lag").
+    pub what: &'static str,
+    pub least: Millis,
+    pub most: Millis,
+}
+
 /// One field of a kind of fault, after its `at`.
 pub struct Field {
     /// Its name, as the code refers to it (`lag`, `until`).
@@ -41,6 +52,8 @@ pub struct Field {
     /// Its label after the kind's words ("Storage failover" "lag").
     pub label: &'static str,
     pub kind: ValueKind,
+    /// A number's range (`None`: a pick, whose choices the scenario's design decides).
+    pub range: Option<Range>,
     /// The field's value in a fault of its kind (asked of no other kind).
     pub get: fn(&Fault) -> Value,
     /// The fault with this field set, or `None` if `Value` is not this field's kind.
@@ -70,8 +83,15 @@ pub struct Shape {
     /// Its words for a user ("Storage failover").
     pub words: &'static str,
     pub target: Target,
+    /// The range of its `at`: when it strikes.
+    pub at: Range,
     pub fields: &'static [Field],
     pub kind: FaultKind,
+    /// Where it falls among the world's events at its instant.
+    pub moment: Moment,
+    /// Why a run has at most one fault of this rule, if it may not have two ("storage fails
+    /// over once"); kinds sharing the rule (a failover and a restart) count together.
+    pub once: Option<&'static str>,
     /// One of this kind inside a timeline `horizon` ms long, for the What if… "Add fault".
     pub fresh: fn(Millis) -> FaultAt,
 }
@@ -125,6 +145,14 @@ pub fn shape_named(code: &str) -> Option<&'static Shape> {
 }
 
 impl Value {
+    /// The number it holds, if it holds one (a lag of none of the run's writes holds none).
+    pub fn ms(self) -> Option<Millis> {
+        match self {
+            Value::Ms(t) | Value::Lag(Some(t)) => Some(t),
+            _ => None,
+        }
+    }
+
     /// Its text in a link and in the What if… fields: whole ms, `cut`, a client's name,
     /// `lock`, `member-A`, a node's index. `name` names client `i`.
     pub fn text(self, name: impl Fn(usize) -> String) -> String {
@@ -145,7 +173,7 @@ impl ValueKind {
     pub fn read(self, s: &str, client: impl Fn(&str) -> Option<usize>) -> Option<Value> {
         let number = || s.parse::<u64>().ok();
         match self {
-            ValueKind::Moment | ValueKind::Ms | ValueKind::PositiveMs => number().map(Value::Ms),
+            ValueKind::Moment | ValueKind::Ms => number().map(Value::Ms),
             ValueKind::MsOrCut if s == "cut" => Some(Value::Lag(None)),
             ValueKind::MsOrCut => number().map(|t| Value::Lag(Some(t))),
             ValueKind::LockNode => s.parse().ok().map(Value::Index),
@@ -158,7 +186,48 @@ impl ValueKind {
     }
 }
 
+/// One of a fault's values: its `at` or one of its kind's fields, with what the row says
+/// of it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Slot {
+    /// `at`, or the field's name.
+    pub name: &'static str,
+    /// Its label after the kind's words (`at`, "lag").
+    pub label: &'static str,
+    pub kind: ValueKind,
+    pub range: Option<Range>,
+    pub value: Value,
+}
+
 impl Shape {
+    /// `f`'s values in its What if… row's order: its `at`, then this kind's own fields.
+    pub fn values(&'static self, f: &FaultAt) -> impl Iterator<Item = Slot> {
+        let fault = f.fault;
+        let own = self.fields.iter().map(move |x| Slot {
+            name: x.name,
+            label: x.label,
+            kind: x.kind,
+            range: x.range,
+            value: (x.get)(&fault),
+        });
+        std::iter::once(self.slot_at(f.at)).chain(own)
+    }
+
+    /// This kind's value `name` (`at`, or one of its fields) in `f`.
+    pub fn value(&'static self, f: &FaultAt, name: &str) -> Option<Slot> {
+        self.values(f).find(|v| v.name == name)
+    }
+
+    fn slot_at(&self, at: Millis) -> Slot {
+        Slot {
+            name: "at",
+            label: "at",
+            kind: ValueKind::Moment,
+            range: Some(self.at),
+            value: Value::Ms(at),
+        }
+    }
+
     /// `f` with field `name` (`at`, or one of [`Shape::fields`]) set to `v`; `None` if this
     /// kind has no such field or `v` is not its kind.
     pub fn set(&self, f: FaultAt, name: &str, v: Value) -> Option<FaultAt> {
@@ -174,6 +243,7 @@ impl Shape {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::core::MAX_TIME;
 
     /// Every kind is its own row: its fresh fault is of its kind, and each field sets what
     /// it gets back, leaving the others as they were.
@@ -189,7 +259,7 @@ mod tests {
             assert_eq!(f.fault.shape(), shape);
             for field in shape.fields {
                 let v = match field.kind {
-                    ValueKind::Moment | ValueKind::Ms | ValueKind::PositiveMs => Value::Ms(7),
+                    ValueKind::Moment | ValueKind::Ms => Value::Ms(7),
                     ValueKind::MsOrCut => Value::Lag(Some(7)),
                     ValueKind::Node => Value::Node(Node::MemberOf(1)),
                     ValueKind::LockNode => Value::Index(2),
@@ -237,6 +307,27 @@ mod tests {
         found.sort();
         rows.sort();
         assert_eq!(found, rows, "a row per kind, and a kind per row");
+    }
+
+    /// Every number of every kind has its range in its row, inside the scenario's times
+    /// and named for the scenario's refusal; a pick has none (its design decides it).
+    #[test]
+    fn every_number_has_its_range_in_its_row() {
+        for shape in &SHAPES {
+            let f = (shape.fresh)(100);
+            for v in shape.values(&f) {
+                let number = matches!(
+                    v.kind,
+                    ValueKind::Moment | ValueKind::Ms | ValueKind::MsOrCut
+                );
+                assert_eq!(v.range.is_some(), number, "{shape:?} {}", v.name);
+                if let Some(r) = v.range {
+                    assert!(r.least <= r.most && r.most <= MAX_TIME, "{shape:?} {r:?}");
+                    assert!(!r.what.is_empty(), "{shape:?} {}", v.name);
+                }
+            }
+            assert_eq!(f.fault.moment(), shape.moment);
+        }
     }
 
     /// A value's text reads back as the value.

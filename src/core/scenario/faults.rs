@@ -106,8 +106,9 @@ impl Scenario {
         self.faults.insert(i, FaultAt { at, fault });
     }
 
-    /// The faults' bounds, and what the JSON and the replay hold: each kind's own values in
-    /// their bounds and at most one of a kind that says so ([`Model::once`](crate::core::fault::Model::once): a failover or
+    /// The faults' bounds, and what the JSON and the replay hold: each number inside the
+    /// range its kind's row declares ([`Range`](crate::core::fault::Range)), at most one of a
+    /// kind that says so ([`Shape::once`](crate::core::fault::Shape::once): a failover or
     /// restart, a partition, a storage failover), a partition that cuts a client (or the
     /// member it talks to) off from the lock service, and clock jumps that all step one node
     /// of the lock.
@@ -117,11 +118,13 @@ impl Scenario {
         let mut jumping = None;
         let mut once: Vec<&'static str> = Vec::new();
         for f in &self.faults {
-            let model = f.fault.model(f.at);
-            for b in &model.bounds {
-                in_range(b.what, b.value, b.min, MAX_TIME)?;
+            let shape = f.fault.shape();
+            for v in shape.values(f) {
+                if let (Some(r), Some(n)) = (v.range, v.value.ms()) {
+                    in_range(r.what, n, r.least, r.most)?;
+                }
             }
-            if let Some(rule) = model.once {
+            if let Some(rule) = shape.once {
                 if once.contains(&rule) {
                     return Err(ScenarioError::BadFault(rule));
                 }
