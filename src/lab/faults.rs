@@ -32,6 +32,8 @@ pub struct FaultField {
     pub text: String,
     /// A select's choices: (value, words). Empty for a number.
     pub options: Vec<(String, String)>,
+    /// A number's least, from its kind's row: the input steps no lower (0 for a pick).
+    pub least: Millis,
 }
 
 /// What a fault is called on its row: its kind's words, numbered from the second of a kind
@@ -102,6 +104,7 @@ pub fn fault_fields(sc: &Scenario, index: usize) -> Vec<FaultField> {
                 v => v.text(|i| sc.actor_name(i)),
             },
             options: options(sc, v.kind, v.value),
+            least: v.range.map_or(0, |r| r.least),
         })
         .collect()
 }

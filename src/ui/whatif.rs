@@ -463,6 +463,7 @@ fn FaultInput(
         }
         .into_any();
     }
+    let least = fields.with_untracked(|f| f[k].least.to_string());
     let placeholder = (kind == ValueKind::MsOrCut).then_some("cut");
     let title = (kind == ValueKind::MsOrCut)
         .then_some("Empty: the replica (or snapshot) has none of the run's writes");
@@ -471,7 +472,7 @@ fn FaultInput(
             {short}
             <input
                 type="number"
-                min="0"
+                min=least
                 placeholder=placeholder
                 title=title
                 aria-label=move || format!("{} (ms)", label())

@@ -680,8 +680,11 @@ fn a_fault_field_refuses_in_its_own_words() {
             // A number's range is its kind's row's; a pick has none.
             let row = shape.fields.iter().find(|x| x.name == f.name);
             let Some(range) = row.map_or(Some(shape.at), |x| x.range) else {
+                assert_eq!(f.least, 0, "{}: a pick", f.label);
                 continue;
             };
+            // The input steps no lower than the row's least (a clock jump's `by`: 1 ms).
+            assert_eq!(f.least, range.least, "{}", f.label);
             let max = if f.kind == ValueKind::Moment {
                 sc.horizon
             } else {
