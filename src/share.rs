@@ -222,6 +222,12 @@ pub fn named_entry(hash: &str) -> String {
         .map_or_else(String::new, |&(_, id)| id.to_owned())
 }
 
+/// The page's default view: the headline with fencing off, so a presenter shows the
+/// failure first and turns fencing on with one `f`. A link that cannot be read opens it.
+pub fn headline() -> Scenario {
+    Scenario::gc_pause().with_policy(FencingPolicy::Off)
+}
+
 /// Parses a hash (with or without the leading `#`). An empty hash is the default view.
 pub fn decode(hash: &str) -> Result<View, ShareError> {
     let hash = hash.strip_prefix('#').unwrap_or(hash);
@@ -232,7 +238,7 @@ pub fn decode(hash: &str) -> Result<View, ShareError> {
     // off, so a presenter shows the failure first and turns fencing on with one `f`.
     if pairs.len() == usize::from(embed) {
         return Ok(View {
-            scenario: Scenario::gc_pause().with_policy(FencingPolicy::Off),
+            scenario: headline(),
             step: 0,
             embed,
         });
@@ -243,7 +249,8 @@ pub fn decode(hash: &str) -> Result<View, ShareError> {
     let Some(entry) = deck::find(id) else {
         return Err(ShareError::UnknownScenario(id.to_owned()));
     };
-    let mut sc = (entry.build)();
+    // A link that names no fencing opens, as the page does, with fencing off.
+    let mut sc = (entry.build)().with_policy(FencingPolicy::Off);
     // The clients first, so `pause.C` can name a client that `clients=3` adds.
     let (clients, rest): (Vec<_>, Vec<_>) = pairs.iter().partition(|(k, _)| *k == "clients");
     let mut step = 0;
@@ -358,6 +365,20 @@ mod tests {
                 embed: false,
             })
         );
+    }
+
+    /// The page opens with fencing off, the failure first: so does a deck link that names
+    /// no fencing (the README's and docs/deck.md's `#s=<id>`), and `fence=` still picks.
+    #[test]
+    fn a_link_that_names_no_fencing_opens_with_fencing_off() {
+        for e in crate::core::DECK {
+            let view = decode(&format!("#s={}", e.id)).expect(e.id);
+            assert_eq!(view.scenario.policy, FencingPolicy::Off, "{}", e.id);
+            let strict = decode(&format!("#s={}&fence=strict", e.id)).expect(e.id);
+            assert_eq!(strict.scenario.policy, FencingPolicy::Strict, "{}", e.id);
+        }
+        assert_eq!(decode("").map(|v| v.scenario), Ok(headline()));
+        assert_eq!(headline().policy, FencingPolicy::Off);
     }
 
     #[test]

@@ -140,7 +140,7 @@ fn load(dispatch: Dispatch, hash: &str) {
         Err(e) => {
             // A broken link in someone's frame still shows the run in the frame's layout.
             dispatch.msg(Msg::Restore {
-                scenario: Scenario::gc_pause(),
+                scenario: share::headline(),
                 step: 0,
                 embed: share::asks_for_embed(hash),
             });
