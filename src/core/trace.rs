@@ -156,6 +156,21 @@ pub struct Grant {
     pub fence: Fence,
 }
 
+/// Where `owner`'s `nth` grant (0: its first) is among every grant, in grant order: the
+/// lease a client that had had `nth + 1` grants wrote under. (Not found by token: a
+/// separate counter's token is not the lease's number, and a rolled-back counter can hand
+/// the same token out twice.)
+pub fn nth_grant(grants: &[Grant], owner: &str, nth: usize) -> Option<usize> {
+    let of = (grants.iter().enumerate()).filter(|(_, g)| g.owner == owner);
+    of.map(|(i, _)| i).nth(nth)
+}
+
+/// The grant that superseded grant `own`, if the lock made any after it: the newest one.
+/// Compared by grant, not by token value (see [`EventKind::WriteApplied`]'s `superseded_by`).
+pub fn superseded(grants: &[Grant], own: usize) -> Option<&Grant> {
+    grants.get(own + 1..).and_then(|later| later.last())
+}
+
 /// Whether a failover whose lock mints `next` from now on rolled its token counter back:
 /// it gives a token some grant already had. Random values have no counter to roll back (nor
 /// an order to go back in).
@@ -265,6 +280,10 @@ pub enum EventKind {
             deserialize_with = "present"
         )]
         watchdog: Option<Option<Millis>>,
+        /// Redlock: the nodes that took the extension (empty for a single lock server);
+        /// only their keys' expiries moved. Written only when any.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        nodes: Vec<usize>,
     },
     ExtendFailed {
         watchdog: bool,

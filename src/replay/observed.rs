@@ -32,6 +32,7 @@ impl Observed {
             actor,
             seen: seen.into(),
             request: None,
+            grant: None,
         });
     }
 }

@@ -164,9 +164,10 @@ pub fn reply_to(
 }
 
 /// What storage did with a write, from its reply ([`reply_to`]; `live`: the lease the
-/// sequencer check found live), as an observation on the writer's behalf.
+/// sequencer check found live), as an observation on the writer's behalf; `grant` is which
+/// of its grants the writer sent it under, as it knew.
 pub fn applied(
-    (idx, w): (usize, &WriteRequest),
+    (idx, w, grant): (usize, &WriteRequest, Option<usize>),
     (sent_at, at): (Millis, Millis),
     reply: &str,
     live: Option<Fence>,
@@ -187,6 +188,7 @@ pub fn applied(
         actor,
         seen,
         request,
+        grant: w.fence.and(grant),
     })
 }
 

@@ -227,7 +227,8 @@ impl<'s> Client<'s, '_> {
             let live = sequencer_check(self, &w, now)?;
             let on = (self.env, &mut self.pg, self.sc);
             let reply = store(on, &w, live.is_none_or(|l| l == w.fence), (now, false))?;
-            let seen = applied((idx, &w), (now, now), &reply, live.flatten())?;
+            let grant = self.state.grant();
+            let seen = applied((idx, &w, grant), (now, now), &reply, live.flatten())?;
             self.observed().events.push(seen);
             return Ok(Next::At(now));
         }
@@ -245,7 +246,7 @@ impl<'s> Client<'s, '_> {
             // Never delivered within the horizon.
             return Ok(timeout.map_or(Next::Stop, Next::AfterTimeout));
         }
-        let packet = self.packet(w, now, arrives);
+        let packet = self.packet((w, self.state.grant()), now, arrives);
         let Some(at) = timeout else {
             if self.state.poll_wake().is_some_and(|at| at < arrives) {
                 // A lock timer (a keep-alive's lease deadline) fires before the write
@@ -260,8 +261,14 @@ impl<'s> Client<'s, '_> {
         Ok(Next::AfterTimeout(at))
     }
 
-    /// A delayed write in flight, on a thread (and a session) of its own, landing at `arrives`.
-    fn packet(&self, w: WriteRequest, now: Millis, arrives: Millis) -> Packet<'s> {
+    /// A delayed write in flight, on a thread (and a session) of its own, landing at `arrives`;
+    /// `grant` is the one the client sent it under.
+    fn packet(
+        &self,
+        (w, grant): (WriteRequest, Option<usize>),
+        now: Millis,
+        arrives: Millis,
+    ) -> Packet<'s> {
         let (env, sc, idx) = (self.env, self.sc, self.idx);
         self.scope.spawn(move || {
             let mut pg = Pg::connect(&env.pg, &env.schema)?;
@@ -270,7 +277,7 @@ impl<'s> Client<'s, '_> {
             let mut o = observe(&env.shared);
             o.max_late_ms = o.max_late_ms.max(late);
             o.events
-                .push(applied((idx, &w), (now, arrives), &reply, None)?);
+                .push(applied((idx, &w, grant), (now, arrives), &reply, None)?);
             Ok(())
         })
     }
@@ -380,11 +387,11 @@ impl Backend for Client<'_, '_> {
         self.lock.holds(&self.sc.resource, &self.me)
     }
 
-    fn extend(&mut self, now: Millis) -> Result<Option<Millis>, String> {
+    fn extend(&mut self, now: Millis) -> Result<Option<(Millis, Vec<usize>)>, String> {
         let until = now + self.sc.lease_ttl;
         let px = self.env.px_until(until);
         let extended = self.lock.extend(&self.sc.resource, &self.me, px)?;
-        Ok(extended.then_some(until))
+        Ok(extended.then(|| (until, self.lock.extended_on())))
     }
 
     fn release(&mut self, _now: Millis) -> Result<Release<()>, String> {
@@ -481,7 +488,7 @@ impl Backend for Client<'_, '_> {
         let update = |pg: &mut Pg| pg.write(&w, FencingPolicy::Off.code(), true);
         let reply = self.in_session(now, "UPDATE", update)?;
         let reply = reply.unwrap_or_else(|| "session_ended".to_owned());
-        let seen = applied((self.idx, &w), (now, now), &reply, None)?;
+        let seen = applied((self.idx, &w, self.state.grant()), (now, now), &reply, None)?;
         self.observed().events.push(seen);
         if reply != "session_ended" {
             return Ok(Next::At(now));

@@ -13,7 +13,7 @@ pub use seen::{observations_of, Refusal, Seen};
 use super::audit;
 use super::clock::Millis;
 use super::lease::{self, Fence, Lease};
-use super::ledger::{Account, WriteError, WriteRecord, WriteRequest};
+use super::ledger::{Account, Commits, WriteError, WriteRecord, WriteRequest};
 use super::redlock;
 use super::scenario::{ReleaseMode, Scenario};
 use super::trace::{
@@ -31,6 +31,9 @@ pub struct Observation {
     pub seen: Seen,
     /// For a write that reached storage: the request as sent (its row in the write log).
     pub request: Option<WriteRequest>,
+    /// For a write with a token: which of its writer's grants it was sent under (0: its
+    /// first), as the writer knew ([`ClientState::grant`](super::client::ClientState::grant)).
+    pub grant: Option<usize>,
 }
 
 /// What the fold knows of the world between two observations.
@@ -47,16 +50,17 @@ struct World<'a> {
     /// The last lease that ran out rather than being released: with a lock-delay it keeps
     /// the lock from everyone for that long after.
     lapsed: Option<Lease>,
-    /// Grants in order, with when they were made.
-    grants: Vec<(Millis, Grant)>,
+    /// Grants in order.
+    grants: Vec<Grant>,
     believes: Vec<bool>,
     paused: Vec<bool>,
     /// When each actor's own lease ended, if it did.
     ended: Vec<Option<Millis>>,
     account: Account,
-    /// Before each accepted write (its time and token), the account as it was: a storage
-    /// failover that lost that write leaves storage as it was before it.
-    before: Vec<(Millis, Option<Fence>, Account)>,
+    /// The account after each commit storage acknowledged (an accepted write, by its row in
+    /// `writes`, or a barrier): a storage failover rolls back through these, as the
+    /// ledger's does.
+    commits: Commits<Account>,
     highest_accepted: Option<Fence>,
     events: Vec<TraceEvent>,
     writes: Vec<WriteRecord>,
@@ -79,7 +83,7 @@ impl World<'_> {
 
     /// The token of `owner`'s newest grant: the lease its value in the lock key stands for.
     fn grant_of(&self, owner: &str) -> Option<Fence> {
-        (self.grants.iter().rev()).find_map(|(_, g)| (g.owner == owner).then_some(g.fence))
+        (self.grants.iter().rev()).find_map(|g| (g.owner == owner).then_some(g.fence))
     }
 
     fn snapshot(&self, at: Millis) -> Snapshot {
@@ -194,6 +198,15 @@ impl World<'_> {
         Some(self.take(i))
     }
 
+    /// Lease `i` was extended to `until`. Under Redlock only the keys on `nodes` (those that
+    /// took it) moved, and the lease lives while a majority of its keys do.
+    fn extended(&mut self, i: usize, until: Millis, nodes: &[usize]) {
+        for k in self.keys[i].iter_mut().filter(|k| nodes.contains(&k.0)) {
+            k.1 = until;
+        }
+        self.leases[i].expires_at = self.quorum_expiry(i).unwrap_or(until);
+    }
+
     /// Redlock: when lease `i` ends, by Redlock's own majority rule over its keys' expiries.
     fn quorum_expiry(&self, i: usize) -> Option<Millis> {
         let nodes = self.sc.lock.redlock()?.nodes;
@@ -236,7 +249,7 @@ impl World<'_> {
                 Some(a),
             ) => {
                 let (w, name) = ((fence, amount, sent_at, result, publish), a.name.clone());
-                self.write_applied(at, me, &name, w, o.request)
+                self.write_applied(at, me, &name, w, (o.request, o.grant))
             }
             (seen, Some(a)) => {
                 let name = a.name.clone();
@@ -279,7 +292,7 @@ impl World<'_> {
                     fence,
                     expires_at,
                 });
-                self.grants.push((at, Grant { owner, fence }));
+                self.grants.push(Grant { owner, fence });
                 self.believe(me, true);
                 if let Some(i) = me {
                     self.ended[i] = None;
@@ -297,13 +310,12 @@ impl World<'_> {
                     *x = true;
                 }
             }
-            EventKind::Extended { expires_at, .. } => {
+            EventKind::Extended {
+                expires_at, nodes, ..
+            } => {
                 // The fence is the actor's token, which a separate counter makes not the lease's.
                 if let Some(i) = self.leases.iter().rposition(|l| l.owner == name) {
-                    self.leases[i].expires_at = *expires_at;
-                    for k in &mut self.keys[i] {
-                        k.1 = *expires_at;
-                    }
+                    self.extended(i, *expires_at, nodes);
                 }
             }
             _ => {}
@@ -419,6 +431,7 @@ impl World<'_> {
             Seen::BarrierSet { fence, result } => {
                 if result.is_ok() {
                     self.account.raise_mark(self.sc.policy, Some(fence));
+                    (self.commits).commit(at, None, self.account.clone());
                 }
                 let result = result.map_err(WriteError::from);
                 EventKind::BarrierSet { fence, result }
@@ -466,7 +479,7 @@ impl World<'_> {
             }
         }
         self.lost.extend(lost.iter().cloned());
-        let granted = self.grants.iter().map(|(_, g)| g.fence);
+        let granted = self.grants.iter().map(|g| g.fence);
         let rolled_back = trace::rolled_back(self.sc.lock.token_source(), next_fence, granted);
         EventKind::Failover {
             lost,
@@ -476,27 +489,24 @@ impl World<'_> {
     }
 
     /// Storage's standby was promoted without the acknowledged writes `lost` (writer, token):
-    /// their records are the newest accepted ones of each, and storage is what it was before
-    /// the oldest of them.
+    /// their records are the newest accepted ones of each, and storage rolls back by core's
+    /// rule ([`Commits::roll_back`]) to before the first of them.
     fn storage_failover(&mut self, lag: Millis, lost: &[(String, Option<Fence>)]) -> EventKind {
-        let mut taken: Vec<usize> = Vec::new();
+        let mut rows: Vec<usize> = Vec::new();
         for (writer, fence) in lost {
             let newest = (0..self.writes.len()).rev().find(|i| {
                 let w = &self.writes[*i];
                 let (who, f) = (&w.request.writer, w.request.fence);
-                w.accepted() && who == writer && f == *fence && !taken.contains(i)
+                w.accepted() && who == writer && f == *fence && !rows.contains(i)
             });
-            taken.extend(newest);
+            rows.extend(newest);
         }
-        taken.sort_unstable();
-        let lost: Vec<WriteRecord> = taken.iter().map(|i| self.writes[*i].clone()).collect();
-        let first = lost.first().map(|w| (w.at, w.request.fence));
-        let i = first
-            .and_then(|(t, f)| (self.before.iter()).position(|(bt, bf, _)| (*bt, *bf) == (t, f)));
-        if let Some(i) = i {
-            self.account = self.before[i].2.clone();
-            self.before.truncate(i);
+        rows.sort_unstable();
+        let first = self.commits.first_of(&rows);
+        if let (Some(account), _) = self.commits.roll_back(first) {
+            self.account = account.clone();
         }
+        let lost = rows.iter().map(|i| self.writes[*i].clone()).collect();
         EventKind::StorageFailover { lag, lost }
     }
 
@@ -533,21 +543,21 @@ impl World<'_> {
         shortened
     }
 
-    /// Storage's reply to a write: the write, with the grant that superseded its lease and
-    /// the high-water mark it met; the account and the write log as storage left them.
+    /// Storage's reply to a write: the write, with the grant that superseded the lease it
+    /// was sent under (`grant`, the writer's own count) and the high-water mark it met; the
+    /// account and the write log as storage left them.
     fn write_applied(
         &mut self,
         at: Millis,
         me: Option<usize>,
         name: &str,
         (fence, amount, sent_at, result, publish): SeenWrite,
-        request: Option<WriteRequest>,
+        (request, grant): (Option<WriteRequest>, Option<usize>),
     ) -> EventKind {
-        let own =
-            fence.and((self.grants.iter()).rposition(|(t, g)| g.owner == name && *t <= sent_at));
-        let superseded_by = (own.and_then(|i| self.grants.get(i + 1..)))
-            .and_then(|later| later.last())
-            .map(|(_, g)| g.clone());
+        let own = grant.and_then(|n| trace::nth_grant(&self.grants, name, n));
+        let superseded_by = own
+            .and_then(|i| trace::superseded(&self.grants, i))
+            .cloned();
         let highest_accepted = self.highest_accepted;
         // A publish leaves the balance be.
         let result = match result {
@@ -562,7 +572,6 @@ impl World<'_> {
             }
         }
         if let Ok(balance) = result {
-            (self.before).push((at, fence, self.account.clone()));
             self.highest_accepted = self.highest_accepted.max(fence);
             self.account.balance = balance;
             self.account.last_write_fence = fence;
@@ -570,6 +579,8 @@ impl World<'_> {
             if publish.is_some() {
                 self.account.result.clone_from(&publish);
             }
+            let row = request.is_some().then_some(self.writes.len());
+            (self.commits).commit(at, row, self.account.clone());
         }
         if let Some(request) = request {
             self.writes.push(WriteRecord {
@@ -627,6 +638,12 @@ pub fn recorded(
     // Stable: observations of one instant and kind keep the order they happened in.
     observations.sort_by_key(|o| (o.at, rank(o)));
     let n = sc.actors.len();
+    let opening = Account {
+        balance: sc.initial_balance,
+        ..Account::default()
+    };
+    let mut commits = Commits::default();
+    commits.commit(0, None, opening.clone());
     let mut w = World {
         sc,
         leases: Vec::new(),
@@ -638,11 +655,8 @@ pub fn recorded(
         believes: vec![false; n],
         paused: vec![false; n],
         ended: vec![None; n],
-        account: Account {
-            balance: sc.initial_balance,
-            ..Account::default()
-        },
-        before: Vec::new(),
+        account: opening,
+        commits,
         highest_accepted: None,
         events: Vec::new(),
         writes: Vec::new(),

@@ -2,6 +2,8 @@
 //! (the fold derives them), [`Refusal`], storage's refusal as its reply says it, and
 //! [`observations_of`], what clients could have seen of an engine run.
 
+use std::collections::VecDeque;
+
 use super::super::clock::Millis;
 use super::super::lease::Fence;
 use super::super::ledger::WriteError;
@@ -223,6 +225,7 @@ impl From<EventKind> for Seen {
 pub fn observations_of(trace: &Trace) -> Vec<Observation> {
     let mut writes = trace.writes.iter();
     let actor = |e: &TraceEvent| (e.actor.as_deref()).and_then(|a| trace.scenario.actor_index(a));
+    let mut grants = Grants::new(trace.scenario.actors.len());
     (trace.events.iter())
         .filter(|e| !matches!(e.kind, EventKind::LeaseExpired { .. }))
         .map(|e| {
@@ -233,7 +236,43 @@ pub fn observations_of(trace: &Trace) -> Vec<Observation> {
                 actor: actor(e),
                 seen: e.kind.clone().into(),
                 request: request.flatten(),
+                grant: actor(e).and_then(|i| grants.see(i, e)),
             }
         })
         .collect()
+}
+
+/// What each client of an engine run knew of its own grants as it went: how many it had
+/// had, and, for each write still in flight (oldest first: every write of a client takes
+/// the same network delay), how many it had had when it sent it.
+struct Grants {
+    had: Vec<usize>,
+    in_flight: Vec<VecDeque<usize>>,
+}
+
+impl Grants {
+    fn new(clients: usize) -> Self {
+        Self {
+            had: vec![0; clients],
+            in_flight: vec![VecDeque::new(); clients],
+        }
+    }
+
+    /// Client `i`'s event `e`: for a write with a token that reached storage, the grant it
+    /// was sent under ([`super::super::client::ClientState::grant`]).
+    fn see(&mut self, i: usize, e: &TraceEvent) -> Option<usize> {
+        match e.kind {
+            EventKind::Acquired { .. } => self.had[i] += 1,
+            EventKind::WriteSent { .. } => self.in_flight[i].push_back(self.had[i]),
+            EventKind::WriteApplied { fence, sent_at, .. } => {
+                let had = match sent_at == e.at {
+                    true => Some(self.had[i]),
+                    false => self.in_flight[i].pop_front(),
+                };
+                return fence.and(had?.checked_sub(1));
+            }
+            _ => {}
+        }
+        None
+    }
 }
