@@ -35,6 +35,18 @@ pub enum Awareness {
     Knows,
 }
 
+impl Awareness {
+    /// What the owner of a lease knows as the server lets it go: whether it still
+    /// believes it holds it, and whether it is frozen in a pause.
+    pub fn of(believes: bool, paused: bool) -> Self {
+        match (believes, paused) {
+            (true, true) => Self::Paused,
+            (true, false) => Self::Unaware,
+            (false, _) => Self::Knows,
+        }
+    }
+}
+
 /// Why a lease ended without a release.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum ExpiryCause {

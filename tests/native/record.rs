@@ -220,6 +220,19 @@ fn an_observation_leaves_out_what_no_client_sees_and_the_fold_derives_it() {
     });
     let fence = Fence(33);
     assert_eq!(Seen::from(stale), Seen::BarrierSet { fence, result });
+    // A compare-and-delete's noop has a reason only the lock knows; a DEL that found no key
+    // knows its own (the lease ran out), so the client's event is taken whole.
+    let noop = |via| EventKind::ReleaseNoop {
+        via,
+        reason: fencing_lab::core::NoopReason::Expired,
+        deleted: Vec::new(),
+    };
+    let deleted = Vec::new();
+    let cad = noop(ReleaseMode::CompareAndDelete);
+    assert_eq!(Seen::from(cad), Seen::ReleaseNoop { deleted });
+    for via in [ReleaseMode::Del, ReleaseMode::GetThenDel] {
+        assert_eq!(Seen::from(noop(via)), Seen::Event(noop(via)));
+    }
 
     for id in ["redis-failover", "gc-pause"] {
         let sc = Scenario {

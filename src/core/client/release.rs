@@ -12,7 +12,6 @@ pub(super) fn release<B: Backend>(b: &mut B, sc: &Scenario, now: Millis) -> Resu
                 Ok(fence) => b.say(now, EventKind::Released { fence, via }),
                 Err((reason, deleted)) => {
                     let seen = Seen::ReleaseNoop {
-                        via,
                         deleted: deleted.clone(),
                     };
                     let event = |reason| EventKind::ReleaseNoop {

@@ -127,11 +127,10 @@ impl World<'_> {
     }
 
     fn awareness(&self, owner: &str) -> Awareness {
-        match self.index(owner) {
-            Some(i) if self.believes[i] && self.paused[i] => Awareness::Paused,
-            Some(i) if self.believes[i] => Awareness::Unaware,
-            _ => Awareness::Knows,
-        }
+        let i = self.index(owner);
+        i.map_or(Awareness::Knows, |i| {
+            Awareness::of(self.believes[i], self.paused[i])
+        })
     }
 
     /// Ends every lease whose TTL ran out by `now`, in the order they ran out.
@@ -299,7 +298,9 @@ impl World<'_> {
                 }
             }
             EventKind::JobChecked { .. } if self.sc.lock.row().is_some() => self.touch(at, name),
-            EventKind::ConnectionLost | EventKind::GaveUp => self.believe(me, false),
+            EventKind::ConnectionLost | EventKind::GaveUp | EventKind::ReleaseNoop { .. } => {
+                self.believe(me, false)
+            }
             // The client's own lease, as it knows it: the fold lets it go.
             EventKind::Released { .. } => {
                 self.believe(me, false);
@@ -360,18 +361,12 @@ impl World<'_> {
                     lease_gone: believes && !held,
                 }
             }
-            Seen::ReleaseNoop { via, deleted } => {
+            Seen::ReleaseNoop { deleted } => {
                 self.believe(me, false);
-                // A GET-then-DEL's or a DEL's DEL that found no key: the lease ran out.
-                let reason = match via {
-                    ReleaseMode::CompareAndDelete => {
-                        let lost = |f| self.lost.iter().any(|l| l.fence == f);
-                        NoopReason::of(self.holder(at), self.grant_of(name), lost)
-                    }
-                    ReleaseMode::GetThenDel | ReleaseMode::Del => NoopReason::Expired,
-                };
+                let lost = |f| self.lost.iter().any(|l| l.fence == f);
+                let reason = NoopReason::of(self.holder(at), self.grant_of(name), lost);
                 EventKind::ReleaseNoop {
-                    via,
+                    via: ReleaseMode::CompareAndDelete,
                     reason,
                     deleted,
                 }

@@ -24,11 +24,9 @@ pub enum Seen {
     LockWait,
     /// A pause ended; whether the lease is gone is the fold's.
     PauseEnded,
-    /// A release that deleted nothing (but Redlock's leftover keys); why is the fold's.
-    ReleaseNoop {
-        via: ReleaseMode,
-        deleted: Vec<usize>,
-    },
+    /// A compare-and-delete that deleted nothing (but Redlock's leftover keys); why is the
+    /// fold's. (A DEL that found no key says why itself, and is seen in full.)
+    ReleaseNoop { deleted: Vec<usize> },
     /// A GET of the lock key: its owner; that lease's token is the fold's.
     LockValueRead { owner: Option<String> },
     /// An unconditional DEL that deleted `owner`'s lease; its token is the fold's.
@@ -163,7 +161,12 @@ impl From<EventKind> for Seen {
             } => Seen::AcquireRefused { retry_in, nodes },
             EventKind::LockWait { .. } => Seen::LockWait,
             EventKind::PauseEnded { .. } => Seen::PauseEnded,
-            EventKind::ReleaseNoop { via, deleted, .. } => Seen::ReleaseNoop { via, deleted },
+            // A DEL that found no key knows why itself (the lease ran out): seen in full.
+            EventKind::ReleaseNoop {
+                via: ReleaseMode::CompareAndDelete,
+                deleted,
+                ..
+            } => Seen::ReleaseNoop { deleted },
             EventKind::LockValueRead { owner, .. } => Seen::LockValueRead { owner },
             EventKind::DeletedOthersLease { owner, .. } => Seen::DeletedOthersLease { owner },
             EventKind::ExtendFailed { watchdog, .. } => Seen::ExtendFailed { watchdog },
