@@ -189,6 +189,7 @@ pub fn applied(
         seen,
         request,
         grant: w.fence.and(grant),
+        believes: None,
     })
 }
 

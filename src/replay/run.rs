@@ -158,7 +158,8 @@ type Packet<'s> = thread::ScopedJoinHandle<'s, Result<(), String>>;
 impl<'s> Client<'s, '_> {
     /// Records what this client saw at scenario time `at`.
     fn saw(&self, at: Millis, kind: EventKind) {
-        self.observed().saw(at, Some(self.idx), kind);
+        let believes = self.state.believes;
+        self.observed().saw_believing(at, self.idx, kind, believes);
     }
 
     /// A line of evidence about what this client did at scenario time `at`.
@@ -229,7 +230,10 @@ impl<'s> Client<'s, '_> {
             let reply = store(on, &w, live.is_none_or(|l| l == w.fence), (now, false))?;
             let grant = self.state.grant();
             let seen = applied((idx, &w, grant), (now, now), &reply, live.flatten())?;
-            self.observed().events.push(seen);
+            let believes = Some(self.state.believes);
+            self.observed()
+                .events
+                .push(Observation { believes, ..seen });
             return Ok(Next::At(now));
         }
         let (fence, amount, arrives_at) = (w.fence, w.amount, arrives);
@@ -322,8 +326,9 @@ impl Backend for Client<'_, '_> {
         // recorded its grant a moment sooner.
         let handover = self.sc.lock.row().is_some() || self.sc.lock.queue();
         let commit = handover && matches!(kind, EventKind::Released { .. });
-        let (me, mut o) = (self.idx, self.observed());
-        o.saw(at, Some(me), kind);
+        let (me, believes) = (self.idx, self.state.believes);
+        let mut o = self.observed();
+        o.saw_believing(at, me, kind, believes);
         let waiter = |p: &Observation| {
             let other = p.actor.is_some_and(|a| a != me);
             p.at == at && other && matches!(p.seen, Seen::Event(EventKind::Acquired { .. }))
@@ -334,7 +339,8 @@ impl Backend for Client<'_, '_> {
     }
 
     fn say_told<T>(&mut self, at: Millis, _: (), _: impl FnOnce(T) -> EventKind, seen: Seen) {
-        self.observed().saw(at, Some(self.idx), seen);
+        let believes = self.state.believes;
+        self.observed().saw_believing(at, self.idx, seen, believes);
     }
 
     fn say_storage(&mut self, at: Millis, kind: EventKind) {
@@ -453,7 +459,9 @@ impl Backend for Client<'_, '_> {
         }
         if at > now {
             // For whom it waited is the fold's.
-            self.observed().saw(now, Some(self.idx), Seen::LockWait);
+            let believes = self.state.believes;
+            self.observed()
+                .saw_believing(now, self.idx, Seen::LockWait, believes);
             let real = self.env.elapsed_ms();
             self.said(now, format!("its SELECT … FOR UPDATE waited for the row, and returned at t={at} ({real:.0} real ms after the start)"));
         }
@@ -488,13 +496,17 @@ impl Backend for Client<'_, '_> {
         let update = |pg: &mut Pg| pg.write(&w, FencingPolicy::Off.code(), true);
         let reply = self.in_session(now, "UPDATE", update)?;
         let reply = reply.unwrap_or_else(|| "session_ended".to_owned());
-        let seen = applied((self.idx, &w, self.state.grant()), (now, now), &reply, None)?;
-        self.observed().events.push(seen);
-        if reply != "session_ended" {
-            return Ok(Next::At(now));
+        let ended = reply == "session_ended";
+        if ended {
+            // The client got the FATAL: it stops believing, and stops.
+            self.state.cancel();
         }
-        self.state.cancel();
-        Ok(Next::Stop)
+        let seen = applied((self.idx, &w, self.state.grant()), (now, now), &reply, None)?;
+        let believes = Some(self.state.believes);
+        self.observed()
+            .events
+            .push(Observation { believes, ..seen });
+        Ok(if ended { Next::Stop } else { Next::At(now) })
     }
 
     /// The storage's `apply` with nothing to change but the high-water mark.

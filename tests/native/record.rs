@@ -288,6 +288,7 @@ fn seen(at: u64, actor: usize, seen: fencing_lab::core::Seen) -> fencing_lab::co
         seen,
         request: None,
         grant: None,
+        believes: None,
     }
 }
 
@@ -540,6 +541,7 @@ fn seen_by(
         seen,
         request: None,
         grant: None,
+        believes: None,
     }
 }
 

@@ -17,8 +17,8 @@ use super::ledger::{Account, Commits, WriteError, WriteRecord, WriteRequest};
 use super::redlock;
 use super::scenario::{ReleaseMode, Scenario};
 use super::trace::{
-    self, Awareness, EventKind, ExpiryCause, Grant, Lane, LockCommand, NoopReason, Recording,
-    Shortened, Snapshot, Trace, TraceEvent,
+    self, Awareness, EventKind, ExpiryCause, Grant, Lane, NoopReason, Recording, Shortened,
+    Snapshot, Trace, TraceEvent,
 };
 
 /// One thing a client saw, or the harness did (a pause, a failover, a clock step), at
@@ -34,6 +34,10 @@ pub struct Observation {
     /// For a write with a token: which of its writer's grants it was sent under (0: its
     /// first), as the writer knew ([`ClientState::grant`](super::client::ClientState::grant)).
     pub grant: Option<usize>,
+    /// Whether the client that saw it believed right after that it held the lock, as its own
+    /// state says; `None` where no client's state was at hand (the harness's doing, a reply
+    /// that came in on a thread of its own).
+    pub believes: Option<bool>,
 }
 
 /// What the fold knows of the world between two observations.
@@ -216,7 +220,7 @@ impl World<'_> {
     /// granted, a refusal with no lease ever there) is an error: the fold has no true value
     /// to put in its event.
     fn observe(&mut self, o: Observation) -> Result<(), String> {
-        let at = o.at;
+        let (at, believes) = (o.at, o.believes);
         self.expire_until(at);
         let me = o.actor;
         let lane = match o.seen {
@@ -248,7 +252,7 @@ impl World<'_> {
                 Some(a),
             ) => {
                 let (w, name) = ((fence, amount, sent_at, result, publish), a.name.clone());
-                self.write_applied(at, me, &name, w, (o.request, o.grant))
+                self.write_applied(at, &name, w, (o.request, o.grant))
             }
             (seen, Some(a)) => {
                 let name = a.name.clone();
@@ -256,14 +260,11 @@ impl World<'_> {
                     .map_err(|e| format!("t={at}: {name} {e}"))?
             }
         };
+        if let Some((i, b)) = me.zip(believes) {
+            self.believes[i] = b;
+        }
         self.push(at, me, lane, kind);
         Ok(())
-    }
-
-    fn believe(&mut self, me: Option<usize>, b: bool) {
-        if let Some(x) = me.and_then(|i| self.believes.get_mut(i)) {
-            *x = b;
-        }
     }
 
     /// An event seen in full: what it changes in the world the fold keeps.
@@ -292,18 +293,13 @@ impl World<'_> {
                     expires_at,
                 });
                 self.grants.push(Grant { owner, fence });
-                self.believe(me, true);
                 if let Some(i) = me {
                     self.ended[i] = None;
                 }
             }
             EventKind::JobChecked { .. } if self.sc.lock.row().is_some() => self.touch(at, name),
-            EventKind::ConnectionLost | EventKind::GaveUp | EventKind::ReleaseNoop { .. } => {
-                self.believe(me, false)
-            }
             // The client's own lease, as it knows it: the fold lets it go.
             EventKind::Released { .. } => {
-                self.believe(me, false);
                 self.remove_lease(name);
             }
             EventKind::PauseStarted { .. } => {
@@ -362,7 +358,6 @@ impl World<'_> {
                 }
             }
             Seen::ReleaseNoop { deleted } => {
-                self.believe(me, false);
                 let lost = |f| self.lost.iter().any(|l| l.fence == f);
                 let reason = NoopReason::of(self.holder(at), self.grant_of(name), lost);
                 EventKind::ReleaseNoop {
@@ -378,13 +373,9 @@ impl World<'_> {
                         "read {owner:?}'s value, a lease that was never granted"
                     ));
                 }
-                if owner.as_deref() != Some(name) {
-                    self.believe(me, false);
-                }
                 EventKind::LockValueRead { owner, fence }
             }
             Seen::DeletedOthersLease { owner } => {
-                self.believe(me, false);
                 let fence = self.grant_of(&owner);
                 let fence =
                     fence.ok_or(format!("deleted {owner}'s lease, which was never granted"))?;
@@ -396,10 +387,6 @@ impl World<'_> {
                 EventKind::DeletedOthersLease { owner, fence }
             }
             Seen::ExtendFailed { watchdog } => {
-                // A fleet's watchdog only stops renewing: its worker still believes.
-                if !(watchdog && self.sc.lock.herd().is_some()) {
-                    self.believe(me, false);
-                }
                 let lease_ended_at = me.and_then(|i| self.ended[i]);
                 EventKind::ExtendFailed {
                     watchdog,
@@ -411,18 +398,13 @@ impl World<'_> {
                 sent_at,
                 cancelled,
                 wrote_at,
-            } => {
-                if cancelled || command == LockCommand::Release {
-                    self.believe(me, false);
-                }
-                EventKind::LockTimedOut {
-                    command,
-                    sent_at,
-                    cancelled,
-                    wrote_at,
-                    lease_ended_at: me.and_then(|i| self.ended[i]),
-                }
-            }
+            } => EventKind::LockTimedOut {
+                command,
+                sent_at,
+                cancelled,
+                wrote_at,
+                lease_ended_at: me.and_then(|i| self.ended[i]),
+            },
             Seen::BarrierSet { fence, result } => {
                 if result.is_ok() {
                     self.account.raise_mark(self.sc.policy, Some(fence));
@@ -544,7 +526,6 @@ impl World<'_> {
     fn write_applied(
         &mut self,
         at: Millis,
-        me: Option<usize>,
         name: &str,
         (fence, amount, sent_at, result, publish): SeenWrite,
         (request, grant): (Option<WriteRequest>, Option<usize>),
@@ -559,12 +540,8 @@ impl World<'_> {
             Ok(balance) => Ok(balance.unwrap_or(self.account.balance)),
             Err(r) => Err(r.into()),
         };
-        if self.sc.lock.row().is_some() {
-            match result {
-                Ok(_) => self.touch(at, name),
-                // The client got the FATAL: it stops believing, and stops.
-                Err(_) => self.believe(me, false),
-            }
+        if self.sc.lock.row().is_some() && result.is_ok() {
+            self.touch(at, name);
         }
         if let Ok(balance) = result {
             self.highest_accepted = self.highest_accepted.max(fence);

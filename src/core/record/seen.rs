@@ -223,12 +223,22 @@ impl From<EventKind> for Seen {
 }
 
 /// What a client could have seen of an engine run: its events without the fields
-/// [`super::recorded`] derives, and without the engine's own expiries (the fold derives them).
+/// [`super::recorded`] derives, and without the engine's own expiries (the fold derives them),
+/// each with what its client believed right after (its snapshot's). A pause is the
+/// harness's doing (the replay takes the engine's), so it says no client's belief.
 /// Used to check the fold against the engine, which must agree on every deck run.
 pub fn observations_of(trace: &Trace) -> Vec<Observation> {
     let mut writes = trace.writes.iter();
     let actor = |e: &TraceEvent| (e.actor.as_deref()).and_then(|a| trace.scenario.actor_index(a));
     let mut grants = Grants::new(trace.scenario.actors.len());
+    let believes = |e: &TraceEvent| {
+        let pause = matches!(
+            e.kind,
+            EventKind::PauseStarted { .. } | EventKind::PauseEnded { .. }
+        );
+        let name = e.actor.as_ref().filter(|_| !pause)?;
+        Some(e.snapshot.believers.contains(name))
+    };
     (trace.events.iter())
         .filter(|e| !matches!(e.kind, EventKind::LeaseExpired { .. }))
         .map(|e| {
@@ -240,6 +250,7 @@ pub fn observations_of(trace: &Trace) -> Vec<Observation> {
                 seen: e.kind.clone().into(),
                 request: request.flatten(),
                 grant: actor(e).and_then(|i| grants.see(i, e)),
+                believes: believes(e),
             }
         })
         .collect()
