@@ -4,7 +4,9 @@
 //! what no client saw: the state of the world after each event, a lease's expiry at the end
 //! of the TTL it was granted with, and the facts the verdicts are read from. It derives them
 //! by the core's own lease, Redlock and storage rules, which it calls rather than restates;
-//! what a client or storage's reply knows (a release's token, a stale token's mark) it takes.
+//! what a client or storage's reply knows (a release's token, a stale token's mark, the grant
+//! a write was sent under, the Redlock nodes an extend moved, whether the client believes it
+//! holds the lock) it takes.
 
 mod seen;
 
@@ -56,6 +58,7 @@ struct World<'a> {
     lapsed: Option<Lease>,
     /// Grants in order.
     grants: Vec<Grant>,
+    /// Whether each client believes it holds the lock, as it last said.
     believes: Vec<bool>,
     paused: Vec<bool>,
     /// When each actor's own lease ended, if it did.
