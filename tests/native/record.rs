@@ -613,3 +613,38 @@ fn a_redlock_extend_moves_only_the_keys_of_the_nodes_that_took_it() {
     let expired = (t.events.iter()).find(|e| matches!(e.kind, EventKind::LeaseExpired { .. }));
     assert_eq!(expired.map(|e| e.at), Some(30));
 }
+
+/// A GET of the lock key under GET-then-DEL: the client's own value comes with its own lease's
+/// token, which it knows (the fold takes it); another's comes without, and the fold finds
+/// that lease's token from its grants. Both kinds happen across the deck.
+#[test]
+fn a_get_of_the_clients_own_value_is_seen_whole_and_anothers_without_its_token() {
+    use fencing_lab::core::Seen;
+    let (mut own, mut others) = (0, 0);
+    for entry in deck::DECK {
+        let sc = Scenario {
+            release: ReleaseMode::GetThenDel,
+            ..(entry.build)()
+        };
+        let trace = run(&sc);
+        for o in observations_of(&trace) {
+            let name = o.actor.map(|i| sc.actors[i].name.clone());
+            match o.seen {
+                Seen::Event(EventKind::LockValueRead {
+                    owner: Some(owner),
+                    fence,
+                }) => {
+                    assert_eq!(Some(owner), name, "{}", entry.id);
+                    assert!(fence.is_some(), "{}", entry.id);
+                    own += 1;
+                }
+                Seen::LockValueRead { owner } => {
+                    assert_ne!(Some(owner), name, "{}", entry.id);
+                    others += 1;
+                }
+                _ => {}
+            }
+        }
+    }
+    assert!(own > 0 && others > 0, "own {own}, others {others}");
+}

@@ -84,7 +84,7 @@ fn read<B: Backend>(b: &mut B, now: Millis, value: KeyValue<B::Told<Fence>>) {
         }
         KeyValue::Others { owner, fence } => {
             let seen = Seen::LockValueRead {
-                owner: Some(owner.clone()),
+                owner: owner.clone(),
             };
             let event = |fence| EventKind::LockValueRead {
                 owner: Some(owner),

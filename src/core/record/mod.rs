@@ -370,13 +370,14 @@ impl World<'_> {
                 }
             }
             Seen::LockValueRead { owner } => {
-                let fence = owner.as_deref().and_then(|w| self.grant_of(w));
-                if owner.is_some() && fence.is_none() {
-                    return Err(format!(
-                        "read {owner:?}'s value, a lease that was never granted"
-                    ));
+                let fence = self.grant_of(&owner);
+                let fence = fence.ok_or(format!(
+                    "read {owner}'s value, a lease that was never granted"
+                ))?;
+                EventKind::LockValueRead {
+                    owner: Some(owner),
+                    fence: Some(fence),
                 }
-                EventKind::LockValueRead { owner, fence }
             }
             Seen::DeletedOthersLease { owner } => {
                 let fence = self.grant_of(&owner);

@@ -27,8 +27,10 @@ pub enum Seen {
     /// A compare-and-delete that deleted nothing (but Redlock's leftover keys); why is the
     /// fold's. (A DEL that found no key says why itself, and is seen in full.)
     ReleaseNoop { deleted: Vec<usize> },
-    /// A GET of the lock key: its owner; that lease's token is the fold's.
-    LockValueRead { owner: Option<String> },
+    /// A GET of the lock key that read another client's value: its owner; that lease's token
+    /// is the fold's. (An empty key, or the client's own value with its own token, is seen in
+    /// full.)
+    LockValueRead { owner: String },
     /// An unconditional DEL that deleted `owner`'s lease; its token is the fold's.
     DeletedOthersLease { owner: String },
     /// An extend refused; when the lease ended is the fold's.
@@ -167,7 +169,6 @@ impl From<EventKind> for Seen {
                 deleted,
                 ..
             } => Seen::ReleaseNoop { deleted },
-            EventKind::LockValueRead { owner, .. } => Seen::LockValueRead { owner },
             EventKind::DeletedOthersLease { owner, .. } => Seen::DeletedOthersLease { owner },
             EventKind::ExtendFailed { watchdog, .. } => Seen::ExtendFailed { watchdog },
             EventKind::LockTimedOut {
@@ -217,6 +218,8 @@ impl From<EventKind> for Seen {
                 fence,
                 result: result.map_err(|e| (&e).into()),
             },
+            // A GET's value comes whole: empty, or the client's own lease with its token
+            // (another's value is said without it: `Backend::say_told`, `observations_of`).
             kind => Seen::Event(kind),
         }
     }
@@ -247,13 +250,26 @@ pub fn observations_of(trace: &Trace) -> Vec<Observation> {
             Observation {
                 at: e.at,
                 actor: actor(e),
-                seen: e.kind.clone().into(),
+                seen: seen_by(e),
                 request: request.flatten(),
                 grant: actor(e).and_then(|i| grants.see(i, e)),
                 believes: believes(e),
             }
         })
         .collect()
+}
+
+/// What the client of event `e` saw of it: a GET that read another's value, without that
+/// lease's token (the client is told it by the fold); anything else as [`Seen::from`] has it.
+fn seen_by(e: &TraceEvent) -> Seen {
+    match &e.kind {
+        EventKind::LockValueRead {
+            owner: Some(owner), ..
+        } if e.actor.as_ref() != Some(owner) => Seen::LockValueRead {
+            owner: owner.clone(),
+        },
+        kind => kind.clone().into(),
+    }
 }
 
 /// What each client of an engine run knew of its own grants as it went: how many it had
