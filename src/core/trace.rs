@@ -7,11 +7,13 @@ use serde::{Deserialize, Serialize};
 use super::clock::Millis;
 use super::lease::{Fence, Lease};
 use super::ledger::{WriteError, WriteRecord};
-use super::scenario::{PauseCause, ReleaseMode, Scenario, Step, TokenSource};
+use super::scenario::{PauseCause, ReleaseMode, Scenario, Step};
 
+mod grant;
 mod struck;
 mod summary;
 mod why;
+pub use grant::{nth_grant, rolled_back, superseded, Grant};
 pub(crate) use struck::fault_event;
 pub use summary::{Recording, Summary};
 
@@ -33,18 +35,6 @@ pub enum Awareness {
     Unaware,
     /// It had already stopped believing (released, gave up, or never knew of it).
     Knows,
-}
-
-impl Awareness {
-    /// What the owner of a lease knows as the server lets it go: whether it still
-    /// believes it holds it, and whether it is frozen in a pause.
-    pub fn of(believes: bool, paused: bool) -> Self {
-        match (believes, paused) {
-            (true, true) => Self::Paused,
-            (true, false) => Self::Unaware,
-            (false, _) => Self::Knows,
-        }
-    }
 }
 
 /// Why a lease ended without a release.
@@ -159,39 +149,6 @@ pub struct Shortened {
     pub granted_until: Millis,
     /// When it ends now on the lock node.
     pub ends_at: Millis,
-}
-
-/// One grant of the lease.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Grant {
-    pub owner: String,
-    pub fence: Fence,
-}
-
-/// Where `owner`'s `nth` grant (0: its first) is among every grant, in grant order: the
-/// lease a client that had had `nth + 1` grants wrote under. (Not found by token: a
-/// separate counter's token is not the lease's number, and a rolled-back counter can hand
-/// the same token out twice.)
-pub fn nth_grant(grants: &[Grant], owner: &str, nth: usize) -> Option<usize> {
-    let of = (grants.iter().enumerate()).filter(|(_, g)| g.owner == owner);
-    of.map(|(i, _)| i).nth(nth)
-}
-
-/// The grant that superseded grant `own`, if the lock made any after it: the newest one.
-/// Compared by grant, not by token value (see [`EventKind::WriteApplied`]'s `superseded_by`).
-pub fn superseded(grants: &[Grant], own: usize) -> Option<&Grant> {
-    grants.get(own + 1..).and_then(|later| later.last())
-}
-
-/// Whether a failover whose lock mints `next` from now on rolled its token counter back:
-/// it gives a token some grant already had. Random values have no counter to roll back (nor
-/// an order to go back in).
-pub fn rolled_back(
-    source: TokenSource,
-    next: Fence,
-    granted: impl IntoIterator<Item = Fence>,
-) -> bool {
-    source != TokenSource::RandomValue && granted.into_iter().any(|g| next <= g)
 }
 
 /// What happened.

@@ -165,9 +165,10 @@ pub fn reply_to(
 
 /// What storage did with a write, from its reply ([`reply_to`]; `live`: the lease the
 /// sequencer check found live), as an observation on the writer's behalf; `grant` is which
-/// of its grants the writer sent it under, as it knew.
+/// of its grants the writer sent it under, and `believes` what it believes as the reply
+/// comes (`None` on a delayed write's own thread), as it knew.
 pub fn applied(
-    (idx, w, grant): (usize, &WriteRequest, Option<usize>),
+    (idx, w, grant, believes): (usize, &WriteRequest, Option<usize>, Option<bool>),
     (sent_at, at): (Millis, Millis),
     reply: &str,
     live: Option<Fence>,
@@ -189,7 +190,7 @@ pub fn applied(
         seen,
         request,
         grant: w.fence.and(grant),
-        believes: None,
+        believes,
     })
 }
 

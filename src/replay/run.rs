@@ -140,8 +140,6 @@ pub struct Client<'s, 'e> {
     /// The value this client SETs as the lock's value and checks on release, extend and
     /// is_held: its name, or under `TokenSource::RandomValue` its current random value.
     me: String,
-    /// Grants this client has had (which random value it draws next).
-    grants: usize,
     /// The number of the lease it was granted last (its token, or a separate counter's
     /// lease number, or the row lock's grant): what its release lets go of.
     lease: Option<Fence>,
@@ -156,10 +154,9 @@ pub struct Client<'s, 'e> {
 type Packet<'s> = thread::ScopedJoinHandle<'s, Result<(), String>>;
 
 impl<'s> Client<'s, '_> {
-    /// Records what this client saw at scenario time `at`.
-    fn saw(&self, at: Millis, kind: EventKind) {
-        let believes = self.state.believes;
-        self.observed().saw_believing(at, self.idx, kind, believes);
+    /// Records what this client saw at scenario time `at`, and what it believes right after.
+    fn saw(&self, at: Millis, seen: impl Into<Seen>) {
+        (self.observed()).saw_believing(at, self.idx, seen, self.state.believes);
     }
 
     /// A line of evidence about what this client did at scenario time `at`.
@@ -172,7 +169,6 @@ impl<'s> Client<'s, '_> {
     fn took(&mut self, at: Millis, how: &str, fence: Fence) {
         self.observed().tokens.push(fence.0);
         self.said(at, format!("{how}; lease {}", fence.0));
-        self.grants += 1;
         self.lease = Some(fence);
     }
 
@@ -228,12 +224,9 @@ impl<'s> Client<'s, '_> {
             let live = sequencer_check(self, &w, now)?;
             let on = (self.env, &mut self.pg, self.sc);
             let reply = store(on, &w, live.is_none_or(|l| l == w.fence), (now, false))?;
-            let grant = self.state.grant();
-            let seen = applied((idx, &w, grant), (now, now), &reply, live.flatten())?;
-            let believes = Some(self.state.believes);
-            self.observed()
-                .events
-                .push(Observation { believes, ..seen });
+            let me = (idx, &w, self.state.grant(), Some(self.state.believes));
+            let seen = applied(me, (now, now), &reply, live.flatten())?;
+            self.observed().events.push(seen);
             return Ok(Next::At(now));
         }
         let (fence, amount, arrives_at) = (w.fence, w.amount, arrives);
@@ -250,7 +243,7 @@ impl<'s> Client<'s, '_> {
             // Never delivered within the horizon.
             return Ok(timeout.map_or(Next::Stop, Next::AfterTimeout));
         }
-        let packet = self.packet((w, self.state.grant()), now, arrives);
+        let packet = self.packet(w, now, arrives);
         let Some(at) = timeout else {
             if self.state.poll_wake().is_some_and(|at| at < arrives) {
                 // A lock timer (a keep-alive's lease deadline) fires before the write
@@ -265,23 +258,17 @@ impl<'s> Client<'s, '_> {
         Ok(Next::AfterTimeout(at))
     }
 
-    /// A delayed write in flight, on a thread (and a session) of its own, landing at `arrives`;
-    /// `grant` is the one the client sent it under.
-    fn packet(
-        &self,
-        (w, grant): (WriteRequest, Option<usize>),
-        now: Millis,
-        arrives: Millis,
-    ) -> Packet<'s> {
-        let (env, sc, idx) = (self.env, self.sc, self.idx);
+    /// A delayed write in flight, on a thread (and a session) of its own, landing at `arrives`.
+    fn packet(&self, w: WriteRequest, now: Millis, arrives: Millis) -> Packet<'s> {
+        let (env, sc, idx, grant) = (self.env, self.sc, self.idx, self.state.grant());
         self.scope.spawn(move || {
             let mut pg = Pg::connect(&env.pg, &env.schema)?;
             let late = env.sleep_until(arrives, AT_DELIVERY);
             let reply = store((env, &mut pg, sc), &w, true, (arrives, true))?;
             let mut o = observe(&env.shared);
             o.max_late_ms = o.max_late_ms.max(late);
-            o.events
-                .push(applied((idx, &w, grant), (now, arrives), &reply, None)?);
+            let seen = applied((idx, &w, grant, None), (now, arrives), &reply, None)?;
+            o.events.push(seen);
             Ok(())
         })
     }
@@ -326,8 +313,7 @@ impl Backend for Client<'_, '_> {
         // recorded its grant a moment sooner.
         let handover = self.sc.lock.row().is_some() || self.sc.lock.queue();
         let commit = handover && matches!(kind, EventKind::Released { .. });
-        let (me, believes) = (self.idx, self.state.believes);
-        let mut o = self.observed();
+        let (me, believes, mut o) = (self.idx, self.state.believes, self.observed());
         o.saw_believing(at, me, kind, believes);
         let waiter = |p: &Observation| {
             let other = p.actor.is_some_and(|a| a != me);
@@ -339,8 +325,7 @@ impl Backend for Client<'_, '_> {
     }
 
     fn say_told<T>(&mut self, at: Millis, _: (), _: impl FnOnce(T) -> EventKind, seen: Seen) {
-        let believes = self.state.believes;
-        self.observed().saw_believing(at, self.idx, seen, believes);
+        self.saw(at, seen);
     }
 
     fn say_storage(&mut self, at: Millis, kind: EventKind) {
@@ -359,7 +344,9 @@ impl Backend for Client<'_, '_> {
         let (sc, source) = (self.sc, self.sc.lock.token_source());
         let expires_at = now + sc.lease_ttl;
         let value = match source {
-            TokenSource::RandomValue => random_token(sc.seed, self.idx, self.grants).to_string(),
+            TokenSource::RandomValue => {
+                random_token(sc.seed, self.idx, self.state.grants).to_string()
+            }
             _ => self.name.clone(),
         };
         let px = self.env.px_until(expires_at);
@@ -459,9 +446,7 @@ impl Backend for Client<'_, '_> {
         }
         if at > now {
             // For whom it waited is the fold's.
-            let believes = self.state.believes;
-            self.observed()
-                .saw_believing(now, self.idx, Seen::LockWait, believes);
+            self.saw(now, Seen::LockWait);
             let real = self.env.elapsed_ms();
             self.said(now, format!("its SELECT … FOR UPDATE waited for the row, and returned at t={at} ({real:.0} real ms after the start)"));
         }
@@ -498,14 +483,11 @@ impl Backend for Client<'_, '_> {
         let reply = reply.unwrap_or_else(|| "session_ended".to_owned());
         let ended = reply == "session_ended";
         if ended {
-            // The client got the FATAL: it stops believing, and stops.
-            self.state.cancel();
+            self.state.cancel(); // it got the FATAL: it stops believing, and stops
         }
-        let seen = applied((self.idx, &w, self.state.grant()), (now, now), &reply, None)?;
-        let believes = Some(self.state.believes);
-        self.observed()
-            .events
-            .push(Observation { believes, ..seen });
+        let me = (self.idx, &w, self.state.grant(), Some(self.state.believes));
+        let seen = applied(me, (now, now), &reply, None)?;
+        self.observed().events.push(seen);
         Ok(if ended { Next::Stop } else { Next::At(now) })
     }
 
@@ -686,7 +668,6 @@ pub fn connect<'s, 'e>(
         name,
         lock,
         pg,
-        grants: 0,
         lease: None,
         scope,
         state: ClientState::default(),
