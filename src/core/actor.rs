@@ -16,7 +16,7 @@ use super::queue::{Class, Pending};
 use super::record::Seen;
 use super::scenario::{random_token, TokenSource};
 use super::sim::Sim;
-use super::trace::{EventKind, Grant, Lane, NoopReason, ProviderOutcome};
+use super::trace::{self, EventKind, Grant, Lane, NoopReason, ProviderOutcome};
 
 /// Runs `actor`'s current step of its script.
 pub(super) fn step(sim: &mut Sim<'_>, actor: usize) {
@@ -144,14 +144,12 @@ impl Backend for SimBackend<'_, '_> {
             .is_held(now, &self.sim.sc.resource, self.name()))
     }
 
-    fn extend(&mut self, now: Millis) -> Result<Option<Millis>, Infallible> {
+    fn extend(&mut self, now: Millis) -> Result<Option<(Millis, Vec<usize>)>, Infallible> {
         let sc = self.sim.sc;
         let reach = self.sim.reach(self.actor);
         let name = self.name().to_owned();
-        let Ok(expires_at) = self
-            .sim
-            .lock
-            .extend(now, &sc.resource, &name, sc.lease_ttl, &reach)
+        let lock = &mut self.sim.lock;
+        let (Ok(expires_at), nodes) = lock.extend(now, &sc.resource, &name, sc.lease_ttl, &reach)
         else {
             return Ok(None);
         };
@@ -161,7 +159,7 @@ impl Backend for SimBackend<'_, '_> {
             self.sim
                 .push(expires_at, Class::Expiry, Pending::Expiry { fence });
         }
-        Ok(Some(expires_at))
+        Ok(Some((expires_at, nodes)))
     }
 
     fn release(&mut self, now: Millis) -> Result<Release<NoopReason>, Infallible> {
@@ -393,12 +391,12 @@ impl Sim<'_> {
         }
     }
 
-    /// The lease `actor` writes under: its newest grant so far. (Not found by token: a
-    /// separate counter's token is not the lease's number, and a rolled-back counter can
-    /// hand the same token out twice.)
+    /// The lease `actor` writes a token under, by its place among every grant: the
+    /// client's own last grant ([`ClientState::grant`]). None for a write with no token.
     fn own_grant(&self, actor: usize, fence: Option<Fence>) -> Option<usize> {
         let name = &self.sc.actors[actor].name;
-        fence.and(self.grants.iter().rposition(|g| g.owner == *name))
+        let nth = fence.and(self.actors[actor].client.grant())?;
+        trace::nth_grant(&self.grants, name, nth)
     }
 
     /// The write reaches storage. `grant` is the sender's own grant as it sent the write, so
@@ -446,8 +444,7 @@ impl Sim<'_> {
             }
         }
         let superseded_by = grant
-            .and_then(|i| self.grants.get(i + 1..))
-            .and_then(|later| later.last())
+            .and_then(|i| trace::superseded(&self.grants, i))
             .cloned();
         let kind = EventKind::WriteApplied {
             fence,

@@ -59,9 +59,18 @@ pub struct ClientState {
     /// The client's own timers, set as it sends and fired by [`handle_timeout`]: a driver
     /// asks [`ClientState::poll_wake`] when to wake it (quinn-proto's `poll_timeout`).
     pub timers: Vec<Timer>,
+    /// How many grants the client has had.
+    pub grants: usize,
 }
 
 impl ClientState {
+    /// The grant a write it sends now goes under: its last (0: its first; see
+    /// [`super::trace::nth_grant`]). The client knows this though no token says it: a
+    /// separate counter's token is not the lease's number.
+    pub fn grant(&self) -> Option<usize> {
+        self.grants.checked_sub(1)
+    }
+
     /// The client stops for good: it no longer believes it holds anything.
     pub fn cancel(&mut self) {
         self.believes = false;
@@ -188,8 +197,9 @@ pub trait Backend {
     /// The separate counter's INCR.
     fn take_token(&mut self, now: Millis) -> Result<Fence, Self::Error>;
     fn is_held(&mut self, now: Millis) -> Result<bool, Self::Error>;
-    /// The ownership-checked extend; the lease's new expiry, `None` if it is not ours.
-    fn extend(&mut self, now: Millis) -> Result<Option<Millis>, Self::Error>;
+    /// The ownership-checked extend; the lease's new expiry and, under Redlock, the nodes
+    /// that took it; `None` if it is not ours.
+    fn extend(&mut self, now: Millis) -> Result<Option<(Millis, Vec<usize>)>, Self::Error>;
     /// The compare-and-delete.
     fn release(&mut self, now: Millis) -> Result<Release<Self::Told<NoopReason>>, Self::Error>;
     /// The GET of GET-then-DEL.
@@ -356,13 +366,14 @@ pub fn step<B: Backend>(
         // Ownership-checked: only a client granted the lease (so holding its token) sees
         // its extend succeed.
         Step::Extend => match b.extend(now)?.zip(b.state().fence) {
-            Some((expires_at, fence)) => {
+            Some(((expires_at, nodes), fence)) => {
                 let st = b.state();
                 st.lease_from = Some(st.lock_sent.unwrap_or(now));
                 let kind = EventKind::Extended {
                     fence,
                     expires_at,
                     watchdog: None,
+                    nodes,
                 };
                 b.say(now, kind);
                 Next::At(now)
@@ -475,6 +486,7 @@ pub fn granted<B: Backend>(
     let st = b.state();
     st.fence = Some(fence);
     st.believes = true;
+    st.grants += 1;
     // Its validity counts from when it asked (Redlock's rule), not from the grant it
     // hears of later: an earlier end than the lock service's.
     st.lease_from = Some(st.lock_sent.unwrap_or(at));

@@ -113,11 +113,10 @@ impl Sim<'_> {
 
     /// What the owner of a lease knows as the server lets it go.
     fn awareness(&self, owner: &str) -> Awareness {
-        match self.sc.actor_index(owner).map(|i| &self.actors[i]) {
-            Some(st) if st.client.believes && st.paused => Awareness::Paused,
-            Some(st) if st.client.believes => Awareness::Unaware,
-            _ => Awareness::Knows,
-        }
+        let st = self.sc.actor_index(owner).map(|i| &self.actors[i]);
+        st.map_or(Awareness::Knows, |st| {
+            Awareness::of(st.client.believes, st.paused)
+        })
     }
 
     fn expire(&mut self, fence: Fence) {

@@ -246,9 +246,9 @@ pub struct Ledger {
     /// [`StorageCheck::ReadThenWrite`]: per account, the instant of its latest write and
     /// the high-water mark as that instant began (what every SELECT at it reads).
     read: SortedMap<String, (Millis, Option<Fence>)>,
-    /// What a standby replays: the stored state after each change, with its commit time
-    /// (a [`Ledger::fail_over`] rolls back to one of these).
-    history: Vec<(Millis, Stored)>,
+    /// What a standby replays: the stored state after each change (a [`Ledger::fail_over`]
+    /// rolls back to one of these).
+    history: Commits<Stored>,
     /// Indices into `log` of accepted writes a failover lost: no longer in storage.
     lost: Vec<usize>,
 }
@@ -269,7 +269,7 @@ impl Ledger {
             log: Vec::new(),
             applied_intents: SortedMap::default(),
             read: SortedMap::default(),
-            history: Vec::new(),
+            history: Commits::default(),
             lost: Vec::new(),
         }
     }
@@ -293,36 +293,32 @@ impl Ledger {
                 ..Account::default()
             },
         );
-        self.history.clear();
-        self.commit(0);
+        self.history = Commits::default();
+        self.commit(0, None);
     }
 
-    /// Records the stored state as committed at `at` (what a standby replays in order).
-    fn commit(&mut self, at: Millis) {
+    /// Records the stored state as committed at `at` (what a standby replays in order), by
+    /// the write in the log's row `row` (none: the opening, a barrier).
+    fn commit(&mut self, at: Millis, row: Option<usize>) {
         let stored = Stored {
             accounts: self.accounts.clone(),
             applied_intents: self.applied_intents.clone(),
         };
-        self.history.push((at, stored));
+        self.history.commit(at, row, stored);
     }
 
     /// Storage's primary dies at `now` and its asynchronous standby is promoted: the standby
     /// has every change committed at least `lag` ms before (0: synchronous commit, all of
-    /// them), and storage is rolled back to that. Returns the accepted writes it loses.
+    /// them), and storage is rolled back to that ([`Commits::roll_back`]). Returns the
+    /// accepted writes it loses.
     pub fn fail_over(&mut self, now: Millis, lag: Millis) -> Vec<WriteRecord> {
-        let kept = (self.history.iter())
-            .rposition(|(at, _)| at.saturating_add(lag) <= now)
-            .unwrap_or(0);
-        self.history.truncate(kept + 1);
-        if let Some((_, stored)) = self.history.last() {
+        let first = self.history.first_lacked(now, lag);
+        let (stored, lost) = self.history.roll_back(first);
+        if let Some(stored) = stored {
             self.accounts = stored.accounts.clone();
             self.applied_intents = stored.applied_intents.clone();
         }
         self.read.clear();
-        let newer = |w: &WriteRecord| w.accepted() && w.at.saturating_add(lag) > now;
-        let lost: Vec<usize> = (0..self.log.len())
-            .filter(|i| !self.lost.contains(i) && newer(&self.log[*i]))
-            .collect();
         self.lost.extend(&lost);
         lost.into_iter().map(|i| self.log[i].clone()).collect()
     }
@@ -404,7 +400,7 @@ impl Ledger {
         }
         let balance = account.balance;
         if result.is_ok() {
-            self.commit(now);
+            self.commit(now, Some(self.log.len()));
         }
         self.log.push(WriteRecord {
             at: now,
@@ -453,9 +449,52 @@ impl Ledger {
         admit(self.policy, account.last_fence, Some(fence))?;
         account.raise_mark(self.policy, Some(fence));
         if self.policy.checks_fence() {
-            self.commit(now);
+            self.commit(now, None);
         }
         Ok(())
+    }
+}
+
+/// What a standby replays: storage's state after each commit, in commit order, each with its
+/// commit time and the row of the write log whose write it committed (none: the opening, a
+/// barrier). The ledger keeps its accounts here, the replay's fold the account storage's
+/// replies showed; both roll back by [`Commits::roll_back`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Commits<S>(Vec<(Millis, Option<usize>, S)>);
+
+impl<S> Default for Commits<S> {
+    fn default() -> Self {
+        Self(Vec::new())
+    }
+}
+
+impl<S> Commits<S> {
+    pub fn commit(&mut self, at: Millis, row: Option<usize>, stored: S) {
+        self.0.push((at, row, stored));
+    }
+
+    /// The first commit a standby `lag` ms behind lacks when promoted at `now`: it has every
+    /// commit at least `lag` old (the opening always).
+    pub fn first_lacked(&self, now: Millis, lag: Millis) -> usize {
+        let lacked = |(at, _, _): &(Millis, _, _)| at.saturating_add(lag) > now;
+        (self.0.iter().skip(1).position(lacked)).map_or(self.0.len(), |i| i + 1)
+    }
+
+    /// The first commit of the writes in the log's `rows` (a standby that lacks them).
+    pub fn first_of(&self, rows: &[usize]) -> usize {
+        let of = |(_, row, _): &(Millis, Option<usize>, S)| row.is_some_and(|r| rows.contains(&r));
+        self.0.iter().position(of).unwrap_or(self.0.len())
+    }
+
+    /// A standby promoted without commit `first` lacks every later one too (it replays
+    /// commits in order): storage is as of the commit before it. That state, and the rows
+    /// of the writes rolled back.
+    pub fn roll_back(&mut self, first: usize) -> (Option<&S>, Vec<usize>) {
+        let first = first.max(1).min(self.0.len());
+        let lost = (self.0.drain(first..))
+            .filter_map(|(_, row, _)| row)
+            .collect();
+        (self.0.last().map(|(_, _, s)| s), lost)
     }
 }
 
@@ -557,8 +596,28 @@ impl<K: Serialize, V: Serialize> Serialize for SortedMap<K, V> {
 
 #[cfg(test)]
 mod tests {
-    use super::SortedMap;
+    use super::{Commits, SortedMap};
     use std::collections::BTreeMap;
+
+    /// A standby lacks the first commit it lacks and every later one, whether that first is
+    /// found by the standby's lag (the ledger) or by the lost writes' rows the harness read
+    /// (the replay's fold): both roll back to the same state, and lose the same writes.
+    #[test]
+    fn a_rollback_goes_to_before_the_first_lacked_commit_however_it_is_found() {
+        let mut c = Commits::default();
+        for (at, row, balance) in [(0, None, 100), (10, Some(0), 90), (11, None, 90)] {
+            c.commit(at, row, balance);
+        }
+        c.commit(12, Some(2), 80);
+        c.commit(12, Some(3), 70);
+        let (by_lag, by_rows) = (c.first_lacked(15, 4), c.first_of(&[3, 2]));
+        assert_eq!((by_lag, by_rows), (3, 3));
+        let mut again = c.clone();
+        assert_eq!(c.roll_back(by_lag), (Some(&90), vec![2, 3]));
+        let none = again.first_lacked(100, 0);
+        assert_eq!(again.roll_back(none), (Some(&70), vec![]), "it lacks none");
+        assert_eq!(c.roll_back(0), (Some(&100), vec![0]), "never the opening");
+    }
 
     /// The same operations on a `SortedMap` and a `BTreeMap` leave the same entries, in the
     /// same order, and print the same.

@@ -188,15 +188,15 @@ impl Locks {
         owner: &str,
         ttl: Millis,
         reach: &[usize],
-    ) -> Result<Millis, LockError> {
+    ) -> (Result<Millis, LockError>, Vec<usize>) {
         match self {
-            Locks::One(l) | Locks::Fair(l, _) => l.extend(now, key, owner, ttl),
+            Locks::One(l) | Locks::Fair(l, _) => (l.extend(now, key, owner, ttl), Vec::new()),
             Locks::Quorum(r) => r.extend(now, key, owner, ttl, reach),
             // A statement restarts the idle clock; there is nothing else to extend.
-            Locks::Row(r) => r
-                .touch(now, owner)
-                .map(|l| l.expires_at)
-                .ok_or(LockError::NotHolder),
+            Locks::Row(r) => {
+                let touched = r.touch(now, owner).map(|l| l.expires_at);
+                (touched.ok_or(LockError::NotHolder), Vec::new())
+            }
         }
     }
 

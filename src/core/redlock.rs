@@ -170,6 +170,8 @@ impl Redlock {
     }
 
     /// Extends on every reachable node; held only while a majority took the extension.
+    /// Returns when the hold ends, and the nodes that took it (their keys moved, whether or
+    /// not they were a majority).
     pub fn extend(
         &mut self,
         now: Millis,
@@ -177,20 +179,19 @@ impl Redlock {
         owner: &str,
         ttl: Millis,
         reach: &[usize],
-    ) -> Result<Millis, LockError> {
-        let ok = reach
-            .iter()
-            .filter(|&&n| {
+    ) -> (Result<Millis, LockError>, Vec<usize>) {
+        let ok: Vec<usize> = (reach.iter().copied())
+            .filter(|&n| {
                 self.nodes
                     .get_mut(n)
                     .is_some_and(|node| node.extend(now, key, owner, ttl).is_ok())
             })
-            .count();
-        if ok >= self.majority() {
-            self.expiry(key, owner).ok_or(LockError::NotHolder)
-        } else {
-            Err(LockError::NotHolder)
-        }
+            .collect();
+        let held = match ok.len() >= self.majority() {
+            true => self.expiry(key, owner).ok_or(LockError::NotHolder),
+            false => Err(LockError::NotHolder),
+        };
+        (held, ok)
     }
 
     /// Unconditional `DEL` on every reachable node.
@@ -242,6 +243,28 @@ mod tests {
         assert_eq!((b.fence(), ok), (Some(Fence(34)), vec![2, 3, 4]));
         assert_eq!(r.holder(15, "k").map(|l| l.owner), Some("B".to_owned()));
         assert_eq!(r.lease("k", Fence(33)), None, "node 3 now holds B's key");
+    }
+
+    /// An extend moves the key on each node that still holds the caller's key, and says
+    /// which: those are the keys the replay's fold moves (an extend's event names them). It
+    /// holds with a majority, and does not without one, though the minority's keys moved.
+    #[test]
+    fn an_extend_says_which_nodes_took_it() {
+        let mut r = Redlock::new(3, 1);
+        let (_, ok) = r.acquire(0, "k", "A", 30, &[0, 1, 2]);
+        assert_eq!(ok, vec![0, 1, 2]);
+        r.delete(5, "k", &[2]);
+        assert_eq!(r.extend(10, "k", "A", 30, &[0, 1, 2]), (Ok(40), vec![0, 1]));
+        r.clock_jump(15, 25, 0);
+        assert_eq!(
+            r.lease("k", Fence(1)).map(|l| l.expires_at),
+            Some(15),
+            "node 0's key ran out: node 1's alone is no majority"
+        );
+        assert_eq!(
+            r.extend(20, "k", "A", 30, &[1, 2]),
+            (Err(LockError::NotHolder), vec![1])
+        );
     }
 
     /// The majority-th latest expiry, as a sort would pick it, whatever the keys' order.

@@ -7,11 +7,13 @@ use serde::{Deserialize, Serialize};
 use super::clock::Millis;
 use super::lease::{Fence, Lease};
 use super::ledger::{WriteError, WriteRecord};
-use super::scenario::{PauseCause, ReleaseMode, Scenario, Step, TokenSource};
+use super::scenario::{PauseCause, ReleaseMode, Scenario, Step};
 
+mod grant;
 mod struck;
 mod summary;
 mod why;
+pub use grant::{nth_grant, rolled_back, superseded, Grant};
 pub(crate) use struck::fault_event;
 pub use summary::{Recording, Summary};
 
@@ -149,24 +151,6 @@ pub struct Shortened {
     pub ends_at: Millis,
 }
 
-/// One grant of the lease.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Grant {
-    pub owner: String,
-    pub fence: Fence,
-}
-
-/// Whether a failover whose lock mints `next` from now on rolled its token counter back:
-/// it gives a token some grant already had. Random values have no counter to roll back (nor
-/// an order to go back in).
-pub fn rolled_back(
-    source: TokenSource,
-    next: Fence,
-    granted: impl IntoIterator<Item = Fence>,
-) -> bool {
-    source != TokenSource::RandomValue && granted.into_iter().any(|g| next <= g)
-}
-
 /// What happened.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum EventKind {
@@ -265,6 +249,10 @@ pub enum EventKind {
             deserialize_with = "present"
         )]
         watchdog: Option<Option<Millis>>,
+        /// Redlock: the nodes that took the extension (empty for a single lock server);
+        /// only their keys' expiries moved. Written only when any.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        nodes: Vec<usize>,
     },
     ExtendFailed {
         watchdog: bool,

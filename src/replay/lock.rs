@@ -151,6 +151,10 @@ pub trait Lock: Send {
     fn extend(&mut self, _key: &str, _value: &str, _px: u64) -> Result<bool, String> {
         Err("this lock service renews by other means than an extend".to_owned())
     }
+    /// Redlock: the nodes that took the last extend, by their replies (none for one server).
+    fn extended_on(&self) -> Vec<usize> {
+        Vec::new()
+    }
     /// The compare-and-delete: `Ok(())` if it released `value`'s lease, else the Redlock
     /// nodes where it still deleted a leftover key of `value`'s.
     fn release(&mut self, _key: &str, _value: &str) -> Result<Result<(), Vec<usize>>, String> {

@@ -32,7 +32,18 @@ impl Observed {
             actor,
             seen: seen.into(),
             request: None,
+            grant: None,
+            believes: None,
         });
+    }
+
+    /// What client `actor` saw at `at`, and whether it believed right after that it held
+    /// the lock (its own state's answer: the fold takes it, rather than working it out).
+    pub fn saw_believing(&mut self, at: Millis, actor: usize, seen: impl Into<Seen>, b: bool) {
+        self.saw(at, Some(actor), seen);
+        if let Some(o) = self.events.last_mut() {
+            o.believes = Some(b);
+        }
     }
 }
 

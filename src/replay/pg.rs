@@ -164,9 +164,11 @@ pub fn reply_to(
 }
 
 /// What storage did with a write, from its reply ([`reply_to`]; `live`: the lease the
-/// sequencer check found live), as an observation on the writer's behalf.
+/// sequencer check found live), as an observation on the writer's behalf; `grant` is which
+/// of its grants the writer sent it under, and `believes` what it believes as the reply
+/// comes (`None` on a delayed write's own thread), as it knew.
 pub fn applied(
-    (idx, w): (usize, &WriteRequest),
+    (idx, w, grant, believes): (usize, &WriteRequest, Option<usize>, Option<bool>),
     (sent_at, at): (Millis, Millis),
     reply: &str,
     live: Option<Fence>,
@@ -187,6 +189,8 @@ pub fn applied(
         actor,
         seen,
         request,
+        grant: w.fence.and(grant),
+        believes,
     })
 }
 

@@ -140,8 +140,6 @@ pub struct Client<'s, 'e> {
     /// The value this client SETs as the lock's value and checks on release, extend and
     /// is_held: its name, or under `TokenSource::RandomValue` its current random value.
     me: String,
-    /// Grants this client has had (which random value it draws next).
-    grants: usize,
     /// The number of the lease it was granted last (its token, or a separate counter's
     /// lease number, or the row lock's grant): what its release lets go of.
     lease: Option<Fence>,
@@ -156,9 +154,9 @@ pub struct Client<'s, 'e> {
 type Packet<'s> = thread::ScopedJoinHandle<'s, Result<(), String>>;
 
 impl<'s> Client<'s, '_> {
-    /// Records what this client saw at scenario time `at`.
-    fn saw(&self, at: Millis, kind: EventKind) {
-        self.observed().saw(at, Some(self.idx), kind);
+    /// Records what this client saw at scenario time `at`, and what it believes right after.
+    fn saw(&self, at: Millis, seen: impl Into<Seen>) {
+        (self.observed()).saw_believing(at, self.idx, seen, self.state.believes);
     }
 
     /// A line of evidence about what this client did at scenario time `at`.
@@ -171,7 +169,6 @@ impl<'s> Client<'s, '_> {
     fn took(&mut self, at: Millis, how: &str, fence: Fence) {
         self.observed().tokens.push(fence.0);
         self.said(at, format!("{how}; lease {}", fence.0));
-        self.grants += 1;
         self.lease = Some(fence);
     }
 
@@ -227,7 +224,8 @@ impl<'s> Client<'s, '_> {
             let live = sequencer_check(self, &w, now)?;
             let on = (self.env, &mut self.pg, self.sc);
             let reply = store(on, &w, live.is_none_or(|l| l == w.fence), (now, false))?;
-            let seen = applied((idx, &w), (now, now), &reply, live.flatten())?;
+            let me = (idx, &w, self.state.grant(), Some(self.state.believes));
+            let seen = applied(me, (now, now), &reply, live.flatten())?;
             self.observed().events.push(seen);
             return Ok(Next::At(now));
         }
@@ -262,15 +260,15 @@ impl<'s> Client<'s, '_> {
 
     /// A delayed write in flight, on a thread (and a session) of its own, landing at `arrives`.
     fn packet(&self, w: WriteRequest, now: Millis, arrives: Millis) -> Packet<'s> {
-        let (env, sc, idx) = (self.env, self.sc, self.idx);
+        let (env, sc, idx, grant) = (self.env, self.sc, self.idx, self.state.grant());
         self.scope.spawn(move || {
             let mut pg = Pg::connect(&env.pg, &env.schema)?;
             let late = env.sleep_until(arrives, AT_DELIVERY);
             let reply = store((env, &mut pg, sc), &w, true, (arrives, true))?;
             let mut o = observe(&env.shared);
             o.max_late_ms = o.max_late_ms.max(late);
-            o.events
-                .push(applied((idx, &w), (now, arrives), &reply, None)?);
+            let seen = applied((idx, &w, grant, None), (now, arrives), &reply, None)?;
+            o.events.push(seen);
             Ok(())
         })
     }
@@ -315,8 +313,8 @@ impl Backend for Client<'_, '_> {
         // recorded its grant a moment sooner.
         let handover = self.sc.lock.row().is_some() || self.sc.lock.queue();
         let commit = handover && matches!(kind, EventKind::Released { .. });
-        let (me, mut o) = (self.idx, self.observed());
-        o.saw(at, Some(me), kind);
+        let (me, believes, mut o) = (self.idx, self.state.believes, self.observed());
+        o.saw_believing(at, me, kind, believes);
         let waiter = |p: &Observation| {
             let other = p.actor.is_some_and(|a| a != me);
             p.at == at && other && matches!(p.seen, Seen::Event(EventKind::Acquired { .. }))
@@ -327,7 +325,7 @@ impl Backend for Client<'_, '_> {
     }
 
     fn say_told<T>(&mut self, at: Millis, _: (), _: impl FnOnce(T) -> EventKind, seen: Seen) {
-        self.observed().saw(at, Some(self.idx), seen);
+        self.saw(at, seen);
     }
 
     fn say_storage(&mut self, at: Millis, kind: EventKind) {
@@ -346,7 +344,9 @@ impl Backend for Client<'_, '_> {
         let (sc, source) = (self.sc, self.sc.lock.token_source());
         let expires_at = now + sc.lease_ttl;
         let value = match source {
-            TokenSource::RandomValue => random_token(sc.seed, self.idx, self.grants).to_string(),
+            TokenSource::RandomValue => {
+                random_token(sc.seed, self.idx, self.state.grants).to_string()
+            }
             _ => self.name.clone(),
         };
         let px = self.env.px_until(expires_at);
@@ -380,11 +380,11 @@ impl Backend for Client<'_, '_> {
         self.lock.holds(&self.sc.resource, &self.me)
     }
 
-    fn extend(&mut self, now: Millis) -> Result<Option<Millis>, String> {
+    fn extend(&mut self, now: Millis) -> Result<Option<(Millis, Vec<usize>)>, String> {
         let until = now + self.sc.lease_ttl;
         let px = self.env.px_until(until);
         let extended = self.lock.extend(&self.sc.resource, &self.me, px)?;
-        Ok(extended.then_some(until))
+        Ok(extended.then(|| (until, self.lock.extended_on())))
     }
 
     fn release(&mut self, _now: Millis) -> Result<Release<()>, String> {
@@ -446,7 +446,7 @@ impl Backend for Client<'_, '_> {
         }
         if at > now {
             // For whom it waited is the fold's.
-            self.observed().saw(now, Some(self.idx), Seen::LockWait);
+            self.saw(now, Seen::LockWait);
             let real = self.env.elapsed_ms();
             self.said(now, format!("its SELECT … FOR UPDATE waited for the row, and returned at t={at} ({real:.0} real ms after the start)"));
         }
@@ -481,13 +481,14 @@ impl Backend for Client<'_, '_> {
         let update = |pg: &mut Pg| pg.write(&w, FencingPolicy::Off.code(), true);
         let reply = self.in_session(now, "UPDATE", update)?;
         let reply = reply.unwrap_or_else(|| "session_ended".to_owned());
-        let seen = applied((self.idx, &w), (now, now), &reply, None)?;
-        self.observed().events.push(seen);
-        if reply != "session_ended" {
-            return Ok(Next::At(now));
+        let ended = reply == "session_ended";
+        if ended {
+            self.state.cancel(); // it got the FATAL: it stops believing, and stops
         }
-        self.state.cancel();
-        Ok(Next::Stop)
+        let me = (self.idx, &w, self.state.grant(), Some(self.state.believes));
+        let seen = applied(me, (now, now), &reply, None)?;
+        self.observed().events.push(seen);
+        Ok(if ended { Next::Stop } else { Next::At(now) })
     }
 
     /// The storage's `apply` with nothing to change but the high-water mark.
@@ -667,7 +668,6 @@ pub fn connect<'s, 'e>(
         name,
         lock,
         pg,
-        grants: 0,
         lease: None,
         scope,
         state: ClientState::default(),

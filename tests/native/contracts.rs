@@ -1077,7 +1077,8 @@ fn open_and_extended_lease_spans() {
         == EventKind::Extended {
             fence: Fence(1),
             expires_at: 50,
-            watchdog: None
+            watchdog: None,
+            nodes: Vec::new(),
         }));
     assert_eq!(
         trace.lease_spans(),

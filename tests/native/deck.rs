@@ -754,7 +754,7 @@ fn check_renewals(t: &Trace) -> u64 {
             r.at
         );
         assert!(
-            matches!(r.kind, EventKind::Extended { fence: Fence(33), expires_at, watchdog: Some(_) } if expires_at == r.at + 30)
+            matches!(r.kind, EventKind::Extended { fence: Fence(33), expires_at, watchdog: Some(_), .. } if expires_at == r.at + 30)
         );
         last = r.at;
     }

@@ -167,6 +167,7 @@ fn rare_events() -> Trace {
             fence,
             expires_at: 9,
             watchdog: Some(Some(4)),
+            nodes: vec![0, 2],
         },
         EventKind::ExtendFailed {
             watchdog: true,

@@ -111,6 +111,7 @@ fn an_extended_lease_under_a_separate_counter_runs_out_at_its_new_expiry() {
         fence: Fence(1),
         expires_at: 66,
         watchdog: None,
+        nodes: Vec::new(),
     };
     assert!(
         trace.events.iter().any(|e| e.kind == extended),
@@ -219,6 +220,19 @@ fn an_observation_leaves_out_what_no_client_sees_and_the_fold_derives_it() {
     });
     let fence = Fence(33);
     assert_eq!(Seen::from(stale), Seen::BarrierSet { fence, result });
+    // A compare-and-delete's noop has a reason only the lock knows; a DEL that found no key
+    // knows its own (the lease ran out), so the client's event is taken whole.
+    let noop = |via| EventKind::ReleaseNoop {
+        via,
+        reason: fencing_lab::core::NoopReason::Expired,
+        deleted: Vec::new(),
+    };
+    let deleted = Vec::new();
+    let cad = noop(ReleaseMode::CompareAndDelete);
+    assert_eq!(Seen::from(cad), Seen::ReleaseNoop { deleted });
+    for via in [ReleaseMode::Del, ReleaseMode::GetThenDel] {
+        assert_eq!(Seen::from(noop(via)), Seen::Event(noop(via)));
+    }
 
     for id in ["redis-failover", "gc-pause"] {
         let sc = Scenario {
@@ -273,6 +287,8 @@ fn seen(at: u64, actor: usize, seen: fencing_lab::core::Seen) -> fencing_lab::co
         actor: Some(actor),
         seen,
         request: None,
+        grant: None,
+        believes: None,
     }
 }
 
@@ -367,4 +383,268 @@ fn an_observation_no_grant_explains_is_an_error() {
     };
     let err = fold(vec![seen(5, 1, refused)]).expect_err("no lease at all");
     assert!(err.contains("t=5: B was refused"), "{err}");
+}
+
+/// A gives up waiting for its write's reply at once (request timeout 0, network delay 10),
+/// releases and is granted again in the same instant: the write in flight was sent under
+/// A's first grant, which its second superseded. The writer knows which grant it wrote
+/// under (under a separate counter too, whose token is not the lease's number); the fold
+/// used to guess it by time (A's newest grant at or before the send, here its second) and
+/// said the write's lease was never superseded.
+#[test]
+fn a_write_is_folded_under_the_grant_its_writer_sent_it_under() {
+    let a = Actor {
+        name: "A".to_owned(),
+        network_delay: 10,
+        request_timeout: Some(0),
+        script: vec![
+            Step::Acquire { retry_every: 5 },
+            Step::Debit {
+                amount: 10,
+                idempotency_key: None,
+            },
+            Step::Release,
+            Step::Acquire { retry_every: 5 },
+            Step::Work { ms: 20 },
+        ],
+        ..Actor::default()
+    };
+    for tokens in [RedisTokens::SameRedis, RedisTokens::SeparateCounter] {
+        let sc = Scenario {
+            title: "a write in flight across a regrant".to_owned(),
+            resource: "acct:1".to_owned(),
+            initial_balance: 100,
+            first_fence: 33,
+            lease_ttl: 30,
+            lock: LockKind::Redis { tokens },
+            actors: vec![a.clone()],
+            horizon: 40,
+            ..Scenario::default()
+        };
+        let trace = run(&sc);
+        let (mut grants, mut applied) = (Vec::new(), None);
+        for e in &trace.events {
+            match &e.kind {
+                EventKind::Acquired { fence, .. } => grants.push((e.at, *fence)),
+                EventKind::WriteApplied {
+                    superseded_by,
+                    sent_at,
+                    ..
+                } => applied = Some((*sent_at, superseded_by.clone())),
+                _ => {}
+            }
+        }
+        let [(_, _), (regranted_at, second)] = grants[..] else {
+            panic!("two grants: {trace:#?}");
+        };
+        let second = fencing_lab::core::Grant {
+            owner: "A".to_owned(),
+            fence: second,
+        };
+        assert_eq!(applied, Some((regranted_at, Some(second))), "{trace:#?}");
+        rebuilds(&sc, "regrant-in-flight");
+    }
+}
+
+/// Two writers hold token 33 (a rolled-back counter hands it out twice) and both debit at
+/// t=10; A debits again with 34 at t=11. Storage's standby is promoted at t=12 with A's
+/// first debit but without B's and A's second, as the harness read the two write logs:
+/// storage is as it was after A's first debit (90), by the ledger's own rollback. The fold
+/// used to find the oldest lost write by its time and token, which A's kept debit shares,
+/// and rolled storage back to before it (100).
+#[test]
+fn a_storage_failover_rolls_back_to_before_the_first_write_it_lost() {
+    use fencing_lab::core::{Observation, Seen, WriteRequest};
+    let sc = Scenario {
+        policy: FencingPolicy::Off,
+        ..Scenario::storage_failover()
+    };
+    let write = |at, actor: usize, (fence, balance): (u64, i64)| {
+        let writer = sc.actors[actor].name.clone();
+        let request = WriteRequest {
+            resource: sc.resource.clone(),
+            writer,
+            fence: Some(Fence(fence)),
+            amount: 10,
+            idempotency_key: None,
+            publish: None,
+        };
+        let seen = Seen::WriteApplied {
+            fence: Some(Fence(fence)),
+            amount: 10,
+            sent_at: at,
+            result: Ok(Some(balance)),
+            publish: None,
+        };
+        Observation {
+            request: Some(request),
+            ..seen_by(at, Some(actor), seen)
+        }
+    };
+    let granted = |fence| {
+        Seen::Event(EventKind::Acquired {
+            fence: Fence(fence),
+            expires_at: 40,
+            nodes: Vec::new(),
+            token_later: false,
+        })
+    };
+    let failover = Seen::StorageFailover {
+        lag: 5,
+        lost: vec![
+            ("B".to_owned(), Some(Fence(33))),
+            ("A".to_owned(), Some(Fence(34))),
+        ],
+    };
+    let observations = vec![
+        seen_by(0, Some(0), granted(33)),
+        seen_by(5, Some(1), granted(33)),
+        write(10, 0, (33, 90)),
+        write(10, 1, (33, 80)),
+        write(11, 0, (34, 70)),
+        seen_by(12, None, failover),
+    ];
+    let account = Account {
+        balance: 90,
+        ..Account::default()
+    };
+    let t = recorded(&sc, observations, account, recording()).expect("a fold");
+    let failed_over = (t.events.iter())
+        .find(|e| matches!(e.kind, EventKind::StorageFailover { .. }))
+        .expect("the failover");
+    let EventKind::StorageFailover { lost, .. } = &failed_over.kind else {
+        unreachable!()
+    };
+    let lost: Vec<_> = (lost.iter())
+        .map(|w| (w.at, w.request.writer.as_str(), w.request.fence))
+        .collect();
+    assert_eq!(
+        lost,
+        [(10, "B", Some(Fence(33))), (11, "A", Some(Fence(34)))]
+    );
+    let s = &failed_over.snapshot;
+    assert_eq!(
+        (s.balance, s.last_write_fence),
+        (90, Some(Fence(33))),
+        "A's first debit is on the standby"
+    );
+}
+
+fn seen_by(
+    at: u64,
+    actor: Option<usize>,
+    seen: fencing_lab::core::Seen,
+) -> fencing_lab::core::Observation {
+    fencing_lab::core::Observation {
+        at,
+        actor,
+        seen,
+        request: None,
+        grant: None,
+        believes: None,
+    }
+}
+
+/// Redlock over three nodes: A holds its key on all three until t=30 and extends to t=40 at
+/// t=10, but only nodes 0 and 1 take the extension (a majority; node 2's reply said no).
+/// Node 0's clock then steps 20 ms at t=25: its key runs out at once, so A's majority ends
+/// with node 2's unextended key, at t=30. The fold moves only the keys of the nodes that
+/// took the extension, as core's Redlock does; it used to move all three, and A's lease
+/// lived on to t=40.
+#[test]
+fn a_redlock_extend_moves_only_the_keys_of_the_nodes_that_took_it() {
+    use fencing_lab::core::{FaultAt, RedlockSetup, Seen, Shortened};
+    let a = Actor {
+        name: "A".to_owned(),
+        script: vec![Step::Acquire { retry_every: 5 }],
+        ..Actor::default()
+    };
+    let sc = Scenario {
+        title: "an extend on two of three nodes".to_owned(),
+        resource: "acct:1".to_owned(),
+        initial_balance: 100,
+        first_fence: 1,
+        lease_ttl: 30,
+        lock: LockKind::Redlock(RedlockSetup {
+            nodes: 3,
+            reach: Vec::new(),
+        }),
+        faults: vec![FaultAt {
+            at: 25,
+            fault: fencing_lab::core::Fault::ClockJump { node: 0, by: 20 },
+        }],
+        actors: vec![a],
+        horizon: 50,
+        ..Scenario::default()
+    };
+    let acquired = EventKind::Acquired {
+        fence: Fence(1),
+        expires_at: 30,
+        nodes: vec![0, 1, 2],
+        token_later: false,
+    };
+    let extended = EventKind::Extended {
+        fence: Fence(1),
+        expires_at: 40,
+        watchdog: None,
+        nodes: vec![0, 1],
+    };
+    let observations = vec![
+        seen_by(0, Some(0), Seen::Event(acquired)),
+        seen_by(10, Some(0), Seen::Event(extended)),
+        seen_by(25, None, Seen::LockClockJumped { by: 20 }),
+    ];
+    let account = Account {
+        balance: 100,
+        ..Account::default()
+    };
+    let t = recorded(&sc, observations, account, recording()).expect("a fold");
+    let jumped = t.events.iter().find_map(|e| match &e.kind {
+        EventKind::LockClockJumped { shortened, .. } => Some(shortened.clone()),
+        _ => None,
+    });
+    let shortened = Shortened {
+        owner: "A".to_owned(),
+        fence: Fence(1),
+        granted_until: 40,
+        ends_at: 30,
+    };
+    assert_eq!(jumped, Some(Some(shortened)), "{:#?}", t.events);
+    let expired = (t.events.iter()).find(|e| matches!(e.kind, EventKind::LeaseExpired { .. }));
+    assert_eq!(expired.map(|e| e.at), Some(30));
+}
+
+/// A GET of the lock key under GET-then-DEL: the client's own value comes with its own lease's
+/// token, which it knows (the fold takes it); another's comes without, and the fold finds
+/// that lease's token from its grants. Both kinds happen across the deck.
+#[test]
+fn a_get_of_the_clients_own_value_is_seen_whole_and_anothers_without_its_token() {
+    use fencing_lab::core::Seen;
+    let (mut own, mut others) = (0, 0);
+    for entry in deck::DECK {
+        let sc = Scenario {
+            release: ReleaseMode::GetThenDel,
+            ..(entry.build)()
+        };
+        let trace = run(&sc);
+        for o in observations_of(&trace) {
+            let name = o.actor.map(|i| sc.actors[i].name.clone());
+            match o.seen {
+                Seen::Event(EventKind::LockValueRead {
+                    owner: Some(owner),
+                    fence,
+                }) => {
+                    assert_eq!(Some(owner), name, "{}", entry.id);
+                    assert!(fence.is_some(), "{}", entry.id);
+                    own += 1;
+                }
+                Seen::LockValueRead { owner } => {
+                    assert_ne!(Some(owner), name, "{}", entry.id);
+                    others += 1;
+                }
+                _ => {}
+            }
+        }
+    }
+    assert!(own > 0 && others > 0, "own {own}, others {others}");
 }

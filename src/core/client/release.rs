@@ -12,7 +12,6 @@ pub(super) fn release<B: Backend>(b: &mut B, sc: &Scenario, now: Millis) -> Resu
                 Ok(fence) => b.say(now, EventKind::Released { fence, via }),
                 Err((reason, deleted)) => {
                     let seen = Seen::ReleaseNoop {
-                        via,
                         deleted: deleted.clone(),
                     };
                     let event = |reason| EventKind::ReleaseNoop {
@@ -85,7 +84,7 @@ fn read<B: Backend>(b: &mut B, now: Millis, value: KeyValue<B::Told<Fence>>) {
         }
         KeyValue::Others { owner, fence } => {
             let seen = Seen::LockValueRead {
-                owner: Some(owner.clone()),
+                owner: owner.clone(),
             };
             let event = |fence| EventKind::LockValueRead {
                 owner: Some(owner),

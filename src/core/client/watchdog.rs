@@ -88,7 +88,7 @@ pub(super) fn work_renewing<B: Backend>(
     // Ownership-checked: only a client granted the lease (so holding its token) sees its
     // extend succeed.
     Ok(match b.extend(now)?.zip(b.state().fence) {
-        Some((expires_at, fence)) => {
+        Some(((expires_at, nodes), fence)) => {
             b.state().lease_from = Some(now);
             let next = schedule_renewal(b, sc, now, until);
             let st = b.state();
@@ -96,6 +96,7 @@ pub(super) fn work_renewing<B: Backend>(
                 fence,
                 expires_at,
                 watchdog: Some(st.renew_due),
+                nodes,
             };
             b.say(now, kind);
             next

@@ -4,7 +4,9 @@
 //! what no client saw: the state of the world after each event, a lease's expiry at the end
 //! of the TTL it was granted with, and the facts the verdicts are read from. It derives them
 //! by the core's own lease, Redlock and storage rules, which it calls rather than restates;
-//! what a client or storage's reply knows (a release's token, a stale token's mark) it takes.
+//! what a client or storage's reply knows (a release's token, a stale token's mark, the grant
+//! a write was sent under, the Redlock nodes an extend moved, whether the client believes it
+//! holds the lock) it takes.
 
 mod seen;
 
@@ -13,12 +15,12 @@ pub use seen::{observations_of, Refusal, Seen};
 use super::audit;
 use super::clock::Millis;
 use super::lease::{self, Fence, Lease};
-use super::ledger::{Account, WriteError, WriteRecord, WriteRequest};
+use super::ledger::{Account, Commits, WriteError, WriteRecord, WriteRequest};
 use super::redlock;
 use super::scenario::{ReleaseMode, Scenario};
 use super::trace::{
-    self, Awareness, EventKind, ExpiryCause, Grant, Lane, LockCommand, NoopReason, Recording,
-    Shortened, Snapshot, Trace, TraceEvent,
+    self, Awareness, EventKind, ExpiryCause, Grant, Lane, NoopReason, Recording, Shortened,
+    Snapshot, Trace, TraceEvent,
 };
 
 /// One thing a client saw, or the harness did (a pause, a failover, a clock step), at
@@ -31,6 +33,13 @@ pub struct Observation {
     pub seen: Seen,
     /// For a write that reached storage: the request as sent (its row in the write log).
     pub request: Option<WriteRequest>,
+    /// For a write with a token: which of its writer's grants it was sent under (0: its
+    /// first), as the writer knew ([`ClientState::grant`](super::client::ClientState::grant)).
+    pub grant: Option<usize>,
+    /// Whether the client that saw it believed right after that it held the lock, as its own
+    /// state says; `None` where no client's state was at hand (the harness's doing, a reply
+    /// that came in on a thread of its own).
+    pub believes: Option<bool>,
 }
 
 /// What the fold knows of the world between two observations.
@@ -47,16 +56,18 @@ struct World<'a> {
     /// The last lease that ran out rather than being released: with a lock-delay it keeps
     /// the lock from everyone for that long after.
     lapsed: Option<Lease>,
-    /// Grants in order, with when they were made.
-    grants: Vec<(Millis, Grant)>,
+    /// Grants in order.
+    grants: Vec<Grant>,
+    /// Whether each client believes it holds the lock, as it last said.
     believes: Vec<bool>,
     paused: Vec<bool>,
     /// When each actor's own lease ended, if it did.
     ended: Vec<Option<Millis>>,
     account: Account,
-    /// Before each accepted write (its time and token), the account as it was: a storage
-    /// failover that lost that write leaves storage as it was before it.
-    before: Vec<(Millis, Option<Fence>, Account)>,
+    /// The account after each commit storage acknowledged (an accepted write, by its row in
+    /// `writes`, or a barrier): a storage failover rolls back through these, as the
+    /// ledger's does.
+    commits: Commits<Account>,
     highest_accepted: Option<Fence>,
     events: Vec<TraceEvent>,
     writes: Vec<WriteRecord>,
@@ -79,7 +90,7 @@ impl World<'_> {
 
     /// The token of `owner`'s newest grant: the lease its value in the lock key stands for.
     fn grant_of(&self, owner: &str) -> Option<Fence> {
-        (self.grants.iter().rev()).find_map(|(_, g)| (g.owner == owner).then_some(g.fence))
+        (self.grants.iter().rev()).find_map(|g| (g.owner == owner).then_some(g.fence))
     }
 
     fn snapshot(&self, at: Millis) -> Snapshot {
@@ -123,11 +134,10 @@ impl World<'_> {
     }
 
     fn awareness(&self, owner: &str) -> Awareness {
-        match self.index(owner) {
-            Some(i) if self.believes[i] && self.paused[i] => Awareness::Paused,
-            Some(i) if self.believes[i] => Awareness::Unaware,
-            _ => Awareness::Knows,
-        }
+        let i = self.index(owner);
+        i.map_or(Awareness::Knows, |i| {
+            Awareness::of(self.believes[i], self.paused[i])
+        })
     }
 
     /// Ends every lease whose TTL ran out by `now`, in the order they ran out.
@@ -194,6 +204,15 @@ impl World<'_> {
         Some(self.take(i))
     }
 
+    /// Lease `i` was extended to `until`. Under Redlock only the keys on `nodes` (those that
+    /// took it) moved, and the lease lives while a majority of its keys do.
+    fn extended(&mut self, i: usize, until: Millis, nodes: &[usize]) {
+        for k in self.keys[i].iter_mut().filter(|k| nodes.contains(&k.0)) {
+            k.1 = until;
+        }
+        self.leases[i].expires_at = self.quorum_expiry(i).unwrap_or(until);
+    }
+
     /// Redlock: when lease `i` ends, by Redlock's own majority rule over its keys' expiries.
     fn quorum_expiry(&self, i: usize) -> Option<Millis> {
         let nodes = self.sc.lock.redlock()?.nodes;
@@ -204,7 +223,7 @@ impl World<'_> {
     /// granted, a refusal with no lease ever there) is an error: the fold has no true value
     /// to put in its event.
     fn observe(&mut self, o: Observation) -> Result<(), String> {
-        let at = o.at;
+        let (at, believes) = (o.at, o.believes);
         self.expire_until(at);
         let me = o.actor;
         let lane = match o.seen {
@@ -236,7 +255,7 @@ impl World<'_> {
                 Some(a),
             ) => {
                 let (w, name) = ((fence, amount, sent_at, result, publish), a.name.clone());
-                self.write_applied(at, me, &name, w, o.request)
+                self.write_applied(at, &name, w, (o.request, o.grant))
             }
             (seen, Some(a)) => {
                 let name = a.name.clone();
@@ -244,14 +263,11 @@ impl World<'_> {
                     .map_err(|e| format!("t={at}: {name} {e}"))?
             }
         };
+        if let Some((i, b)) = me.zip(believes) {
+            self.believes[i] = b;
+        }
         self.push(at, me, lane, kind);
         Ok(())
-    }
-
-    fn believe(&mut self, me: Option<usize>, b: bool) {
-        if let Some(x) = me.and_then(|i| self.believes.get_mut(i)) {
-            *x = b;
-        }
     }
 
     /// An event seen in full: what it changes in the world the fold keeps.
@@ -279,17 +295,14 @@ impl World<'_> {
                     fence,
                     expires_at,
                 });
-                self.grants.push((at, Grant { owner, fence }));
-                self.believe(me, true);
+                self.grants.push(Grant { owner, fence });
                 if let Some(i) = me {
                     self.ended[i] = None;
                 }
             }
             EventKind::JobChecked { .. } if self.sc.lock.row().is_some() => self.touch(at, name),
-            EventKind::ConnectionLost | EventKind::GaveUp => self.believe(me, false),
             // The client's own lease, as it knows it: the fold lets it go.
             EventKind::Released { .. } => {
-                self.believe(me, false);
                 self.remove_lease(name);
             }
             EventKind::PauseStarted { .. } => {
@@ -297,13 +310,12 @@ impl World<'_> {
                     *x = true;
                 }
             }
-            EventKind::Extended { expires_at, .. } => {
+            EventKind::Extended {
+                expires_at, nodes, ..
+            } => {
                 // The fence is the actor's token, which a separate counter makes not the lease's.
                 if let Some(i) = self.leases.iter().rposition(|l| l.owner == name) {
-                    self.leases[i].expires_at = *expires_at;
-                    for k in &mut self.keys[i] {
-                        k.1 = *expires_at;
-                    }
+                    self.extended(i, *expires_at, nodes);
                 }
             }
             _ => {}
@@ -348,36 +360,26 @@ impl World<'_> {
                     lease_gone: believes && !held,
                 }
             }
-            Seen::ReleaseNoop { via, deleted } => {
-                self.believe(me, false);
-                // A GET-then-DEL's or a DEL's DEL that found no key: the lease ran out.
-                let reason = match via {
-                    ReleaseMode::CompareAndDelete => {
-                        let lost = |f| self.lost.iter().any(|l| l.fence == f);
-                        NoopReason::of(self.holder(at), self.grant_of(name), lost)
-                    }
-                    ReleaseMode::GetThenDel | ReleaseMode::Del => NoopReason::Expired,
-                };
+            Seen::ReleaseNoop { deleted } => {
+                let lost = |f| self.lost.iter().any(|l| l.fence == f);
+                let reason = NoopReason::of(self.holder(at), self.grant_of(name), lost);
                 EventKind::ReleaseNoop {
-                    via,
+                    via: ReleaseMode::CompareAndDelete,
                     reason,
                     deleted,
                 }
             }
             Seen::LockValueRead { owner } => {
-                let fence = owner.as_deref().and_then(|w| self.grant_of(w));
-                if owner.is_some() && fence.is_none() {
-                    return Err(format!(
-                        "read {owner:?}'s value, a lease that was never granted"
-                    ));
+                let fence = self.grant_of(&owner);
+                let fence = fence.ok_or(format!(
+                    "read {owner}'s value, a lease that was never granted"
+                ))?;
+                EventKind::LockValueRead {
+                    owner: Some(owner),
+                    fence: Some(fence),
                 }
-                if owner.as_deref() != Some(name) {
-                    self.believe(me, false);
-                }
-                EventKind::LockValueRead { owner, fence }
             }
             Seen::DeletedOthersLease { owner } => {
-                self.believe(me, false);
                 let fence = self.grant_of(&owner);
                 let fence =
                     fence.ok_or(format!("deleted {owner}'s lease, which was never granted"))?;
@@ -389,10 +391,6 @@ impl World<'_> {
                 EventKind::DeletedOthersLease { owner, fence }
             }
             Seen::ExtendFailed { watchdog } => {
-                // A fleet's watchdog only stops renewing: its worker still believes.
-                if !(watchdog && self.sc.lock.herd().is_some()) {
-                    self.believe(me, false);
-                }
                 let lease_ended_at = me.and_then(|i| self.ended[i]);
                 EventKind::ExtendFailed {
                     watchdog,
@@ -404,21 +402,17 @@ impl World<'_> {
                 sent_at,
                 cancelled,
                 wrote_at,
-            } => {
-                if cancelled || command == LockCommand::Release {
-                    self.believe(me, false);
-                }
-                EventKind::LockTimedOut {
-                    command,
-                    sent_at,
-                    cancelled,
-                    wrote_at,
-                    lease_ended_at: me.and_then(|i| self.ended[i]),
-                }
-            }
+            } => EventKind::LockTimedOut {
+                command,
+                sent_at,
+                cancelled,
+                wrote_at,
+                lease_ended_at: me.and_then(|i| self.ended[i]),
+            },
             Seen::BarrierSet { fence, result } => {
                 if result.is_ok() {
                     self.account.raise_mark(self.sc.policy, Some(fence));
+                    (self.commits).commit(at, None, self.account.clone());
                 }
                 let result = result.map_err(WriteError::from);
                 EventKind::BarrierSet { fence, result }
@@ -466,7 +460,7 @@ impl World<'_> {
             }
         }
         self.lost.extend(lost.iter().cloned());
-        let granted = self.grants.iter().map(|(_, g)| g.fence);
+        let granted = self.grants.iter().map(|g| g.fence);
         let rolled_back = trace::rolled_back(self.sc.lock.token_source(), next_fence, granted);
         EventKind::Failover {
             lost,
@@ -476,27 +470,24 @@ impl World<'_> {
     }
 
     /// Storage's standby was promoted without the acknowledged writes `lost` (writer, token):
-    /// their records are the newest accepted ones of each, and storage is what it was before
-    /// the oldest of them.
+    /// their records are the newest accepted ones of each, and storage rolls back by core's
+    /// rule ([`Commits::roll_back`]) to before the first of them.
     fn storage_failover(&mut self, lag: Millis, lost: &[(String, Option<Fence>)]) -> EventKind {
-        let mut taken: Vec<usize> = Vec::new();
+        let mut rows: Vec<usize> = Vec::new();
         for (writer, fence) in lost {
             let newest = (0..self.writes.len()).rev().find(|i| {
                 let w = &self.writes[*i];
                 let (who, f) = (&w.request.writer, w.request.fence);
-                w.accepted() && who == writer && f == *fence && !taken.contains(i)
+                w.accepted() && who == writer && f == *fence && !rows.contains(i)
             });
-            taken.extend(newest);
+            rows.extend(newest);
         }
-        taken.sort_unstable();
-        let lost: Vec<WriteRecord> = taken.iter().map(|i| self.writes[*i].clone()).collect();
-        let first = lost.first().map(|w| (w.at, w.request.fence));
-        let i = first
-            .and_then(|(t, f)| (self.before.iter()).position(|(bt, bf, _)| (*bt, *bf) == (t, f)));
-        if let Some(i) = i {
-            self.account = self.before[i].2.clone();
-            self.before.truncate(i);
+        rows.sort_unstable();
+        let first = self.commits.first_of(&rows);
+        if let (Some(account), _) = self.commits.roll_back(first) {
+            self.account = account.clone();
         }
+        let lost = rows.iter().map(|i| self.writes[*i].clone()).collect();
         EventKind::StorageFailover { lag, lost }
     }
 
@@ -533,36 +524,30 @@ impl World<'_> {
         shortened
     }
 
-    /// Storage's reply to a write: the write, with the grant that superseded its lease and
-    /// the high-water mark it met; the account and the write log as storage left them.
+    /// Storage's reply to a write: the write, with the grant that superseded the lease it
+    /// was sent under (`grant`, the writer's own count) and the high-water mark it met; the
+    /// account and the write log as storage left them.
     fn write_applied(
         &mut self,
         at: Millis,
-        me: Option<usize>,
         name: &str,
         (fence, amount, sent_at, result, publish): SeenWrite,
-        request: Option<WriteRequest>,
+        (request, grant): (Option<WriteRequest>, Option<usize>),
     ) -> EventKind {
-        let own =
-            fence.and((self.grants.iter()).rposition(|(t, g)| g.owner == name && *t <= sent_at));
-        let superseded_by = (own.and_then(|i| self.grants.get(i + 1..)))
-            .and_then(|later| later.last())
-            .map(|(_, g)| g.clone());
+        let own = grant.and_then(|n| trace::nth_grant(&self.grants, name, n));
+        let superseded_by = own
+            .and_then(|i| trace::superseded(&self.grants, i))
+            .cloned();
         let highest_accepted = self.highest_accepted;
         // A publish leaves the balance be.
         let result = match result {
             Ok(balance) => Ok(balance.unwrap_or(self.account.balance)),
             Err(r) => Err(r.into()),
         };
-        if self.sc.lock.row().is_some() {
-            match result {
-                Ok(_) => self.touch(at, name),
-                // The client got the FATAL: it stops believing, and stops.
-                Err(_) => self.believe(me, false),
-            }
+        if self.sc.lock.row().is_some() && result.is_ok() {
+            self.touch(at, name);
         }
         if let Ok(balance) = result {
-            (self.before).push((at, fence, self.account.clone()));
             self.highest_accepted = self.highest_accepted.max(fence);
             self.account.balance = balance;
             self.account.last_write_fence = fence;
@@ -570,6 +555,8 @@ impl World<'_> {
             if publish.is_some() {
                 self.account.result.clone_from(&publish);
             }
+            let row = request.is_some().then_some(self.writes.len());
+            (self.commits).commit(at, row, self.account.clone());
         }
         if let Some(request) = request {
             self.writes.push(WriteRecord {
@@ -627,6 +614,12 @@ pub fn recorded(
     // Stable: observations of one instant and kind keep the order they happened in.
     observations.sort_by_key(|o| (o.at, rank(o)));
     let n = sc.actors.len();
+    let opening = Account {
+        balance: sc.initial_balance,
+        ..Account::default()
+    };
+    let mut commits = Commits::default();
+    commits.commit(0, None, opening.clone());
     let mut w = World {
         sc,
         leases: Vec::new(),
@@ -638,11 +631,8 @@ pub fn recorded(
         believes: vec![false; n],
         paused: vec![false; n],
         ended: vec![None; n],
-        account: Account {
-            balance: sc.initial_balance,
-            ..Account::default()
-        },
-        before: Vec::new(),
+        account: opening,
+        commits,
         highest_accepted: None,
         events: Vec::new(),
         writes: Vec::new(),

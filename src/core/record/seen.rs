@@ -2,6 +2,8 @@
 //! (the fold derives them), [`Refusal`], storage's refusal as its reply says it, and
 //! [`observations_of`], what clients could have seen of an engine run.
 
+use std::collections::VecDeque;
+
 use super::super::clock::Millis;
 use super::super::lease::Fence;
 use super::super::ledger::WriteError;
@@ -22,13 +24,13 @@ pub enum Seen {
     LockWait,
     /// A pause ended; whether the lease is gone is the fold's.
     PauseEnded,
-    /// A release that deleted nothing (but Redlock's leftover keys); why is the fold's.
-    ReleaseNoop {
-        via: ReleaseMode,
-        deleted: Vec<usize>,
-    },
-    /// A GET of the lock key: its owner; that lease's token is the fold's.
-    LockValueRead { owner: Option<String> },
+    /// A compare-and-delete that deleted nothing (but Redlock's leftover keys); why is the
+    /// fold's. (A DEL that found no key says why itself, and is seen in full.)
+    ReleaseNoop { deleted: Vec<usize> },
+    /// A GET of the lock key that read another client's value: its owner; that lease's token
+    /// is the fold's. (An empty key, or the client's own value with its own token, is seen in
+    /// full.)
+    LockValueRead { owner: String },
     /// An unconditional DEL that deleted `owner`'s lease; its token is the fold's.
     DeletedOthersLease { owner: String },
     /// An extend refused; when the lease ended is the fold's.
@@ -161,8 +163,12 @@ impl From<EventKind> for Seen {
             } => Seen::AcquireRefused { retry_in, nodes },
             EventKind::LockWait { .. } => Seen::LockWait,
             EventKind::PauseEnded { .. } => Seen::PauseEnded,
-            EventKind::ReleaseNoop { via, deleted, .. } => Seen::ReleaseNoop { via, deleted },
-            EventKind::LockValueRead { owner, .. } => Seen::LockValueRead { owner },
+            // A DEL that found no key knows why itself (the lease ran out): seen in full.
+            EventKind::ReleaseNoop {
+                via: ReleaseMode::CompareAndDelete,
+                deleted,
+                ..
+            } => Seen::ReleaseNoop { deleted },
             EventKind::DeletedOthersLease { owner, .. } => Seen::DeletedOthersLease { owner },
             EventKind::ExtendFailed { watchdog, .. } => Seen::ExtendFailed { watchdog },
             EventKind::LockTimedOut {
@@ -212,17 +218,30 @@ impl From<EventKind> for Seen {
                 fence,
                 result: result.map_err(|e| (&e).into()),
             },
+            // A GET's value comes whole: empty, or the client's own lease with its token
+            // (another's value is said without it: `Backend::say_told`, `observations_of`).
             kind => Seen::Event(kind),
         }
     }
 }
 
 /// What a client could have seen of an engine run: its events without the fields
-/// [`super::recorded`] derives, and without the engine's own expiries (the fold derives them).
+/// [`super::recorded`] derives, and without the engine's own expiries (the fold derives them),
+/// each with what its client believed right after (its snapshot's). A pause is the
+/// harness's doing (the replay takes the engine's), so it says no client's belief.
 /// Used to check the fold against the engine, which must agree on every deck run.
 pub fn observations_of(trace: &Trace) -> Vec<Observation> {
     let mut writes = trace.writes.iter();
     let actor = |e: &TraceEvent| (e.actor.as_deref()).and_then(|a| trace.scenario.actor_index(a));
+    let mut grants = Grants::new(trace.scenario.actors.len());
+    let believes = |e: &TraceEvent| {
+        let pause = matches!(
+            e.kind,
+            EventKind::PauseStarted { .. } | EventKind::PauseEnded { .. }
+        );
+        let name = e.actor.as_ref().filter(|_| !pause)?;
+        Some(e.snapshot.believers.contains(name))
+    };
     (trace.events.iter())
         .filter(|e| !matches!(e.kind, EventKind::LeaseExpired { .. }))
         .map(|e| {
@@ -231,9 +250,59 @@ pub fn observations_of(trace: &Trace) -> Vec<Observation> {
             Observation {
                 at: e.at,
                 actor: actor(e),
-                seen: e.kind.clone().into(),
+                seen: seen_by(e),
                 request: request.flatten(),
+                grant: actor(e).and_then(|i| grants.see(i, e)),
+                believes: believes(e),
             }
         })
         .collect()
+}
+
+/// What the client of event `e` saw of it: a GET that read another's value, without that
+/// lease's token (the client is told it by the fold); anything else as [`Seen::from`] has it.
+fn seen_by(e: &TraceEvent) -> Seen {
+    match &e.kind {
+        EventKind::LockValueRead {
+            owner: Some(owner), ..
+        } if e.actor.as_ref() != Some(owner) => Seen::LockValueRead {
+            owner: owner.clone(),
+        },
+        kind => kind.clone().into(),
+    }
+}
+
+/// What each client of an engine run knew of its own grants as it went: how many it had
+/// had, and, for each write still in flight (oldest first: every write of a client takes
+/// the same network delay), how many it had had when it sent it.
+struct Grants {
+    had: Vec<usize>,
+    in_flight: Vec<VecDeque<usize>>,
+}
+
+impl Grants {
+    fn new(clients: usize) -> Self {
+        Self {
+            had: vec![0; clients],
+            in_flight: vec![VecDeque::new(); clients],
+        }
+    }
+
+    /// Client `i`'s event `e`: for a write with a token that reached storage, the grant it
+    /// was sent under ([`super::super::client::ClientState::grant`]).
+    fn see(&mut self, i: usize, e: &TraceEvent) -> Option<usize> {
+        match e.kind {
+            EventKind::Acquired { .. } => self.had[i] += 1,
+            EventKind::WriteSent { .. } => self.in_flight[i].push_back(self.had[i]),
+            EventKind::WriteApplied { fence, sent_at, .. } => {
+                let had = match sent_at == e.at {
+                    true => Some(self.had[i]),
+                    false => self.in_flight[i].pop_front(),
+                };
+                return fence.and(had?.checked_sub(1));
+            }
+            _ => {}
+        }
+        None
+    }
 }

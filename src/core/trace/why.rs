@@ -1,8 +1,21 @@
-//! Why a lease ended, and why a release deleted nothing: one rule each, for the engine and
-//! for the fold of a recorded run (`core::record`), so neither derives its own.
+//! Why a lease ended, what its owner knew then, and why a release deleted nothing: one rule
+//! each, for the engine and for the fold of a recorded run (`core::record`), so neither
+//! derives its own.
 
 use super::super::lease::{Fence, Lease};
-use super::{ExpiryCause, NoopReason};
+use super::{Awareness, ExpiryCause, NoopReason};
+
+impl Awareness {
+    /// What the owner of a lease knows as the server lets it go: whether it still
+    /// believes it holds it, and whether it is frozen in a pause.
+    pub(crate) fn of(believes: bool, paused: bool) -> Self {
+        match (believes, paused) {
+            (true, true) => Self::Paused,
+            (true, false) => Self::Unaware,
+            (false, _) => Self::Knows,
+        }
+    }
+}
 
 impl ExpiryCause {
     /// Why a lease ran out: a row lock's session by its idle timeout, another lease by its

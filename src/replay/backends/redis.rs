@@ -90,6 +90,8 @@ struct RedisLock {
     follow: Option<Arc<AtomicU16>>,
     /// The acquire's script INCRs the fence counter too (`TokenSource::SameRedis`).
     incr: bool,
+    /// Redlock: the nodes whose last extend answered 1.
+    extended: Vec<usize>,
 }
 
 impl RedisLock {
@@ -181,7 +183,13 @@ impl Lock for RedisLock {
 
     fn extend(&mut self, key: &str, value: &str, px: u64) -> Result<bool, String> {
         let extended = self.where_one(EXTEND_OWNED, key, &[value, &px.to_string()])?;
-        Ok(self.majority(extended).0)
+        let (held, nodes) = self.majority(extended);
+        self.extended = nodes;
+        Ok(held)
+    }
+
+    fn extended_on(&self) -> Vec<usize> {
+        self.extended.clone()
     }
 
     fn release(&mut self, key: &str, value: &str) -> Result<Result<(), Vec<usize>>, String> {
@@ -389,6 +397,7 @@ impl Service for Servers {
             of: self.nodes.len(),
             follow: sc.lock.redlock().is_none().then(|| self.port.clone()),
             incr: sc.lock.token_source() == TokenSource::SameRedis,
+            extended: Vec::new(),
         }))
     }
 

@@ -91,6 +91,7 @@ pub(crate) fn renewal(c: &Ctx) -> Option<String> {
             fence,
             expires_at,
             watchdog: None,
+            ..
         } if c.voice.is_service() => format!(
             "{name} keeps its lease alive (token {fence}) until t={}: {}.",
             c.at(*expires_at),
