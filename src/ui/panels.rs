@@ -128,10 +128,10 @@ pub fn Storage(trace: Memo<Arc<Trace>>, step: Memo<usize>) -> impl IntoView {
                         <tr>
                             <th class="time">"time"</th>
                             <th>"writer"</th>
-                            <th>"token"</th>
-                            <th>{text(m, |m| m.change.to_owned())}</th>
+                            <th class="num">"token"</th>
+                            <th class="num">{text(m, |m| m.change.to_owned())}</th>
                             <th>"result"</th>
-                            <th>{text(m, |m| m.after.to_owned())}</th>
+                            <th class="num">{text(m, |m| m.after.to_owned())}</th>
                         </tr>
                     </thead>
                     <tbody>
