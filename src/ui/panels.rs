@@ -126,12 +126,12 @@ pub fn Storage(trace: Memo<Arc<Trace>>, step: Memo<usize>) -> impl IntoView {
                     <caption>"Write log (append-only; every attempt)"</caption>
                     <thead>
                         <tr>
-                            <th>"time"</th>
+                            <th class="time">"time"</th>
                             <th>"writer"</th>
-                            <th>"token"</th>
-                            <th>{text(m, |m| m.change.to_owned())}</th>
+                            <th class="num">"token"</th>
+                            <th class="num">{text(m, |m| m.change.to_owned())}</th>
                             <th>"result"</th>
-                            <th>{text(m, |m| m.after.to_owned())}</th>
+                            <th class="num">{text(m, |m| m.after.to_owned())}</th>
                         </tr>
                     </thead>
                     <tbody>
@@ -153,14 +153,14 @@ fn LogLine(m: Memo<StorageModel>, k: usize) -> impl IntoView {
         <tr
             data-testid="ledger-row"
             class=move || {
-                if r.with(|r| r.as_ref().is_some_and(|r| r.accepted)) {
-                    "accepted"
-                } else {
-                    "rejected"
-                }
+                r.with(|r| match r {
+                    Some(r) if r.lost => "accepted lost",
+                    Some(r) if r.accepted => "accepted",
+                    _ => "rejected",
+                })
             }
         >
-            <td>{cell(|r| r.time.clone())}</td>
+            <td class="time">{cell(|r| r.time.clone())}</td>
             <td>{cell(|r| r.writer.clone())}</td>
             <td class="num">{cell(|r| r.token.clone())}</td>
             <td class="num">{cell(|r| r.change.clone())}</td>
@@ -187,19 +187,24 @@ pub fn Compare(lab: RwSignal<Lab>) -> impl IntoView {
         lab.with(|l| l.revealing() && l.step() < model::deciding_step(l.trace()))
     });
     let v = move || if m.with(|m| m.words) { "v words" } else { "v" };
-    // A card's text, or what it says while the reveal keeps it back.
+    // A card's text and what it says while the reveal keeps it back, one over the other in
+    // the same place: the card takes the size of the larger at every step, so neither card
+    // moves when the figures show (only the one in view is visible, or read out).
     let held = move |f: fn(&model::CompareModel) -> String, waiting: &'static str| {
-        move || {
-            if pending.get() {
-                waiting.to_owned()
-            } else {
-                m.with(f)
-            }
+        view! {
+            <span class="said" aria-hidden=move || pending.get().to_string()>
+                {move || m.with(f)}
+            </span>
+            <span class="wait" aria-hidden=move || (!pending.get()).to_string()>
+                {waiting}
+            </span>
         }
     };
     // The cards' words fit their band like the story's (ui::panels::fit_story): a long
     // outcome steps the type down instead of running past the window's bottom.
     Effect::new(|_| fit_story(".app .compare"));
+    // Each title keeps its arrow (a no-break space before it): a long policy wraps the
+    // title, never the arrow alone onto a line.
     view! {
         <section
             class="compare"
@@ -207,13 +212,13 @@ pub fn Compare(lab: RwSignal<Lab>) -> impl IntoView {
             aria-label="Outcome with and without a fence check"
         >
             <div class="side off" data-testid="summary-off">
-                <span class="k">"fencing off →"</span>
+                <span class="k">"fencing off\u{a0}→"</span>
                 <span class=v>{held(|m| m.off.value.clone(), PENDING.0)}</span>
                 <span class="cap">{held(|m| m.off.outcome.clone(), PENDING.1)}</span>
             </div>
             <div class="side on" data-testid="summary-on">
                 <span class="k">
-                    {move || m.with(|m| format!("fencing on ({}) →", m.on_policy))}
+                    {move || m.with(|m| format!("fencing on ({})\u{a0}→", m.on_policy))}
                 </span>
                 <span class=v>{held(|m| m.on.value.clone(), PENDING.0)}</span>
                 <span class="cap">{held(|m| m.on.outcome.clone(), PENDING.1)}</span>

@@ -63,9 +63,24 @@ pub struct LogRow {
     pub token: String,
     pub change: String,
     pub accepted: bool,
-    /// `accepted`, or the refusal's code.
+    /// Accepted, but a storage failover since has lost it: the promoted standby never got it.
+    pub lost: bool,
+    /// `accepted` (with `· lost in failover` once lost), or the refusal's code.
     pub verdict: &'static str,
     pub after: String,
+}
+
+/// The writes a storage failover among `events` lost, as the trace records them: the
+/// standby promoted without them (each record once per loss).
+fn lost_in_failover(events: &[crate::core::TraceEvent]) -> Vec<&WriteRecord> {
+    events
+        .iter()
+        .filter_map(|e| match &e.kind {
+            crate::core::EventKind::StorageFailover { lost, .. } => Some(lost),
+            _ => None,
+        })
+        .flatten()
+        .collect()
 }
 
 /// Longer than this, a "lock server says" or "believe they hold it" answer does not fit
@@ -94,14 +109,11 @@ pub fn storage(t: &Trace, step: usize) -> StorageModel {
     let (fence, fence_caption) = if t.scenario.lock.row().is_some() {
         ("none".to_owned(), "no token: the row lock is the check")
     } else if t.scenario.policy.checks_fence() {
-        (
-            token(s.last_fence),
-            "last fence: highest token storage accepted",
-        )
+        (token(s.last_fence), "the highest token storage accepted")
     } else {
         (
             token(s.last_write_fence),
-            "token of the last write — storage is not checking",
+            "the last write's token; storage does not check",
         )
     };
     let holder = match &s.holder {
@@ -142,10 +154,12 @@ pub fn storage(t: &Trace, step: usize) -> StorageModel {
         ("Balance", "amount", "balance")
     };
     let writes = t.writes_until(events);
+    let mut lost = lost_in_failover(&t.events[..events.min(t.len())]);
     let rows = writes
         .iter()
         .enumerate()
-        .map(|(k, w)| LogRow {
+        .map(|(k, w)| (k, w, take_lost(&mut lost, w)))
+        .map(|(k, w, gone)| LogRow {
             time: story::time_label(&t.scenario, w.at),
             writer: w.request.writer.clone(),
             token: token(w.request.fence),
@@ -154,7 +168,9 @@ pub fn storage(t: &Trace, step: usize) -> StorageModel {
                 None => format!("−{}", w.request.amount),
             },
             accepted: w.result.is_ok(),
+            lost: gone,
             verdict: match &w.result {
+                Ok(()) if gone => "accepted · lost in failover",
                 Ok(()) => "accepted",
                 Err(e) => e.code(),
             },
@@ -183,6 +199,17 @@ pub fn storage(t: &Trace, step: usize) -> StorageModel {
         change,
         after,
         rows,
+    }
+}
+
+/// Whether `w` is among the `lost` records; each record marks one write of the log.
+fn take_lost(lost: &mut Vec<&WriteRecord>, w: &WriteRecord) -> bool {
+    match lost.iter().position(|x| *x == w) {
+        Some(i) => {
+            lost.swap_remove(i);
+            true
+        }
+        None => false,
     }
 }
 
@@ -732,6 +759,40 @@ mod tests {
         );
         assert_eq!(m.rows[1].change, "−10");
         assert!(storage(&t, 0).rows.is_empty());
+    }
+
+    /// Storage fails over to a standby that never got B's debit: from the failover's step
+    /// on, B's row says it was lost (read off the failover's `lost` records), before it not;
+    /// and the log then holds with the balance, which is back to 100.
+    #[test]
+    fn a_write_the_storage_failover_lost_is_marked_from_the_failover_on() {
+        let t = run(&Scenario::storage_failover());
+        let steps = story::Steps::of(&t);
+        let is_failover = |e: &crate::core::TraceEvent| {
+            matches!(e.kind, crate::core::EventKind::StorageFailover { .. })
+        };
+        let failover = (0..=steps.last())
+            .find(|&s| t.events[..steps.through(s)].iter().any(is_failover))
+            .expect("the entry fails storage over");
+        let before = storage(&t, failover - 1);
+        assert_eq!(before.rows.len(), 1, "{before:?}");
+        assert!(!before.rows[0].lost && before.rows[0].verdict == "accepted");
+        let at = storage(&t, failover);
+        assert_eq!(at.value, "100", "the standby never got the debit");
+        let b = &at.rows[0];
+        assert_eq!((b.writer.as_str(), b.token.as_str()), ("B", "34"));
+        assert!(b.accepted && b.lost, "{b:?}");
+        assert_eq!(b.verdict, "accepted · lost in failover");
+        // A later write is not the lost one; the mark stays to the end.
+        let end = storage(&t, steps.last());
+        assert!(end.rows[0].lost);
+        assert!(end.rows[1..].iter().all(|r| !r.lost), "{end:?}");
+        // A run with no failover loses nothing.
+        let headline = run(&Scenario::gc_pause());
+        assert!(storage(&headline, headline.len())
+            .rows
+            .iter()
+            .all(|r| !r.lost));
     }
 
     #[test]

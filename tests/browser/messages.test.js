@@ -131,3 +131,31 @@ test('a fault typed out of range in What if… → Faults says so in its own wor
   assert.ok(!hash.includes('faults='), `the link keeps the entry's own fault: ${hash}`);
   await context.close();
 });
+
+test('a broken link\'s message covers neither the pickers nor the presenter\'s toolbar', async () => {
+  for (const viewport of [{ width: 1280, height: 720 }, { width: 1024, height: 768 }]) {
+    const { page, context } = await open('#s=nope&fence=banana&step=-4', { viewport });
+    await page.getByRole('alert').waitFor();
+    /** Which of `controls` the message overlaps or hides (each read at its middle). */
+    const covered = (controls) => Promise.all(controls.map(async (control) => {
+      const hidden = await control.evaluate((el) => {
+        const b = el.getBoundingClientRect();
+        const alert = document.querySelector('[role=alert]').getBoundingClientRect();
+        const hit = document.elementFromPoint(b.left + b.width / 2, b.top + b.height / 2);
+        const overlaps = b.left < alert.right && alert.left < b.right && b.top < alert.bottom && alert.top < b.bottom;
+        return overlaps || !el.contains(hit);
+      });
+      return hidden ? await control.evaluate((el) => el.getAttribute('aria-label') ?? el.id ?? el.textContent) : null;
+    }));
+    const pickers = [page.getByLabel('Scenario'), page.getByLabel('Fencing')];
+    assert.deepEqual((await covered(pickers)).filter(Boolean), [], `${viewport.width}: pickers under the message`);
+    await page.keyboard.press('p');
+    await page.waitForFunction(() => document.querySelector('main.app').classList.contains('presenting'));
+    const toolbar = await page.getByRole('navigation', { name: 'Presenter tools' }).getByRole('button').all();
+    assert.equal(toolbar.length, 4);
+    assert.deepEqual((await covered([...pickers, ...toolbar])).filter(Boolean), [], `${viewport.width}: presenting, controls under the message`);
+    assert.equal(await page.getByRole('alert').count(), 1, 'the message is still shown');
+    if (viewport.width === 1024) await screenshot(page, 'message-presenting-1024.png');
+    await context.close();
+  }
+});

@@ -127,3 +127,27 @@ test('phone 412x915: a finger pans the timeline, and still drags the pause by it
   assert.equal(await scrolled(page), before, 'the box did not pan under the finger');
   await context.close();
 });
+
+test('phone 412x915: every column of the write log is on screen, a lost write and a long token included', async () => {
+  const { page, context } = await open('#s=gc-pause&fence=off&step=99', PHONE);
+  const outside = [];
+  for (const hash of ['#s=gc-pause&fence=off&step=99', '#s=storage-failover&fence=strict&step=99', '#s=uuid-token&fence=strict&step=99', '#s=claim-row&fence=off&step=99']) {
+    await page.evaluate((h) => { window.location.hash = h; }, hash);
+    await page.waitForFunction(() => document.querySelectorAll('[data-testid=ledger-row]').length >= 2);
+    const cells = await page.getByTestId('ledger').evaluate((table) => {
+      const box = table.closest('.log-scroll');
+      const shown = box.getBoundingClientRect();
+      return {
+        scrolls: box.scrollWidth > box.clientWidth,
+        heads: [...table.querySelectorAll('th')].filter((th) => th.checkVisibility()).length,
+        cells: [...table.querySelectorAll('th, td')].map((c) => ({ text: c.textContent, right: c.getBoundingClientRect().right, edge: Math.min(shown.right, window.innerWidth) })),
+      };
+    });
+    assert.equal(cells.scrolls, false, `${hash}: the log scrolls sideways`);
+    assert.equal(cells.heads, 6, `${hash}: time, writer, token, change, result and the figure after it`);
+    outside.push(...cells.cells.filter((c) => c.right > c.edge + 0.5).map((c) => `${hash}: "${c.text}" ends at ${c.right}`));
+  }
+  assert.deepEqual(outside, [], 'log cells past the screen');
+  await keep(await screenshot(page, 'phone-log.png'), 'phone-log.png');
+  await context.close();
+});
