@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use super::timers::{now_ms, Rearm};
 use super::Dispatch;
-use crate::core::{Scenario, Trace};
+use crate::core::Trace;
 use crate::lab::Msg;
 use crate::share;
 
