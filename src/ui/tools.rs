@@ -3,6 +3,7 @@
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
+use wasm_bindgen::JsCast;
 
 use std::sync::Arc;
 
@@ -32,6 +33,8 @@ pub(super) fn Tools(
     // The embed code last copied, shown so it can be copied by hand too.
     let code = RwSignal::new(None::<String>);
     let menu_opened = RwSignal::new(false);
+    let menu = NodeRef::<leptos::html::Details>::new();
+    close_like_a_menu(menu, progress);
     view! {
         <span class="row2-right">
             <button
@@ -45,7 +48,7 @@ pub(super) fn Tools(
                 "Explore"
             </button>
             // The menu's buttons are drawn the first time it opens, from a chunk of their own.
-            <details class="export-menu" on:toggle=move |_| menu_opened.set(true)>
+            <details class="export-menu" node_ref=menu on:toggle=move |_| menu_opened.set(true)>
                 <summary>"Export…"</summary>
                 <div class="export-body">
                     {move || {
@@ -145,6 +148,44 @@ pub(super) fn Tools(
             }}
         </p>
     }
+}
+
+/// Export… closes like any menu: after one of its actions (SVG, PNG, the embed code; the
+/// Animation once its file is made, as its stage is drawn inside the menu), and on a click
+/// outside it. Esc closes it too (ui::keys).
+fn close_like_a_menu(
+    menu: NodeRef<leptos::html::Details>,
+    progress: RwSignal<Option<(usize, usize)>>,
+) {
+    let close = move || {
+        if let Some(m) = menu.get_untracked() {
+            m.set_open(false);
+        }
+    };
+    let clicks = window_event_listener(leptos::ev::click, move |e| {
+        let target = e
+            .target()
+            .and_then(|t| t.dyn_into::<web_sys::Element>().ok());
+        let within = |sel: &str| {
+            target
+                .as_ref()
+                .is_some_and(|t| t.closest(sel).ok().flatten().is_some())
+        };
+        let encoding = progress.get_untracked().is_some();
+        let action = within(".export-body button") && !within("[data-keeps-menu]");
+        if !encoding && (action || !within(".export-menu")) {
+            close();
+        }
+    });
+    on_cleanup(move || clicks.remove());
+    // The Animation's file is made (or not): the menu's work is done.
+    Effect::new(move |was_encoding: Option<bool>| {
+        let encoding = progress.get().is_some();
+        if was_encoding == Some(true) && !encoding {
+            close();
+        }
+        encoding
+    });
 }
 
 type DrawExportMenu = fn(
