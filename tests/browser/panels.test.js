@@ -139,11 +139,11 @@ for (const [width, height] of SCREENS) {
     await page.getByLabel('With fencing on (strict), the balance ends at').selectOption(strict.value);
     await page.getByRole('button', { name: 'Play the run' }).click();
     await page.getByTestId('mark-off').waitFor();
-    // The run plays by itself: no key pressed, no Next step.
-    await page.waitForFunction(() => /step [1-9]\d* \//.test(document.querySelector('[data-testid=clock]').textContent), null, { timeout: 5000 });
     for (const q of ['.metrics', '[data-testid=balance]', '[data-testid=last-fence]', '.log-scroll', '[data-testid=summary-off]', '[data-testid=summary-on]', '[data-testid=clock]', 'svg.timeline.main']) {
       assert.ok(await onTop(page, q), `${q} is in sight while the run is watched`);
     }
+    // The run plays by itself: no key pressed, no Next step.
+    await page.waitForFunction(() => /step [1-9]\d* \//.test(document.querySelector('[data-testid=clock]').textContent), null, { timeout: 5000 });
     await screenshot(page, `panels-rehearse-watch-${width}.png`);
     // It plays to its end, where the off prediction is marked.
     await page.waitForFunction(() => { const m = document.querySelector('[data-testid=clock]').textContent.match(/step (\d+) \/ (\d+)/); return m[1] === m[2]; }, null, { timeout: 30_000 });
