@@ -34,7 +34,6 @@ pub(super) fn Tools(
     let code = RwSignal::new(None::<String>);
     let menu_opened = RwSignal::new(false);
     let menu = NodeRef::<leptos::html::Details>::new();
-    close_like_a_menu(menu, progress);
     view! {
         <span class="row2-right">
             <button
@@ -48,7 +47,15 @@ pub(super) fn Tools(
                 "Explore"
             </button>
             // The menu's buttons are drawn the first time it opens, from a chunk of their own.
-            <details class="export-menu" node_ref=menu on:toggle=move |_| menu_opened.set(true)>
+            <details
+                class="export-menu"
+                node_ref=menu
+                on:toggle=move |_| {
+                    if !menu_opened.get_untracked() {
+                        menu_opened.set(true);
+                    }
+                }
+            >
                 <summary>"Export…"</summary>
                 <div class="export-body">
                     {move || {
@@ -57,7 +64,7 @@ pub(super) fn Tools(
                             .then(|| {
                                 split::lazily(
                                     draw_export_menu(),
-                                    move |draw| draw(trace, step, status, progress, code),
+                                    move |draw| draw(trace, step, status, progress, code, menu),
                                 )
                             })
                     }}
@@ -194,12 +201,15 @@ type DrawExportMenu = fn(
     RwSignal<String>,
     RwSignal<Option<(usize, usize)>>,
     RwSignal<Option<String>>,
+    NodeRef<leptos::html::Details>,
 ) -> AnyView;
 
 /// The Export… menu's buttons: SVG, PNG, Animation and the embed code.
 #[leptos::wasm_split::wasm_split(export_menu, fallible, wasm_split_path = ::leptos::wasm_split)]
 fn draw_export_menu() -> Result<DrawExportMenu, split::Failed> {
-    Ok(|trace, step, status, progress, code| {
+    Ok(|trace, step, status, progress, code, menu| {
+        // Its closing rules come with its buttons: nothing to close before it first opens.
+        close_like_a_menu(menu, progress);
         let copy = move |_| copy_embed(trace, step, status, code);
         view! {
             {[(Act::Svg, "SVG"), (Act::Png, "PNG")]
