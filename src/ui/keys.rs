@@ -72,7 +72,23 @@ impl Presenter {
             None if presenting && settled => self.dispatch.msg(Msg::StopPresenting),
             _ => {}
         }
+        hold_escape(presenting && doc.fullscreen_element().is_some());
     }
+}
+
+#[wasm_bindgen::prelude::wasm_bindgen(inline_js = r#"
+export function hold_escape(on) {
+  const k = navigator.keyboard;
+  if (!k || !k.lock) return;
+  if (on) k.lock(['Escape']).catch(() => {}); else k.unlock();
+}
+"#)]
+extern "C" {
+    /// Fullscreen, a browser takes Esc for itself and leaves fullscreen (and so presenter
+    /// mode) whatever is open. Where it has the Keyboard Lock API (Chromium), the page asks
+    /// for Esc while presenting fullscreen, so Esc closes the top thing open first
+    /// ([`escape`]); holding Esc still leaves fullscreen, and the browser says so.
+    fn hold_escape(on: bool);
 }
 
 /// The drawers in the column at the page's right: whether each is open.
