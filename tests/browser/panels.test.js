@@ -121,6 +121,12 @@ test('Export… closes after an action, on Esc and on a click outside it', async
   await summary.click();
   await page.getByTestId('narration').click();
   assert.equal(await isOpen(), false, 'a click outside closes it');
+  // What if… closes on Esc too.
+  await page.locator('details.whatif summary').click();
+  const whatIfOpen = () => page.locator('details.whatif').evaluate((d) => d.open);
+  assert.equal(await whatIfOpen(), true);
+  await page.keyboard.press('Escape');
+  assert.equal(await whatIfOpen(), false, 'Esc closes What if…');
   // Its own controls that are not actions (the Animation's size) leave it open.
   await summary.click();
   await page.getByLabel('Animation size').selectOption({ label: '1280×720' });
@@ -145,7 +151,8 @@ for (const [width, height] of SCREENS) {
     // The run plays by itself: no key pressed, no Next step.
     await page.waitForFunction(() => /step [1-9]\d* \//.test(document.querySelector('[data-testid=clock]').textContent), null, { timeout: 5000 });
     await screenshot(page, `panels-rehearse-watch-${width}.png`);
-    // It plays to its end, where the off prediction is marked.
+    // It plays to its end (faster: the page's own Speed), where the off prediction is marked.
+    await page.getByLabel('Speed').selectOption('400');
     await page.waitForFunction(() => { const m = document.querySelector('[data-testid=clock]').textContent.match(/step (\d+) \/ (\d+)/); return m[1] === m[2]; }, null, { timeout: 30_000 });
     assert.notEqual(await page.getByTestId('mark-off').getAttribute('class'), 'pending');
     await screenshot(page, `panels-rehearse-end-${width}.png`);
