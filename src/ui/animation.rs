@@ -78,8 +78,10 @@ pub(super) fn AnimationExport(
     };
     let sizes = options(Size::ALL.map(|s| (s.code().to_owned(), s.label().to_owned(), "")));
     view! {
+        // The menu stays open while the stage inside it draws each frame (ui::tools).
         <button
             class="ghost"
+            data-keeps-menu
             on:click=start
             prop:disabled=move || progress.get().is_some()
             title="Export the run step by step as an animated GIF: the question and the balance in every frame, each step's narration as its caption, the outcome off and on at the end"

@@ -154,8 +154,20 @@ fn ExplorerPanel(lab: RwSignal<Lab>) -> impl IntoView {
                             <td class="num" data-testid="two">
                                 {r.two}
                             </td>
-                            <td>{examples}</td>
                         </tr>
+                        // Its counterexamples on a line of their own under it: the table
+                        // keeps to the drawer's width.
+                        {(!r.examples.is_empty())
+                            .then(|| {
+                                view! {
+                                    <tr class="examples">
+                                        <td colspan="6">
+                                            <span class="k">"Load a counterexample: "</span>
+                                            {examples}
+                                        </td>
+                                    </tr>
+                                }
+                            })}
                     }
                 })
                 .collect_view()
@@ -192,7 +204,6 @@ fn ExplorerPanel(lab: RwSignal<Lab>) -> impl IntoView {
                         <th>"job ran twice"</th>
                         <th>"out of token order"</th>
                         <th>"two believe they hold it"</th>
-                        <th>"counterexamples"</th>
                     </tr>
                 </thead>
                 <tbody>{rows}</tbody>

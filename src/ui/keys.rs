@@ -1,5 +1,6 @@
 //! The page's keys: the lab's own map ([`key_to_msg`]), plus the shell's: `p` (presenter
-//! mode, with fullscreen) and `Esc` (out of it), `n` (the notes drawer; while presenting,
+//! mode, with fullscreen), `Esc` (closes what is open, the top first, else leaves presenter
+//! mode: [`escape`]), `n` (the notes drawer; while presenting,
 //! the speaker view, so notes never reach the shared screen), `s` (the speaker view), `?`
 //! (the keys sheet) and `q` (rehearse).
 
@@ -71,32 +72,91 @@ impl Presenter {
             None if presenting && settled => self.dispatch.msg(Msg::StopPresenting),
             _ => {}
         }
+        hold_escape(presenting && doc.fullscreen_element().is_some());
     }
 }
 
-/// Listens for the page's keys, and for fullscreen coming and going (Esc leaves presenter
-/// mode too), until the app goes away.
+#[wasm_bindgen::prelude::wasm_bindgen(inline_js = r#"
+export function hold_escape(on) {
+  const k = navigator.keyboard;
+  if (!k || !k.lock) return;
+  if (on) k.lock(['Escape']).catch(() => {}); else k.unlock();
+}
+"#)]
+extern "C" {
+    /// Fullscreen, a browser takes Esc for itself and leaves fullscreen (and so presenter
+    /// mode) whatever is open. Where it has the Keyboard Lock API (Chromium), the page asks
+    /// for Esc while presenting fullscreen, so Esc closes the top thing open first
+    /// ([`escape`]); holding Esc still leaves fullscreen, and the browser says so.
+    fn hold_escape(on: bool);
+}
+
+/// The drawers in the column at the page's right: whether each is open.
+#[derive(Clone, Copy)]
+pub(super) struct Drawers {
+    pub(super) notes: Memo<bool>,
+    pub(super) explorer: Memo<bool>,
+}
+
+/// What `Esc` closes, one thing a press, the top one first: the keys sheet, the rehearsal,
+/// a menu of the tools row (Export…, What if…), the explorer, the notes; only when nothing
+/// is open does it leave presenter mode; a modal dialog's Esc is its own. Presenting, the tools row and the drawers are not
+/// on screen (style.css), so they are left as they are, for when presenting ends.
+fn escape(presenter: Presenter, [sheet, rehearsing]: [RwSignal<bool>; 2], drawers: Drawers) {
+    // A modal <dialog> (the recording's import) closes on Esc by itself.
+    if matches!(document().query_selector("dialog[open]"), Ok(Some(_))) {
+        return;
+    }
+    let toggle = |m: Msg| presenter.dispatch.msg(m);
+    match () {
+        _ if sheet.get_untracked() => sheet.set(false),
+        _ if rehearsing.get_untracked() => rehearsing.set(false),
+        _ if presenter.presenting.get_untracked() => presenter.stop(),
+        _ if close_a_menu() => {}
+        _ if drawers.explorer.get_untracked() => toggle(Msg::ToggleExplore),
+        _ if drawers.notes.get_untracked() => toggle(Msg::ToggleNotes),
+        _ => {}
+    }
+}
+
+/// Closes an open menu of the tools row (Export…, What if…), if there is one.
+fn close_a_menu() -> bool {
+    let open = document()
+        .query_selector(".app .row2 details[open]")
+        .ok()
+        .flatten();
+    open.is_some_and(|menu| menu.remove_attribute("open").is_ok())
+}
+
+/// Listens for the page's keys, and for fullscreen coming and going (the viewer leaving
+/// fullscreen leaves presenter mode too), until the app goes away.
 pub(super) fn listen(
     dispatch: Dispatch,
     presenting: Memo<bool>,
-    [sheet, rehearsing]: [RwSignal<bool>; 2],
+    open: [RwSignal<bool>; 2],
+    drawers: Drawers,
     pair: Pair,
 ) -> Presenter {
+    let [sheet, rehearsing] = open;
     let presenter = Presenter {
         dispatch,
         presenting,
         pressed: StoredValue::new(f64::NEG_INFINITY),
     };
     let keys = window_event_listener(ev::keydown, move |e| {
-        if e.ctrl_key() || e.meta_key() || e.alt_key() || typing_into_a_field(&e) {
+        if e.ctrl_key() || e.meta_key() || e.alt_key() {
+            return;
+        }
+        // Esc closes a menu or a drawer from one of its own fields too.
+        if e.key() == "Escape" {
+            return escape(presenter, open, drawers);
+        }
+        if typing_into_a_field(&e) {
             return;
         }
         match e.key().as_str() {
             "p" | "P" => presenter.toggle(),
-            "Escape" if sheet.get_untracked() => sheet.set(false),
-            "Escape" if rehearsing.get_untracked() => rehearsing.set(false),
             "q" | "Q" => rehearsing.update(|open| *open = !*open),
-            "Escape" if presenting.get_untracked() => presenter.stop(),
             "?" => sheet.update(|open| *open = !*open),
             "s" | "S" => pair.open(dispatch),
             "n" | "N" if presenting.get_untracked() => pair.open(dispatch),

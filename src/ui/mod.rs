@@ -160,7 +160,11 @@ fn App() -> AnyView {
     let pair = speaker::follow(hash, move |h| url::restore(dispatch, h));
     let sheet = RwSignal::new(false);
     let rehearsing = RwSignal::new(false);
-    let presenter = keys::listen(dispatch, presenting, [sheet, rehearsing], pair);
+    let drawers = keys::Drawers {
+        notes: notes_open,
+        explorer: exploring,
+    };
+    let presenter = keys::listen(dispatch, presenting, [sheet, rehearsing], drawers, pair);
     timers::play_ticker(dispatch, playing, speed);
 
     let export = move |png: bool| export::export(dispatch, trace, png);
@@ -421,9 +425,13 @@ fn draw_keys() -> Result<DrawKeys, split::Failed> {
                     <h2>"Keys and controls"</h2>
                     <button on:click=move |_| open.set(false)>"Close (Esc)"</button>
                 </div>
-                <table class="sheet-table">
-                    <tbody inner_html=rows></tbody>
-                </table>
+                // The rows scroll under the sheet's head; a fade at the bottom edge says
+                // there are more (keys-sheet.css).
+                <div class="sheet-body" role="region" tabindex="0" aria-label="All the keys">
+                    <table class="sheet-table">
+                        <tbody inner_html=rows></tbody>
+                    </table>
+                </div>
             </div>
         }
         .into_any()

@@ -69,7 +69,8 @@ impl Ctx {
         };
     }
 
-    /// The lab plays the run on screen from its start, with the reveal on, under `policy`.
+    /// The lab plays the run on screen from its start, with the reveal on, under `policy`:
+    /// back to step 0, then Play (the page's own, at its speed; Space pauses it).
     fn play(self, policy: FencingPolicy) {
         let d = self.dispatch;
         d.msg(ScenarioEdit::Policy(policy).into());
@@ -77,6 +78,7 @@ impl Ctx {
             d.msg(Msg::ToggleReveal);
         }
         d.msg(Msg::Reset);
+        d.msg(Msg::TogglePlay);
     }
 }
 
@@ -374,7 +376,7 @@ fn reveal(ctx: Ctx, marks: Vec<Mark>) -> AnyView {
     view! {
         <h3 aria-live="polite">{heading}</h3>
         <p class="rehearse-hint">
-            "Step with → or Next step: each prediction is marked at the step that decides it."
+            "The run plays (Space pauses; → or Next step steps): each prediction is marked at the step that decides it."
         </p>
         <ul class="rehearse-marks">{items}</ul>
         <div class="rehearse-actions">

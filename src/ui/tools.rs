@@ -3,6 +3,7 @@
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
+use wasm_bindgen::JsCast;
 
 use std::sync::Arc;
 
@@ -32,6 +33,7 @@ pub(super) fn Tools(
     // The embed code last copied, shown so it can be copied by hand too.
     let code = RwSignal::new(None::<String>);
     let menu_opened = RwSignal::new(false);
+    let menu = NodeRef::<leptos::html::Details>::new();
     view! {
         <span class="row2-right">
             <button
@@ -45,7 +47,15 @@ pub(super) fn Tools(
                 "Explore"
             </button>
             // The menu's buttons are drawn the first time it opens, from a chunk of their own.
-            <details class="export-menu" on:toggle=move |_| menu_opened.set(true)>
+            <details
+                class="export-menu"
+                node_ref=menu
+                on:toggle=move |_| {
+                    if !menu_opened.get_untracked() {
+                        menu_opened.set(true);
+                    }
+                }
+            >
                 <summary>"Export…"</summary>
                 <div class="export-body">
                     {move || {
@@ -54,7 +64,7 @@ pub(super) fn Tools(
                             .then(|| {
                                 split::lazily(
                                     draw_export_menu(),
-                                    move |draw| draw(trace, step, status, progress, code),
+                                    move |draw| draw(trace, step, status, progress, code, menu),
                                 )
                             })
                     }}
@@ -147,18 +157,59 @@ pub(super) fn Tools(
     }
 }
 
+/// Export… closes like any menu: after one of its actions (SVG, PNG, the embed code; the
+/// Animation once its file is made, as its stage is drawn inside the menu), and on a click
+/// outside it. Esc closes it too (ui::keys).
+fn close_like_a_menu(
+    menu: NodeRef<leptos::html::Details>,
+    progress: RwSignal<Option<(usize, usize)>>,
+) {
+    let close = move || {
+        if let Some(m) = menu.get_untracked() {
+            m.set_open(false);
+        }
+    };
+    let clicks = window_event_listener(leptos::ev::click, move |e| {
+        let target = e
+            .target()
+            .and_then(|t| t.dyn_into::<web_sys::Element>().ok());
+        let within = |sel: &str| {
+            target
+                .as_ref()
+                .is_some_and(|t| t.closest(sel).ok().flatten().is_some())
+        };
+        let encoding = progress.get_untracked().is_some();
+        let action = within(".export-body button") && !within("[data-keeps-menu]");
+        if !encoding && (action || !within(".export-menu")) {
+            close();
+        }
+    });
+    on_cleanup(move || clicks.remove());
+    // The Animation's file is made (or not): the menu's work is done.
+    Effect::new(move |was_encoding: Option<bool>| {
+        let encoding = progress.get().is_some();
+        if was_encoding == Some(true) && !encoding {
+            close();
+        }
+        encoding
+    });
+}
+
 type DrawExportMenu = fn(
     Memo<Arc<Trace>>,
     Memo<usize>,
     RwSignal<String>,
     RwSignal<Option<(usize, usize)>>,
     RwSignal<Option<String>>,
+    NodeRef<leptos::html::Details>,
 ) -> AnyView;
 
 /// The Export… menu's buttons: SVG, PNG, Animation and the embed code.
 #[leptos::wasm_split::wasm_split(export_menu, fallible, wasm_split_path = ::leptos::wasm_split)]
 fn draw_export_menu() -> Result<DrawExportMenu, split::Failed> {
-    Ok(|trace, step, status, progress, code| {
+    Ok(|trace, step, status, progress, code, menu| {
+        // Its closing rules come with its buttons: nothing to close before it first opens.
+        close_like_a_menu(menu, progress);
         let copy = move |_| copy_embed(trace, step, status, code);
         view! {
             {[(Act::Svg, "SVG"), (Act::Png, "PNG")]

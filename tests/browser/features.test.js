@@ -81,6 +81,9 @@ test('export the timeline as SVG and PNG', async () => {
   assert.match(svg, /^<svg[^>]+xmlns="http:\/\/www.w3.org\/2000\/svg"/);
   assert.match(svg, /stale_fence/);
   assert.match(svg, /fill: rgb\(/, 'colours are inlined, not CSS variables');
+  // The menu closed after SVG, as a menu does: it opens again for PNG.
+  assert.equal(await page.locator('details.export-menu').evaluate((d) => d.open), false);
+  await page.getByText('Export…').click();
   const [pngDownload] = await Promise.all([
     page.waitForEvent('download'),
     page.getByRole('button', { name: 'PNG', exact: true }).click(),
