@@ -27,6 +27,17 @@ const SAME_RUN: &[&str] = &["lag=", "failover=off", "partition.A=none"];
 /// old run kept them under Redis's words).
 const SERVICE_TO_REDIS: &[&str] = &["#s=lock-delay&tokens=", "#s=lock-queue&tokens="];
 
+/// A link that names no fencing opens with fencing off now, as the page does (the failure
+/// first); it opened with its entry's own (strict for most). The page writes `fence=` into
+/// every link it makes, so only hand-written ones (`#s=<id>` in the docs) name none: each
+/// loads, with the old default written out, what it did.
+fn old_default(hash: &str) -> Option<String> {
+    let entry = fencing_lab::core::deck::find(&fencing_lab::share::named_entry(hash))?;
+    let own = fencing_lab::share::encode(&(entry.build)(), 0);
+    let fence = own.split('&').find(|kv| kv.starts_with("fence="))?;
+    Some(format!("{hash}&{fence}"))
+}
+
 /// Deck entries rebuilt on purpose since: their links load the entry as it is now.
 /// renewal-herd: review 2's N3 (a lock service answering the fleet's renewals at its rate).
 const REBUILT: &[&str] = &["#s=renewal-herd"];
@@ -54,11 +65,20 @@ fn every_old_link_loads_the_same_scenario() {
     let golden = include_str!("old_links.tsv");
     let mut changed = Vec::new();
     let mut excused = 0;
+    let mut defaulted = 0;
     for line in golden.lines() {
         let mut cols = line.split('\t');
         let (hash, was, ran) = (cols.next().unwrap(), cols.next().unwrap(), cols.next());
         let same_run = |r: &str| SAME_RUN.iter().any(|k| hash.contains(k)) && Some(r) == ran;
-        match (was, loads(hash)) {
+        // The old default written out, where the link names no fencing (and names an entry).
+        let spelled = old_default(hash).filter(|_| !hash.contains("fence="));
+        let loaded = loads(spelled.as_deref().unwrap_or(hash));
+        if let (Some(_), Ok((now, _))) = (&spelled, &loaded) {
+            defaulted += usize::from(now == was);
+            let off = decode(hash).expect("loads").scenario.policy;
+            assert_eq!(off, fencing_lab::core::FencingPolicy::Off, "{hash}");
+        }
+        match (was, loaded) {
             ("err", Err(_)) => {}
             (was, Ok((now, _))) if now == was => {}
             (_, Ok((_, r))) if same_run(&r) => excused += 1,
@@ -82,4 +102,5 @@ fn every_old_link_loads_the_same_scenario() {
         count > 1000 && excused < 100,
         "{excused} of {count} excused"
     );
+    assert!(defaulted > 700, "{defaulted} links named no fencing");
 }

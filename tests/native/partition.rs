@@ -457,7 +457,7 @@ fn the_partition_is_in_the_link_and_checked() {
     assert_eq!(none.scenario.actors[0].lock_timeout, None);
     assert_eq!(
         encode(&none.scenario, 0),
-        "#s=partition&fence=strict&ttl=30&locktimeout.A=none&faults=none&step=0"
+        "#s=partition&fence=off&ttl=30&locktimeout.A=none&faults=none&step=0"
     );
     // Any deck scenario can get one.
     let gc = decode("#s=gc-pause&partition.B=10,20").unwrap().scenario;
