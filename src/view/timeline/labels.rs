@@ -105,6 +105,49 @@ impl Labels {
         self.take_first(owner, text, sides)
     }
 
+    /// For the label a step is about, when neither centred nor beside has room: on its
+    /// marker's own line, right of it or else left of it, `gap` clear of its middle; taken.
+    /// Returns the label's centre and baseline.
+    pub fn place_level(
+        &mut self,
+        owner: usize,
+        (x, y): (f64, f64),
+        gap: f64,
+        text: &str,
+    ) -> Option<(f64, f64)> {
+        let reach = self.reach(text);
+        let line = y + 0.36 * self.size;
+        let (left, right) = (self.left + reach, VIEW_W - reach);
+        let sides = [x + gap + reach, x - gap - reach]
+            .into_iter()
+            .map(move |cx| (cx, line))
+            .filter(move |&(cx, _)| cx >= left && cx <= right);
+        self.take_first(owner, text, sides)
+    }
+
+    /// For the label a step is about, when no other place has room: slid along
+    /// a baseline in `ys`, the nearest first, as far as to start or end a margin past `x`
+    /// (so it still spans its marker), inside the drawing and clear of the lane names;
+    /// taken. Returns the label's centre and baseline.
+    pub fn place_near(
+        &mut self,
+        owner: usize,
+        x: f64,
+        ys: &[f64],
+        text: &str,
+    ) -> Option<(f64, f64)> {
+        let reach = self.reach(text);
+        let (left, right) = (self.left + reach, VIEW_W - reach);
+        let steps = (reach / 4.0).ceil() as i32;
+        let shifts = (0..=steps)
+            .flat_map(|k| [k, -k])
+            .map(|k| f64::from(k) * 4.0);
+        let spots = shifts
+            .flat_map(|d| ys.iter().map(move |&y| (x + d, y)))
+            .filter(move |&(cx, _)| cx >= left && cx <= right);
+        self.take_first(owner, text, spots)
+    }
+
     /// The first of `spots` (a label's centre and baseline) where `text` is free of every
     /// box but `owner`'s own; taken.
     fn take_first(
