@@ -1,6 +1,6 @@
 //! The timeline while the reveal is on (presenter mode): the event a step is about keeps its
-//! label, only what has begun has words (and they take room), no two labels meet, and a label
-//! on a client's lane stays in that lane.
+//! label, only what has begun has words (and they take room), no two labels meet nor cross a
+//! belief bar, and a label on a client's lane stays in that lane.
 
 use fencing_lab::core::story::{run_label, Steps};
 use fencing_lab::core::{deck, run, FencingPolicy, Scenario, Trace};
@@ -99,6 +99,15 @@ fn revealing_the_step_s_event_keeps_its_label_and_no_words_meet() {
                     }
                 }
                 let words = drawn_words(&m, ty);
+                // A client's belief bar, as far as it is drawn, is under no words.
+                for b in m.beliefs.iter().map(|b| b.bar) {
+                    let bar = (b.x, b.y, (b.x + b.w).min(m.cursor.x), b.y + b.h);
+                    for (a, ra) in words.iter().filter(|(_, r)| !apart(*r, bar)) {
+                        problems.push(format!(
+                            "{id} {ty:?} step {step}: {a} across a belief {ra:?}"
+                        ));
+                    }
+                }
                 for (i, (a, ra)) in words.iter().enumerate() {
                     for (b, rb) in &words[i + 1..] {
                         if !apart(*ra, *rb) {

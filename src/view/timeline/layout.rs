@@ -146,6 +146,13 @@ fn lay_out(t: &Trace, step: usize, live: bool, ty: Type, reveal: bool) -> Timeli
     for s in spots.iter().filter(|s| !reveal || now.begun(Some(s.event))) {
         labels.block((s.x - s.r, s.y - s.r, s.x + s.r, s.y + s.r), Some(s.event));
     }
+    let beliefs = beliefs(t, &g);
+    let cursor = g.x(t.snapshot_at(now.shown).at);
+    // Presenting, no words across a client's belief bar (as far as it is drawn): in large
+    // type a label under a marker would cover it.
+    for b in beliefs.iter().filter(|_| reveal).map(|b| b.bar) {
+        labels.block((b.x, b.y, (b.x + b.w).min(cursor), b.y + b.h), None);
+    }
     let conflicts = conflicts(t, &g, now, (&mut labels, &mut spare));
     let pauses = pauses(t, &g, live, now, (&mut labels, &mut spare));
     let (mut markers, wanted) = markers(t, &g, (&words, step), &spots);
@@ -179,13 +186,13 @@ fn lay_out(t: &Trace, step: usize, live: bool, ty: Type, reveal: bool) -> Timeli
     TimelineModel {
         view_box: g.view_box(),
         bands,
-        beliefs: beliefs(t, &g),
+        beliefs,
         conflicts,
         markers,
         pauses,
         cut,
         cursor: Cursor {
-            x: g.x(t.snapshot_at(now.shown).at),
+            x: cursor,
             y1: TOP - 4.0,
             y2: g.bottom(),
         },
@@ -285,13 +292,22 @@ fn band_label(
 ) -> (String, f64) {
     let half_h = 0.62 * ty.band();
     let boxed = |lx: f64, w: f64| (lx, y - half_h, lx + w, y + half_h);
+    // A band too short to hold its words may have them just past its end, a space clear of
+    // the words before them.
+    let free = |labels: &Labels, lx: f64, w: f64| {
+        let gap = if lx > x0 + 8.0 && lx >= x1 {
+            ty.band_char_w()
+        } else {
+            0.0
+        };
+        labels.free(boxed(lx - gap, w + gap), None)
+    };
     let spot = |labels: &Labels, w: f64| {
         let mut lx = x0 + 8.0;
-        // A band too short to hold its words may have them just past its end.
-        while !labels.free(boxed(lx, w), None) && lx + 4.0 < x1.max(x0 + 8.0 + w) {
+        while !free(labels, lx, w) && lx + 4.0 < x1.max(x0 + 8.0 + w) {
             lx += 4.0;
         }
-        (labels.free(boxed(lx, w), None) && lx + w <= limit).then_some(lx)
+        (free(labels, lx, w) && lx + w <= limit).then_some(lx)
     };
     let width = |text: &str| text.chars().count() as f64 * ty.band_char_w();
     let [full, short] = texts;
