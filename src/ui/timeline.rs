@@ -45,7 +45,7 @@ pub(super) fn Drawing(
                                 <title>{c.title.clone()}</title>
                                 <rect
                                     class="cut-body"
-                                    clip-path=move || clip.get()
+                                    clip-path=clip
                                     x=n(c.body.x)
                                     y=n(c.body.y)
                                     width=n(c.body.w)
@@ -68,7 +68,7 @@ pub(super) fn Drawing(
                 each=keys(|m| m.bands.iter().map(|b| b.key).collect())
                 key=|k| *k
                 children=move |key| view! { <BandRow model key clip /> }
-            /> <g class="timed" clip-path=move || clip.get()>
+            /> <g class="timed" clip-path=clip>
                 <For
                     each=keys(|m| m.beliefs.iter().map(|b| b.key).collect())
                     key=|k| *k
@@ -85,14 +85,11 @@ pub(super) fn Drawing(
             {(!live)
                 .then(|| {
                     view! {
-                        <g clip-path=move || clip.get()>
-                            <For
-                                each=keys(|m| m.pauses.iter().map(|p| (p.actor, p.nth)).collect())
-                                key=|k| *k
-                                children=move |key| view! { <PauseRow model key live=None /> }
-                            />
-                        </g>
-                        <PauseLabels model />
+                        <For
+                            each=keys(|m| m.pauses.iter().map(|p| (p.actor, p.nth)).collect())
+                            key=|k| *k
+                            children=move |key| view! { <PauseRow model key live=None clip /> }
+                        />
                     }
                 })}
             <For
@@ -389,6 +386,7 @@ pub fn Timeline(trace: Memo<Arc<Trace>>, step: Memo<usize>) -> impl IntoView {
     });
 
     let clip = reveal_clip(Some(REVEALED));
+    let shapes = Signal::derive(clip);
     view! {
         <figure node_ref=wrap_ref class="timeline-wrap">
             <svg
@@ -426,7 +424,7 @@ pub fn Timeline(trace: Memo<Arc<Trace>>, step: Memo<usize>) -> impl IntoView {
                 </defs>
                 <GridView grid />
                 <Drawing model=drawn live=true grab=Some(grab_write) clip=REVEALED />
-                <g class="pause-blocks" clip-path=clip>
+                <g class="pause-blocks">
                     <For
                         each=move || {
                             drawn
@@ -437,12 +435,16 @@ pub fn Timeline(trace: Memo<Arc<Trace>>, step: Memo<usize>) -> impl IntoView {
                         key=|k| *k
                         children=move |key| {
                             view! {
-                                <PauseRow model=drawn key live=Some(Live { grab, key: on_key }) />
+                                <PauseRow
+                                    model=drawn
+                                    key
+                                    live=Some(Live { grab, key: on_key })
+                                    clip=shapes
+                                />
                             }
                         }
                     />
                 </g>
-                <PauseLabels model=drawn />
             </svg>
         </figure>
     }

@@ -65,7 +65,7 @@ pub(super) fn BandRow(
     view! {
         <rect
             class=field(b, Band::class)
-            clip-path=move || clip.get()
+            clip-path=clip
             x=field(b, |b| n(b.bar.x))
             y=field(b, |b| n(b.bar.y))
             width=field(b, |b| n(b.bar.w))
@@ -108,7 +108,7 @@ pub(super) fn ConflictRow(
     view! {
         <rect
             class="conflict"
-            clip-path=move || clip.get()
+            clip-path=clip
             x=field(c, |c| n(c.bar.x))
             y=field(c, |c| n(c.bar.y))
             width=field(c, |c| n(c.bar.w))
@@ -216,34 +216,6 @@ pub(super) fn label_text(m: &Marker) -> String {
         .map_or_else(String::new, |t| t.text.clone())
 }
 
-/// The pause blocks' words, over the blocks and outside the reveal's clip: a pause that has
-/// begun is named whole, even at the step it starts, when none of its body is drawn yet.
-#[component]
-pub(super) fn PauseLabels(model: Memo<TimelineModel>) -> impl IntoView {
-    view! {
-        <g class="pause-labels">
-            <For
-                each=move || {
-                    model.with(|m| m.pauses.iter().map(|p| (p.actor, p.nth)).collect::<Vec<_>>())
-                }
-                key=|k| *k
-                children=move |key| {
-                    let p = row(model, |m| &m.pauses, |p: &PauseBlock| (p.actor, p.nth), key);
-                    view! {
-                        <text
-                            class=field(p, |p| words("pause-label", p.begun))
-                            x=field(p, |p| n(p.label.x))
-                            y=field(p, |p| n(p.label.y))
-                        >
-                            {field(p, |p| p.label.text.clone())}
-                        </text>
-                    }
-                }
-            />
-        </g>
-    }
-}
-
 /// A focusable pause block's name (a slider whose value is its start): its visible label
 /// first, what a screen reader user and a sighted one both call it, then what the keys do.
 pub(super) fn pause_name(p: &PauseBlock) -> String {
@@ -270,6 +242,7 @@ pub(super) fn PauseRow(
     model: Memo<TimelineModel>,
     key: (usize, usize),
     live: Option<Live>,
+    clip: Signal<Option<&'static str>>,
 ) -> impl IntoView {
     let p = row(model, |m| &m.pauses, |p: &PauseBlock| (p.actor, p.nth), key);
     /// x, y, width and height of one of the block's boxes, inside its group.
@@ -296,8 +269,20 @@ pub(super) fn PauseRow(
     });
     let body = bar(p, |p| p.body);
     let block = view! { <rect class="pause-body" x=body[0] y=body[1] width=body[2] height=body[3] rx="4"></rect> };
+    // The block's words lie over it, outside the reveal's clip (the clip goes on a group
+    // with no transform, in the drawing's own units): a pause that has begun is named whole,
+    // even at the step it starts, when none of its body is left of the cursor yet.
+    let label = view! {
+        <text
+            class=field(p, |p| words("pause-label", p.begun))
+            x=field(p, |p| n(p.label.x))
+            y=field(p, |p| n(p.label.y))
+        >
+            {field(p, |p| p.label.text.clone())}
+        </text>
+    };
     let draggable = p.with_untracked(|p| p.as_ref().is_some_and(|p| p.draggable));
-    match live.filter(|_| draggable) {
+    let shape = match live.filter(|_| draggable) {
         None => view! {
             <g class="pause" transform=placed>
                 {block}
@@ -365,5 +350,9 @@ pub(super) fn PauseRow(
             }
             .into_any()
         }
+    };
+    view! {
+        <g clip-path=clip>{shape}</g>
+        {label}
     }
 }

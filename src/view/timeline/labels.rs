@@ -1,7 +1,7 @@
 //! Keeps the timeline's words apart: every label takes a box that touches no other box; and
 //! where a marker's words may go (above or below it, in its lane) and in what order they are placed.
 
-use super::{Geometry, Marker, Shape, Text, Type, LEFT, TOP, VIEW_W};
+use super::{Geometry, Marker, Shape, State, Text, Type, LEFT, TOP, VIEW_W};
 
 /// A box in user units: left, top, right, bottom.
 pub type Rect = (f64, f64, f64, f64);
@@ -185,21 +185,23 @@ pub(super) fn baselines(g: &Geometry, lane: usize, shape: Shape, y: f64) -> Vec<
     ys.into_iter().filter(in_lane).collect()
 }
 
-/// Places the words of the markers `which` picks, in event order: centred above or below
-/// the marker where free; then, for those with no room there, beside it (starting or ending
-/// at it), or with `slide`, anywhere along its row that still spans it. Only labels that had
-/// no place centred move, so every label placed centred keeps its place; one with no place
-/// at all is left off (the marker keeps its tooltip).
+/// Places the words of the markers in state `only` (all of them if `None`), in event order:
+/// centred above or below the marker where free; then, for those with no room there, beside
+/// it (starting or ending at it), or, for the current step's, on its line or anywhere along
+/// its row that still spans it. Only labels that had no place centred move, so every label
+/// placed centred keeps its place; one with no place at all is left off (the marker keeps
+/// its tooltip).
 pub(super) fn label(
     markers: &mut [Marker],
     wanted: &[Wanted],
-    (which, slide): (impl Fn(&Marker) -> bool, bool),
+    only: Option<State>,
     labels: &mut Labels,
 ) {
+    let slide = only == Some(State::Current);
     let mut left_off = Vec::new();
     for (k, ys, text) in wanted {
         let m = &mut markers[*k];
-        if !which(m) {
+        if only.is_some_and(|s| s != m.state) {
             continue;
         }
         match labels.place(m.event, m.x, ys, text) {

@@ -157,27 +157,15 @@ fn lay_out(t: &Trace, step: usize, live: bool, ty: Type, reveal: bool) -> Timeli
     let pauses = pauses(t, &g, live, now, (&mut labels, &mut spare));
     let (mut markers, wanted) = markers(t, &g, (&words, step), &spots);
     // Normal: bands, the partition, then every marker's words in event order. The reveal:
-    // the current step's words before the bands' and the older markers'.
-    // Future markers are not drawn while the reveal is on: no words for them.
-    let (bands, cut) = if reveal {
-        let current = |m: &Marker| m.state == State::Current;
-        label(&mut markers, &wanted, (current, true), &mut labels);
-        let cut = cut(t, &g, now, (&mut labels, &mut spare));
-        let bands = bands(t, &g, now, (&mut labels, &mut spare));
-        let past = |m: &Marker| m.state == State::Past;
-        label(&mut markers, &wanted, (past, false), &mut labels);
-        (bands, cut)
-    } else {
-        let bands = bands(t, &g, now, (&mut labels, &mut spare));
-        let cut = cut(t, &g, now, (&mut labels, &mut spare));
-        label(
-            &mut markers,
-            &wanted,
-            (|_: &Marker| true, false),
-            &mut labels,
-        );
-        (bands, cut)
-    };
+    // the current step's words first, the older markers' last; the future markers are not
+    // drawn, so they have none.
+    if reveal {
+        label(&mut markers, &wanted, Some(State::Current), &mut labels);
+    }
+    let bands = bands(t, &g, now, (&mut labels, &mut spare));
+    let cut = cut(t, &g, now, (&mut labels, &mut spare));
+    let older = reveal.then_some(State::Past);
+    label(&mut markers, &wanted, older, &mut labels);
     // Rows in a fixed order (by owner, by lane; by time within one) rather than by time
     // alone, so a drag that makes two lanes' events trade places moves no node. Labels were
     // placed in event order above.
