@@ -32,72 +32,71 @@ pub(super) fn Drawing(
 ) -> impl IntoView {
     let keys = |f: fn(&TimelineModel) -> Vec<(usize, usize)>| move || model.with(f);
     let cut = Memo::new(move |_| model.with(|m| m.cut.clone()));
-    let clip = reveal_clip(clip);
+    // The reveal clips the shapes, never the words: what has begun keeps its label whole
+    // (and what has not is hidden by its `future` class).
+    let clip = Signal::derive(reveal_clip(clip));
     view! {
         <g class="drawing">
-            <g class="timed" clip-path=clip>
-                {move || {
-                    cut.get()
-                        .map(|c| {
-                            view! {
-                                <g class="cut">
-                                    <title>{c.title.clone()}</title>
-                                    <rect
-                                        class="cut-body"
-                                        x=n(c.body.x)
-                                        y=n(c.body.y)
-                                        width=n(c.body.w)
-                                        height=n(c.body.h)
-                                    ></rect>
-                                    {c
-                                        .label
-                                        .map(|l| {
-                                            view! {
-                                                <text class="cut-label" x=n(l.x) y=n(l.y)>
-                                                    {l.text}
-                                                </text>
-                                            }
-                                        })}
-                                </g>
-                            }
-                        })
-                }}
-                <For
-                    each=keys(|m| m.bands.iter().map(|b| b.key).collect())
-                    key=|k| *k
-                    children=move |key| view! { <BandRow model key /> }
-                />
+            {move || {
+                cut.get()
+                    .map(|c| {
+                        view! {
+                            <g class="cut">
+                                <title>{c.title.clone()}</title>
+                                <rect
+                                    class="cut-body"
+                                    clip-path=clip
+                                    x=n(c.body.x)
+                                    y=n(c.body.y)
+                                    width=n(c.body.w)
+                                    height=n(c.body.h)
+                                ></rect>
+                                {c
+                                    .label
+                                    .map(|l| {
+                                        view! {
+                                            <text class=words("cut-label", c.begun) x=n(l.x) y=n(l.y)>
+                                                {l.text}
+                                            </text>
+                                        }
+                                    })}
+                            </g>
+                        }
+                    })
+            }}
+            <For
+                each=keys(|m| m.bands.iter().map(|b| b.key).collect())
+                key=|k| *k
+                children=move |key| view! { <BandRow model key clip /> }
+            /> <g class="timed" clip-path=clip>
                 <For
                     each=keys(|m| m.beliefs.iter().map(|b| b.key).collect())
                     key=|k| *k
                     children=move |key| view! { <BeliefRow model key /> }
                 />
-                <For
-                    each=move || {
-                        model.with(|m| m.conflicts.iter().map(|c| c.key).collect::<Vec<_>>())
-                    }
-                    key=|k| *k
-                    children=move |key| view! { <ConflictRow model key /> }
-                />
             </g>
+            <For
+                each=move || {
+                    model.with(|m| m.conflicts.iter().map(|c| c.key).collect::<Vec<_>>())
+                }
+                key=|k| *k
+                children=move |key| view! { <ConflictRow model key clip /> }
+            />
             {(!live)
                 .then(|| {
                     view! {
-                        <g clip-path=clip>
-                            <For
-                                each=keys(|m| m.pauses.iter().map(|p| (p.actor, p.nth)).collect())
-                                key=|k| *k
-                                children=move |key| view! { <PauseRow model key live=None /> }
-                            />
-                        </g>
+                        <For
+                            each=keys(|m| m.pauses.iter().map(|p| (p.actor, p.nth)).collect())
+                            key=|k| *k
+                            children=move |key| view! { <PauseRow model key live=None clip /> }
+                        />
                     }
                 })}
             <For
                 each=move || model.with(|m| m.markers.iter().map(|m| m.key).collect::<Vec<_>>())
                 key=|k| *k
                 children=move |key| view! { <MarkerRow model key grab /> }
-            />
-            <g class="cursor">
+            /> <g class="cursor">
                 <line
                     x1=move || model.with(|m| n(m.cursor.x))
                     x2=move || model.with(|m| n(m.cursor.x))
@@ -106,6 +105,14 @@ pub(super) fn Drawing(
                 ></line>
             </g>
         </g>
+    }
+}
+
+/// A label's classes: `future` for one whose row has not begun (the reveal hides it).
+fn words(class: &str, begun: bool) -> String {
+    match begun {
+        true => class.to_owned(),
+        false => format!("{class} future"),
     }
 }
 
@@ -173,8 +180,15 @@ pub fn Timeline(trace: Memo<Arc<Trace>>, step: Memo<usize>) -> impl IntoView {
     // redraws them.
     let grid = Memo::new(move |_| trace.with(|t| model::grid_in(t, ty.get())));
     // A memo, so a pointer move that changes nothing writes nothing to the DOM.
+    // While the reveal is on, laid out for what has happened so far (ui::reveal_clip hides
+    // the rest): the current step's words come first.
+    let reveal = use_context::<Stage>().map(|s| s.reveal);
     let drawn = Memo::new(move |_| {
-        let mut m = trace.with(|t| model::model_in(t, step.get(), true, ty.get()));
+        let lay_out = match reveal.is_some_and(|r| r.get()) {
+            true => model::revealed_in,
+            false => model::model_in,
+        };
+        let mut m = trace.with(|t| lay_out(t, step.get(), true, ty.get()));
         if let Some(marks) = marks {
             marks.with(|ks| crate::view::fork::mark(&mut m, ks));
         }
@@ -372,6 +386,7 @@ pub fn Timeline(trace: Memo<Arc<Trace>>, step: Memo<usize>) -> impl IntoView {
     });
 
     let clip = reveal_clip(Some(REVEALED));
+    let shapes = Signal::derive(clip);
     view! {
         <figure node_ref=wrap_ref class="timeline-wrap">
             <svg
@@ -409,7 +424,7 @@ pub fn Timeline(trace: Memo<Arc<Trace>>, step: Memo<usize>) -> impl IntoView {
                 </defs>
                 <GridView grid />
                 <Drawing model=drawn live=true grab=Some(grab_write) clip=REVEALED />
-                <g class="pause-blocks" clip-path=clip>
+                <g class="pause-blocks">
                     <For
                         each=move || {
                             drawn
@@ -420,7 +435,12 @@ pub fn Timeline(trace: Memo<Arc<Trace>>, step: Memo<usize>) -> impl IntoView {
                         key=|k| *k
                         children=move |key| {
                             view! {
-                                <PauseRow model=drawn key live=Some(Live { grab, key: on_key }) />
+                                <PauseRow
+                                    model=drawn
+                                    key
+                                    live=Some(Live { grab, key: on_key })
+                                    clip=shapes
+                                />
                             }
                         }
                     />

@@ -21,6 +21,7 @@ mod readme;
 mod record;
 mod redis_restart;
 mod renewal_herd;
+mod reveal_timeline;
 mod row_lock;
 mod sequencer;
 mod share;

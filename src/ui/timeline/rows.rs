@@ -56,18 +56,27 @@ pub(in crate::ui) fn GridView(grid: Memo<Grid>) -> impl IntoView {
 }
 
 #[component]
-pub(super) fn BandRow(model: Memo<TimelineModel>, key: (usize, usize)) -> impl IntoView {
+pub(super) fn BandRow(
+    model: Memo<TimelineModel>,
+    key: (usize, usize),
+    clip: Signal<Option<&'static str>>,
+) -> impl IntoView {
     let b = row(model, |m| &m.bands, |b: &Band| b.key, key);
     view! {
         <rect
             class=field(b, Band::class)
+            clip-path=clip
             x=field(b, |b| n(b.bar.x))
             y=field(b, |b| n(b.bar.y))
             width=field(b, |b| n(b.bar.w))
             height=field(b, |b| n(b.bar.h))
             rx="3"
         ></rect>
-        <text class="band-label" x=field(b, |b| n(b.label.x)) y=field(b, |b| n(b.label.y))>
+        <text
+            class=field(b, |b| words("band-label", b.begun))
+            x=field(b, |b| n(b.label.x))
+            y=field(b, |b| n(b.label.y))
+        >
             {field(b, |b| b.label.text.clone())}
         </text>
     }
@@ -89,12 +98,17 @@ pub(super) fn BeliefRow(model: Memo<TimelineModel>, key: (usize, usize)) -> impl
 }
 
 #[component]
-pub(super) fn ConflictRow(model: Memo<TimelineModel>, key: usize) -> impl IntoView {
+pub(super) fn ConflictRow(
+    model: Memo<TimelineModel>,
+    key: usize,
+    clip: Signal<Option<&'static str>>,
+) -> impl IntoView {
     let c = row(model, |m| &m.conflicts, |c: &Conflict| c.key, key);
     let labelled = has(c, |c| c.label.is_some());
     view! {
         <rect
             class="conflict"
+            clip-path=clip
             x=field(c, |c| n(c.bar.x))
             y=field(c, |c| n(c.bar.y))
             width=field(c, |c| n(c.bar.w))
@@ -106,7 +120,7 @@ pub(super) fn ConflictRow(model: Memo<TimelineModel>, key: usize) -> impl IntoVi
                 .then(|| {
                     view! {
                         <text
-                            class="conflict-label"
+                            class=field(c, |c| words("conflict-label", c.begun))
                             x=field(c, |c| c.label.as_ref().map_or_else(String::new, |t| n(t.x)))
                             y=field(c, |c| c.label.as_ref().map_or_else(String::new, |t| n(t.y)))
                         >
@@ -228,6 +242,7 @@ pub(super) fn PauseRow(
     model: Memo<TimelineModel>,
     key: (usize, usize),
     live: Option<Live>,
+    clip: Signal<Option<&'static str>>,
 ) -> impl IntoView {
     let p = row(model, |m| &m.pauses, |p: &PauseBlock| (p.actor, p.nth), key);
     /// x, y, width and height of one of the block's boxes, inside its group.
@@ -253,18 +268,21 @@ pub(super) fn PauseRow(
         format!("translate({},{})", n(x), n(y))
     });
     let body = bar(p, |p| p.body);
-    let block = view! {
-        <rect class="pause-body" x=body[0] y=body[1] width=body[2] height=body[3] rx="4"></rect>
+    let block = view! { <rect class="pause-body" x=body[0] y=body[1] width=body[2] height=body[3] rx="4"></rect> };
+    // The block's words lie over it, outside the reveal's clip (the clip goes on a group
+    // with no transform, in the drawing's own units): a pause that has begun is named whole,
+    // even at the step it starts, when none of its body is left of the cursor yet.
+    let label = view! {
         <text
-            class="pause-label"
-            x=field(p, |p| n(p.label_at().0))
-            y=field(p, |p| n(p.label_at().1))
+            class=field(p, |p| words("pause-label", p.begun))
+            x=field(p, |p| n(p.label.x))
+            y=field(p, |p| n(p.label.y))
         >
             {field(p, |p| p.label.text.clone())}
         </text>
     };
     let draggable = p.with_untracked(|p| p.as_ref().is_some_and(|p| p.draggable));
-    match live.filter(|_| draggable) {
+    let shape = match live.filter(|_| draggable) {
         None => view! {
             <g class="pause" transform=placed>
                 {block}
@@ -332,5 +350,9 @@ pub(super) fn PauseRow(
             }
             .into_any()
         }
+    };
+    view! {
+        <g clip-path=clip>{shape}</g>
+        {label}
     }
 }

@@ -3,7 +3,7 @@
 
 use std::mem::Discriminant;
 
-use super::labels::Labels;
+use super::labels::{baselines, label, Labels, Wanted};
 use super::*;
 use crate::core::fault_event;
 use crate::core::story;
@@ -84,21 +84,88 @@ pub fn model(t: &Trace, step: usize, live: bool) -> TimelineModel {
     model_in(t, step, live, Type::Normal)
 }
 
-/// [`model`] laid out for type `ty`.
+/// [`model`] laid out for type `ty`: the whole run's words placed once, so that stepping
+/// moves none of them (the future is drawn too, dimmed).
 pub fn model_in(t: &Trace, step: usize, live: bool, ty: Type) -> TimelineModel {
-    let g = Geometry::typed(t, ty);
-    let spots = spots(t, &g);
-    let mut labels = Labels::new(&g);
-    for s in &spots {
-        labels.block((s.x - s.r, s.y - s.r, s.x + s.r, s.y + s.r), Some(s.event));
+    lay_out(t, step, live, ty, false)
+}
+
+/// [`model_in`] for the reveal, which draws nothing after the cursor: only what has begun
+/// takes room for its words, and the current step's events are labelled first, so the
+/// event a step is about keeps its label where older ones give way (move, shorten, or go).
+pub fn revealed_in(t: &Trace, step: usize, live: bool, ty: Type) -> TimelineModel {
+    lay_out(t, step, live, ty, true)
+}
+
+/// How far the run has got at the step drawn: `shown` events have happened. While the
+/// reveal is on (`reveal`), what has not begun is not drawn, so its words take no room.
+#[derive(Clone, Copy)]
+struct Now {
+    shown: usize,
+    reveal: bool,
+}
+
+impl Now {
+    /// Whether what event `first` begins has begun (`None`: it never does in this run).
+    fn begun(self, first: Option<usize>) -> bool {
+        first.is_some_and(|i| i < self.shown)
     }
-    let conflicts = conflicts(t, &g, &mut labels);
-    let pauses = pauses(t, &g, live, &mut labels);
-    let bands = bands(t, &g, &mut labels);
-    let cut = cut(t, &g, &mut labels);
+
+    /// Where a row's words take their room: the drawing's `labels`, or, while the reveal
+    /// hides the row, `spare` (nothing else is laid out there).
+    fn room<'a>(
+        self,
+        begun: bool,
+        labels: &'a mut Labels,
+        spare: &'a mut Labels,
+    ) -> &'a mut Labels {
+        if self.reveal && !begun {
+            spare
+        } else {
+            labels
+        }
+    }
+}
+
+/// The first event at or after `at`: what shows the run has reached that time.
+fn first_from(t: &Trace, at: Millis) -> Option<usize> {
+    t.events.iter().position(|e| e.at >= at)
+}
+
+fn lay_out(t: &Trace, step: usize, live: bool, ty: Type, reveal: bool) -> TimelineModel {
+    let g = Geometry::typed(t, ty);
     let words = story::Story::of(t);
     let step = step.min(words.last());
-    let markers = markers(t, &g, (&words, step), &spots, &mut labels);
+    let now = Now {
+        shown: words.steps().through(step),
+        reveal,
+    };
+    let spots = spots(t, &g);
+    let mut labels = Labels::new(&g);
+    let mut spare = Labels::new(&g);
+    for s in spots.iter().filter(|s| !reveal || now.begun(Some(s.event))) {
+        labels.block((s.x - s.r, s.y - s.r, s.x + s.r, s.y + s.r), Some(s.event));
+    }
+    let beliefs = beliefs(t, &g);
+    let cursor = g.x(t.snapshot_at(now.shown).at);
+    // Presenting, no words across a client's belief bar (as far as it is drawn): in large
+    // type a label under a marker would cover it.
+    for b in beliefs.iter().filter(|_| reveal).map(|b| b.bar) {
+        labels.block((b.x, b.y, (b.x + b.w).min(cursor), b.y + b.h), None);
+    }
+    let conflicts = conflicts(t, &g, now, (&mut labels, &mut spare));
+    let pauses = pauses(t, &g, live, now, (&mut labels, &mut spare));
+    let (mut markers, wanted) = markers(t, &g, (&words, step), &spots);
+    // Normal: bands, the partition, then every marker's words in event order. The reveal:
+    // the current step's words first, the older markers' last; the future markers are not
+    // drawn, so they have none.
+    if reveal {
+        label(&mut markers, &wanted, Some(State::Current), &mut labels);
+    }
+    let bands = bands(t, &g, now, (&mut labels, &mut spare));
+    let cut = cut(t, &g, now, (&mut labels, &mut spare));
+    let older = reveal.then_some(State::Past);
+    label(&mut markers, &wanted, older, &mut labels);
     // Rows in a fixed order (by owner, by lane; by time within one) rather than by time
     // alone, so a drag that makes two lanes' events trade places moves no node. Labels were
     // placed in event order above.
@@ -107,13 +174,13 @@ pub fn model_in(t: &Trace, step: usize, live: bool, ty: Type) -> TimelineModel {
     TimelineModel {
         view_box: g.view_box(),
         bands,
-        beliefs: beliefs(t, &g),
+        beliefs,
         conflicts,
         markers,
         pauses,
         cut,
         cursor: Cursor {
-            x: g.x(t.snapshot_at(words.steps().through(step)).at),
+            x: cursor,
             y1: TOP - 4.0,
             y2: g.bottom(),
         },
@@ -139,19 +206,34 @@ fn grouped<T>(rows: Vec<T>, groups: usize, group: fn(&T) -> usize) -> Vec<T> {
     out
 }
 
-fn bands(t: &Trace, g: &Geometry, labels: &mut Labels) -> Vec<Band> {
+fn bands(
+    t: &Trace,
+    g: &Geometry,
+    now: Now,
+    (labels, spare): (&mut Labels, &mut Labels),
+) -> Vec<Band> {
     let lease_y = g.lane_mid(g.lane_index(Lane::Lease));
     let mut nth = vec![0_usize; t.scenario.actors.len() + 1];
     let spans = t.lease_spans();
     let starts: Vec<f64> = spans.iter().map(|s| g.x(s.from)).collect();
+    // Every grant opens a band, in order: the k-th band begins with the k-th grant.
+    let mut grants = t
+        .events
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| matches!(e.kind, EventKind::Acquired { .. }))
+        .map(|(i, _)| i);
     spans
         .into_iter()
         .map(|span| {
             let (x0, x1) = (g.x(span.from), g.x(span.to));
             let who = t.scenario.actor_index(&span.owner).unwrap_or(0);
-            // A label may run past its band's end, but not into the band that follows it.
-            let next = starts.iter().copied().filter(|&s| s > x0 && s >= x1 - 0.5);
+            let begun = now.begun(grants.next());
+            // A label may run past its band's end, but not into a band that begins after
+            // it, under it (one overlapping it, as after a failover) or beyond it.
+            let next = starts.iter().copied().filter(|&s| s > x0);
             let limit = next.fold(f64::INFINITY, f64::min);
+            let labels = now.room(begun, &mut *labels, &mut *spare);
             let texts = [
                 story::band_label(&t.scenario, &span.owner, span.fence),
                 story::band_label_short(&t.scenario, &span.owner, span.fence),
@@ -165,10 +247,12 @@ fn bands(t: &Trace, g: &Geometry, labels: &mut Labels) -> Vec<Band> {
                 key: (who, k),
                 colour: colour(who),
                 end: span.end,
+                begun,
                 bar: Bar {
                     x: x0,
                     y: lease_y - g.band_h() / 2.0,
-                    w: (x1 - x0).max(1.0),
+                    // A lease granted and given back in the same millisecond is a sliver.
+                    w: (x1 - x0).max(MIN_BAND_W),
                     h: g.band_h(),
                 },
                 label: Text {
@@ -180,6 +264,9 @@ fn bands(t: &Trace, g: &Geometry, labels: &mut Labels) -> Vec<Band> {
         })
         .collect()
 }
+
+/// The narrowest a lease band is drawn, in user units.
+const MIN_BAND_W: f64 = 4.0;
 
 /// Where a lease band's label goes, and which words: the full ones, or the short ones if
 /// the full do not fit before `limit` (the next band's start). Each starts just inside the
@@ -193,12 +280,22 @@ fn band_label(
 ) -> (String, f64) {
     let half_h = 0.62 * ty.band();
     let boxed = |lx: f64, w: f64| (lx, y - half_h, lx + w, y + half_h);
+    // A band too short to hold its words may have them just past its end, a space clear of
+    // the words before them.
+    let free = |labels: &Labels, lx: f64, w: f64| {
+        let gap = if lx > x0 + 8.0 && lx >= x1 {
+            ty.band_char_w()
+        } else {
+            0.0
+        };
+        labels.free(boxed(lx - gap, w + gap), None)
+    };
     let spot = |labels: &Labels, w: f64| {
         let mut lx = x0 + 8.0;
-        while !labels.free(boxed(lx, w), None) && lx + 4.0 < x1 {
+        while !free(labels, lx, w) && lx + 4.0 < x1.max(x0 + 8.0 + w) {
             lx += 4.0;
         }
-        (labels.free(boxed(lx, w), None) && lx + w <= limit).then_some(lx)
+        (free(labels, lx, w) && lx + w <= limit).then_some(lx)
     };
     let width = |text: &str| text.chars().count() as f64 * ty.band_char_w();
     let [full, short] = texts;
@@ -240,7 +337,12 @@ fn beliefs(t: &Trace, g: &Geometry) -> Vec<Belief> {
 
 /// Conflict windows, the first of a run labelled above the lanes (the label an obstacle for
 /// the markers' labels).
-fn conflicts(t: &Trace, g: &Geometry, labels: &mut Labels) -> Vec<Conflict> {
+fn conflicts(
+    t: &Trace,
+    g: &Geometry,
+    now: Now,
+    (labels, spare): (&mut Labels, &mut Labels),
+) -> Vec<Conflict> {
     let h = g.lane_h() * t.scenario.actors.len() as f64;
     let mut label_free_from = f64::MIN;
     t.conflict_spans()
@@ -248,6 +350,8 @@ fn conflicts(t: &Trace, g: &Geometry, labels: &mut Labels) -> Vec<Conflict> {
         .enumerate()
         .map(|(k, (from, to))| {
             let (x0, x1) = (g.x(from), g.x(to));
+            let begun = now.begun(first_from(t, from));
+            let labels = now.room(begun, &mut *labels, &mut *spare);
             let label = (x0 >= label_free_from).then(|| {
                 let w = labels.width(CONFLICT_LABEL) * 0.95;
                 label_free_from = x0 + 4.0 + w;
@@ -260,6 +364,7 @@ fn conflicts(t: &Trace, g: &Geometry, labels: &mut Labels) -> Vec<Conflict> {
             });
             Conflict {
                 key: k,
+                begun,
                 bar: Bar {
                     x: x0,
                     y: TOP,
@@ -274,9 +379,16 @@ fn conflicts(t: &Trace, g: &Geometry, labels: &mut Labels) -> Vec<Conflict> {
 
 /// The partition band on the cut-off client's lane, with its label on the lane's middle line
 /// where it touches no marker (the markers' own labels then keep clear of it).
-fn cut(t: &Trace, g: &Geometry, labels: &mut Labels) -> Option<Cut> {
+fn cut(
+    t: &Trace,
+    g: &Geometry,
+    now: Now,
+    (labels, spare): (&mut Labels, &mut Labels),
+) -> Option<Cut> {
     let sc = &t.scenario;
     let p = sc.partitioned()?;
+    let begun = now.begun(first_from(t, p.start));
+    let labels = now.room(begun, labels, spare);
     let name = &sc.actors.get(p.actor)?.name;
     let (x0, x1) = (g.x(p.start), g.x(p.end.min(sc.horizon)));
     let h = g.lane_h();
@@ -309,6 +421,7 @@ fn cut(t: &Trace, g: &Geometry, labels: &mut Labels) -> Option<Cut> {
             h: h - 4.0,
         },
         label,
+        begun,
         title: format!(
             "{name} cut off from the lock service (not from storage), t={} to t={}",
             story::instant(sc, p.start),
@@ -318,11 +431,23 @@ fn cut(t: &Trace, g: &Geometry, labels: &mut Labels) -> Option<Cut> {
 }
 
 /// The pause blocks; each label an obstacle for the markers' labels.
-fn pauses(t: &Trace, g: &Geometry, live: bool, labels: &mut Labels) -> Vec<PauseBlock> {
+fn pauses(
+    t: &Trace,
+    g: &Geometry,
+    live: bool,
+    now: Now,
+    (labels, spare): (&mut Labels, &mut Labels),
+) -> Vec<PauseBlock> {
     let mut out = Vec::new();
     let size = g.ty.band();
     for (i, a) in t.scenario.actors.iter().enumerate() {
         for (k, p) in a.pauses.iter().enumerate() {
+            let begun = now.begun(t.events.iter().position(|e| {
+                matches!(e.kind, EventKind::PauseStarted { .. })
+                    && e.at == p.start
+                    && e.actor.as_deref() == Some(a.name.as_str())
+            }));
+            let labels = now.room(begun, &mut *labels, &mut *spare);
             let (x0, x1) = (g.x(p.start), g.x(p.end()));
             let (y, w) = (g.lane_mid(i) - 13.0, (x1 - x0).max(2.0));
             let cause = match (live, a.pause_cause) {
@@ -347,6 +472,7 @@ fn pauses(t: &Trace, g: &Geometry, live: bool, labels: &mut Labels) -> Vec<Pause
                 nth: k,
                 name: a.name.clone(),
                 draggable: live && k == 0,
+                begun,
                 body: Bar {
                     x: x0,
                     y,
@@ -436,20 +562,18 @@ fn classify(kind: &EventKind, late: bool) -> (Shape, Verdict) {
 
 /// One marker per drawn event; events after `step` (of `steps`) are dimmed, the current
 /// step's ringed. A run of identical events shares one step and one label ("lock_held ×5").
+/// Unlabelled: the words each wants come beside them, for [`label`] to place.
 fn markers(
     t: &Trace,
     g: &Geometry,
     (words, step): (&story::Story, usize),
     spots: &[Spot],
-    labels: &mut Labels,
-) -> Vec<Marker> {
+) -> (Vec<Marker>, Vec<Wanted>) {
     let steps = words.steps();
     let storage_y = g.lane_mid(g.lane_index(Lane::Storage));
     let mut seen: Vec<(usize, Discriminant<EventKind>)> = Vec::with_capacity(spots.len());
-    // Labels with no room centred above or below their marker (the marker's place in
-    // `markers`, its baselines, the text), for the second pass.
-    let mut left_off: Vec<(usize, [f64; 2], String)> = Vec::new();
-    let mut markers: Vec<Marker> = spots
+    let mut wanted: Vec<Wanted> = Vec::new();
+    let markers: Vec<Marker> = spots
         .iter()
         .enumerate()
         .map(|(k, s)| {
@@ -493,24 +617,9 @@ fn markers(
             } else {
                 (13, 8)
             };
-            // Writes label below their marker first, everything else above; then the other side.
-            let text = story::run_label(t, steps, i);
-            // Baselines above or below, `gap` clear of the marker (the label's box aside).
-            let size = g.ty.label();
-            let above = |gap: f64| y - gap - 0.32 * size;
-            let below = |gap: f64| y + gap + 1.04 * size;
-            let ys = match shape {
-                Shape::Write => [below(14.0), above(10.0)],
-                Shape::Expiry => [above(2.0), below(9.0)],
-                Shape::Op => [above(8.0), below(11.0)],
-            };
-            let label = text.and_then(|text| match labels.place(i, x, &ys, &text) {
-                Some(ly) => Some(Text { x, y: ly, text }),
-                None => {
-                    left_off.push((k, ys, text));
-                    None
-                }
-            });
+            if let Some(text) = story::run_label(t, steps, i) {
+                wanted.push((k, baselines(g, lane, shape, y), text));
+            }
             Marker {
                 key: Key { lane, kind, nth },
                 step: shown,
@@ -527,19 +636,10 @@ fn markers(
                 result: e.result_code(),
                 tooltip: words.narration(shown),
                 link,
-                label,
+                label: None,
                 differs: false,
             }
         })
         .collect();
-    // Second pass: a label left off goes beside its marker (starting or ending at it)
-    // where that is free. Only labels that had no place move, so every label placed
-    // centred above or below keeps its place.
-    for (k, ys, text) in left_off {
-        let m = &mut markers[k];
-        if let Some((x, y)) = labels.place_beside(m.event, m.x, &ys, &text) {
-            m.label = Some(Text { x, y, text });
-        }
-    }
-    markers
+    (markers, wanted)
 }

@@ -21,7 +21,7 @@ mod layout;
 
 pub use herd::{herd, herd_markup, HerdChart, HerdRow};
 pub use labels::Labels;
-pub use layout::{drawn, grid, grid_in, model, model_in};
+pub use layout::{drawn, grid, grid_in, model, model_in, revealed_in};
 
 pub const VIEW_W: f64 = 1000.0;
 pub const LEFT: f64 = 78.0;
@@ -278,6 +278,8 @@ pub struct TimelineModel {
 pub struct Cut {
     pub body: Bar,
     pub label: Option<Text>,
+    /// Whether the cursor has reached it (the reveal shows its words from then on, whole).
+    pub begun: bool,
     /// What it is, in words (the band's tooltip).
     pub title: String,
 }
@@ -315,6 +317,9 @@ pub struct Band {
     pub key: (usize, usize),
     pub colour: usize,
     pub end: LeaseEnd,
+    /// Whether its grant has happened by the step drawn (the reveal shows its words from
+    /// then on, whole, and its bar up to the cursor).
+    pub begun: bool,
     pub bar: Bar,
     pub label: Text,
 }
@@ -343,6 +348,8 @@ pub struct Belief {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Conflict {
     pub key: usize,
+    /// Whether the cursor has reached it (the reveal shows its words from then on, whole).
+    pub begun: bool,
     pub bar: Bar,
     pub label: Option<Text>,
 }
@@ -462,6 +469,9 @@ pub struct PauseBlock {
     pub nth: usize,
     pub name: String,
     pub draggable: bool,
+    /// Whether it has started by the step drawn: the reveal shows its words from then on,
+    /// whole, even at the step it starts (when none of its body is left of the cursor).
+    pub begun: bool,
     pub body: Bar,
     pub label: Text,
     /// Where it starts, and the latest start that keeps it inside the run: a keyboard user
