@@ -52,7 +52,6 @@ struct World<'a> {
     keys: Vec<Vec<(usize, Millis)>>,
     /// Leases a failed primary lost, still within their TTL.
     lost: Vec<Lease>,
-    jumped: Vec<Fence>,
     /// The last lease that ran out rather than being released: with a lock-delay it keeps
     /// the lock from everyone for that long after.
     lapsed: Option<Lease>,
@@ -155,7 +154,8 @@ impl World<'_> {
                 (Some((i, a)), lost) if lost.is_none_or(|(_, b)| a <= b) => {
                     let l = self.take(i);
                     let row = self.sc.lock.row().is_some();
-                    let cause = ExpiryCause::of(row, self.jumped.contains(&l.fence));
+                    let jumped = trace::cut_short_by_a_jump(&self.events, l.fence);
+                    let cause = ExpiryCause::of(row, jumped);
                     (l, a, cause)
                 }
                 (_, Some((j, b))) => (self.lost.remove(j), b, ExpiryCause::LostInFailover),
@@ -186,8 +186,9 @@ impl World<'_> {
         self.leases.remove(i)
     }
 
-    /// Row lock: a statement of `owner`'s transaction finished at `at`, so its session's idle
-    /// clock starts again (the server's timer, which no client sees: derived here).
+    /// Row lock: a statement of `owner`'s transaction finished at `at` (which ones: core's
+    /// rule, [`EventKind::restarts_idle_clock`]), so its session's idle clock starts again
+    /// (the server's timer, which no client sees: derived here).
     fn touch(&mut self, at: Millis, owner: &str) {
         let deadline = lease::idle_deadline(self.sc.idle_timeout(), at);
         if let Some(l) = self
@@ -242,7 +243,7 @@ impl World<'_> {
             (seen, None) => return Err(format!("t={at}: {seen:?}, seen by no client")),
             (Seen::Event(kind), Some(a)) => {
                 let name = a.name.clone();
-                self.saw_in_full(at, me, &name, kind)
+                self.saw_in_full(me, &name, kind)
             }
             (
                 Seen::WriteApplied {
@@ -266,18 +267,17 @@ impl World<'_> {
         if let Some((i, b)) = me.zip(believes) {
             self.believes[i] = b;
         }
+        let sc = self.sc;
+        let name = me.and_then(|i| sc.actors.get(i)).map(|a| &a.name);
+        if let Some(name) = name.filter(|_| kind.restarts_idle_clock(&sc.lock)) {
+            self.touch(at, name);
+        }
         self.push(at, me, lane, kind);
         Ok(())
     }
 
     /// An event seen in full: what it changes in the world the fold keeps.
-    fn saw_in_full(
-        &mut self,
-        at: Millis,
-        me: Option<usize>,
-        name: &str,
-        kind: EventKind,
-    ) -> EventKind {
+    fn saw_in_full(&mut self, me: Option<usize>, name: &str, kind: EventKind) -> EventKind {
         match &kind {
             EventKind::Acquired {
                 fence,
@@ -300,7 +300,6 @@ impl World<'_> {
                     self.ended[i] = None;
                 }
             }
-            EventKind::JobChecked { .. } if self.sc.lock.row().is_some() => self.touch(at, name),
             // The client's own lease, as it knows it: the fold lets it go.
             EventKind::Released { .. } => {
                 self.remove_lease(name);
@@ -356,9 +355,7 @@ impl World<'_> {
                 }
                 let believes = me.is_some_and(|i| self.believes[i]);
                 let held = self.live(at).iter().any(|l| l.owner == name);
-                EventKind::PauseEnded {
-                    lease_gone: believes && !held,
-                }
+                EventKind::pause_ended(believes, held)
             }
             Seen::ReleaseNoop { deleted } => {
                 let lost = |f| self.lost.iter().any(|l| l.fence == f);
@@ -492,11 +489,11 @@ impl World<'_> {
     }
 
     /// One lock node's clock steps `by`: its keys' PX runs out `by` sooner. Under Redlock a
-    /// lease lives on while a majority of its keys do. The holder's lease, if it shortened.
+    /// lease lives on while a majority of its keys do. What it cut short, by core's rule.
     fn clock_jumped(&mut self, at: Millis, by: Millis) -> Option<Shortened> {
         let node = self.sc.jumping_node();
         let holder = self.leases.iter().rposition(|l| l.is_live(at));
-        let mut shortened = None;
+        let before = holder.map(|i| self.leases[i].clone());
         for i in 0..self.leases.len() {
             if !self.leases[i].is_live(at) {
                 continue;
@@ -509,19 +506,9 @@ impl World<'_> {
             } else {
                 lease::jumped(self.leases[i].expires_at, at, by)
             };
-            let l = &mut self.leases[i];
-            if ends_at != l.expires_at && Some(i) == holder {
-                shortened = Some(Shortened {
-                    owner: l.owner.clone(),
-                    fence: l.fence,
-                    granted_until: l.expires_at,
-                    ends_at,
-                });
-                self.jumped.push(l.fence);
-            }
-            l.expires_at = ends_at;
+            self.leases[i].expires_at = ends_at;
         }
-        shortened
+        Shortened::of(before, |_| holder.map_or(at, |i| self.leases[i].expires_at))
     }
 
     /// Storage's reply to a write: the write, with the grant that superseded the lease it
@@ -544,9 +531,6 @@ impl World<'_> {
             Ok(balance) => Ok(balance.unwrap_or(self.account.balance)),
             Err(r) => Err(r.into()),
         };
-        if self.sc.lock.row().is_some() && result.is_ok() {
-            self.touch(at, name);
-        }
         if let Ok(balance) = result {
             self.highest_accepted = self.highest_accepted.max(fence);
             self.account.balance = balance;
@@ -625,7 +609,6 @@ pub fn recorded(
         leases: Vec::new(),
         keys: Vec::new(),
         lost: Vec::new(),
-        jumped: Vec::new(),
         lapsed: None,
         grants: Vec::new(),
         believes: vec![false; n],
