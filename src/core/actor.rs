@@ -189,7 +189,7 @@ impl Backend for SimBackend<'_, '_> {
     }
 
     fn lease_ended_at(&self) -> Option<Millis> {
-        self.sim.lease_ended_at(self.actor)
+        trace::lease_ended_at(&self.sim.events, self.name())
     }
 
     fn timer_set(&mut self, at: Millis) {
@@ -360,21 +360,6 @@ impl Sim<'_> {
             }
             _ => Next::At(arrives_at),
         }
-    }
-
-    /// When the actor's own lease ended, if the trace has recorded that.
-    fn lease_ended_at(&self, actor: usize) -> Option<Millis> {
-        let fence = self.actors[actor].client.fence?;
-        self.events.iter().find_map(|e| match &e.kind {
-            EventKind::LeaseExpired { fence: f, .. }
-            | EventKind::DeletedOthersLease { fence: f, .. }
-                if *f == fence =>
-            {
-                Some(e.at)
-            }
-            EventKind::Failover { lost, .. } if lost.iter().any(|l| l.fence == fence) => Some(e.at),
-            _ => None,
-        })
     }
 
     /// The lease `actor` writes a token under, by its place among every grant: the

@@ -955,3 +955,59 @@ fn a_clock_step_cuts_short_only_the_holders_lease_it_ends_sooner() {
         rebuilds(&sc, "clock-step-on-a-node");
     }
 }
+
+/// When a client's own lease ended is one rule for the engine and the fold
+/// (`trace::lease_ended_at`), by its owner's newest grant. Under a separate counter B's SET
+/// takes lease 1 and B freezes before its INCR; lease 1 runs out at 30; A's SET takes lease
+/// 2 at 30 and A's INCR token 1. A works past its TTL and its extend fails: its lease ended
+/// at 60. The engine used to look the end up by A's token, 1, and named B's lease's (30),
+/// where the fold named A's own.
+#[test]
+fn a_failed_extend_names_the_end_of_its_clients_own_lease_not_its_tokens_namesake() {
+    let b = Actor {
+        name: "B".to_owned(),
+        script: vec![Step::Acquire { retry_every: 5 }],
+        pauses: vec![Pause {
+            start: 1,
+            duration: 40,
+        }],
+        ..Actor::default()
+    };
+    let a = Actor {
+        name: "A".to_owned(),
+        start_at: 30,
+        script: vec![
+            Step::Acquire { retry_every: 5 },
+            Step::Work { ms: 40 },
+            Step::Extend,
+        ],
+        ..Actor::default()
+    };
+    let sc = Scenario {
+        title: "an extend past the TTL under a separate counter".to_owned(),
+        resource: "acct:1".to_owned(),
+        initial_balance: 100,
+        first_fence: 1,
+        lease_ttl: 30,
+        lock: LockKind::Redis {
+            tokens: RedisTokens::SeparateCounter,
+        },
+        actors: vec![b, a],
+        horizon: 100,
+        ..Scenario::default()
+    };
+    let trace = run(&sc);
+    let ends: Vec<(u64, Fence)> = (trace.events.iter())
+        .filter_map(|e| match &e.kind {
+            EventKind::LeaseExpired { fence, .. } => Some((e.at, *fence)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(ends, [(30, Fence(1)), (60, Fence(2))], "{trace:#?}");
+    let failed = trace.events.iter().find_map(|e| match &e.kind {
+        EventKind::ExtendFailed { lease_ended_at, .. } => Some((e.actor.clone(), *lease_ended_at)),
+        _ => None,
+    });
+    assert_eq!(failed, Some((Some("A".to_owned()), Some(60))), "{trace:#?}");
+    rebuilds(&sc, "extend-past-ttl-after-incr");
+}

@@ -60,8 +60,6 @@ struct World<'a> {
     /// Whether each client believes it holds the lock, as it last said.
     believes: Vec<bool>,
     paused: Vec<bool>,
-    /// When each actor's own lease ended, if it did.
-    ended: Vec<Option<Millis>>,
     account: Account,
     /// The account after each commit storage acknowledged (an accepted write, by its row in
     /// `writes`, or a barrier): a storage failover rolls back through these, as the
@@ -162,9 +160,6 @@ impl World<'_> {
                 (_, None) => return,
             };
             if cause != ExpiryCause::LostInFailover {
-                if let Some(i) = self.index(&lease.owner) {
-                    self.ended[i] = Some(at);
-                }
                 self.lapsed = Some(Lease {
                     expires_at: at,
                     ..lease.clone()
@@ -234,7 +229,7 @@ impl World<'_> {
             _ => me.map_or(Lane::Lease, Lane::Actor),
         };
         let kind = match (o.seen, me.and_then(|i| self.sc.actors.get(i))) {
-            (Seen::Failover { lost, next_fence }, _) => self.failover(at, lost, next_fence),
+            (Seen::Failover { lost, next_fence }, _) => self.failover(lost, next_fence),
             (Seen::StorageFailover { lag, lost }, _) => self.storage_failover(lag, &lost),
             (Seen::LockClockJumped { by }, _) => EventKind::LockClockJumped {
                 by,
@@ -296,9 +291,6 @@ impl World<'_> {
                     expires_at,
                 });
                 self.grants.push(Grant { owner, fence });
-                if let Some(i) = me {
-                    self.ended[i] = None;
-                }
             }
             // The client's own lease, as it knows it: the fold lets it go.
             EventKind::Released { .. } => {
@@ -380,20 +372,13 @@ impl World<'_> {
                 let fence = self.grant_of(&owner);
                 let fence =
                     fence.ok_or(format!("deleted {owner}'s lease, which was never granted"))?;
-                if self.remove_lease(&owner).is_some() {
-                    if let Some(i) = self.index(&owner) {
-                        self.ended[i] = Some(at);
-                    }
-                }
+                self.remove_lease(&owner);
                 EventKind::DeletedOthersLease { owner, fence }
             }
-            Seen::ExtendFailed { watchdog } => {
-                let lease_ended_at = me.and_then(|i| self.ended[i]);
-                EventKind::ExtendFailed {
-                    watchdog,
-                    lease_ended_at,
-                }
-            }
+            Seen::ExtendFailed { watchdog } => EventKind::ExtendFailed {
+                watchdog,
+                lease_ended_at: trace::lease_ended_at(&self.events, name),
+            },
             Seen::LockTimedOut {
                 command,
                 sent_at,
@@ -404,7 +389,7 @@ impl World<'_> {
                 sent_at,
                 cancelled,
                 wrote_at,
-                lease_ended_at: me.and_then(|i| self.ended[i]),
+                lease_ended_at: trace::lease_ended_at(&self.events, name),
             },
             Seen::BarrierSet { fence, result } => {
                 if result.is_ok() {
@@ -444,17 +429,12 @@ impl World<'_> {
 
     /// The leases the promoted replica lacked (by their owners), and whether the counter
     /// rolled back.
-    fn failover(&mut self, at: Millis, owners: Vec<String>, next_fence: Fence) -> EventKind {
+    fn failover(&mut self, owners: Vec<String>, next_fence: Fence) -> EventKind {
         let lost: Vec<Lease> = (owners.iter())
             .filter_map(|owner| self.remove_lease(owner))
             .collect();
         if !lost.is_empty() {
             self.lapsed = None;
-        }
-        for l in &lost {
-            if let Some(i) = self.index(&l.owner) {
-                self.ended[i] = Some(at);
-            }
         }
         self.lost.extend(lost.iter().cloned());
         let granted = self.grants.iter().map(|g| g.fence);
@@ -613,7 +593,6 @@ pub fn recorded(
         grants: Vec::new(),
         believes: vec![false; n],
         paused: vec![false; n],
-        ended: vec![None; n],
         account: opening,
         commits,
         highest_accepted: None,

@@ -92,6 +92,27 @@ impl Shortened {
     }
 }
 
+/// When `owner`'s newest lease ended, as the run's `events` so far say: the first event
+/// since its grant (its own `Acquired`) that ends a lease of its (run out, deleted by
+/// another's DEL, lost in a failover). By owner, not token: a separate counter's token is
+/// not its lease's number, and a rolled-back counter hands one token out twice.
+pub(crate) fn lease_ended_at(events: &[TraceEvent], owner: &str) -> Option<Millis> {
+    let mine = |e: &TraceEvent| e.actor.as_deref() == Some(owner);
+    let granted = events
+        .iter()
+        .rposition(|e| mine(e) && matches!(e.kind, EventKind::Acquired { .. }))?;
+    events[granted..].iter().find_map(|e| match &e.kind {
+        EventKind::LeaseExpired { owner: o, .. }
+        | EventKind::DeletedOthersLease { owner: o, .. }
+            if o == owner =>
+        {
+            Some(e.at)
+        }
+        EventKind::Failover { lost, .. } if lost.iter().any(|l| l.owner == owner) => Some(e.at),
+        _ => None,
+    })
+}
+
 /// Whether a clock step cut lease `fence` short, as the run's `events` so far say: its
 /// expiry is then the jump's doing ([`ExpiryCause::of`]).
 pub(crate) fn cut_short_by_a_jump(events: &[TraceEvent], fence: Fence) -> bool {
