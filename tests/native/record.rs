@@ -705,15 +705,20 @@ fn follows_the_shared_rules(t: &Trace, what: &str, n: &mut [usize; 6]) {
 }
 
 /// `sc`, and its what-ifs for the lock's own rules: a row lock with its idle timeout set
-/// the other way; a clock step on each other Redlock node (on one the holder has no key on,
-/// it cuts nothing short).
+/// the other way, and with a clock step on the lock's node; a clock step on each other
+/// Redlock node (on one the holder has no key on, it cuts nothing short).
 fn lock_what_ifs(sc: &Scenario) -> Vec<Scenario> {
+    use fencing_lab::core::FaultAt;
     let mut all = vec![sc.clone()];
     if let Some(r) = sc.lock.row() {
         let lock = LockKind::Row(RowLock {
             idle_timeout: !r.idle_timeout,
         });
         all.push(Scenario { lock, ..sc.clone() });
+        let mut stepped = sc.clone();
+        let fault = Fault::ClockJump { node: 0, by: 25 };
+        stepped.faults.push(FaultAt { at: 10, fault });
+        all.push(stepped);
     }
     let nodes = sc.lock.redlock().map_or(0, |r| r.nodes);
     for node in (0..nodes).filter(|n| *n != sc.jumping_node()) {
@@ -1010,4 +1015,28 @@ fn a_failed_extend_names_the_end_of_its_clients_own_lease_not_its_tokens_namesak
     });
     assert_eq!(failed, Some((Some("A".to_owned()), Some(60))), "{trace:#?}");
     rebuilds(&sc, "extend-past-ttl-after-incr");
+}
+
+/// A clock step on the lock's node under a row lock: the idle timeout runs on PostgreSQL's
+/// own timer (core's rule, `trace::ends_by_lock_clock`), so the step cuts nothing short and
+/// A's session is still terminated at 30, one idle timeout after its job-status read. The
+/// fold used to step the row lock's deadline as if it were a key's PX, ending A's hold at
+/// the step (t=10), where the engine left it be.
+#[test]
+fn a_clock_step_leaves_a_row_locks_idle_timeout_be() {
+    use fencing_lab::core::FaultAt;
+    let mut sc = Scenario::row_lock();
+    sc.faults.push(FaultAt {
+        at: 10,
+        fault: Fault::ClockJump { node: 0, by: 25 },
+    });
+    let trace = run(&sc);
+    let jumped = trace.events.iter().find_map(|e| match &e.kind {
+        EventKind::LockClockJumped { shortened, .. } => Some(shortened.clone()),
+        _ => None,
+    });
+    assert_eq!(jumped, Some(None), "{:#?}", trace.events);
+    let expired = (trace.events.iter()).find(|e| matches!(e.kind, EventKind::LeaseExpired { .. }));
+    assert_eq!(expired.map(|e| e.at), Some(30), "{:#?}", trace.events);
+    rebuilds(&sc, "row-lock-with-a-clock-step");
 }

@@ -26,7 +26,9 @@ impl Sim<'_> {
         let now = self.now();
         let res = &self.sc.resource;
         let before = self.lock.holder(now, res);
-        self.lock.clock_jump(now, by, node);
+        if trace::ends_by_lock_clock(&self.sc.lock) {
+            self.lock.clock_jump(now, by, node);
+        }
         // The server forgets a lease the jump ran out at once: it ends now.
         let ends_at = |old: &Lease| {
             self.lock

@@ -468,14 +468,16 @@ impl World<'_> {
         EventKind::StorageFailover { lag, lost }
     }
 
-    /// One lock node's clock steps `by`: its keys' PX runs out `by` sooner. Under Redlock a
-    /// lease lives on while a majority of its keys do. What it cut short, by core's rule.
+    /// One lock node's clock steps `by`: its keys' PX runs out `by` sooner (a row lock's
+    /// idle timeout is not on it: core's rule). Under Redlock a lease lives on while a
+    /// majority of its keys do. What it cut short, by core's rule.
     fn clock_jumped(&mut self, at: Millis, by: Millis) -> Option<Shortened> {
         let node = self.sc.jumping_node();
         let holder = self.leases.iter().rposition(|l| l.is_live(at));
         let before = holder.map(|i| self.leases[i].clone());
+        let moved = trace::ends_by_lock_clock(&self.sc.lock);
         for i in 0..self.leases.len() {
-            if !self.leases[i].is_live(at) {
+            if !moved || !self.leases[i].is_live(at) {
                 continue;
             }
             let ends_at = if self.sc.lock.redlock().is_some() {

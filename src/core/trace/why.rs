@@ -113,6 +113,12 @@ pub(crate) fn lease_ended_at(events: &[TraceEvent], owner: &str) -> Option<Milli
     })
 }
 
+/// Whether `lock`'s leases end by a lock node's clock (a key's PX), which a clock step on
+/// that node moves; a row lock's idle-in-transaction timeout runs on PostgreSQL's own timer.
+pub(crate) fn ends_by_lock_clock(lock: &LockKind) -> bool {
+    lock.row().is_none()
+}
+
 /// Whether a clock step cut lease `fence` short, as the run's `events` so far say: its
 /// expiry is then the jump's doing ([`ExpiryCause::of`]).
 pub(crate) fn cut_short_by_a_jump(events: &[TraceEvent], fence: Fence) -> bool {
