@@ -1040,3 +1040,48 @@ fn a_clock_step_leaves_a_row_locks_idle_timeout_be() {
     assert_eq!(expired.map(|e| e.at), Some(30), "{:#?}", trace.events);
     rebuilds(&sc, "row-lock-with-a-clock-step");
 }
+
+/// Who a refused acquire met is one rule for the lock server and the fold
+/// (`lease::kept_by`): gc-pause's A, granted 33 until t=30 by a lock service with a 20 ms
+/// lock-delay,
+/// folded from what B saw. Refused at 20, B met A's live lease until 30; at 35, A's lapsed
+/// lease's lock-delay until 50; at 55 (a server that still kept the lapsed lease) A's,
+/// with no end a reply says.
+#[test]
+fn a_refusal_meets_the_live_lease_then_the_lapsed_ones_lock_delay() {
+    use fencing_lab::core::Seen;
+    let sc = Scenario {
+        policy: FencingPolicy::Strict,
+        ..Scenario::gc_pause()
+    };
+    let sc = Scenario {
+        lock: LockKind::SERVICE.with_lock_delay(20).expect("a lock-delay"),
+        ..sc
+    };
+    let refused = |at: u64| {
+        let refused = Seen::AcquireRefused {
+            retry_in: 5,
+            nodes: Vec::new(),
+        };
+        seen(at, 1, refused)
+    };
+    let observations = vec![a_granted_33(), refused(20), refused(35), refused(55)];
+    let account = Account {
+        balance: sc.initial_balance,
+        ..Account::default()
+    };
+    let t = recorded(&sc, observations, account, recording()).expect("a fold");
+    let met: Vec<(u64, String, Option<u64>)> = (t.events.iter())
+        .filter_map(|e| match &e.kind {
+            EventKind::AcquireRefused { holder, until, .. } => Some((e.at, holder.clone(), *until)),
+            _ => None,
+        })
+        .collect();
+    let a = || "A".to_owned();
+    assert_eq!(
+        met,
+        [(20, a(), Some(30)), (35, a(), Some(50)), (55, a(), None)],
+        "{:#?}",
+        t.events
+    );
+}

@@ -416,15 +416,14 @@ impl World<'_> {
             let (holder, until) = redlock::refused_by(self.holder(at), at);
             return Ok((holder, Some(until)));
         }
-        if let Some(l) = self.holder(at) {
-            return Ok((l.owner, Some(l.expires_at)));
+        let (live, lapsed) = (self.holder(at), self.lapsed.as_ref());
+        let delay = self.sc.lock.lock_delay();
+        if let Some((holder, until)) = lease::kept_by(live.as_ref(), lapsed, delay, at) {
+            return Ok((holder, Some(until)));
         }
-        let lapsed = self
-            .lapsed
-            .clone()
-            .ok_or("was refused the lock while no lease was there")?;
-        let delay = lapsed.delays(self.sc.lock.lock_delay(), at);
-        Ok((lapsed.owner, delay))
+        // The server kept a lapsed lease past its TTL: until a time no reply says.
+        let lapsed = lapsed.ok_or("was refused the lock while no lease was there")?;
+        Ok((lapsed.owner.clone(), None))
     }
 
     /// The leases the promoted replica lacked (by their owners), and whether the counter
