@@ -189,7 +189,7 @@ impl Backend for SimBackend<'_, '_> {
     }
 
     fn lease_ended_at(&self) -> Option<Millis> {
-        self.sim.lease_ended_at(self.actor)
+        trace::lease_ended_at(&self.sim.events, self.name())
     }
 
     fn timer_set(&mut self, at: Millis) {
@@ -235,11 +235,9 @@ impl Backend for SimBackend<'_, '_> {
     }
 
     fn job_done(&mut self, _now: Millis) -> Result<Option<bool>, Infallible> {
-        if self.sim.sc.lock.row().is_some() {
-            if self.sim.actors[self.actor].session_gone {
-                return Ok(None);
-            }
-            self.sim.row_touch(self.actor);
+        // Its JobChecked restarts a row lock's idle clock (`Sim::emit`).
+        if self.sim.sc.lock.row().is_some() && self.sim.actors[self.actor].session_gone {
+            return Ok(None);
         }
         Ok(Some(self.sim.ledger.any_accepted(&self.sim.sc.resource)))
     }
@@ -364,33 +362,6 @@ impl Sim<'_> {
         }
     }
 
-    /// When the actor's own lease ended, if the trace has recorded that.
-    fn lease_ended_at(&self, actor: usize) -> Option<Millis> {
-        let fence = self.actors[actor].client.fence?;
-        self.events.iter().find_map(|e| match &e.kind {
-            EventKind::LeaseExpired { fence: f, .. }
-            | EventKind::DeletedOthersLease { fence: f, .. }
-                if *f == fence =>
-            {
-                Some(e.at)
-            }
-            EventKind::Failover { lost, .. } if lost.iter().any(|l| l.fence == fence) => Some(e.at),
-            _ => None,
-        })
-    }
-
-    /// Row lock: a statement of `actor`'s transaction finished, so its idle clock restarts.
-    fn row_touch(&mut self, actor: usize) {
-        let now = self.now();
-        let name = self.name(actor).to_owned();
-        if let Some(l) = self.lock.row().and_then(|r| r.touch(now, &name)) {
-            if l.expires_at != Millis::MAX {
-                let fence = l.fence;
-                self.push(l.expires_at, Class::Expiry, Pending::Expiry { fence });
-            }
-        }
-    }
-
     /// The lease `actor` writes a token under, by its place among every grant: the
     /// client's own last grant ([`ClientState::grant`]). None for a write with no token.
     fn own_grant(&self, actor: usize, fence: Option<Fence>) -> Option<usize> {
@@ -439,9 +410,6 @@ impl Sim<'_> {
         };
         if result.is_ok() {
             self.highest_accepted = self.highest_accepted.max(fence);
-            if self.sc.lock.row().is_some() {
-                self.row_touch(actor);
-            }
         }
         let superseded_by = grant
             .and_then(|i| trace::superseded(&self.grants, i))

@@ -15,7 +15,7 @@ use super::lease::{Fence, Lease};
 use super::queue::{Class, Pending};
 use super::scenario::Scenario;
 use super::sim::Sim;
-use super::trace::{Awareness, EventKind, ExpiryCause, Lane, Trace};
+use super::trace::{self, Awareness, EventKind, ExpiryCause, Lane, Trace};
 
 mod strike;
 
@@ -96,9 +96,9 @@ impl Sim<'_> {
                 }
                 self.actors[actor].paused = false;
                 let name = self.name(actor).to_owned();
-                let lease_gone = self.actors[actor].client.believes
-                    && !self.lock.is_held(self.now(), &self.sc.resource, &name);
-                self.say(actor, EventKind::PauseEnded { lease_gone });
+                let held = self.lock.is_held(self.now(), &self.sc.resource, &name);
+                let believes = self.actors[actor].client.believes;
+                self.say(actor, EventKind::pause_ended(believes, held));
             }
             Pending::Delivery {
                 actor,
@@ -145,7 +145,7 @@ impl Sim<'_> {
         }
         self.expired.push(fence);
         let owner = lease.owner.clone();
-        let jumped = self.cut_short_by_a_jump(fence);
+        let jumped = trace::cut_short_by_a_jump(&self.events, fence);
         let cause = ExpiryCause::of(self.sc.lock.row().is_some(), jumped);
         let owner_knew = self.awareness(&owner);
         if cause == ExpiryCause::IdleTimeout {

@@ -49,6 +49,23 @@ impl Lease {
     }
 }
 
+/// Who keeps the lock from an acquire at `now`, and until when: the `live` lease to its
+/// end, else a `lapsed` one (run out, not released) to the end of its lock-delay of
+/// `lock_delay`. `None`: the lock is free.
+pub(crate) fn kept_by(
+    live: Option<&Lease>,
+    lapsed: Option<&Lease>,
+    lock_delay: Millis,
+    now: Millis,
+) -> Option<(String, Millis)> {
+    if let Some(l) = live {
+        return Some((l.owner.clone(), l.expires_at));
+    }
+    let l = lapsed?;
+    l.delays(lock_delay, now)
+        .map(|until| (l.owner.clone(), until))
+}
+
 /// When a row lock's session idle since `now` is terminated by its idle-in-transaction
 /// timeout (`Millis::MAX` with none): its lease's end.
 pub(crate) fn idle_deadline(idle_timeout: Option<Millis>, now: Millis) -> Millis {
@@ -237,20 +254,11 @@ impl LeaseLock {
         ttl: Millis,
         value: Option<Fence>,
     ) -> Acquire {
-        if let Some(lease) = self.live(now, key) {
-            return Acquire::Held {
-                holder: lease.owner.clone(),
-                expires_at: lease.expires_at,
-            };
-        }
-        // A lease still stored is one that expired without a release (a release deletes it).
-        if let Some(lapsed) = self.leases.get(key) {
-            if let Some(until) = lapsed.delays(self.lock_delay, now) {
-                return Acquire::Held {
-                    holder: lapsed.owner.clone(),
-                    expires_at: until,
-                };
-            }
+        // A lease still stored and not live is one that expired without a release (a release
+        // deletes it).
+        let (live, lapsed) = (self.live(now, key), self.leases.get(key));
+        if let Some((holder, expires_at)) = kept_by(live, lapsed, self.lock_delay, now) {
+            return Acquire::Held { holder, expires_at };
         }
         let fence = match value {
             Some(v) => v,

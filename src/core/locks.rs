@@ -242,7 +242,8 @@ impl Locks {
         match self {
             Locks::One(l) | Locks::Fair(l, _) => l.clock_jump(now, by),
             Locks::Quorum(r) => r.clock_jump(now, by, node),
-            // The idle timeout runs on PostgreSQL's own timer, not a lock node's clock.
+            // The idle timeout runs on PostgreSQL's own timer, not a lock node's clock: the
+            // engine does not call this for it (`trace::ends_by_lock_clock`).
             Locks::Row(_) => {}
         }
     }

@@ -154,7 +154,13 @@ impl Sim<'_> {
         }
     }
 
+    /// Records an event. One its actor says that restarts a row lock's idle clock (by core's
+    /// rule, [`EventKind::restarts_idle_clock`], which the fold of a recorded run follows too)
+    /// restarts it first, so the event's snapshot shows the new deadline.
     pub(super) fn emit(&mut self, actor: Option<usize>, lane: Lane, kind: EventKind) {
+        if let Some(a) = actor.filter(|_| kind.restarts_idle_clock(&self.sc.lock)) {
+            self.row_touch(a);
+        }
         let snapshot = self.snapshot();
         self.events.push(TraceEvent {
             at: self.now(),
@@ -163,6 +169,18 @@ impl Sim<'_> {
             kind,
             snapshot,
         });
+    }
+
+    /// Row lock: a statement of `actor`'s transaction finished, so its idle clock restarts.
+    fn row_touch(&mut self, actor: usize) {
+        let now = self.now();
+        let name = self.name(actor).to_owned();
+        if let Some(l) = self.lock.row().and_then(|r| r.touch(now, &name)) {
+            if l.expires_at != Millis::MAX {
+                let fence = l.fence;
+                self.push(l.expires_at, Class::Expiry, Pending::Expiry { fence });
+            }
+        }
     }
 
     /// Emits on the actor's own lane.

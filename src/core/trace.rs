@@ -16,6 +16,7 @@ mod why;
 pub use grant::{nth_grant, rolled_back, superseded, Grant};
 pub(crate) use struck::fault_event;
 pub use summary::{Recording, Summary};
+pub(crate) use why::{cut_short_by_a_jump, ends_by_lock_clock, lease_ended_at};
 
 /// Where an event is drawn on the timeline.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

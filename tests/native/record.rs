@@ -2,9 +2,9 @@
 //! engine: fed only the observable part of a simulated run, it rebuilds the run exactly.
 
 use fencing_lab::core::{
-    deck, observations_of, recorded, run, Account, Actor, EventKind, Fence, FencingPolicy,
-    LeaseEnd, LockKind, Pause, Recording, RedisTokens, ReleaseMode, Scenario, Step, StorageCheck,
-    TokenSource,
+    deck, observations_of, recorded, run, Account, Actor, EventKind, Fault, Fence, FencingPolicy,
+    Lease, LeaseEnd, LockKind, Pause, Recording, RedisTokens, ReleaseMode, RowLock, Scenario,
+    Shortened, Snapshot, Step, StorageCheck, TokenSource, Trace,
 };
 
 fn recording() -> Recording {
@@ -647,4 +647,441 @@ fn a_get_of_the_clients_own_value_is_seen_whole_and_anothers_without_its_token()
         }
     }
     assert!(own > 0 && others > 0, "own {own}, others {others}");
+}
+
+/// The rules the engine and the fold share (`EventKind::restarts_idle_clock`,
+/// `EventKind::pause_ended`, `Shortened::of`), read back off every event of a trace: a
+/// statement that restarts a row lock's idle clock leaves its holder's lease ending one idle
+/// timeout later, and any other event of the same lease leaves its end be; a pause end
+/// says the lease is gone exactly when its client believed and the lock service held no
+/// lease of its; a clock step says it cut short the lease of the holder just before it, if
+/// that lease now ends sooner. Counts each rule's cases: `[touched, kept, gone, not gone,
+/// cut short, not cut short]`.
+fn follows_the_shared_rules(t: &Trace, what: &str, n: &mut [usize; 6]) {
+    let sc = &t.scenario;
+    let mut before = &t.initial;
+    for (i, e) in t.events.iter().enumerate() {
+        let what = format!("{what}: event {i} {e:?}");
+        let (s, name) = (&e.snapshot, e.actor.as_deref());
+        let own = |s: &Snapshot| s.holder.clone().filter(|h| Some(h.owner.as_str()) == name);
+        if e.kind.restarts_idle_clock(&sc.lock) {
+            if let Some(h) = own(s) {
+                let deadline = sc.idle_timeout().map_or(u64::MAX, |ms| e.at + ms);
+                assert_eq!(h.expires_at, deadline, "{what}");
+                n[0] += 1;
+            }
+        } else if sc.lock.row().is_some()
+            && !matches!(
+                e.kind,
+                EventKind::Acquired { .. } | EventKind::Extended { .. }
+            )
+        {
+            if let (Some(a), Some(b)) = (&before.holder, &s.holder) {
+                if a.fence == b.fence && a.owner == b.owner {
+                    assert_eq!(a.expires_at, b.expires_at, "{what}");
+                    n[1] += 1;
+                }
+            }
+        }
+        if let (EventKind::PauseEnded { lease_gone }, Some(name)) = (&e.kind, name) {
+            let believes = before.believers.iter().any(|b| b == name);
+            let mut live = s.holder.iter().chain(&s.other_holders);
+            let held = live.any(|l| l.owner == name);
+            assert_eq!(e.kind, EventKind::pause_ended(believes, held), "{what}");
+            n[if *lease_gone { 2 } else { 3 }] += 1;
+        }
+        if let EventKind::LockClockJumped { shortened, .. } = &e.kind {
+            let holder = before.holder.clone().filter(|l| l.is_live(e.at));
+            let ends_at = |l: &Lease| {
+                let mut now = s.holder.iter().chain(&s.other_holders);
+                now.find(|x| x.fence == l.fence)
+                    .map_or(e.at, |x| x.expires_at)
+            };
+            assert_eq!(*shortened, Shortened::of(holder, ends_at), "{what}");
+            n[if shortened.is_some() { 4 } else { 5 }] += 1;
+        }
+        before = s;
+    }
+}
+
+/// `sc`, and its what-ifs for the lock's own rules: a row lock with its idle timeout set
+/// the other way, and with a clock step on the lock's node; a clock step on each other
+/// Redlock node (on one the holder has no key on, it cuts nothing short).
+fn lock_what_ifs(sc: &Scenario) -> Vec<Scenario> {
+    use fencing_lab::core::FaultAt;
+    let mut all = vec![sc.clone()];
+    if let Some(r) = sc.lock.row() {
+        let lock = LockKind::Row(RowLock {
+            idle_timeout: !r.idle_timeout,
+        });
+        all.push(Scenario { lock, ..sc.clone() });
+        let mut stepped = sc.clone();
+        let fault = Fault::ClockJump { node: 0, by: 25 };
+        stepped.faults.push(FaultAt { at: 10, fault });
+        all.push(stepped);
+    }
+    let nodes = sc.lock.redlock().map_or(0, |r| r.nodes);
+    for node in (0..nodes).filter(|n| *n != sc.jumping_node()) {
+        let mut other = sc.clone();
+        for f in &mut other.faults {
+            if let Fault::ClockJump { node: n, .. } = &mut f.fault {
+                *n = node;
+            }
+        }
+        if other.faults != sc.faults {
+            all.push(other);
+        }
+    }
+    all
+}
+
+/// Every deck run under every policy, and the what-ifs that change the lock: the engine's
+/// trace and the fold's, rebuilt from what its clients saw, both follow the three rules,
+/// and each rule has cases both ways.
+#[test]
+fn the_engine_and_the_fold_follow_the_same_lock_rules() {
+    let mut n = [0; 6];
+    for entry in deck::DECK {
+        for policy in FencingPolicy::ALL {
+            let base = Scenario {
+                policy,
+                ..(entry.build)()
+            };
+            for sc in lock_what_ifs(&base) {
+                let sim = run(&sc);
+                let account = Account {
+                    balance: sim.summary.final_balance,
+                    last_fence: sim.summary.last_fence,
+                    last_write_fence: sim.summary.last_write_fence,
+                    result: None,
+                };
+                let what = format!("{} {}", entry.id, policy.code());
+                let rec = recorded(&sc, observations_of(&sim), account, recording())
+                    .unwrap_or_else(|e| panic!("{what}: {e}"));
+                follows_the_shared_rules(&sim, &format!("{what} engine"), &mut n);
+                follows_the_shared_rules(&rec, &format!("{what} fold"), &mut n);
+            }
+        }
+    }
+    assert!(n.iter().all(|c| *c > 0), "{n:?}");
+}
+
+/// A row lock with a 30 ms idle timeout, folded from what clients saw: A's job-status read
+/// at 4 and its accepted write at 10 restart its session's idle clock (core's rule), B's
+/// read at 8 is a statement of another session and leaves A's deadline be; so A's session
+/// is terminated at 40, one idle timeout after its last statement (its refused retry at 12
+/// ended in an error, and restarts nothing).
+#[test]
+fn the_fold_restarts_a_row_locks_idle_clock_by_cores_rule() {
+    use fencing_lab::core::{Observation, Refusal, Seen, WriteRequest};
+    let sc = Scenario {
+        policy: FencingPolicy::Strict,
+        ..Scenario::row_lock()
+    };
+    assert_eq!(sc.idle_timeout(), Some(30));
+    let granted = EventKind::Acquired {
+        fence: Fence(sc.first_fence),
+        expires_at: 30,
+        nodes: Vec::new(),
+        token_later: false,
+    };
+    let checked = || Seen::Event(EventKind::JobChecked { done: false });
+    let applied = Seen::WriteApplied {
+        fence: None,
+        amount: 10,
+        sent_at: 10,
+        result: Ok(Some(90)),
+        publish: None,
+    };
+    let refused = Seen::WriteApplied {
+        fence: None,
+        amount: 10,
+        sent_at: 12,
+        result: Err(Refusal::DuplicateIntent {
+            key: "order-1".to_owned(),
+            original_balance: 90,
+        }),
+        publish: None,
+    };
+    let request = WriteRequest {
+        resource: sc.resource.clone(),
+        writer: "A".to_owned(),
+        fence: None,
+        amount: 10,
+        idempotency_key: Some("order-1".to_owned()),
+        publish: None,
+    };
+    let observations = vec![
+        seen(0, 0, Seen::Event(granted)),
+        seen(4, 0, checked()),
+        seen(8, 1, checked()),
+        Observation {
+            request: Some(request.clone()),
+            ..seen(10, 0, applied)
+        },
+        Observation {
+            request: Some(request),
+            ..seen(12, 0, refused)
+        },
+    ];
+    let account = Account {
+        balance: 90,
+        ..Account::default()
+    };
+    let t = recorded(&sc, observations, account, recording()).expect("a fold");
+    let ends: Vec<(u64, Option<u64>)> = (t.events.iter())
+        .map(|e| (e.at, e.snapshot.holder.as_ref().map(|h| h.expires_at)))
+        .collect();
+    assert_eq!(
+        ends,
+        [
+            (0, Some(30)),
+            (4, Some(34)),
+            (8, Some(34)),
+            (10, Some(40)),
+            (12, Some(40)),
+            (40, None)
+        ],
+        "{:#?}",
+        t.events
+    );
+    // The rule names the statements; whose clock restarts is the statement's own session's.
+    for e in &t.events[..5] {
+        let restarts = e.kind.restarts_idle_clock(&sc.lock);
+        assert_eq!(restarts, e.at > 0 && e.at < 12, "{e:?}");
+    }
+    assert!(
+        matches!(&t.events[5].kind, EventKind::LeaseExpired { owner, .. } if owner == "A"),
+        "{:#?}",
+        t.events
+    );
+}
+
+/// gc-pause's A, granted 33 until 30, folded from what it saw: a pause that ends past the
+/// lease, while A believes it holds it, ends with the lease gone; one that ends within it,
+/// or after A let the lease go, does not. Each as core's rule says.
+#[test]
+fn a_pause_end_says_the_lease_is_gone_by_cores_rule() {
+    use fencing_lab::core::{PauseCause, ReleaseMode, Seen};
+    let believing = |o: fencing_lab::core::Observation, b: bool| fencing_lab::core::Observation {
+        believes: Some(b),
+        ..o
+    };
+    let pause = |from: u64, until: u64| {
+        let started = EventKind::PauseStarted {
+            until,
+            cause: PauseCause::default(),
+        };
+        vec![
+            seen(from, 0, Seen::Event(started)),
+            seen(until, 0, Seen::PauseEnded),
+        ]
+    };
+    let released = EventKind::Released {
+        fence: Fence(33),
+        via: ReleaseMode::CompareAndDelete,
+    };
+    for (before, (from, until), believes, held) in [
+        (vec![], (10, 40), true, false),
+        (vec![], (10, 20), true, true),
+        (
+            vec![believing(seen(5, 0, Seen::Event(released)), false)],
+            (10, 40),
+            false,
+            false,
+        ),
+    ] {
+        let mut observations = vec![believing(a_granted_33(), true)];
+        observations.extend(before);
+        observations.extend(pause(from, until));
+        let t = fold(observations).expect("a fold");
+        let ended = t.events.iter().find(|e| e.at == until);
+        let ended = ended.filter(|e| matches!(e.kind, EventKind::PauseEnded { .. }));
+        let expected = EventKind::pause_ended(believes, held);
+        assert_eq!(ended.map(|e| &e.kind), Some(&expected), "{:#?}", t.events);
+        let gone = believes && !held;
+        assert_eq!(expected, EventKind::PauseEnded { lease_gone: gone });
+    }
+}
+
+/// Redlock on five nodes, A's lease on nodes 0–2 until t=30, and one node's clock steps 25
+/// ms at t=10: on node 2 it takes A below a majority, so A's lease is cut short and ends
+/// at once; on node 3, where A has no key, it cuts nothing short and A's lease runs to 30.
+/// The engine says so by core's rule (`Shortened::of`), and the fold, fed what A saw,
+/// rebuilds both runs.
+#[test]
+fn a_clock_step_cuts_short_only_the_holders_lease_it_ends_sooner() {
+    use fencing_lab::core::{FaultAt, RedlockSetup, Shortened};
+    for (node, shortened) in [
+        (
+            2,
+            Some(Shortened {
+                owner: "A".to_owned(),
+                fence: Fence(1),
+                granted_until: 30,
+                ends_at: 10,
+            }),
+        ),
+        (3, None),
+    ] {
+        let a = Actor {
+            name: "A".to_owned(),
+            script: vec![Step::Acquire { retry_every: 5 }, Step::Work { ms: 40 }],
+            ..Actor::default()
+        };
+        let sc = Scenario {
+            title: "a clock step on a node A has a key on, or not".to_owned(),
+            resource: "acct:1".to_owned(),
+            initial_balance: 100,
+            first_fence: 1,
+            lease_ttl: 30,
+            lock: LockKind::Redlock(RedlockSetup {
+                nodes: 5,
+                reach: vec![vec![0, 1, 2]],
+            }),
+            faults: vec![FaultAt {
+                at: 10,
+                fault: Fault::ClockJump { node, by: 25 },
+            }],
+            actors: vec![a],
+            horizon: 50,
+            ..Scenario::default()
+        };
+        let trace = run(&sc);
+        let jumped = trace.events.iter().find_map(|e| match &e.kind {
+            EventKind::LockClockJumped { shortened, .. } => Some(shortened.clone()),
+            _ => None,
+        });
+        assert_eq!(jumped, Some(shortened.clone()), "{:#?}", trace.events);
+        let expired =
+            (trace.events.iter()).find(|e| matches!(e.kind, EventKind::LeaseExpired { .. }));
+        let ends = shortened.map_or(30, |s| s.ends_at);
+        assert_eq!(expired.map(|e| e.at), Some(ends), "{:#?}", trace.events);
+        rebuilds(&sc, "clock-step-on-a-node");
+    }
+}
+
+/// When a client's own lease ended is one rule for the engine and the fold
+/// (`trace::lease_ended_at`), by its owner's newest grant. Under a separate counter B's SET
+/// takes lease 1 and B freezes before its INCR; lease 1 runs out at 30; A's SET takes lease
+/// 2 at 30 and A's INCR token 1. A works past its TTL and its extend fails: its lease ended
+/// at 60. The engine used to look the end up by A's token, 1, and named B's lease's (30),
+/// where the fold named A's own.
+#[test]
+fn a_failed_extend_names_the_end_of_its_clients_own_lease_not_its_tokens_namesake() {
+    let b = Actor {
+        name: "B".to_owned(),
+        script: vec![Step::Acquire { retry_every: 5 }],
+        pauses: vec![Pause {
+            start: 1,
+            duration: 40,
+        }],
+        ..Actor::default()
+    };
+    let a = Actor {
+        name: "A".to_owned(),
+        start_at: 30,
+        script: vec![
+            Step::Acquire { retry_every: 5 },
+            Step::Work { ms: 40 },
+            Step::Extend,
+        ],
+        ..Actor::default()
+    };
+    let sc = Scenario {
+        title: "an extend past the TTL under a separate counter".to_owned(),
+        resource: "acct:1".to_owned(),
+        initial_balance: 100,
+        first_fence: 1,
+        lease_ttl: 30,
+        lock: LockKind::Redis {
+            tokens: RedisTokens::SeparateCounter,
+        },
+        actors: vec![b, a],
+        horizon: 100,
+        ..Scenario::default()
+    };
+    let trace = run(&sc);
+    let ends: Vec<(u64, Fence)> = (trace.events.iter())
+        .filter_map(|e| match &e.kind {
+            EventKind::LeaseExpired { fence, .. } => Some((e.at, *fence)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(ends, [(30, Fence(1)), (60, Fence(2))], "{trace:#?}");
+    let failed = trace.events.iter().find_map(|e| match &e.kind {
+        EventKind::ExtendFailed { lease_ended_at, .. } => Some((e.actor.clone(), *lease_ended_at)),
+        _ => None,
+    });
+    assert_eq!(failed, Some((Some("A".to_owned()), Some(60))), "{trace:#?}");
+    rebuilds(&sc, "extend-past-ttl-after-incr");
+}
+
+/// A clock step on the lock's node under a row lock: the idle timeout runs on PostgreSQL's
+/// own timer (core's rule, `trace::ends_by_lock_clock`), so the step cuts nothing short and
+/// A's session is still terminated at 30, one idle timeout after its job-status read. The
+/// fold used to step the row lock's deadline as if it were a key's PX, ending A's hold at
+/// the step (t=10), where the engine left it be.
+#[test]
+fn a_clock_step_leaves_a_row_locks_idle_timeout_be() {
+    use fencing_lab::core::FaultAt;
+    let mut sc = Scenario::row_lock();
+    sc.faults.push(FaultAt {
+        at: 10,
+        fault: Fault::ClockJump { node: 0, by: 25 },
+    });
+    let trace = run(&sc);
+    let jumped = trace.events.iter().find_map(|e| match &e.kind {
+        EventKind::LockClockJumped { shortened, .. } => Some(shortened.clone()),
+        _ => None,
+    });
+    assert_eq!(jumped, Some(None), "{:#?}", trace.events);
+    let expired = (trace.events.iter()).find(|e| matches!(e.kind, EventKind::LeaseExpired { .. }));
+    assert_eq!(expired.map(|e| e.at), Some(30), "{:#?}", trace.events);
+    rebuilds(&sc, "row-lock-with-a-clock-step");
+}
+
+/// Who a refused acquire met is one rule for the lock server and the fold
+/// (`lease::kept_by`): gc-pause's A, granted 33 until t=30 by a lock service with a 20 ms
+/// lock-delay,
+/// folded from what B saw. Refused at 20, B met A's live lease until 30; at 35, A's lapsed
+/// lease's lock-delay until 50; at 55 (a server that still kept the lapsed lease) A's,
+/// with no end a reply says.
+#[test]
+fn a_refusal_meets_the_live_lease_then_the_lapsed_ones_lock_delay() {
+    use fencing_lab::core::Seen;
+    let sc = Scenario {
+        policy: FencingPolicy::Strict,
+        ..Scenario::gc_pause()
+    };
+    let sc = Scenario {
+        lock: LockKind::SERVICE.with_lock_delay(20).expect("a lock-delay"),
+        ..sc
+    };
+    let refused = |at: u64| {
+        let refused = Seen::AcquireRefused {
+            retry_in: 5,
+            nodes: Vec::new(),
+        };
+        seen(at, 1, refused)
+    };
+    let observations = vec![a_granted_33(), refused(20), refused(35), refused(55)];
+    let account = Account {
+        balance: sc.initial_balance,
+        ..Account::default()
+    };
+    let t = recorded(&sc, observations, account, recording()).expect("a fold");
+    let met: Vec<(u64, String, Option<u64>)> = (t.events.iter())
+        .filter_map(|e| match &e.kind {
+            EventKind::AcquireRefused { holder, until, .. } => Some((e.at, holder.clone(), *until)),
+            _ => None,
+        })
+        .collect();
+    let a = || "A".to_owned();
+    assert_eq!(
+        met,
+        [(20, a(), Some(30)), (35, a(), Some(50)), (55, a(), None)],
+        "{:#?}",
+        t.events
+    );
 }

@@ -26,35 +26,25 @@ impl Sim<'_> {
         let now = self.now();
         let res = &self.sc.resource;
         let before = self.lock.holder(now, res);
-        self.lock.clock_jump(now, by, node);
-        let shortened = before.and_then(|old| {
-            let ends_at = self
-                .lock
+        if trace::ends_by_lock_clock(&self.sc.lock) {
+            self.lock.clock_jump(now, by, node);
+        }
+        // The server forgets a lease the jump ran out at once: it ends now.
+        let ends_at = |old: &Lease| {
+            self.lock
                 .lease(res, old.fence)
-                .map_or(now, |l| l.expires_at);
-            if ends_at == old.expires_at {
-                return None; // the jump did not touch this lease (another Redlock node)
-            }
-            self.push(ends_at, Class::Expiry, Pending::Expiry { fence: old.fence });
-            Some(Shortened {
-                owner: old.owner,
-                fence: old.fence,
-                granted_until: old.expires_at,
-                ends_at,
-            })
-        });
+                .map_or(now, |l| l.expires_at)
+        };
+        let shortened = Shortened::of(before, ends_at);
+        if let Some(s) = &shortened {
+            let fence = s.fence;
+            self.push(s.ends_at, Class::Expiry, Pending::Expiry { fence });
+        }
         self.emit(
             None,
             Lane::Lease,
             EventKind::LockClockJumped { by, shortened },
         );
-    }
-
-    /// Whether a clock jump cut lease `fence` short: its expiry is then the jump's doing.
-    pub(super) fn cut_short_by_a_jump(&self, fence: Fence) -> bool {
-        self.events.iter().any(|e| {
-            matches!(&e.kind, EventKind::LockClockJumped { shortened: Some(s), .. } if s.fence == fence)
-        })
     }
 
     /// The primary fails over. Off a single Redis with asynchronous replication, the

@@ -52,7 +52,6 @@ struct World<'a> {
     keys: Vec<Vec<(usize, Millis)>>,
     /// Leases a failed primary lost, still within their TTL.
     lost: Vec<Lease>,
-    jumped: Vec<Fence>,
     /// The last lease that ran out rather than being released: with a lock-delay it keeps
     /// the lock from everyone for that long after.
     lapsed: Option<Lease>,
@@ -61,8 +60,6 @@ struct World<'a> {
     /// Whether each client believes it holds the lock, as it last said.
     believes: Vec<bool>,
     paused: Vec<bool>,
-    /// When each actor's own lease ended, if it did.
-    ended: Vec<Option<Millis>>,
     account: Account,
     /// The account after each commit storage acknowledged (an accepted write, by its row in
     /// `writes`, or a barrier): a storage failover rolls back through these, as the
@@ -155,16 +152,14 @@ impl World<'_> {
                 (Some((i, a)), lost) if lost.is_none_or(|(_, b)| a <= b) => {
                     let l = self.take(i);
                     let row = self.sc.lock.row().is_some();
-                    let cause = ExpiryCause::of(row, self.jumped.contains(&l.fence));
+                    let jumped = trace::cut_short_by_a_jump(&self.events, l.fence);
+                    let cause = ExpiryCause::of(row, jumped);
                     (l, a, cause)
                 }
                 (_, Some((j, b))) => (self.lost.remove(j), b, ExpiryCause::LostInFailover),
                 (_, None) => return,
             };
             if cause != ExpiryCause::LostInFailover {
-                if let Some(i) = self.index(&lease.owner) {
-                    self.ended[i] = Some(at);
-                }
                 self.lapsed = Some(Lease {
                     expires_at: at,
                     ..lease.clone()
@@ -186,8 +181,9 @@ impl World<'_> {
         self.leases.remove(i)
     }
 
-    /// Row lock: a statement of `owner`'s transaction finished at `at`, so its session's idle
-    /// clock starts again (the server's timer, which no client sees: derived here).
+    /// Row lock: a statement of `owner`'s transaction finished at `at` (which ones: core's
+    /// rule, [`EventKind::restarts_idle_clock`]), so its session's idle clock starts again
+    /// (the server's timer, which no client sees: derived here).
     fn touch(&mut self, at: Millis, owner: &str) {
         let deadline = lease::idle_deadline(self.sc.idle_timeout(), at);
         if let Some(l) = self
@@ -233,7 +229,7 @@ impl World<'_> {
             _ => me.map_or(Lane::Lease, Lane::Actor),
         };
         let kind = match (o.seen, me.and_then(|i| self.sc.actors.get(i))) {
-            (Seen::Failover { lost, next_fence }, _) => self.failover(at, lost, next_fence),
+            (Seen::Failover { lost, next_fence }, _) => self.failover(lost, next_fence),
             (Seen::StorageFailover { lag, lost }, _) => self.storage_failover(lag, &lost),
             (Seen::LockClockJumped { by }, _) => EventKind::LockClockJumped {
                 by,
@@ -242,7 +238,7 @@ impl World<'_> {
             (seen, None) => return Err(format!("t={at}: {seen:?}, seen by no client")),
             (Seen::Event(kind), Some(a)) => {
                 let name = a.name.clone();
-                self.saw_in_full(at, me, &name, kind)
+                self.saw_in_full(me, &name, kind)
             }
             (
                 Seen::WriteApplied {
@@ -266,18 +262,17 @@ impl World<'_> {
         if let Some((i, b)) = me.zip(believes) {
             self.believes[i] = b;
         }
+        let sc = self.sc;
+        let name = me.and_then(|i| sc.actors.get(i)).map(|a| &a.name);
+        if let Some(name) = name.filter(|_| kind.restarts_idle_clock(&sc.lock)) {
+            self.touch(at, name);
+        }
         self.push(at, me, lane, kind);
         Ok(())
     }
 
     /// An event seen in full: what it changes in the world the fold keeps.
-    fn saw_in_full(
-        &mut self,
-        at: Millis,
-        me: Option<usize>,
-        name: &str,
-        kind: EventKind,
-    ) -> EventKind {
+    fn saw_in_full(&mut self, me: Option<usize>, name: &str, kind: EventKind) -> EventKind {
         match &kind {
             EventKind::Acquired {
                 fence,
@@ -296,11 +291,7 @@ impl World<'_> {
                     expires_at,
                 });
                 self.grants.push(Grant { owner, fence });
-                if let Some(i) = me {
-                    self.ended[i] = None;
-                }
             }
-            EventKind::JobChecked { .. } if self.sc.lock.row().is_some() => self.touch(at, name),
             // The client's own lease, as it knows it: the fold lets it go.
             EventKind::Released { .. } => {
                 self.remove_lease(name);
@@ -356,9 +347,7 @@ impl World<'_> {
                 }
                 let believes = me.is_some_and(|i| self.believes[i]);
                 let held = self.live(at).iter().any(|l| l.owner == name);
-                EventKind::PauseEnded {
-                    lease_gone: believes && !held,
-                }
+                EventKind::pause_ended(believes, held)
             }
             Seen::ReleaseNoop { deleted } => {
                 let lost = |f| self.lost.iter().any(|l| l.fence == f);
@@ -383,20 +372,13 @@ impl World<'_> {
                 let fence = self.grant_of(&owner);
                 let fence =
                     fence.ok_or(format!("deleted {owner}'s lease, which was never granted"))?;
-                if self.remove_lease(&owner).is_some() {
-                    if let Some(i) = self.index(&owner) {
-                        self.ended[i] = Some(at);
-                    }
-                }
+                self.remove_lease(&owner);
                 EventKind::DeletedOthersLease { owner, fence }
             }
-            Seen::ExtendFailed { watchdog } => {
-                let lease_ended_at = me.and_then(|i| self.ended[i]);
-                EventKind::ExtendFailed {
-                    watchdog,
-                    lease_ended_at,
-                }
-            }
+            Seen::ExtendFailed { watchdog } => EventKind::ExtendFailed {
+                watchdog,
+                lease_ended_at: trace::lease_ended_at(&self.events, name),
+            },
             Seen::LockTimedOut {
                 command,
                 sent_at,
@@ -407,7 +389,7 @@ impl World<'_> {
                 sent_at,
                 cancelled,
                 wrote_at,
-                lease_ended_at: me.and_then(|i| self.ended[i]),
+                lease_ended_at: trace::lease_ended_at(&self.events, name),
             },
             Seen::BarrierSet { fence, result } => {
                 if result.is_ok() {
@@ -434,30 +416,24 @@ impl World<'_> {
             let (holder, until) = redlock::refused_by(self.holder(at), at);
             return Ok((holder, Some(until)));
         }
-        if let Some(l) = self.holder(at) {
-            return Ok((l.owner, Some(l.expires_at)));
+        let (live, lapsed) = (self.holder(at), self.lapsed.as_ref());
+        let delay = self.sc.lock.lock_delay();
+        if let Some((holder, until)) = lease::kept_by(live.as_ref(), lapsed, delay, at) {
+            return Ok((holder, Some(until)));
         }
-        let lapsed = self
-            .lapsed
-            .clone()
-            .ok_or("was refused the lock while no lease was there")?;
-        let delay = lapsed.delays(self.sc.lock.lock_delay(), at);
-        Ok((lapsed.owner, delay))
+        // The server kept a lapsed lease past its TTL: until a time no reply says.
+        let lapsed = lapsed.ok_or("was refused the lock while no lease was there")?;
+        Ok((lapsed.owner.clone(), None))
     }
 
     /// The leases the promoted replica lacked (by their owners), and whether the counter
     /// rolled back.
-    fn failover(&mut self, at: Millis, owners: Vec<String>, next_fence: Fence) -> EventKind {
+    fn failover(&mut self, owners: Vec<String>, next_fence: Fence) -> EventKind {
         let lost: Vec<Lease> = (owners.iter())
             .filter_map(|owner| self.remove_lease(owner))
             .collect();
         if !lost.is_empty() {
             self.lapsed = None;
-        }
-        for l in &lost {
-            if let Some(i) = self.index(&l.owner) {
-                self.ended[i] = Some(at);
-            }
         }
         self.lost.extend(lost.iter().cloned());
         let granted = self.grants.iter().map(|g| g.fence);
@@ -491,14 +467,16 @@ impl World<'_> {
         EventKind::StorageFailover { lag, lost }
     }
 
-    /// One lock node's clock steps `by`: its keys' PX runs out `by` sooner. Under Redlock a
-    /// lease lives on while a majority of its keys do. The holder's lease, if it shortened.
+    /// One lock node's clock steps `by`: its keys' PX runs out `by` sooner (a row lock's
+    /// idle timeout is not on it: core's rule). Under Redlock a lease lives on while a
+    /// majority of its keys do. What it cut short, by core's rule.
     fn clock_jumped(&mut self, at: Millis, by: Millis) -> Option<Shortened> {
         let node = self.sc.jumping_node();
         let holder = self.leases.iter().rposition(|l| l.is_live(at));
-        let mut shortened = None;
+        let before = holder.map(|i| self.leases[i].clone());
+        let moved = trace::ends_by_lock_clock(&self.sc.lock);
         for i in 0..self.leases.len() {
-            if !self.leases[i].is_live(at) {
+            if !moved || !self.leases[i].is_live(at) {
                 continue;
             }
             let ends_at = if self.sc.lock.redlock().is_some() {
@@ -509,19 +487,9 @@ impl World<'_> {
             } else {
                 lease::jumped(self.leases[i].expires_at, at, by)
             };
-            let l = &mut self.leases[i];
-            if ends_at != l.expires_at && Some(i) == holder {
-                shortened = Some(Shortened {
-                    owner: l.owner.clone(),
-                    fence: l.fence,
-                    granted_until: l.expires_at,
-                    ends_at,
-                });
-                self.jumped.push(l.fence);
-            }
-            l.expires_at = ends_at;
+            self.leases[i].expires_at = ends_at;
         }
-        shortened
+        Shortened::of(before, |_| holder.map_or(at, |i| self.leases[i].expires_at))
     }
 
     /// Storage's reply to a write: the write, with the grant that superseded the lease it
@@ -544,9 +512,6 @@ impl World<'_> {
             Ok(balance) => Ok(balance.unwrap_or(self.account.balance)),
             Err(r) => Err(r.into()),
         };
-        if self.sc.lock.row().is_some() && result.is_ok() {
-            self.touch(at, name);
-        }
         if let Ok(balance) = result {
             self.highest_accepted = self.highest_accepted.max(fence);
             self.account.balance = balance;
@@ -625,12 +590,10 @@ pub fn recorded(
         leases: Vec::new(),
         keys: Vec::new(),
         lost: Vec::new(),
-        jumped: Vec::new(),
         lapsed: None,
         grants: Vec::new(),
         believes: vec![false; n],
         paused: vec![false; n],
-        ended: vec![None; n],
         account: opening,
         commits,
         highest_accepted: None,
