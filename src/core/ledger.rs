@@ -210,6 +210,25 @@ pub struct Account {
 }
 
 impl Account {
+    /// What an accepted write leaves: the balance it comes to, its token as the last write's,
+    /// the high-water mark raised to it (while fencing is on) and its publish, if any, as
+    /// the result. The ledger and the replay's fold (with the balance storage replied) both
+    /// apply a write by this.
+    pub(crate) fn accept(
+        &mut self,
+        policy: FencingPolicy,
+        fence: Option<Fence>,
+        balance: i64,
+        publish: Option<&String>,
+    ) {
+        self.balance = balance;
+        if let Some(r) = publish {
+            self.result = Some(r.clone());
+        }
+        self.last_write_fence = fence;
+        self.raise_mark(policy, fence);
+    }
+
     /// Storage accepted `fence` under `policy`: the high-water mark rises to it, kept only
     /// while fencing is on (off, storage checks and keeps nothing).
     pub(crate) fn raise_mark(&mut self, policy: FencingPolicy, fence: Option<Fence>) {
@@ -387,12 +406,9 @@ impl Ledger {
                 }
             });
         if result.is_ok() {
-            account.balance -= request.amount;
-            if let Some(r) = &request.publish {
-                account.result = Some(r.clone());
-            }
-            account.last_write_fence = request.fence;
-            account.raise_mark(self.policy, request.fence);
+            let balance = account.balance - request.amount;
+            let publish = request.publish.as_ref();
+            account.accept(self.policy, request.fence, balance, publish);
             if let Some(key) = &request.idempotency_key {
                 self.applied_intents
                     .insert((request.resource.clone(), key.clone()), account.balance);

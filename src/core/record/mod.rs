@@ -514,12 +514,7 @@ impl World<'_> {
         };
         if let Ok(balance) = result {
             self.highest_accepted = self.highest_accepted.max(fence);
-            self.account.balance = balance;
-            self.account.last_write_fence = fence;
-            self.account.raise_mark(self.sc.policy, fence);
-            if publish.is_some() {
-                self.account.result.clone_from(&publish);
-            }
+            (self.account).accept(self.sc.policy, fence, balance, publish.as_ref());
             let row = request.is_some().then_some(self.writes.len());
             (self.commits).commit(at, row, self.account.clone());
         }
