@@ -42,7 +42,7 @@ for (const [width, height] of SCREENS) {
     await screenshot(page, `panels-drawer-then-p-${width}.png`);
     assert.equal(await explorer.isVisible(), false, 'the explorer is not on the shared screen');
     assert.equal(await page.getByTestId('notes').isVisible(), false, 'nor the notes');
-    for (const q of ['[data-testid=narration]', '[data-testid=clock]', '.metrics', '[data-testid=summary-on]']) {
+    for (const q of ['[data-testid=narration]', '[data-testid=clock]', '[data-testid=balance]', '[data-testid=summary-on]']) {
       assert.ok(await onTop(page, q), `${q} is in sight while presenting`);
     }
     // Nothing is open on the shared screen: the first Esc leaves presenter mode.
