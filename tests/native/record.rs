@@ -73,39 +73,15 @@ fn the_fold_rebuilds_the_what_ifs_too() {
 /// the fold rebuilds that run.
 #[test]
 fn an_extended_lease_under_a_separate_counter_runs_out_at_its_new_expiry() {
-    let b = Actor {
-        name: "B".to_owned(),
-        script: vec![Step::Acquire { retry_every: 5 }],
-        pauses: vec![Pause {
-            start: 1,
-            duration: 40,
-        }],
-        ..Actor::default()
-    };
-    let a = Actor {
-        name: "A".to_owned(),
-        start_at: 30,
-        script: vec![
+    let sc = separate_counter_handoff(
+        "extend after the INCR",
+        vec![
             Step::Acquire { retry_every: 5 },
             Step::Work { ms: 5 },
             Step::Extend,
             Step::Work { ms: 60 },
         ],
-        ..Actor::default()
-    };
-    let sc = Scenario {
-        title: "extend after the INCR".to_owned(),
-        resource: "acct:1".to_owned(),
-        initial_balance: 100,
-        first_fence: 1,
-        lease_ttl: 30,
-        lock: LockKind::Redis {
-            tokens: RedisTokens::SeparateCounter,
-        },
-        actors: vec![b, a],
-        horizon: 100,
-        ..Scenario::default()
-    };
+    );
     let trace = run(&sc);
     let extended = EventKind::Extended {
         fence: Fence(1),
@@ -124,6 +100,40 @@ fn an_extended_lease_under_a_separate_counter_runs_out_at_its_new_expiry() {
         (Fence(2), 30, 66, LeaseEnd::Expired)
     );
     rebuilds(&sc, "extend-after-incr");
+}
+
+/// Under a separate counter: B's SET takes lease 1 and B freezes (1–41) before its INCR, so
+/// lease 1 runs out at 30; A, from 30, runs `a_script` (its SET takes lease 2, its INCR
+/// token 1).
+fn separate_counter_handoff(title: &str, a_script: Vec<Step>) -> Scenario {
+    let b = Actor {
+        name: "B".to_owned(),
+        script: vec![Step::Acquire { retry_every: 5 }],
+        pauses: vec![Pause {
+            start: 1,
+            duration: 40,
+        }],
+        ..Actor::default()
+    };
+    let a = Actor {
+        name: "A".to_owned(),
+        start_at: 30,
+        script: a_script,
+        ..Actor::default()
+    };
+    Scenario {
+        title: title.to_owned(),
+        resource: "acct:1".to_owned(),
+        initial_balance: 100,
+        first_fence: 1,
+        lease_ttl: 30,
+        lock: LockKind::Redis {
+            tokens: RedisTokens::SeparateCounter,
+        },
+        actors: vec![b, a],
+        horizon: 100,
+        ..Scenario::default()
+    }
 }
 
 fn rebuilds(sc: &Scenario, id: &str) {
@@ -969,38 +979,14 @@ fn a_clock_step_cuts_short_only_the_holders_lease_it_ends_sooner() {
 /// where the fold named A's own.
 #[test]
 fn a_failed_extend_names_the_end_of_its_clients_own_lease_not_its_tokens_namesake() {
-    let b = Actor {
-        name: "B".to_owned(),
-        script: vec![Step::Acquire { retry_every: 5 }],
-        pauses: vec![Pause {
-            start: 1,
-            duration: 40,
-        }],
-        ..Actor::default()
-    };
-    let a = Actor {
-        name: "A".to_owned(),
-        start_at: 30,
-        script: vec![
+    let sc = separate_counter_handoff(
+        "an extend past the TTL under a separate counter",
+        vec![
             Step::Acquire { retry_every: 5 },
             Step::Work { ms: 40 },
             Step::Extend,
         ],
-        ..Actor::default()
-    };
-    let sc = Scenario {
-        title: "an extend past the TTL under a separate counter".to_owned(),
-        resource: "acct:1".to_owned(),
-        initial_balance: 100,
-        first_fence: 1,
-        lease_ttl: 30,
-        lock: LockKind::Redis {
-            tokens: RedisTokens::SeparateCounter,
-        },
-        actors: vec![b, a],
-        horizon: 100,
-        ..Scenario::default()
-    };
+    );
     let trace = run(&sc);
     let ends: Vec<(u64, Fence)> = (trace.events.iter())
         .filter_map(|e| match &e.kind {
