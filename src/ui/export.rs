@@ -56,6 +56,9 @@ function inlined(svg) {
       if (v) to[i].style.setProperty(p, v);
     }
   });
+  // A phone's pinned copy of the lanes' names sits where the box was scrolled to: the
+  // drawing has its own names.
+  for (const el of clone.querySelectorAll('.pinned-names')) el.remove();
   const vb = svg.viewBox.baseVal;
   clone.setAttribute('width', String(vb.width));
   clone.setAttribute('height', String(vb.height));

@@ -387,8 +387,21 @@ pub fn Timeline(trace: Memo<Arc<Trace>>, step: Memo<usize>) -> impl IntoView {
 
     let clip = reveal_clip(Some(REVEALED));
     let shapes = Signal::derive(clip);
+    // How far the box is scrolled sideways, in drawing units (a phone's box scrolls; a
+    // larger screen's never does): the lanes' names are pinned that far in.
+    let scrolled = RwSignal::new(0.0);
+    let on_scroll = move |_| {
+        if let Some(w) = wrap_ref.get_untracked() {
+            let whole = f64::from(w.scroll_width()).max(1.0);
+            scrolled.set(f64::from(w.scroll_left()) / whole * VIEW_W);
+        }
+    };
+    let pinned = move || {
+        let left = geometry.with(|g| g.left()) - 4.0;
+        grid.with(|g| model::lanes_markup(g, left))
+    };
     view! {
-        <figure node_ref=wrap_ref class="timeline-wrap">
+        <figure node_ref=wrap_ref class="timeline-wrap" on:scroll=on_scroll>
             <svg
                 node_ref=svg_ref
                 class="timeline main"
@@ -445,6 +458,12 @@ pub fn Timeline(trace: Memo<Arc<Trace>>, step: Memo<usize>) -> impl IntoView {
                         }
                     />
                 </g>
+                <g
+                    class="pinned-names"
+                    aria-hidden="true"
+                    transform=move || format!("translate({} 0)", n(scrolled.get()))
+                    inner_html=pinned
+                ></g>
             </svg>
         </figure>
     }

@@ -151,3 +151,25 @@ test('phone 412x915: every column of the write log is on screen, a lost write an
   await keep(await screenshot(page, 'phone-log.png'), 'phone-log.png');
   await context.close();
 });
+
+test('phone 412x915: the lanes\' names stay at the box\'s left edge while the drawing scrolls under them', async () => {
+  const { page, context } = await open('#s=gc-pause&fence=off&step=12', PHONE);
+  await page.waitForFunction(() => document.querySelector('.timeline-wrap').scrollLeft > 0);
+  // What is drawn just inside the box's left edge, level with each lane's name, is that name.
+  const seen = await page.evaluate(() => {
+    const wrap = document.querySelector('.timeline-wrap').getBoundingClientRect();
+    return [...document.querySelectorAll('svg.timeline.main .pinned-names text')].map((t) => {
+      const b = t.getBoundingClientRect();
+      const hit = document.elementFromPoint(b.left + b.width / 2, b.top + b.height / 2);
+      return { name: t.textContent, inBox: b.left >= wrap.left && b.right <= wrap.left + 90, onTop: hit === t };
+    });
+  });
+  assert.deepEqual(seen.map((s) => s.name), ['A', 'B', 'lease', 'storage']);
+  for (const s of seen) assert.ok(s.inBox && s.onTop, `${s.name}: ${JSON.stringify(s)}`);
+  await screenshot(page, 'phone-pinned-names.png');
+  // On a larger screen the box never scrolls and the grid's own names are the only ones.
+  await page.setViewportSize({ width: 1280, height: 720 });
+  const shown = await page.evaluate(() => getComputedStyle(document.querySelector('.pinned-names')).display);
+  assert.equal(shown, 'none');
+  await context.close();
+});

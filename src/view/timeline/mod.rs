@@ -557,20 +557,7 @@ pub fn esc(s: &str) -> String {
 /// Lanes and ticks as SVG markup.
 pub fn grid_markup(g: &Grid) -> String {
     use std::fmt::Write;
-    let mut out = String::with_capacity(4 * 1024);
-    for (i, l) in g.lanes.iter().enumerate() {
-        let _ = write!(
-            out,
-            r#"<rect class="lane lane{}" x="0" y="{}" width="{}" height="{}"></rect><text class="lane-name {}" x="12" y="{}">{}</text>"#,
-            i % 2,
-            n(l.y),
-            n(VIEW_W),
-            n(l.h),
-            if l.infra { "infra" } else { "actor" },
-            n(l.y + l.h / 2.0 + if g.ty == Type::Large { 7.0 } else { 6.0 }),
-            esc(&l.name)
-        );
-    }
+    let mut out = lanes_markup(g, VIEW_W);
     for t in &g.ticks {
         let _ = write!(
             out,
@@ -580,6 +567,27 @@ pub fn grid_markup(g: &Grid) -> String {
             n(g.tick_y),
             esc(&t.label),
             x = n(t.x)
+        );
+    }
+    out
+}
+
+/// The lanes' names on their lanes' ground, `width` units wide: the grid's, and what a
+/// phone pins at the box's left edge while the drawing scrolls sideways under it.
+pub fn lanes_markup(g: &Grid, width: f64) -> String {
+    use std::fmt::Write;
+    let mut out = String::with_capacity(4 * 1024);
+    for (i, l) in g.lanes.iter().enumerate() {
+        let _ = write!(
+            out,
+            r#"<rect class="lane lane{}" x="0" y="{}" width="{}" height="{}"></rect><text class="lane-name {}" x="12" y="{}">{}</text>"#,
+            i % 2,
+            n(l.y),
+            n(width),
+            n(l.h),
+            if l.infra { "infra" } else { "actor" },
+            n(l.y + l.h / 2.0 + if g.ty == Type::Large { 7.0 } else { 6.0 }),
+            esc(&l.name)
         );
     }
     out
