@@ -458,12 +458,13 @@ pub fn Timeline(trace: Memo<Arc<Trace>>, step: Memo<usize>) -> impl IntoView {
                         }
                     />
                 </g>
-                <g
+                <svg
                     class="pinned-names"
                     aria-hidden="true"
-                    transform=move || format!("translate({} 0)", n(scrolled.get()))
+                    x=move || n(scrolled.get())
+                    overflow="visible"
                     inner_html=pinned
-                ></g>
+                ></svg>
             </svg>
         </figure>
     }
