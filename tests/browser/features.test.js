@@ -312,7 +312,7 @@ test("a pause by keyboard: Tab to A's pause, arrows move it, Shift+arrows resize
 
 test('what if a third client: + client adds lane C (a copy of B), the link keeps it, − client removes it', async () => {
   const { page, context } = await open('#s=gc-pause&fence=strict&step=99');
-  const lanes = page.locator('svg.timeline.main text.lane-name.actor');
+  const lanes = page.locator('svg.timeline.main .grid text.lane-name.actor');
   assert.deepEqual(await lanes.allTextContents(), ['A', 'B']);
   await page.locator('details.whatif summary').click();
   await page.getByRole('button', { name: 'Add a client' }).click();
@@ -323,7 +323,7 @@ test('what if a third client: + client adds lane C (a copy of B), the link keeps
   assert.ok(await page.locator('svg.timeline.main g.ev.c2').count() > 0, 'C has markers of its own');
   await page.waitForFunction(() => location.hash.includes('clients=3'));
   const fresh = await open(await page.evaluate(() => location.hash));
-  assert.deepEqual(await fresh.page.locator('svg.timeline.main text.lane-name.actor').allTextContents(), ['A', 'B', 'C']);
+  assert.deepEqual(await fresh.page.locator('svg.timeline.main .grid text.lane-name.actor').allTextContents(), ['A', 'B', 'C']);
   await fresh.context.close();
   await page.getByRole('button', { name: 'Remove a client' }).click();
   assert.deepEqual(await lanes.allTextContents(), ['A', 'B']);
