@@ -54,7 +54,8 @@ try {
     const { benchTask: task, benchFrame: frame, benchTime: time } = window;
     const svg = document.querySelector('svg.timeline');
     const block = document.querySelector('[data-testid=pause-A] rect.pause-body');
-    const label = document.querySelector('[data-testid=pause-A] .pause-label');
+    // The block's words are drawn beside its group, outside the reveal's clip (ui/timeline/rows.rs).
+    const label = block.closest('.pause-at').parentElement.nextElementSibling;
     const box = svg.getBoundingClientRect();
     const r0 = block.getBoundingClientRect();
     const y = r0.y + r0.height / 2;
